@@ -1,0 +1,243 @@
+//! The command-line tree (clap derive). Only shapes and docs live here; each
+//! area turns its arguments into its own `Options` (STYLE.md pattern 4).
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use clap::{Args, Parser};
+use clap_complete::Shell;
+
+use crate::{run, verdict};
+
+/// The deterministic half of the Voyage Claude Code plugin.
+///
+/// Voyage executes long coding plans with Claude Code without trusting the
+/// agent's word for "done". This binary does every part that needs no model:
+/// running a command with a log and a verdict, and (in later releases)
+/// validating plans, scanning commands, auditing steps and running YAML
+/// workflows.
+///
+/// Exit codes: 0 checked and fine, 1 checked and not fine, 2 could not check
+/// (usage error, unreadable input). `run` and `verdict` document their own.
+#[derive(Debug, Parser)]
+#[command(
+    name = "voyage-helper",
+    version,
+    about,
+    long_about,
+    max_term_width = 100
+)]
+#[command(after_help = "Run 'voyage-helper <command> --help' for what a command prints.")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Subcommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum Subcommand {
+    Run(RunArgs),
+    Verdict(VerdictArgs),
+    /// Print a shell completion script.
+    ///
+    /// For bash: `voyage-helper completions bash > ~/.local/share/bash-completion/completions/voyage-helper`.
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: Shell,
+    },
+}
+
+/// Run one shell command with a log, and print a short block about it.
+///
+/// The command runs as `bash -c <command>` in its own process group, with
+/// stdin from /dev/null and stdout+stderr merged into a log file under
+/// `<root>/.temp/voyage/logs/` (root: the enclosing git work tree, else the
+/// directory it runs in). Its output never reaches your terminal: you get the
+/// block, and open LOG: for more.
+///
+/// INPUT. Either flags (`voyage-helper run --timeout 60 -- cargo test`), or,
+/// with no flags, `label: value` lines on stdin, as the executor skill sends
+/// them:
+///
+///     command: cargo test --workspace      (required; run verbatim)
+///     cwd: crates/core                     (optional; relative to here)
+///     timeout: 300                         (optional; 1..86400 s, default 600)
+///     expect-exit: 0                       (optional; 0..255 or nonzero)
+///
+/// Labels count only at column 0 and in lower case; unknown lines are
+/// ignored; the first occurrence of a label wins.
+///
+/// OUTPUT (stable; the skill and scripts parse it), one line each, in order:
+///
+///     RESULT: SUCCESS|DEVIATION   SUCCESS only for ok with the expected exit
+///     STATUS: ok|timeout|error
+///     EXIT: <n>                   exit code, 128+signal, or 124 on timeout
+///     DURATION: <n>s              whole seconds
+///     LOG: <path>
+///     LINES: <n>                  newlines in the log
+///     TAIL: <line>                last line with content (max 400 chars)
+///     REASON: <text>              only with STATUS: error
+///
+/// Refused input prints only RESULT, STATUS: error and REASON. Exit codes
+/// 126 and 127 are reported as STATUS: error ("command not found or not
+/// executable"). On timeout, or if this process gets SIGINT, SIGTERM or
+/// SIGHUP, the command's whole process group gets SIGTERM, 2 s of grace, then
+/// SIGKILL; whatever a finished command left running in its group is stopped
+/// the same way. `--json` prints the same fields as one JSON object.
+///
+/// Exit status: 0 for ok and timeout, 2 for every error. Nothing is ever
+/// written to stderr.
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct RunArgs {
+    /// Directory to run in (absolute, or relative to the current one).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<OsString>,
+
+    /// Seconds before the command's process group is stopped (1..86400).
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<String>,
+
+    /// The exit code that counts as RESULT: SUCCESS (0..255, or nonzero).
+    #[arg(long, value_name = "CODE")]
+    pub expect_exit: Option<String>,
+
+    /// Print the block as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+
+    /// The command, after `--`; several words are joined with spaces.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<OsString>,
+}
+
+impl RunArgs {
+    /// Resolves the arguments; `pwd` is where relative `cwd` values start.
+    pub fn into_options(self, pwd: PathBuf) -> run::Options {
+        let flags_given = !self.command.is_empty()
+            || self.cwd.is_some()
+            || self.timeout.is_some()
+            || self.expect_exit.is_some();
+        let input = if flags_given {
+            run::Input::Flags(run::Options::flags(
+                &self.command,
+                self.cwd,
+                self.timeout,
+                self.expect_exit,
+            ))
+        } else {
+            run::Input::Stdin(run::read_stdin())
+        };
+        run::Options {
+            input,
+            json: self.json,
+            pwd,
+        }
+    }
+}
+
+/// Turn a command's log into the executor skill's short reply.
+///
+/// Reads the log once, front to back, and recognises the aggregate line and
+/// the failures of cargo test, cargo nextest, pytest, go test, node --test,
+/// jest, vitest, mocha, tsc, eslint and rspec, plus any `N passed, N failed`
+/// line. Without a recognised aggregate, SUMMARY is the log's last non-empty
+/// line.
+///
+/// INPUT. Flags, or with no flags `label: value` lines on stdin (labels in
+/// any case, so the block `run` printed can be passed on as it is):
+///
+///     log: <path>          the LOG: of the run (required)
+///     exit: <n>            its EXIT: (required, an integer)
+///     duration: <d>        its DURATION:, shown as given (default -)
+///     status: <s>          its STATUS: ok, timeout or error (default ok)
+///     reason: <text>       its REASON:, the SUMMARY of an error
+///     expect: <sentence>   the wanted outcome, e.g. "all green"
+///
+/// OUTPUT (at most 40 lines, in this order):
+///
+///     VERDICT: PASS|FAIL|TIMEOUT|ERROR (exit <n>, <duration>)
+///     EXPECT: met|not met|undecided - <why>     only with --expect
+///     SUMMARY: <the tool's aggregate line, verbatim>
+///     FAILURES:                                 only when something failed
+///     - <test or target> - <message>
+///         <first stack frame>
+///     - +<N> more, see LOG                      past 10 failures
+///     LOG: <path>
+///
+/// EXPECT is decided only where a machine can: "all green", "passes",
+/// "fails", "exit code 3" and the like against the exit code; anything that
+/// needs reading (why a test fails, "without warnings") is `undecided - ...`
+/// for the model to judge. Input errors print `VERDICT: ERROR (exit -, -)`
+/// and a SUMMARY saying what is missing.
+///
+/// Exit status: 0 PASS, 1 FAIL or TIMEOUT, 2 ERROR.
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct VerdictArgs {
+    /// The log file a run wrote.
+    #[arg(long, value_name = "PATH")]
+    pub log: Option<PathBuf>,
+
+    /// The run's exit code.
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub exit: Option<String>,
+
+    /// The run's duration, shown as given (e.g. 34s).
+    #[arg(long, value_name = "D")]
+    pub duration: Option<String>,
+
+    /// The run's STATUS: ok, timeout or error.
+    #[arg(long, value_name = "STATUS")]
+    pub status: Option<String>,
+
+    /// The run's REASON: (with --status error).
+    #[arg(long, value_name = "TEXT")]
+    pub reason: Option<String>,
+
+    /// One sentence naming the wanted outcome, e.g. "all green".
+    #[arg(long, value_name = "TEXT")]
+    pub expect: Option<String>,
+
+    /// Print the reply as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl VerdictArgs {
+    pub fn into_options(self) -> verdict::Options {
+        let flags_given = self.log.is_some()
+            || self.exit.is_some()
+            || self.duration.is_some()
+            || self.status.is_some()
+            || self.reason.is_some()
+            || self.expect.is_some();
+        let input = if flags_given {
+            verdict::Input {
+                log: self.log,
+                exit: self.exit,
+                duration: self.duration,
+                status: self.status,
+                reason: self.reason,
+                expect: self.expect,
+            }
+        } else {
+            verdict::Input::parse_labels(&run::read_stdin())
+        };
+        verdict::Options {
+            input,
+            json: self.json,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,188 @@
+//! `voyage-helper run`: one command, a log, and a short block about it.
+//!
+//! The drop-in replacement for the executor skill's `run.sh` (the contract is
+//! written up in the executor skill's seed, "Input contract" and "How to
+//! work"). Input comes as `label: value` lines on stdin ([`labels`]) or as
+//! flags; it is validated in the contract's order ([`request`]); the log goes
+//! under the repository root ([`log_file`]); the command runs in its own
+//! process group with a deadline ([`runner`]) while its output is tallied
+//! ([`tally`]); and the result is printed as the contract's block ([`block`]).
+//!
+//! `run` never writes to stderr: every outcome, including refused input, is
+//! a block on stdout.
+
+pub mod block;
+pub mod labels;
+pub mod log_file;
+pub mod request;
+pub mod runner;
+pub mod tally;
+
+use std::ffi::OsString;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use block::{Block, Ran, Status};
+use labels::Labels;
+use request::Request;
+use runner::Ending;
+
+use crate::clock::UtcTime;
+
+/// Exit code `run` uses for `ok` and `timeout` blocks.
+pub const EXIT_REPORTED: u8 = 0;
+/// Exit code `run` uses for every `error` block.
+pub const EXIT_ERROR: u8 = 2;
+/// `EXIT:` of a timed-out run, as the original forced it (and GNU `timeout`).
+pub const TIMEOUT_EXIT: i32 = 124;
+
+/// Where the input of one `run` call comes from, resolved from the CLI.
+#[derive(Debug, Clone)]
+pub enum Input {
+    /// `label: value` lines, as the skill sends them.
+    Stdin(Vec<u8>),
+    /// The same inputs given as flags.
+    Flags(Labels),
+}
+
+/// Options of one `run` call.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub input: Input,
+    pub json: bool,
+    /// The directory relative `cwd:` values are glued onto.
+    pub pwd: PathBuf,
+}
+
+impl Options {
+    /// Builds the labels from flag values; `command` words are joined with
+    /// single spaces into one shell line.
+    pub fn flags(
+        command: &[OsString],
+        cwd: Option<OsString>,
+        timeout: Option<String>,
+        expect_exit: Option<String>,
+    ) -> Labels {
+        use std::os::unix::ffi::OsStrExt;
+        let joined = command
+            .iter()
+            .map(|w| w.as_bytes().to_vec())
+            .collect::<Vec<_>>()
+            .join(&b' ');
+        let trimmed = |v: &[u8]| v.trim_ascii().to_vec();
+        Labels {
+            command: Some(trimmed(&joined)),
+            cwd: cwd.map(|c| trimmed(c.as_bytes())),
+            timeout: timeout.map(|t| trimmed(t.as_bytes())),
+            expect_exit: expect_exit.map(|e| trimmed(e.as_bytes())),
+        }
+    }
+}
+
+/// The directory a shell would call the current one: `$PWD` when it is an
+/// absolute path to the same directory (it keeps the caller's symlinked
+/// spelling, as the original's `$PWD` did), else the real current directory.
+pub fn current_dir() -> io::Result<PathBuf> {
+    let real = std::env::current_dir()?;
+    if let Some(pwd) = std::env::var_os("PWD").map(PathBuf::from)
+        && pwd.is_absolute()
+        && same_dir(&pwd, &real)
+    {
+        return Ok(pwd);
+    }
+    Ok(real)
+}
+
+fn same_dir(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (a.metadata(), b.metadata()) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+/// Reads all of stdin (the contract reads to end of file before anything
+/// else). A read error counts as empty input, which reports `missing command:`.
+pub fn read_stdin() -> Vec<u8> {
+    let mut input = Vec::new();
+    let _ = io::stdin().lock().read_to_end(&mut input);
+    input
+}
+
+/// Runs the request described by `options` and prints its block to `out`.
+/// Returns the process exit code.
+pub fn execute(options: &Options, out: &mut impl Write) -> u8 {
+    let block = produce(options);
+    let written = if options.json {
+        block.render_json(out)
+    } else {
+        block.render_text(out)
+    };
+    // A closed stdout leaves nobody to tell; the exit code still says it.
+    let _ = written.and_then(|()| out.flush());
+    if block.is_error() {
+        EXIT_ERROR
+    } else {
+        EXIT_REPORTED
+    }
+}
+
+fn produce(options: &Options) -> Block {
+    let labels = match &options.input {
+        Input::Stdin(bytes) => Labels::parse(bytes),
+        Input::Flags(labels) => labels.clone(),
+    };
+    let request = match Request::from_labels(&labels, &options.pwd) {
+        Ok(r) => r,
+        Err(e) => {
+            return Block::PreLaunch {
+                reason: e.to_string(),
+            };
+        }
+    };
+    let root = log_file::root_for(&request.cwd);
+    let command_text = request.command.to_string_lossy();
+    let name = log_file::file_name(UtcTime::now(), &command_text, std::process::id());
+    let (log_path, log) = match log_file::create(&root, &name) {
+        Ok(created) => created,
+        Err(e) => {
+            return Block::PreLaunch {
+                reason: e.to_string(),
+            };
+        }
+    };
+    let timeout = Duration::from_secs(request.timeout_secs);
+    let outcome = match runner::run(&request.command, &request.cwd, timeout, log) {
+        Ok(o) => o,
+        Err(e) => {
+            return Block::PreLaunch {
+                reason: format!("cannot start bash: {e}"),
+            };
+        }
+    };
+    let (status, exit, reason) = match outcome.ending {
+        Ending::Exited(code @ (126 | 127)) => (
+            Status::Error,
+            code,
+            Some(format!("command not found or not executable (exit {code})")),
+        ),
+        Ending::Exited(code) => (Status::Ok, code, None),
+        Ending::TimedOut(_) => (Status::Timeout, TIMEOUT_EXIT, None),
+        Ending::Interrupted { signal, code } => (
+            Status::Error,
+            code,
+            Some(format!("interrupted by signal {signal}")),
+        ),
+    };
+    Block::Ran(Ran {
+        status,
+        exit,
+        duration: outcome.duration,
+        log: log_path,
+        lines: outcome.lines,
+        tail: outcome.tail,
+        reason,
+        success: status == Status::Ok && request.expect_exit.is_met_by(exit),
+    })
+}

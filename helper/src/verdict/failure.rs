@@ -1,0 +1,116 @@
+//! One failure a runner reported: what failed, its message, where.
+
+use serde::Serialize;
+
+/// The longest message or frame kept, in characters: a reply line, not a dump.
+const MAX_FIELD_CHARS: usize = 240;
+
+/// A failed test, target, file location or rule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Failure {
+    /// The test or target as the tool names it.
+    pub name: String,
+    /// The first line of the failure message, verbatim.
+    pub message: String,
+    /// The first stack frame or source location, when the tool gives one.
+    pub frame: Option<String>,
+}
+
+impl Failure {
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: cap(name.into().trim()),
+            message: String::new(),
+            frame: None,
+        }
+    }
+
+    pub fn with_message(mut self, message: &str) -> Self {
+        self.message = cap(message.trim());
+        self
+    }
+
+    pub fn with_frame(mut self, frame: &str) -> Self {
+        self.set_frame(frame);
+        self
+    }
+
+    /// Sets the message if none is known yet.
+    pub fn offer_message(&mut self, message: &str) {
+        let message = message.trim();
+        if self.message.is_empty() && !message.is_empty() {
+            self.message = cap(message);
+        }
+    }
+
+    /// Sets the frame if none is known yet.
+    pub fn offer_frame(&mut self, frame: &str) {
+        if self.frame.is_none() {
+            self.set_frame(frame);
+        }
+    }
+
+    fn set_frame(&mut self, frame: &str) {
+        let frame = frame.trim();
+        self.frame = (!frame.is_empty()).then(|| cap(frame));
+    }
+}
+
+fn cap(text: &str) -> String {
+    match text.char_indices().nth(MAX_FIELD_CHARS) {
+        Some((at, _)) => format!("{}…", text.get(..at).unwrap_or(text)),
+        None => text.to_owned(),
+    }
+}
+
+/// Failures in first-seen order, de-duplicated by name, with a bound on how
+/// many are kept (the rest are only counted).
+#[derive(Debug, Default, Clone)]
+pub struct FailureList {
+    items: Vec<Failure>,
+    dropped: usize,
+}
+
+/// How many failures are kept in full; the reply shows ten at most.
+const KEEP: usize = 64;
+
+impl FailureList {
+    /// Adds `failure` unless one of the same name is known; returns its index.
+    pub fn push(&mut self, failure: Failure) -> Option<usize> {
+        if let Some(i) = self.items.iter().position(|f| f.name == failure.name) {
+            return Some(i);
+        }
+        if self.items.len() >= KEEP {
+            self.dropped += 1;
+            return None;
+        }
+        self.items.push(failure);
+        Some(self.items.len() - 1)
+    }
+
+    pub fn get_mut(&mut self, index: usize) -> Option<&mut Failure> {
+        self.items.get_mut(index)
+    }
+
+    /// Finds a kept failure by name.
+    pub fn find_mut(&mut self, name: &str) -> Option<&mut Failure> {
+        self.items.iter_mut().find(|f| f.name == name)
+    }
+
+    pub fn last_mut(&mut self) -> Option<&mut Failure> {
+        self.items.last_mut()
+    }
+
+    pub fn items(&self) -> &[Failure] {
+        &self.items
+    }
+
+    /// All failures seen, kept or not.
+    pub fn total(&self) -> usize {
+        self.items.len() + self.dropped
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.total() == 0
+    }
+}

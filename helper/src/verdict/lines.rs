@@ -1,0 +1,136 @@
+//! Reading a log once, front to back, as cleaned lines of bounded length.
+//!
+//! A log may be a gigabyte, or one enormous line. Lines are cut at
+//! [`MAX_LINE_BYTES`] (the rest of such a line is skipped, never buffered),
+//! decoded lossily, stripped of ANSI escape sequences (runners forced into
+//! colour still parse), of a trailing CR and of trailing whitespace.
+
+use std::io::{self, Read};
+
+/// The longest line kept, in bytes; recognisers never need more.
+pub const MAX_LINE_BYTES: usize = 4096;
+
+/// Calls `each` with every line of `reader`, cleaned, and its 1-based number.
+pub fn for_each_line(mut reader: impl Read, mut each: impl FnMut(&str, u64)) -> io::Result<()> {
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut line: Vec<u8> = Vec::with_capacity(256);
+    let mut number = 0u64;
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let mut rest = buf.get(..n).unwrap_or_default();
+        while let Some(nl) = memchr::memchr(b'\n', rest) {
+            push_bounded(&mut line, rest.get(..nl).unwrap_or_default());
+            number += 1;
+            each(&clean(&line), number);
+            line.clear();
+            rest = rest.get(nl + 1..).unwrap_or_default();
+        }
+        push_bounded(&mut line, rest);
+    }
+    if !line.is_empty() {
+        number += 1;
+        each(&clean(&line), number);
+    }
+    Ok(())
+}
+
+fn push_bounded(line: &mut Vec<u8>, bytes: &[u8]) {
+    let room = MAX_LINE_BYTES.saturating_sub(line.len());
+    line.extend(bytes.iter().take(room));
+}
+
+/// Lossy UTF-8, no ANSI escapes, no trailing whitespace (CR included).
+pub fn clean(raw: &[u8]) -> String {
+    let text = String::from_utf8_lossy(raw);
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        match chars.peek() {
+            // CSI: ESC [ parameters, intermediates, one final byte @..~
+            Some('[') => {
+                chars.next();
+                for c in chars.by_ref() {
+                    if ('@'..='~').contains(&c) {
+                        break;
+                    }
+                }
+            }
+            // OSC: ESC ] ... terminated by BEL or ESC \
+            Some(']') => {
+                chars.next();
+                while let Some(c) = chars.next() {
+                    if c == '\u{7}' {
+                        break;
+                    }
+                    if c == '\u{1b}' {
+                        chars.next();
+                        break;
+                    }
+                }
+            }
+            // nF escapes: intermediates (space to `/`) then one final
+            // character, e.g. ESC ( B, which libtest writes to reset colour.
+            Some(&c) if (' '..='/').contains(&c) => {
+                while chars.next_if(|c| (' '..='/').contains(c)).is_some() {}
+                chars.next();
+            }
+            // Any other two-character escape.
+            Some(_) => {
+                chars.next();
+            }
+            None => {}
+        }
+    }
+    let trimmed = out.trim_end().len();
+    out.truncate(trimmed);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(input: &[u8]) -> Vec<(String, u64)> {
+        let mut v = Vec::new();
+        for_each_line(input, |l, n| v.push((l.to_owned(), n))).unwrap();
+        v
+    }
+
+    #[test]
+    fn splits_and_cleans() {
+        assert_eq!(
+            lines(b"a\r\n\x1b[31mred\x1b[0m  \nlast"),
+            vec![("a".into(), 1), ("red".into(), 2), ("last".into(), 3)]
+        );
+        assert_eq!(lines(b""), vec![]);
+        assert_eq!(lines(b"\n"), vec![(String::new(), 1)]);
+    }
+
+    #[test]
+    fn strips_osc_hyperlinks_and_charset_escapes() {
+        assert_eq!(
+            clean(b"\x1b]8;;file:///x\x07link\x1b]8;;\x07 \x1b(Bok"),
+            "link ok"
+        );
+        assert_eq!(clean(b"trailing escape \x1b"), "trailing escape");
+    }
+
+    #[test]
+    fn long_lines_are_cut_not_buffered() {
+        let mut input = vec![b'x'; 100_000];
+        input.extend(b"\nnext\n");
+        let got = lines(&input);
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0].0.len(), MAX_LINE_BYTES);
+        assert_eq!(got[1].0, "next");
+    }
+}

@@ -1,0 +1,225 @@
+//! `voyage-helper verdict`: the executor skill's reply, built from a log.
+//!
+//! The executor skill (seed: "How to work", steps 2 to 5, and "Output
+//! format") maps a run to PASS / FAIL / TIMEOUT / ERROR, finds the tool's own
+//! aggregate line and its failures, and judges `expect:`. Everything there
+//! that needs no model happens here, reading the log once ([`lines`]) through
+//! one recogniser per runner format ([`runners`]), choosing among them
+//! ([`recognizer::pick`]), judging what can be judged ([`expect`]) and
+//! rendering the reply ([`reply`]).
+
+pub mod expect;
+pub mod failure;
+pub mod lines;
+pub mod recognizer;
+pub mod reply;
+pub mod runners;
+
+use std::fs::File;
+use std::io::Write;
+use std::path::PathBuf;
+
+use expect::{RunFacts, RunKind};
+use reply::{MAX_BULLETS, Reply, Verdict};
+
+use crate::exit;
+
+/// What the caller told us about the run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Input {
+    pub log: Option<PathBuf>,
+    pub exit: Option<String>,
+    pub duration: Option<String>,
+    pub status: Option<String>,
+    pub reason: Option<String>,
+    pub expect: Option<String>,
+}
+
+impl Input {
+    /// Reads `label: value` lines. Labels match in any case, so `run`'s own
+    /// block (`LOG:`, `EXIT:`, `DURATION:`, `STATUS:`, `REASON:`) can be
+    /// passed on unchanged; the first occurrence of a label wins.
+    pub fn parse_labels(input: &[u8]) -> Self {
+        let text = String::from_utf8_lossy(input);
+        let mut parsed = Self::default();
+        for line in text.lines() {
+            let Some((label, value)) = line.split_once(':') else {
+                continue;
+            };
+            let value = Some(value.trim().to_owned());
+            let slot = match label.to_ascii_lowercase().as_str() {
+                "log" => {
+                    if parsed.log.is_none() {
+                        parsed.log = value.map(PathBuf::from);
+                    }
+                    continue;
+                }
+                "exit" => &mut parsed.exit,
+                "duration" => &mut parsed.duration,
+                "status" => &mut parsed.status,
+                "reason" => &mut parsed.reason,
+                "expect" => &mut parsed.expect,
+                _ => continue,
+            };
+            if slot.is_none() {
+                *slot = value;
+            }
+        }
+        parsed
+    }
+}
+
+/// Options of one `verdict` call.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub input: Input,
+    pub json: bool,
+}
+
+/// Builds the reply, prints it to `out` and returns the exit code:
+/// 0 PASS, 1 FAIL or TIMEOUT, 2 ERROR.
+pub fn execute(options: &Options, out: &mut impl Write) -> u8 {
+    let reply = build(&options.input);
+    let written = if options.json {
+        reply.render_json(out)
+    } else {
+        reply.render_text(out)
+    };
+    let _ = written.and_then(|()| out.flush());
+    match reply.verdict {
+        Verdict::Pass => exit::OK,
+        Verdict::Fail | Verdict::Timeout => exit::NOT_OK,
+        Verdict::Error => exit::CANNOT_CHECK,
+    }
+}
+
+/// The reply for `input` (reads the log it names).
+pub fn build(input: &Input) -> Reply {
+    let Some(log) = input.log.as_ref().filter(|l| !l.as_os_str().is_empty()) else {
+        return Reply::input_error("missing log:".into());
+    };
+    let file = match File::open(log) {
+        Ok(f) if log.is_file() => f,
+        _ => return Reply::input_error(format!("log not found: {}", log.display())),
+    };
+    let exit_code = match input.exit.as_deref().map(str::trim) {
+        None | Some("") => return Reply::input_error("missing exit:".into()),
+        Some(raw) => match raw.parse::<i32>() {
+            Ok(code) => code,
+            Err(_) => return Reply::input_error(format!("invalid exit: {raw}")),
+        },
+    };
+    let kind = match input.status.as_deref().map(str::trim) {
+        None | Some("" | "ok") => RunKind::Finished,
+        Some("timeout") => RunKind::TimedOut,
+        Some("error") => RunKind::Error,
+        Some(other) => {
+            return Reply::input_error(format!("invalid status: {other} (ok, timeout or error)"));
+        }
+    };
+    let findings = match runners::scan(file) {
+        Ok(f) => f,
+        Err(e) => {
+            return Reply::input_error(format!("cannot read log: {}: {e}", log.display()));
+        }
+    };
+
+    let verdict = match kind {
+        RunKind::Finished if exit_code == 0 => Verdict::Pass,
+        RunKind::Finished => Verdict::Fail,
+        RunKind::TimedOut => Verdict::Timeout,
+        RunKind::Error => Verdict::Error,
+    };
+    let last_line = findings
+        .last_line
+        .clone()
+        .unwrap_or_else(|| "(the log is empty)".into());
+    let summary = match kind {
+        RunKind::Error => input
+            .reason
+            .clone()
+            .filter(|r| !r.is_empty())
+            .unwrap_or(last_line),
+        // A timed-out tool never printed its aggregate line; an earlier
+        // step's would mislead.
+        RunKind::TimedOut => last_line,
+        RunKind::Finished => findings.summary.clone().unwrap_or(last_line),
+    };
+    let total = findings.failures.total();
+    let failures: Vec<_> = findings
+        .failures
+        .items()
+        .iter()
+        .take(MAX_BULLETS)
+        .cloned()
+        .collect();
+    let facts = RunFacts {
+        kind,
+        exit: exit_code,
+        failures: total,
+    };
+    Reply {
+        verdict,
+        exit: exit_code.to_string(),
+        duration: input
+            .duration
+            .clone()
+            .filter(|d| !d.trim().is_empty())
+            .unwrap_or_else(|| "-".into()),
+        expect: input.expect.as_deref().map(|e| expect::judge(e, facts)),
+        summary,
+        runner: findings.runner,
+        more_failures: total.saturating_sub(failures.len()),
+        failures,
+        log: Some(log.display().to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_in_any_case_first_wins() {
+        let input = Input::parse_labels(
+            b"RESULT: DEVIATION\nSTATUS: ok\nEXIT: 1\nDURATION: 3s\nLOG: /x.log\nLINES: 9\nTAIL: exit: 7\nexpect: all green\nexit: 2\n",
+        );
+        assert_eq!(input.exit.as_deref(), Some("1"));
+        assert_eq!(input.log, Some(PathBuf::from("/x.log")));
+        assert_eq!(input.duration.as_deref(), Some("3s"));
+        assert_eq!(input.status.as_deref(), Some("ok"));
+        assert_eq!(input.expect.as_deref(), Some("all green"));
+    }
+
+    #[test]
+    fn input_errors() {
+        let summary = |i: Input| build(&i).summary;
+        assert_eq!(summary(Input::default()), "missing log:");
+        let log = Some(PathBuf::from("/no/such.log"));
+        assert_eq!(
+            summary(Input {
+                log,
+                exit: Some("1".into()),
+                ..Input::default()
+            }),
+            "log not found: /no/such.log"
+        );
+        let real = tempfile::NamedTempFile::new().unwrap();
+        let log = Some(real.path().to_path_buf());
+        assert_eq!(
+            summary(Input {
+                log: log.clone(),
+                ..Input::default()
+            }),
+            "missing exit:"
+        );
+        assert_eq!(
+            summary(Input {
+                log,
+                exit: Some("x1".into()),
+                ..Input::default()
+            }),
+            "invalid exit: x1"
+        );
+    }
+}

@@ -1,0 +1,77 @@
+//! The seam between reading a log and knowing a runner's output format.
+//!
+//! Every recogniser sees every line once, in order, and keeps what it finds:
+//! its runner's aggregate line and its failures. After the last line the
+//! [`pick`] function chooses whose findings the reply uses.
+
+use super::failure::FailureList;
+
+/// An aggregate line and where it stood.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    pub text: String,
+    pub line: u64,
+}
+
+/// What a recogniser has found so far.
+#[derive(Debug, Default, Clone)]
+pub struct Found {
+    /// The aggregate line, once seen.
+    pub summary: Option<Summary>,
+    pub failures: FailureList,
+}
+
+impl Found {
+    /// Records `line` (trimmed) as the aggregate line.
+    pub fn summarise(&mut self, line: &str, number: u64) {
+        self.summary = Some(Summary {
+            text: line.trim().to_owned(),
+            line: number,
+        });
+    }
+}
+
+/// A runner's output format, learnt line by line.
+pub trait Recognizer {
+    /// The runner's name, for `--json` and tests (e.g. `cargo test`).
+    fn runner(&self) -> &'static str;
+    /// Takes in the next cleaned line (see [`super::lines`]).
+    fn feed(&mut self, line: &str, number: u64);
+    fn found(&self) -> &Found;
+
+    fn summary(&self) -> Option<&Summary> {
+        self.found().summary.as_ref()
+    }
+
+    fn failures(&self) -> &FailureList {
+        &self.found().failures
+    }
+}
+
+/// Chooses the recogniser whose findings describe the log: the one whose
+/// aggregate line came last (a wrapper's own summary after a tool's wins
+/// over it), or, where none saw an aggregate line, the one with the most
+/// failures. Ties go to the earlier, more specific recogniser.
+pub fn pick(recognizers: &[Box<dyn Recognizer>]) -> Option<&dyn Recognizer> {
+    let with_summary = recognizers
+        .iter()
+        .filter_map(|r| r.summary().map(|s| (s.line, r)))
+        .fold(
+            None::<(u64, &Box<dyn Recognizer>)>,
+            |best, (line, r)| match best {
+                Some((best_line, _)) if best_line >= line => best,
+                _ => Some((line, r)),
+            },
+        );
+    if let Some((_, r)) = with_summary {
+        return Some(r.as_ref());
+    }
+    recognizers
+        .iter()
+        .filter(|r| !r.failures().is_empty())
+        .fold(None::<&Box<dyn Recognizer>>, |best, r| match best {
+            Some(b) if b.failures().total() >= r.failures().total() => Some(b),
+            _ => Some(r),
+        })
+        .map(AsRef::as_ref)
+}

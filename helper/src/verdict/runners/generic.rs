@@ -1,0 +1,53 @@
+//! Any tool that prints `N passed, N failed` alone on a line (`, N skipped`
+//! may follow, and one word with a colon may stand before it).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::verdict::recognizer::{Found, Recognizer};
+
+static AGGREGATE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"^(?:[A-Za-z]+:\s*)?\d+ passed, \d+ failed(?:, \d+ skipped)?$").ok()
+});
+
+#[derive(Debug, Default)]
+pub(super) struct Generic {
+    found: Found,
+}
+
+impl Recognizer for Generic {
+    fn runner(&self) -> &'static str {
+        "generic"
+    }
+
+    fn feed(&mut self, line: &str, number: u64) {
+        let line = line.trim();
+        if line.contains(" passed, ") && super::matches(&AGGREGATE, line) {
+            self.found.summarise(line, number);
+        }
+    }
+
+    fn found(&self) -> &Found {
+        &self.found
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_line() {
+        let mut g = Generic::default();
+        g.feed("tests: 3 passed, 1 failed, 2 skipped", 1);
+        assert_eq!(
+            g.summary().unwrap().text,
+            "tests: 3 passed, 1 failed, 2 skipped"
+        );
+        let mut g = Generic::default();
+        g.feed("3 passed, 1 failed and more", 1);
+        g.feed("two words: 3 passed, 1 failed", 2);
+        assert!(g.summary().is_none());
+    }
+}

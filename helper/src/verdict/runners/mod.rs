@@ -1,0 +1,94 @@
+//! One recogniser per runner output format, and the scan that feeds them.
+//!
+//! Each file knows one tool's output: where its aggregate line is and how its
+//! failures are laid out. They are tested on real logs captured from each
+//! tool (`helper/tests/fixtures/verdict/`).
+
+mod cargo_test;
+mod eslint;
+mod generic;
+mod go_test;
+mod jest;
+mod mocha;
+mod nextest;
+mod node_test;
+mod pytest;
+mod rspec;
+mod tsc;
+mod vitest;
+
+use std::io::{self, Read};
+
+use super::failure::FailureList;
+use super::lines::for_each_line;
+use super::recognizer::{Recognizer, pick};
+
+/// What one pass over a log found.
+#[derive(Debug, Default, Clone)]
+pub struct Findings {
+    /// The runner whose format was recognised.
+    pub runner: Option<&'static str>,
+    pub summary: Option<String>,
+    pub failures: FailureList,
+    /// The last non-empty line, the fallback summary.
+    pub last_line: Option<String>,
+}
+
+/// All recognisers, most specific first (ties in [`pick`] go to the first).
+fn all() -> Vec<Box<dyn Recognizer>> {
+    vec![
+        Box::new(nextest::Nextest::default()),
+        Box::new(cargo_test::CargoTest::default()),
+        Box::new(pytest::Pytest::default()),
+        Box::new(go_test::GoTest::default()),
+        Box::new(node_test::NodeTest::default()),
+        Box::new(jest::Jest::default()),
+        Box::new(vitest::Vitest::default()),
+        Box::new(mocha::Mocha::default()),
+        Box::new(rspec::Rspec::default()),
+        Box::new(tsc::Tsc::default()),
+        Box::new(eslint::Eslint::default()),
+        Box::new(generic::Generic::default()),
+    ]
+}
+
+/// Reads `log` once and returns what the best-fitting recogniser found.
+pub fn scan(log: impl Read) -> io::Result<Findings> {
+    let mut recognizers = all();
+    let mut last_line = String::new();
+    for_each_line(log, |line, number| {
+        for r in &mut recognizers {
+            r.feed(line, number);
+        }
+        if !line.trim().is_empty() {
+            last_line.clear();
+            last_line.push_str(line);
+        }
+    })?;
+    let chosen = pick(&recognizers);
+    Ok(Findings {
+        runner: chosen.map(|r| r.runner()),
+        summary: chosen.and_then(|r| r.summary()).map(|s| s.text.clone()),
+        failures: chosen.map(|r| r.failures().clone()).unwrap_or_default(),
+        last_line: (!last_line.is_empty()).then_some(last_line),
+    })
+}
+
+/// `true` when the (lazily compiled) pattern matches. A pattern that failed
+/// to compile matches nothing; the unit tests compile every one.
+fn matches(re: &std::sync::LazyLock<Option<regex::Regex>>, text: &str) -> bool {
+    re.as_ref().is_some_and(|re| re.is_match(text))
+}
+
+/// The captures of a (lazily compiled) pattern.
+fn captures<'t>(
+    re: &std::sync::LazyLock<Option<regex::Regex>>,
+    text: &'t str,
+) -> Option<regex::Captures<'t>> {
+    re.as_ref().and_then(|re| re.captures(text))
+}
+
+/// Capture group `i` as a string, or "".
+fn group<'t>(caps: &regex::Captures<'t>, i: usize) -> &'t str {
+    caps.get(i).map_or("", |m| m.as_str())
+}

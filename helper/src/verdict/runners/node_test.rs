@@ -1,0 +1,180 @@
+//! `node --test`, in its TAP form (Node 20 without a terminal) and its
+//! `spec` form.
+//!
+//! TAP: `not ok 2 - name` opens a YAML block whose `error:` field holds the
+//! message and `stack:` the frames; suites that failed only because a child
+//! did carry `failureType: 'subtestsFailed'` and are not failures. The
+//! aggregate is a block of `# key N` lines; the `# fail N` line is kept.
+//!
+//! spec: `✖ name (1.2ms)` followed by the indented message and `at` frames;
+//! a suite's `✖` line has no message under it. The aggregate is `ℹ fail N`.
+
+use crate::verdict::failure::Failure;
+use crate::verdict::recognizer::{Found, Recognizer};
+
+#[derive(Debug, Default)]
+pub(super) struct NodeTest {
+    found: Found,
+    /// A TAP failure whose YAML block is being read.
+    tap: Option<Failure>,
+    /// The YAML key whose block value is being read (`error` or `stack`).
+    block_key: Option<&'static str>,
+    subtests_only: bool,
+    /// A spec `✖` line waiting to learn whether it is a test or a suite,
+    /// with its indentation.
+    spec: Option<(Failure, usize)>,
+    spec_frame_wanted: Option<usize>,
+    tap_seen: bool,
+    pass_line: Option<(String, u64)>,
+}
+
+fn indent(line: &str) -> usize {
+    line.len() - line.trim_start().len()
+}
+
+/// Quoted YAML scalars lose their quotes.
+fn unquote(value: &str) -> &str {
+    ['\'', '"']
+        .iter()
+        .find_map(|q| value.strip_prefix(*q).and_then(|v| v.strip_suffix(*q)))
+        .unwrap_or(value)
+}
+
+impl NodeTest {
+    fn finish_tap(&mut self) {
+        if let Some(failure) = self.tap.take()
+            && !self.subtests_only
+        {
+            self.found.failures.push(failure);
+        }
+        self.block_key = None;
+        self.subtests_only = false;
+    }
+
+    fn feed_tap(&mut self, trimmed: &str) -> bool {
+        if let Some(rest) = trimmed.strip_prefix("not ok ") {
+            self.finish_tap();
+            let name = rest.split_once(" - ").map_or(rest, |(_, name)| name);
+            let name = name.split(" # ").next().unwrap_or(name);
+            self.tap = Some(Failure::new(name));
+            return true;
+        }
+        if trimmed.starts_with("ok ") || trimmed == "..." {
+            self.finish_tap();
+            return true;
+        }
+        let Some(failure) = self.tap.as_mut() else {
+            return false;
+        };
+        if let Some(key) = self.block_key {
+            if trimmed.is_empty() {
+                return true;
+            }
+            let is_new_key = trimmed
+                .split_once(": ")
+                .or_else(|| trimmed.split_once(':').filter(|(_, v)| v.is_empty()))
+                .is_some_and(|(k, _)| k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+            if !is_new_key {
+                match key {
+                    "error" => failure.offer_message(trimmed),
+                    _ => failure.offer_frame(trimmed),
+                }
+                self.block_key = None;
+                return true;
+            }
+            self.block_key = None;
+        }
+        if let Some(value) = trimmed.strip_prefix("error: ") {
+            if value.starts_with('|') || value.starts_with('>') {
+                self.block_key = Some("error");
+            } else {
+                failure.offer_message(unquote(value));
+            }
+        } else if trimmed.starts_with("stack: |") {
+            self.block_key = Some("stack");
+        } else if trimmed == "failureType: 'subtestsFailed'" {
+            self.subtests_only = true;
+        }
+        true
+    }
+
+    fn feed_spec(&mut self, line: &str, trimmed: &str) {
+        if let Some((mut failure, at)) = self.spec.take() {
+            if trimmed.is_empty() {
+                self.spec = Some((failure, at));
+                return;
+            }
+            if indent(line) > at && !starts_with_mark(trimmed) {
+                failure.offer_message(trimmed);
+                let index = self.found.failures.push(failure);
+                self.spec_frame_wanted = index;
+                return;
+            }
+        }
+        if let Some(index) = self.spec_frame_wanted {
+            if let Some(frame) = trimmed.strip_prefix("at ") {
+                if let Some(f) = self.found.failures.get_mut(index) {
+                    f.offer_frame(&format!("at {frame}"));
+                }
+                self.spec_frame_wanted = None;
+            } else if starts_with_mark(trimmed) {
+                self.spec_frame_wanted = None;
+            }
+        }
+        if let Some(rest) = trimmed.strip_prefix("✖ ") {
+            // `✖ name (2.8ms)`; `✖ failing tests:` has no duration.
+            if let Some((name, _)) = rest.rsplit_once(" (").filter(|(_, d)| d.ends_with("ms)")) {
+                self.spec = Some((Failure::new(name), indent(line)));
+            }
+        }
+    }
+}
+
+fn starts_with_mark(trimmed: &str) -> bool {
+    ["✖", "✔", "▶", "ℹ", "﹣"]
+        .iter()
+        .any(|m| trimmed.starts_with(m))
+}
+
+impl Recognizer for NodeTest {
+    fn runner(&self) -> &'static str {
+        "node --test"
+    }
+
+    fn feed(&mut self, line: &str, number: u64) {
+        let trimmed = line.trim();
+        if trimmed == "TAP version 13" {
+            self.tap_seen = true;
+        }
+        if let Some(rest) = trimmed
+            .strip_prefix("# ")
+            .or_else(|| trimmed.strip_prefix("ℹ "))
+        {
+            if let Some(count) = rest.strip_prefix("fail ") {
+                match (count.parse::<u64>(), &self.pass_line) {
+                    // On a green run `pass N` says more than `fail 0`.
+                    (Ok(0), Some((pass, at))) => {
+                        let (pass, at) = (pass.clone(), *at);
+                        self.found.summarise(&pass, at);
+                    }
+                    (Ok(_), _) => self.found.summarise(trimmed, number),
+                    (Err(_), _) => {}
+                }
+            } else if let Some(count) = rest.strip_prefix("pass ")
+                && count.parse::<u64>().is_ok()
+            {
+                self.pass_line = Some((trimmed.to_owned(), number));
+            }
+        }
+        if self.tap_seen && self.feed_tap(trimmed) {
+            return;
+        }
+        if !self.tap_seen {
+            self.feed_spec(line, trimmed);
+        }
+    }
+
+    fn found(&self) -> &Found {
+        &self.found
+    }
+}

@@ -1,0 +1,49 @@
+//! The TypeScript compiler, `tsc`.
+//!
+//! ```text
+//! src/cart.ts(11,11): error TS2322: Type 'string' is not …      plain
+//! src/cart.ts:11:11 - error TS2322: Type 'string' is not …       --pretty
+//! Found 3 errors in 2 files.                                     --pretty only
+//! ```
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::verdict::failure::Failure;
+use crate::verdict::recognizer::{Found, Recognizer};
+
+static PLAIN: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"^(?P<loc>\S.*?\(\d+,\d+\)): (?P<msg>error TS\d+: .*)$").ok());
+static PRETTY: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"^(?P<loc>\S.*?:\d+:\d+) - (?P<msg>error TS\d+: .*)$").ok());
+
+#[derive(Debug, Default)]
+pub(super) struct Tsc {
+    found: Found,
+}
+
+impl Recognizer for Tsc {
+    fn runner(&self) -> &'static str {
+        "tsc"
+    }
+
+    fn feed(&mut self, line: &str, number: u64) {
+        if line.starts_with("Found ") && line.contains(" error") {
+            self.found.summarise(line, number);
+            return;
+        }
+        if !line.contains("error TS") {
+            return;
+        }
+        if let Some(caps) = super::captures(&PLAIN, line).or_else(|| super::captures(&PRETTY, line))
+        {
+            let failure = Failure::new(super::group(&caps, 1)).with_message(super::group(&caps, 2));
+            self.found.failures.push(failure);
+        }
+    }
+
+    fn found(&self) -> &Found {
+        &self.found
+    }
+}

@@ -1,0 +1,142 @@
+//! Shared helpers for Voyage's plugin-level end-to-end tests.
+//!
+//! The tests in `tests/tests/` exercise the plugin as a user installs it:
+//! the launcher in `plugin/bin/`, the executor skill's shims, and the
+//! manifests in `.claude-plugin/`. They run the real `voyage-helper` binary
+//! built by Cargo, never a mock.
+
+use std::ffi::OsStr;
+use std::fs;
+use std::io;
+use std::os::unix::fs::{PermissionsExt, symlink};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The repository root (the plugin root), found from this crate's manifest dir.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+}
+
+/// The launcher the plugin ships, `plugin/bin/voyage-helper`.
+pub fn launcher() -> PathBuf {
+    repo_root().join("plugin").join("bin").join("voyage-helper")
+}
+
+/// The first executable file called `name` on the test process's own `PATH`.
+pub fn find_on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|candidate| is_executable_file(candidate))
+}
+
+fn is_executable_file(path: &Path) -> bool {
+    fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// Makes `dir` hold symlinks to the host's `tools` (found on this process's
+/// `PATH`), so a test can run a program with `PATH=dir` and know exactly what
+/// it can reach.
+pub fn link_tools(dir: &Path, tools: &[&str]) -> io::Result<()> {
+    fs::create_dir_all(dir)?;
+    for tool in tools {
+        let found = find_on_path(tool).ok_or_else(|| {
+            io::Error::new(io::ErrorKind::NotFound, format!("{tool} not on PATH"))
+        })?;
+        symlink(found, dir.join(tool))?;
+    }
+    Ok(())
+}
+
+/// Writes an executable file (mode 0755), creating parent directories.
+///
+/// The final file is written by a `cp` child process, not by this process:
+/// a test binary runs tests on many threads, and a file this process held
+/// open for writing could leak into a sibling test's fork and make executing
+/// it fail with "Text file busy" (ETXTBSY).
+pub fn write_executable(path: &Path, contents: &str) -> io::Result<()> {
+    let dir = path
+        .parent()
+        .ok_or_else(|| io::Error::other(format!("{} has no parent", path.display())))?;
+    fs::create_dir_all(dir)?;
+    let name = path.file_name().unwrap_or(OsStr::new("file"));
+    let mut staging = name.to_os_string();
+    staging.push(".staging");
+    let staging = dir.join(staging);
+    fs::write(&staging, contents)?;
+    fs::set_permissions(&staging, fs::Permissions::from_mode(0o755))?;
+    let status = Command::new("cp").arg(&staging).arg(path).status()?;
+    fs::remove_file(&staging)?;
+    if !status.success() {
+        return Err(io::Error::other(format!(
+            "cp to {} failed: {status}",
+            path.display()
+        )));
+    }
+    fs::set_permissions(path, fs::Permissions::from_mode(0o755))
+}
+
+/// Quotes `text` as one word for a POSIX shell script.
+pub fn sh_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// The package version a Cargo manifest declares, following
+/// `version.workspace = true` to the root manifest's `[workspace.package]`.
+///
+/// A small line-based reader, enough for this repository's manifests.
+pub fn cargo_package_version(manifest: &Path) -> io::Result<String> {
+    let text = fs::read_to_string(manifest)?;
+    let own = toml_value(&text, "package", "version");
+    if let Some(version) = own.as_deref().and_then(unquote) {
+        return Ok(version);
+    }
+    let inherited = matches!(
+        own.as_deref(),
+        Some("{ workspace = true }" | "{workspace = true}")
+    ) || toml_value(&text, "package", "version.workspace").as_deref()
+        == Some("true");
+    if !inherited {
+        return Err(io::Error::other(format!(
+            "{}: no readable [package] version",
+            manifest.display()
+        )));
+    }
+    let root = repo_root().join("Cargo.toml");
+    let root_text = fs::read_to_string(&root)?;
+    toml_value(&root_text, "workspace.package", "version")
+        .as_deref()
+        .and_then(unquote)
+        .ok_or_else(|| {
+            io::Error::other(format!(
+                "{}: no [workspace.package] version",
+                root.display()
+            ))
+        })
+}
+
+/// The raw (untrimmed of quotes) value of `key` in `[section]`.
+fn toml_value(text: &str, section: &str, key: &str) -> Option<String> {
+    let mut current = "";
+    for line in text.lines().map(str::trim) {
+        if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            current = name.trim();
+        } else if current == section
+            && let Some((k, v)) = line.split_once('=')
+            && k.trim() == key
+        {
+            return Some(v.trim().to_string());
+        }
+    }
+    None
+}
+
+fn unquote(value: &str) -> Option<String> {
+    value
+        .strip_prefix('"')
+        .and_then(|v| v.strip_suffix('"'))
+        .map(str::to_string)
+}

@@ -1,0 +1,423 @@
+//! The plugin's launcher, `plugin/bin/voyage-helper`: how it finds the helper
+//! binary, builds it once under a lock, and never loops back into itself.
+//!
+//! Every run gets a cleared environment and an explicit `PATH` made of
+//! directories holding just the programs that run needs, so the host's own
+//! `cargo` or `voyage-helper` can never leak in. The "helpers" here are small
+//! scripts; none of these tests needs the real helper binary.
+
+// Test code: a panic here is a failed assertion (clippy.toml allows this
+// inside #[test] fns, but not in the helpers they share).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use tempfile::TempDir;
+use voyage_tests::{launcher, link_tools, sh_quote, write_executable};
+
+/// What the launcher and the fake scripts call besides shell builtins.
+const TOOLS: &[&str] = &[
+    "sh", "cat", "mkdir", "rm", "rmdir", "sleep", "readlink", "ls", "mv", "chmod",
+];
+
+/// Long enough for a slow machine; a launcher that loops would hit it.
+const TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A fake helper: prints a tag, each argument on its own line, then stdin;
+/// exits with `code`.
+fn fake_helper(tag: &str, code: i32) -> String {
+    format!(
+        "#!/bin/sh\nprintf '%s\\n' {tag}\nfor a in \"$@\"; do printf 'arg<%s>\\n' \"$a\"; done\n\
+         printf 'stdin<'; cat; printf '>\\n'\nexit {code}\n",
+        tag = sh_quote(tag)
+    )
+}
+
+/// A scratch area: `tools/` with the programs from [`TOOLS`], and helpers to
+/// lay out plugin roots and PATHs inside it.
+struct Scratch {
+    dir: TempDir,
+}
+
+impl Scratch {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        link_tools(&dir.path().join("tools"), TOOLS).unwrap();
+        Scratch { dir }
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    fn tools(&self) -> PathBuf {
+        self.path("tools")
+    }
+
+    /// A copy of the repository's launcher at `<name>/plugin/bin/voyage-helper`;
+    /// returns the plugin root.
+    fn plugin_root(&self, name: &str) -> PathBuf {
+        let root = self.path(name);
+        let text = fs::read_to_string(launcher()).unwrap();
+        write_executable(&root.join("plugin/bin/voyage-helper"), &text).unwrap();
+        root
+    }
+
+    /// A PATH value made of the given directories, then `tools/`.
+    fn path_var(&self, dirs: &[&Path]) -> String {
+        let mut all: Vec<PathBuf> = dirs.iter().map(|d| d.to_path_buf()).collect();
+        all.push(self.tools());
+        std::env::join_paths(all).unwrap().into_string().unwrap()
+    }
+}
+
+/// The launcher at `path`, with nothing but `PATH` in its environment.
+fn launch(path: &Path, path_var: &str) -> Command {
+    let mut cmd = Command::new(path);
+    cmd.env_clear().env("PATH", path_var);
+    cmd
+}
+
+/// Runs `cmd` to completion with `stdin`, killing it after [`TIMEOUT`].
+fn run(cmd: Command, stdin: &str) -> Output {
+    assert_cmd::Command::from_std(cmd)
+        .timeout(TIMEOUT)
+        .write_stdin(stdin.to_string())
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn stderr_lines(out: &Output) -> Vec<String> {
+    text(&out.stderr).lines().map(str::to_string).collect()
+}
+
+#[test]
+fn voyage_helper_variable_passes_arguments_stdin_and_exit_code_through() {
+    let s = Scratch::new();
+    let fake = s.path("fake/helper");
+    write_executable(&fake, &fake_helper("fake", 42)).unwrap();
+
+    let mut cmd = launch(&launcher(), &s.path_var(&[]));
+    cmd.env("VOYAGE_HELPER", &fake).args([
+        "plan",
+        "two words",
+        "",
+        "$HOME *",
+        "line\nbreak",
+        "--json",
+    ]);
+    let out = run(cmd, "from stdin\nsecond line");
+
+    assert_eq!(out.status.code(), Some(42), "stderr: {}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "fake\narg<plan>\narg<two words>\narg<>\narg<$HOME *>\narg<line\nbreak>\narg<--json>\n\
+         stdin<from stdin\nsecond line>\n"
+    );
+    assert_eq!(text(&out.stderr), "", "the launcher itself stays silent");
+}
+
+#[test]
+fn voyage_helper_variable_that_is_not_executable_fails_with_127() {
+    let s = Scratch::new();
+    let plain = s.path("plain-file");
+    fs::write(&plain, "not a program").unwrap();
+    let missing = s.path("does/not/exist");
+    let directory = s.tools();
+
+    for target in [&plain, &missing, &directory] {
+        let mut cmd = launch(&launcher(), &s.path_var(&[]));
+        cmd.env("VOYAGE_HELPER", target).arg("--help");
+        let out = run(cmd, "");
+        assert_eq!(out.status.code(), Some(127), "{}", target.display());
+        assert!(out.stdout.is_empty());
+        let lines = stderr_lines(&out);
+        assert_eq!(lines.len(), 1, "one line on stderr: {lines:?}");
+        assert!(lines[0].contains("VOYAGE_HELPER"), "{lines:?}");
+        assert!(
+            lines[0].contains(&target.display().to_string()),
+            "{lines:?}"
+        );
+    }
+}
+
+#[test]
+fn voyage_helper_variable_pointing_at_the_launcher_does_not_loop() {
+    let s = Scratch::new();
+    let mut cmd = launch(&launcher(), &s.path_var(&[]));
+    cmd.env("VOYAGE_HELPER", launcher());
+    let out = run(cmd, "");
+    assert_eq!(out.status.code(), Some(127));
+    assert_eq!(stderr_lines(&out).len(), 1);
+}
+
+#[test]
+fn release_build_in_the_plugin_root_is_used() {
+    let s = Scratch::new();
+    let root = s.plugin_root("plugin");
+    write_executable(
+        &root.join("target/release/voyage-helper"),
+        &fake_helper("release", 0),
+    )
+    .unwrap();
+
+    let mut cmd = launch(&root.join("plugin/bin/voyage-helper"), &s.path_var(&[]));
+    // An empty VOYAGE_HELPER counts as unset.
+    cmd.env("VOYAGE_HELPER", "").args(["a b", "c"]);
+    let out = run(cmd, "in");
+    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "release\narg<a b>\narg<c>\nstdin<in>\n");
+    assert!(out.stderr.is_empty());
+}
+
+#[test]
+fn launcher_reached_through_symlinks_finds_its_own_plugin_root() {
+    let s = Scratch::new();
+    let root = s.plugin_root("plugin");
+    write_executable(
+        &root.join("target/release/voyage-helper"),
+        &fake_helper("release", 0),
+    )
+    .unwrap();
+    // ~/bin/voyage-helper -> an absolute link -> a relative link -> the launcher.
+    fs::create_dir_all(s.path("links")).unwrap();
+    std::os::unix::fs::symlink("../plugin/plugin/bin/voyage-helper", s.path("links/rel")).unwrap();
+    fs::create_dir_all(s.path("home/bin")).unwrap();
+    std::os::unix::fs::symlink(s.path("links/rel"), s.path("home/bin/voyage-helper")).unwrap();
+
+    let out = run(
+        launch(&s.path("home/bin/voyage-helper"), &s.path_var(&[])),
+        "",
+    );
+    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "release\nstdin<>\n");
+
+    // Invoked by bare name through PATH, as a person would.
+    let mut cmd = Command::new("sh");
+    cmd.env_clear()
+        .env("PATH", s.path_var(&[&s.path("home/bin")]))
+        .args(["-c", "voyage-helper x"]);
+    let out = run(cmd, "");
+    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "release\narg<x>\nstdin<>\n");
+}
+
+#[test]
+fn path_lookup_skips_the_launcher_itself() {
+    let s = Scratch::new();
+    let root = s.plugin_root("plugin");
+    let bin_dir = root.join("plugin/bin");
+    // A symlink to the launcher in another PATH directory is the launcher too.
+    fs::create_dir_all(s.path("alias")).unwrap();
+    std::os::unix::fs::symlink(bin_dir.join("voyage-helper"), s.path("alias/voyage-helper"))
+        .unwrap();
+    write_executable(
+        &s.path("installed/voyage-helper"),
+        &fake_helper("installed", 3),
+    )
+    .unwrap();
+
+    let path_var = s.path_var(&[&bin_dir, &s.path("alias"), &s.path("installed")]);
+    let mut cmd = launch(&bin_dir.join("voyage-helper"), &path_var);
+    cmd.args(["hook", "pre-tool-use"]);
+    let out = run(cmd, "{\"tool\":\"Bash\"}");
+    assert_eq!(out.status.code(), Some(3), "stderr: {}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "installed\narg<hook>\narg<pre-tool-use>\nstdin<{\"tool\":\"Bash\"}>\n"
+    );
+    assert!(out.stderr.is_empty());
+}
+
+#[test]
+fn only_the_launcher_on_path_and_no_cargo_fails_with_127_naming_both_routes() {
+    let s = Scratch::new();
+    let root = s.plugin_root("plugin");
+    let bin_dir = root.join("plugin/bin");
+    let out = run(
+        launch(&bin_dir.join("voyage-helper"), &s.path_var(&[&bin_dir])),
+        "",
+    );
+    assert_eq!(out.status.code(), Some(127));
+    assert!(out.stdout.is_empty());
+    let lines = stderr_lines(&out);
+    assert_eq!(lines.len(), 1, "one line on stderr: {lines:?}");
+    let install = format!("cargo install --path {}/helper", root.display());
+    assert!(lines[0].starts_with("voyage-helper: "), "{lines:?}");
+    assert!(lines[0].contains(&install), "{lines:?}");
+    assert!(lines[0].contains("rustup.rs"), "{lines:?}");
+}
+
+#[test]
+fn two_launcher_copies_on_path_do_not_hand_off_to_each_other_forever() {
+    let s = Scratch::new();
+    let one = s.plugin_root("one").join("plugin/bin");
+    let two = s.plugin_root("two").join("plugin/bin");
+    let path_var = s.path_var(&[&one, &two]);
+    let out = run(launch(&one.join("voyage-helper"), &path_var), "");
+    assert_eq!(
+        out.status.code(),
+        Some(127),
+        "stderr: {}",
+        text(&out.stderr)
+    );
+    assert_eq!(stderr_lines(&out).len(), 1);
+}
+
+/// A fake `cargo` that records each call in `log`, prints progress on its
+/// stdout (which must not reach the launcher's), takes a second, honours
+/// `--target-dir`, and then "builds" a helper (or fails with `fail_with`).
+fn fake_cargo(s: &Scratch, log: &Path, fail_with: Option<i32>) -> PathBuf {
+    let build = match fail_with {
+        Some(code) => format!("echo 'error: could not compile' >&2\nexit {code}\n"),
+        None => format!(
+            "mkdir -p \"$target/release\"\n\
+             printf '%s\\n' {helper} >\"$target/release/voyage-helper.part\"\n\
+             chmod 755 \"$target/release/voyage-helper.part\"\n\
+             mv \"$target/release/voyage-helper.part\" \"$target/release/voyage-helper\"\n",
+            helper = sh_quote(&fake_helper("built", 0))
+        ),
+    };
+    let script = format!(
+        "#!/bin/sh\nprintf '%s\\n' \"$*\" >>{log}\n\
+         target=\nprev=\nfor a in \"$@\"; do [ \"$prev\" = --target-dir ] && target=$a; prev=$a; done\n\
+         echo '   Compiling voyage-helper (on stdout: the launcher must move it)'\nsleep 1\n{build}",
+        log = sh_quote(&log.display().to_string()),
+    );
+    let dir = s.path("cargo-bin");
+    write_executable(&dir.join("cargo"), &script).unwrap();
+    dir
+}
+
+fn calls(log: &Path) -> Vec<String> {
+    fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// A plugin root with a `Cargo.toml` (the launcher builds only a workspace).
+fn buildable_root(s: &Scratch) -> PathBuf {
+    let root = s.plugin_root("plugin");
+    fs::write(root.join("Cargo.toml"), "[workspace]\n").unwrap();
+    root
+}
+
+#[test]
+fn concurrent_first_calls_build_once_and_both_succeed() {
+    let s = Scratch::new();
+    let root = buildable_root(&s);
+    let log = s.path("cargo.log");
+    let cargo_dir = fake_cargo(&s, &log, None);
+    let path_var = s.path_var(&[&cargo_dir]);
+    let launcher = root.join("plugin/bin/voyage-helper");
+
+    let children: Vec<_> = ["first", "second"]
+        .into_iter()
+        .map(|arg| {
+            launch(&launcher, &path_var)
+                .arg(arg)
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let outs: Vec<Output> = children
+        .into_iter()
+        .map(|c| c.wait_with_output().unwrap())
+        .collect();
+
+    for (out, arg) in outs.iter().zip(["first", "second"]) {
+        assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), format!("built\narg<{arg}>\nstdin<>\n"));
+        for line in stderr_lines(out) {
+            assert!(
+                line.starts_with("voyage-helper: ") || line.starts_with("   Compiling"),
+                "unexpected stderr line {line:?}"
+            );
+        }
+    }
+    let made = calls(&log);
+    assert_eq!(made.len(), 1, "cargo ran once: {made:?}");
+    let manifest = root.join("Cargo.toml");
+    assert!(
+        made[0].starts_with(&format!(
+            "build --release --locked -p voyage-helper --manifest-path {}",
+            manifest.display()
+        )),
+        "{made:?}"
+    );
+    let all_stderr: String = outs.iter().map(|o| text(&o.stderr)).collect();
+    assert_eq!(all_stderr.matches("building").count(), 1, "{all_stderr}");
+    assert!(
+        !root.join("target/.voyage-build.lock").exists(),
+        "the lock is released"
+    );
+
+    // Later calls find the binary without cargo.
+    let out = run(launch(&launcher, &s.path_var(&[])), "");
+    assert!(out.status.success());
+    assert_eq!(calls(&log).len(), 1);
+}
+
+#[test]
+fn stale_build_lock_of_a_dead_process_is_taken_over() {
+    let s = Scratch::new();
+    let root = buildable_root(&s);
+    let log = s.path("cargo.log");
+    let cargo_dir = fake_cargo(&s, &log, None);
+
+    let mut dead = Command::new("true").spawn().unwrap();
+    let dead_pid = dead.id();
+    dead.wait().unwrap();
+    let lock = root.join("target/.voyage-build.lock");
+    fs::create_dir_all(&lock).unwrap();
+    fs::write(lock.join("pid"), format!("{dead_pid}\n")).unwrap();
+
+    let mut cmd = launch(
+        &root.join("plugin/bin/voyage-helper"),
+        &s.path_var(&[&cargo_dir]),
+    );
+    cmd.arg("go");
+    let out = run(cmd, "");
+    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "built\narg<go>\nstdin<>\n");
+    assert!(text(&out.stderr).contains("stale"), "{}", text(&out.stderr));
+    assert_eq!(calls(&log).len(), 1);
+    assert!(!lock.exists(), "the lock is released");
+}
+
+#[test]
+fn failed_build_exits_with_cargos_status_and_releases_the_lock() {
+    let s = Scratch::new();
+    let root = buildable_root(&s);
+    let log = s.path("cargo.log");
+    let cargo_dir = fake_cargo(&s, &log, Some(101));
+
+    let out = run(
+        launch(
+            &root.join("plugin/bin/voyage-helper"),
+            &s.path_var(&[&cargo_dir]),
+        ),
+        "",
+    );
+    assert_eq!(out.status.code(), Some(101));
+    assert!(out.stdout.is_empty());
+    let failures: Vec<String> = stderr_lines(&out)
+        .into_iter()
+        .filter(|l| l.starts_with("voyage-helper: ") && l.contains("failed"))
+        .collect();
+    assert_eq!(failures.len(), 1, "{}", text(&out.stderr));
+    assert!(!root.join("target/.voyage-build.lock").exists());
+    assert_eq!(calls(&log).len(), 1);
+}
