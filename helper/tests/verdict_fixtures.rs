@@ -5,8 +5,8 @@
 //! and each failure's name, message and first frame. This test walks the
 //! folder, so a new fixture is a new test case.
 
-// A failed unwrap in a test is a failed assertion with its location.
-#![allow(clippy::unwrap_used)]
+// A failed unwrap or index in a test is a failed assertion with its location.
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -7,9 +7,11 @@
 //! nextest uses: SIGTERM to the group, a grace period, then SIGKILL to the
 //! group.
 //!
-//! Waiting is done without reaping first (`waitid(WNOWAIT)` on Linux), so the
-//! leader's pid, and with it the group id, cannot be recycled by the kernel
-//! while we still signal the group.
+//! On Linux the helper makes itself a child subreaper, so that whatever the
+//! command leaves behind becomes our child when its parent dies; waiting for
+//! the group (`waitpid(-pgid)`) is then a real blocking wait for every member,
+//! and "no process of the group survives" is something we observe rather
+//! than hope for.
 
 mod unix;
 

@@ -1,11 +1,12 @@
-//! Unix process groups: spawn a leader, signal its group, wait for it.
+//! Unix process groups: spawn a leader, signal its group, reap its members.
 
 use std::io;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, Command, ExitStatus};
+use std::os::unix::process::CommandExt;
+use std::process::Command;
 
 use nix::errno::Errno;
 use nix::sys::signal::killpg;
+use nix::sys::wait::{WaitStatus, waitpid};
 use nix::unistd::Pid;
 
 pub use nix::sys::signal::Signal;
@@ -13,47 +14,51 @@ pub use nix::sys::signal::Signal;
 /// A child started as the leader of a new process group.
 #[derive(Debug)]
 pub struct GroupLeader {
-    child: Child,
-    pgid: Pid,
+    pid: Pid,
 }
 
 impl GroupLeader {
     /// Spawns `command` in a new process group whose id is the child's pid.
     ///
     /// The caller must drop `command` afterwards if it holds pipe ends that
-    /// the parent should not keep open.
+    /// the parent should not keep open. The child is reaped through
+    /// [`Group::reap`], never through `std::process::Child`.
     pub fn spawn(command: &mut Command) -> io::Result<Self> {
+        become_subreaper();
         let child = command.process_group(0).spawn()?;
         let raw = i32::try_from(child.id())
             .map_err(|_| io::Error::other("child pid does not fit in a pid_t"))?;
+        // Dropping a `Child` neither waits nor kills; the group reaper owns it.
+        drop(child);
         Ok(Self {
-            child,
-            pgid: Pid::from_raw(raw),
+            pid: Pid::from_raw(raw),
         })
     }
 
     /// The leader's pid, which is also the group id.
     pub fn pid(&self) -> u32 {
-        self.child.id()
+        self.pid.as_raw().unsigned_abs()
     }
 
-    /// A handle that can signal the group from another thread.
+    /// A handle on the group, safe to share with other threads.
     pub fn group(&self) -> Group {
-        Group { pgid: self.pgid }
-    }
-
-    /// Reaps the leader and returns its shell-style exit code: the code, or
-    /// 128 + the signal that killed it. `already` is the code a reaping
-    /// [`Group::wait_leader_exited`] returned, if any.
-    pub fn reap(mut self, already: Option<i32>) -> io::Result<i32> {
-        match already {
-            Some(code) => Ok(code),
-            None => self.child.wait().map(shell_code),
-        }
+        Group { pgid: self.pid }
     }
 }
 
-/// The process group of a [`GroupLeader`], safe to share with other threads.
+/// Makes orphaned descendants our children instead of init's (Linux), so
+/// that [`Group::reap`] can wait for every member of a group and not only
+/// for the leader. Elsewhere orphans go to init and only the leader is
+/// waited for.
+fn become_subreaper() {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        // Failure leaves the weaker guarantee described above.
+        let _ = nix::sys::prctl::set_child_subreaper(true);
+    }
+}
+
+/// The process group of a [`GroupLeader`].
 #[derive(Debug, Clone, Copy)]
 pub struct Group {
     pgid: Pid,
@@ -63,54 +68,31 @@ impl Group {
     /// Sends `signal` to every process in the group. A group that is already
     /// gone is not an error.
     pub fn signal(self, signal: Signal) {
-        match killpg(self.pgid, signal) {
-            Ok(()) | Err(Errno::ESRCH) => {}
-            // EPERM would mean a member changed credentials (a setuid program);
-            // there is nothing more we may do to it.
-            Err(_) => {}
-        }
+        // ESRCH: nobody left. EPERM: a member changed credentials (a setuid
+        // program); there is nothing more we may do to it.
+        let _ = killpg(self.pgid, signal);
     }
 
-    /// Blocks until the leader has exited.
+    /// Reaps members of the group as they exit, calling `on_leader` with the
+    /// leader's shell-style exit code (the code, or 128 + signal) when it is
+    /// reaped, and returns once no member is left among our children.
     ///
-    /// On Linux the leader is not reaped (`waitid` with `WNOWAIT`): while it
-    /// stays a zombie its pid cannot be reused, so signals sent to the group
-    /// afterwards still reach only processes it started; `None` is returned
-    /// and [`GroupLeader::reap`] collects the status. Elsewhere the wait
-    /// reaps, and the shell-style exit code is returned here.
-    pub fn wait_leader_exited(self) -> io::Result<Option<i32>> {
+    /// This is a blocking wait: run it on its own thread.
+    pub fn reap(self, mut on_leader: impl FnMut(i32)) {
+        let members = Pid::from_raw(-self.pgid.as_raw());
         loop {
-            match wait_leader(self.pgid) {
-                Err(Errno::EINTR) => {}
-                Err(errno) => return Err(io::Error::from(errno)),
-                Ok(code) => return Ok(code),
+            match waitpid(members, None) {
+                Ok(WaitStatus::Exited(pid, code)) if pid == self.pgid => on_leader(code),
+                Ok(WaitStatus::Signaled(pid, signal, _)) if pid == self.pgid => {
+                    on_leader(128 + signal as i32);
+                }
+                Ok(_) | Err(Errno::EINTR) => {}
+                // ECHILD: no member is left. Anything else cannot get better
+                // by asking again.
+                Err(_) => return,
             }
         }
     }
-}
-
-#[cfg(all(target_os = "linux", not(target_env = "uclibc")))]
-fn wait_leader(pid: Pid) -> nix::Result<Option<i32>> {
-    use nix::sys::wait::{Id, WaitPidFlag, waitid};
-    waitid(Id::Pid(pid), WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT).map(|_| None)
-}
-
-#[cfg(not(all(target_os = "linux", not(target_env = "uclibc"))))]
-fn wait_leader(pid: Pid) -> nix::Result<Option<i32>> {
-    use nix::sys::wait::{WaitStatus, waitpid};
-    match waitpid(pid, None)? {
-        WaitStatus::Exited(_, code) => Ok(Some(code)),
-        WaitStatus::Signaled(_, signal, _) => Ok(Some(128 + signal as i32)),
-        _ => Ok(Some(255)),
-    }
-}
-
-/// The exit code a shell would report: the code, or 128 + the signal.
-fn shell_code(status: ExitStatus) -> i32 {
-    status
-        .code()
-        .or_else(|| status.signal().map(|s| 128 + s))
-        .unwrap_or(255)
 }
 
 /// `SIGTERM`-style name of a signal number, for messages.

@@ -5,16 +5,18 @@
 //!
 //! - the *copier* reads the command's merged stdout+stderr from a pipe,
 //!   writes it to the log and tallies lines and tail as it goes;
-//! - the *waiter* blocks until the group leader exits (without reaping it);
+//! - the *reaper* reaps members of the command's process group as they exit
+//!   (the helper is a child subreaper, so orphans come to it too), reports
+//!   the leader's exit code, and reports when the group is empty;
 //! - the *signal watcher* reports SIGINT, SIGTERM and SIGHUP sent to us.
 //!
-//! However the run ends, the command's process group is stopped the same
-//! way: SIGTERM, then up to [`GRACE`] for its members to close the output
-//! pipe, then SIGKILL. That also stops what a finished command left running
-//! in the background. A process that escaped the group (`setsid`) and still
-//! holds the pipe is not waited for beyond [`DRAIN`]; what it writes later
-//! never reaches the log, because the tally and the log are read under one
-//! lock and the copier stops writing once the report is taken.
+//! However the run ends, the group is stopped the same way: SIGTERM, up to
+//! [`GRACE`] for every member to exit, then SIGKILL. That also stops what a
+//! finished command left running in the background. A process that escaped
+//! the group (`setsid`) and still holds the pipe is not waited for beyond
+//! [`DRAIN`]; what it writes later never reaches the log, because the tally
+//! and the log are read under one lock and the copier stops writing once
+//! the report is taken.
 
 use std::ffi::OsStr;
 use std::fs::File;
@@ -33,7 +35,10 @@ use crate::proc::{Group, GroupLeader, Signal, signal_name};
 
 /// How long the group gets between SIGTERM and SIGKILL.
 pub const GRACE: Duration = Duration::from_secs(2);
-/// How long to wait for the output pipe to close after SIGKILL.
+/// How long to wait for the group to be gone after SIGKILL (a process stuck
+/// in the kernel cannot die sooner; we report rather than hang).
+pub const KILL_WAIT: Duration = Duration::from_secs(5);
+/// How long to wait for the output pipe to close once the group is gone.
 pub const DRAIN: Duration = Duration::from_millis(500);
 /// Read size of the copier.
 const CHUNK: usize = 128 * 1024;
@@ -60,8 +65,10 @@ pub struct Outcome {
 }
 
 enum Event {
-    /// The leader exited; `Some` carries the code where the wait reaped it.
-    Exited(Option<i32>),
+    /// The leader was reaped, with its shell-style exit code.
+    LeaderExited(i32),
+    /// No member of the group is left.
+    GroupGone,
     OutputClosed,
     Signal(i32),
 }
@@ -107,7 +114,7 @@ pub fn run(
         tally: LineTally::new(),
     }));
     spawn_copier(reader, Arc::clone(&sink), tx.clone())?;
-    spawn_waiter(group, tx.clone())?;
+    spawn_reaper(group, tx.clone())?;
     {
         let tx = tx.clone();
         thread::Builder::new()
@@ -127,12 +134,13 @@ pub fn run(
     let first = loop {
         let left = deadline.saturating_duration_since(Instant::now());
         match rx.recv_timeout(left) {
-            Ok(Event::Exited(code)) => {
-                waits.exited = Some(code);
-                break None;
-            }
-            Ok(Event::OutputClosed) => waits.output_closed = true,
             Ok(Event::Signal(signal)) => break Some(First::Signal(signal)),
+            Ok(event) => {
+                note(&mut waits, event);
+                if waits.leader.is_some() {
+                    break None;
+                }
+            }
             Err(RecvTimeoutError::Timeout) => break Some(First::Deadline),
             Err(RecvTimeoutError::Disconnected) => break None,
         }
@@ -141,7 +149,8 @@ pub fn run(
     stop_group(group, &rx, &mut waits);
     signals_handle.close();
 
-    let code = leader.reap(waits.exited.flatten())?;
+    // Without a reaped leader (stuck even after SIGKILL) report it as killed.
+    let code = waits.leader.unwrap_or(128 + Signal::SIGKILL as i32);
     let duration = start.elapsed();
     let ending = match first {
         None => Ending::Exited(code),
@@ -172,34 +181,31 @@ enum First {
 
 #[derive(Default)]
 struct Waits {
-    /// `Some` once the leader exited (with the reaped code, if any).
-    exited: Option<Option<i32>>,
+    leader: Option<i32>,
+    group_gone: bool,
     output_closed: bool,
 }
 
-/// SIGTERM, grace, SIGKILL, then a bounded drain. A second signal to us
-/// during the grace skips the rest of it.
+/// SIGTERM, grace, SIGKILL, then a bounded drain of the output. A signal to
+/// us during the grace skips the rest of it.
 fn stop_group(group: Group, rx: &Receiver<Event>, waits: &mut Waits) {
-    group.signal(Signal::SIGTERM);
-    wait_until(rx, waits, Instant::now() + GRACE, |w| {
-        w.exited.is_some() && w.output_closed
-    });
-    group.signal(Signal::SIGKILL);
-    // The leader is certain to go after SIGKILL; the pipe only if nothing
-    // outside the group holds it.
-    let drain_end = Instant::now() + DRAIN;
-    wait_until(rx, waits, drain_end, |w| {
-        w.exited.is_some() && w.output_closed
-    });
-    if waits.exited.is_none() {
-        // Still not gone after SIGKILL (e.g. stuck in the kernel): wait for
-        // it without a bound rather than report a live process as done.
-        while let Ok(event) = rx.recv() {
-            note(waits, event);
-            if waits.exited.is_some() {
-                break;
-            }
-        }
+    take_pending(rx, waits);
+    if !waits.group_gone {
+        group.signal(Signal::SIGTERM);
+        wait_until(rx, waits, Instant::now() + GRACE, |w| w.group_gone);
+    }
+    take_pending(rx, waits);
+    if !waits.group_gone {
+        group.signal(Signal::SIGKILL);
+        wait_until(rx, waits, Instant::now() + KILL_WAIT, |w| w.group_gone);
+    }
+    wait_until(rx, waits, Instant::now() + DRAIN, |w| w.output_closed);
+}
+
+/// Notes what has already arrived, so a group that is gone is not signalled.
+fn take_pending(rx: &Receiver<Event>, waits: &mut Waits) {
+    while let Ok(event) = rx.try_recv() {
+        note(waits, event);
     }
 }
 
@@ -212,16 +218,16 @@ fn wait_until(
     while !done(waits) {
         let left = until.saturating_duration_since(Instant::now());
         match rx.recv_timeout(left) {
-            Ok(Event::Signal(_)) => return,
+            Ok(Event::Signal(_)) | Err(_) => return,
             Ok(event) => note(waits, event),
-            Err(_) => return,
         }
     }
 }
 
 fn note(waits: &mut Waits, event: Event) {
     match event {
-        Event::Exited(code) => waits.exited = Some(code),
+        Event::LeaderExited(code) => waits.leader = Some(code),
+        Event::GroupGone => waits.group_gone = true,
         Event::OutputClosed => waits.output_closed = true,
         Event::Signal(_) => {}
     }
@@ -260,14 +266,14 @@ fn spawn_copier(
     Ok(())
 }
 
-fn spawn_waiter(group: Group, tx: Sender<Event>) -> io::Result<()> {
+fn spawn_reaper(group: Group, tx: Sender<Event>) -> io::Result<()> {
     thread::Builder::new()
-        .name("waiter".into())
+        .name("reaper".into())
         .spawn(move || {
-            // An error here means the leader is gone already (ECHILD): report it
-            // as exited and let the reap tell the code.
-            let code = group.wait_leader_exited().unwrap_or(None);
-            let _ = tx.send(Event::Exited(code));
+            group.reap(|code| {
+                let _ = tx.send(Event::LeaderExited(code));
+            });
+            let _ = tx.send(Event::GroupGone);
         })?;
     Ok(())
 }

@@ -1,0 +1,119 @@
+//! A small builder for CLI tests that read as the contract: the input, the
+//! arguments, and every stream that comes back.
+//!
+//! Each case runs the real `voyage-helper` binary in a fresh temp directory
+//! with `VOYAGE_*` and `CLAUDE_*` cleared and `HOME`/`XDG_DATA_HOME` pointed
+//! into that directory, so nothing of the developer's machine leaks in.
+//!
+//! Shared by several test crates, each using part of it (hence `dead_code`);
+//! `pub` items are reachable only within each test crate.
+
+#![allow(
+    dead_code,
+    unreachable_pub,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing
+)]
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use assert_cmd::Command;
+use tempfile::TempDir;
+
+pub struct Case {
+    pub dir: TempDir,
+    args: Vec<String>,
+    stdin: Vec<u8>,
+    cwd: Option<PathBuf>,
+}
+
+/// What one run returned, with its streams decoded.
+pub struct Ran {
+    pub status: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Ran {
+    pub fn lines(&self) -> Vec<&str> {
+        self.stdout.lines().collect()
+    }
+
+    /// The value of the first `LABEL: value` line of stdout.
+    pub fn field(&self, label: &str) -> Option<&str> {
+        let prefix = format!("{label}: ");
+        self.stdout
+            .lines()
+            .find_map(|l| l.strip_prefix(prefix.as_str()))
+    }
+
+    pub fn log_path(&self) -> PathBuf {
+        PathBuf::from(self.field("LOG").expect("a LOG: line"))
+    }
+}
+
+impl Case {
+    pub fn new(args: &[&str]) -> Self {
+        Self {
+            dir: tempfile::tempdir().unwrap(),
+            args: args.iter().map(|s| (*s).to_owned()).collect(),
+            stdin: Vec::new(),
+            cwd: None,
+        }
+    }
+
+    #[must_use]
+    pub fn stdin(mut self, input: impl AsRef<[u8]>) -> Self {
+        self.stdin = input.as_ref().to_vec();
+        self
+    }
+
+    /// Runs in `sub` below the case's directory (created).
+    #[must_use]
+    pub fn cwd(mut self, sub: &str) -> Self {
+        let dir = self.dir.path().join(sub);
+        std::fs::create_dir_all(&dir).unwrap();
+        self.cwd = Some(dir);
+        self
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn command(&self) -> Command {
+        let mut cmd = Command::cargo_bin("voyage-helper").unwrap();
+        for (key, _) in std::env::vars_os() {
+            let key = key.to_string_lossy().into_owned();
+            if key.starts_with("VOYAGE_")
+                || key.starts_with("CLAUDE_")
+                || key.starts_with("EXECUTANT_")
+            {
+                cmd.env_remove(&key);
+            }
+        }
+        let cwd = self
+            .cwd
+            .clone()
+            .unwrap_or_else(|| self.dir.path().to_path_buf());
+        cmd.current_dir(&cwd)
+            .env("PWD", &cwd)
+            .env("HOME", self.dir.path())
+            .env("XDG_DATA_HOME", self.dir.path().join("data"))
+            .args(&self.args)
+            .write_stdin(self.stdin.clone());
+        cmd
+    }
+
+    /// Runs the case; stderr must be empty unless `allow_stderr`.
+    pub fn run(&self) -> Ran {
+        let out: Output = self.command().output().unwrap();
+        Ran {
+            status: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8(out.stdout).unwrap(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
