@@ -37,6 +37,15 @@ pub struct Cli {
 pub enum Subcommand {
     Run(RunArgs),
     Verdict(VerdictArgs),
+    /// Print the JSON Schema of a format the helper reads or writes.
+    ///
+    /// Without a name, list the names. The schemas describe every `--json`
+    /// output and file format (draft 2020-12); they are the same files as in
+    /// the repository's `schemas/` folder.
+    Schema {
+        /// The schema's name, e.g. `run-block`.
+        name: Option<String>,
+    },
     /// Print a shell completion script.
     ///
     /// For bash: `voyage-helper completions bash > ~/.local/share/bash-completion/completions/voyage-helper`.

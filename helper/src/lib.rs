@@ -8,6 +8,7 @@
 //! - [`run`]: `run`, the executor's command runner with a log and a block.
 //! - [`verdict`]: `verdict`, the executor's reply built from a log.
 //! - [`proc`]: the one place that spawns and signals processes.
+//! - [`schema`]: the embedded JSON Schemas of `schemas/`.
 //! - [`cli`]: the command-line tree; [`exit`]: the exit codes.
 
 pub mod cli;
@@ -15,6 +16,7 @@ pub mod clock;
 pub mod exit;
 pub mod proc;
 pub mod run;
+pub mod schema;
 pub mod verdict;
 
 use std::ffi::OsString;
@@ -63,6 +65,27 @@ fn dispatch(cli: Cli) -> u8 {
             run::execute(&options, &mut out)
         }
         Subcommand::Verdict(args) => verdict::execute(&args.into_options(), &mut out),
+        Subcommand::Schema { name } => match name {
+            None => {
+                for name in schema::names() {
+                    let _ = writeln!(out, "{name}");
+                }
+                exit::OK
+            }
+            Some(name) => match schema::find(&name) {
+                Some(text) => {
+                    let _ = out.write_all(text.as_bytes());
+                    exit::OK
+                }
+                None => {
+                    eprintln!(
+                        "error: no schema named '{name}' (known: {})",
+                        schema::names().join(", ")
+                    );
+                    exit::CANNOT_CHECK
+                }
+            },
+        },
         Subcommand::Completions { shell } => {
             let mut command = Cli::command();
             clap_complete::generate(shell, &mut command, "voyage-helper", &mut out);
