@@ -10,7 +10,8 @@ use std::fs;
 use std::io;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
 
 /// The repository root (the plugin root), found from this crate's manifest dir.
 pub fn repo_root() -> PathBuf {
@@ -23,6 +24,62 @@ pub fn repo_root() -> PathBuf {
 /// The launcher the plugin ships, `plugin/bin/voyage-helper`.
 pub fn launcher() -> PathBuf {
     repo_root().join("plugin").join("bin").join("voyage-helper")
+}
+
+/// The executor skill's shims, `skills/executor/scripts/`.
+pub fn executor_scripts() -> PathBuf {
+    repo_root().join("skills").join("executor").join("scripts")
+}
+
+/// The real `voyage-helper` binary, built once per test process with
+/// `cargo build -p voyage-helper` (the `cargo` running the tests, from
+/// `$CARGO`) and located from Cargo's JSON messages, so `CARGO_TARGET_DIR`
+/// and the like are honoured. A failed build is reported to every caller.
+///
+/// Cargo releases its build-directory lock before it runs test binaries, so
+/// this nested build does not wait on the `cargo test` that started it.
+pub fn helper_binary() -> io::Result<PathBuf> {
+    static HELPER: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    HELPER
+        .get_or_init(|| build_helper().map_err(|e| e.to_string()))
+        .clone()
+        .map_err(io::Error::other)
+}
+
+fn build_helper() -> io::Result<PathBuf> {
+    let cargo = std::env::var_os("CARGO")
+        .or_else(|| option_env!("CARGO").map(Into::into))
+        .unwrap_or_else(|| "cargo".into());
+    let manifest = repo_root().join("Cargo.toml");
+    let out = Command::new(&cargo)
+        .args(["build", "-p", "voyage-helper", "--bin", "voyage-helper"])
+        .arg("--message-format=json-render-diagnostics")
+        .arg("--manifest-path")
+        .arg(&manifest)
+        .stdin(Stdio::null())
+        .output()?;
+    if !out.status.success() {
+        return Err(io::Error::other(format!(
+            "{} build -p voyage-helper failed ({}):\n{}",
+            Path::new(&cargo).display(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        )));
+    }
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|msg| {
+            msg.get("reason").and_then(|r| r.as_str()) == Some("compiler-artifact")
+                && msg.pointer("/target/name").and_then(|n| n.as_str()) == Some("voyage-helper")
+                && msg
+                    .pointer("/target/kind")
+                    .and_then(|k| k.as_array())
+                    .is_some_and(|kinds| kinds.iter().any(|k| k == "bin"))
+        })
+        .find_map(|msg| msg.get("executable")?.as_str().map(PathBuf::from))
+        .filter(|path| is_executable_file(path))
+        .ok_or_else(|| io::Error::other("cargo reported no voyage-helper executable"))
 }
 
 /// The first executable file called `name` on the test process's own `PATH`.

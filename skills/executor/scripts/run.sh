@@ -8,14 +8,20 @@
 #
 # Not `exec`: the launcher exits 127, before reading stdin, only when it can
 # find or build no helper; `run` itself never exits 127.
-# The plugin root is three levels up from this file, wherever it is called from.
-root=$(cd -P "$(dirname "$0")/../../.." && pwd) || exit 2
+# The plugin root is three levels above this file's real place: follow
+# symlinks to the file first (the launcher resolves itself the same way).
+self=$0
+while [ -L "$self" ]; do
+  link=$(readlink "$self") || break
+  case $link in /*) self=$link ;; *) self=$(dirname "$self")/$link ;; esac
+done
+root=$(cd -P "$(dirname "$self")/../../.." && pwd) || exit 2
 "$root/plugin/bin/voyage-helper" run "$@"
 status=$?
 if [ "$status" -eq 127 ]; then
   echo "RESULT: DEVIATION"
   echo "STATUS: error"
-  echo "REASON: voyage-helper not found (install it with 'cargo install --path $root/helper', or install Rust so the plugin can build it)"
+  echo "REASON: no usable voyage-helper (the launcher said why on stderr; install it with 'cargo install --path $root/helper', or install Rust so the plugin can build it)"
   exit 2
 fi
 exit "$status"
