@@ -9,10 +9,12 @@
 //!
 //! On Linux the helper makes itself a child subreaper, so that whatever the
 //! command leaves behind becomes our child when its parent dies; waiting for
-//! the group (`waitpid(-pgid)`) is then a real blocking wait for every member,
+//! the group (`waitpid(-pgid)`, driven by SIGCHLD) then covers every member,
 //! and "no process of the group survives" is something we observe rather
 //! than hope for.
 
+mod signals;
 mod unix;
 
+pub use signals::SignalWatch;
 pub use unix::{Group, GroupLeader, Signal, signal_name};

@@ -6,7 +6,7 @@ use std::process::Command;
 
 use nix::errno::Errno;
 use nix::sys::signal::killpg;
-use nix::sys::wait::{WaitStatus, waitpid};
+use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
 
 pub use nix::sys::signal::Signal;
@@ -73,15 +73,15 @@ impl Group {
         let _ = killpg(self.pgid, signal);
     }
 
-    /// Reaps members of the group as they exit, calling `on_leader` with the
-    /// leader's shell-style exit code (the code, or 128 + signal) when it is
-    /// reaped, and returns once no member is left among our children.
-    ///
-    /// This is a blocking wait: run it on its own thread.
-    pub fn reap(self, mut on_leader: impl FnMut(i32)) {
+    /// Reaps the members that have exited, without blocking, and calls
+    /// `on_leader` with the leader's shell-style exit code (the code, or
+    /// 128 + signal) when it is among them. Returns `true` once no member is
+    /// left among our children (with the subreaper, that is every member).
+    pub fn reap_exited(self, mut on_leader: impl FnMut(i32)) -> bool {
         let members = Pid::from_raw(-self.pgid.as_raw());
         loop {
-            match waitpid(members, None) {
+            match waitpid(members, Some(WaitPidFlag::WNOHANG)) {
+                Ok(WaitStatus::StillAlive) => return false,
                 Ok(WaitStatus::Exited(pid, code)) if pid == self.pgid => on_leader(code),
                 Ok(WaitStatus::Signaled(pid, signal, _)) if pid == self.pgid => {
                     on_leader(128 + signal as i32);
@@ -89,7 +89,7 @@ impl Group {
                 Ok(_) | Err(Errno::EINTR) => {}
                 // ECHILD: no member is left. Anything else cannot get better
                 // by asking again.
-                Err(_) => return,
+                Err(_) => return true,
             }
         }
     }

@@ -1,37 +1,35 @@
 //! Running one command to completion, a timeout or an interrupt.
 //!
-//! Three helper threads feed one channel that the calling thread waits on
-//! with a deadline (no polling):
+//! One thread, one loop: `poll` waits on the command's output pipe and on a
+//! wake-up socket that signals (SIGCHLD, SIGINT, SIGTERM, SIGHUP) make
+//! readable, with the current phase's deadline as its timeout. No polling
+//! with sleeps, no helper threads.
 //!
-//! - the *copier* reads the command's merged stdout+stderr from a pipe,
-//!   writes it to the log and tallies lines and tail as it goes;
-//! - the *reaper* reaps members of the command's process group as they exit
-//!   (the helper is a child subreaper, so orphans come to it too), reports
-//!   the leader's exit code, and reports when the group is empty;
-//! - the *signal watcher* reports SIGINT, SIGTERM and SIGHUP sent to us.
+//! - Output is copied to the log and tallied (lines, tail) as it arrives.
+//! - On SIGCHLD, members of the command's process group are reaped (the
+//!   helper is a child subreaper, so orphans come to it too); the leader's
+//!   exit code is kept, and the group is known to be gone when none is left.
 //!
-//! However the run ends, the group is stopped the same way: SIGTERM, up to
-//! [`GRACE`] for every member to exit, then SIGKILL. That also stops what a
-//! finished command left running in the background. A process that escaped
-//! the group (`setsid`) and still holds the pipe is not waited for beyond
-//! [`DRAIN`]; what it writes later never reaches the log, because the tally
-//! and the log are read under one lock and the copier stops writing once
-//! the report is taken.
+//! Phases: *running* until the leader exits, the deadline passes or we are
+//! signalled; then *terminating* (SIGTERM to the group, up to [`GRACE`]),
+//! *killing* (SIGKILL, up to [`KILL_WAIT`]) and *draining* (up to [`DRAIN`]
+//! for the pipe to close). A finished command's leftovers in its group are
+//! stopped the same way. A process that escaped the group (`setsid`) and
+//! still holds the pipe is not waited for beyond the drain; the pipe is
+//! closed when we return, so it can never write into the log afterwards.
 
 use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{self, Read, Write};
+use std::os::fd::AsFd;
+use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::thread;
 use std::time::{Duration, Instant};
 
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-use signal_hook::iterator::Signals;
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 
 use super::tally::LineTally;
-use crate::proc::{Group, GroupLeader, Signal, signal_name};
+use crate::proc::{Group, GroupLeader, Signal, SignalWatch, signal_name};
 
 /// How long the group gets between SIGTERM and SIGKILL.
 pub const GRACE: Duration = Duration::from_secs(2);
@@ -40,7 +38,7 @@ pub const GRACE: Duration = Duration::from_secs(2);
 pub const KILL_WAIT: Duration = Duration::from_secs(5);
 /// How long to wait for the output pipe to close once the group is gone.
 pub const DRAIN: Duration = Duration::from_millis(500);
-/// Read size of the copier.
+/// Read size for the output pipe.
 const CHUNK: usize = 128 * 1024;
 
 /// How the run ended.
@@ -64,34 +62,27 @@ pub struct Outcome {
     pub tail: Option<String>,
 }
 
-enum Event {
-    /// The leader was reaped, with its shell-style exit code.
-    LeaderExited(i32),
-    /// No member of the group is left.
-    GroupGone,
-    OutputClosed,
+/// Why the group is being stopped.
+#[derive(Debug, Clone, Copy)]
+enum Cause {
+    Exited,
+    Deadline,
     Signal(i32),
 }
 
-/// The log and the tally, updated together so that a report taken under the
-/// lock describes exactly what the log holds.
-struct Sink {
-    log: Option<File>,
-    tally: LineTally,
+#[derive(Debug, Clone, Copy)]
+enum Phase {
+    Running,
+    Terminating,
+    Killing,
+    Draining,
 }
 
 /// Runs `bash -c <command>` in `cwd` with stdin from `/dev/null`, its output
 /// copied to `log`, for at most `timeout`.
-pub fn run(
-    command: &OsStr,
-    cwd: &std::path::Path,
-    timeout: Duration,
-    log: File,
-) -> io::Result<Outcome> {
+pub fn run(command: &OsStr, cwd: &Path, timeout: Duration, log: File) -> io::Result<Outcome> {
     // Watch for signals before the child exists, so none slips between.
-    let mut signals = Signals::new([SIGINT, SIGTERM, SIGHUP])?;
-    let signals_handle = signals.handle();
-
+    let mut signals = SignalWatch::install()?;
     let (reader, writer) = io::pipe()?;
     let mut cmd = Command::new("bash");
     cmd.arg("-c")
@@ -102,178 +93,162 @@ pub fn run(
         .stderr(writer);
     let spawned = GroupLeader::spawn(&mut cmd);
     // Our copies of the pipe's write end live in `cmd`; drop them now or the
-    // copier would never see end of file.
+    // pipe would never reach end of file.
     drop(cmd);
     let leader = spawned?;
     let start = Instant::now();
-    let group = leader.group();
 
-    let (tx, rx) = mpsc::channel();
-    let sink = Arc::new(Mutex::new(Sink {
-        log: Some(log),
+    let mut run = Run {
+        group: leader.group(),
+        output: Some(reader),
+        log,
         tally: LineTally::new(),
-    }));
-    spawn_copier(reader, Arc::clone(&sink), tx.clone())?;
-    spawn_reaper(group, tx.clone())?;
-    {
-        let tx = tx.clone();
-        thread::Builder::new()
-            .name("signals".into())
-            .spawn(move || {
-                for signal in signals.forever() {
-                    if tx.send(Event::Signal(signal)).is_err() {
-                        break;
-                    }
-                }
-            })?;
-    }
-    drop(tx);
-
-    let deadline = start + timeout;
-    let mut waits = Waits::default();
-    let first = loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match rx.recv_timeout(left) {
-            Ok(Event::Signal(signal)) => break Some(First::Signal(signal)),
-            Ok(event) => {
-                note(&mut waits, event);
-                if waits.leader.is_some() {
-                    break None;
-                }
-            }
-            Err(RecvTimeoutError::Timeout) => break Some(First::Deadline),
-            Err(RecvTimeoutError::Disconnected) => break None,
-        }
+        buf: vec![0; CHUNK],
+        leader_code: None,
+        group_gone: false,
     };
+    let mut phase = Phase::Running;
+    let mut deadline = start + timeout;
+    let mut cause = None;
+    // Reaping is needed at the start (the child may be gone already) and
+    // after each SIGCHLD; not on every chunk of output.
+    let mut reap = true;
+    loop {
+        if reap && !run.group_gone {
+            let code = &mut run.leader_code;
+            run.group_gone = run.group.reap_exited(|c| *code = Some(c));
+        }
+        let stop = signals.take_stop();
+        let now = Instant::now();
+        let next = match phase {
+            Phase::Running => {
+                let why = if run.leader_code.is_some() {
+                    Some(Cause::Exited)
+                } else if let Some(signal) = stop {
+                    Some(Cause::Signal(signal))
+                } else {
+                    (now >= deadline).then_some(Cause::Deadline)
+                };
+                why.map(|why| {
+                    cause = Some(why);
+                    run.begin_stopping()
+                })
+            }
+            Phase::Terminating if run.group_gone => Some(Phase::Draining),
+            // A second signal skips the rest of the grace.
+            Phase::Terminating if stop.is_some() || now >= deadline => {
+                run.group.signal(Signal::SIGKILL);
+                Some(Phase::Killing)
+            }
+            Phase::Killing if run.group_gone || now >= deadline => Some(Phase::Draining),
+            Phase::Draining if run.output.is_none() || now >= deadline => break,
+            Phase::Terminating | Phase::Killing | Phase::Draining => None,
+        };
+        if let Some(next) = next {
+            phase = next;
+            deadline = now
+                + match next {
+                    Phase::Running => timeout,
+                    Phase::Terminating => GRACE,
+                    Phase::Killing => KILL_WAIT,
+                    Phase::Draining => DRAIN,
+                };
+            continue;
+        }
+        reap = run.wait_and_copy(&mut signals, deadline)?;
+    }
 
-    stop_group(group, &rx, &mut waits);
-    signals_handle.close();
-
-    // Without a reaped leader (stuck even after SIGKILL) report it as killed.
-    let code = waits.leader.unwrap_or(128 + Signal::SIGKILL as i32);
     let duration = start.elapsed();
-    let ending = match first {
-        None => Ending::Exited(code),
-        Some(First::Deadline) => Ending::TimedOut(code),
-        Some(First::Signal(signal)) => Ending::Interrupted {
+    // Without a reaped leader (stuck even after SIGKILL) report it as killed.
+    let code = run.leader_code.unwrap_or(128 + Signal::SIGKILL as i32);
+    let ending = match cause {
+        Some(Cause::Exited) | None => Ending::Exited(code),
+        Some(Cause::Deadline) => Ending::TimedOut(code),
+        Some(Cause::Signal(signal)) => Ending::Interrupted {
             signal: signal_name(signal),
             code,
         },
     };
-    // Take the report and close the log under the lock: anything a stray
-    // process writes from now on is dropped.
-    let mut sink = sink.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(mut log) = sink.log.take() {
-        let _ = log.flush();
-    }
+    let _ = run.log.flush();
     Ok(Outcome {
         ending,
         duration,
-        lines: sink.tally.lines(),
-        tail: sink.tally.tail(),
+        lines: run.tally.lines(),
+        tail: run.tally.tail(),
     })
 }
 
-enum First {
-    Deadline,
-    Signal(i32),
-}
-
-#[derive(Default)]
-struct Waits {
-    leader: Option<i32>,
+/// The state of one run that the loop works on.
+struct Run {
+    group: Group,
+    /// The read end of the output pipe; `None` once it reached end of file.
+    output: Option<io::PipeReader>,
+    log: File,
+    tally: LineTally,
+    buf: Vec<u8>,
+    leader_code: Option<i32>,
     group_gone: bool,
-    output_closed: bool,
 }
 
-/// SIGTERM, grace, SIGKILL, then a bounded drain of the output. A signal to
-/// us during the grace skips the rest of it.
-fn stop_group(group: Group, rx: &Receiver<Event>, waits: &mut Waits) {
-    take_pending(rx, waits);
-    if !waits.group_gone {
-        group.signal(Signal::SIGTERM);
-        wait_until(rx, waits, Instant::now() + GRACE, |w| w.group_gone);
-    }
-    take_pending(rx, waits);
-    if !waits.group_gone {
-        group.signal(Signal::SIGKILL);
-        wait_until(rx, waits, Instant::now() + KILL_WAIT, |w| w.group_gone);
-    }
-    wait_until(rx, waits, Instant::now() + DRAIN, |w| w.output_closed);
-}
-
-/// Notes what has already arrived, so a group that is gone is not signalled.
-fn take_pending(rx: &Receiver<Event>, waits: &mut Waits) {
-    while let Ok(event) = rx.try_recv() {
-        note(waits, event);
-    }
-}
-
-fn wait_until(
-    rx: &Receiver<Event>,
-    waits: &mut Waits,
-    until: Instant,
-    done: impl Fn(&Waits) -> bool,
-) {
-    while !done(waits) {
-        let left = until.saturating_duration_since(Instant::now());
-        match rx.recv_timeout(left) {
-            Ok(Event::Signal(_)) | Err(_) => return,
-            Ok(event) => note(waits, event),
+impl Run {
+    /// Starts stopping the group: SIGTERM, unless nobody is left.
+    fn begin_stopping(&mut self) -> Phase {
+        if self.group_gone {
+            Phase::Draining
+        } else {
+            self.group.signal(Signal::SIGTERM);
+            Phase::Terminating
         }
     }
-}
 
-fn note(waits: &mut Waits, event: Event) {
-    match event {
-        Event::LeaderExited(code) => waits.leader = Some(code),
-        Event::GroupGone => waits.group_gone = true,
-        Event::OutputClosed => waits.output_closed = true,
-        Event::Signal(_) => {}
+    /// Waits until output or a signal arrives or `deadline` passes, then
+    /// copies what output is ready. Returns whether a signal arrived.
+    fn wait_and_copy(&mut self, signals: &mut SignalWatch, deadline: Instant) -> io::Result<bool> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        // Round up: waking a little early only costs another turn, but a
+        // zero timeout would spin.
+        let millis = left.as_micros().div_ceil(1000);
+        let timeout = PollTimeout::try_from(millis).unwrap_or(PollTimeout::MAX);
+        let (output_ready, signal_ready) = {
+            let mut fds = vec![PollFd::new(signals.fd(), PollFlags::POLLIN)];
+            if let Some(output) = &self.output {
+                fds.push(PollFd::new(output.as_fd(), PollFlags::POLLIN));
+            }
+            match poll(&mut fds, timeout) {
+                Ok(_) => {}
+                Err(nix::errno::Errno::EINTR) => return Ok(true),
+                Err(e) => return Err(e.into()),
+            }
+            let ready = |fd: Option<&PollFd<'_>>| {
+                fd.and_then(PollFd::revents).is_some_and(|r| !r.is_empty())
+            };
+            (ready(fds.get(1)), ready(fds.first()))
+        };
+        if signal_ready {
+            signals.drain();
+        }
+        if output_ready {
+            self.copy_once();
+        }
+        Ok(signal_ready)
     }
-}
 
-fn spawn_copier(
-    mut reader: io::PipeReader,
-    sink: Arc<Mutex<Sink>>,
-    tx: Sender<Event>,
-) -> io::Result<()> {
-    thread::Builder::new()
-        .name("copier".into())
-        .spawn(move || {
-            let mut buf = vec![0u8; CHUNK];
-            loop {
-                let n = match reader.read(&mut buf) {
-                    Ok(0) => break,
-                    Ok(n) => n,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(_) => break,
-                };
-                let chunk = buf.get(..n).unwrap_or_default();
-                let mut sink = sink.lock().unwrap_or_else(PoisonError::into_inner);
-                let Some(log) = sink.log.as_mut() else {
-                    // The report was taken: stop reading, so late writers get
-                    // EPIPE instead of filling a log nobody will read.
-                    return;
-                };
+    /// One read from the pipe into the log and the tally.
+    fn copy_once(&mut self) {
+        let Some(output) = self.output.as_mut() else {
+            return;
+        };
+        match output.read(&mut self.buf) {
+            Ok(0) => self.output = None,
+            Ok(n) => {
+                let chunk = self.buf.get(..n).unwrap_or_default();
                 // A full disk must not stop the command: keep counting what it
                 // printed even when the log cannot take it.
-                let _ = log.write_all(chunk);
-                sink.tally.feed(chunk);
+                let _ = self.log.write_all(chunk);
+                self.tally.feed(chunk);
             }
-            let _ = tx.send(Event::OutputClosed);
-        })?;
-    Ok(())
-}
-
-fn spawn_reaper(group: Group, tx: Sender<Event>) -> io::Result<()> {
-    thread::Builder::new()
-        .name("reaper".into())
-        .spawn(move || {
-            group.reap(|code| {
-                let _ = tx.send(Event::LeaderExited(code));
-            });
-            let _ = tx.send(Event::GroupGone);
-        })?;
-    Ok(())
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => self.output = None,
+        }
+    }
 }
