@@ -97,8 +97,20 @@ impl FailureList {
         self.items.iter_mut().find(|f| f.name == name)
     }
 
-    pub fn last_mut(&mut self) -> Option<&mut Failure> {
-        self.items.last_mut()
+    /// Reads `line` (trimmed) as part of the body of failure `current`, for
+    /// formats that print the message and then the stack: the first
+    /// non-empty line is the message, and the first line starting with
+    /// `frame_prefix` is the first frame and ends the body.
+    pub fn read_body(&mut self, current: &mut Option<usize>, line: &str, frame_prefix: &str) {
+        let Some(failure) = current.and_then(|i| self.items.get_mut(i)) else {
+            return;
+        };
+        if line.starts_with(frame_prefix) {
+            failure.offer_frame(line);
+            *current = None;
+        } else if !line.is_empty() {
+            failure.offer_message(line);
+        }
     }
 
     pub fn items(&self) -> &[Failure] {

@@ -74,15 +74,9 @@ impl Recognizer for Mocha {
             }
             return;
         }
-        let Some(failure) = self.current.and_then(|i| self.found.failures.get_mut(i)) else {
-            return;
-        };
-        if trimmed.starts_with("at ") {
-            failure.offer_frame(trimmed);
-            self.current = None;
-        } else if !trimmed.is_empty() {
-            failure.offer_message(trimmed);
-        }
+        self.found
+            .failures
+            .read_body(&mut self.current, trimmed, "at ");
     }
 
     fn found(&self) -> &Found {

@@ -47,15 +47,9 @@ impl Recognizer for Rspec {
             self.current = self.found.failures.push(Failure::new(name));
             return;
         }
-        let Some(failure) = self.current.and_then(|i| self.found.failures.get_mut(i)) else {
-            return;
-        };
-        if trimmed.starts_with("# ") {
-            failure.offer_frame(trimmed);
-            self.current = None;
-        } else if !trimmed.is_empty() {
-            failure.offer_message(trimmed);
-        }
+        self.found
+            .failures
+            .read_body(&mut self.current, trimmed, "# ");
     }
 
     fn found(&self) -> &Found {
