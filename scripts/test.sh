@@ -15,4 +15,13 @@ if [[ "${1:-}" != "--quick" ]]; then
   cargo clippy --workspace --all-targets --locked -- -D warnings
 fi
 echo "== cargo test"
-cargo test --workspace --locked
+# Keep cargo's own output, and close with one aggregate line over every test
+# binary (cargo prints one `test result:` per binary, the last often a doc-test
+# run with nothing in it).
+results=$(mktemp)
+trap 'rm -f "$results"' EXIT
+status=0
+cargo test --workspace --locked 2>&1 | tee "$results" || status=$?
+awk '/^test result: / { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed;/) p += $i; if ($(i+1) ~ /^failed;/) f += $i } }
+     END { printf "tests: %d passed, %d failed\n", p, f }' "$results"
+exit "$status"
