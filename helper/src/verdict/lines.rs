@@ -5,6 +5,7 @@
 //! decoded lossily, stripped of ANSI escape sequences (runners forced into
 //! colour still parse), of a trailing CR and of trailing whitespace.
 
+use std::borrow::Cow;
 use std::io::{self, Read};
 
 /// The longest line kept, in bytes; recognisers never need more.
@@ -45,8 +46,15 @@ fn push_bounded(line: &mut Vec<u8>, bytes: &[u8]) {
 }
 
 /// Lossy UTF-8, no ANSI escapes, no trailing whitespace (CR included).
-pub fn clean(raw: &[u8]) -> String {
+/// Borrows when there is nothing to replace or strip, as for most lines.
+pub fn clean(raw: &[u8]) -> Cow<'_, str> {
     let text = String::from_utf8_lossy(raw);
+    if memchr::memchr(0x1b, raw).is_none() {
+        return match text {
+            Cow::Borrowed(t) => Cow::Borrowed(t.trim_end()),
+            Cow::Owned(t) => Cow::Owned(t.trim_end().to_owned()),
+        };
+    }
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
@@ -92,7 +100,7 @@ pub fn clean(raw: &[u8]) -> String {
     }
     let trimmed = out.trim_end().len();
     out.truncate(trimmed);
-    out
+    Cow::Owned(out)
 }
 
 #[cfg(test)]

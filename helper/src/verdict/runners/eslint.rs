@@ -22,7 +22,9 @@ static PROBLEM: LazyLock<Option<Regex>> = LazyLock::new(|| {
 #[derive(Debug, Default)]
 pub(super) struct Eslint {
     found: Found,
-    file: Option<String>,
+    /// The file heading the problems below it; empty when none does. Reused
+    /// rather than reallocated: every unindented line of any log sets it.
+    file: String,
 }
 
 impl Recognizer for Eslint {
@@ -33,20 +35,23 @@ impl Recognizer for Eslint {
     fn feed(&mut self, line: &str, number: u64) {
         if line.starts_with("✖ ") && line.contains(" problem") {
             self.found.summarise(line, number);
-            self.file = None;
-            return;
-        }
-        if line.is_empty() {
-            self.file = None;
+            self.file.clear();
             return;
         }
         if !line.starts_with(char::is_whitespace) {
-            self.file = Some(line.to_owned());
+            self.file.clear();
+            self.file.push_str(line);
             return;
         }
-        let Some(file) = &self.file else {
+        if self.file.is_empty() {
             return;
-        };
+        }
+        let file = &self.file;
+        let looks_like_problem = line.trim_start().starts_with(|c: char| c.is_ascii_digit())
+            && (line.contains("error") || line.contains("warning"));
+        if !looks_like_problem {
+            return;
+        }
         if let Some(caps) = super::captures(&PROBLEM, line)
             && super::group(&caps, 3) == "error"
         {

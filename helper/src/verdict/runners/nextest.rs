@@ -49,7 +49,23 @@ impl Recognizer for Nextest {
             self.in_output = false;
             return;
         }
-        if let Some(caps) = super::captures(&FAIL_LINE, line) {
+        let status_word = trimmed.split(' ').next().unwrap_or_default();
+        let maybe_failure = matches!(
+            status_word,
+            "FAIL"
+                | "SIGSEGV"
+                | "SIGABRT"
+                | "SIGKILL"
+                | "SIGBUS"
+                | "TIMEOUT"
+                | "ABORT"
+                | "LEAK-FAIL"
+                | "TRY"
+        );
+        if let Some(caps) = maybe_failure
+            .then(|| super::captures(&FAIL_LINE, line))
+            .flatten()
+        {
             let name = super::group(&caps, 1);
             self.current = self.found.failures.push(Failure::new(name));
             self.in_output = false;
