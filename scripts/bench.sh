@@ -1,0 +1,334 @@
+#!/usr/bin/env bash
+# Benchmarks of `voyage-helper run`, each figure a ratio (or difference)
+# against a baseline measured in the same run, so that the numbers mean the
+# same on a fast laptop and on a loaded 2-core CI box. No figure is an
+# absolute timed assertion; see benches/README.md for what each one means.
+#
+#   scripts/bench.sh                        build the release helper, measure, print a table
+#   VOYAGE_BENCH_TIMER=python3 scripts/bench.sh   time with the python3 loop even
+#                                           when hyperfine is installed
+#
+# Needs bash, python3 and cargo. Uses hyperfine when installed (figures 1
+# and 2; a python3 timing loop otherwise) and /usr/bin/time when installed
+# (a cross-check of figure 3). Takes about one minute; writes only to a
+# temporary directory, which it removes. Exits 0 whether targets are met or
+# missed: the table says PASS or MISS.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# --- settings ---------------------------------------------------------------
+
+ROUNDS=10         # figures 1 and 2 alternate the two commands in this many rounds,
+                  # so that a burst of load elsewhere hits both alike
+TRUE_RUNS=30      # runs of each command per round for figure 1 (300 in all)
+SEQ_RUNS=8        # runs of each command per round for figure 2 (80 in all)
+WARMUP=3          # warm-up runs of each command per round
+POLL_RUNS=3       # runs of the simulated original run.sh poll loop (~1 s each)
+BIG_RUNS=2        # runs of each side of figure 3 (each writes 1 GiB)
+BIG_BYTES=1073741824
+
+# --- tools ------------------------------------------------------------------
+
+command -v python3 >/dev/null || { echo "bench.sh: python3 is required" >&2; exit 2; }
+if [[ "${VOYAGE_BENCH_TIMER:-}" != python3 ]] && command -v hyperfine >/dev/null; then
+  have_hyperfine=1
+else
+  have_hyperfine=0
+  echo "note: timing with a python3 loop (hyperfine not found or not wanted;" \
+    "install it with: apt-get install -y hyperfine, or cargo install hyperfine)"
+fi
+if [[ -x /usr/bin/time ]]; then
+  have_time=1
+else
+  have_time=0
+  echo "note: /usr/bin/time not found; skipping the %M cross-check of figure 3" \
+    "(install it with: apt-get install -y time)"
+fi
+
+# Section headers carry the seconds since start, to keep an eye on the budget.
+section() { echo "== [${SECONDS}s] $*"; }
+
+# --- build ------------------------------------------------------------------
+
+section "cargo build --release --locked -p voyage-helper"
+cargo build --release --locked -p voyage-helper
+helper="$(pwd)/${CARGO_TARGET_DIR:-target}/release/voyage-helper"
+[[ -x "$helper" ]] || { echo "bench.sh: no binary at $helper" >&2; exit 2; }
+
+# --- scratch directory (outside any git work tree, so logs land in it) ------
+
+tmp="$(mktemp -d "${TMPDIR:-/tmp}/voyage-bench.XXXXXX")"
+trap 'rm -rf "$tmp"' EXIT
+probe="$tmp"
+while [[ "$probe" != / ]]; do
+  if [[ -e "$probe/.git" ]]; then
+    echo "bench.sh: $tmp is inside the git work tree $probe; set TMPDIR elsewhere" >&2
+    exit 2
+  fi
+  probe="$(dirname "$probe")"
+done
+logs="$tmp/.temp/voyage/logs"
+results="$tmp/results.json"
+echo '{}' >"$results"
+
+# The python half: timing loop fallback, hyperfine JSON reading, the RSS
+# poller and the final table. Kept in one file so the bash above stays short.
+cat >"$tmp/bench.py" <<'PY'
+import json, os, resource, shlex, statistics, subprocess, sys, time
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+def save_result(results, key, value):
+    data = load(results)
+    data[key] = value
+    with open(results, "w") as f:
+        json.dump(data, f)
+
+def cmd_loop(out, warmup, runs, prep_a, cmd_a, prep_b, cmd_b):
+    """Fallback for hyperfine -N: the two commands interleaved, each after its
+    untimed preparation command; writes hyperfine's JSON shape."""
+    commands = [cmd_a, cmd_b]
+    preps = [shlex.split(prep_a), shlex.split(prep_b)]
+    argvs = [shlex.split(c) for c in commands]
+    times, user, system = [[], []], [0.0, 0.0], [0.0, 0.0]
+    def once(i):
+        quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        subprocess.run(preps[i], **quiet)
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        subprocess.run(argvs[i], **quiet)
+        wall = time.perf_counter() - t0
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return wall, r1.ru_utime - r0.ru_utime, r1.ru_stime - r0.ru_stime
+    for _ in range(int(warmup)):
+        once(0), once(1)
+    for _ in range(int(runs)):
+        for i in (0, 1):
+            wall, u, sy = once(i)
+            times[i].append(wall)
+            user[i] += u
+            system[i] += sy
+    with open(out, "w") as f:
+        json.dump({"results": [{"command": commands[i], "times": times[i],
+                                "mean": statistics.fmean(times[i]),
+                                "user": user[i] / len(times[i]), "system": system[i] / len(times[i])}
+                               for i in (0, 1)]}, f)
+
+def cmd_pool(results, key, *files):
+    """Pools the per-command times of several hyperfine JSON files (one per round)."""
+    pooled, names, cpu = {}, {}, {}
+    for path in files:
+        for i, r in enumerate(load(path)["results"]):
+            pooled.setdefault(i, []).extend(r["times"])
+            names[i] = r["command"]
+            # user+system of the command and its children, mean per run
+            cpu.setdefault(i, 0.0)
+            cpu[i] += (r["user"] + r["system"]) * len(r["times"])
+    value = [{"n": len(t), "mean_ms": statistics.fmean(t) * 1e3,
+              "cpu_ms": cpu[i] / len(t) * 1e3,
+              "median_ms": statistics.median(t) * 1e3,
+              "stdev_ms": (statistics.stdev(t) * 1e3) if len(t) > 1 else 0.0}
+             for i, t in sorted(pooled.items())]
+    save_result(results, key, value)
+    for i, v in enumerate(value):
+        name = names[i]
+        name = name if len(name) <= 44 else name[:20] + "..." + name[-21:]
+        print(f"  {name:44} n={v['n']:<4} mean {v['mean_ms']:8.2f} ms   median {v['median_ms']:8.2f} ms"
+              f"   sd {v['stdev_ms']:6.2f} ms   cpu {v['cpu_ms']:6.2f} ms")
+
+def hwm_kib(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None  # gone, or a zombie (which has no memory lines)
+
+def cmd_rss(results, key, *argv):
+    """Runs argv, polling its own VmHWM (children excluded) until it exits.
+    VmHWM only grows, so the last value read is the peak up to a few ms
+    before exit."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    peak = 0
+    while p.poll() is None:
+        v = hwm_kib(p.pid)
+        if v is not None:
+            peak = max(peak, v)
+        time.sleep(0.005)
+    wall = time.perf_counter() - t0
+    out = p.stdout.read().decode(errors="replace")
+    if p.returncode != 0:
+        sys.exit(f"{argv!r} exited {p.returncode}:\n{out}")
+    data = load(results)
+    data.setdefault(key, []).append({"peak_kib": peak, "wall_s": wall, "stdout": out})
+    with open(results, "w") as f:
+        json.dump(data, f)
+    print(f"  {key:10} peak {peak / 1024:6.2f} MiB   wall {wall:6.2f} s")
+
+def cmd_set(results, key, value):
+    save_result(results, key, float(value))
+
+def cmd_table(results, big_bytes):
+    d = load(results)
+    big_bytes = int(big_bytes)
+    rows = []
+    def row(fig, voy, base, rel, target, ok):
+        verdict = "info" if ok is None else ("PASS" if ok else "MISS")
+        rows.append((fig, voy, base, rel, target, verdict))
+
+    v, b = d["true"]
+    diff = v["mean_ms"] - b["mean_ms"]
+    row("1. `run -- true` vs `bash -c true`, mean wall", f"{v['mean_ms']:.2f} ms",
+        f"{b['mean_ms']:.2f} ms", f"{diff:+.2f} ms", "≤ +3 ms", diff <= 3.0)
+    row("1a. same, median wall", f"{v['median_ms']:.2f} ms", f"{b['median_ms']:.2f} ms",
+        f"{v['median_ms'] - b['median_ms']:+.2f} ms", "info", None)
+    row("1b. same, CPU time (user+sys, all processes)", f"{v['cpu_ms']:.2f} ms",
+        f"{b['cpu_ms']:.2f} ms", f"{v['cpu_ms'] - b['cpu_ms']:+.2f} ms", "info", None)
+    p, pb = d["poll"]
+    row("1c. original run.sh poll loop on `true`", f"{p['mean_ms']:.0f} ms",
+        f"{pb['mean_ms']:.2f} ms", f"{p['mean_ms'] - pb['mean_ms']:+.0f} ms", "reference", None)
+    v, b = d["seq"]
+    ratio = v["mean_ms"] / b["mean_ms"]
+    row("2. `run -- 'seq 200000'` vs `bash -c '… > file'`, mean", f"{v['mean_ms']:.2f} ms",
+        f"{b['mean_ms']:.2f} ms", f"{ratio:.2f}x", "≤ 1.5x", ratio <= 1.5)
+    row("2a. same, median wall", f"{v['median_ms']:.2f} ms", f"{b['median_ms']:.2f} ms",
+        f"{v['median_ms'] / b['median_ms']:.2f}x", "info", None)
+    hv = max(r["peak_kib"] for r in d["big_voyage"]) / 1024
+    hb = max(r["peak_kib"] for r in d["big_bash"]) / 1024
+    row("3. peak RSS of the process, 1 GiB of output", f"{hv:.2f} MiB", f"{hb:.2f} MiB",
+        f"{hv / hb:.2f}x", "≤ 16 MiB", hv <= 16.0)
+    if "time_tree_kib" in d:
+        row("3b. same, helper + its commands (time %M)", f"{d['time_tree_kib'] / 1024:.2f} MiB",
+            "", "", "cross-check", None)
+    mib = big_bytes / 2**20
+    tv = mib / min(r["wall_s"] for r in d["big_voyage"])
+    tb = mib / min(r["wall_s"] for r in d["big_bash"])
+    row("3c. throughput, 1 GiB (best run)", f"{tv:.0f} MiB/s", f"{tb:.0f} MiB/s",
+        f"{tv / tb:.2f}x", "info", None)
+
+    head = ("figure", "voyage", "baseline", "ratio/diff", "target", "result")
+    widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(6)]
+    def line(r):
+        return "| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |"
+    print(line(head))
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for r in rows:
+        print(line(r))
+
+if __name__ == "__main__":
+    globals()["cmd_" + sys.argv[1]](*sys.argv[2:])
+PY
+py() { python3 "$tmp/bench.py" "$@"; }
+
+# timed KEY-FILE WARMUP RUNS PREP_A CMD_A PREP_B CMD_B: one hyperfine (or
+# python3 loop) run of two commands, each run after its untimed preparation
+# command. All are shell-words strings run without a shell (hyperfine -N).
+timed() {
+  local json="$1" warmup="$2" runs="$3"
+  if ((have_hyperfine)); then
+    # hyperfine warns on stderr about outliers on a busy machine; keep its
+    # stderr for when it fails, drop it otherwise.
+    hyperfine -N --style none --warmup "$warmup" --runs "$runs" --export-json "$json" \
+      --prepare "$4" "$5" --prepare "$6" "$7" >/dev/null 2>"$tmp/hyperfine.err" ||
+      { cat "$tmp/hyperfine.err" >&2; exit 2; }
+  else
+    py loop "$json" "$warmup" "$runs" "$4" "$5" "$6" "$7"
+  fi
+}
+
+# time_pair KEY RUNS PREP_A CMD_A PREP_B CMD_B: ROUNDS rounds of `timed`, so
+# that a burst of load elsewhere hits both commands alike; times pooled.
+time_pair() {
+  local key="$1" runs="$2" round files=()
+  for ((round = 1; round <= ROUNDS; round++)); do
+    timed "$tmp/$key-$round.json" "$WARMUP" "$runs" "$3" "$4" "$5" "$6"
+    files+=("$tmp/$key-$round.json")
+    rm -rf "$logs" # one log per helper run; keep the directory small
+  done
+  py pool "$results" "$key" "${files[@]}"
+}
+
+q() { printf '%q' "$1"; }
+run_cmd() { echo "$(q "$helper") run --cwd $(q "$tmp") -- $(q "$1")"; }
+
+# --- sanity: the helper really runs the commands we time ----------------------
+
+check() { # check COMMAND EXPECTED-LINE
+  local out
+  out="$("$helper" run --cwd "$tmp" -- "$1")"
+  grep -qx "$2" <<<"$out" || { echo "bench.sh: unexpected block for '$1':"; echo "$out"; exit 2; } >&2
+}
+check true 'RESULT: SUCCESS'
+check 'seq 200000' 'LINES: 200000'
+rm -rf "$logs"
+
+# --- 1. start-up and wait cost: `run -- true` ------------------------------------
+
+section "1. voyage-helper run -- true  vs  bash -c true  ($ROUNDS x $TRUE_RUNS runs each)"
+time_pair true "$TRUE_RUNS" true "$(run_cmd true)" true "bash -c true"
+
+# The original run.sh launched `( cd … && bash -c CMD ) >log 2>&1 &` and then
+# polled `kill -0 $pid; sleep 1`, so even `true` cost one full second (its
+# contract measured about 1.04 s). Its first `kill -0` nearly always found the
+# job still alive; once in a while here the job is already reaped by then and
+# no sleep happens, so the loop below sleeps before its first check, which
+# takes that race out of the measurement.
+cat >"$tmp/poll.sh" <<'SH'
+( cd "$1" && bash -c true ) >"$1/poll.log" 2>&1 &
+pid=$!
+while sleep 1; kill -0 "$pid" 2>/dev/null; do :; done
+SH
+section "1c. the original run.sh poll loop on true ($POLL_RUNS runs)"
+timed "$tmp/poll.json" 0 "$POLL_RUNS" true "bash $(q "$tmp/poll.sh") $(q "$tmp")" true "bash -c true"
+py pool "$results" poll "$tmp/poll.json"
+
+# --- 2. streaming cost: 200,000 short lines ------------------------------------
+
+section "2. voyage-helper run -- 'seq 200000'  vs  bash -c 'seq 200000 > file'  ($ROUNDS x $SEQ_RUNS runs each)"
+# Both sides start from a fresh file: the helper makes a new log each run, and
+# truncating the previous 1.3 MB output would cost the baseline several ms.
+time_pair seq "$SEQ_RUNS" \
+  "rm -rf $(q "$logs")" "$(run_cmd 'seq 200000')" \
+  "rm -f $(q "$tmp/seq.out")" "bash -c $(q "seq 200000 > $(q "$tmp/seq.out")")"
+
+# --- 3. memory and throughput: 1 GiB of output ---------------------------------
+
+# 100-byte lines (99 characters and a newline), cut at exactly 1 GiB.
+big="yes $(printf '%099d' 0) | head -c $BIG_BYTES"
+section "3. peak RSS (own VmHWM, children excluded) and wall time while printing 1 GiB ($BIG_RUNS runs each)"
+for ((i = 1; i <= BIG_RUNS; i++)); do
+  py rss "$results" big_voyage "$helper" run --cwd "$tmp" -- "$big"
+  rm -rf "$logs"
+  py rss "$results" big_bash bash -c "$big > $(q "$tmp/big.out")"
+  size=$(stat -c %s "$tmp/big.out")
+  rm -f "$tmp/big.out"
+  ((size == BIG_BYTES)) || { echo "bench.sh: baseline wrote $size bytes" >&2; exit 2; }
+done
+# The helper must have seen every byte: 1 GiB / 100 = 10737418 whole lines.
+python3 - "$results" "$BIG_BYTES" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = f"LINES: {int(sys.argv[2]) // 100}"
+for r in d["big_voyage"]:
+    if want not in r["stdout"].splitlines():
+        sys.exit(f"bench.sh: helper block lacks {want!r}:\n{r['stdout']}")
+PY
+if ((have_time)); then
+  # max RSS over the helper and every descendant it waited for, in one more
+  # run: a cross-check of the polled figure (the producers are small programs).
+  /usr/bin/time -f %M -o "$tmp/time.out" "$helper" run --cwd "$tmp" -- "$big" >/dev/null
+  rm -rf "$logs"
+  py set "$results" time_tree_kib "$(tail -n 1 "$tmp/time.out")"
+  echo "  /usr/bin/time %M over helper and descendants: $(tail -n 1 "$tmp/time.out") KiB"
+fi
+
+# --- table ------------------------------------------------------------------------
+
+echo
+echo "== results ($(date -u +%Y-%m-%d), $(uname -m), $(nproc) CPUs, timer: $( ((have_hyperfine)) && echo hyperfine || echo python3 ))"
+py table "$results" "$BIG_BYTES"
