@@ -11,7 +11,7 @@ cargo build --release --locked -q -p voyage-helper
 helper=target/release/voyage-helper
 command=${1:-cargo --version}
 
-echo "\$ printf 'command: $command\\n' | voyage-helper run"
+printf '$ printf '\''command: %s\\n'\'' | voyage-helper run\n' "$command"
 block=$(printf 'command: %s\n' "$command" | "$helper" run) || true
 printf '%s\n\n' "$block"
 
