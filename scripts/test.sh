@@ -11,6 +11,16 @@ if [[ "${1:-}" != "--quick" ]]; then
   cargo fmt --all --check
   echo "== forbidden markers"
   scripts/forbid.sh
+  echo "== shellcheck"
+  if command -v shellcheck >/dev/null 2>&1; then
+    shellcheck -s sh plugin/bin/voyage-helper skills/executor/scripts/*.sh
+    shellcheck scripts/*.sh .ci/run
+  elif [[ -n "${CI:-}" ]]; then
+    echo "shellcheck is required in CI (apt-get install shellcheck)" >&2
+    exit 1
+  else
+    echo "shellcheck not installed; skipped (apt-get install shellcheck)"
+  fi
   echo "== cargo clippy"
   cargo clippy --workspace --all-targets --locked -- -D warnings
 fi
