@@ -7,6 +7,7 @@
 //!
 //! - [`run`]: `run`, the executor's command runner with a log and a block.
 //! - [`verdict`]: `verdict`, the executor's reply built from a log.
+//! - [`scan`]: the denylist engine, `scan command` and `hook pre-tool-use`.
 //! - [`proc`]: the one place that spawns and signals processes.
 //! - [`schema`]: the embedded JSON Schemas of `schemas/`.
 //! - [`cli`]: the command-line tree; [`exit`]: the exit codes.
@@ -16,6 +17,7 @@ pub mod clock;
 pub mod exit;
 pub mod proc;
 pub mod run;
+pub mod scan;
 pub mod schema;
 pub mod verdict;
 
@@ -65,6 +67,17 @@ fn dispatch(cli: Cli) -> u8 {
             run::execute(&options, &mut out)
         }
         Subcommand::Verdict(args) => verdict::execute(&args.into_options(), &mut out),
+        Subcommand::Scan(cli::ScanCommand::Command(args)) => {
+            scan::execute_command(&args.into_options(), &mut out)
+        }
+        Subcommand::Hook(cli::HookCommand::PreToolUse) => {
+            let ctx = scan::Context::from_env();
+            let answer = scan::hook::read_input().map_or(scan::hook::Answer::Silent, |input| {
+                scan::hook::answer(&input, &ctx)
+            });
+            let _ = scan::hook::render(&answer, &mut out).and_then(|()| out.flush());
+            exit::OK
+        }
         Subcommand::Schema { name } => match name {
             None => {
                 for name in schema::names() {
