@@ -48,6 +48,8 @@ pub struct Arg {
     /// a `/` after it means the file name at the end is known.
     pub known_from: usize,
     pub taint: Taint,
+    /// For `<(cmd)`: what cmd prints, when it is known literal text.
+    pub content: Option<String>,
 }
 
 impl Arg {
@@ -64,7 +66,7 @@ impl Arg {
     /// pattern where it holds glob characters.
     pub fn derived(text: &str) -> Self {
         Self {
-            glob: text.contains(['*', '?', '[']),
+            glob: super::word::is_pattern(text),
             ..Self::literal(text)
         }
     }

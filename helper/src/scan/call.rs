@@ -125,6 +125,9 @@ impl Scanner<'_> {
             "find" => self.find(argv, args),
             _ => {}
         }
+        if let Some(detail) = network_shell(name, args) {
+            self.report(&rule::DOWNLOAD_TO_SHELL, argv, detail);
+        }
         for hit in checks::judge(name, args, self.ctx) {
             self.report(hit.rule, argv, hit.detail);
         }
@@ -278,6 +281,9 @@ impl Scanner<'_> {
         }
         match operand {
             Some(script) if !matches!(script.text.as_str(), "-" | "/dev/stdin" | "/dev/fd/0") => {
+                if let Some(code) = &script.content {
+                    return self.nested(code, &format!("{name} <(...)"), &Flow::inherited());
+                }
                 if !self.refuse_hostile(script.taint, argv, "runs it as a script")
                     && !script.exact
                     && script.taint.opaque
@@ -344,6 +350,24 @@ impl Scanner<'_> {
             }
             return Flow::unknown();
         }
+        // One-line programs: the shell commands they hand to system() and
+        // kin are judged as shell.
+        for (i, arg) in args.iter().enumerate() {
+            if arg.exact
+                && CODE_OPTIONS.contains(&arg.text.as_str())
+                && arg.text != "-m"
+                && let Some(code) = args.get(i + 1).and_then(Arg::exact_text)
+            {
+                let backticks = matches!(base_name(name), "perl" | "ruby" | "php" | "irb");
+                for command in checks::inline::shell_strings(code, backticks) {
+                    self.nested(
+                        &command,
+                        &format!("{name} {} (shell call)", arg.text),
+                        &Flow::inherited(),
+                    );
+                }
+            }
+        }
         let code_given = args.iter().any(|a| {
             a.exact
                 && (CODE_OPTIONS.contains(&a.text.as_str())
@@ -386,10 +410,13 @@ impl Scanner<'_> {
             Some(file) if matches!(file.text.as_str(), "/dev/stdin" | "-" | "/dev/fd/0") => {
                 self.code_on_stdin("source", argv, stdin, true)
             }
-            Some(file) => {
-                self.refuse_hostile(file.taint, argv, "runs it as shell code");
-                Flow::unknown()
-            }
+            Some(file) => match &file.content {
+                Some(code) => self.nested(code, "source <(...)", &Flow::inherited()),
+                None => {
+                    self.refuse_hostile(file.taint, argv, "runs it as shell code");
+                    Flow::unknown()
+                }
+            },
             None => Flow::unknown(),
         }
     }
@@ -430,6 +457,7 @@ impl Scanner<'_> {
             glob: false,
             known_from: 7,
             taint: stdin.taint.union(Taint::OPAQUE),
+            content: None,
         };
         let mut command: Vec<Arg> = args.get(p.rest..).unwrap_or_default().to_vec();
         if command.is_empty() {
@@ -487,16 +515,55 @@ impl Scanner<'_> {
                     }
                 }
                 Some("-delete") => {
-                    self.report(
-                        &rule::FIND_DELETE,
-                        argv,
-                        "-delete removes every match without asking".into(),
-                    );
+                    let starts: Vec<Arg> = args
+                        .iter()
+                        .take_while(|a| !a.text.starts_with(['-', '(', '!']))
+                        .cloned()
+                        .collect();
+                    let mut as_rm = vec![Arg::literal("-r")];
+                    as_rm.extend(starts);
+                    let critical = checks::rm::check(&as_rm, self.ctx)
+                        .into_iter()
+                        .find(|h| h.rule.id == rule::RM_CRITICAL.id);
+                    match critical {
+                        Some(hit) => {
+                            self.report(hit.rule, argv, format!("find -delete: {}", hit.detail))
+                        }
+                        None => self.report(
+                            &rule::FIND_DELETE,
+                            argv,
+                            "-delete removes every match without asking".into(),
+                        ),
+                    }
                 }
                 _ => {}
             }
         }
     }
+}
+
+/// `python3.12` → `python`.
+fn base_name(name: &str) -> &str {
+    name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.')
+}
+
+/// `nc -e /bin/sh`, `socat … exec:bash`: a shell wired to the network.
+fn network_shell(name: &str, args: &[Arg]) -> Option<String> {
+    let runs = match name {
+        "nc" | "ncat" | "netcat" => args.iter().any(|a| {
+            a.exact
+                && (matches!(
+                    a.text.as_str(),
+                    "-e" | "-c" | "--exec" | "--sh-exec" | "--lua-exec"
+                ) || (a.text.starts_with("-e") && a.text.len() > 2))
+        }),
+        "socat" => args.iter().any(|a| {
+            let t = a.text.to_ascii_lowercase();
+            t.starts_with("exec:") || t.starts_with("system:")
+        }),
+        _ => false,
+    };
+    runs.then(|| format!("{name} runs a program for whoever is on the other end"))
 }
 
 /// What `echo ARGS` prints, when its words are known.

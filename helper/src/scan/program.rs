@@ -24,7 +24,7 @@ pub fn program(word: &Arg) -> Program {
         Some(i) => i >= word.known_from,
         None => false,
     };
-    if !base_known || base.is_empty() || (word.glob && base.contains(['*', '?', '['])) {
+    if !base_known || base.is_empty() || (word.glob && super::word::is_pattern(base)) {
         return Program::Computed;
     }
     match slash {

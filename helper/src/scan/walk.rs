@@ -13,7 +13,7 @@ use brush_parser::ast::{
 };
 
 use super::arg::{Arg, Taint};
-use super::checks::fork_bomb;
+use super::checks::{fork_bomb, history};
 use super::flow::Flow;
 use super::paths::Write;
 use super::scanner::Scanner;
@@ -27,6 +27,13 @@ enum Redirect {
     /// Output into a process: `>(cmd)`, walked once the command's output is
     /// known.
     IntoProcess(SubshellCommand),
+    /// stdin from a network socket (`< /dev/tcp/HOST/PORT`).
+    Socket,
+}
+
+/// bash's network pseudo-files.
+fn is_socket(path: &str) -> bool {
+    path.starts_with("/dev/tcp/") || path.starts_with("/dev/udp/")
 }
 
 impl Scanner<'_> {
@@ -214,7 +221,7 @@ impl Scanner<'_> {
                 Some(Redirect::IntoProcess(subshell)) => {
                     self.inside(">(...)", |s| s.list(&subshell.list, &Flow::unknown()));
                 }
-                None => {}
+                Some(Redirect::Socket) | None => {}
             }
         }
         stdin
@@ -241,14 +248,18 @@ impl Scanner<'_> {
                             .unwrap_or_default();
                         match write {
                             Some(write) => Some(Redirect::Write(arg, write)),
+                            None if is_socket(&arg.text) => Some(Redirect::Socket),
                             None if reads_stdin(fd) => Some(Redirect::Input(Flow::file())),
                             None => None,
                         }
                     }
                     IoFileRedirectTarget::Fd(_) => None,
                     IoFileRedirectTarget::Duplicate(word) => {
-                        self.expand(&word.value);
-                        None
+                        let target = self.expand(&word.value);
+                        target
+                            .iter()
+                            .any(|t| is_socket(&t.text))
+                            .then_some(Redirect::Socket)
                     }
                     IoFileRedirectTarget::ProcessSubstitution(kind, subshell) => match kind {
                         ProcessSubstitutionKind::Read => {
@@ -300,13 +311,21 @@ impl Scanner<'_> {
     }
 
     fn assignment(&mut self, assignment: &Assignment) {
-        match &assignment.name {
-            AssignmentName::VariableName(_) => {}
-            AssignmentName::ArrayElementName(_, index) => self.embedded(index),
-        }
+        let name = match &assignment.name {
+            AssignmentName::VariableName(name) => name.as_str(),
+            AssignmentName::ArrayElementName(name, index) => {
+                self.embedded(index);
+                name.as_str()
+            }
+        };
         match &assignment.value {
             AssignmentValue::Scalar(word) => {
-                self.expand(&word.value);
+                let value = self.expand(&word.value);
+                let text = value.first().map_or("", |v| v.text.as_str());
+                if let Some(hit) = history::check_variable(name, Some(text)) {
+                    let words = [Arg::literal(&format!("{name}={text}"))];
+                    self.report(hit.rule, &words, hit.detail);
+                }
             }
             AssignmentValue::Array(items) => {
                 for (key, value) in items {
@@ -342,10 +361,15 @@ impl Scanner<'_> {
 
         let mut input = stdin.clone();
         let mut into_process = Vec::new();
+        let mut socket = false;
         for redirect in redirects {
             match redirect {
-                Redirect::Write(target, write) => self.write_target(&argv, &target, write),
+                Redirect::Write(target, write) => {
+                    socket |= is_socket(&target.text);
+                    self.write_target(&argv, &target, write);
+                }
                 Redirect::Input(flow) => input = flow,
+                Redirect::Socket => socket = true,
                 Redirect::IntoProcess(subshell) => into_process.push(subshell),
             }
         }
@@ -354,6 +378,14 @@ impl Scanner<'_> {
             && self.fanned_out
         {
             self.report(&super::rule::FORK_BOMB, &argv, fork_bomb::detail(name));
+        }
+        if socket {
+            // bash's /dev/tcp/HOST/PORT: a shell wired to it takes orders
+            // from the network.
+            input = Flow::tainted(Taint {
+                download: true,
+                ..Taint::default()
+            });
         }
         let out = self.call(&argv, &input);
         for subshell in into_process {
@@ -385,15 +417,18 @@ impl Scanner<'_> {
                     ProcessSubstitutionKind::Write => (">(...)", Flow::unknown()),
                 };
                 let flow = self.inside(via, |s| s.list(&subshell.list, &stdin));
+                let read = matches!(kind, ProcessSubstitutionKind::Read);
                 argv.push(Arg {
-                    text: format!("{}(...)", if via.starts_with('<') { '<' } else { '>' }),
+                    text: format!("{}(...)", if read { '<' } else { '>' }),
                     exact: false,
                     glob: false,
                     known_from: 0,
-                    taint: match kind {
-                        ProcessSubstitutionKind::Read => flow.taint.union(Taint::OPAQUE),
-                        ProcessSubstitutionKind::Write => Taint::default(),
+                    taint: if read {
+                        flow.taint.union(Taint::OPAQUE)
+                    } else {
+                        Taint::default()
                     },
+                    content: flow.literal_text().filter(|_| read).map(str::to_owned),
                 });
             }
         }

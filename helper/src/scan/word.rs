@@ -54,9 +54,10 @@ impl Builder {
         let one = |text: &str| Arg {
             text: text.to_owned(),
             exact: self.exact,
-            glob: self.glob || (self.split && text.contains(['*', '?', '['])),
+            glob: self.glob || (self.split && is_pattern(text)),
             known_from: if self.exact { 0 } else { self.known_from },
             taint: self.taint,
+            content: None,
         };
         if self.split {
             self.text.split_whitespace().map(one).collect()
@@ -130,7 +131,7 @@ impl Scanner<'_> {
             let source = raw.get(piece.start_index..piece.end_index).unwrap_or("$?");
             match &piece.piece {
                 WordPiece::Text(text) => {
-                    if !quoted && text.contains(['*', '?', '[']) {
+                    if !quoted && is_pattern(text) {
                         b.glob = true;
                     }
                     b.known(text);
@@ -288,6 +289,14 @@ impl Scanner<'_> {
             }
         }
     }
+}
+
+/// True when `text` holds a glob: `*`, `?`, or a `[` closed by a `]`.
+pub fn is_pattern(text: &str) -> bool {
+    text.contains(['*', '?'])
+        || text
+            .find('[')
+            .is_some_and(|open| text.get(open + 1..).is_some_and(|rest| rest.contains(']')))
 }
 
 fn is_home(expr: &ParameterExpr) -> bool {

@@ -15,10 +15,7 @@ pub fn looks_like(text: &str) -> bool {
         return false;
     };
     let name = squeezed.get(..open).unwrap_or_default();
-    let name = name
-        .rsplit([';', '&', '|'])
-        .next()
-        .unwrap_or_default();
+    let name = name.rsplit([';', '&', '|']).next().unwrap_or_default();
     !name.is_empty() && squeezed.contains(&format!("{name}|{name}&"))
 }
 

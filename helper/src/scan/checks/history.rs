@@ -14,6 +14,28 @@ pub fn check(args: &[Arg]) -> Option<Hit> {
         .then(|| Hit::new(&rule::HISTORY, "history -c clears the shell history"))
 }
 
+/// `unset HISTFILE`, `set +o history`: history switched off.
+pub fn check_switch(name: &str, args: &[Arg]) -> Option<Hit> {
+    let fires = match name {
+        "unset" => args.iter().any(|a| a.is("HISTFILE")),
+        "set" => args
+            .windows(2)
+            .any(|w| matches!(w, [a, b] if a.is("+o") && b.is("history"))),
+        _ => false,
+    };
+    fires.then(|| Hit::new(&rule::HISTORY, format!("{name} switches shell history off")))
+}
+
+/// `HISTFILE=/dev/null`, `HISTSIZE=0`: history sent nowhere.
+pub fn check_variable(name: &str, value: Option<&str>) -> Option<Hit> {
+    let fires = match (name, value) {
+        ("HISTFILE", Some(v)) => v.is_empty() || v == "/dev/null",
+        ("HISTSIZE" | "HISTFILESIZE" | "SAVEHIST", Some(v)) => v == "0",
+        _ => false,
+    };
+    fires.then(|| Hit::new(&rule::HISTORY, format!("{name} set to throw history away")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,6 +9,7 @@ pub mod disk;
 pub mod fork_bomb;
 pub mod git;
 pub mod history;
+pub mod inline;
 pub mod kill;
 pub mod power;
 pub mod rm;
@@ -42,6 +43,7 @@ pub fn judge(name: &str, args: &[Arg], ctx: &Context) -> Vec<Hit> {
         "kill" => kill::check(args),
         "pkill" | "killall" => kill::check_pkill(args),
         "history" => history::check(args),
+        "unset" | "set" => history::check_switch(name, args),
         "crontab" => cron::check(args),
         "shutdown" | "reboot" | "halt" | "poweroff" | "systemctl" | "init" | "telinit" => {
             power::check(name, args)
