@@ -117,6 +117,23 @@ impl<'c> Scanner<'c> {
         flow
     }
 
+    /// Judges `text` as code in case it is code, keeping only blocks: text
+    /// that fails to parse, or whose commands merely warn, adds nothing
+    /// (nesting past the caps still blocks).
+    pub fn blocks_only(&mut self, text: &str, via: &str) {
+        if parse::parse(text).is_err() {
+            return;
+        }
+        let start = self.judgement.findings.len();
+        self.nested(text, via, &Flow::inherited());
+        let found: Vec<_> = self.judgement.findings.drain(start..).collect();
+        for finding in found {
+            if finding.rule.severity == rule::Severity::Block {
+                self.judgement.push(finding);
+            }
+        }
+    }
+
     /// Judges a whole top-level command.
     pub fn top(&mut self, text: &str) {
         self.parses += 1;

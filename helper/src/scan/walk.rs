@@ -144,6 +144,9 @@ impl Scanner<'_> {
         match compound {
             CompoundCommand::Arithmetic(arithmetic) => {
                 self.embedded(&arithmetic.expr.value);
+                // brush-parser reads `( (cmd) )` as `((cmd))`, but bash runs
+                // nested subshells there: judge the text as code too.
+                self.blocks_only(&arithmetic.expr.value, "( ( ... ) )");
                 Flow::empty()
             }
             CompoundCommand::ArithmeticForClause(clause) => {

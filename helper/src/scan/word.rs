@@ -179,6 +179,9 @@ impl Scanner<'_> {
                 WordPiece::EscapeSequence(escape) => b.known(&unescape(escape, quoted)),
                 WordPiece::ArithmeticExpression(expr) => {
                     self.embedded(&expr.value);
+                    // bash reads `$(( cmd ) )` as a substitution when it is
+                    // no arithmetic; judge the text as code too.
+                    self.blocks_only(&expr.value, "$(( ... ))");
                     b.unknown(source, Taint::default());
                 }
             }
