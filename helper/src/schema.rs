@@ -4,6 +4,7 @@
 
 /// Every schema by name: the file name without `.schema.json`.
 pub const SCHEMAS: &[(&str, &str)] = &[
+    ("plan", include_str!("../../schemas/plan.schema.json")),
     (
         "run-block",
         include_str!("../../schemas/run-block.schema.json"),

@@ -78,7 +78,7 @@ fn verdict_json_replies_validate() {
 #[test]
 fn schema_subcommand_prints_the_files() {
     let ran = Case::new(&["schema"]).run();
-    assert_eq!(ran.stdout, "run-block\nverdict-reply\n");
+    assert_eq!(ran.stdout, "plan\nrun-block\nverdict-reply\n");
     for name in ["run-block", "verdict-reply"] {
         let ran = Case::new(&["schema", name]).run();
         let printed: Value = serde_json::from_str(&ran.stdout).unwrap();
