@@ -44,10 +44,11 @@ pub fn validate(path: &Path, strict: bool, json: bool, out: &mut impl Write) -> 
     if report.valid { exit::OK } else { exit::NOT_OK }
 }
 
-/// `plan show`: the model as JSON, or the Phase 2 summary as text.
-pub fn show(path: &Path, json: bool, out: &mut impl Write) -> u8 {
-    let plan = match load(path) {
-        Ok(plan) => plan,
+/// Loads the plan, or reports why not (as `plan validate` would) and
+/// returns the exit code.
+fn load_or_report(path: &Path, json: bool, out: &mut impl Write) -> Result<super::Plan, u8> {
+    match load(path) {
+        Ok(plan) => Ok(plan),
         Err(PlanLoadError::Unrecognized { problems, path }) => {
             let report = Validation::of(&path, None, &problems, false);
             let _ = if json {
@@ -55,9 +56,17 @@ pub fn show(path: &Path, json: bool, out: &mut impl Write) -> u8 {
             } else {
                 report.render_text(out, false)
             };
-            return exit::NOT_OK;
+            Err(exit::NOT_OK)
         }
-        Err(e) => return unreadable(&e, json, out),
+        Err(e) => Err(unreadable(&e, json, out)),
+    }
+}
+
+/// `plan show`: the model as JSON, or the Phase 2 summary as text.
+pub fn show(path: &Path, json: bool, out: &mut impl Write) -> u8 {
+    let plan = match load_or_report(path, json, out) {
+        Ok(plan) => plan,
+        Err(code) => return code,
     };
     if json {
         let _ = serde_json::to_writer_pretty(&mut *out, &plan)
@@ -116,18 +125,9 @@ pub fn show(path: &Path, json: bool, out: &mut impl Write) -> u8 {
 
 /// `plan dry-run`: 0 ready, 1 needs attention, 2 unreadable.
 pub fn dry_run(path: &Path, json: bool, out: &mut impl Write) -> u8 {
-    let plan = match load(path) {
+    let plan = match load_or_report(path, json, out) {
         Ok(plan) => plan,
-        Err(PlanLoadError::Unrecognized { problems, path }) => {
-            let report = Validation::of(&path, None, &problems, false);
-            let _ = if json {
-                report.render_json(out)
-            } else {
-                report.render_text(out, false)
-            };
-            return exit::NOT_OK;
-        }
-        Err(e) => return unreadable(&e, json, out),
+        Err(code) => return code,
     };
     let report = DryRun::of(&plan, &repo_root(path));
     let _ = if json {
