@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser};
 use clap_complete::Shell;
 
-use crate::{run, verdict};
+use crate::{run, scan, verdict};
 
 /// The deterministic half of the Voyage Claude Code plugin.
 ///
@@ -41,6 +41,10 @@ pub enum Subcommand {
     Plan(PlanCommand),
     #[command(subcommand)]
     Brief(BriefCommand),
+    #[command(subcommand)]
+    Scan(ScanCommand),
+    #[command(subcommand)]
+    Hook(HookCommand),
     /// Print the JSON Schema of a format the helper reads or writes.
     ///
     /// Without a name, list the names. The schemas describe every `--json`
@@ -320,6 +324,107 @@ pub enum BriefCommand {
         json: bool,
         brief: PathBuf,
     },
+}
+
+/// Check commands against the security denylist before they run.
+///
+/// The denylist (trekexecute Phase 2.4, Sub-step D1, Hard rules 14 to 16)
+/// is judged on what bash would actually run: the command is parsed by a
+/// real shell parser, wrappers (sudo, env, xargs, find -exec, timeout, ...)
+/// come off, code given to bash -c, eval, a here-document or a pipe into a
+/// shell is parsed and judged in turn, and every spelling of a flag counts.
+/// Text that is only data (echo 'rm -rf /', a commit message, a grep
+/// pattern) is never judged as a command.
+#[derive(Debug, clap::Subcommand)]
+pub enum ScanCommand {
+    Command(ScanCommandArgs),
+}
+
+/// Judge one shell command line.
+///
+/// OUTPUT, one block per rule that fired, then the result line:
+///
+///     BLOCKED: <rule-id> (<pattern name>)      or WARNING: ...
+///       Command: <the command as judged, wrappers and quoting removed>
+///       Why: <what matched>
+///       Inside: <bash -c > $(...) ...>       only for nested code
+///       Safer: <what to do instead>
+///     RESULT: BLOCKED|WARNING|PASS (<n> blocked, <n> warnings)
+///
+/// `--json` prints one object instead: {"command", "decision":
+/// "block"|"warn"|"allow", "findings": [{"rule", "severity", "name",
+/// "command", "detail", "via", "instead"}]} (schema: scan-command).
+///
+/// RULES. Blocked: rm-recursive-force, rm-critical-path,
+/// chmod-world-writable, download-to-shell, decode-to-shell, eval-expansion,
+/// disk-format, disk-write, system-power, fork-bomb, cron-persistence,
+/// kill-all, history-erase, git-hooks-write, credentials-write,
+/// env-file-write, shell-config-write, claude-config-write, and unscannable
+/// (the parser rejects the command, or it nests deeper than the scanner
+/// checks: it fails closed). Warned: dependency-change, git-force-push,
+/// git-reset-hard, git-clean-force, find-delete, opaque-command (a command
+/// name or shell code only known at run time).
+///
+/// Exit status: 0 PASS or WARNING, 1 BLOCKED, 2 no command given.
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct ScanCommandArgs {
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+
+    /// The command, after `--`; several words are joined with spaces.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<OsString>,
+}
+
+impl ScanCommandArgs {
+    pub fn into_options(self) -> scan::CommandOptions {
+        let words: Vec<String> = self
+            .command
+            .iter()
+            .map(|w| w.to_string_lossy().into_owned())
+            .collect();
+        scan::CommandOptions {
+            command: words.join(" "),
+            json: self.json,
+            context: scan::Context::from_env(),
+        }
+    }
+}
+
+/// Claude Code hooks.
+#[derive(Debug, clap::Subcommand)]
+pub enum HookCommand {
+    /// The PreToolUse hook: the denylist guard for Bash and file tools.
+    ///
+    /// Wired by the plugin's hooks/hooks.json for the tools Bash, Write,
+    /// Edit, MultiEdit and NotebookEdit. Reads Claude Code's hook JSON on
+    /// stdin. For Bash it judges tool_input.command like `scan command`; for
+    /// the file tools it judges tool_input.file_path (notebook_path for
+    /// NotebookEdit) against the protected paths (.git/hooks/, ~/.ssh,
+    /// ~/.aws, ~/.gnupg, .env files, shell rc files, .claude/settings.json,
+    /// .claude/hooks/, block devices, cron tables, shell history).
+    ///
+    /// OUTPUT on stdout, always with exit status 0:
+    ///
+    ///     blocked  {"hookSpecificOutput":{"hookEventName":"PreToolUse",
+    ///               "permissionDecision":"deny",
+    ///               "permissionDecisionReason":"voyage: blocked <rule> ..."}}
+    ///     warned   {"hookSpecificOutput":{"hookEventName":"PreToolUse",
+    ///               "additionalContext":"voyage: warning <rule> ..."},
+    ///               "systemMessage":"voyage: warning <rule> ..."}
+    ///     allowed  nothing at all (the normal permission flow goes on;
+    ///              "allow" is never sent)
+    ///
+    /// The reason is one line: the rule, the command as judged, what
+    /// matched, and a safer alternative. Schema: hook-pre-tool-use-output.
+    ///
+    /// FAILS OPEN: input that is not JSON, has no tool_name or tool_input,
+    /// names another tool or event, or is larger than 64 MiB gets no output
+    /// and exit 0, as if the hook were not installed. It never exits 1 or 2.
+    #[command(verbatim_doc_comment)]
+    PreToolUse,
 }
 
 #[cfg(test)]

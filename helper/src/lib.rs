@@ -10,6 +10,7 @@
 //! - [`plan`]: `plan validate`, `plan show`, `plan dry-run`; the plan model.
 //! - [`brief`]: `brief validate`.
 //! - [`pattern`]: regular expressions as plan authors write them.
+//! - [`scan`]: the denylist engine, `scan command` and `hook pre-tool-use`.
 //! - [`proc`]: the one place that spawns and signals processes.
 //! - [`schema`]: the embedded JSON Schemas of `schemas/`.
 //! - [`cli`]: the command-line tree; [`exit`]: the exit codes.
@@ -22,6 +23,7 @@ pub mod pattern;
 pub mod plan;
 pub mod proc;
 pub mod run;
+pub mod scan;
 pub mod schema;
 pub mod verdict;
 
@@ -89,6 +91,17 @@ fn dispatch(cli: Cli) -> u8 {
             json,
             brief: path,
         }) => brief::validate(&path, soft, json, &mut out),
+        Subcommand::Scan(cli::ScanCommand::Command(args)) => {
+            scan::execute_command(&args.into_options(), &mut out)
+        }
+        Subcommand::Hook(cli::HookCommand::PreToolUse) => {
+            let ctx = scan::Context::from_env();
+            let answer = scan::hook::read_input().map_or(scan::hook::Answer::Silent, |input| {
+                scan::hook::answer(&input, &ctx)
+            });
+            let _ = scan::hook::render(&answer, &mut out).and_then(|()| out.flush());
+            exit::OK
+        }
         Subcommand::Schema { name } => match name {
             None => {
                 for name in schema::names() {

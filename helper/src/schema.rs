@@ -4,10 +4,18 @@
 
 /// Every schema by name: the file name without `.schema.json`.
 pub const SCHEMAS: &[(&str, &str)] = &[
+    (
+        "hook-pre-tool-use-output",
+        include_str!("../../schemas/hook-pre-tool-use-output.schema.json"),
+    ),
     ("plan", include_str!("../../schemas/plan.schema.json")),
     (
         "run-block",
         include_str!("../../schemas/run-block.schema.json"),
+    ),
+    (
+        "scan-command",
+        include_str!("../../schemas/scan-command.schema.json"),
     ),
     (
         "verdict-reply",
