@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Benchmarks of `voyage-helper run` and of the PreToolUse hook, each figure
-# a ratio (or difference) against a baseline measured in the same run, so
+# Benchmarks of `voyage-helper run`, `plan validate` and the PreToolUse hook,
+# each figure a ratio (or difference) against a baseline measured in the same run, so
 # that the numbers mean the same on a fast laptop and on a loaded 2-core CI
 # box. No figure is an absolute timed assertion; see benches/README.md for
 # what each one means.
@@ -8,7 +8,8 @@
 #   scripts/bench.sh                        build the release helper, measure, print a table
 #   VOYAGE_BENCH_TIMER=python3 scripts/bench.sh   time with the python3 loop even
 #                                           when hyperfine is installed
-#   VOYAGE_BENCH_ONLY=hook scripts/bench.sh       only figure 4 (the hook), about 15 s
+#   VOYAGE_BENCH_ONLY=hook scripts/bench.sh       only figure 6 (the hook), about 15 s;
+#                                           run and plan pick figures 1-3 and 4-5
 #
 # Needs bash, python3 and cargo. Uses hyperfine when installed (figures 1
 # and 2; a python3 timing loop otherwise) and /usr/bin/time when installed
@@ -55,7 +56,8 @@ section() { echo "== [${SECONDS}s] $*"; }
 
 section "cargo build --release --locked -p voyage-helper"
 cargo build --release --locked -p voyage-helper
-helper="$(pwd)/${CARGO_TARGET_DIR:-target}/release/voyage-helper"
+repo=$(pwd)
+helper="$repo/${CARGO_TARGET_DIR:-target}/release/voyage-helper"
 [[ -x "$helper" ]] || { echo "bench.sh: no binary at $helper" >&2; exit 2; }
 
 # --- scratch directory (outside any git work tree, so logs land in it) ------
@@ -220,6 +222,8 @@ def cmd_table(results, big_bytes):
 
     if "true" in d:
         run_rows(d, row, big_bytes)
+    if "plan3" in d:
+        plan_rows(d, row)
     if "hook" in d:
         hook_rows(d, row)
 
@@ -235,14 +239,14 @@ def cmd_table(results, big_bytes):
 def hook_rows(d, row):
     v, b = d["hook"]
     ratio = v["mean_ms"] / b["mean_ms"]
-    row("4. `hook pre-tool-use` (typical Bash call) vs `bash -c true`, mean wall",
+    row("6. `hook pre-tool-use` (typical Bash call) vs `bash -c true`, mean wall",
         f"{v['mean_ms']:.2f} ms", f"{b['mean_ms']:.2f} ms", f"{ratio:.2f}x", "≤ 2x", ratio <= 2.0)
-    row("4a. same, median wall", f"{v['median_ms']:.2f} ms", f"{b['median_ms']:.2f} ms",
+    row("6a. same, median wall", f"{v['median_ms']:.2f} ms", f"{b['median_ms']:.2f} ms",
         f"{v['median_ms'] / b['median_ms']:.2f}x", "info", None)
-    row("4b. same, CPU time of the process (user+sys)", f"{v['cpu_ms']:.2f} ms",
+    row("6b. same, CPU time of the process (user+sys)", f"{v['cpu_ms']:.2f} ms",
         f"{b['cpu_ms']:.2f} ms", f"{v['cpu_ms'] / b['cpu_ms']:.2f}x", "info", None)
-    for key, name in (("hook_deny", "4c. a blocked call (deny JSON printed)"),
-                      ("hook_launcher", "4d. through plugin/bin/voyage-helper")):
+    for key, name in (("hook_deny", "6c. a blocked call (deny JSON printed)"),
+                      ("hook_launcher", "6d. through plugin/bin/voyage-helper")):
         if key in d:
             v, b = d[key]
             row(name + ", mean wall", f"{v['mean_ms']:.2f} ms", f"{b['mean_ms']:.2f} ms",
@@ -278,6 +282,17 @@ def run_rows(d, row, big_bytes):
     tb = mib / min(r["wall_s"] for r in d["big_bash"])
     row("3c. throughput, 1 GiB (best run)", f"{tv:.0f} MiB/s", f"{tb:.0f} MiB/s",
         f"{tv / tb:.2f}x", "info", None)
+
+def plan_rows(d, row):
+    v, b = d["plan3"]
+    row("4. `plan validate` on the 3-step example vs `bash -c true`", f"{v['mean_ms']:.2f} ms",
+        f"{b['mean_ms']:.2f} ms", f"{v['mean_ms'] / b['mean_ms']:.2f}x", "≤ 3 ms", v["mean_ms"] <= 3.0)
+    v10, v20 = d["plan10k"][0], d["plan20k"][0]
+    row("5. `plan validate`, generated 10,000-step plan", f"{v10['mean_ms']:.0f} ms", "", "",
+        "≤ 200 ms", v10["mean_ms"] <= 200.0)
+    growth = v20["mean_ms"] / v10["mean_ms"]
+    row("5a. same, 20,000 steps vs 10,000", f"{v20['mean_ms']:.0f} ms", f"{v10['mean_ms']:.0f} ms",
+        f"{growth:.2f}x", "≤ 2.2x", growth <= 2.2)
 
 if __name__ == "__main__":
     globals()["cmd_" + sys.argv[1]](*sys.argv[2:])
@@ -391,7 +406,23 @@ fi
 
 fi # figures 1 to 3
 
-# --- 4. the PreToolUse hook: one process per tool call -------------------------
+# --- 4. and 5. plans: validating the example and generated plans -----------------
+
+if [[ -z "$only" || "$only" == plan ]]; then
+  section "4. voyage-helper plan validate (3-step example) vs bash -c true ($ROUNDS x $TRUE_RUNS runs each)"
+  example="$repo/helper/tests/fixtures/plans/valid/v17-single.md"
+  time_pair plan3 "$TRUE_RUNS" true "$(q "$helper") plan validate $(q "$example")" true "bash -c true"
+  section "5. plan validate on generated plans of 10,000 and 20,000 steps"
+  "$repo/scripts/gen-plan.sh" 10000 >"$tmp/plan10k.md"
+  "$repo/scripts/gen-plan.sh" 20000 >"$tmp/plan20k.md"
+  for n in 10k 20k; do
+    "$helper" plan validate "$tmp/plan$n.md" | grep -q READY || { echo "bench.sh: generated plan not READY" >&2; exit 2; }
+    timed "$tmp/plan$n.json" 2 10 true "$(q "$helper") plan validate $(q "$tmp/plan$n.md")" true true
+    py pool "$results" "plan$n" "$tmp/plan$n.json"
+  done
+fi
+
+# --- 6. the PreToolUse hook: one process per tool call ---------------------------
 
 if [[ -z "$only" || "$only" == hook ]]; then
   # A typical Bash call as Claude Code sends it, and a blocked one.
@@ -408,7 +439,7 @@ if [[ -z "$only" || "$only" == hook ]]; then
   "$helper" hook pre-tool-use <"$tmp/blocked.json" | grep -q '"permissionDecision":"deny"' ||
     { echo "bench.sh: the hook did not deny the blocked call" >&2; exit 2; }
 
-  section "4. voyage-helper hook pre-tool-use  vs  bash -c true  ($ROUNDS x $HOOK_RUNS runs each, stdin from a file)"
+  section "6. voyage-helper hook pre-tool-use  vs  bash -c true  ($ROUNDS x $HOOK_RUNS runs each, stdin from a file)"
   bash_bin="$(command -v bash)"
   hook_pair() { # KEY INPUT HOOK-COMMAND
     local key="$1" round files=()
@@ -420,7 +451,7 @@ if [[ -z "$only" || "$only" == hook ]]; then
     py pool "$results" "$key" "${files[@]}"
   }
   hook_pair hook "$tmp/typical.json" "$(q "$helper")"
-  section "4c. a blocked call; 4d. the typical call through the plugin launcher"
+  section "6c. a blocked call; 6d. the typical call through the plugin launcher"
   ROUNDS=3 hook_pair hook_deny "$tmp/blocked.json" "$(q "$helper")"
   VOYAGE_HELPER="$helper" ROUNDS=3 hook_pair hook_launcher "$tmp/typical.json" "$(q "$(pwd)/plugin/bin/voyage-helper")"
 fi

@@ -38,6 +38,10 @@ pub enum Subcommand {
     Run(RunArgs),
     Verdict(VerdictArgs),
     #[command(subcommand)]
+    Plan(PlanCommand),
+    #[command(subcommand)]
+    Brief(BriefCommand),
+    #[command(subcommand)]
     Scan(ScanCommand),
     #[command(subcommand)]
     Hook(HookCommand),
@@ -242,6 +246,84 @@ impl VerdictArgs {
             json: self.json,
         }
     }
+}
+
+/// Parse, check and preview trekplans and session specs.
+///
+/// A trekplan has `## Implementation Plan` with `### Step N: description`
+/// headings; a session spec has `## Dependencies` (with `Entry condition:`),
+/// `## Scope Fence` and `## Exit Condition`. Each step may carry Files,
+/// Changes, Reuses, Test first, Verify, On failure, Checkpoint and a
+/// Manifest (a ```yaml fence); plans at `plan_version: 1.7` or later must
+/// carry a manifest per step, older ones get one synthesised.
+#[derive(Debug, clap::Subcommand)]
+pub enum PlanCommand {
+    /// Check a plan's schema: the READY / FAIL report.
+    ///
+    /// Every problem has a stable code and a line, for example
+    /// PLAN_MISSING_MANIFEST, PLAN_MALFORMED_YAML, PLAN_INVALID_REGEX,
+    /// PLAN_REGEX_UNSUPPORTED (lookaround, backreferences),
+    /// PLAN_FORBIDDEN_HEADING, PLAN_STRATEGY_SCOPE_OVERLAP, and the warnings
+    /// PLAN_MISSING_VERIFY, PLAN_LEGACY, NO_VERIFICATION_SECTION and
+    /// NO_CRITERIA. `--json` prints `{file, status, valid, type,
+    /// plan_version, legacy_plan, steps, manifests_valid,
+    /// manifests_synthesized, errors[], warnings[]}`, each problem
+    /// `{code, severity, message, file, line, step}`.
+    ///
+    /// Exit status: 0 READY, 1 FAIL, 2 the file cannot be read.
+    Validate {
+        /// Warnings fail the validation too.
+        #[arg(long)]
+        strict: bool,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        /// The plan file.
+        plan: PathBuf,
+    },
+    /// Print the parsed plan: every step, field, manifest, session and
+    /// criterion with its source line (see `voyage-helper schema plan`).
+    ///
+    /// Without --json, the short summary of trekexecute Phase 2. Exit status:
+    /// 0 parsed, 1 not a plan, 2 unreadable.
+    Show {
+        /// Print the whole model as JSON.
+        #[arg(long)]
+        json: bool,
+        plan: PathBuf,
+    },
+    /// Preview a run without running anything: the step table, each file a
+    /// step names checked below the repository root, entry and exit
+    /// conditions, the sessions and waves with the command that starts each
+    /// session, and the verdict (READY or NEEDS ATTENTION).
+    ///
+    /// Exit status: 0 READY, 1 NEEDS ATTENTION, 2 unreadable.
+    DryRun {
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        plan: PathBuf,
+    },
+}
+
+/// Check a `brief.md`'s front matter.
+#[derive(Debug, clap::Subcommand)]
+pub enum BriefCommand {
+    /// Check brief_version and phase_signals (effort low, standard or high,
+    /// optional model, per phase).
+    ///
+    /// A brief at brief_version 2.1 or later needs phase_signals, or
+    /// `phase_signals_partial: true` (BRIEF_V51_MISSING_SIGNALS). Exit
+    /// status: 0 valid, 1 not, 2 unreadable.
+    Validate {
+        /// Report missing phase signals as a warning, not an error.
+        #[arg(long)]
+        soft: bool,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        brief: PathBuf,
+    },
 }
 
 /// Check commands against the security denylist before they run.

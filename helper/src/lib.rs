@@ -7,14 +7,20 @@
 //!
 //! - [`run`]: `run`, the executor's command runner with a log and a block.
 //! - [`verdict`]: `verdict`, the executor's reply built from a log.
+//! - [`plan`]: `plan validate`, `plan show`, `plan dry-run`; the plan model.
+//! - [`brief`]: `brief validate`.
+//! - [`pattern`]: regular expressions as plan authors write them.
 //! - [`scan`]: the denylist engine, `scan command` and `hook pre-tool-use`.
 //! - [`proc`]: the one place that spawns and signals processes.
 //! - [`schema`]: the embedded JSON Schemas of `schemas/`.
 //! - [`cli`]: the command-line tree; [`exit`]: the exit codes.
 
+pub mod brief;
 pub mod cli;
 pub mod clock;
 pub mod exit;
+pub mod pattern;
+pub mod plan;
 pub mod proc;
 pub mod run;
 pub mod scan;
@@ -67,6 +73,24 @@ fn dispatch(cli: Cli) -> u8 {
             run::execute(&options, &mut out)
         }
         Subcommand::Verdict(args) => verdict::execute(&args.into_options(), &mut out),
+        Subcommand::Plan(command) => match command {
+            cli::PlanCommand::Validate {
+                strict,
+                json,
+                plan: path,
+            } => plan::command::validate(&path, strict, json, &mut out),
+            cli::PlanCommand::Show { json, plan: path } => {
+                plan::command::show(&path, json, &mut out)
+            }
+            cli::PlanCommand::DryRun { json, plan: path } => {
+                plan::command::dry_run(&path, json, &mut out)
+            }
+        },
+        Subcommand::Brief(cli::BriefCommand::Validate {
+            soft,
+            json,
+            brief: path,
+        }) => brief::validate(&path, soft, json, &mut out),
         Subcommand::Scan(cli::ScanCommand::Command(args)) => {
             scan::execute_command(&args.into_options(), &mut out)
         }

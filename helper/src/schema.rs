@@ -8,6 +8,7 @@ pub const SCHEMAS: &[(&str, &str)] = &[
         "hook-pre-tool-use-output",
         include_str!("../../schemas/hook-pre-tool-use-output.schema.json"),
     ),
+    ("plan", include_str!("../../schemas/plan.schema.json")),
     (
         "run-block",
         include_str!("../../schemas/run-block.schema.json"),

@@ -140,10 +140,11 @@ fn schema_subcommand_prints_the_files() {
     let ran = Case::new(&["schema"]).run();
     assert_eq!(
         ran.stdout,
-        "hook-pre-tool-use-output\nrun-block\nscan-command\nverdict-reply\n"
+        "hook-pre-tool-use-output\nplan\nrun-block\nscan-command\nverdict-reply\n"
     );
     for name in [
         "hook-pre-tool-use-output",
+        "plan",
         "run-block",
         "scan-command",
         "verdict-reply",
