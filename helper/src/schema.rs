@@ -18,6 +18,10 @@ pub const SCHEMAS: &[(&str, &str)] = &[
         include_str!("../../schemas/scan-command.schema.json"),
     ),
     (
+        "scan-plan",
+        include_str!("../../schemas/scan-plan.schema.json"),
+    ),
+    (
         "verdict-reply",
         include_str!("../../schemas/verdict-reply.schema.json"),
     ),

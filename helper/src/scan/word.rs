@@ -299,13 +299,13 @@ impl Scanner<'_> {
 }
 
 /// brush-parser's word parser, or `None` where it fails or would panic:
-/// it unwraps the number of `~+N` and `~-N`, which overflows past 19 digits.
+/// it unwraps the number of `~N`, `~+N` and `~-N`, which overflows past 19
+/// digits.
 fn parse_word(raw: &str) -> Option<Vec<WordPieceWithSource>> {
-    let huge_tilde = ["~+", "~-"].iter().any(|tilde| {
-        raw.match_indices(tilde).any(|(at, _)| {
-            let digits = raw.get(at + 2..).unwrap_or_default();
-            digits.chars().take_while(char::is_ascii_digit).count() >= 19
-        })
+    let huge_tilde = raw.match_indices('~').any(|(at, _)| {
+        let rest = raw.get(at + 1..).unwrap_or_default();
+        let digits = rest.strip_prefix(['+', '-']).unwrap_or(rest);
+        digits.chars().take_while(char::is_ascii_digit).count() >= 19
     });
     if huge_tilde {
         return None;
