@@ -13,12 +13,13 @@ use crate::{run, scan, verdict};
 ///
 /// Voyage executes long coding plans with Claude Code without trusting the
 /// agent's word for "done". This binary does every part that needs no model:
-/// running a command with a log and a verdict, and (in later releases)
-/// validating plans, scanning commands, auditing steps and running YAML
-/// workflows.
+/// running a command with a log and a verdict, validating plans, judging
+/// commands against the security denylist (also as Claude Code's PreToolUse
+/// hook), and (in later releases) auditing steps and running YAML workflows.
 ///
 /// Exit codes: 0 checked and fine, 1 checked and not fine, 2 could not check
-/// (usage error, unreadable input). `run` and `verdict` document their own.
+/// (usage error, unreadable input). `run`, `verdict` and `hook pre-tool-use`
+/// document their own.
 #[derive(Debug, Parser)]
 #[command(
     name = "voyage-helper",
