@@ -82,28 +82,30 @@ pub fn nesting(text: &str) -> usize {
     deepest
 }
 
-/// `<<""`, `<<-''`, `<< """"`: a here-document whose delimiter is empty.
+/// A here-document whose delimiter comes out empty (`<<""`, `<<-''`,
+/// `<<\`, a delimiter of form feeds): brush-parser trims the delimiter's
+/// leading ASCII whitespace and drops its quotes, and with nothing left its
+/// tokenizer can loop without end.
 fn empty_heredoc_delimiter(text: &str) -> bool {
     text.match_indices("<<").any(|(at, _)| {
         let rest = text.get(at + 2..).unwrap_or_default();
         if rest.starts_with('<') {
             return false;
         }
-        let mut rest = rest.strip_prefix('-').unwrap_or(rest);
-        rest = rest.trim_start_matches([' ', '\t']);
-        let mut pairs = 0;
-        while let Some(after) = rest
-            .strip_prefix("\"\"")
-            .or_else(|| rest.strip_prefix("''"))
-        {
-            rest = after;
-            pairs += 1;
-        }
-        pairs > 0
-            && rest
-                .chars()
-                .next()
-                .is_none_or(|c| c.is_whitespace() || "|&;()<>#".contains(c))
+        let rest = rest.strip_prefix('-').unwrap_or(rest);
+        let rest = rest.trim_start_matches([' ', '\t']);
+        let word: String = rest
+            .chars()
+            .take_while(|c| {
+                !matches!(
+                    c,
+                    ' ' | '\t' | '\n' | '|' | '&' | ';' | '(' | ')' | '<' | '>'
+                )
+            })
+            .collect();
+        word.trim_start_matches(|c: char| c.is_ascii_whitespace())
+            .chars()
+            .all(|c| matches!(c, '"' | '\'' | '\\'))
     })
 }
 
