@@ -78,8 +78,19 @@ fn verdict_json_replies_validate() {
 #[test]
 fn schema_subcommand_prints_the_files() {
     let ran = Case::new(&["schema"]).run();
-    assert_eq!(ran.stdout, "run-block\nverdict-reply\n");
-    for name in ["run-block", "verdict-reply"] {
+    let listed: Vec<&str> = ran.stdout.lines().collect();
+    let mut on_disk: Vec<String> =
+        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter_map(|n| n.strip_suffix(".schema.json").map(str::to_owned))
+            .collect();
+    on_disk.sort();
+    assert_eq!(
+        listed, on_disk,
+        "every file in schemas/ is embedded, and nothing else"
+    );
+    for name in listed {
         let ran = Case::new(&["schema", name]).run();
         let printed: Value = serde_json::from_str(&ran.stdout).unwrap();
         assert_eq!(printed, schema_file(name));
