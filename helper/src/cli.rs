@@ -13,12 +13,13 @@ use crate::{progress, run, scan, verdict};
 ///
 /// Voyage executes long coding plans with Claude Code without trusting the
 /// agent's word for "done". This binary does every part that needs no model:
-/// running a command with a log and a verdict, and (in later releases)
-/// validating plans, scanning commands, auditing steps and running YAML
-/// workflows.
+/// running a command with a log and a verdict, validating plans, judging
+/// commands against the security denylist (also as Claude Code's PreToolUse
+/// hook), and (in later releases) auditing steps and running YAML workflows.
 ///
 /// Exit codes: 0 checked and fine, 1 checked and not fine, 2 could not check
-/// (usage error, unreadable input). `run` and `verdict` document their own.
+/// (usage error, unreadable input). `run`, `verdict` and `hook pre-tool-use`
+/// document their own.
 #[derive(Debug, Parser)]
 #[command(
     name = "voyage-helper",
@@ -834,6 +835,58 @@ pub enum BriefCommand {
 #[derive(Debug, clap::Subcommand)]
 pub enum ScanCommand {
     Command(ScanCommandArgs),
+    Plan(ScanPlanArgs),
+}
+
+/// Scan every command of a plan before it runs (trekexecute Phase 2.4).
+///
+/// Judges each step's Verify and Checkpoint command, the Exit Condition
+/// checklist and the Verification criteria, with the same engine and rules
+/// as `scan command`. OUTPUT, for each rule that fired:
+///
+///     Security scan: Step <N> — <Verify|Checkpoint> (line <L>)
+///                    or: <Exit Condition|Verification> (line <L>)
+///       Command: <the command as the plan writes it>
+///       BLOCKED|WARNING: <pattern name> (<rule-id>)
+///
+/// then, when anything is blocked:
+///
+///     SECURITY SCAN FAILED: <n> dangerous command(s) found in plan.
+///     Blocked commands:
+///       Step <N>: <command> → <pattern name>: <what matched>
+///     ...and the options (fix the plan, --dry-run, --fg)
+///
+/// otherwise the warnings, if any, under `Security advisories:` as
+/// `  Step <N>: <command> → <pattern name> (<safer alternative>)`, and last
+/// `Security scan: PASS (<n> commands checked)`.
+///
+/// `--json` prints {"file", "status": "FAILED"|"PASS", "commands_checked",
+/// "blocked_commands", "commands_with_advisories", "commands": [{"kind",
+/// "step", "line", "command", "decision", "findings": [...]}]} (schema:
+/// scan-plan); an unreadable plan prints {"file", "status": "ERROR",
+/// "error": {"code", "message"}}.
+///
+/// Exit status: 0 nothing blocked, 1 a command is blocked, 2 the plan cannot
+/// be read or is no plan.
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct ScanPlanArgs {
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+
+    /// The plan file.
+    pub plan: PathBuf,
+}
+
+impl ScanPlanArgs {
+    pub fn into_options(self) -> scan::plan::Options {
+        scan::plan::Options {
+            plan: self.plan,
+            json: self.json,
+            context: scan::Context::from_env(),
+        }
+    }
 }
 
 /// Judge one shell command line.

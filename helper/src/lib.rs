@@ -10,7 +10,8 @@
 //! - [`plan`]: `plan validate`, `plan show`, `plan dry-run`; the plan model.
 //! - [`brief`]: `brief validate`.
 //! - [`pattern`]: regular expressions as plan authors write them.
-//! - [`scan`]: the denylist engine, `scan command` and `hook pre-tool-use`.
+//! - [`scan`]: the denylist engine, `scan command`, `scan plan` and
+//!   `hook pre-tool-use`.
 //! - [`state`]: `write --atomic`, `state write`, `state validate`.
 //! - [`progress`]: the progress file (`progress …`).
 //! - [`stats`]: `stats append`, `event emit`, `stats show`.
@@ -112,6 +113,9 @@ fn dispatch(cli: Cli) -> u8 {
         }) => brief::validate(&path, soft, json, &mut out),
         Subcommand::Scan(cli::ScanCommand::Command(args)) => {
             scan::execute_command(&args.into_options(), &mut out)
+        }
+        Subcommand::Scan(cli::ScanCommand::Plan(args)) => {
+            scan::plan::execute(&args.into_options(), &mut out)
         }
         Subcommand::Hook(cli::HookCommand::PreToolUse) => {
             let ctx = scan::Context::from_env();

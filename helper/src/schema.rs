@@ -51,6 +51,10 @@ pub const SCHEMAS: &[(&str, &str)] = &[
         include_str!("../../schemas/scan-command.schema.json"),
     ),
     (
+        "scan-plan",
+        include_str!("../../schemas/scan-plan.schema.json"),
+    ),
+    (
         "session-state",
         include_str!("../../schemas/session-state.schema.json"),
     ),

@@ -284,3 +284,24 @@ fn one_megabyte_commands_finish() {
 fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
+
+/// Inputs on which brush-parser itself panics or backtracks for seconds,
+/// found by the `scan_command` fuzz target; the engine steers around them.
+#[test]
+fn inputs_that_trip_the_parser() {
+    for text in [
+        "222222222222<\0|&<$|&",
+        "99999999999999999999>x",
+        "ls ~+99999999999999999999999",
+        "ls ~-99999999999999999999999",
+        "~777779997799999999999997&\0",
+        "echo {1..99999999999999999999999}",
+        "echo {1..3..99999999999999999999999}",
+        "{~-{{{{{{{{\u{db}{{{{{\0\0\0\u{8b}{{{{{\t",
+        &format!("{{-{}", "{".repeat(40)),
+        &format!("[}}|{}", "(".repeat(60)),
+        &format!("{}<\x1c\n<#9>", "(".repeat(60)),
+    ] {
+        judge(text);
+    }
+}

@@ -91,6 +91,23 @@ fn scan_command_json_validates() {
 }
 
 #[test]
+fn scan_plan_json_validates() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/plans");
+    for plan in [
+        "invalid/dangerous-verify.md",
+        "valid/session-spec.md",
+        "valid/v17-single.md",
+        "valid/multi-session.md",
+        "valid/legacy.md",
+        "does-not-exist.md",
+    ] {
+        let path = fixtures.join(plan);
+        let ran = Case::new(&["scan", "plan", "--json", path.to_str().unwrap()]).run();
+        assert_valid("scan-plan", &ran.stdout);
+    }
+}
+
+#[test]
 fn scan_command_schema_lists_every_rule() {
     let schema = schema_file("scan-command");
     let listed: Vec<&str> = schema["$defs"]["finding"]["properties"]["rule"]["enum"]

@@ -103,6 +103,9 @@ impl Scanner<'_> {
                 Inner::Nothing => Flow::unknown(),
             };
         }
+        if let Some(command) = executor_run(name, argv, args, stdin) {
+            return self.code("voyage-helper run", &[command], &Flow::inherited());
+        }
         let base = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
         match name {
             _ if SHELLS.contains(&name) => return self.shell(name, argv, args, stdin),
@@ -540,6 +543,33 @@ impl Scanner<'_> {
             }
         }
     }
+}
+
+/// The command that `voyage-helper run` or the executor skill's `run.sh`
+/// would run: the words after `--`, or the `command:` label on stdin.
+fn executor_run(name: &str, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Option<Arg> {
+    let shim = name == "run.sh"
+        && argv
+            .first()
+            .is_some_and(|a| a.text.ends_with("executor/scripts/run.sh"));
+    let helper = name == "voyage-helper" && args.first().is_some_and(|a| a.is("run"));
+    if !shim && !helper {
+        return None;
+    }
+    if let Some(at) = args.iter().position(|a| a.is("--")) {
+        let words = args.get(at + 1..).unwrap_or_default();
+        let exact = words.iter().all(|w| w.exact);
+        let taint = words.iter().fold(Taint::default(), |t, w| t.union(w.taint));
+        return Some(Arg {
+            text: arg::display_plain(words),
+            exact,
+            taint,
+            ..Arg::default()
+        });
+    }
+    let labels = crate::run::labels::Labels::parse(stdin.literal_text()?.as_bytes());
+    let command = String::from_utf8_lossy(&labels.command?).into_owned();
+    Some(Arg::derived(&command))
 }
 
 /// `python3.12` → `python`.

@@ -15,7 +15,8 @@
 //! ([`rule`]); results are [`finding`]s.
 //!
 //! Entry points: [`engine::judge_command`] and [`engine::judge_path`]. The
-//! `scan command` subcommand renders a judgement ([`render`]); the
+//! `scan command` subcommand renders a judgement ([`render`]); `scan plan`
+//! judges every command of a plan ([`plan`], on the plan area's model); the
 //! PreToolUse hook answers Claude Code ([`hook`]).
 
 pub mod arg;
@@ -28,6 +29,7 @@ pub mod getopt;
 pub mod hook;
 pub mod parse;
 pub mod paths;
+pub mod plan;
 pub mod program;
 pub mod render;
 pub mod rule;

@@ -11,6 +11,11 @@ use brush_parser::{Parser, ParserOptions};
 /// stack. No command written for a person nests anywhere near this.
 pub const MAX_NESTING: usize = 100;
 
+/// Most `(` a text may have beyond its `)`. brush-parser backtracks
+/// exponentially on a run of unclosed parentheses (each may open a subshell
+/// or an arithmetic command); such text is a syntax error in bash anyway.
+pub const MAX_UNCLOSED_PARENS: usize = 12;
+
 /// Why a text could not be parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Failure {
@@ -33,6 +38,17 @@ impl std::fmt::Display for Failure {
 pub fn parse(text: &str) -> Result<Program, Failure> {
     if nesting(text) > MAX_NESTING {
         return Err(Failure::TooDeep);
+    }
+    let opens = text.bytes().filter(|b| *b == b'(').count();
+    let closes = text.bytes().filter(|b| *b == b')').count();
+    if opens > closes + MAX_UNCLOSED_PARENS {
+        return Err(Failure::Syntax("unbalanced parentheses".into()));
+    }
+    if huge_fd(text) {
+        // brush-parser unwraps a redirection's descriptor number as an i32.
+        return Err(Failure::Syntax(
+            "file descriptor number out of range".into(),
+        ));
     }
     let options = ParserOptions::default();
     let mut parser = Parser::new(text.as_bytes(), &options);
@@ -59,6 +75,19 @@ pub fn nesting(text: &str) -> usize {
     deepest
 }
 
+/// A run of ten or more digits right before `<` or `>`.
+fn huge_fd(text: &str) -> bool {
+    let mut digits = 0;
+    for byte in text.bytes() {
+        match byte {
+            b'0'..=b'9' => digits += 1,
+            b'<' | b'>' if digits >= 10 => return true,
+            _ => digits = 0,
+        }
+    }
+    false
+}
+
 fn first_line(text: &str) -> String {
     text.lines()
         .next()
@@ -81,6 +110,11 @@ mod tests {
         ));
         let deep = format!("{}x{}", "$(".repeat(200), ")".repeat(200));
         assert!(matches!(parse(&deep), Err(Failure::TooDeep)));
+        assert!(matches!(
+            parse("99999999999999999999>x"),
+            Err(Failure::Syntax(_))
+        ));
+        assert!(parse("echo 2>&1 123>x").is_ok());
         assert_eq!(nesting("a (b) {c [d]}"), 2);
         assert_eq!(nesting(")))((("), 3);
     }

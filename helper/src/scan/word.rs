@@ -18,6 +18,10 @@ use super::scanner::Scanner;
 
 /// Most words one brace expression may expand to; the rest are dropped.
 pub const MAX_BRACE_WORDS: usize = 64;
+/// Most `{` in a word that is brace-expanded. brush-parser's brace grammar
+/// backtracks exponentially on runs of unbalanced braces; real brace
+/// expressions have one or two.
+pub const MAX_BRACES: usize = 6;
 
 /// Builds one word from its pieces.
 #[derive(Debug, Default)]
@@ -100,17 +104,17 @@ impl Scanner<'_> {
             return;
         }
         let mut builder = Builder::new();
-        match word::parse(text, &ParserOptions::default()) {
-            Ok(pieces) => self.pieces(text, &pieces, false, &mut builder),
-            Err(_) => self.unparsable_word(text, &mut builder),
+        match parse_word(text) {
+            Some(pieces) => self.pieces(text, &pieces, false, &mut builder),
+            None => self.unparsable_word(text, &mut builder),
         }
     }
 
     fn expand_one(&mut self, raw: &str) -> Vec<Arg> {
         let mut builder = Builder::new();
-        match word::parse(raw, &ParserOptions::default()) {
-            Ok(pieces) => self.pieces(raw, &pieces, false, &mut builder),
-            Err(_) => self.unparsable_word(raw, &mut builder),
+        match parse_word(raw) {
+            Some(pieces) => self.pieces(raw, &pieces, false, &mut builder),
+            None => self.unparsable_word(raw, &mut builder),
         }
         builder.finish()
     }
@@ -294,6 +298,29 @@ impl Scanner<'_> {
     }
 }
 
+/// brush-parser's word parser, or `None` where it fails or would panic:
+/// it unwraps the number of `~N`, `~+N` and `~-N`, which overflows past 19
+/// digits.
+fn parse_word(raw: &str) -> Option<Vec<WordPieceWithSource>> {
+    let huge_tilde = raw.match_indices('~').any(|(at, _)| {
+        let rest = raw.get(at + 1..).unwrap_or_default();
+        let digits = rest.strip_prefix(['+', '-']).unwrap_or(rest);
+        digits.chars().take_while(char::is_ascii_digit).count() >= 19
+    });
+    if huge_tilde {
+        return None;
+    }
+    word::parse(raw, &ParserOptions::default()).ok()
+}
+
+/// The longest run of ASCII digits in `text`.
+pub fn longest_digit_run(text: &str) -> usize {
+    text.split(|c: char| !c.is_ascii_digit())
+        .map(str::len)
+        .max()
+        .unwrap_or(0)
+}
+
 /// True when `text` holds a glob: `*`, `?`, or a `[` closed by a `]`.
 pub fn is_pattern(text: &str) -> bool {
     text.contains(['*', '?'])
@@ -330,7 +357,14 @@ fn unescape(escape: &str, quoted: bool) -> String {
 /// with quotes, escapes or `$` are left whole: only plain text is expanded.
 fn brace_alternatives(word: &str) -> Vec<String> {
     let plain = !word.contains(['\'', '"', '\\', '$', '`']);
-    if !plain || !word.contains('{') {
+    let opens = word.matches('{').count();
+    // brush-parser unwraps the numbers of `{1..N}`, which overflow i64.
+    if !plain
+        || opens == 0
+        || opens > MAX_BRACES
+        || opens != word.matches('}').count()
+        || longest_digit_run(word) >= 18
+    {
         return vec![word.to_owned()];
     }
     match word::parse_brace_expansions(word, &ParserOptions::default()) {
@@ -520,6 +554,12 @@ mod tests {
         assert_eq!(fields("a{1..3}").len(), 3);
         assert_eq!(fields("{a..z}{a..z}").len(), MAX_BRACE_WORDS);
         assert_eq!(fields("'{a,b}'").len(), 1);
+        assert_eq!(fields("{1..99999999999999999999999}").len(), 1);
+        assert_eq!(fields("{-{{{{{{{{{{{{{{{{{{{{").len(), 1);
+        assert_eq!(
+            fields("~+99999999999999999999999"),
+            [("~+99999999999999999999999".to_owned(), false)]
+        );
     }
 
     #[test]
