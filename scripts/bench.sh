@@ -5,6 +5,8 @@
 # absolute timed assertion; see benches/README.md for what each one means.
 #
 #   scripts/bench.sh                        build the release helper, measure, print a table
+#   scripts/bench.sh state                  only figures 4 and 5 (progress step, stats append)
+#   scripts/bench.sh run                    only figures 1 to 3 (voyage-helper run)
 #   VOYAGE_BENCH_TIMER=python3 scripts/bench.sh   time with the python3 loop even
 #                                           when hyperfine is installed
 #
@@ -18,11 +20,18 @@ cd "$(dirname "$0")/.."
 
 # --- settings ---------------------------------------------------------------
 
+only="${1:-all}"
+case "$only" in
+  all | run | state) ;;
+  *) echo "usage: scripts/bench.sh [all|run|state]" >&2; exit 2 ;;
+esac
+
 ROUNDS=10         # figures 1 and 2 alternate the two commands in this many rounds,
                   # so that a burst of load elsewhere hits both alike
 TRUE_RUNS=30      # runs of each command per round for figure 1 (300 in all)
 SEQ_RUNS=8        # runs of each command per round for figure 2 (80 in all)
 WARMUP=3          # warm-up runs of each command per round
+STATE_RUNS=30     # runs of each command per round for figures 4 and 5 (300 in all)
 POLL_RUNS=3       # runs of the simulated original run.sh poll loop (~1 s each)
 BIG_RUNS=2        # runs of each side of figure 3 (each writes 1 GiB)
 BIG_BYTES=1073741824
@@ -181,35 +190,48 @@ def cmd_table(results, big_bytes):
         verdict = "info" if ok is None else ("PASS" if ok else "MISS")
         rows.append((fig, voy, base, rel, target, verdict))
 
-    v, b = d["true"]
-    diff = v["mean_ms"] - b["mean_ms"]
-    row("1. `run -- true` vs `bash -c true`, mean wall", f"{v['mean_ms']:.2f} ms",
-        f"{b['mean_ms']:.2f} ms", f"{diff:+.2f} ms", "≤ +3 ms", diff <= 3.0)
-    row("1a. same, median wall", f"{v['median_ms']:.2f} ms", f"{b['median_ms']:.2f} ms",
-        f"{v['median_ms'] - b['median_ms']:+.2f} ms", "info", None)
-    row("1b. same, CPU time (user+sys, all processes)", f"{v['cpu_ms']:.2f} ms",
-        f"{b['cpu_ms']:.2f} ms", f"{v['cpu_ms'] - b['cpu_ms']:+.2f} ms", "info", None)
-    p, pb = d["poll"]
-    row("1c. original run.sh poll loop on `true`", f"{p['mean_ms']:.0f} ms",
-        f"{pb['mean_ms']:.2f} ms", f"{p['mean_ms'] - pb['mean_ms']:+.0f} ms", "reference", None)
-    v, b = d["seq"]
-    ratio = v["mean_ms"] / b["mean_ms"]
-    row("2. `run -- 'seq 200000'` vs `bash -c '… > file'`, mean", f"{v['mean_ms']:.2f} ms",
-        f"{b['mean_ms']:.2f} ms", f"{ratio:.2f}x", "≤ 1.5x", ratio <= 1.5)
-    row("2a. same, median wall", f"{v['median_ms']:.2f} ms", f"{b['median_ms']:.2f} ms",
-        f"{v['median_ms'] / b['median_ms']:.2f}x", "info", None)
-    hv = max(r["peak_kib"] for r in d["big_voyage"]) / 1024
-    hb = max(r["peak_kib"] for r in d["big_bash"]) / 1024
-    row("3. peak RSS of the process, 1 GiB of output", f"{hv:.2f} MiB", f"{hb:.2f} MiB",
-        f"{hv / hb:.2f}x", "≤ 16 MiB", hv <= 16.0)
-    if "time_tree_kib" in d:
-        row("3b. same, helper + its commands (time %M)", f"{d['time_tree_kib'] / 1024:.2f} MiB",
-            "", "", "cross-check", None)
-    mib = big_bytes / 2**20
-    tv = mib / min(r["wall_s"] for r in d["big_voyage"])
-    tb = mib / min(r["wall_s"] for r in d["big_bash"])
-    row("3c. throughput, 1 GiB (best run)", f"{tv:.0f} MiB/s", f"{tb:.0f} MiB/s",
-        f"{tv / tb:.2f}x", "info", None)
+    if "true" in d:
+        v, b = d["true"]
+        diff = v["mean_ms"] - b["mean_ms"]
+        row("1. `run -- true` vs `bash -c true`, mean wall", f"{v['mean_ms']:.2f} ms",
+            f"{b['mean_ms']:.2f} ms", f"{diff:+.2f} ms", "≤ +3 ms", diff <= 3.0)
+        row("1a. same, median wall", f"{v['median_ms']:.2f} ms", f"{b['median_ms']:.2f} ms",
+            f"{v['median_ms'] - b['median_ms']:+.2f} ms", "info", None)
+        row("1b. same, CPU time (user+sys, all processes)", f"{v['cpu_ms']:.2f} ms",
+            f"{b['cpu_ms']:.2f} ms", f"{v['cpu_ms'] - b['cpu_ms']:+.2f} ms", "info", None)
+        p, pb = d["poll"]
+        row("1c. original run.sh poll loop on `true`", f"{p['mean_ms']:.0f} ms",
+            f"{pb['mean_ms']:.2f} ms", f"{p['mean_ms'] - pb['mean_ms']:+.0f} ms", "reference", None)
+        v, b = d["seq"]
+        ratio = v["mean_ms"] / b["mean_ms"]
+        row("2. `run -- 'seq 200000'` vs `bash -c '… > file'`, mean", f"{v['mean_ms']:.2f} ms",
+            f"{b['mean_ms']:.2f} ms", f"{ratio:.2f}x", "≤ 1.5x", ratio <= 1.5)
+        row("2a. same, median wall", f"{v['median_ms']:.2f} ms", f"{b['median_ms']:.2f} ms",
+            f"{v['median_ms'] / b['median_ms']:.2f}x", "info", None)
+        hv = max(r["peak_kib"] for r in d["big_voyage"]) / 1024
+        hb = max(r["peak_kib"] for r in d["big_bash"]) / 1024
+        row("3. peak RSS of the process, 1 GiB of output", f"{hv:.2f} MiB", f"{hb:.2f} MiB",
+            f"{hv / hb:.2f}x", "≤ 16 MiB", hv <= 16.0)
+        if "time_tree_kib" in d:
+            row("3b. same, helper + its commands (time %M)", f"{d['time_tree_kib'] / 1024:.2f} MiB",
+                "", "", "cross-check", None)
+        mib = big_bytes / 2**20
+        tv = mib / min(r["wall_s"] for r in d["big_voyage"])
+        tb = mib / min(r["wall_s"] for r in d["big_bash"])
+        row("3c. throughput, 1 GiB (best run)", f"{tv:.0f} MiB/s", f"{tb:.0f} MiB/s",
+            f"{tv / tb:.2f}x", "info", None)
+    for key, fig, what in (("progress", "4", "`progress step` (read, check, atomic rewrite)"),
+                           ("stats", "5", "`stats append` (locked JSONL append)")):
+        if key not in d:
+            continue
+        v, b = d[key]
+        ratio = v["mean_ms"] / b["mean_ms"]
+        row(f"{fig}. {what} vs `bash -c true`, mean", f"{v['mean_ms']:.2f} ms",
+            f"{b['mean_ms']:.2f} ms", f"{ratio:.2f}x", "≤ 2x", ratio <= 2.0)
+        row(f"{fig}a. same, median wall", f"{v['median_ms']:.2f} ms", f"{b['median_ms']:.2f} ms",
+            f"{v['median_ms'] / b['median_ms']:.2f}x", "info", None)
+        row(f"{fig}b. same, CPU time (user+sys)", f"{v['cpu_ms']:.2f} ms", f"{b['cpu_ms']:.2f} ms",
+            f"{v['cpu_ms'] / b['cpu_ms']:.2f}x", "info", None)
 
     head = ("figure", "voyage", "baseline", "ratio/diff", "target", "result")
     widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(6)]
@@ -256,6 +278,7 @@ time_pair() {
 q() { printf '%q' "$1"; }
 run_cmd() { echo "$(q "$helper") run --cwd $(q "$tmp") -- $(q "$1")"; }
 
+if [[ "$only" != state ]]; then
 # --- sanity: the helper really runs the commands we time ----------------------
 
 check() { # check COMMAND EXPECTED-LINE
@@ -325,6 +348,44 @@ if ((have_time)); then
   rm -rf "$logs"
   py set "$results" time_tree_kib "$(tail -n 1 "$tmp/time.out")"
   echo "  /usr/bin/time %M over helper and descendants: $(tail -n 1 "$tmp/time.out") KiB"
+fi
+fi
+
+# --- 4 and 5. the run-state writers ----------------------------------------------
+
+if [[ "$only" != run ]]; then
+  # A progress file of a 12-step plan, fresh before every timed run (the
+  # copy is the untimed preparation), so each run makes the same change:
+  # read, check against the schema, apply, check again, atomic rewrite.
+  python3 - "$tmp/fresh.json" <<'PY'
+import json, sys
+steps = {str(n): {"status": "pending", "attempts": 0, "error": None,
+                  "completed_at": None, "commit": None} for n in range(1, 13)}
+doc = {"schema_version": "1", "plan": "plans/bench.md", "plan_type": "plan",
+       "plan_version": "1.7", "started_at": "2026-11-30T10:00:00Z",
+       "updated_at": "2026-11-30T10:00:00Z", "mode": "execute", "total_steps": 12,
+       "current_step": 0, "status": "in_progress", "steps": steps,
+       "iterations_remaining": 25, "entry_condition_checked": False,
+       "exit_condition_checked": False, "plan_verification": None, "summary": None}
+json.dump(doc, open(sys.argv[1], "w"), indent=2)
+PY
+  prep="cp $(q "$tmp/fresh.json") $(q "$tmp/p.json")"
+  step_cmd="$(q "$helper") progress step 1 --status in_progress --file $(q "$tmp/p.json")"
+  cp "$tmp/fresh.json" "$tmp/p.json"
+  "$helper" progress step 1 --status in_progress --file "$tmp/p.json" | grep -q 'pending -> in_progress' ||
+    { echo "bench.sh: progress step did not run as expected" >&2; exit 2; }
+  section "4. voyage-helper progress step  vs  bash -c true  ($ROUNDS x $STATE_RUNS runs each)"
+  time_pair progress "$STATE_RUNS" "$prep" "$step_cmd" "$prep" "bash -c true"
+
+  # Records go to a data dir of the scratch directory; the file grows by one
+  # line per run, as it does in use.
+  export VOYAGE_DATA_DIR="$tmp/data"
+  unset CLAUDE_PLUGIN_DATA
+  record='{"plan":"bench.md","plan_type":"plan","mode":"execute","result":"completed","steps_total":12,"steps_passed":12,"steps_failed":0,"steps_skipped":0,"failed_at_step":null}'
+  "$helper" stats append bench "$record" | grep -q '"written":true' ||
+    { echo "bench.sh: stats append did not write" >&2; exit 2; }
+  section "5. voyage-helper stats append  vs  bash -c true  ($ROUNDS x $STATE_RUNS runs each)"
+  time_pair stats "$STATE_RUNS" true "$(q "$helper") stats append bench $(q "$record")" true "bash -c true"
 fi
 
 # --- table ------------------------------------------------------------------------
