@@ -61,7 +61,8 @@ section() { echo "== [${SECONDS}s] $*"; }
 
 section "cargo build --release --locked -p voyage-helper"
 cargo build --release --locked -p voyage-helper
-helper="$(pwd)/${CARGO_TARGET_DIR:-target}/release/voyage-helper"
+repo=$(pwd)
+helper="$repo/${CARGO_TARGET_DIR:-target}/release/voyage-helper"
 [[ -x "$helper" ]] || { echo "bench.sh: no binary at $helper" >&2; exit 2; }
 
 # --- scratch directory (outside any git work tree, so logs land in it) ------
@@ -233,6 +234,17 @@ def cmd_table(results, big_bytes):
         row(f"{fig}b. same, CPU time (user+sys)", f"{v['cpu_ms']:.2f} ms", f"{b['cpu_ms']:.2f} ms",
             f"{v['cpu_ms'] / b['cpu_ms']:.2f}x", "info", None)
 
+    if "plan3" in d:
+        v, b = d["plan3"]
+        row("4. `plan validate` on the 3-step example vs `bash -c true`", f"{v['mean_ms']:.2f} ms",
+            f"{b['mean_ms']:.2f} ms", f"{v['mean_ms'] / b['mean_ms']:.2f}x", "≤ 3 ms", v["mean_ms"] <= 3.0)
+        v10, v20 = d["plan10k"][0], d["plan20k"][0]
+        row("5. `plan validate`, generated 10,000-step plan", f"{v10['mean_ms']:.0f} ms", "", "",
+            "≤ 200 ms", v10["mean_ms"] <= 200.0)
+        growth = v20["mean_ms"] / v10["mean_ms"]
+        row("5a. same, 20,000 steps vs 10,000", f"{v20['mean_ms']:.0f} ms", f"{v10['mean_ms']:.0f} ms",
+            f"{growth:.2f}x", "≤ 2.2x", growth <= 2.2)
+
     head = ("figure", "voyage", "baseline", "ratio/diff", "target", "result")
     widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(6)]
     def line(r):
@@ -387,6 +399,20 @@ PY
   section "5. voyage-helper stats append  vs  bash -c true  ($ROUNDS x $STATE_RUNS runs each)"
   time_pair stats "$STATE_RUNS" true "$(q "$helper") stats append bench $(q "$record")" true "bash -c true"
 fi
+
+# --- 4. plans: validating the example and generated plans ------------------------
+
+section "4. voyage-helper plan validate (3-step example) vs bash -c true ($ROUNDS x $TRUE_RUNS runs each)"
+example="$repo/helper/tests/fixtures/plans/valid/v17-single.md"
+time_pair plan3 "$TRUE_RUNS" true "$(q "$helper") plan validate $(q "$example")" true "bash -c true"
+section "5. plan validate on generated plans of 10,000 and 20,000 steps"
+"$repo/scripts/gen-plan.sh" 10000 >"$tmp/plan10k.md"
+"$repo/scripts/gen-plan.sh" 20000 >"$tmp/plan20k.md"
+for n in 10k 20k; do
+  "$helper" plan validate "$tmp/plan$n.md" | grep -q READY || { echo "bench.sh: generated plan not READY" >&2; exit 2; }
+  timed "$tmp/plan$n.json" 2 10 true "$(q "$helper") plan validate $(q "$tmp/plan$n.md")" true true
+  py pool "$results" "plan$n" "$tmp/plan$n.json"
+done
 
 # --- table ------------------------------------------------------------------------
 

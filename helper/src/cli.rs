@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser};
 use clap_complete::Shell;
 
-use crate::{progress, run, verdict};
+use crate::{progress, run, scan, verdict};
 
 /// The deterministic half of the Voyage Claude Code plugin.
 ///
@@ -37,6 +37,14 @@ pub struct Cli {
 pub enum Subcommand {
     Run(RunArgs),
     Verdict(VerdictArgs),
+    #[command(subcommand)]
+    Plan(PlanCommand),
+    #[command(subcommand)]
+    Brief(BriefCommand),
+    #[command(subcommand)]
+    Scan(ScanCommand),
+    #[command(subcommand)]
+    Hook(HookCommand),
     /// Print the JSON Schema of a format the helper reads or writes.
     ///
     /// Without a name, list the names. The schemas describe every `--json`
@@ -734,6 +742,185 @@ pub enum ProfileCommand {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// Parse, check and preview trekplans and session specs.
+///
+/// A trekplan has `## Implementation Plan` with `### Step N: description`
+/// headings; a session spec has `## Dependencies` (with `Entry condition:`),
+/// `## Scope Fence` and `## Exit Condition`. Each step may carry Files,
+/// Changes, Reuses, Test first, Verify, On failure, Checkpoint and a
+/// Manifest (a ```yaml fence); plans at `plan_version: 1.7` or later must
+/// carry a manifest per step, older ones get one synthesised.
+#[derive(Debug, clap::Subcommand)]
+pub enum PlanCommand {
+    /// Check a plan's schema: the READY / FAIL report.
+    ///
+    /// Every problem has a stable code and a line, for example
+    /// PLAN_MISSING_MANIFEST, PLAN_MALFORMED_YAML, PLAN_INVALID_REGEX,
+    /// PLAN_REGEX_UNSUPPORTED (lookaround, backreferences),
+    /// PLAN_FORBIDDEN_HEADING, PLAN_STRATEGY_SCOPE_OVERLAP, and the warnings
+    /// PLAN_MISSING_VERIFY, PLAN_LEGACY, NO_VERIFICATION_SECTION and
+    /// NO_CRITERIA. `--json` prints `{file, status, valid, type,
+    /// plan_version, legacy_plan, steps, manifests_valid,
+    /// manifests_synthesized, errors[], warnings[]}`, each problem
+    /// `{code, severity, message, file, line, step}`.
+    ///
+    /// Exit status: 0 READY, 1 FAIL, 2 the file cannot be read.
+    Validate {
+        /// Warnings fail the validation too.
+        #[arg(long)]
+        strict: bool,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        /// The plan file.
+        plan: PathBuf,
+    },
+    /// Print the parsed plan: every step, field, manifest, session and
+    /// criterion with its source line (see `voyage-helper schema plan`).
+    ///
+    /// Without --json, the short summary of trekexecute Phase 2. Exit status:
+    /// 0 parsed, 1 not a plan, 2 unreadable.
+    Show {
+        /// Print the whole model as JSON.
+        #[arg(long)]
+        json: bool,
+        plan: PathBuf,
+    },
+    /// Preview a run without running anything: the step table, each file a
+    /// step names checked below the repository root, entry and exit
+    /// conditions, the sessions and waves with the command that starts each
+    /// session, and the verdict (READY or NEEDS ATTENTION).
+    ///
+    /// Exit status: 0 READY, 1 NEEDS ATTENTION, 2 unreadable.
+    DryRun {
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        plan: PathBuf,
+    },
+}
+
+/// Check a `brief.md`'s front matter.
+#[derive(Debug, clap::Subcommand)]
+pub enum BriefCommand {
+    /// Check brief_version and phase_signals (effort low, standard or high,
+    /// optional model, per phase).
+    ///
+    /// A brief at brief_version 2.1 or later needs phase_signals, or
+    /// `phase_signals_partial: true` (BRIEF_V51_MISSING_SIGNALS). Exit
+    /// status: 0 valid, 1 not, 2 unreadable.
+    Validate {
+        /// Report missing phase signals as a warning, not an error.
+        #[arg(long)]
+        soft: bool,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        brief: PathBuf,
+    },
+}
+
+/// Check commands against the security denylist before they run.
+///
+/// The denylist (trekexecute Phase 2.4, Sub-step D1, Hard rules 14 to 16)
+/// is judged on what bash would actually run: the command is parsed by a
+/// real shell parser, wrappers (sudo, env, xargs, find -exec, timeout, ...)
+/// come off, code given to bash -c, eval, a here-document or a pipe into a
+/// shell is parsed and judged in turn, and every spelling of a flag counts.
+/// Text that is only data (echo 'rm -rf /', a commit message, a grep
+/// pattern) is never judged as a command.
+#[derive(Debug, clap::Subcommand)]
+pub enum ScanCommand {
+    Command(ScanCommandArgs),
+}
+
+/// Judge one shell command line.
+///
+/// OUTPUT, one block per rule that fired, then the result line:
+///
+///     BLOCKED: <rule-id> (<pattern name>)      or WARNING: ...
+///       Command: <the command as judged, wrappers and quoting removed>
+///       Why: <what matched>
+///       Inside: <bash -c > $(...) ...>       only for nested code
+///       Safer: <what to do instead>
+///     RESULT: BLOCKED|WARNING|PASS (<n> blocked, <n> warnings)
+///
+/// `--json` prints one object instead: {"command", "decision":
+/// "block"|"warn"|"allow", "findings": [{"rule", "severity", "name",
+/// "command", "detail", "via", "instead"}]} (schema: scan-command).
+///
+/// RULES. Blocked: rm-recursive-force, rm-critical-path,
+/// chmod-world-writable, download-to-shell, decode-to-shell, eval-expansion,
+/// disk-format, disk-write, system-power, fork-bomb, cron-persistence,
+/// kill-all, history-erase, git-hooks-write, credentials-write,
+/// env-file-write, shell-config-write, claude-config-write, and unscannable
+/// (the parser rejects the command, or it nests deeper than the scanner
+/// checks: it fails closed). Warned: dependency-change, git-force-push,
+/// git-reset-hard, git-clean-force, find-delete, opaque-command (a command
+/// name or shell code only known at run time).
+///
+/// Exit status: 0 PASS or WARNING, 1 BLOCKED, 2 no command given.
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct ScanCommandArgs {
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+
+    /// The command, after `--`; several words are joined with spaces.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<OsString>,
+}
+
+impl ScanCommandArgs {
+    pub fn into_options(self) -> scan::CommandOptions {
+        let words: Vec<String> = self
+            .command
+            .iter()
+            .map(|w| w.to_string_lossy().into_owned())
+            .collect();
+        scan::CommandOptions {
+            command: words.join(" "),
+            json: self.json,
+            context: scan::Context::from_env(),
+        }
+    }
+}
+
+/// Claude Code hooks.
+#[derive(Debug, clap::Subcommand)]
+pub enum HookCommand {
+    /// The PreToolUse hook: the denylist guard for Bash and file tools.
+    ///
+    /// Wired by the plugin's hooks/hooks.json for the tools Bash, Write,
+    /// Edit, MultiEdit and NotebookEdit. Reads Claude Code's hook JSON on
+    /// stdin. For Bash it judges tool_input.command like `scan command`; for
+    /// the file tools it judges tool_input.file_path (notebook_path for
+    /// NotebookEdit) against the protected paths (.git/hooks/, ~/.ssh,
+    /// ~/.aws, ~/.gnupg, .env files, shell rc files, .claude/settings.json,
+    /// .claude/hooks/, block devices, cron tables, shell history).
+    ///
+    /// OUTPUT on stdout, always with exit status 0:
+    ///
+    ///     blocked  {"hookSpecificOutput":{"hookEventName":"PreToolUse",
+    ///               "permissionDecision":"deny",
+    ///               "permissionDecisionReason":"voyage: blocked <rule> ..."}}
+    ///     warned   {"hookSpecificOutput":{"hookEventName":"PreToolUse",
+    ///               "additionalContext":"voyage: warning <rule> ..."},
+    ///               "systemMessage":"voyage: warning <rule> ..."}
+    ///     allowed  nothing at all (the normal permission flow goes on;
+    ///              "allow" is never sent)
+    ///
+    /// The reason is one line: the rule, the command as judged, what
+    /// matched, and a safer alternative. Schema: hook-pre-tool-use-output.
+    ///
+    /// FAILS OPEN: input that is not JSON, has no tool_name or tool_input,
+    /// names another tool or event, or is larger than 64 MiB gets no output
+    /// and exit 0, as if the hook were not installed. It never exits 1 or 2.
+    #[command(verbatim_doc_comment)]
+    PreToolUse,
 }
 
 #[cfg(test)]

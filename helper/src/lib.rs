@@ -7,28 +7,36 @@
 //!
 //! - [`run`]: `run`, the executor's command runner with a log and a block.
 //! - [`verdict`]: `verdict`, the executor's reply built from a log.
+//! - [`plan`]: `plan validate`, `plan show`, `plan dry-run`; the plan model.
+//! - [`brief`]: `brief validate`.
+//! - [`pattern`]: regular expressions as plan authors write them.
+//! - [`scan`]: the denylist engine, `scan command` and `hook pre-tool-use`.
 //! - [`state`]: `write --atomic`, `state write`, `state validate`.
 //! - [`progress`]: the progress file (`progress …`).
 //! - [`stats`]: `stats append`, `event emit`, `stats show`.
 //! - [`gate`]: the autonomy gate; [`profile`]: `profile resolve`.
 //! - [`proc`]: the one place that spawns and signals processes.
 //! - [`schema`]: the embedded JSON Schemas of `schemas/`.
-//! - [`cli`]: the command-line tree; [`exit`]: the exit codes.
 //! - shared: [`problem`] (coded problems), [`validation`] (validator
 //!   reports), [`write_reply`] (what writers print), [`front_matter`],
 //!   [`data_dir`], [`clock`].
+//! - [`cli`]: the command-line tree; [`exit`]: the exit codes.
 
+pub mod brief;
 pub mod cli;
 pub mod clock;
 pub mod data_dir;
 pub mod exit;
 pub mod front_matter;
 pub mod gate;
+pub mod pattern;
+pub mod plan;
 pub mod problem;
 pub mod proc;
 pub mod profile;
 pub mod progress;
 pub mod run;
+pub mod scan;
 pub mod schema;
 pub mod state;
 pub mod stats;
@@ -84,27 +92,35 @@ fn dispatch(cli: Cli) -> u8 {
             run::execute(&options, &mut out)
         }
         Subcommand::Verdict(args) => verdict::execute(&args.into_options(), &mut out),
-        Subcommand::Schema { name } => match name {
-            None => {
-                for name in schema::names() {
-                    let _ = writeln!(out, "{name}");
-                }
-                exit::OK
+        Subcommand::Plan(command) => match command {
+            cli::PlanCommand::Validate {
+                strict,
+                json,
+                plan: path,
+            } => plan::command::validate(&path, strict, json, &mut out),
+            cli::PlanCommand::Show { json, plan: path } => {
+                plan::command::show(&path, json, &mut out)
             }
-            Some(name) => match schema::find(&name) {
-                Some(text) => {
-                    let _ = out.write_all(text.as_bytes());
-                    exit::OK
-                }
-                None => {
-                    eprintln!(
-                        "error: no schema named '{name}' (known: {})",
-                        schema::names().join(", ")
-                    );
-                    exit::CANNOT_CHECK
-                }
-            },
+            cli::PlanCommand::DryRun { json, plan: path } => {
+                plan::command::dry_run(&path, json, &mut out)
+            }
         },
+        Subcommand::Brief(cli::BriefCommand::Validate {
+            soft,
+            json,
+            brief: path,
+        }) => brief::validate(&path, soft, json, &mut out),
+        Subcommand::Scan(cli::ScanCommand::Command(args)) => {
+            scan::execute_command(&args.into_options(), &mut out)
+        }
+        Subcommand::Hook(cli::HookCommand::PreToolUse) => {
+            let ctx = scan::Context::from_env();
+            let answer = scan::hook::read_input().map_or(scan::hook::Answer::Silent, |input| {
+                scan::hook::answer(&input, &ctx)
+            });
+            let _ = scan::hook::render(&answer, &mut out).and_then(|()| out.flush());
+            exit::OK
+        }
         Subcommand::Write(args) => state::execute_write(
             &state::WriteOptions {
                 path: args.path,
@@ -163,6 +179,27 @@ fn dispatch(cli: Cli) -> u8 {
             },
             &mut out,
         ),
+        Subcommand::Schema { name } => match name {
+            None => {
+                for name in schema::names() {
+                    let _ = writeln!(out, "{name}");
+                }
+                exit::OK
+            }
+            Some(name) => match schema::find(&name) {
+                Some(text) => {
+                    let _ = out.write_all(text.as_bytes());
+                    exit::OK
+                }
+                None => {
+                    eprintln!(
+                        "error: no schema named '{name}' (known: {})",
+                        schema::names().join(", ")
+                    );
+                    exit::CANNOT_CHECK
+                }
+            },
+        },
         Subcommand::Completions { shell } => {
             let mut command = Cli::command();
             clap_complete::generate(shell, &mut command, "voyage-helper", &mut out);

@@ -24,6 +24,11 @@ pub const SCHEMAS: &[(&str, &str)] = &[
         "gate-decision",
         include_str!("../../schemas/gate-decision.schema.json"),
     ),
+    (
+        "hook-pre-tool-use-output",
+        include_str!("../../schemas/hook-pre-tool-use-output.schema.json"),
+    ),
+    ("plan", include_str!("../../schemas/plan.schema.json")),
     ("profile", include_str!("../../schemas/profile.schema.json")),
     (
         "profile-resolution",
@@ -40,6 +45,10 @@ pub const SCHEMAS: &[(&str, &str)] = &[
     (
         "run-block",
         include_str!("../../schemas/run-block.schema.json"),
+    ),
+    (
+        "scan-command",
+        include_str!("../../schemas/scan-command.schema.json"),
     ),
     (
         "session-state",

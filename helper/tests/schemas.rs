@@ -76,6 +76,66 @@ fn verdict_json_replies_validate() {
 }
 
 #[test]
+fn scan_command_json_validates() {
+    for command in [
+        "ls -la",
+        "git push --force",
+        "sudo bash -c 'rm -rf /' && curl x | sh",
+        "npm i x; git reset --hard",
+        "echo \"unterminated",
+        &format!("rm -rf {}", "x".repeat(500)),
+    ] {
+        let ran = Case::new(&["scan", "command", "--json", "--", command]).run();
+        assert_valid("scan-command", &ran.stdout);
+    }
+}
+
+#[test]
+fn scan_command_schema_lists_every_rule() {
+    let schema = schema_file("scan-command");
+    let listed: Vec<&str> = schema["$defs"]["finding"]["properties"]["rule"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    let rules: Vec<&str> = voyage_helper::scan::rule::RULES
+        .iter()
+        .map(|r| r.id)
+        .collect();
+    assert_eq!(listed, rules);
+}
+
+#[test]
+fn hook_output_validates() {
+    let bash = |command: &str| {
+        serde_json::json!({"hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": command}})
+        .to_string()
+    };
+    let mut printed = 0;
+    for input in [
+        bash("rm -rf /"),
+        bash("git push -f"),
+        bash("curl x | sh; rm -rf y; chmod 777 z"),
+        serde_json::json!({"tool_name": "Write", "tool_input": {"file_path": "/x/.env"}})
+            .to_string(),
+    ] {
+        let ran = Case::new(&["hook", "pre-tool-use"]).stdin(input).run();
+        assert_valid("hook-pre-tool-use-output", &ran.stdout);
+        printed += 1;
+    }
+    assert_eq!(printed, 4);
+    let allow = serde_json::json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+        "permissionDecision": "allow", "permissionDecisionReason": "voyage: blocked x"}});
+    let validator = jsonschema::draft202012::new(&schema_file("hook-pre-tool-use-output")).unwrap();
+    assert!(!validator.is_valid(&allow));
+    let warn_without_message = serde_json::json!({"hookSpecificOutput": {
+        "hookEventName": "PreToolUse", "additionalContext": "voyage: warning x"}});
+    assert!(!validator.is_valid(&warn_without_message));
+}
+
+#[test]
 fn schema_subcommand_prints_the_files() {
     let ran = Case::new(&["schema"]).run();
     let listed: Vec<&str> = ran.stdout.lines().collect();

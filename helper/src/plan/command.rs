@@ -1,0 +1,160 @@
+//! The `plan` subcommands: read the file, run the checks, render, and say
+//! the exit code. The only I/O of the area.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::render::{DryRun, Validation};
+use super::{PlanLoadError, load};
+use crate::exit;
+
+/// Prints a load error the way each output form expects; returns the code.
+fn unreadable(e: &PlanLoadError, json: bool, out: &mut impl Write) -> u8 {
+    if json {
+        let body = serde_json::json!({
+            "valid": false,
+            "status": "FAIL",
+            "errors": [{"code": e.code(), "severity": "error", "message": e.to_string()}],
+            "warnings": [],
+        });
+        let _ = writeln!(out, "{body:#}");
+    } else {
+        eprintln!("error[{}]: {e}", e.code());
+    }
+    exit::CANNOT_CHECK
+}
+
+/// `plan validate`: 0 ready, 1 not, 2 unreadable.
+pub fn validate(path: &Path, strict: bool, json: bool, out: &mut impl Write) -> u8 {
+    let file = path.display().to_string();
+    let (plan, problems) = match load(path) {
+        Ok(plan) => {
+            let problems = plan.problems.clone();
+            (Some(plan), problems)
+        }
+        Err(PlanLoadError::Unrecognized { problems, .. }) => (None, problems),
+        Err(e) => return unreadable(&e, json, out),
+    };
+    let report = Validation::of(&file, plan.as_ref(), &problems, strict);
+    let _ = if json {
+        report.render_json(out)
+    } else {
+        report.render_text(out, strict)
+    };
+    if report.valid { exit::OK } else { exit::NOT_OK }
+}
+
+/// Loads the plan, or reports why not (as `plan validate` would) and
+/// returns the exit code.
+fn load_or_report(path: &Path, json: bool, out: &mut impl Write) -> Result<super::Plan, u8> {
+    match load(path) {
+        Ok(plan) => Ok(plan),
+        Err(PlanLoadError::Unrecognized { problems, path }) => {
+            let report = Validation::of(&path, None, &problems, false);
+            let _ = if json {
+                report.render_json(out)
+            } else {
+                report.render_text(out, false)
+            };
+            Err(exit::NOT_OK)
+        }
+        Err(e) => Err(unreadable(&e, json, out)),
+    }
+}
+
+/// `plan show`: the model as JSON, or the Phase 2 summary as text.
+pub fn show(path: &Path, json: bool, out: &mut impl Write) -> u8 {
+    let plan = match load_or_report(path, json, out) {
+        Ok(plan) => plan,
+        Err(code) => return code,
+    };
+    if json {
+        let _ = serde_json::to_writer_pretty(&mut *out, &plan)
+            .map_err(std::io::Error::from)
+            .and_then(|()| writeln!(out));
+        return exit::OK;
+    }
+    let _ = (|| -> std::io::Result<()> {
+        writeln!(out, "Type: {}", plan.kind.label())?;
+        writeln!(out, "Steps: {}", plan.steps.len())?;
+        if let Some(s) = &plan.strategy {
+            writeln!(
+                out,
+                "Execution Strategy: {} sessions across {} waves",
+                s.sessions.len(),
+                s.wave_count()
+            )?;
+        }
+        if let Some(spec) = &plan.session {
+            if let Some(entry) = &spec.entry_condition {
+                writeln!(out, "Entry condition: {}", entry.text)?;
+            }
+            writeln!(
+                out,
+                "Scope fence: {} touch, {} never-touch",
+                spec.touch.len(),
+                spec.never_touch.len()
+            )?;
+        }
+        let warnings: Vec<_> = plan.warnings().collect();
+        if !warnings.is_empty() {
+            writeln!(out, "Warnings:")?;
+            for w in warnings {
+                writeln!(
+                    out,
+                    "- {} {}: {}",
+                    w.code,
+                    w.line.map_or_else(String::new, |l| format!("line {l}")),
+                    w.message
+                )?;
+            }
+        }
+        for e in plan.errors() {
+            writeln!(
+                out,
+                "error {} {}: {}",
+                e.code,
+                e.line.map_or_else(String::new, |l| format!("line {l}")),
+                e.message
+            )?;
+        }
+        Ok(())
+    })();
+    exit::OK
+}
+
+/// `plan dry-run`: 0 ready, 1 needs attention, 2 unreadable.
+pub fn dry_run(path: &Path, json: bool, out: &mut impl Write) -> u8 {
+    let plan = match load_or_report(path, json, out) {
+        Ok(plan) => plan,
+        Err(code) => return code,
+    };
+    let report = DryRun::of(&plan, &repo_root(path));
+    let _ = if json {
+        report.render_json(out)
+    } else {
+        report.render_text(&plan, out)
+    };
+    if report.issues == 0 {
+        exit::OK
+    } else {
+        exit::NOT_OK
+    }
+}
+
+/// The root step paths are relative to: the git work tree holding the plan,
+/// or else the current directory.
+fn repo_root(plan: &Path) -> PathBuf {
+    let dir = plan
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::canonicalize(dir)
+        .ok()
+        .and_then(|real| {
+            real.ancestors()
+                .find(|d| d.join(".git").exists())
+                .map(Path::to_path_buf)
+        })
+        .unwrap_or_else(|| PathBuf::from("."))
+}

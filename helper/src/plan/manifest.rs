@@ -1,0 +1,430 @@
+//! A step's manifest: what the audit checks after the step (trekexecute
+//! Phase 2, "Parse the Manifest block", and Sub-step D2).
+//!
+//! Plans at `plan_version` 1.7 or later carry one per step, as YAML with six
+//! keys, each checked for its type and each pattern for whether the audit can
+//! run it. Older plans get one synthesised from the step's own fields.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::problem::Problem;
+use super::step::{CommandRef, FileRef};
+use crate::pattern::{self, PatternError};
+
+/// The six keys, in the order the seed lists them.
+pub const KEYS: [&str; 6] = [
+    "expected_paths",
+    "min_file_count",
+    "commit_message_pattern",
+    "bash_syntax_check",
+    "forbidden_paths",
+    "must_contain",
+];
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Manifest {
+    pub expected_paths: Vec<String>,
+    pub min_file_count: u64,
+    pub commit_message_pattern: String,
+    pub bash_syntax_check: Vec<String>,
+    pub forbidden_paths: Vec<String>,
+    pub must_contain: Vec<MustContain>,
+    /// Made from the step's fields (legacy plan), not written in the plan.
+    pub synthesized: bool,
+    /// The line of the YAML fence, for a written manifest.
+    pub line: Option<u32>,
+}
+
+/// A file that must contain a pattern after the step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct MustContain {
+    pub path: String,
+    pub pattern: String,
+}
+
+/// Parses a manifest's YAML. `fence_line` is the line of the opening fence.
+/// Every problem found is pushed; `None` when the manifest is unusable.
+pub fn parse(
+    yaml: &str,
+    fence_line: u32,
+    step: u32,
+    problems: &mut Vec<Problem>,
+) -> Option<Manifest> {
+    let content_line = fence_line + 1;
+    let key_line = |key: &str| -> u32 {
+        yaml.lines()
+            .position(|l| {
+                l.trim_start()
+                    .strip_prefix(key)
+                    .is_some_and(|rest| rest.trim_start().starts_with(':'))
+            })
+            .and_then(|i| u32::try_from(i).ok())
+            .map_or(fence_line, |i| content_line + i)
+    };
+    let parsed = super::yaml_lite::parse(yaml).map_or_else(|| serde_saphyr::from_str(yaml), Ok);
+    let value: Value = match parsed {
+        Ok(v) => v,
+        Err(e) => {
+            let line = e
+                .location()
+                .and_then(|l| u32::try_from(l.line()).ok())
+                .map_or(fence_line, |l| content_line + l.saturating_sub(1));
+            problems.push(
+                Problem::error(
+                    "PLAN_MALFORMED_YAML",
+                    Some(line),
+                    format!(
+                        "step {step}: the Manifest's YAML does not parse: {}",
+                        yaml_error(&e)
+                    ),
+                )
+                .in_step(step),
+            );
+            return None;
+        }
+    };
+    let Value::Object(map) = value else {
+        problems.push(
+            Problem::error(
+                "PLAN_MANIFEST_WRONG_TYPE",
+                Some(fence_line),
+                format!(
+                    "step {step}: the Manifest must be a YAML mapping with the keys {}",
+                    KEYS.join(", ")
+                ),
+            )
+            .in_step(step),
+        );
+        return None;
+    };
+    let mut found: Vec<Problem> = Vec::new();
+    for key in KEYS {
+        if !map.contains_key(key) {
+            found.push(
+                Problem::error(
+                    "PLAN_MANIFEST_MISSING_KEY",
+                    Some(fence_line),
+                    format!(
+                        "step {step}: the Manifest has no `{key}` (all six keys are required: {})",
+                        KEYS.join(", ")
+                    ),
+                )
+                .in_step(step),
+            );
+        }
+    }
+    let string_list = |key: &str, found: &mut Vec<Problem>| -> Vec<String> {
+        match map.get(key) {
+            None => Vec::new(),
+            Some(Value::Array(items)) if items.iter().all(Value::is_string) => items
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect(),
+            Some(other) => {
+                bad(
+                    found,
+                    &key_line,
+                    step,
+                    "PLAN_MANIFEST_WRONG_TYPE",
+                    key,
+                    format!(
+                        "step {step}: `{key}` must be a list of paths, not {}",
+                        describe(other)
+                    ),
+                );
+                Vec::new()
+            }
+        }
+    };
+    let expected_paths = string_list("expected_paths", &mut found);
+    let bash_syntax_check = string_list("bash_syntax_check", &mut found);
+    let forbidden_paths = string_list("forbidden_paths", &mut found);
+    let min_file_count = match map.get("min_file_count") {
+        None => 0,
+        Some(v) => v.as_u64().unwrap_or_else(|| {
+            bad(
+                &mut found,
+                &key_line,
+                step,
+                "PLAN_MANIFEST_WRONG_TYPE",
+                "min_file_count",
+                format!(
+                    "step {step}: `min_file_count` must be a whole number of 0 or more, not {}",
+                    describe(v)
+                ),
+            );
+            0
+        }),
+    };
+    let commit_message_pattern = match map.get("commit_message_pattern") {
+        None => String::new(),
+        Some(Value::String(p)) => {
+            if let Err(e) = pattern::check(p) {
+                bad(
+                    &mut found,
+                    &key_line,
+                    step,
+                    pattern_code(&e),
+                    "commit_message_pattern",
+                    format!("step {step}: `commit_message_pattern` {e}"),
+                );
+            }
+            p.clone()
+        }
+        Some(other) => {
+            bad(
+                &mut found,
+                &key_line,
+                step,
+                "PLAN_MANIFEST_WRONG_TYPE",
+                "commit_message_pattern",
+                format!(
+                    "step {step}: `commit_message_pattern` must be a string, not {}",
+                    describe(other)
+                ),
+            );
+            String::new()
+        }
+    };
+    let must_contain = match map.get("must_contain") {
+        None => Vec::new(),
+        Some(Value::Array(items)) => {
+            let mut out = Vec::new();
+            for item in items {
+                let path = item.get("path").and_then(Value::as_str);
+                let pat = item.get("pattern").and_then(Value::as_str);
+                match (path, pat) {
+                    (Some(path), Some(pat)) => {
+                        if let Err(e) = pattern::check(pat) {
+                            bad(
+                                &mut found,
+                                &key_line,
+                                step,
+                                pattern_code(&e),
+                                "must_contain",
+                                format!("step {step}: `must_contain` pattern for {path} {e}"),
+                            );
+                        }
+                        out.push(MustContain {
+                            path: path.to_owned(),
+                            pattern: pat.to_owned(),
+                        });
+                    }
+                    _ => bad(
+                        &mut found,
+                        &key_line,
+                        step,
+                        "PLAN_MANIFEST_WRONG_TYPE",
+                        "must_contain",
+                        format!(
+                            "step {step}: each `must_contain` entry must be {{path, pattern}} with two strings, not {}",
+                            describe(item)
+                        ),
+                    ),
+                }
+            }
+            out
+        }
+        Some(other) => {
+            bad(
+                &mut found,
+                &key_line,
+                step,
+                "PLAN_MANIFEST_WRONG_TYPE",
+                "must_contain",
+                format!(
+                    "step {step}: `must_contain` must be a list of {{path, pattern}}, not {}",
+                    describe(other)
+                ),
+            );
+            Vec::new()
+        }
+    };
+    for key in map.keys().filter(|k| !KEYS.contains(&k.as_str())) {
+        found.push(
+            Problem::warning(
+                "PLAN_MANIFEST_UNKNOWN_KEY",
+                Some(key_line(key)),
+                format!("step {step}: the Manifest key `{key}` is not one the audit reads; check its spelling"),
+            )
+            .in_step(step),
+        );
+    }
+    let clean = found.iter().all(|p| !p.is_error());
+    problems.extend(found);
+    clean.then_some(Manifest {
+        expected_paths,
+        min_file_count,
+        commit_message_pattern,
+        bash_syntax_check,
+        forbidden_paths,
+        must_contain,
+        synthesized: false,
+        line: Some(fence_line),
+    })
+}
+
+/// The legacy manifest (trekexecute Phase 2, "Legacy mode"): the step's
+/// files, their count, the first three words of the checkpoint's commit
+/// message (regex-escaped, anchored at the start), its `.sh` files.
+pub fn synthesize(files: &[FileRef], checkpoint: Option<&CommandRef>) -> Manifest {
+    let expected_paths: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
+    let words: Vec<&str> = checkpoint
+        .and_then(|c| commit_message(&c.command))
+        .map(|m| m.split_whitespace().take(3).collect())
+        .unwrap_or_default();
+    let commit_message_pattern = if words.is_empty() {
+        String::new()
+    } else {
+        format!("^{}", regex::escape(&words.join(" ")))
+    };
+    Manifest {
+        min_file_count: u64::try_from(expected_paths.len()).unwrap_or(u64::MAX),
+        bash_syntax_check: expected_paths
+            .iter()
+            .filter(|p| p.ends_with(".sh"))
+            .cloned()
+            .collect(),
+        expected_paths,
+        commit_message_pattern,
+        forbidden_paths: Vec::new(),
+        must_contain: Vec::new(),
+        synthesized: true,
+        line: None,
+    }
+}
+
+/// The message of `git commit -m "…"` (or `-m '…'`, `--message=…`).
+pub fn commit_message(command: &str) -> Option<&str> {
+    let after = command
+        .find("-m ")
+        .map(|i| &command[i + 3..])
+        .or_else(|| command.find("--message=").map(|i| &command[i + 10..]))
+        .or_else(|| command.find("--message ").map(|i| &command[i + 10..]))?;
+    let after = after.trim_start();
+    let quote = after.chars().next()?;
+    if quote == '"' || quote == '\'' {
+        let body = &after[1..];
+        Some(body.find(quote).map_or(body, |end| &body[..end]))
+    } else {
+        after.split_whitespace().next()
+    }
+}
+
+/// Records an error at `key`'s line.
+fn bad(
+    found: &mut Vec<Problem>,
+    key_line: &dyn Fn(&str) -> u32,
+    step: u32,
+    code: &'static str,
+    key: &str,
+    message: String,
+) {
+    found.push(Problem::error(code, Some(key_line(key)), message).in_step(step));
+}
+
+fn pattern_code(e: &PatternError) -> &'static str {
+    match e {
+        PatternError::Unsupported { .. } => "PLAN_REGEX_UNSUPPORTED",
+        PatternError::Invalid(_) => "PLAN_INVALID_REGEX",
+    }
+}
+
+fn describe(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "nothing (null)",
+        Value::Bool(_) => "a boolean",
+        Value::Number(n) if n.is_f64() => "a fractional number",
+        Value::Number(n) if n.as_i64().is_some_and(|i| i < 0) => "a negative number",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
+    }
+}
+
+/// The YAML parser's message without its drawn excerpt: "line 2 column 15:
+/// illegal placement of ':' indicator".
+pub fn yaml_error(e: &impl std::fmt::Display) -> String {
+    let text = e.to_string();
+    let first = text.lines().next().unwrap_or_default();
+    let first = first.split(" --> ").next().unwrap_or(first);
+    first.trim().trim_start_matches("error:").trim().to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commit_messages() {
+        assert_eq!(
+            commit_message(r#"git commit -m "feat(x): add y""#),
+            Some("feat(x): add y")
+        );
+        assert_eq!(commit_message("git commit -m 'a b'"), Some("a b"));
+        assert_eq!(commit_message("git commit --message=wip"), Some("wip"));
+        assert_eq!(commit_message("git commit"), None);
+    }
+
+    #[test]
+    fn synthesised_from_the_step() {
+        let files = [
+            FileRef {
+                path: "src/main.rs".into(),
+                new: false,
+                line: 3,
+            },
+            FileRef {
+                path: "scripts/check.sh".into(),
+                new: false,
+                line: 3,
+            },
+        ];
+        let checkpoint = CommandRef {
+            command: r#"git commit -m "refactor: use settings at call sites""#.into(),
+            line: 5,
+        };
+        let m = synthesize(&files, Some(&checkpoint));
+        assert_eq!(m.min_file_count, 2);
+        assert_eq!(m.commit_message_pattern, "^refactor: use settings");
+        assert_eq!(m.bash_syntax_check, ["scripts/check.sh"]);
+        assert!(m.synthesized);
+    }
+
+    #[test]
+    fn strict_manifest_problems_have_lines() {
+        let yaml = "expected_paths: [b.txt]\nmin_file_count: one\ncommit_message_pattern: \"^feat: (b$\"\nbash_syntax_check: []\nforbidden_paths: []\nextra: 1\n";
+        let mut problems = Vec::new();
+        assert!(parse(yaml, 10, 2, &mut problems).is_none());
+        let got: Vec<(&str, Option<u32>)> = problems.iter().map(|p| (p.code, p.line)).collect();
+        assert_eq!(
+            got,
+            [
+                ("PLAN_MANIFEST_MISSING_KEY", Some(10)),
+                ("PLAN_MANIFEST_WRONG_TYPE", Some(12)),
+                ("PLAN_INVALID_REGEX", Some(13)),
+                ("PLAN_MANIFEST_UNKNOWN_KEY", Some(16)),
+            ]
+        );
+    }
+
+    #[test]
+    fn malformed_yaml_points_into_the_fence() {
+        let mut problems = Vec::new();
+        assert!(
+            parse(
+                "expected_paths: [a.txt\nmin_file_count: 1\n",
+                20,
+                1,
+                &mut problems
+            )
+            .is_none()
+        );
+        assert_eq!(problems[0].code, "PLAN_MALFORMED_YAML");
+        let line = problems[0].line.unwrap();
+        assert!((21..=23).contains(&line), "{line}");
+    }
+}

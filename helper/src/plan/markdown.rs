@@ -1,0 +1,425 @@
+//! The Markdown of a plan, flattened into a list of [`Block`]s with lines.
+//!
+//! Plans are parsed with a real CommonMark parser (pulldown-cmark), never by
+//! matching lines with regular expressions: a label inside a code fence or a
+//! heading inside a list stays what it is. The plan parser then works on this
+//! flat list: headings, lines of text (each paragraph and list item split at
+//! its line breaks, with its backticked spans), code fences, tables, and the
+//! YAML front matter, each with its 1-based source line.
+
+use pulldown_cmark::{
+    CodeBlockKind, Event, HeadingLevel, MetadataBlockKind, Options, Parser, Tag, TagEnd,
+};
+
+/// One piece of a plan's Markdown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Block {
+    /// YAML front matter between `---` lines at the top.
+    FrontMatter {
+        text: String,
+        line: u32,
+    },
+    Heading {
+        level: u8,
+        text: String,
+        line: u32,
+    },
+    /// One line of a paragraph or list item. `item` is set on the first line
+    /// of a list item and gives its nesting depth (1 for a top-level item).
+    Text(TextLine),
+    /// A fenced or indented code block; `line` is the fence's own line and
+    /// `content_line` the first line of its content.
+    Code {
+        info: String,
+        text: String,
+        line: u32,
+        content_line: u32,
+    },
+    Table {
+        line: u32,
+    },
+}
+
+/// One line of prose, with its code spans.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TextLine {
+    /// The text with emphasis markers dropped and code spans kept in
+    /// backticks.
+    pub text: String,
+    /// Backticked spans, in order, with their byte offsets in `text`
+    /// (start of the opening backtick).
+    pub spans: Vec<(usize, String)>,
+    pub line: u32,
+    /// `Some(depth)` on the first line of a list item.
+    pub item: Option<u32>,
+    /// `Some(checked)` when the list item is a task (`- [ ]` / `- [x]`).
+    pub task: Option<bool>,
+    /// Depth of the list this line belongs to (0 outside lists).
+    pub depth: u32,
+}
+
+/// Maps byte offsets to 1-based line numbers.
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        Self { starts }
+    }
+
+    /// The 1-based line holding byte `offset`.
+    pub fn line(&self, offset: usize) -> u32 {
+        let index = self.starts.partition_point(|&s| s <= offset);
+        u32::try_from(index.max(1)).unwrap_or(u32::MAX)
+    }
+}
+
+/// Flattens `source` into blocks. A long plan is cut at its `### Step`
+/// headings into pieces that are parsed on several threads; see
+/// [`step_boundaries`] for when that is exact.
+pub fn blocks(source: &str) -> Vec<Block> {
+    const MIN_PIECE: usize = 256 * 1024;
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
+    if source.len() < 2 * MIN_PIECE || threads < 2 {
+        return blocks_of(source, 0);
+    }
+    let Some(cuts) = step_boundaries(source, source.len().div_ceil(threads).max(MIN_PIECE)) else {
+        return blocks_of(source, 0);
+    };
+    // Each piece starts at a line start; its lines are offset by the lines
+    // before it.
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    for cut in cuts.into_iter().chain(std::iter::once(source.len())) {
+        if let Some(piece) = source.get(start..cut) {
+            let lines_before =
+                memchr::memchr_iter(b'\n', source.as_bytes().get(..start).unwrap_or_default())
+                    .count();
+            pieces.push((piece, u32::try_from(lines_before).unwrap_or(u32::MAX)));
+        }
+        start = cut;
+    }
+    let parsed: Vec<Vec<Block>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = pieces
+            .iter()
+            .map(|&(piece, offset)| scope.spawn(move || blocks_of(piece, offset)))
+            .collect();
+        workers.into_iter().filter_map(|w| w.join().ok()).collect()
+    });
+    if parsed.len() != pieces.len() {
+        return blocks_of(source, 0);
+    }
+    parsed.into_iter().flatten().collect()
+}
+
+/// Byte offsets of `### Step` lines at which the document can be cut without
+/// changing how it parses, about `every` bytes apart; `None` when the
+/// document has constructs that could hold such a line without it being a
+/// heading (a `~~~` fence, HTML blocks, block quotes), so it is parsed whole.
+///
+/// A line starting at column 0 with `### ` is an ATX heading and closes any
+/// open list, paragraph or indented fence, unless a fence opened at column 0
+/// to 3 is still open, which is tracked here.
+fn step_boundaries(source: &str, every: usize) -> Option<Vec<usize>> {
+    let mut cuts = Vec::new();
+    let mut fence: Option<(u8, usize)> = None;
+    let mut last = 0;
+    let mut offset = 0;
+    for line in source.split_inclusive('\n') {
+        let at = offset;
+        offset += line.len();
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        let rest = line.trim_start_matches(' ');
+        if rest.starts_with("~~~")
+            || (indent < 4 && (rest.starts_with('<') || rest.starts_with('>')))
+        {
+            return None;
+        }
+        let ticks = rest.bytes().take_while(|&b| b == b'`').count();
+        match fence {
+            Some((_, open)) if ticks >= open && indent < 4 && rest.trim_end().len() == ticks => {
+                fence = None
+            }
+            Some(_) => {}
+            None if ticks >= 3 && indent < 4 => fence = Some((b'`', ticks)),
+            None => {
+                if indent == 0 && line.starts_with("### Step ") && at - last >= every && at > 0 {
+                    cuts.push(at);
+                    last = at;
+                }
+            }
+        }
+    }
+    Some(cuts)
+}
+
+/// Flattens one piece; `line_offset` is added to every line.
+fn blocks_of(source: &str, line_offset: u32) -> Vec<Block> {
+    let index = LineIndex::new(source);
+    let options = Options::ENABLE_YAML_STYLE_METADATA_BLOCKS
+        | Options::ENABLE_TABLES
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_STRIKETHROUGH;
+    let mut out = Vec::new();
+    let mut builder = Builder::default();
+    for (event, range) in Parser::new_ext(source, options).into_offset_iter() {
+        let line = index.line(range.start) + line_offset;
+        builder.event(event, line, &mut out);
+    }
+    builder.flush(&mut out);
+    out
+}
+
+/// What the flattening is inside of.
+#[derive(Default)]
+struct Builder {
+    depth: u32,
+    /// The line being built, if any.
+    current: Option<TextLine>,
+    /// An item started and waits for its first text.
+    pending_item: bool,
+    pending_task: Option<bool>,
+    heading: Option<(u8, String, u32)>,
+    code: Option<(String, String, u32, u32)>,
+    metadata: Option<(String, u32)>,
+    table_depth: u32,
+}
+
+impl Builder {
+    fn event(&mut self, event: Event<'_>, line: u32, out: &mut Vec<Block>) {
+        if let Some((_, text, _, _)) = self.code.as_mut() {
+            match event {
+                Event::Text(t) => text.push_str(&t),
+                Event::End(TagEnd::CodeBlock) => {
+                    if let Some((info, text, line, content_line)) = self.code.take() {
+                        out.push(Block::Code {
+                            info,
+                            text,
+                            line,
+                            content_line,
+                        });
+                    }
+                }
+                _ => {}
+            }
+            return;
+        }
+        if let Some((text, _)) = self.metadata.as_mut() {
+            match event {
+                Event::Text(t) => text.push_str(&t),
+                Event::End(TagEnd::MetadataBlock(_)) => {
+                    if let Some((text, line)) = self.metadata.take() {
+                        out.push(Block::FrontMatter { text, line });
+                    }
+                }
+                _ => {}
+            }
+            return;
+        }
+        if self.table_depth > 0 {
+            match event {
+                Event::Start(Tag::Table(_)) => self.table_depth += 1,
+                Event::End(TagEnd::Table) => self.table_depth -= 1,
+                _ => {}
+            }
+            return;
+        }
+        if let Some((_, text, _)) = self.heading.as_mut() {
+            match event {
+                Event::Text(t) => text.push_str(&t),
+                Event::Code(c) => {
+                    text.push('`');
+                    text.push_str(&c);
+                    text.push('`');
+                }
+                Event::SoftBreak | Event::HardBreak => text.push(' '),
+                Event::End(TagEnd::Heading(_)) => {
+                    if let Some((level, text, line)) = self.heading.take() {
+                        out.push(Block::Heading {
+                            level,
+                            text: text.trim().to_owned(),
+                            line,
+                        });
+                    }
+                }
+                _ => {}
+            }
+            return;
+        }
+        match event {
+            Event::Start(Tag::MetadataBlock(MetadataBlockKind::YamlStyle)) => {
+                self.flush(out);
+                // The content starts on the line after the opening `---`.
+                self.metadata = Some((String::new(), line + 1));
+            }
+            Event::Start(Tag::Heading { level, .. }) => {
+                self.flush(out);
+                self.heading = Some((heading_level(level), String::new(), line));
+            }
+            Event::Start(Tag::CodeBlock(kind)) => {
+                self.flush(out);
+                let (info, content_line) = match kind {
+                    CodeBlockKind::Fenced(info) => (info.trim().to_owned(), line + 1),
+                    CodeBlockKind::Indented => (String::new(), line),
+                };
+                self.code = Some((info, String::new(), line, content_line));
+            }
+            Event::Start(Tag::Table(_)) => {
+                self.flush(out);
+                self.table_depth = 1;
+                out.push(Block::Table { line });
+            }
+            Event::Start(Tag::List(_)) => {
+                self.flush(out);
+                self.depth += 1;
+            }
+            Event::End(TagEnd::List(_)) => {
+                self.flush(out);
+                self.depth = self.depth.saturating_sub(1);
+            }
+            Event::Start(Tag::Item) => {
+                self.flush(out);
+                self.pending_item = true;
+                self.pending_task = None;
+            }
+            Event::TaskListMarker(checked) => self.pending_task = Some(checked),
+            Event::End(TagEnd::Item | TagEnd::Paragraph) => self.flush(out),
+            Event::Start(Tag::Paragraph) => self.flush(out),
+            Event::Text(t) => self.push_text(&t, line),
+            Event::Code(c) => {
+                let current = self.line_mut(line);
+                let at = current.text.len();
+                current.text.push('`');
+                current.text.push_str(&c);
+                current.text.push('`');
+                current.spans.push((at, c.into_string()));
+            }
+            Event::InlineHtml(h) | Event::Html(h) => self.push_text(&h, line),
+            // The next line starts after this break.
+            Event::SoftBreak | Event::HardBreak => self.flush(out),
+            Event::FootnoteReference(_)
+            | Event::InlineMath(_)
+            | Event::DisplayMath(_)
+            | Event::Rule
+            | Event::Start(_)
+            | Event::End(_) => {}
+        }
+    }
+
+    fn push_text(&mut self, text: &str, line: u32) {
+        self.line_mut(line).text.push_str(text);
+    }
+
+    fn line_mut(&mut self, line: u32) -> &mut TextLine {
+        let item = std::mem::take(&mut self.pending_item).then_some(self.depth);
+        let task = if item.is_some() {
+            self.pending_task.take()
+        } else {
+            None
+        };
+        let depth = self.depth;
+        self.current.get_or_insert_with(|| TextLine {
+            line,
+            item,
+            task,
+            depth,
+            ..TextLine::default()
+        })
+    }
+
+    fn flush(&mut self, out: &mut Vec<Block>) {
+        if let Some(line) = self.current.take() {
+            out.push(Block::Text(line));
+        }
+    }
+}
+
+fn heading_level(level: HeadingLevel) -> u8 {
+    match level {
+        HeadingLevel::H1 => 1,
+        HeadingLevel::H2 => 2,
+        HeadingLevel::H3 => 3,
+        HeadingLevel::H4 => 4,
+        HeadingLevel::H5 => 5,
+        HeadingLevel::H6 => 6,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_exact() {
+        let src = "---\nplan_version: 1.7\n---\n# Title\n\n- **Files:** `a.rs` (new), `b.rs`\n- **Verify:**\n  `cargo test`\n\n  ```yaml\n  k: v\n  ```\n";
+        let blocks = blocks(src);
+        assert_eq!(
+            blocks[0],
+            Block::FrontMatter {
+                text: "plan_version: 1.7\n".into(),
+                line: 2
+            }
+        );
+        assert_eq!(
+            blocks[1],
+            Block::Heading {
+                level: 1,
+                text: "Title".into(),
+                line: 4
+            }
+        );
+        let Block::Text(files) = &blocks[2] else {
+            panic!("{blocks:?}")
+        };
+        assert_eq!(files.text, "Files: `a.rs` (new), `b.rs`");
+        assert_eq!(files.spans, vec![(7, "a.rs".into()), (21, "b.rs".into())]);
+        assert_eq!((files.line, files.item), (6, Some(1)));
+        let Block::Text(verify) = &blocks[3] else {
+            panic!()
+        };
+        assert_eq!((verify.text.as_str(), verify.line), ("Verify:", 7));
+        let Block::Text(cont) = &blocks[4] else {
+            panic!()
+        };
+        assert_eq!(
+            (cont.text.as_str(), cont.line, cont.item),
+            ("`cargo test`", 8, None)
+        );
+        assert!(
+            matches!(&blocks[5], Block::Code { info, line: 10, content_line: 11, .. } if info == "yaml")
+        );
+    }
+
+    #[test]
+    fn pieces_parse_like_the_whole() {
+        let mut src =
+            String::from("---\nplan_version: 1.7\n---\n# Plan\n\n## Implementation Plan\n\n");
+        for i in 1..=6000 {
+            src.push_str(&format!("### Step {i}: s\n- **Files:** `a{i}.rs` (new)\n- **Changes:** *some* text\n  over two lines\n- **Manifest:**\n  ```yaml\n  k: [a]\n  ```\n\n"));
+            if i % 500 == 0 {
+                src.push_str("```\n### Step 0: inside a fence, not a heading\n```\n\n");
+            }
+        }
+        assert!(
+            src.len() > 512 * 1024,
+            "large enough to be cut: {}",
+            src.len()
+        );
+        assert!(step_boundaries(&src, 64 * 1024).is_some_and(|c| !c.is_empty()));
+        assert_eq!(blocks(&src), blocks_of(&src, 0));
+    }
+
+    #[test]
+    fn line_index() {
+        let idx = LineIndex::new("a\nb\n\nc");
+        assert_eq!(
+            [idx.line(0), idx.line(2), idx.line(4), idx.line(5)],
+            [1, 2, 3, 4]
+        );
+    }
+}

@@ -1,0 +1,73 @@
+//! Plans: parse, check and report on trekplans and session specs
+//! (trekexecute Phases 1, 2, 2.3 and 5, and Phase 2.55 Check 3).
+//!
+//! [`load`] reads a file into a [`Plan`], the model every later area uses
+//! (scan, audits, criteria, orders, waves, progress): the file kind, the
+//! header, every step with its fields and manifest, the session-spec
+//! sections, the Execution Strategy and the Verification criteria, each with
+//! its source line, and every [`Problem`] found. The Markdown is read with a
+//! real CommonMark parser ([`markdown`]); [`fields`] reads a step's labels;
+//! [`manifest`] parses or synthesises manifests; [`check`] holds the checks
+//! over the whole model; [`render`] prints the `validate` and `dry-run`
+//! reports.
+
+pub mod check;
+pub mod command;
+pub mod criterion;
+pub mod fields;
+pub mod manifest;
+pub mod markdown;
+pub mod model;
+pub mod parse;
+pub mod problem;
+pub mod render;
+pub mod step;
+pub mod strategy;
+pub mod version;
+pub mod yaml_lite;
+
+use std::path::Path;
+
+pub use model::{CommandKind, Plan, PlanCommand, PlanKind};
+pub use problem::{Problem, Severity};
+pub use step::Step;
+
+/// Why a plan could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanLoadError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    /// Neither a trekplan nor a session spec; the problems say what was seen.
+    #[error("{path}: unrecognised plan format")]
+    Unrecognized {
+        path: String,
+        problems: Vec<Problem>,
+    },
+}
+
+impl PlanLoadError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Read { .. } => "PLAN_UNREADABLE",
+            Self::Unrecognized { .. } => "PLAN_UNRECOGNIZED_FORMAT",
+        }
+    }
+}
+
+/// Reads and parses the plan at `path`. Invalid UTF-8 is replaced, never an
+/// error: the problems will point at what it breaks.
+pub fn load(path: &Path) -> Result<Plan, PlanLoadError> {
+    let shown = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|source| PlanLoadError::Read {
+        path: shown.clone(),
+        source,
+    })?;
+    let source = String::from_utf8_lossy(&bytes);
+    parse::parse(&source, &shown).map_err(|problems| PlanLoadError::Unrecognized {
+        path: shown,
+        problems,
+    })
+}

@@ -1,0 +1,437 @@
+//! Reports over a plan: `plan validate` (trekexecute Phase 2.3) and
+//! `plan dry-run` (Phase 5), as text for people and JSON for tools.
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::model::{Plan, PlanKind};
+use super::problem::{Problem, Severity};
+
+/// A problem as `--json` prints it: with the file it is in.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Located<'a> {
+    pub code: &'a str,
+    pub severity: Severity,
+    pub message: &'a str,
+    pub file: &'a str,
+    pub line: Option<u32>,
+    pub step: Option<u32>,
+}
+
+fn located<'a>(file: &'a str, p: &'a Problem) -> Located<'a> {
+    Located {
+        code: p.code,
+        severity: p.severity,
+        message: &p.message,
+        file,
+        line: p.line,
+        step: p.step,
+    }
+}
+
+/// `file:line`, or just the file.
+fn place(file: &str, line: Option<u32>) -> String {
+    line.map_or_else(|| file.to_owned(), |l| format!("{file}:{l}"))
+}
+
+/// The outcome of `plan validate`.
+#[derive(Debug, Serialize)]
+pub struct Validation<'a> {
+    pub file: &'a str,
+    /// `READY` or `FAIL`.
+    pub status: &'static str,
+    pub valid: bool,
+    #[serde(rename = "type")]
+    pub kind: Option<&'static str>,
+    pub plan_version: Option<&'a str>,
+    pub legacy_plan: bool,
+    pub steps: usize,
+    pub manifests_valid: usize,
+    pub manifests_synthesized: usize,
+    pub errors: Vec<Located<'a>>,
+    pub warnings: Vec<Located<'a>>,
+}
+
+impl<'a> Validation<'a> {
+    /// `strict`: warnings fail the validation too.
+    pub fn of(
+        file: &'a str,
+        plan: Option<&'a Plan>,
+        problems: &'a [Problem],
+        strict: bool,
+    ) -> Self {
+        let errors: Vec<Located<'a>> = problems
+            .iter()
+            .filter(|p| p.is_error())
+            .map(|p| located(file, p))
+            .collect();
+        let warnings: Vec<Located<'a>> = problems
+            .iter()
+            .filter(|p| !p.is_error())
+            .map(|p| located(file, p))
+            .collect();
+        let valid = plan.is_some() && errors.is_empty() && (!strict || warnings.is_empty());
+        let manifests = |synth: bool| {
+            plan.map_or(0, |p| {
+                p.steps
+                    .iter()
+                    .filter(|s| s.manifest.as_ref().is_some_and(|m| m.synthesized == synth))
+                    .count()
+            })
+        };
+        Self {
+            file,
+            status: if valid { "READY" } else { "FAIL" },
+            valid,
+            kind: plan.map(|p| p.kind.label()),
+            plan_version: plan.and_then(|p| p.plan_version.as_deref()),
+            legacy_plan: plan.is_some_and(|p| p.legacy_plan),
+            steps: plan.map_or(0, |p| p.steps.len()),
+            manifests_valid: manifests(false),
+            manifests_synthesized: manifests(true),
+            errors,
+            warnings,
+        }
+    }
+
+    pub fn render_json(&self, out: &mut impl Write) -> io::Result<()> {
+        serde_json::to_writer_pretty(&mut *out, self)?;
+        writeln!(out)
+    }
+
+    pub fn render_text(&self, out: &mut impl Write, strict: bool) -> io::Result<()> {
+        writeln!(out, "=== Schema Validation: {} ===", self.status)?;
+        writeln!(out, "File: {}", self.file)?;
+        if let Some(kind) = self.kind {
+            writeln!(out, "Type: {kind}")?;
+            writeln!(
+                out,
+                "plan_version: {}",
+                if self.legacy_plan {
+                    "legacy"
+                } else {
+                    self.plan_version.unwrap_or("legacy")
+                }
+            )?;
+            writeln!(out, "Steps: {}", self.steps)?;
+            if self.legacy_plan {
+                writeln!(
+                    out,
+                    "Manifests: {} synthesized (legacy)",
+                    self.manifests_synthesized
+                )?;
+            } else {
+                writeln!(out, "Manifests: {} valid", self.manifests_valid)?;
+            }
+        }
+        if !self.valid {
+            let reason = self
+                .errors
+                .first()
+                .or(if strict { self.warnings.first() } else { None })
+                .map_or("warnings with --strict", |e| e.message);
+            writeln!(out, "Reason: {reason}")?;
+            writeln!(out, "Errors: {}", self.errors.len())?;
+            for e in &self.errors {
+                writeln!(out, "- {} {}: {}", e.code, place(e.file, e.line), e.message)?;
+            }
+        }
+        writeln!(out, "Warnings: {}", self.warnings.len())?;
+        for w in &self.warnings {
+            writeln!(out, "- {} {}: {}", w.code, place(w.file, w.line), w.message)?;
+        }
+        writeln!(out)?;
+        if self.valid {
+            writeln!(out, "Plan is schema-compliant. Safe to run:")?;
+            writeln!(out, "  /trekexecute {}", self.file)?;
+        } else {
+            writeln!(out, "Fix: {}", self.fix_hint())?;
+        }
+        Ok(())
+    }
+
+    fn fix_hint(&self) -> &'static str {
+        let first = self.errors.first().map_or("", |e| e.code);
+        match first {
+            "PLAN_UNRECOGNIZED_FORMAT" | "PLAN_FORBIDDEN_HEADING" => {
+                "write steps as \"### Step N: <description>\" under \"## Implementation Plan\" (re-run /trekplan for the v1.7 format)"
+            }
+            "PLAN_MISSING_MANIFEST" => {
+                "add a Manifest with a ```yaml fence to every step, or re-run /trekplan"
+            }
+            "" => "resolve the warnings above, or validate without --strict",
+            _ => "edit the plan at the lines above, or re-run /trekplan",
+        }
+    }
+}
+
+/// One row of the dry-run's step table.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DryRunStep {
+    pub number: u32,
+    pub title: String,
+    pub verify: Option<String>,
+    pub on_failure: &'static str,
+    pub checkpoint: Option<String>,
+    pub issues: Vec<String>,
+}
+
+/// A file a step names, looked up below the repository root.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DryRunFile {
+    pub path: String,
+    pub step: u32,
+    pub exists: bool,
+    pub new: bool,
+}
+
+/// One row of the execution preview.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DryRunSession {
+    pub wave: Option<u32>,
+    pub session: u32,
+    pub title: String,
+    pub steps: Vec<u32>,
+    pub depends_on: Vec<u32>,
+    /// What the user runs in the session they open.
+    pub starter: String,
+}
+
+/// The Phase 5 report.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DryRun {
+    pub file: String,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub steps: Vec<DryRunStep>,
+    pub files: Vec<DryRunFile>,
+    pub entry_condition: Option<String>,
+    pub exit_conditions: Vec<String>,
+    pub sessions: Vec<DryRunSession>,
+    pub waves: usize,
+    pub issues: usize,
+    /// `READY` or `NEEDS ATTENTION`.
+    pub verdict: &'static str,
+}
+
+impl DryRun {
+    /// Builds the report; files are looked up below `root`.
+    pub fn of(plan: &Plan, root: &Path) -> Self {
+        let steps: Vec<DryRunStep> = plan
+            .steps
+            .iter()
+            .map(|s| DryRunStep {
+                number: s.number,
+                title: s.title.clone(),
+                verify: s.verify.as_ref().map(|c| c.command.clone()),
+                on_failure: s.on_failure.action.as_str(),
+                checkpoint: s.checkpoint.as_ref().map(|c| {
+                    super::manifest::commit_message(&c.command)
+                        .map_or_else(|| c.command.clone(), str::to_owned)
+                }),
+                issues: plan
+                    .problems
+                    .iter()
+                    .filter(|p| p.step == Some(s.number))
+                    .map(|p| p.code.to_owned())
+                    .collect(),
+            })
+            .collect();
+        let files: Vec<DryRunFile> = plan
+            .steps
+            .iter()
+            .flat_map(|s| {
+                s.files.iter().map(move |f| DryRunFile {
+                    path: f.path.clone(),
+                    step: s.number,
+                    exists: root.join(&f.path).exists(),
+                    new: f.new,
+                })
+            })
+            .collect();
+        let sessions: Vec<DryRunSession> = plan
+            .strategy
+            .iter()
+            .flat_map(|st| &st.sessions)
+            .map(|s| DryRunSession {
+                wave: s.wave,
+                session: s.number,
+                title: s.title.clone(),
+                steps: s.steps.clone(),
+                depends_on: s.depends_on.clone(),
+                starter: format!("/trekexecute --session {} {}", s.number, plan.file),
+            })
+            .collect();
+        let missing = files.iter().filter(|f| !f.exists && !f.new).count();
+        let issues = plan.problems.len() + missing;
+        Self {
+            file: plan.file.clone(),
+            kind: plan.kind.label(),
+            steps,
+            files,
+            entry_condition: plan
+                .session
+                .as_ref()
+                .and_then(|s| s.entry_condition.as_ref().map(|e| e.text.clone())),
+            exit_conditions: plan
+                .session
+                .iter()
+                .flat_map(|s| &s.exit_conditions)
+                .map(|c| c.command.clone())
+                .collect(),
+            waves: plan.strategy.as_ref().map_or(0, |s| s.wave_count()),
+            sessions,
+            issues,
+            verdict: if issues == 0 {
+                "READY"
+            } else {
+                "NEEDS ATTENTION"
+            },
+        }
+    }
+
+    pub fn render_json(&self, out: &mut impl Write) -> io::Result<()> {
+        serde_json::to_writer_pretty(&mut *out, self)?;
+        writeln!(out)
+    }
+
+    pub fn render_text(&self, plan: &Plan, out: &mut impl Write) -> io::Result<()> {
+        let name = Path::new(&self.file)
+            .file_name()
+            .map_or_else(|| self.file.clone(), |n| n.to_string_lossy().into_owned());
+        writeln!(out, "## Dry Run Report: {name}")?;
+        writeln!(out)?;
+        writeln!(out, "**Type:** {}", self.kind)?;
+        writeln!(out, "**Steps:** {}", self.steps.len())?;
+        writeln!(out)?;
+        writeln!(out, "### Step Validation")?;
+        writeln!(out)?;
+        writeln!(
+            out,
+            "| Step | Description | Verify | On failure | Checkpoint | Issues |"
+        )?;
+        writeln!(
+            out,
+            "|------|-------------|--------|------------|------------|--------|"
+        )?;
+        for s in &self.steps {
+            writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} |",
+                s.number,
+                cell(&s.title),
+                s.verify
+                    .as_deref()
+                    .map_or_else(|| "(missing)".to_owned(), |v| format!("`{}`", cell(v))),
+                s.on_failure,
+                s.checkpoint
+                    .as_deref()
+                    .map_or_else(|| "(missing)".to_owned(), cell),
+                if s.issues.is_empty() {
+                    "none".to_owned()
+                } else {
+                    s.issues.join(", ")
+                }
+            )?;
+        }
+        writeln!(out)?;
+        writeln!(out, "### File References")?;
+        writeln!(out)?;
+        if self.files.is_empty() {
+            writeln!(out, "(no step names a file)")?;
+        }
+        for f in &self.files {
+            let state = match (f.exists, f.new) {
+                (true, _) => "EXISTS",
+                (false, true) => "NOT FOUND (marked as new file)",
+                (false, false) => "NOT FOUND (unexpected — may be missing)",
+            };
+            writeln!(out, "- {}: {state}", f.path)?;
+        }
+        if plan.kind == PlanKind::SessionSpec {
+            writeln!(out)?;
+            writeln!(out, "### Entry / Exit Conditions")?;
+            writeln!(out)?;
+            writeln!(
+                out,
+                "Entry condition: {}",
+                self.entry_condition.as_deref().unwrap_or("(none)")
+            )?;
+            for c in &self.exit_conditions {
+                writeln!(out, "- [ ] `{c}`")?;
+            }
+        }
+        if !self.sessions.is_empty() {
+            writeln!(out)?;
+            writeln!(out, "### Execution Preview")?;
+            writeln!(out)?;
+            writeln!(
+                out,
+                "**Sessions:** {} across {} waves",
+                self.sessions.len(),
+                self.waves
+            )?;
+            writeln!(out)?;
+            writeln!(
+                out,
+                "| Wave | Session | Steps | Depends on | Starter (the user runs it in a session they open) |"
+            )?;
+            writeln!(out, "|------|---------|-------|------------|---------|")?;
+            for s in &self.sessions {
+                let deps = if s.depends_on.is_empty() {
+                    "none".to_owned()
+                } else {
+                    s.depends_on
+                        .iter()
+                        .map(|d| format!("S{d}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                writeln!(
+                    out,
+                    "| {} | Session {}: {} | {} | {deps} | `{}` |",
+                    s.wave.map_or_else(|| "?".to_owned(), |w| w.to_string()),
+                    s.session,
+                    cell(&s.title),
+                    s.steps
+                        .iter()
+                        .map(u32::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    s.starter
+                )?;
+            }
+        }
+        if !plan.problems.is_empty() {
+            writeln!(out)?;
+            writeln!(out, "### Problems")?;
+            writeln!(out)?;
+            for p in &plan.problems {
+                let kind = if p.is_error() { "error" } else { "warning" };
+                writeln!(
+                    out,
+                    "- {kind} {} {}: {}",
+                    p.code,
+                    place(&plan.file, p.line),
+                    p.message
+                )?;
+            }
+        }
+        writeln!(out)?;
+        writeln!(out, "### Verdict")?;
+        writeln!(out)?;
+        if self.issues == 0 {
+            writeln!(out, "READY")
+        } else {
+            writeln!(out, "NEEDS ATTENTION — {} issues found", self.issues)
+        }
+    }
+}
+
+/// Table cells cannot hold `|` or line breaks.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ")
+}

@@ -1,0 +1,91 @@
+//! `Step`: one `### Step N: description` of a plan, with its fields.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::manifest::Manifest;
+
+/// A text field of a step, with the line its label is on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Field {
+    pub text: String,
+    pub line: u32,
+}
+
+/// A command: the content of a field's first backticked span.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct CommandRef {
+    pub command: String,
+    pub line: u32,
+}
+
+/// A path from a step's `Files:`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct FileRef {
+    pub path: String,
+    /// Marked `(new)`: the step creates it.
+    pub new: bool,
+    pub line: u32,
+}
+
+/// What to do when a step's Verify fails (trekexecute Sub-step E).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    Revert,
+    Retry,
+    Skip,
+    Escalate,
+}
+
+impl Action {
+    pub fn parse(word: &str) -> Option<Self> {
+        match word.to_ascii_lowercase().as_str() {
+            "revert" => Some(Self::Revert),
+            "retry" => Some(Self::Retry),
+            "skip" => Some(Self::Skip),
+            "escalate" => Some(Self::Escalate),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Revert => "revert",
+            Self::Retry => "retry",
+            Self::Skip => "skip",
+            Self::Escalate => "escalate",
+        }
+    }
+}
+
+/// A step's `On failure:`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct OnFailure {
+    pub action: Action,
+    /// The free text after the action word, e.g. "if parsing by hand fails,
+    /// switch to clap's ValueEnum".
+    pub note: Option<String>,
+    /// `None` when the field is absent and `escalate` is assumed.
+    pub line: Option<u32>,
+}
+
+/// One step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Step {
+    pub number: u32,
+    pub title: String,
+    /// The heading's line.
+    pub line: u32,
+    pub files: Vec<FileRef>,
+    pub changes: Option<Field>,
+    pub reuses: Option<Field>,
+    pub test_first: Option<Field>,
+    pub verify: Option<CommandRef>,
+    pub on_failure: OnFailure,
+    pub checkpoint: Option<CommandRef>,
+    /// The step's manifest: as written (plan_version >= 1.7, when valid) or
+    /// synthesised (legacy plans). `None` when a strict manifest is missing
+    /// or invalid; the problems say why.
+    pub manifest: Option<Manifest>,
+}

@@ -1,0 +1,84 @@
+//! `## Execution Strategy`: sessions, their waves and dependencies, and the
+//! `### Execution Order` (trekexecute Phase 2, "Parse Execution Strategy").
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// The plan's split into sessions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Strategy {
+    pub line: u32,
+    pub sessions: Vec<Session>,
+    /// The waves of `### Execution Order`, in order.
+    pub order: Vec<Wave>,
+}
+
+/// One `### Session N: title`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Session {
+    pub number: u32,
+    pub title: String,
+    pub line: u32,
+    pub steps: Vec<u32>,
+    pub wave: Option<u32>,
+    /// Session numbers this one depends on.
+    pub depends_on: Vec<u32>,
+    pub cwd: Option<String>,
+    pub touch: Vec<String>,
+    pub never_touch: Vec<String>,
+}
+
+/// One line of the Execution Order: `Wave 1: Session 1, Session 2`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Wave {
+    pub number: u32,
+    pub sessions: Vec<u32>,
+    pub line: u32,
+}
+
+impl Strategy {
+    pub fn session(&self, number: u32) -> Option<&Session> {
+        self.sessions.iter().find(|s| s.number == number)
+    }
+
+    /// Number of distinct waves.
+    pub fn wave_count(&self) -> usize {
+        let mut waves: Vec<u32> = self.sessions.iter().filter_map(|s| s.wave).collect();
+        waves.extend(self.order.iter().map(|w| w.number));
+        waves.sort_unstable();
+        waves.dedup();
+        waves.len()
+    }
+}
+
+/// Numbers in a list such as `1, 2`, `1-3`, `Session 1, Session 2`, `S1, S2`
+/// or `none`.
+pub fn numbers(text: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for part in text.split([',', ';', '&']).flat_map(|p| p.split(" and ")) {
+        let digits: Vec<u32> = part
+            .split(|c: char| !c.is_ascii_digit())
+            .filter_map(|d| d.parse().ok())
+            .collect();
+        let is_range = part.contains(['-', '–']) || part.contains(" to ");
+        match (digits.as_slice(), is_range) {
+            ([a, b], true) if a <= b && b - a < 10_000 => out.extend(*a..=*b),
+            _ => out.extend(digits),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn number_lists() {
+        assert_eq!(numbers("1, 2"), [1, 2]);
+        assert_eq!(numbers("Session 1, Session 2"), [1, 2]);
+        assert_eq!(numbers("S1 and S3"), [1, 3]);
+        assert_eq!(numbers("2-4"), [2, 3, 4]);
+        assert_eq!(numbers("none"), Vec::<u32>::new());
+    }
+}

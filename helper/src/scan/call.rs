@@ -1,0 +1,661 @@
+//! One command, judged by the program it runs: wrappers are taken off
+//! ([`super::wrapper`]), shells and `eval` have their code judged in turn,
+//! interpreters and shells are refused downloaded or decoded code, and every
+//! other program goes to its check ([`super::checks`]) and to the write
+//! targets it names. Each call returns what the command prints, as far as
+//! that is known ([`Flow`]), for the next stage of a pipeline.
+
+use super::arg::{self, Arg, Taint};
+use super::checks;
+use super::flow::{Flow, Text};
+use super::getopt::{self, Spec};
+use super::program::{Program, program};
+use super::rule;
+use super::scanner::Scanner;
+use super::word::ansi_c;
+use super::wrapper::{self, Inner};
+
+const SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "yash", "posh",
+    "rbash", "pdksh", "oksh",
+];
+
+const INTERPRETERS: &[&str] = &[
+    "python",
+    "pypy",
+    "perl",
+    "ruby",
+    "node",
+    "nodejs",
+    "php",
+    "lua",
+    "luajit",
+    "deno",
+    "tclsh",
+    "Rscript",
+    "osascript",
+    "jshell",
+    "irb",
+];
+
+const DOWNLOADERS: &[&str] = &[
+    "curl",
+    "wget",
+    "fetch",
+    "nc",
+    "ncat",
+    "netcat",
+    "socat",
+    "http",
+    "https",
+    "xh",
+    "aria2c",
+    "lwp-request",
+    "GET",
+    "ftp",
+    "tftp",
+];
+
+/// Interpreter options that take the program text or a module.
+const CODE_OPTIONS: &[&str] = &[
+    "-c",
+    "-e",
+    "-E",
+    "-m",
+    "-r",
+    "-p",
+    "--eval",
+    "--print",
+    "-x",
+    "--command",
+];
+
+/// Programs judged as if a computed command word were each of them.
+const SUSPECTS: &[&str] = &["rm", "sh"];
+
+impl Scanner<'_> {
+    /// Judges the command `argv` reading `stdin`; returns what it prints.
+    pub fn call(&mut self, argv: &[Arg], stdin: &Flow) -> Flow {
+        let Some((first, args)) = argv.split_first() else {
+            return Flow::empty();
+        };
+        match program(first) {
+            Program::Named(name) => self.named(&name, argv, args, stdin),
+            Program::Local => Flow::unknown(),
+            Program::Computed => self.computed(argv, args, stdin),
+        }
+    }
+
+    fn named(&mut self, name: &str, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Flow {
+        if let Some(inner) = wrapper::unwrap(name, args) {
+            return match inner {
+                Inner::Command(at) => {
+                    let rest = args.get(at..).unwrap_or_default();
+                    self.inside(name, |s| s.call(rest, stdin))
+                }
+                Inner::Code(words) => self.code(&format!("{name} (shell code)"), &words, stdin),
+                Inner::Edit(files) => {
+                    for file in &files {
+                        self.write_target(argv, file, super::paths::Write::Modify);
+                    }
+                    Flow::unknown()
+                }
+                Inner::Nothing => Flow::unknown(),
+            };
+        }
+        let base = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+        match name {
+            _ if SHELLS.contains(&name) => return self.shell(name, argv, args, stdin),
+            _ if INTERPRETERS.contains(&base) => return self.interpreter(name, argv, args, stdin),
+            "eval" => return self.eval(argv, args, stdin),
+            "source" | "." => return self.source(argv, args, stdin),
+            "alias" => {
+                for value in args.iter().filter_map(|a| a.exact_text()?.split_once('=')) {
+                    self.nested(value.1, "alias", &Flow::inherited());
+                }
+                return Flow::empty();
+            }
+            "trap" => {
+                if let Some(action) = args.first().filter(|a| !a.text.starts_with('-')) {
+                    self.code("trap", std::slice::from_ref(action), &Flow::inherited());
+                }
+                return Flow::empty();
+            }
+            "xargs" => return self.xargs(args, stdin),
+            "find" => self.find(argv, args),
+            _ => {}
+        }
+        if let Some(detail) = network_shell(name, args) {
+            self.report(&rule::DOWNLOAD_TO_SHELL, argv, detail);
+        }
+        for hit in checks::judge(name, args, self.ctx) {
+            self.report(hit.rule, argv, hit.detail);
+        }
+        self.program_writes(name, argv, args);
+        self.output(name, args, stdin)
+    }
+
+    /// What `name` prints, for the next command in the pipeline.
+    fn output(&mut self, name: &str, args: &[Arg], stdin: &Flow) -> Flow {
+        let has = |words: &[&str]| args.iter().any(|a| words.iter().any(|w| a.is(w)));
+        let decode = Taint {
+            decode: true,
+            ..Taint::default()
+        };
+        match name {
+            _ if DOWNLOADERS.contains(&name) => Flow::tainted(Taint {
+                download: true,
+                ..Taint::default()
+            }),
+            "base64" | "base32" | "basenc" | "uudecode" => Flow::tainted(decode),
+            "xxd" if has(&["-r", "-revert", "-rp", "-r -p"]) => Flow::tainted(decode),
+            "openssl" | "gpg" | "gpg2"
+                if has(&["-d", "-decrypt", "--decrypt", "-a", "-base64"]) =>
+            {
+                Flow::tainted(decode)
+            }
+            "echo" => echo(args),
+            "printf" => printf(args),
+            "cat" | "tee" | "dd" => {
+                let files = args
+                    .iter()
+                    .any(|a| !a.text.starts_with('-') && !a.text.contains('='));
+                if name == "cat" && files {
+                    Flow::file()
+                } else {
+                    stdin.clone()
+                }
+            }
+            _ => Flow::unknown(),
+        }
+    }
+
+    /// A command whose name is only known at run time: judged as if it were
+    /// each of [`SUSPECTS`]; a block found that way stands, otherwise the
+    /// command is reported as opaque.
+    fn computed(&mut self, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Flow {
+        let before = self.judgement.findings.len();
+        for suspect in SUSPECTS {
+            let start = self.judgement.findings.len();
+            let mut as_if = vec![Arg::literal(suspect)];
+            as_if.extend(args.iter().cloned());
+            self.named(suspect, &as_if, args, stdin);
+            let found: Vec<_> = self.judgement.findings.drain(start..).collect();
+            for mut finding in found {
+                if finding.rule.severity == rule::Severity::Block {
+                    finding.detail = format!(
+                        "{} (the command name is computed at run time; judged as {suspect})",
+                        finding.detail
+                    );
+                    self.judgement.push(finding);
+                }
+            }
+        }
+        if self.judgement.findings.len() == before {
+            self.report(
+                &rule::OPAQUE,
+                argv,
+                "the command name is only known at run time".into(),
+            );
+        }
+        Flow::unknown()
+    }
+
+    /// Words run as shell code (`bash -c`, `su -c`, `ssh host …`).
+    pub fn code(&mut self, via: &str, words: &[Arg], stdin: &Flow) -> Flow {
+        let taint = words.iter().fold(Taint::default(), |t, w| t.union(w.taint));
+        if self.refuse_hostile(taint, words, "runs it as shell code") {
+            return Flow::unknown();
+        }
+        let text = words
+            .iter()
+            .map(|w| w.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let computed = words
+            .iter()
+            .all(|w| !w.exact && w.known_from >= w.text.len() && w.text.starts_with(['$', '`']));
+        if computed {
+            self.report(
+                &rule::OPAQUE,
+                words,
+                "shell code only known at run time".into(),
+            );
+            return Flow::unknown();
+        }
+        // Unknown parts keep their source spelling ($X, $(cmd)), which reads
+        // as the same shell code.
+        self.nested(&text, via, stdin)
+    }
+
+    /// Blocks `taint` from a download or decoder reaching code.
+    fn refuse_hostile(&mut self, taint: Taint, words: &[Arg], what: &str) -> bool {
+        if taint.download {
+            self.report(
+                &rule::DOWNLOAD_TO_SHELL,
+                words,
+                format!("downloaded text reaches a program that {what}"),
+            );
+        } else if taint.decode {
+            self.report(
+                &rule::DECODE_TO_SHELL,
+                words,
+                format!("decoded text reaches a program that {what}"),
+            );
+        }
+        taint.is_hostile()
+    }
+
+    /// A shell: `-c STRING`, a script file, or code on stdin.
+    fn shell(&mut self, name: &str, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Flow {
+        let mut command_mode = false;
+        let mut stdin_mode = false;
+        let mut i = 0;
+        while let Some(arg) = args.get(i) {
+            let text = arg.text.as_str();
+            if !arg.exact || !(text.starts_with('-') || text.starts_with('+')) || text == "-" {
+                break;
+            }
+            i += 1;
+            if text == "--" {
+                break;
+            }
+            match text {
+                "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file" => i += 1,
+                _ if text.starts_with("--") => {}
+                _ => {
+                    command_mode |= text.contains('c');
+                    stdin_mode |= text.starts_with('-') && text.contains('s');
+                }
+            }
+        }
+        let operand = args.get(i);
+        if stdin_mode && !command_mode {
+            return self.code_on_stdin(name, argv, stdin, true);
+        }
+        if command_mode {
+            return match operand {
+                Some(code) => self.code(&format!("{name} -c"), std::slice::from_ref(code), stdin),
+                None => Flow::unknown(),
+            };
+        }
+        match operand {
+            Some(script) if !matches!(script.text.as_str(), "-" | "/dev/stdin" | "/dev/fd/0") => {
+                if let Some(code) = &script.content {
+                    return self.nested(code, &format!("{name} <(...)"), &Flow::inherited());
+                }
+                if !self.refuse_hostile(script.taint, argv, "runs it as a script")
+                    && !script.exact
+                    && script.taint.opaque
+                    && script.text.starts_with(['<', '$'])
+                {
+                    self.report(
+                        &rule::OPAQUE,
+                        argv,
+                        "the script is only known at run time".into(),
+                    );
+                }
+                Flow::unknown()
+            }
+            _ => self.code_on_stdin(name, argv, stdin, true),
+        }
+    }
+
+    /// A shell or interpreter that reads its program from `stdin`.
+    fn code_on_stdin(&mut self, name: &str, argv: &[Arg], stdin: &Flow, is_shell: bool) -> Flow {
+        let what = if is_shell {
+            "runs its input as shell code"
+        } else {
+            "runs its input as a program"
+        };
+        if self.refuse_hostile(stdin.taint, argv, what) {
+            return Flow::unknown();
+        }
+        if !is_shell {
+            return Flow::unknown();
+        }
+        match &stdin.text {
+            Text::Literal(code) => {
+                let code = code.clone();
+                self.nested(&code, &format!("input of {name}"), &Flow::inherited())
+            }
+            Text::Inherited | Text::File => Flow::unknown(),
+            Text::Unknown => {
+                self.report(
+                    &rule::OPAQUE,
+                    argv,
+                    "a shell reads code that is only known at run time".into(),
+                );
+                Flow::unknown()
+            }
+        }
+    }
+
+    /// python, perl, node and kin: code from a download or decoder, as an
+    /// argument or on stdin, is refused; any other code is not shell and is
+    /// left alone (`python3 -c "print('rm -rf /')"` is fine).
+    fn interpreter(&mut self, name: &str, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Flow {
+        let taint = args.iter().fold(Taint::default(), |t, a| t.union(a.taint));
+        if self.refuse_hostile(taint, argv, "runs it as a program") {
+            return Flow::unknown();
+        }
+        // `python -m pip install x` is pip.
+        if let Some(at) = args.iter().position(|a| a.is("-m"))
+            && let Some(module) = args.get(at + 1).and_then(Arg::exact_text)
+            && matches!(module, "pip" | "pip3")
+        {
+            let rest = args.get(at + 2..).unwrap_or_default();
+            if let Some(hit) = checks::deps::check("pip", rest) {
+                self.report(hit.rule, argv, hit.detail);
+            }
+            return Flow::unknown();
+        }
+        // One-line programs: the shell commands they hand to system() and
+        // kin are judged as shell.
+        for (i, arg) in args.iter().enumerate() {
+            if arg.exact
+                && CODE_OPTIONS.contains(&arg.text.as_str())
+                && arg.text != "-m"
+                && let Some(code) = args.get(i + 1).and_then(Arg::exact_text)
+            {
+                let backticks = matches!(base_name(name), "perl" | "ruby" | "php" | "irb");
+                for command in checks::inline::shell_strings(code, backticks) {
+                    self.nested(
+                        &command,
+                        &format!("{name} {} (shell call)", arg.text),
+                        &Flow::inherited(),
+                    );
+                }
+            }
+        }
+        let code_given = args.iter().any(|a| {
+            a.exact
+                && (CODE_OPTIONS.contains(&a.text.as_str())
+                    || (!a.text.starts_with('-') && a.text != "-"))
+        }) || args.iter().any(|a| !a.exact);
+        if code_given {
+            return Flow::unknown();
+        }
+        self.code_on_stdin(name, argv, stdin, false)
+    }
+
+    /// `eval`: words joined and run as code. Anything expanded at run time
+    /// in them (trekexecute Phase 2.4: "eval with $, backtick, or $(") is
+    /// refused; literal code is judged.
+    fn eval(&mut self, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Flow {
+        if let Some(dynamic) = args
+            .iter()
+            .find(|a| !a.exact || a.text.contains(['$', '`']))
+        {
+            self.report(
+                &rule::EVAL_EXPANSION,
+                argv,
+                format!("eval of {} runs code only known at run time", dynamic.text),
+            );
+            let taint = args.iter().fold(Taint::default(), |t, a| t.union(a.taint));
+            self.refuse_hostile(taint, argv, "runs it as shell code");
+            return Flow::unknown();
+        }
+        let text = args
+            .iter()
+            .map(|a| a.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        self.nested(&text, "eval", stdin)
+    }
+
+    /// `source FILE` / `. FILE`: fine for a file, refused for a download.
+    fn source(&mut self, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Flow {
+        match args.first() {
+            Some(file) if matches!(file.text.as_str(), "/dev/stdin" | "-" | "/dev/fd/0") => {
+                self.code_on_stdin("source", argv, stdin, true)
+            }
+            Some(file) => match &file.content {
+                Some(code) => self.nested(code, "source <(...)", &Flow::inherited()),
+                None => {
+                    self.refuse_hostile(file.taint, argv, "runs it as shell code");
+                    Flow::unknown()
+                }
+            },
+            None => Flow::unknown(),
+        }
+    }
+
+    /// `xargs [options] COMMAND [ARGS]`: COMMAND runs with words read from
+    /// stdin added (or put in place of `-I`'s placeholder).
+    fn xargs(&mut self, args: &[Arg], stdin: &Flow) -> Flow {
+        const XARGS: Spec = Spec::new(
+            "adEeIiLlnPs",
+            &[
+                ("arg-file", true),
+                ("delimiter", true),
+                ("eof", true),
+                ("replace", true),
+                ("max-lines", true),
+                ("max-args", true),
+                ("max-procs", true),
+                ("max-chars", true),
+                ("process-slot-var", true),
+                ("null", false),
+                ("no-run-if-empty", false),
+                ("verbose", false),
+                ("interactive", false),
+                ("exit", false),
+                ("open-tty", false),
+            ],
+        )
+        .posix();
+        let p = getopt::parse(args, &XARGS);
+        let placeholder = p
+            .values(Some('I'), Some("replace"))
+            .first()
+            .map(|s| (*s).to_owned())
+            .or_else(|| p.has_short('i').then(|| "{}".to_owned()));
+        let read = Arg {
+            text: "ARGS...".into(),
+            exact: false,
+            glob: false,
+            known_from: 7,
+            taint: stdin.taint.union(Taint::OPAQUE),
+            content: None,
+        };
+        let mut command: Vec<Arg> = args.get(p.rest..).unwrap_or_default().to_vec();
+        if command.is_empty() {
+            return Flow::unknown();
+        }
+        match placeholder {
+            Some(marker) => {
+                for word in command.iter_mut().skip(1) {
+                    if word.text.contains(&marker) {
+                        *word = Arg {
+                            text: word.text.replace(&marker, "ARGS"),
+                            ..read.clone()
+                        };
+                    }
+                }
+            }
+            None => command.push(read),
+        }
+        self.inside("xargs", |s| s.call(&command, &Flow::inherited()))
+    }
+
+    /// `find … -exec CMD … ;` runs CMD on each match; `-delete` deletes.
+    fn find(&mut self, argv: &[Arg], args: &[Arg]) {
+        let mut words = args.iter().enumerate();
+        while let Some((i, word)) = words.next() {
+            match word.exact_text() {
+                Some("-exec" | "-execdir" | "-ok" | "-okdir") => {
+                    let start = i + 1;
+                    let end = args
+                        .iter()
+                        .skip(start)
+                        .position(|a| a.is(";") || a.is("+"))
+                        .map_or(args.len(), |n| start + n);
+                    let command: Vec<Arg> = args
+                        .get(start..end)
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|a| {
+                            if a.is("{}") {
+                                Arg {
+                                    text: "{}".into(),
+                                    exact: false,
+                                    known_from: 2,
+                                    ..Arg::default()
+                                }
+                            } else {
+                                a.clone()
+                            }
+                        })
+                        .collect();
+                    let via = format!("find {}", word.text);
+                    self.inside(&via, |s| s.call(&command, &Flow::inherited()));
+                    for _ in start..end {
+                        words.next();
+                    }
+                }
+                Some("-delete") => {
+                    let starts: Vec<Arg> = args
+                        .iter()
+                        .take_while(|a| !a.text.starts_with(['-', '(', '!']))
+                        .cloned()
+                        .collect();
+                    let mut as_rm = vec![Arg::literal("-r")];
+                    as_rm.extend(starts);
+                    let critical = checks::rm::check(&as_rm, self.ctx)
+                        .into_iter()
+                        .find(|h| h.rule.id == rule::RM_CRITICAL.id);
+                    match critical {
+                        Some(hit) => {
+                            self.report(hit.rule, argv, format!("find -delete: {}", hit.detail))
+                        }
+                        None => self.report(
+                            &rule::FIND_DELETE,
+                            argv,
+                            "-delete removes every match without asking".into(),
+                        ),
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// `python3.12` → `python`.
+fn base_name(name: &str) -> &str {
+    name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.')
+}
+
+/// `nc -e /bin/sh`, `socat … exec:bash`: a shell wired to the network.
+fn network_shell(name: &str, args: &[Arg]) -> Option<String> {
+    let runs = match name {
+        "nc" | "ncat" | "netcat" => args.iter().any(|a| {
+            a.exact
+                && (matches!(
+                    a.text.as_str(),
+                    "-e" | "-c" | "--exec" | "--sh-exec" | "--lua-exec"
+                ) || (a.text.starts_with("-e") && a.text.len() > 2))
+        }),
+        "socat" => args.iter().any(|a| {
+            let t = a.text.to_ascii_lowercase();
+            t.starts_with("exec:") || t.starts_with("system:")
+        }),
+        _ => false,
+    };
+    runs.then(|| format!("{name} runs a program for whoever is on the other end"))
+}
+
+/// What `echo ARGS` prints, when its words are known.
+fn echo(args: &[Arg]) -> Flow {
+    let mut newline = true;
+    let mut escapes = false;
+    let mut words = args;
+    while let Some((first, rest)) = words.split_first() {
+        match first.exact_text() {
+            Some(flags)
+                if flags.len() > 1
+                    && flags.starts_with('-')
+                    && flags.chars().skip(1).all(|c| "neE".contains(c)) =>
+            {
+                newline &= !flags.contains('n');
+                escapes |= flags.contains('e');
+                words = rest;
+            }
+            _ => break,
+        }
+    }
+    if let Some(taint) = unknown_taint(words) {
+        return Flow::tainted(taint);
+    }
+    let mut text = arg::display_plain(words);
+    if escapes {
+        text = ansi_c(&text).unwrap_or(text);
+    }
+    if newline {
+        text.push('\n');
+    }
+    Flow::literal(text)
+}
+
+/// What `printf FORMAT ARGS` prints, when its words are known: `%s`, `%b`
+/// and `%d` filled in, escapes decoded; the format repeats for extra words.
+fn printf(args: &[Arg]) -> Flow {
+    let args = match args.first() {
+        Some(first) if first.is("--") => args.get(1..).unwrap_or_default(),
+        _ => args,
+    };
+    if let Some(taint) = unknown_taint(args) {
+        return Flow::tainted(taint);
+    }
+    let Some((format, values)) = args.split_first() else {
+        return Flow::empty();
+    };
+    let format = ansi_c(&format.text).unwrap_or_else(|| format.text.clone());
+    let mut values = values.iter().map(|v| v.text.as_str()).peekable();
+    let mut out = String::new();
+    loop {
+        let mut chars = format.chars().peekable();
+        let mut used = false;
+        while let Some(c) = chars.next() {
+            if c != '%' {
+                out.push(c);
+                continue;
+            }
+            // Flags, width and precision are dropped; the conversion stays.
+            let mut conversion = None;
+            while let Some(&d) = chars.peek() {
+                chars.next();
+                if d.is_ascii_alphabetic() || d == '%' {
+                    conversion = Some(d);
+                    break;
+                }
+            }
+            match conversion {
+                Some('%') => out.push('%'),
+                Some('b') => {
+                    used = true;
+                    let v = values.next().unwrap_or_default();
+                    out.push_str(&ansi_c(v).unwrap_or_else(|| v.to_owned()));
+                }
+                Some(_) => {
+                    used = true;
+                    out.push_str(values.next().unwrap_or_default());
+                }
+                None => {}
+            }
+        }
+        if !used || values.peek().is_none() || out.len() > super::flow::MAX_LITERAL_BYTES {
+            break;
+        }
+    }
+    Flow::literal(out)
+}
+
+/// The taint of the words, if any of them is not known.
+fn unknown_taint(words: &[Arg]) -> Option<Taint> {
+    words
+        .iter()
+        .any(|w| !w.exact)
+        .then(|| words.iter().fold(Taint::OPAQUE, |t, w| t.union(w.taint)))
+}

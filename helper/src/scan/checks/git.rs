@@ -1,0 +1,166 @@
+//! git commands that throw work away (trekexecute Phase 2.4 WARN patterns:
+//! "git push --force", "git reset --hard"; and `git clean -f`). Everything
+//! else git does, `git rm -rf --cached` included, is git's business.
+
+use super::Hit;
+use crate::scan::arg::Arg;
+use crate::scan::getopt::{self, Spec};
+use crate::scan::rule;
+
+/// git's own options before the subcommand.
+const GLOBAL: Spec = Spec::new(
+    "Cc",
+    &[
+        ("git-dir", true),
+        ("work-tree", true),
+        ("namespace", true),
+        ("exec-path", false),
+        ("config-env", true),
+        ("super-prefix", true),
+        ("no-pager", false),
+        ("paginate", false),
+        ("bare", false),
+        ("no-replace-objects", false),
+        ("literal-pathspecs", false),
+        ("no-optional-locks", false),
+    ],
+)
+.posix();
+
+const PUSH: Spec = Spec::new(
+    "o",
+    &[
+        ("force", false),
+        ("force-with-lease", false),
+        ("force-if-includes", false),
+        ("repo", true),
+        ("receive-pack", true),
+        ("exec", true),
+        ("push-option", true),
+        ("all", false),
+        ("mirror", false),
+        ("delete", false),
+        ("tags", false),
+        ("set-upstream", false),
+        ("dry-run", false),
+        ("verbose", false),
+        ("quiet", false),
+    ],
+);
+
+const RESET: Spec = Spec::new(
+    "",
+    &[
+        ("hard", false),
+        ("soft", false),
+        ("mixed", false),
+        ("merge", false),
+        ("keep", false),
+        ("quiet", false),
+    ],
+);
+
+const CLEAN: Spec = Spec::new(
+    "e",
+    &[
+        ("force", false),
+        ("dry-run", false),
+        ("exclude", true),
+        ("interactive", false),
+        ("quiet", false),
+    ],
+);
+
+pub fn check(args: &[Arg]) -> Option<Hit> {
+    let global = getopt::parse(args, &GLOBAL);
+    if let Some(value) = global
+        .values(Some('c'), None)
+        .into_iter()
+        .find(|v| v.to_ascii_lowercase().starts_with("core.hookspath="))
+    {
+        return Some(Hit::new(
+            &rule::GIT_HOOKS,
+            format!("-c {value} runs hooks from another directory"),
+        ));
+    }
+    let rest = args.get(global.rest..).unwrap_or_default();
+    let (sub, sub_args) = rest.split_first()?;
+    match sub.exact_text()? {
+        "push" => {
+            let p = getopt::parse(sub_args, &PUSH);
+            if let Some(flag) = p.spelling("f", &["force"]) {
+                return Some(Hit::new(
+                    &rule::GIT_FORCE_PUSH,
+                    format!("git push {flag} overwrites the remote branch"),
+                ));
+            }
+            p.operands
+                .iter()
+                .skip(1)
+                .find(|o| o.exact && o.text.starts_with('+'))
+                .map(|o| {
+                    Hit::new(
+                        &rule::GIT_FORCE_PUSH,
+                        format!("refspec {} forces the update", o.text),
+                    )
+                })
+        }
+        "config" => sub_args
+            .iter()
+            .any(|a| a.text.eq_ignore_ascii_case("core.hooksPath"))
+            .then(|| {
+                let unset = sub_args.iter().any(|a| a.is("--unset") || a.is("--get"));
+                (!unset).then(|| {
+                    Hit::new(
+                        &rule::GIT_HOOKS,
+                        "core.hooksPath makes git run hooks from another directory",
+                    )
+                })
+            })
+            .flatten(),
+        "reset" => getopt::parse(sub_args, &RESET).has_long("hard").then(|| {
+            Hit::new(
+                &rule::GIT_RESET_HARD,
+                "git reset --hard discards uncommitted changes",
+            )
+        }),
+        "clean" => {
+            let p = getopt::parse(sub_args, &CLEAN);
+            (p.has("f", &["force"]) && !p.has("n", &["dry-run"])).then(|| {
+                Hit::new(
+                    &rule::GIT_CLEAN_FORCE,
+                    "git clean -f deletes untracked files",
+                )
+            })
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(line: &str) -> Option<&'static str> {
+        let args: Vec<Arg> = line.split_whitespace().map(Arg::literal).collect();
+        check(&args).map(|h| h.rule.id)
+    }
+
+    #[test]
+    fn destructive_git() {
+        assert_eq!(id("push --force"), Some("git-force-push"));
+        assert_eq!(id("push -f origin main"), Some("git-force-push"));
+        assert_eq!(id("push origin main --force"), Some("git-force-push"));
+        assert_eq!(id("-C repo push -uf origin x"), Some("git-force-push"));
+        assert_eq!(id("push origin +main"), Some("git-force-push"));
+        assert_eq!(id("reset --hard HEAD~1"), Some("git-reset-hard"));
+        assert_eq!(id("-c a=b reset --hard"), Some("git-reset-hard"));
+        assert_eq!(id("clean -fdx"), Some("git-clean-force"));
+        assert_eq!(id("push --force-with-lease"), None);
+        assert_eq!(id("push origin main"), None);
+        assert_eq!(id("reset --soft HEAD~1"), None);
+        assert_eq!(id("clean -nfd"), None);
+        assert_eq!(id("rm -rf --cached vendor"), None);
+        assert_eq!(id("commit -m --force"), None);
+    }
+}

@@ -1,0 +1,133 @@
+//! `rm`: a recursive *and* forced delete in any spelling (trekexecute Phase
+//! 2.4, "rm with both -r and -f flags (any order)"; Sub-step D1, "with any
+//! path"), and a recursive delete of a root, home or system directory.
+
+use super::Hit;
+use crate::scan::arg::Arg;
+use crate::scan::getopt::{self, Spec};
+use crate::scan::paths;
+use crate::scan::rule;
+use crate::scan::scanner::Context;
+
+const SPEC: Spec = Spec::new(
+    "",
+    &[
+        ("force", false),
+        ("interactive", false),
+        ("one-file-system", false),
+        ("no-preserve-root", false),
+        ("preserve-root", false),
+        ("recursive", false),
+        ("dir", false),
+        ("verbose", false),
+        ("help", false),
+        ("version", false),
+    ],
+);
+
+/// Directories whose recursive removal wrecks a system or a user.
+const CRITICAL: &[&str] = &[
+    "/",
+    "/*",
+    "~",
+    "~/*",
+    "/bin",
+    "/boot",
+    "/dev",
+    "/etc",
+    "/home",
+    "/lib",
+    "/lib64",
+    "/opt",
+    "/proc",
+    "/root",
+    "/sbin",
+    "/srv",
+    "/sys",
+    "/usr",
+    "/var",
+    "/Users",
+    "/System",
+    "/Library",
+    "/Applications",
+];
+
+pub fn check(args: &[Arg], ctx: &Context) -> Vec<Hit> {
+    let parsed = getopt::parse(args, &SPEC);
+    let mut hits = Vec::new();
+    let recursive = parsed.spelling("rR", &["recursive"]);
+    let force = parsed.spelling("f", &["force"]);
+    if let (Some(r), Some(f)) = (&recursive, &force) {
+        let how = if r == f {
+            r.clone()
+        } else {
+            format!("{r} and {f}")
+        };
+        hits.push(Hit::new(
+            &rule::RM_RECURSIVE_FORCE,
+            format!("recursive forced delete ({how})"),
+        ));
+    }
+    if parsed.has_long("no-preserve-root") {
+        hits.push(Hit::new(
+            &rule::RM_CRITICAL,
+            "--no-preserve-root lets rm delete /",
+        ));
+    } else if recursive.is_some() {
+        let home = ctx.home.as_deref();
+        if let Some(target) = parsed.operands.iter().find(|o| {
+            let norm = paths::normalize(&o.text, home);
+            CRITICAL.contains(&norm.as_str()) || CRITICAL.contains(&o.text.trim_end_matches('/'))
+        }) {
+            hits.push(Hit::new(
+                &rule::RM_CRITICAL,
+                format!("recursive delete of {}", target.text),
+            ));
+        }
+    }
+    hits
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(line: &str) -> Vec<&'static str> {
+        let args: Vec<Arg> = line.split_whitespace().map(Arg::literal).collect();
+        let ctx = Context {
+            home: Some("/home/ann".into()),
+        };
+        check(&args, &ctx).iter().map(|h| h.rule.id).collect()
+    }
+
+    #[test]
+    fn every_spelling_of_recursive_and_force() {
+        for line in [
+            "-rf x",
+            "-fr x",
+            "-Rf x",
+            "-r -f x",
+            "x -r -f",
+            "-r --force x",
+            "--recursive --force x",
+            "--rec --f x",
+            "-vrfi x",
+        ] {
+            assert_eq!(ids(line), ["rm-recursive-force"], "{line}");
+        }
+        for line in ["-r x", "-f x", "x", "-- -rf", "-i -r x", "--force x"] {
+            assert!(ids(line).is_empty(), "{line}");
+        }
+    }
+
+    #[test]
+    fn critical_targets() {
+        assert_eq!(ids("-r /"), ["rm-critical-path"]);
+        assert_eq!(ids("-r /home/ann"), ["rm-critical-path"]);
+        assert_eq!(ids("-R /etc/"), ["rm-critical-path"]);
+        assert_eq!(ids("--no-preserve-root x"), ["rm-critical-path"]);
+        assert_eq!(ids("-rf /"), ["rm-recursive-force", "rm-critical-path"]);
+        assert!(ids("-r build").is_empty());
+        assert!(ids("-r /etc/myapp/cache").is_empty());
+    }
+}

@@ -1,0 +1,227 @@
+//! `hook pre-tool-use`: the denylist as a Claude Code PreToolUse hook.
+//!
+//! Reads the hook's JSON on stdin (research/hooks/hooks-protocol.md §1): for
+//! `Bash` it judges `tool_input.command`; for `Write`, `Edit`, `MultiEdit`
+//! and `NotebookEdit` it judges `tool_input.file_path` (or `notebook_path`)
+//! against the protected paths. Unknown fields are ignored.
+//!
+//! The answer (§3), always with exit status 0:
+//!
+//! - block: `hookSpecificOutput.permissionDecision: "deny"` with a one-line
+//!   reason naming the rule and a safer alternative; Claude reads it;
+//! - warn: no decision, so the normal permission flow goes on, with the
+//!   warning as `additionalContext` (for Claude) and `systemMessage` (for the
+//!   user);
+//! - allow: no output at all. "allow" is never sent: it would skip the
+//!   user's own permission prompts.
+//!
+//! Input that is not a PreToolUse call this hook understands (not JSON, no
+//! `tool_name`, another tool, no `tool_input`, a command that is not a
+//! string, more than [`MAX_INPUT_BYTES`]) gets no output: the hook fails
+//! open, as a missing hook would, and never exits 1 (which Claude Code would
+//! show as a hook error).
+
+use std::io::{self, Read, Write};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::engine::{judge_command, judge_path};
+use super::finding::{Decision, Finding, Judgement, clip};
+use super::scanner::Context;
+
+/// Largest hook input read; past this the hook answers nothing.
+pub const MAX_INPUT_BYTES: u64 = 64 << 20;
+/// Longest reason or message sent (Claude Code caps strings at 10,000).
+pub const MAX_MESSAGE_CHARS: usize = 2_000;
+/// Tools whose target path is judged.
+pub const FILE_TOOLS: &[&str] = &["Write", "Edit", "MultiEdit", "NotebookEdit"];
+
+/// What the hook answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// Print nothing.
+    Silent,
+    /// Deny, with this reason.
+    Deny(String),
+    /// Let the call go on, with this warning.
+    Warn(String),
+}
+
+/// Reads stdin (at most [`MAX_INPUT_BYTES`]); `None` when it is larger or
+/// unreadable.
+pub fn read_input() -> Option<Vec<u8>> {
+    let mut input = Vec::new();
+    io::stdin()
+        .lock()
+        .take(MAX_INPUT_BYTES + 1)
+        .read_to_end(&mut input)
+        .ok()?;
+    (input.len() as u64 <= MAX_INPUT_BYTES).then_some(input)
+}
+
+/// The answer to one hook input.
+pub fn answer(input: &[u8], ctx: &Context) -> Answer {
+    let Ok(Value::Object(call)) = serde_json::from_slice::<Value>(input) else {
+        return Answer::Silent;
+    };
+    if call
+        .get("hook_event_name")
+        .is_some_and(|e| e.as_str() != Some("PreToolUse"))
+    {
+        return Answer::Silent;
+    }
+    let tool = call.get("tool_name").and_then(Value::as_str);
+    let Some(tool_input) = call.get("tool_input").and_then(Value::as_object) else {
+        return Answer::Silent;
+    };
+    let text = |key: &str| tool_input.get(key).and_then(Value::as_str);
+    let judgement = match tool {
+        Some("Bash") => match text("command") {
+            Some(command) => judge_command(command, ctx),
+            None => return Answer::Silent,
+        },
+        Some(tool) if FILE_TOOLS.contains(&tool) => {
+            match text("file_path").or_else(|| text("notebook_path")) {
+                Some(path) => judge_path(path, ctx),
+                None => return Answer::Silent,
+            }
+        }
+        _ => return Answer::Silent,
+    };
+    match judgement.decision() {
+        Decision::Allow => Answer::Silent,
+        Decision::Warn => Answer::Warn(message("warning", &judgement)),
+        Decision::Block => Answer::Deny(message("blocked", &judgement)),
+    }
+}
+
+/// `voyage: blocked rm-recursive-force (…): `rm -rf x` - … Safer: …`, with
+/// a count of any further findings of the same weight.
+fn message(verb: &str, judgement: &Judgement) -> String {
+    let deciding = judgement.deciding();
+    let Some(first) = deciding.first() else {
+        return String::new();
+    };
+    let mut text = format!("voyage: {verb} {}", first.one_line());
+    let others: Vec<&str> = deciding
+        .iter()
+        .skip(1)
+        .map(|f: &&Finding| f.rule.id)
+        .collect();
+    if !others.is_empty() {
+        text.push_str(&format!(" (also: {})", others.join(", ")));
+    }
+    clip(&text, MAX_MESSAGE_CHARS)
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Specific<'a> {
+    hook_event_name: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    permission_decision: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    permission_decision_reason: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    additional_context: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Output<'a> {
+    hook_specific_output: Specific<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    system_message: Option<&'a str>,
+}
+
+/// Writes the answer: one JSON line, or nothing.
+pub fn render(answer: &Answer, out: &mut impl Write) -> io::Result<()> {
+    let output = match answer {
+        Answer::Silent => return Ok(()),
+        Answer::Deny(reason) => Output {
+            hook_specific_output: Specific {
+                hook_event_name: "PreToolUse",
+                permission_decision: Some("deny"),
+                permission_decision_reason: Some(reason),
+                additional_context: None,
+            },
+            system_message: None,
+        },
+        Answer::Warn(warning) => Output {
+            hook_specific_output: Specific {
+                hook_event_name: "PreToolUse",
+                permission_decision: None,
+                permission_decision_reason: None,
+                additional_context: Some(warning),
+            },
+            system_message: Some(warning),
+        },
+    };
+    serde_json::to_writer(&mut *out, &output)?;
+    writeln!(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(input: &str) -> Answer {
+        answer(input.as_bytes(), &Context::default())
+    }
+
+    #[test]
+    fn bash_and_file_tools() {
+        let deny = run(r#"{"tool_name":"Bash","tool_input":{"command":"rm -rf /"}}"#);
+        assert!(
+            matches!(&deny, Answer::Deny(r) if r.starts_with("voyage: blocked rm-recursive-force"))
+        );
+        let warn = run(r#"{"tool_name":"Bash","tool_input":{"command":"git push -f"}}"#);
+        assert!(matches!(warn, Answer::Warn(_)));
+        assert_eq!(
+            run(r#"{"tool_name":"Bash","tool_input":{"command":"ls"}}"#),
+            Answer::Silent
+        );
+        let write =
+            run(r#"{"tool_name":"Write","tool_input":{"file_path":"/p/.git/hooks/pre-commit"}}"#);
+        assert!(matches!(write, Answer::Deny(_)));
+        let notebook =
+            run(r#"{"tool_name":"NotebookEdit","tool_input":{"notebook_path":"/p/.env"}}"#);
+        assert!(matches!(notebook, Answer::Deny(_)));
+    }
+
+    #[test]
+    fn fails_open_on_anything_else() {
+        for input in [
+            "",
+            "not json",
+            "[]",
+            "{}",
+            r#"{"tool_name":"Bash"}"#,
+            r#"{"tool_name":"Bash","tool_input":"rm -rf /"}"#,
+            r#"{"tool_name":"Bash","tool_input":{"command":7}}"#,
+            r#"{"tool_name":"Read","tool_input":{"file_path":"/p/.env"}}"#,
+            r#"{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf /"}}"#,
+        ] {
+            assert_eq!(run(input), Answer::Silent, "{input}");
+        }
+    }
+
+    #[test]
+    fn rendering() {
+        let mut out = Vec::new();
+        render(&Answer::Silent, &mut out).unwrap();
+        assert!(out.is_empty());
+        render(&Answer::Deny("r".into()), &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"r\"}}\n"
+        );
+        let mut out = Vec::new();
+        render(&Answer::Warn("w".into()), &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"additionalContext\":\"w\"},\"systemMessage\":\"w\"}\n"
+        );
+    }
+}

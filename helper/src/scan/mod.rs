@@ -1,0 +1,73 @@
+//! `scan`: the denylist engine, and the subcommands and hook built on it.
+//!
+//! Implements trekexecute Phase 2.4 (pre-execution security scan), Sub-step
+//! D1 (the Verify command check) and Hard rules 14 to 16. Commands are parsed
+//! by a real bash parser ([`parse`], brush-parser) and the syntax tree is
+//! walked ([`walk`]) to find every simple command that would run, with its
+//! words expanded as far as that is possible without running anything
+//! ([`word`], [`arg`]). Each is then judged by the program it runs
+//! ([`call`], [`program`]): wrappers come off ([`wrapper`]), code handed to
+//! a shell, `eval` or a substitution is parsed and judged in turn
+//! ([`scanner`], depth-capped), text moving along pipes is tracked
+//! ([`flow`]) so that downloads and decoded text never reach a shell, and
+//! the per-program checks ([`checks`], options read by [`getopt`]) and
+//! protected paths ([`paths`]) apply. The rules themselves are data
+//! ([`rule`]); results are [`finding`]s.
+//!
+//! Entry points: [`engine::judge_command`] and [`engine::judge_path`]. The
+//! `scan command` subcommand renders a judgement ([`render`]); the
+//! PreToolUse hook answers Claude Code ([`hook`]).
+
+pub mod arg;
+pub mod call;
+pub mod checks;
+pub mod engine;
+pub mod finding;
+pub mod flow;
+pub mod getopt;
+pub mod hook;
+pub mod parse;
+pub mod paths;
+pub mod program;
+pub mod render;
+pub mod rule;
+pub mod scanner;
+pub mod walk;
+pub mod word;
+pub mod wrapper;
+
+pub use engine::{judge_command, judge_path};
+pub use finding::{Decision, Finding, Judgement};
+pub use scanner::Context;
+
+use std::io::Write;
+
+use crate::exit;
+
+/// Options of one `scan command` call.
+#[derive(Debug, Clone)]
+pub struct CommandOptions {
+    pub command: String,
+    pub json: bool,
+    pub context: Context,
+}
+
+/// `scan command`: judges the command, prints the result to `out`, and
+/// returns the exit code: 0 pass or warning, 1 blocked, 2 no command.
+pub fn execute_command(options: &CommandOptions, out: &mut impl Write) -> u8 {
+    if options.command.trim().is_empty() {
+        eprintln!("error: no command given (voyage-helper scan command -- COMMAND)");
+        return exit::CANNOT_CHECK;
+    }
+    let judgement = judge_command(&options.command, &options.context);
+    let written = if options.json {
+        render::render_json(&options.command, &judgement, out)
+    } else {
+        render::render_text(&judgement, out)
+    };
+    let _ = written.and_then(|()| out.flush());
+    match judgement.decision() {
+        Decision::Block => exit::NOT_OK,
+        Decision::Warn | Decision::Allow => exit::OK,
+    }
+}

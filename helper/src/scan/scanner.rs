@@ -1,0 +1,153 @@
+//! [`Scanner`]: the state of one judgement while the engine walks a command,
+//! and the one door through which nested code (substitutions, `-c` strings,
+//! here-documents fed to a shell, `eval`) is parsed and judged in turn.
+
+use super::arg::Arg;
+use super::finding::{Finding, Judgement};
+use super::flow::Flow;
+use super::parse;
+use super::rule::{self, Rule};
+
+/// Deepest nesting of code inside code (`bash -c "$(sh -c '…')"`) that is
+/// judged; anything deeper is refused.
+pub const MAX_DEPTH: usize = 12;
+/// Most texts parsed for one judgement (each substitution, `-c` string and
+/// shell-fed here-document is one); past this the command is refused.
+pub const MAX_PARSES: usize = 5_000;
+
+/// What the engine knows about the machine it judges for.
+#[derive(Debug, Clone, Default)]
+pub struct Context {
+    /// The user's home directory, so `/home/ann/.ssh` reads as `~/.ssh`.
+    pub home: Option<String>,
+}
+
+impl Context {
+    /// The context of this process: `$HOME`.
+    pub fn from_env() -> Self {
+        Self {
+            home: std::env::var("HOME").ok().filter(|h| h.starts_with('/')),
+        }
+    }
+}
+
+pub struct Scanner<'c> {
+    pub ctx: &'c Context,
+    pub judgement: Judgement,
+    /// The nesting of the code being walked, outermost first.
+    pub via: Vec<String>,
+    depth: usize,
+    parses: usize,
+    /// Names of the functions whose bodies are being walked.
+    pub functions: Vec<String>,
+    /// The command being walked runs beside a copy of another: it is a stage
+    /// of a pipeline of two or more, or runs in the background.
+    pub fanned_out: bool,
+}
+
+impl<'c> Scanner<'c> {
+    pub fn new(ctx: &'c Context) -> Self {
+        Self {
+            ctx,
+            judgement: Judgement::default(),
+            via: Vec::new(),
+            depth: 0,
+            parses: 0,
+            functions: Vec::new(),
+            fanned_out: false,
+        }
+    }
+
+    /// Records that `rule` fired on `words` (the command as judged).
+    pub fn report(&mut self, rule: &'static Rule, words: &[Arg], detail: String) {
+        let command = super::arg::display(words);
+        self.report_text(rule, &command, detail);
+    }
+
+    pub fn report_text(&mut self, rule: &'static Rule, command: &str, detail: String) {
+        self.judgement
+            .push(Finding::new(rule, command, detail, &self.via));
+    }
+
+    /// Runs `walk` with `via` added to the nesting trail.
+    pub fn inside<T>(&mut self, via: &str, walk: impl FnOnce(&mut Self) -> T) -> T {
+        self.via.push(via.to_owned());
+        let out = walk(self);
+        self.via.pop();
+        out
+    }
+
+    /// Parses `text` as shell code run with `stdin`, judges it one level
+    /// deeper, and returns what it prints. Text that cannot be parsed, or
+    /// nests too deep, is refused ([`rule::UNSCANNABLE`]).
+    pub fn nested(&mut self, text: &str, via: &str, stdin: &Flow) -> Flow {
+        if self.depth >= MAX_DEPTH {
+            self.report_text(
+                &rule::UNSCANNABLE,
+                text,
+                format!("code nested more than {MAX_DEPTH} levels deep"),
+            );
+            return Flow::unknown();
+        }
+        if self.parses >= MAX_PARSES {
+            self.report_text(
+                &rule::UNSCANNABLE,
+                text,
+                format!("more than {MAX_PARSES} pieces of nested code"),
+            );
+            return Flow::unknown();
+        }
+        self.parses += 1;
+        let program = match parse::parse(text) {
+            Ok(program) => program,
+            Err(failure) => {
+                self.inside(via, |s| {
+                    s.report_text(&rule::UNSCANNABLE, text, failure.to_string());
+                });
+                return Flow::unknown();
+            }
+        };
+        self.depth += 1;
+        let fanned_out = std::mem::replace(&mut self.fanned_out, false);
+        let functions = std::mem::take(&mut self.functions);
+        let flow = self.inside(via, |s| s.program(&program, stdin));
+        self.functions = functions;
+        self.fanned_out = fanned_out;
+        self.depth -= 1;
+        flow
+    }
+
+    /// Judges `text` as code in case it is code, keeping only blocks: text
+    /// that fails to parse, or whose commands merely warn, adds nothing
+    /// (nesting past the caps still blocks).
+    pub fn blocks_only(&mut self, text: &str, via: &str) {
+        if parse::parse(text).is_err() {
+            return;
+        }
+        let start = self.judgement.findings.len();
+        self.nested(text, via, &Flow::inherited());
+        let found: Vec<_> = self.judgement.findings.drain(start..).collect();
+        for finding in found {
+            if finding.rule.severity == rule::Severity::Block {
+                self.judgement.push(finding);
+            }
+        }
+    }
+
+    /// Judges a whole top-level command.
+    pub fn top(&mut self, text: &str) {
+        self.parses += 1;
+        match parse::parse(text) {
+            Ok(program) => {
+                self.program(&program, &Flow::inherited());
+            }
+            Err(failure) => {
+                // A fork bomb is often typed in forms the parser rejects.
+                if super::checks::fork_bomb::looks_like(text) {
+                    self.report_text(&rule::FORK_BOMB, text, "a self-calling function".into());
+                }
+                self.report_text(&rule::UNSCANNABLE, text, failure.to_string());
+            }
+        }
+    }
+}

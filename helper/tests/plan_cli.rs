@@ -1,0 +1,206 @@
+//! `plan validate`, `plan show`, `plan dry-run` and `brief validate` through
+//! the CLI: the text reports, exit codes and the file system checks.
+
+// A failed unwrap or index in a test is a failed assertion with its location.
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+
+mod support;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use support::Case;
+
+fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(rel)
+}
+
+fn run(args: &[&str]) -> support::Ran {
+    Case::new(args).run()
+}
+
+#[test]
+fn validate_ready_report() {
+    let plan = fixture("plans/valid/v17-single.md");
+    let ran = run(&["plan", "validate", plan.to_str().unwrap()]);
+    assert_eq!(ran.status, 0);
+    assert_eq!(ran.stderr, "");
+    let expected = format!(
+        "=== Schema Validation: READY ===\nFile: {p}\nType: plan\nplan_version: 1.7\nSteps: 3\nManifests: 3 valid\nWarnings: 0\n\nPlan is schema-compliant. Safe to run:\n  /trekexecute {p}\n",
+        p = plan.display()
+    );
+    assert_eq!(ran.stdout, expected);
+}
+
+#[test]
+fn validate_fail_report_names_code_line_and_fix() {
+    let plan = fixture("plans/invalid/missing-manifest.md");
+    let ran = run(&["plan", "validate", plan.to_str().unwrap()]);
+    assert_eq!(ran.status, 1);
+    assert!(
+        ran.stdout.starts_with("=== Schema Validation: FAIL ===\n"),
+        "{}",
+        ran.stdout
+    );
+    assert!(ran.stdout.contains(&format!(
+        "- PLAN_MISSING_MANIFEST {}:23: step 2 has no Manifest",
+        plan.display()
+    )));
+    assert!(ran.stdout.contains("\nFix: add a Manifest"));
+}
+
+#[test]
+fn strict_turns_warnings_into_failure() {
+    let plan = fixture("plans/valid/legacy.md");
+    let plan = plan.to_str().unwrap();
+    assert_eq!(run(&["plan", "validate", plan]).status, 0);
+    let ran = run(&["plan", "validate", "--strict", "--json", plan]);
+    assert_eq!(ran.status, 1);
+    let v: serde_json::Value = serde_json::from_str(&ran.stdout).unwrap();
+    assert_eq!(v["status"], "FAIL");
+    assert_eq!(v["legacy_plan"], true);
+    assert_eq!(v["manifests_synthesized"], 2);
+}
+
+#[test]
+fn unreadable_plan_exits_2() {
+    let ran = run(&["plan", "validate", "/no/such/plan.md"]);
+    assert_eq!(ran.status, 2);
+    assert!(ran.stderr.contains("PLAN_UNREADABLE"), "{}", ran.stderr);
+    let ran = run(&["plan", "validate", "--json", "/no/such/plan.md"]);
+    assert_eq!(ran.status, 2);
+    let v: serde_json::Value = serde_json::from_str(&ran.stdout).unwrap();
+    assert_eq!(v["errors"][0]["code"], "PLAN_UNREADABLE");
+}
+
+#[test]
+fn show_text_summary() {
+    let ran = run(&[
+        "plan",
+        "show",
+        fixture("plans/valid/multi-session.md").to_str().unwrap(),
+    ]);
+    assert_eq!(ran.status, 0);
+    assert_eq!(
+        ran.stdout,
+        "Type: plan\nSteps: 4\nExecution Strategy: 3 sessions across 2 waves\n"
+    );
+    let ran = run(&[
+        "plan",
+        "show",
+        fixture("plans/valid/session-spec.md").to_str().unwrap(),
+    ]);
+    assert!(ran.stdout.contains("Type: session-spec\n"));
+    assert!(ran.stdout.contains("Scope fence: 2 touch, 2 never-touch\n"));
+}
+
+#[test]
+fn dry_run_checks_files_below_the_repository_root() {
+    let case = Case::new(&["plan", "dry-run", ".claude/plans/plan.md"]);
+    let root = case.path();
+    assert!(
+        Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(root)
+            .status()
+            .unwrap()
+            .success()
+    );
+    fs::create_dir_all(root.join(".claude/plans")).unwrap();
+    fs::copy(
+        fixture("plans/valid/multi-session.md"),
+        root.join(".claude/plans/plan.md"),
+    )
+    .unwrap();
+    // Step 4's file exists; the others are marked new.
+    fs::create_dir_all(root.join("web/src")).unwrap();
+    fs::write(root.join("web/src/app.rs"), "").unwrap();
+    let ran = case.run();
+    assert_eq!(ran.stderr, "");
+    assert_eq!(ran.status, 0, "{}", ran.stdout);
+    for needle in [
+        "## Dry Run Report: plan.md",
+        "| 1 | Store trait | `cargo build` | revert | feat(store): add trait | none |",
+        "- src/store/mod.rs: NOT FOUND (marked as new file)",
+        "- web/src/app.rs: EXISTS",
+        "**Sessions:** 3 across 2 waves",
+        "| 2 | Session 3: Integration | 4 | S1, S2 | `/trekexecute --session 3 .claude/plans/plan.md` |",
+        "### Verdict\n\nREADY\n",
+    ] {
+        assert!(
+            ran.stdout.contains(needle),
+            "missing {needle:?} in\n{}",
+            ran.stdout
+        );
+    }
+    // Without the file, step 4 points at something missing.
+    fs::remove_file(root.join("web/src/app.rs")).unwrap();
+    let ran = case.run();
+    assert_eq!(ran.status, 1);
+    assert!(
+        ran.stdout
+            .contains("- web/src/app.rs: NOT FOUND (unexpected — may be missing)")
+    );
+    assert!(ran.stdout.contains("NEEDS ATTENTION — 1 issues found"));
+}
+
+#[test]
+fn dry_run_of_a_session_spec_lists_its_conditions() {
+    let ran = run(&[
+        "plan",
+        "dry-run",
+        "--json",
+        fixture("plans/valid/session-spec.md").to_str().unwrap(),
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&ran.stdout).unwrap();
+    assert_eq!(v["type"], "session-spec");
+    assert_eq!(
+        v["exit_conditions"],
+        serde_json::json!(["cargo test --test http", "cargo clippy -- -D warnings"])
+    );
+    assert!(
+        v["entry_condition"]
+            .as_str()
+            .unwrap()
+            .starts_with("Session 1 committed")
+    );
+}
+
+#[test]
+fn brief_validation() {
+    let ok = run(&[
+        "brief",
+        "validate",
+        fixture("briefs/brief-v21.md").to_str().unwrap(),
+    ]);
+    assert_eq!(ok.status, 0, "{}", ok.stdout);
+    let missing = fixture("briefs/brief-v21-missing-signals.md");
+    let ran = run(&["brief", "validate", "--json", missing.to_str().unwrap()]);
+    assert_eq!(ran.status, 1);
+    let v: serde_json::Value = serde_json::from_str(&ran.stdout).unwrap();
+    assert_eq!(v["errors"][0]["code"], "BRIEF_V51_MISSING_SIGNALS");
+    assert_eq!(v["errors"][0]["line"], 2);
+    let soft = run(&["brief", "validate", "--soft", missing.to_str().unwrap()]);
+    assert_eq!(soft.status, 0);
+    assert!(soft.stdout.contains("warning BRIEF_V51_MISSING_SIGNALS"));
+}
+
+#[test]
+fn brief_with_a_bad_effort() {
+    let case = Case::new(&["brief", "validate", "b.md"]);
+    fs::write(
+        case.path().join("b.md"),
+        "---\nbrief_version: 2.1\nphase_signals:\n  plan:\n    effort: extreme\n---\n# B\n",
+    )
+    .unwrap();
+    let ran = case.run();
+    assert_eq!(ran.status, 1);
+    assert!(
+        ran.stdout.contains("BRIEF_INVALID_EFFORT"),
+        "{}",
+        ran.stdout
+    );
+}
