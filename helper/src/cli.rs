@@ -402,6 +402,50 @@ impl LocateArgs {
 #[derive(Debug, clap::Subcommand)]
 #[command(verbatim_doc_comment)]
 pub enum ProgressCommand {
+    /// Start a progress file from a plan: every step pending.
+    ///
+    /// The plan is --plan PLAN, or DIR/plan.md with --project DIR. The file
+    /// goes where Phase 3 puts it (DIR/progress.json with --project,
+    /// .trekexecute-progress-<slug>.json beside the plan otherwise,
+    /// -session-N with --session N), or to --file PATH. It records
+    /// plan_type (plan or session-spec), plan_version (or legacy), the mode,
+    /// and iterations_remaining from TREKEXECUTE_MAX_RECOVERY_ITERATIONS
+    /// (default 25). With --session N on a plan with an Execution Strategy,
+    /// only that session's steps are listed.
+    ///
+    /// A file already there: --mode execute (the default; session with
+    /// --session) replaces it, with a warning on stderr when its run was
+    /// unfinished (in_progress, failed, stopped, partial) since --resume
+    /// could continue it; --mode resume and --mode step keep it as it is.
+    ///
+    /// OUTPUT: `created|replaced PATH: N steps pending, B recovery/retry
+    /// iterations` or `kept PATH (MODE): M/T steps completed`; with --json
+    /// one line (schema progress-reply).
+    ///
+    /// Exit status: 0 written or kept, 1 not a plan or no such session, 2
+    /// unreadable plan, a broken file kept in resume or step mode, or a
+    /// failed write.
+    #[command(verbatim_doc_comment)]
+    Init {
+        /// The plan or session spec.
+        #[arg(long, value_name = "PLAN")]
+        plan: Option<PathBuf>,
+        /// The project directory (its plan.md unless --plan says otherwise).
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+        /// One session's file and steps.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        session: Option<u32>,
+        /// Write here instead of the derived path.
+        #[arg(long, value_name = "PATH")]
+        file: Option<PathBuf>,
+        /// execute, resume, step or session.
+        #[arg(long, value_name = "MODE", default_value = "execute")]
+        mode: String,
+        /// Print the reply as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print the run and a table of its steps (--json: the file itself).
     Show {
         #[command(flatten)]
@@ -700,7 +744,7 @@ pub enum ProfileCommand {
     /// Compose one phase's effort and model from the brief and the profile.
     ///
     /// PROFILE. --profile NAME, else $VOYAGE_PROFILE, else the plan's front
-    /// matter `profile:` (--plan), else premium; the source is reported as
+    /// matter `profile:` (--plan PLAN), else premium; the source is reported as
     /// flag, env, inheritance or default. Built in: economy, balanced,
     /// premium, fable. Any other NAME is a custom profile,
     /// voyage-profiles/NAME.yaml (or .yml) in the current directory, then in
@@ -726,8 +770,9 @@ pub enum ProfileCommand {
     /// profile-resolution). A brief_version 2.1+ brief without
     /// phase_signals gets the warning BRIEF_V51_MISSING_SIGNALS on stderr.
     ///
-    /// Exit status: 0 resolved, 1 unknown profile or bad brief or profile
-    /// content, 2 unreadable brief or unknown phase.
+    /// Exit status: 0 resolved, 1 unknown profile, bad brief or profile
+    /// content, or a --plan that is not a plan; 2 unreadable brief or plan,
+    /// or unknown phase.
     #[command(verbatim_doc_comment)]
     Resolve {
         /// brief, research, plan, execute or review.
@@ -739,6 +784,9 @@ pub enum ProfileCommand {
         /// The profile's name.
         #[arg(long, value_name = "NAME")]
         profile: Option<String>,
+        /// The plan whose front matter `profile:` is inherited.
+        #[arg(long, value_name = "PLAN")]
+        plan: Option<PathBuf>,
         /// Print the resolution as one JSON object.
         #[arg(long)]
         json: bool,

@@ -167,11 +167,13 @@ fn dispatch(cli: Cli) -> u8 {
             phase,
             brief,
             profile,
+            plan,
             json,
         }) => profile::execute(
             &profile::Options {
                 phase,
                 brief,
+                plan,
                 choice: profile::resolve::Choice {
                     flag: profile,
                     env: std::env::var("VOYAGE_PROFILE").ok(),
@@ -248,6 +250,26 @@ fn dispatch_state(command: StateCommand, out: &mut impl Write) -> u8 {
 
 fn dispatch_progress(command: ProgressCommand, out: &mut impl Write) -> u8 {
     match command {
+        ProgressCommand::Init {
+            plan,
+            project,
+            session,
+            file,
+            mode,
+            json,
+        } => progress::execute_init(
+            &progress::InitOptions {
+                locate: progress::Locate {
+                    file,
+                    plan,
+                    project,
+                    session,
+                },
+                mode,
+                json,
+            },
+            out,
+        ),
         ProgressCommand::Show { locate, json } => progress::execute_show(
             &progress::ShowOptions {
                 locate: locate.into_locate(),

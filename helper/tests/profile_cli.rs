@@ -239,3 +239,47 @@ fn a_21_brief_without_signals_warns() {
     assert!(stderr.contains("BRIEF_V51_MISSING_SIGNALS"));
     assert_eq!(r["effort"], "standard");
 }
+
+#[test]
+fn the_plan_front_matter_is_inherited_after_flag_and_env() {
+    let case = Case::new(&[]);
+    fs::write(
+        case.path().join("plan.md"),
+        "---\nplan_version: 1.7\nprofile: economy\n---\n# Plan\n\n## Implementation Plan\n\n### Step 1: one\n\n- **Files:** `a.txt`\n- **Verify:** `true`\n- **On failure:** escalate\n- **Checkpoint:** `git commit -m one`\n\n```yaml\nmanifest:\n  expected_paths: [a.txt]\n  min_file_count: 1\n  commit_message_pattern: \"^one\"\n  bash_syntax_check: []\n  forbidden_paths: []\n  must_contain: []\n```\n",
+    )
+    .unwrap();
+    let (status, r, stderr) = resolve(&case, &["--phase", "execute", "--plan", "plan.md"]);
+    assert_eq!(status, 0, "{stderr}");
+    assert_eq!(r["profile"]["name"], "economy");
+    assert_eq!(r["profile"]["source"], "inheritance");
+    assert_eq!(r["model"], "haiku");
+    let env = Case::new(&[
+        "profile", "resolve", "--phase", "execute", "--json", "--plan", "plan.md",
+    ])
+    .env("VOYAGE_PROFILE", "fable");
+    fs::copy(case.path().join("plan.md"), env.path().join("plan.md")).unwrap();
+    let r: Value = serde_json::from_str(&env.run().stdout).unwrap();
+    assert_eq!(r["profile"]["source"], "env");
+    let (_, r, _) = resolve(
+        &case,
+        &[
+            "--phase",
+            "execute",
+            "--plan",
+            "plan.md",
+            "--profile",
+            "balanced",
+        ],
+    );
+    assert_eq!(r["profile"]["source"], "flag");
+    // A plan without `profile:` falls through to the default.
+    let plain = fs::read_to_string(case.path().join("plan.md"))
+        .unwrap()
+        .replace("profile: economy\n", "");
+    fs::write(case.path().join("plain.md"), plain).unwrap();
+    let (_, r, _) = resolve(&case, &["--phase", "execute", "--plan", "plain.md"]);
+    assert_eq!(r["profile"]["source"], "default");
+    let (status, _, stderr) = resolve(&case, &["--phase", "execute", "--plan", "missing.md"]);
+    assert_eq!(status, 2);
+    assert!(stderr.contains("PLAN_UNREADABLE"));
+}

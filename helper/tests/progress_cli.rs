@@ -759,3 +759,214 @@ fn show_prints_a_table_and_the_json_document() {
     let shown: Value = serde_json::from_str(&ran.stdout).unwrap();
     assert_eq!(shown, doc(&path));
 }
+
+fn plan_fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/plans/valid")
+        .join(name)
+}
+
+#[test]
+fn init_from_each_kind_of_plan() {
+    for (plan, plan_type, version, steps) in [
+        ("v17-single.md", "plan", "1.7", 3),
+        ("legacy.md", "plan", "legacy", 2),
+        ("session-spec.md", "session-spec", "1.7", 1),
+        ("multi-session.md", "plan", "1.7", 4),
+    ] {
+        let case = Case::new(&[]).env("TREKEXECUTE_MAX_RECOVERY_ITERATIONS", "9");
+        fs::create_dir(case.path().join("plans")).unwrap();
+        fs::copy(plan_fixture(plan), case.path().join("plans").join(plan)).unwrap();
+        let plan_arg = format!("plans/{plan}");
+        let ran = case.run_with(&["progress", "init", "--plan", &plan_arg]);
+        assert_eq!(ran.status, 0, "{plan}: {}", ran.stderr);
+        let slug = plan.trim_end_matches(".md");
+        let file = case
+            .path()
+            .join(format!("plans/.trekexecute-progress-{slug}.json"));
+        assert_eq!(
+            ran.stdout,
+            format!(
+                "created plans/.trekexecute-progress-{slug}.json: {steps} steps pending, 9 recovery/retry iterations\n"
+            )
+        );
+        let d = doc(&file);
+        assert_eq!(d["plan"], plan_arg);
+        assert_eq!(d["plan_type"], plan_type, "{plan}");
+        assert_eq!(d["plan_version"], version, "{plan}");
+        assert_eq!(d["mode"], "execute");
+        assert_eq!(d["status"], "in_progress");
+        assert_eq!(d["total_steps"], steps);
+        assert_eq!(d["iterations_remaining"], 9);
+        assert_eq!(d["steps"].as_object().unwrap().len(), steps);
+        for record in d["steps"].as_object().unwrap().values() {
+            assert_eq!(record["status"], "pending");
+            assert_eq!(record["attempts"], 0);
+        }
+        let ran = case.run_with(&["progress", "validate", file.to_str().unwrap()]);
+        assert_eq!(ran.status, 0, "{plan}: {}", ran.stdout);
+    }
+}
+
+#[test]
+fn init_for_a_project_and_a_session() {
+    let case = Case::new(&[]);
+    fs::create_dir(case.path().join("proj")).unwrap();
+    fs::copy(
+        plan_fixture("multi-session.md"),
+        case.path().join("proj/plan.md"),
+    )
+    .unwrap();
+    let ran = case.run_with(&["progress", "init", "--project", "proj"]);
+    assert_eq!(ran.status, 0, "{}", ran.stderr);
+    assert!(case.path().join("proj/progress.json").is_file());
+    let ran = case.run_with(&[
+        "progress",
+        "init",
+        "--project",
+        "proj",
+        "--session",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(ran.status, 0, "{}", ran.stderr);
+    let reply: Value = serde_json::from_str(&ran.stdout).unwrap();
+    assert!(
+        reply["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("proj/progress-session-2.json")
+    );
+    let d = doc(&case.path().join("proj/progress-session-2.json"));
+    assert_eq!(d["mode"], "session");
+    let session_steps: Vec<&String> = d["steps"].as_object().unwrap().keys().collect();
+    assert!(
+        !session_steps.is_empty() && session_steps.len() < 4,
+        "{session_steps:?}"
+    );
+    let ran = case.run_with(&["progress", "init", "--project", "proj", "--session", "9"]);
+    assert_eq!(ran.status, 1);
+    assert!(
+        ran.stderr.contains("PROGRESS_NO_SUCH_SESSION"),
+        "{}",
+        ran.stderr
+    );
+    assert!(!case.path().join("proj/progress-session-9.json").exists());
+}
+
+#[test]
+fn init_over_an_existing_file_follows_the_mode() {
+    let case = Case::new(&[]);
+    fs::create_dir(case.path().join("proj")).unwrap();
+    fs::copy(
+        plan_fixture("v17-single.md"),
+        case.path().join("proj/plan.md"),
+    )
+    .unwrap();
+    let file = case.path().join("proj/progress.json");
+    assert_eq!(
+        case.run_with(&["progress", "init", "--project", "proj"])
+            .status,
+        0
+    );
+    let step1 = [
+        "progress",
+        "step",
+        "1",
+        "--status",
+        "in_progress",
+        "--project",
+        "proj",
+    ];
+    assert_eq!(case.run_with(&step1).status, 0);
+    let started = fs::read(&file).unwrap();
+    // resume and step keep an existing file as it is.
+    for mode in ["resume", "step"] {
+        let ran = case.run_with(&["progress", "init", "--project", "proj", "--mode", mode]);
+        assert_eq!(ran.status, 0);
+        assert_eq!(
+            ran.stdout,
+            format!("kept proj/progress.json ({mode}): 0/3 steps completed\n")
+        );
+        assert_eq!(fs::read(&file).unwrap(), started);
+    }
+    // A fresh execute over an unfinished run warns, then starts fresh.
+    let ran = case.run_with(&["progress", "init", "--project", "proj"]);
+    assert_eq!(ran.status, 0);
+    assert!(
+        ran.stdout
+            .starts_with("replaced proj/progress.json: 3 steps pending")
+    );
+    assert!(
+        ran.stderr
+            .contains("unfinished run (in_progress, 0/3 steps completed); --resume continues it"),
+        "{}",
+        ran.stderr
+    );
+    assert_eq!(doc(&file)["steps"]["1"]["status"], "pending");
+    // A broken file: execute replaces it (with a warning); resume refuses
+    // and keeps it.
+    fs::write(&file, "{ broken").unwrap();
+    let ran = case.run_with(&["progress", "init", "--project", "proj", "--mode", "resume"]);
+    assert_eq!(ran.status, 2);
+    assert!(ran.stderr.contains("PROGRESS_NOT_JSON"));
+    assert_eq!(fs::read_to_string(&file).unwrap(), "{ broken");
+    let ran = case.run_with(&["progress", "init", "--project", "proj"]);
+    assert_eq!(ran.status, 0);
+    assert!(ran.stderr.contains("not a valid progress file"));
+    assert_valid_file(&case, &file);
+}
+
+fn assert_valid_file(case: &Case, file: &Path) {
+    let ran = case.run_with(&["progress", "validate", file.to_str().unwrap()]);
+    assert_eq!(ran.status, 0, "{}", ran.stdout);
+}
+
+#[test]
+fn init_refuses_what_is_not_a_plan() {
+    let case = Case::new(&[]);
+    fs::write(
+        case.path().join("notes.md"),
+        "# Just notes\n\nNothing to run.\n",
+    )
+    .unwrap();
+    for (args, status, code) in [
+        (
+            &["progress", "init", "--plan", "notes.md"][..],
+            1,
+            "PLAN_UNRECOGNIZED_FORMAT",
+        ),
+        (
+            &["progress", "init", "--plan", "missing.md"],
+            2,
+            "PLAN_UNREADABLE",
+        ),
+        (
+            &["progress", "init", "--project", "nowhere"],
+            2,
+            "PLAN_UNREADABLE",
+        ),
+        (&["progress", "init"], 2, "PROGRESS_NO_TARGET"),
+        (
+            &[
+                "progress",
+                "init",
+                "--plan",
+                "notes.md",
+                "--mode",
+                "sometimes",
+            ],
+            2,
+            "PROGRESS_BAD_MODE",
+        ),
+    ] {
+        let ran = case.run_with(args);
+        assert_eq!(ran.status, status, "{args:?}: {}", ran.stderr);
+        assert!(ran.stderr.contains(code), "{args:?}: {}", ran.stderr);
+    }
+    assert_eq!(
+        fs::read_dir(case.path()).unwrap().count(),
+        1,
+        "nothing written"
+    );
+}

@@ -30,6 +30,8 @@ use crate::problem::{self, Problem};
 pub struct Options {
     pub phase: String,
     pub brief: Option<PathBuf>,
+    /// The plan whose front matter may name the profile.
+    pub plan: Option<PathBuf>,
     pub choice: Choice,
     /// Where `voyage-profiles/` is looked for first.
     pub project: PathBuf,
@@ -79,7 +81,20 @@ pub fn execute(options: &Options, out: &mut impl Write) -> u8 {
             )],
         );
     }
-    let (name, source) = resolve::choose(&options.choice);
+    let mut choice = options.choice.clone();
+    if let Some(path) = &options.plan {
+        match crate::plan::load(path) {
+            Ok(plan) => choice.plan = plan.profile,
+            Err(e) => {
+                let code = match e {
+                    crate::plan::PlanLoadError::Read { .. } => exit::CANNOT_CHECK,
+                    crate::plan::PlanLoadError::Unrecognized { .. } => exit::NOT_OK,
+                };
+                return fail(code, &[Problem::new(e.code(), e.to_string()).in_file(path)]);
+            }
+        }
+    }
+    let (name, source) = resolve::choose(&choice);
     let profile = match resolve::find(&name, &options.project, options.data_dir.as_deref()) {
         Ok(p) => p,
         Err(problems) => return fail(exit::NOT_OK, &problems),

@@ -6,6 +6,7 @@ use std::fs;
 use std::io::ErrorKind;
 use std::path::Path;
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::CODES;
@@ -73,15 +74,29 @@ pub fn load(path: &Path) -> Result<Progress, LoadError> {
 }
 
 /// Parses and checks one progress document.
+///
+/// The schema is the contract, but compiling it costs more than the rest of
+/// a `progress step` together (the JSON Schema library builds its
+/// meta-schemas on first use), so a document is first read into the typed
+/// model and checked by [`conforms`], the schema's rules that the types do
+/// not already enforce. Only a document that fails there goes through the
+/// full schema check, which then names every problem with its code. That
+/// `conforms` never accepts what the schema refuses is tested on random
+/// documents (`helper/tests/no_panic_state.rs`, fuzz target `progress_file`).
 pub fn parse(text: &str) -> Result<Progress, Vec<Problem>> {
     let value: Value = serde_json::from_str(text).map_err(|e| {
         vec![Problem::new("PROGRESS_NOT_JSON", format!("not JSON: {e}")).at_line(e.line() as u64)]
     })?;
+    if let Ok(progress) = Progress::deserialize(&value)
+        && conforms(&value)
+    {
+        return Ok(progress);
+    }
     let problems = schema::check("progress", &value, &CODES);
     if !problems.is_empty() {
         return Err(problems);
     }
-    serde_json::from_value(value).map_err(|e| {
+    Progress::deserialize(&value).map_err(|e| {
         vec![Problem::new(
             "PROGRESS_BAD_VALUE",
             format!("cannot be read: {e}"),
@@ -89,12 +104,76 @@ pub fn parse(text: &str) -> Result<Progress, Vec<Problem>> {
     })
 }
 
-/// Checks `progress` against the schema and replaces the file atomically.
-/// A document that does not validate (a flag's value the schema refuses) is
-/// not written: exit 1 with the schema's code; a failed write is exit 2.
+/// The rules of the `progress` schema that deserialising into [`Progress`]
+/// does not check by itself. `true` only if the schema would accept the
+/// document (given that it deserialised).
+pub fn conforms(value: &Value) -> bool {
+    let text_in = |v: Option<&Value>, words: &[&str]| {
+        v.and_then(Value::as_str)
+            .is_some_and(|s| words.contains(&s))
+    };
+    let non_empty = |key: &str| {
+        value
+            .get(key)
+            .and_then(Value::as_str)
+            .is_some_and(|s| !s.is_empty())
+    };
+    let Some(top) = value.as_object() else {
+        return false;
+    };
+    let version_ok = matches!(top.get("schema_version"), Some(Value::String(s)) if s == "1")
+        || top.get("schema_version").and_then(Value::as_u64) == Some(1);
+    let mode_ok = top
+        .get("mode")
+        .is_none_or(|m| text_in(Some(m), &["execute", "resume", "step", "session"]));
+    let budget_ok = top.get("iterations_remaining").is_none_or(Value::is_u64);
+    let verification_ok = match top.get("plan_verification") {
+        None | Some(Value::Null) => true,
+        Some(Value::Object(o)) => o
+            .get("status")
+            .is_none_or(|s| text_in(Some(s), &["passed", "failed", "not-run"])),
+        Some(_) => false,
+    };
+    let counts_ok = ["total_steps", "current_step"]
+        .iter()
+        .all(|k| top.get(*k).is_none_or(Value::is_u64));
+    let steps_ok = top
+        .get("steps")
+        .and_then(Value::as_object)
+        .is_some_and(|steps| {
+            steps.iter().all(|(key, record)| {
+                let key_ok = key.len() <= 9;
+                let record_ok = record.as_object().is_some_and(|r| {
+                    r.get("attempts")
+                        .is_none_or(|a| a.as_u64().is_some_and(|n| n <= 3))
+                        && r.get("manifest_drift")
+                            .is_none_or(|d| d.is_array() || d.is_null())
+                        && r.get("checkpoint_drift")
+                            .is_none_or(|d| d.is_object() || d.is_null())
+                });
+                key_ok && record_ok
+            })
+        });
+    version_ok
+        && non_empty("plan")
+        && non_empty("plan_version")
+        && text_in(top.get("plan_type"), &["plan", "session-spec"])
+        && mode_ok
+        && budget_ok
+        && verification_ok
+        && counts_ok
+        && steps_ok
+}
+
+/// Checks `progress` against the schema's rules and replaces the file
+/// atomically. A document that does not conform (a flag's value the schema
+/// refuses) is not written: exit 1 with the schema's code; a failed write is
+/// exit 2.
 pub fn save(path: &Path, progress: &Progress) -> Result<(), (u8, Problem)> {
     let value = progress.to_value();
-    if let Some(problem) = schema::check("progress", &value, &CODES).into_iter().next() {
+    if !conforms(&value)
+        && let Some(problem) = schema::check("progress", &value, &CODES).into_iter().next()
+    {
         return Err((exit::NOT_OK, problem.in_file(path)));
     }
     write_atomic(path, &progress.to_bytes()).map_err(|e| {

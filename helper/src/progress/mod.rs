@@ -1,5 +1,5 @@
 //! Progress files (DESIGN.md area `progress/`; seed Phase 3 and Phase 6):
-//! `progress show`, `step`, `resume-point`, `finish` and `validate`.
+//! `progress init`, `show`, `step`, `resume-point`, `finish` and `validate`.
 //!
 //! The progress file is the executor's ground truth for resume (Hard rule
 //! 9). Every change is read, checked against the schema and the transition
@@ -7,6 +7,7 @@
 //! refused change never leaves a broken or half-changed file.
 //!
 //! - [`model`]: the document; [`status`]: its status words.
+//! - [`init`]: a fresh file from a plan (the plan model of `plan/`).
 //! - [`path`]: where the file lives for a plan, a project and a session.
 //! - [`transition`]: the legal step changes, the retry cap and the budget.
 //! - [`budget`]: `TREKEXECUTE_MAX_RECOVERY_ITERATIONS` and the caps.
@@ -16,6 +17,7 @@
 pub mod budget;
 pub mod check;
 pub mod file;
+pub mod init;
 pub mod model;
 pub mod path;
 pub mod render;
@@ -398,4 +400,135 @@ pub struct ValidateOptions {
 /// `progress validate FILE`: exit 0 valid, 1 problems, 2 unreadable.
 pub fn execute_validate(options: &ValidateOptions, out: &mut impl Write) -> u8 {
     check::validate_file(&options.file).print(options.json, out)
+}
+
+/// Options of `progress init`.
+#[derive(Debug, Clone)]
+pub struct InitOptions {
+    pub locate: Locate,
+    pub mode: String,
+    pub json: bool,
+}
+
+/// `progress init`: exit 0 created, replaced or kept; 1 the plan is not a
+/// plan or has no such session; 2 unreadable plan, broken file kept in
+/// resume or step mode, or a failed write.
+pub fn execute_init(options: &InitOptions, out: &mut impl Write) -> u8 {
+    let mut locate = options.locate.clone();
+    if locate.plan.is_none() {
+        locate.plan = locate.project.as_deref().map(path::project_plan);
+    }
+    let Some(plan_path) = locate.plan.clone() else {
+        return refuse_plain(
+            exit::CANNOT_CHECK,
+            Problem::new(
+                "PROGRESS_NO_TARGET",
+                "say which plan: --plan PLAN or --project DIR",
+            ),
+        );
+    };
+    let path = match locate.resolve() {
+        Ok(p) => p,
+        Err(p) => return refuse_plain(exit::CANNOT_CHECK, p),
+    };
+    let mut reply = Reply::new("init", &path);
+    let mode = if locate.session.is_some() && options.mode == "execute" {
+        "session".to_owned()
+    } else {
+        options.mode.clone()
+    };
+    if !init::MODES.contains(&mode.as_str()) {
+        let p = Problem::new(
+            "PROGRESS_BAD_MODE",
+            format!("unknown mode '{mode}'; one of {}", init::MODES.join(", ")),
+        );
+        return refuse(reply, options.json, exit::CANNOT_CHECK, p, out);
+    }
+    let plan = match crate::plan::load(&plan_path) {
+        Ok(plan) => plan,
+        Err(e) => {
+            let code = match e {
+                crate::plan::PlanLoadError::Read { .. } => exit::CANNOT_CHECK,
+                crate::plan::PlanLoadError::Unrecognized { .. } => exit::NOT_OK,
+            };
+            let p = Problem::new(e.code(), e.to_string()).in_file(&plan_path);
+            return refuse(reply, options.json, code, p, out);
+        }
+    };
+    let facts = match init::PlanFacts::of(&plan, &plan_path, locate.session) {
+        Ok(f) => f,
+        Err(p) => return refuse(reply, options.json, exit::NOT_OK, p, out),
+    };
+    let keep_existing = matches!(mode.as_str(), "resume" | "step");
+    let verb = match file::load(&path) {
+        Ok(existing) if keep_existing => {
+            let mut reply = reply.counted(&existing);
+            reply.status = Some(existing.status.as_str().into());
+            reply.previous_status = reply.status.clone();
+            let _ = if options.json {
+                reply.render_json(out)
+            } else {
+                writeln!(
+                    out,
+                    "kept {} ({mode}): {}/{} steps completed",
+                    path.display(),
+                    reply.completed_steps,
+                    reply.total_steps
+                )
+            };
+            let _ = out.flush();
+            return exit::OK;
+        }
+        Ok(existing) => {
+            reply.previous_status = Some(existing.status.as_str().into());
+            if existing.status.is_unfinished() {
+                let t = existing.tally();
+                reply.warnings.push(format!(
+                    "{} holds an unfinished run ({}, {}/{} steps completed); --resume continues it; starting fresh",
+                    path.display(),
+                    existing.status,
+                    t.completed,
+                    t.total
+                ));
+            }
+            "replaced"
+        }
+        Err(e) if e.missing => "created",
+        Err(e) if keep_existing => {
+            let first = e
+                .problems
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| Problem::new("PROGRESS_UNREADABLE", "cannot be read"));
+            return refuse(reply, options.json, exit::CANNOT_CHECK, first, out);
+        }
+        Err(_) => {
+            reply.warnings.push(format!(
+                "{} was not a valid progress file; starting fresh",
+                path.display()
+            ));
+            "replaced"
+        }
+    };
+    let (budget, warning) = budget::from_env();
+    reply.warnings.extend(warning);
+    let progress = init::fresh(&facts, &mode, budget, &UtcTime::now().rfc3339());
+    if let Err((code, p)) = file::save(&path, &progress) {
+        return refuse(reply, options.json, code, p, out);
+    }
+    print_warnings(&reply.warnings);
+    let mut reply = reply.counted(&progress);
+    reply.status = Some(progress.status.as_str().into());
+    let _ = if options.json {
+        reply.render_json(out)
+    } else {
+        writeln!(
+            out,
+            "{verb} {}: {} steps pending, {budget} recovery/retry iterations",
+            path.display(),
+            reply.total_steps
+        )
+    };
+    let _ = out.flush();
+    exit::OK
 }
