@@ -8,6 +8,7 @@
 #   scripts/bench.sh                        build the release helper, measure, print a table
 #   VOYAGE_BENCH_TIMER=python3 scripts/bench.sh   time with the python3 loop even
 #                                           when hyperfine is installed
+#   VOYAGE_BENCH_ONLY=state scripts/bench.sh      only figures 7 and 8 (progress step, stats append)
 #   VOYAGE_BENCH_ONLY=hook scripts/bench.sh       only figure 6 (the hook), about 15 s;
 #                                           run and plan pick figures 1-3 and 4-5
 #
@@ -28,6 +29,7 @@ SEQ_RUNS=8        # runs of each command per round for figure 2 (80 in all)
 WARMUP=3          # warm-up runs of each command per round
 POLL_RUNS=3       # runs of the simulated original run.sh poll loop (~1 s each)
 BIG_RUNS=2        # runs of each side of figure 3 (each writes 1 GiB)
+STATE_RUNS=30     # runs of each command per round for figures 7 and 8 (300 in all)
 HOOK_RUNS=30      # runs of each command per round for figure 4 (300 in all)
 BIG_BYTES=1073741824
 
@@ -226,6 +228,7 @@ def cmd_table(results, big_bytes):
         plan_rows(d, row)
     if "hook" in d:
         hook_rows(d, row)
+    state_rows(d, row)
 
     head = ("figure", "voyage", "baseline", "ratio/diff", "target", "result")
     widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(6)]
@@ -235,6 +238,20 @@ def cmd_table(results, big_bytes):
     print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
     for r in rows:
         print(line(r))
+
+def state_rows(d, row):
+    for key, fig, what in (("progress", "7", "`progress step` (read, check, atomic rewrite)"),
+                           ("stats", "8", "`stats append` (locked JSONL append)")):
+        if key not in d:
+            continue
+        v, b = d[key]
+        ratio = v["mean_ms"] / b["mean_ms"]
+        row(f"{fig}. {what} vs `bash -c true`, mean", f"{v['mean_ms']:.2f} ms",
+            f"{b['mean_ms']:.2f} ms", f"{ratio:.2f}x", "≤ 2x", ratio <= 2.0)
+        row(f"{fig}a. same, median wall", f"{v['median_ms']:.2f} ms", f"{b['median_ms']:.2f} ms",
+            f"{v['median_ms'] / b['median_ms']:.2f}x", "info", None)
+        row(f"{fig}b. same, CPU time (user+sys)", f"{v['cpu_ms']:.2f} ms", f"{b['cpu_ms']:.2f} ms",
+            f"{v['cpu_ms'] / b['cpu_ms']:.2f}x", "info", None)
 
 def hook_rows(d, row):
     v, b = d["hook"]
@@ -460,6 +477,43 @@ if [[ -z "$only" || "$only" == hook ]]; then
   else
     VOYAGE_HELPER="$helper" ROUNDS=3 hook_pair hook_launcher "$tmp/typical.json" "$(q "$(pwd)/plugin/bin/voyage-helper")"
   fi
+fi
+
+# --- 7 and 8. the run-state writers ----------------------------------------------
+
+if [[ -z "$only" || "$only" == state ]]; then
+  # A progress file of a 12-step plan, fresh before every timed run (the
+  # copy is the untimed preparation), so each run makes the same change:
+  # read, check against the schema, apply, check again, atomic rewrite.
+  python3 - "$tmp/fresh.json" <<'PY'
+import json, sys
+steps = {str(n): {"status": "pending", "attempts": 0, "error": None,
+                  "completed_at": None, "commit": None} for n in range(1, 13)}
+doc = {"schema_version": "1", "plan": "plans/bench.md", "plan_type": "plan",
+       "plan_version": "1.7", "started_at": "2026-11-30T10:00:00Z",
+       "updated_at": "2026-11-30T10:00:00Z", "mode": "execute", "total_steps": 12,
+       "current_step": 0, "status": "in_progress", "steps": steps,
+       "iterations_remaining": 25, "entry_condition_checked": False,
+       "exit_condition_checked": False, "plan_verification": None, "summary": None}
+json.dump(doc, open(sys.argv[1], "w"), indent=2)
+PY
+  prep="cp $(q "$tmp/fresh.json") $(q "$tmp/p.json")"
+  step_cmd="$(q "$helper") progress step 1 --status in_progress --file $(q "$tmp/p.json")"
+  cp "$tmp/fresh.json" "$tmp/p.json"
+  "$helper" progress step 1 --status in_progress --file "$tmp/p.json" | grep -q 'pending -> in_progress' ||
+    { echo "bench.sh: progress step did not run as expected" >&2; exit 2; }
+  section "7. voyage-helper progress step  vs  bash -c true  ($ROUNDS x $STATE_RUNS runs each)"
+  time_pair progress "$STATE_RUNS" "$prep" "$step_cmd" "$prep" "bash -c true"
+
+  # Records go to a data dir of the scratch directory; the file grows by one
+  # line per run, as it does in use.
+  export VOYAGE_DATA_DIR="$tmp/data"
+  unset CLAUDE_PLUGIN_DATA
+  record='{"plan":"bench.md","plan_type":"plan","mode":"execute","result":"completed","steps_total":12,"steps_passed":12,"steps_failed":0,"steps_skipped":0,"failed_at_step":null}'
+  "$helper" stats append bench "$record" | grep -q '"written":true' ||
+    { echo "bench.sh: stats append did not write" >&2; exit 2; }
+  section "8. voyage-helper stats append  vs  bash -c true  ($ROUNDS x $STATE_RUNS runs each)"
+  time_pair stats "$STATE_RUNS" true "$(q "$helper") stats append bench $(q "$record")" true "bash -c true"
 fi
 
 # --- table ------------------------------------------------------------------------

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser};
 use clap_complete::Shell;
 
-use crate::{run, scan, verdict};
+use crate::{progress, run, scan, verdict};
 
 /// The deterministic half of the Voyage Claude Code plugin.
 ///
@@ -55,6 +55,18 @@ pub enum Subcommand {
         /// The schema's name, e.g. `run-block`.
         name: Option<String>,
     },
+    Write(WriteArgs),
+    #[command(subcommand)]
+    State(StateCommand),
+    #[command(subcommand)]
+    Progress(ProgressCommand),
+    #[command(subcommand)]
+    Stats(StatsCommand),
+    #[command(subcommand)]
+    Event(EventCommand),
+    Gate(GateArgs),
+    #[command(subcommand)]
+    Profile(ProfileCommand),
     /// Print a shell completion script.
     ///
     /// For bash: `voyage-helper completions bash > ~/.local/share/bash-completion/completions/voyage-helper`.
@@ -247,6 +259,538 @@ impl VerdictArgs {
             json: self.json,
         }
     }
+}
+
+/// Replace a file with stdin, atomically: the old document or the new one,
+/// never a mix.
+///
+/// Stdin is written to a temporary file in PATH's directory, fsynced, given
+/// the mode of the file it replaces (a new file gets 0666 less the umask),
+/// renamed over PATH, and the directory is fsynced. A crash or a kill at any
+/// moment leaves PATH as it was or as it is now; a failed write leaves it
+/// untouched and no temporary file behind. A symlink at PATH is followed.
+///
+/// With `--schema NAME`, stdin must be a JSON document valid against that
+/// embedded schema (`voyage-helper schema` lists them), or nothing is
+/// written.
+///
+/// OUTPUT: `wrote PATH` on stdout; with --json one line
+/// `{"written": true, "path": …, "bytes": N}` or
+/// `{"written": false, "code": …, "reason": …}`. Problems also go to stderr
+/// as `error[CODE]: …`.
+///
+/// Exit status: 0 written, 1 refused by --schema, 2 could not write
+/// (missing directory, PATH is a directory, no permission).
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct WriteArgs {
+    /// Write atomically (the only mode; required so that the guarantee is
+    /// visible where it is relied on).
+    #[arg(long, required = true)]
+    pub atomic: bool,
+
+    /// Check stdin against this embedded schema first (e.g. `progress`).
+    #[arg(long, value_name = "NAME")]
+    pub schema: Option<String>,
+
+    /// Print the reply as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+
+    /// The file to replace or create.
+    #[arg(value_name = "PATH")]
+    pub path: PathBuf,
+}
+
+/// The session handover pair a run leaves behind (Phase 8).
+#[derive(Debug, clap::Subcommand)]
+pub enum StateCommand {
+    /// Write .session-state.local.json and NEXT-SESSION-PROMPT.local.md.
+    ///
+    /// Both go into DIR. The state record holds schema_version 1, project,
+    /// next_session_brief_path, next_session_label, status and updated_at
+    /// (schema `session-state`); the prompt's front matter holds
+    /// produced_by: trekexecute, produced_at (the same instant as
+    /// updated_at), project and status, then a line saying to resume with
+    /// /trekcontinue.
+    ///
+    /// Both files are written so that both change or neither does: they are
+    /// checked, staged as complete temporary files, then renamed into place,
+    /// the prompt first and the record last; if the second rename fails the
+    /// first is undone.
+    ///
+    /// Exit status: 0 written, 1 refused input (unknown status, empty
+    /// label, a label of several lines), 2 could not write.
+    #[command(verbatim_doc_comment)]
+    Write {
+        /// The project directory (it must exist).
+        #[arg(long, value_name = "DIR")]
+        project: PathBuf,
+        /// The next session's brief, or the current one after the last session.
+        #[arg(long, value_name = "PATH")]
+        brief: String,
+        /// The next session's label, or `Complete` after the last one.
+        #[arg(long, value_name = "TEXT")]
+        label: String,
+        /// The run's final status: completed, failed, stopped or partial.
+        #[arg(long, value_name = "STATUS")]
+        status: String,
+        /// Print the reply as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check a .session-state.local.json (and the prompt beside it).
+    ///
+    /// The record is checked against the `session-state` schema (unknown
+    /// keys are fine). When NEXT-SESSION-PROMPT.local.md sits beside it, its
+    /// front matter must say produced_by: trekexecute and agree with the
+    /// record on the instant, the project and the status.
+    ///
+    /// Codes: STATE_NOT_JSON, STATE_NOT_OBJECT, STATE_MISSING_KEY,
+    /// STATE_BAD_VERSION, STATE_BAD_STATUS, STATE_BAD_TIME, STATE_BAD_VALUE,
+    /// STATE_PROMPT_NO_FRONT_MATTER, STATE_PROMPT_BAD_FRONT_MATTER,
+    /// STATE_PROMPT_PRODUCER, STATE_PAIR_MISMATCH, STATE_UNREADABLE.
+    ///
+    /// Exit status: 0 valid, 1 problems found, 2 unreadable.
+    #[command(verbatim_doc_comment)]
+    Validate {
+        /// Print the report as one JSON object (schema validation-report).
+        #[arg(long)]
+        json: bool,
+        /// The state file.
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+    },
+}
+
+/// Which progress file: `--file`, or derived from a project or a plan.
+#[derive(Debug, Clone, Args)]
+pub struct LocateArgs {
+    /// The progress file itself.
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["plan", "project"])]
+    pub file: Option<PathBuf>,
+    /// The plan: the file is `.trekexecute-progress-<slug>.json` beside it.
+    #[arg(long, value_name = "PLAN")]
+    pub plan: Option<PathBuf>,
+    /// The project: the file is `DIR/progress.json`.
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// One session's file: `-session-N` before `.json`.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub session: Option<u32>,
+}
+
+impl LocateArgs {
+    pub fn into_locate(self) -> progress::Locate {
+        progress::Locate {
+            file: self.file,
+            plan: self.plan,
+            project: self.project,
+            session: self.session,
+        }
+    }
+}
+
+/// The progress file: the ground truth of a run (Phase 3, Phase 6).
+///
+/// Every subcommand that changes the file reads it, checks it against the
+/// `progress` schema and the rules, and replaces it atomically; a refused
+/// change leaves it untouched. Say which file with --file PATH, or let it be
+/// derived: --project DIR → DIR/progress.json; --plan PLAN →
+/// .trekexecute-progress-<slug>.json beside the plan; --session N adds
+/// -session-N.
+#[derive(Debug, clap::Subcommand)]
+#[command(verbatim_doc_comment)]
+pub enum ProgressCommand {
+    /// Start a progress file from a plan: every step pending.
+    ///
+    /// The plan is --plan PLAN, or DIR/plan.md with --project DIR. The file
+    /// goes where Phase 3 puts it (DIR/progress.json with --project,
+    /// .trekexecute-progress-<slug>.json beside the plan otherwise,
+    /// -session-N with --session N), or to --file PATH. It records
+    /// plan_type (plan or session-spec), plan_version (or legacy), the mode,
+    /// and iterations_remaining from TREKEXECUTE_MAX_RECOVERY_ITERATIONS
+    /// (default 25). With --session N on a plan with an Execution Strategy,
+    /// only that session's steps are listed.
+    ///
+    /// A file already there: --mode execute (the default; session with
+    /// --session) replaces it, with a warning on stderr when its run was
+    /// unfinished (in_progress, failed, stopped, partial) since --resume
+    /// could continue it; --mode resume and --mode step keep it as it is.
+    ///
+    /// OUTPUT: `created|replaced PATH: N steps pending, B recovery/retry
+    /// iterations` or `kept PATH (MODE): M/T steps completed`; with --json
+    /// one line (schema progress-reply).
+    ///
+    /// Exit status: 0 written or kept, 1 not a plan or no such session, 2
+    /// unreadable plan, a broken file kept in resume or step mode, or a
+    /// failed write.
+    #[command(verbatim_doc_comment)]
+    Init {
+        /// The plan or session spec.
+        #[arg(long, value_name = "PLAN")]
+        plan: Option<PathBuf>,
+        /// The project directory (its plan.md unless --plan says otherwise).
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+        /// One session's file and steps.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        session: Option<u32>,
+        /// Write here instead of the derived path.
+        #[arg(long, value_name = "PATH")]
+        file: Option<PathBuf>,
+        /// execute, resume, step or session.
+        #[arg(long, value_name = "MODE", default_value = "execute")]
+        mode: String,
+        /// Print the reply as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the run and a table of its steps (--json: the file itself).
+    Show {
+        #[command(flatten)]
+        locate: LocateArgs,
+        /// Print the progress document as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Record a step's new status.
+    ///
+    /// Legal changes (anything else is PROGRESS_ILLEGAL_TRANSITION):
+    ///
+    ///     from \ to     in_progress    completed  failed  blocked  skipped
+    ///     pending       attempt 1      -          -       yes      yes
+    ///     in_progress   next attempt   yes        yes     yes      yes
+    ///     failed        retry          -          -       -        yes
+    ///     blocked       retry          -          -       -        yes
+    ///     skipped       attempt/retry  -          -       -        -
+    ///     completed     -              -          -       -        -
+    ///
+    /// Each move to in_progress starts an attempt. A step has at most 3
+    /// (initial + 2 retries): a 4th is refused with PROGRESS_RETRY_CAP. Every
+    /// attempt beyond a step's first is a retry and spends one of the run's
+    /// iterations_remaining; once that is 0, retries are refused with
+    /// PROGRESS_BUDGET_EXHAUSTED (first attempts still start). A missing
+    /// iterations_remaining is first seeded from
+    /// TREKEXECUTE_MAX_RECOVERY_ITERATIONS (default 25).
+    ///
+    /// completed sets completed_at and manifest_audit: pass; with
+    /// --manifest-audit fail it is refused (PROGRESS_MANIFEST_FAILED: a step
+    /// whose manifest failed is failed). --commit and --checkpoint-drift go
+    /// with completed; --error, --drift and --manifest-audit with failed,
+    /// blocked or skipped. Every change sets current_step and updated_at; a
+    /// step starting sets the run back to in_progress.
+    ///
+    /// OUTPUT: `step N: FROM -> TO (attempt A of 3[, a retry]); R
+    /// recovery/retry iterations left`, or with --json one line (schema
+    /// progress-reply). Refusals go to stderr as `error[CODE]: …`.
+    ///
+    /// Exit status: 0 recorded, 1 refused, 2 missing or broken file.
+    #[command(verbatim_doc_comment)]
+    Step {
+        /// The step number.
+        #[arg(value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        step: u32,
+        /// pending, in_progress, completed, failed, skipped or blocked.
+        #[arg(long, value_name = "STATUS")]
+        status: String,
+        /// What went wrong (failed, blocked, skipped).
+        #[arg(long, value_name = "TEXT")]
+        error: Option<String>,
+        /// The checkpoint commit (completed).
+        #[arg(long, value_name = "SHA")]
+        commit: Option<String>,
+        /// The manifest audit's result: pass or fail.
+        #[arg(long, value_name = "RESULT", value_parser = ["pass", "fail"])]
+        manifest_audit: Option<String>,
+        /// manifest_drift, a JSON array: [{"check": …, "reason": …}].
+        #[arg(long, value_name = "JSON")]
+        drift: Option<String>,
+        /// checkpoint_drift, a JSON object: {"expected_pattern": …, "actual_message": …}.
+        #[arg(long, value_name = "JSON")]
+        checkpoint_drift: Option<String>,
+        #[command(flatten)]
+        locate: LocateArgs,
+        /// Print the reply as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print where a resumed run starts: the first step not completed.
+    ///
+    /// Legacy `passed` counts as completed. When the file has no
+    /// iterations_remaining, it is seeded from
+    /// TREKEXECUTE_MAX_RECOVERY_ITERATIONS (default 25) and written back.
+    ///
+    /// OUTPUT: `Resuming from step N. M/T steps already completed.` or
+    /// `All T steps completed.`; with --json one line (schema
+    /// progress-reply; `step` is null when all are completed).
+    ///
+    /// Exit status: 0, or 2 for a missing or broken file.
+    #[command(verbatim_doc_comment)]
+    ResumePoint {
+        #[command(flatten)]
+        locate: LocateArgs,
+        /// Print the reply as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Record the run's final status (Phase 8).
+    ///
+    /// completed is refused (PROGRESS_INCOMPLETE) while any step is neither
+    /// completed nor skipped.
+    ///
+    /// Exit status: 0 recorded, 1 refused, 2 missing or broken file.
+    #[command(verbatim_doc_comment)]
+    Finish {
+        /// completed, failed, stopped or partial.
+        #[arg(long, value_name = "STATUS")]
+        status: String,
+        /// The summary: JSON, or else kept as text.
+        #[arg(long, value_name = "JSON|TEXT")]
+        summary: Option<String>,
+        /// Phase 7's result: {"status": "passed|failed|not-run", …}.
+        #[arg(long, value_name = "JSON")]
+        plan_verification: Option<String>,
+        #[command(flatten)]
+        locate: LocateArgs,
+        /// Print the reply as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check a progress file against the `progress` schema.
+    ///
+    /// Checks the run's status (in_progress, completed, failed, stopped,
+    /// partial), each step's (pending, in_progress, completed, failed,
+    /// skipped, blocked, and legacy passed), attempts 0..3, a non-negative
+    /// integer iterations_remaining, the required keys (schema_version,
+    /// plan, plan_type, plan_version, status, steps); unknown keys are fine.
+    /// Every problem is listed.
+    ///
+    /// Codes: PROGRESS_NOT_JSON, PROGRESS_NOT_OBJECT, PROGRESS_MISSING_KEY,
+    /// PROGRESS_BAD_STATUS, PROGRESS_BAD_BUDGET, PROGRESS_BAD_ATTEMPTS,
+    /// PROGRESS_BAD_STEP_KEY, PROGRESS_BAD_VERSION, PROGRESS_BAD_VALUE,
+    /// PROGRESS_NOT_FOUND, PROGRESS_UNREADABLE.
+    ///
+    /// Exit status: 0 valid, 1 problems found, 2 missing or unreadable.
+    #[command(verbatim_doc_comment)]
+    Validate {
+        /// Print the report as one JSON object (schema validation-report).
+        #[arg(long)]
+        json: bool,
+        /// The progress file.
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+    },
+}
+
+/// Stats records (Phase 9).
+#[derive(Debug, clap::Subcommand)]
+pub enum StatsCommand {
+    /// Append one record to <data dir>/<KIND>-stats.jsonl.
+    ///
+    /// The record is RECORD, or stdin when RECORD is left out or `-`. It
+    /// must be one JSON object; `ts` (UTC, RFC 3339) is added when it has
+    /// none. It is appended as one line under an exclusive file lock, so
+    /// concurrent writers never interleave; a writer gives up after 3 s on a
+    /// busy lock rather than block the run.
+    ///
+    /// The data dir is $CLAUDE_PLUGIN_DATA, else $VOYAGE_DATA_DIR, else
+    /// $XDG_DATA_HOME/voyage, else ~/.local/share/voyage (created).
+    ///
+    /// OUTPUT, always one line: {"written": true, "path": …} or
+    /// {"written": false, "code": …, "reason": …}.
+    ///
+    /// Exit status: 0 written, 1 not written.
+    #[command(verbatim_doc_comment)]
+    Append {
+        /// The kind: 1 to 64 of a-z, 0-9, _ and - (e.g. trekexecute).
+        #[arg(value_name = "KIND")]
+        kind: String,
+        /// The record as JSON; stdin when left out or `-`.
+        #[arg(value_name = "RECORD")]
+        record: Option<String>,
+    },
+    /// Summarise the stats files, per kind.
+    ///
+    /// For each <kind>-stats.jsonl: runs (records with a `result`), results
+    /// by kind, steps passed and failed, events by name, the last run, and
+    /// lines that are not JSON objects.
+    ///
+    /// Exit status: 0, or 2 when the data dir cannot be read.
+    #[command(verbatim_doc_comment)]
+    Show {
+        /// Only this kind.
+        #[arg(value_name = "KIND")]
+        kind: Option<String>,
+        /// Print the summary as JSON (schema stats-summary).
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Lifecycle events (Phase 8 main-merge gate, gates override).
+#[derive(Debug, clap::Subcommand)]
+pub enum EventCommand {
+    /// Record a lifecycle event in <data dir>/trekexecute-stats.jsonl.
+    ///
+    /// The line is {ts, event, known_event, payload, not_exportable}.
+    /// Known events: main-merge-gate, main-merge-approved,
+    /// main-merge-declined, gates_mode_flag_override, wave-merge-gate,
+    /// wave-merge-approved, wave-merge-declined, gates-halt; any other name
+    /// (1 to 64 of A-Z a-z 0-9 _ - . :) is recorded with known_event: false.
+    /// Payload keys outside the export allowlist (wave, wave_count, session,
+    /// step, steps_total, steps_passed, steps_failed, result, status, mode,
+    /// plan_type, reason, gates, effort, phase, profile) stay in the file
+    /// and are listed in not_exportable.
+    ///
+    /// Pass the payload on stdin with a quoted heredoc so the shell expands
+    /// nothing in it:
+    ///
+    ///     voyage-helper event emit --event main-merge-gate --payload - <<'JSON'
+    ///     {"plan": "plans/auth.md", "wave_count": 1}
+    ///     JSON
+    ///
+    /// OUTPUT, always one line: {"written": true, "path": …, "event": …,
+    /// "known_event": …} or {"written": false, "code": …, "reason": …}
+    /// (reason `payload-not-json: …` for a payload that is not JSON).
+    ///
+    /// Exit status: 0 written, 1 not written.
+    #[command(verbatim_doc_comment)]
+    Emit {
+        /// The event's name.
+        #[arg(long, value_name = "NAME")]
+        event: String,
+        /// A JSON object, or `-` for stdin (default: {}).
+        #[arg(long, value_name = "-|JSON")]
+        payload: Option<String>,
+        /// The stats kind the event is recorded under.
+        #[arg(long, value_name = "KIND", default_value = "trekexecute")]
+        kind: String,
+    },
+}
+
+/// Decide what the run does at an autonomy boundary.
+///
+/// MODES. --gates open|adaptive|closed is the operator's flag (`true` is the
+/// bare --gates flag: closed; `false` means no flag). Without a flag the
+/// brief's --effort decides: low → open, standard → adaptive, high →
+/// closed; without either, adaptive. A flag beats the effort signal; when
+/// they disagree, `--event begin` records the gates_mode_flag_override
+/// event (payload {flag, signal_effort}). open runs sessions one after
+/// another (sequential_only); closed audits strictly (strict_audit).
+///
+/// STATES × EVENTS (action → next state; blank cells are refused with
+/// GATE_ILLEGAL_EVENT, exit 1):
+///
+///     state                event          open / adaptive              closed
+///     start                begin          continue → executing         continue → executing
+///     executing            step-failed    continue → executing         pause → awaiting-operator
+///     executing            wave-complete  continue → executing         pause → awaiting-wave-merge
+///     executing            run-complete   continue → auditing          continue → auditing
+///     auditing             audit-drift    continue → executing         pause → awaiting-operator
+///     auditing             audit-pass     pause → awaiting-main-merge  pause → awaiting-main-merge
+///     awaiting-operator    approve        continue → executing         continue → executing
+///     awaiting-operator    decline        stop → held                  stop → held
+///     awaiting-wave-merge  approve        continue → executing         continue → executing
+///     awaiting-wave-merge  decline        stop → held                  stop → held
+///     awaiting-main-merge  approve        continue → finalized         continue → finalized
+///     awaiting-main-merge  decline        stop → held                  stop → held
+///     finalized, held      (any)          refused: the run is over
+///
+/// The main-merge gate (auditing + audit-pass) pauses in every mode. A
+/// failed step in open or adaptive mode goes on to the plan's own
+/// `On failure:` clause. pause means: ask the operator, then send approve
+/// or decline from the awaiting state.
+///
+/// OUTPUT, one `KEY: value` per line:
+///
+///     ACTION: continue|pause|stop
+///     NEXT: <state>
+///     BOUNDARY: main-merge-gate|wave-merge-gate|gates-halt   (at a boundary)
+///     EMIT: <event> …        lifecycle events to record with `event emit`
+///     GATES: <mode> (flag|brief|default)
+///     OVERRIDE: --gates beat the brief's effort <effort>     (when it did)
+///
+/// --json prints one object (schema gate-decision).
+///
+/// Exit status: 0 decided, 1 an event the state refuses, 2 an unknown
+/// state, event, mode or effort.
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct GateArgs {
+    /// Where the run is (see the table).
+    #[arg(long, value_name = "STATE")]
+    pub state: String,
+    /// What just happened (see the table).
+    #[arg(long, value_name = "EVENT")]
+    pub event: String,
+    /// The operator's --gates: open, adaptive, closed, true or false.
+    #[arg(long, value_name = "MODE")]
+    pub gates: Option<String>,
+    /// The brief's effort for the execute phase: low, standard or high.
+    #[arg(long, value_name = "EFFORT")]
+    pub effort: Option<String>,
+    /// Do not record the override event on `begin`.
+    #[arg(long)]
+    pub no_record: bool,
+    /// Print the decision as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Profiles: which model each phase uses.
+#[derive(Debug, clap::Subcommand)]
+pub enum ProfileCommand {
+    /// Compose one phase's effort and model from the brief and the profile.
+    ///
+    /// PROFILE. --profile NAME, else $VOYAGE_PROFILE, else the plan's front
+    /// matter `profile:` (--plan PLAN), else premium; the source is reported as
+    /// flag, env, inheritance or default. Built in: economy, balanced,
+    /// premium, fable. Any other NAME is a custom profile,
+    /// voyage-profiles/NAME.yaml (or .yml) in the current directory, then in
+    /// the data dir (schema `profile`):
+    ///
+    ///     extends: balanced          # fills the phases left out (default premium)
+    ///     phase_models:
+    ///       execute: sonnet
+    ///     parallel_agents: 2
+    ///
+    /// COMPOSITION. The brief's front matter phase_signals[PHASE] wins per
+    /// field; the profile fills the model; effort defaults to standard.
+    ///
+    /// OUTPUT:
+    ///
+    ///     EFFORT: <low|standard|high> (brief|default)
+    ///     MODEL: <model> (brief|profile)
+    ///     SOURCE: brief|profile|brief+profile
+    ///     PROFILE: <name> (<source>, <builtin or file>)
+    ///     PARALLEL: <n>
+    ///
+    /// --json prints {effort, model, source, …} (schema
+    /// profile-resolution). A brief_version 2.1+ brief without
+    /// phase_signals gets the warning BRIEF_V51_MISSING_SIGNALS on stderr.
+    ///
+    /// Exit status: 0 resolved, 1 unknown profile, bad brief or profile
+    /// content, or a --plan that is not a plan; 2 unreadable brief or plan,
+    /// or unknown phase.
+    #[command(verbatim_doc_comment)]
+    Resolve {
+        /// brief, research, plan, execute or review.
+        #[arg(long, value_name = "PHASE")]
+        phase: String,
+        /// The brief.md whose phase_signals to use.
+        #[arg(long, value_name = "PATH")]
+        brief: Option<PathBuf>,
+        /// The profile's name.
+        #[arg(long, value_name = "NAME")]
+        profile: Option<String>,
+        /// The plan whose front matter `profile:` is inherited.
+        #[arg(long, value_name = "PLAN")]
+        plan: Option<PathBuf>,
+        /// Print the resolution as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Parse, check and preview trekplans and session specs.

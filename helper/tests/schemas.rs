@@ -155,18 +155,19 @@ fn hook_output_validates() {
 #[test]
 fn schema_subcommand_prints_the_files() {
     let ran = Case::new(&["schema"]).run();
+    let listed: Vec<&str> = ran.stdout.lines().collect();
+    let mut on_disk: Vec<String> =
+        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter_map(|n| n.strip_suffix(".schema.json").map(str::to_owned))
+            .collect();
+    on_disk.sort();
     assert_eq!(
-        ran.stdout,
-        "hook-pre-tool-use-output\nplan\nrun-block\nscan-command\nscan-plan\nverdict-reply\n"
+        listed, on_disk,
+        "every file in schemas/ is embedded, and nothing else"
     );
-    for name in [
-        "hook-pre-tool-use-output",
-        "plan",
-        "run-block",
-        "scan-command",
-        "scan-plan",
-        "verdict-reply",
-    ] {
+    for name in listed {
         let ran = Case::new(&["schema", name]).run();
         let printed: Value = serde_json::from_str(&ran.stdout).unwrap();
         assert_eq!(printed, schema_file(name));
@@ -191,4 +192,256 @@ fn the_schemas_reject_what_the_helper_must_not_print() {
         "more_failures": 0, "log": "/l"
     });
     assert!(!verdict.is_valid(&eleven));
+}
+
+fn valid_fixture(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/progress")
+        .join(name)
+}
+
+#[test]
+fn progress_outputs_and_files_validate() {
+    let case = Case::new(&[]);
+    let p = case.path().join("p.json");
+    std::fs::copy(valid_fixture("valid-fresh.json"), &p).unwrap();
+    for args in [
+        &[
+            "progress",
+            "step",
+            "1",
+            "--status",
+            "in_progress",
+            "--file",
+            "p.json",
+            "--json",
+        ][..],
+        &[
+            "progress",
+            "step",
+            "1",
+            "--status",
+            "completed",
+            "--file",
+            "p.json",
+            "--json",
+        ],
+        &[
+            "progress", "step", "1", "--status", "failed", "--file", "p.json", "--json",
+        ],
+        &["progress", "resume-point", "--file", "p.json", "--json"],
+        &[
+            "progress", "finish", "--status", "partial", "--file", "p.json", "--json",
+        ],
+        &[
+            "progress",
+            "finish",
+            "--status",
+            "completed",
+            "--file",
+            "p.json",
+            "--json",
+        ],
+        &[
+            "progress",
+            "step",
+            "1",
+            "--status",
+            "in_progress",
+            "--file",
+            "missing.json",
+            "--json",
+        ],
+    ] {
+        assert_valid("progress-reply", &case.run_with(args).stdout);
+    }
+    assert_valid(
+        "progress",
+        &case
+            .run_with(&["progress", "show", "--file", "p.json", "--json"])
+            .stdout,
+    );
+    assert_valid("progress", &std::fs::read_to_string(&p).unwrap());
+    for file in ["p.json", "missing.json"] {
+        let out = case
+            .run_with(&["progress", "validate", "--json", file])
+            .stdout;
+        assert_valid("validation-report", &out);
+    }
+    let broken = valid_fixture("PROGRESS_BAD_STATUS.step.json");
+    let out = case
+        .run_with(&["progress", "validate", "--json", broken.to_str().unwrap()])
+        .stdout;
+    assert_valid("validation-report", &out);
+}
+
+#[test]
+fn state_outputs_and_files_validate() {
+    let case = Case::new(&[]);
+    std::fs::create_dir(case.path().join("proj")).unwrap();
+    let out = case
+        .run_with(&[
+            "state",
+            "write",
+            "--project",
+            "proj",
+            "--brief",
+            "b.md",
+            "--label",
+            "Complete",
+            "--status",
+            "completed",
+            "--json",
+        ])
+        .stdout;
+    assert_valid("write-reply", &out);
+    let state = case.path().join("proj/.session-state.local.json");
+    assert_valid("session-state", &std::fs::read_to_string(&state).unwrap());
+    let out = case
+        .run_with(&["state", "validate", "--json", state.to_str().unwrap()])
+        .stdout;
+    assert_valid("validation-report", &out);
+    let out = case
+        .run_with(&[
+            "state",
+            "write",
+            "--project",
+            "proj",
+            "--brief",
+            "b.md",
+            "--label",
+            "L",
+            "--status",
+            "nope",
+            "--json",
+        ])
+        .stdout;
+    assert_valid("write-reply", &out);
+    for stdin in [&b"{}"[..], b"not json"] {
+        let out = case
+            .run_with_stdin(
+                &[
+                    "write",
+                    "--atomic",
+                    "--json",
+                    "--schema",
+                    "stats-summary",
+                    "x.json",
+                ],
+                stdin,
+            )
+            .stdout;
+        assert_valid("write-reply", &out);
+    }
+}
+
+#[test]
+fn stats_gate_and_profile_outputs_validate() {
+    let case = Case::new(&[]);
+    for (args, stdin) in [
+        (
+            &["stats", "append", "trekexecute"][..],
+            &b"{\"result\":\"completed\",\"steps_passed\":2}"[..],
+        ),
+        (&["stats", "append", "trekexecute"], b"[]"),
+        (
+            &[
+                "event",
+                "emit",
+                "--event",
+                "main-merge-gate",
+                "--payload",
+                "-",
+            ],
+            b"{\"plan\":\"p.md\",\"wave_count\":1}",
+        ),
+        (
+            &[
+                "event",
+                "emit",
+                "--event",
+                "unknown-thing",
+                "--payload",
+                "-",
+            ],
+            b"nope",
+        ),
+    ] {
+        assert_valid("write-reply", &case.run_with_stdin(args, stdin).stdout);
+    }
+    case.run_with(&[
+        "gate", "--state", "start", "--event", "begin", "--gates", "open", "--effort", "high",
+    ]);
+    let file = case.path().join("data/voyage/trekexecute-stats.jsonl");
+    for line in std::fs::read_to_string(&file).unwrap().lines() {
+        let rec: Value = serde_json::from_str(line).unwrap();
+        if rec.get("event").is_some() {
+            assert_valid("event-record", line);
+        }
+    }
+    assert_valid(
+        "stats-summary",
+        &case.run_with(&["stats", "show", "--json"]).stdout,
+    );
+    for args in [
+        &[
+            "gate", "--state", "start", "--event", "begin", "--gates", "open", "--effort", "high",
+            "--json",
+        ][..],
+        &[
+            "gate",
+            "--state",
+            "auditing",
+            "--event",
+            "audit-pass",
+            "--json",
+        ],
+        &[
+            "gate",
+            "--state",
+            "awaiting-main-merge",
+            "--event",
+            "decline",
+            "--json",
+            "--gates",
+            "closed",
+        ],
+        &[
+            "gate",
+            "--state",
+            "executing",
+            "--event",
+            "wave-complete",
+            "--json",
+            "--effort",
+            "high",
+        ],
+    ] {
+        assert_valid("gate-decision", &case.run_with(args).stdout);
+    }
+    for args in [
+        &["profile", "resolve", "--phase", "execute", "--json"][..],
+        &[
+            "profile",
+            "resolve",
+            "--phase",
+            "plan",
+            "--profile",
+            "fable",
+            "--json",
+        ],
+    ] {
+        assert_valid("profile-resolution", &case.run_with(args).stdout);
+    }
+}
+
+#[test]
+fn the_profile_schema_accepts_the_documented_example() {
+    let example: Value = serde_json::json!({
+        "description": "team", "extends": "balanced",
+        "phase_models": {"execute": "sonnet"}, "parallel_agents": 2
+    });
+    let validator = jsonschema::draft202012::new(&schema_file("profile")).unwrap();
+    assert!(validator.is_valid(&example));
+    assert!(!validator.is_valid(&serde_json::json!({"phase_models": {"deploy": "x"}})));
 }

@@ -2,7 +2,7 @@
 //! arguments, and every stream that comes back.
 //!
 //! Each case runs the real `voyage-helper` binary in a fresh temp directory
-//! with `VOYAGE_*` and `CLAUDE_*` cleared and `HOME`/`XDG_DATA_HOME` pointed
+//! with `VOYAGE_*`, `CLAUDE_*`, `EXECUTANT_*` and `TREKEXECUTE_*` cleared and `HOME`/`XDG_DATA_HOME` pointed
 //! into that directory, so nothing of the developer's machine leaks in.
 //!
 //! Shared by several test crates, each using part of it (hence `dead_code`);
@@ -27,6 +27,7 @@ pub struct Case {
     args: Vec<String>,
     stdin: Vec<u8>,
     cwd: Option<PathBuf>,
+    env: Vec<(String, String)>,
 }
 
 /// What one run returned, with its streams decoded.
@@ -61,12 +62,23 @@ impl Case {
             args: args.iter().map(|s| (*s).to_owned()).collect(),
             stdin: Vec::new(),
             cwd: None,
+            env: Vec::new(),
         }
     }
 
     #[must_use]
     pub fn stdin(mut self, input: impl AsRef<[u8]>) -> Self {
         self.stdin = input.as_ref().to_vec();
+        self
+    }
+
+    /// Sets an environment variable for the run.
+    #[must_use]
+    pub fn env(mut self, key: &str, value: impl AsRef<std::ffi::OsStr>) -> Self {
+        self.env.push((
+            key.to_owned(),
+            value.as_ref().to_string_lossy().into_owned(),
+        ));
         self
     }
 
@@ -84,12 +96,18 @@ impl Case {
     }
 
     pub fn command(&self) -> Command {
+        self.command_with(&self.args, &self.stdin)
+    }
+
+    /// The command with other arguments and stdin (same directory and env).
+    pub fn command_with(&self, args: &[String], stdin: &[u8]) -> Command {
         let mut cmd = Command::cargo_bin("voyage-helper").unwrap();
         for (key, _) in std::env::vars_os() {
             let key = key.to_string_lossy().into_owned();
             if key.starts_with("VOYAGE_")
                 || key.starts_with("CLAUDE_")
                 || key.starts_with("EXECUTANT_")
+                || key.starts_with("TREKEXECUTE_")
             {
                 cmd.env_remove(&key);
             }
@@ -102,17 +120,32 @@ impl Case {
             .env("PWD", &cwd)
             .env("HOME", self.dir.path())
             .env("XDG_DATA_HOME", self.dir.path().join("data"))
-            .args(&self.args)
-            .write_stdin(self.stdin.clone());
+            .args(args)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .write_stdin(stdin.to_vec());
         cmd
     }
 
     /// Runs the case; stderr must be empty unless `allow_stderr`.
     pub fn run(&self) -> Ran {
-        let out: Output = self.command().output().unwrap();
+        Self::ran(&self.command().output().unwrap())
+    }
+
+    /// Runs other arguments in the same directory and environment.
+    pub fn run_with(&self, args: &[&str]) -> Ran {
+        self.run_with_stdin(args, b"")
+    }
+
+    /// Runs other arguments with this stdin.
+    pub fn run_with_stdin(&self, args: &[&str], stdin: &[u8]) -> Ran {
+        let args: Vec<String> = args.iter().map(|s| (*s).to_owned()).collect();
+        Self::ran(&self.command_with(&args, stdin).output().unwrap())
+    }
+
+    fn ran(out: &Output) -> Ran {
         Ran {
             status: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8(out.stdout).unwrap(),
+            stdout: String::from_utf8(out.stdout.clone()).unwrap(),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         }
     }

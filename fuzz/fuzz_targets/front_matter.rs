@@ -1,0 +1,32 @@
+//! YAML front matter (`front_matter::split` and `parse`) and a brief's
+//! phase signals on top of it (`profile::brief::parse`), on arbitrary text.
+//!
+//! Checked beyond "no panic": a block `split` finds lies inside the text and
+//! starts on line 2; an error's line, when given, is at least 1.
+
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use voyage_helper::front_matter::{parse, split};
+use voyage_helper::profile::brief;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    if let Ok(Some(block)) = split(text) {
+        assert_eq!(block.first_line, 2);
+        assert!(block.yaml.len() <= text.len());
+    }
+    if let Err(e) = parse::<serde_json::Value>(text) {
+        assert!(e.line().is_none_or(|l| l >= 1));
+    }
+    if let Ok(b) = brief::parse(text) {
+        for signal in b.signals.values() {
+            if let Some(e) = &signal.effort {
+                assert!(["low", "standard", "high"].contains(&e.as_str()));
+            }
+        }
+        let _ = b.missing_signals();
+    }
+});

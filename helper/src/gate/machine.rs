@@ -1,0 +1,202 @@
+//! The gate's states, events and transitions: where the run is, what just
+//! happened, and whether it goes on, pauses for the operator, or stops.
+//!
+//! States × events (cells not listed are refused, `GATE_ILLEGAL_EVENT`):
+//!
+//! | state | event | open | adaptive | closed |
+//! |---|---|---|---|---|
+//! | start | begin | continue → executing | same | same |
+//! | executing | step-failed | continue → executing | continue → executing | pause → awaiting-operator |
+//! | executing | wave-complete | continue → executing | continue → executing | pause → awaiting-wave-merge |
+//! | executing | run-complete | continue → auditing | same | same |
+//! | auditing | audit-drift | continue → executing | continue → executing | pause → awaiting-operator |
+//! | auditing | audit-pass | pause → awaiting-main-merge | same | same |
+//! | awaiting-operator | approve / decline | continue → executing / stop → held | same | same |
+//! | awaiting-wave-merge | approve / decline | continue → executing / stop → held | same | same |
+//! | awaiting-main-merge | approve / decline | continue → finalized / stop → held | same | same |
+//! | finalized, held | (any) | refused: the run is over | | |
+//!
+//! The main-merge gate pauses in every mode (seed Phase 8). A failed step
+//! in open or adaptive mode goes on to the plan's own `On failure:` clause
+//! (Hard rule 1: execution decisions come from the plan, not the operator);
+//! in closed mode it halts for the operator.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use super::mode::Mode;
+
+macro_rules! words {
+    ($(#[$m:meta])* $name:ident { $($variant:ident = $word:literal),+ $(,)? }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+        pub enum $name { $(#[serde(rename = $word)] $variant),+ }
+
+        impl $name {
+            pub const ALL: &'static [Self] = &[$(Self::$variant),+];
+
+            pub fn as_str(self) -> &'static str {
+                match self { $(Self::$variant => $word),+ }
+            }
+
+            pub fn parse(word: &str) -> Option<Self> {
+                Self::ALL.iter().copied().find(|v| v.as_str() == word)
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+words! {
+    /// Where the run is.
+    State {
+        Start = "start",
+        Executing = "executing",
+        Auditing = "auditing",
+        AwaitingOperator = "awaiting-operator",
+        AwaitingWaveMerge = "awaiting-wave-merge",
+        AwaitingMainMerge = "awaiting-main-merge",
+        Finalized = "finalized",
+        Held = "held",
+    }
+}
+
+words! {
+    /// What just happened.
+    Event {
+        Begin = "begin",
+        StepFailed = "step-failed",
+        WaveComplete = "wave-complete",
+        RunComplete = "run-complete",
+        AuditDrift = "audit-drift",
+        AuditPass = "audit-pass",
+        Approve = "approve",
+        Decline = "decline",
+    }
+}
+
+/// What the caller does now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// Go on without asking.
+    Continue,
+    /// Ask the operator (AskUserQuestion), then send approve or decline.
+    Pause,
+    /// End the run here; nothing more is finalized.
+    Stop,
+}
+
+impl Action {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Continue => "continue",
+            Self::Pause => "pause",
+            Self::Stop => "stop",
+        }
+    }
+}
+
+/// One decision of the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Step {
+    pub action: Action,
+    pub next: State,
+    /// The boundary this is, when it is one.
+    pub boundary: Option<&'static str>,
+    /// Lifecycle events the caller records (with its own payload).
+    pub emit: &'static [&'static str],
+}
+
+const fn go(next: State) -> Step {
+    Step {
+        action: Action::Continue,
+        next,
+        boundary: None,
+        emit: &[],
+    }
+}
+
+/// The table in the module docs; `None` for a refused cell.
+pub fn decide(state: State, event: Event, mode: Mode) -> Option<Step> {
+    use Event as E;
+    use State as S;
+    let closed = mode == Mode::Closed;
+    let halt = Step {
+        action: Action::Pause,
+        next: S::AwaitingOperator,
+        boundary: Some("gates-halt"),
+        emit: &["gates-halt"],
+    };
+    Some(match (state, event) {
+        (S::Start, E::Begin) => go(S::Executing),
+        (S::Executing, E::StepFailed) if closed => halt,
+        (S::Executing, E::StepFailed) => go(S::Executing),
+        (S::Executing, E::WaveComplete) if closed => Step {
+            action: Action::Pause,
+            next: S::AwaitingWaveMerge,
+            boundary: Some("wave-merge-gate"),
+            emit: &["wave-merge-gate"],
+        },
+        (S::Executing, E::WaveComplete) => go(S::Executing),
+        (S::Executing, E::RunComplete) => go(S::Auditing),
+        (S::Auditing, E::AuditDrift) if closed => halt,
+        (S::Auditing, E::AuditDrift) => go(S::Executing),
+        (S::Auditing, E::AuditPass) => Step {
+            action: Action::Pause,
+            next: S::AwaitingMainMerge,
+            boundary: Some("main-merge-gate"),
+            emit: &["main-merge-gate"],
+        },
+        (S::AwaitingOperator, E::Approve) => go(S::Executing),
+        (S::AwaitingWaveMerge, E::Approve) => Step {
+            emit: &["wave-merge-approved"],
+            ..go(S::Executing)
+        },
+        (S::AwaitingMainMerge, E::Approve) => Step {
+            emit: &["main-merge-approved"],
+            ..go(S::Finalized)
+        },
+        (S::AwaitingOperator | S::AwaitingWaveMerge | S::AwaitingMainMerge, E::Decline) => Step {
+            action: Action::Stop,
+            next: S::Held,
+            boundary: None,
+            emit: match state {
+                S::AwaitingWaveMerge => &["wave-merge-declined"],
+                S::AwaitingMainMerge => &["main-merge-declined"],
+                _ => &[],
+            },
+        },
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_main_merge_gate_always_pauses() {
+        for mode in Mode::ALL {
+            let step = decide(State::Auditing, Event::AuditPass, mode).unwrap();
+            assert_eq!(step.action, Action::Pause);
+            assert_eq!(step.emit, &["main-merge-gate"]);
+        }
+    }
+
+    #[test]
+    fn terminal_states_refuse_everything() {
+        for &event in Event::ALL {
+            for mode in Mode::ALL {
+                assert_eq!(decide(State::Finalized, event, mode), None);
+                assert_eq!(decide(State::Held, event, mode), None);
+            }
+        }
+    }
+}

@@ -1,0 +1,212 @@
+//! The autonomy gate (DESIGN.md area `gate/`; seed Phase 1 `--gates`,
+//! Phase 2.6 Step 3, Phase 8 "Main-merge gate", "High-effort behavior"):
+//! `voyage-helper gate --state S --event E [--gates G] [--effort X]`.
+//!
+//! - [`mode`]: open / adaptive / closed, and flag → brief → default.
+//! - [`machine`]: the states × events table.
+//!
+//! The gate only decides; the caller asks the operator when told to pause.
+//! On `--event begin` it also records the `gates_mode_flag_override` event
+//! when an explicit flag beat a different brief signal (once per run, since
+//! `begin` is sent once).
+
+pub mod machine;
+pub mod mode;
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use machine::{Action, Event, State};
+use mode::{Effort, GatesFlag, Mode, ModeSource};
+
+use crate::clock::UtcTime;
+use crate::exit;
+use crate::problem::{self, Problem};
+use crate::stats;
+use crate::write_reply::WriteReply;
+
+/// Options of one `gate` call, as typed.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub state: String,
+    pub event: String,
+    pub gates: Option<String>,
+    pub effort: Option<String>,
+    pub json: bool,
+    /// Record the override event (on `begin`).
+    pub record: bool,
+    pub data_dir: Option<PathBuf>,
+}
+
+/// What `gate --json` prints (schema `gate-decision`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Decision {
+    pub state: State,
+    pub event: Event,
+    pub action: Action,
+    pub next_state: State,
+    /// The boundary this decision is, when it is one.
+    pub boundary: Option<&'static str>,
+    /// Lifecycle events the caller records with `event emit`.
+    pub emit: Vec<&'static str>,
+    pub gates: Mode,
+    pub gates_source: ModeSource,
+    /// The brief's effort that an explicit flag overrode.
+    pub overridden_effort: Option<Effort>,
+    /// Run sessions one after another, no parallel waves (open mode).
+    pub sequential_only: bool,
+    /// Run the manifest audit in its strictest form (closed mode).
+    pub strict_audit: bool,
+    /// The override event, when this call recorded it.
+    pub override_recorded: Option<WriteReply>,
+}
+
+fn usage(code: &'static str, message: String) -> u8 {
+    problem::eprint_all(&[Problem::new(code, message)]);
+    exit::CANNOT_CHECK
+}
+
+fn words<T: Copy>(all: &[T], f: impl Fn(T) -> &'static str) -> String {
+    all.iter().map(|&v| f(v)).collect::<Vec<_>>().join(", ")
+}
+
+/// `gate`: exit 0 decided, 1 an event the state refuses, 2 bad words.
+pub fn execute(options: &Options, out: &mut impl Write) -> u8 {
+    let Some(state) = State::parse(&options.state) else {
+        return usage(
+            "GATE_BAD_STATE",
+            format!(
+                "unknown state '{}'; one of {}",
+                options.state,
+                words(State::ALL, State::as_str)
+            ),
+        );
+    };
+    let Some(event) = Event::parse(&options.event) else {
+        return usage(
+            "GATE_BAD_EVENT",
+            format!(
+                "unknown event '{}'; one of {}",
+                options.event,
+                words(Event::ALL, Event::as_str)
+            ),
+        );
+    };
+    let flag = match options.gates.as_deref() {
+        None => GatesFlag::Absent,
+        Some(word) => match GatesFlag::parse(word) {
+            Some(f) => f,
+            None => {
+                return usage(
+                    "GATE_BAD_MODE",
+                    format!("unknown --gates '{word}'; one of open, adaptive, closed, true, false"),
+                );
+            }
+        },
+    };
+    let effort = match options.effort.as_deref() {
+        None => None,
+        Some(word) => match Effort::parse(word) {
+            Some(e) => Some(e),
+            None => {
+                return usage(
+                    "GATE_BAD_EFFORT",
+                    format!("unknown --effort '{word}'; one of low, standard, high"),
+                );
+            }
+        },
+    };
+    let resolved = mode::resolve(flag, effort);
+    let Some(step) = machine::decide(state, event, resolved.mode) else {
+        let why = match state {
+            State::Finalized | State::Held => "the run is over".to_owned(),
+            _ => format!("{event} does not happen in {state}"),
+        };
+        problem::eprint_all(&[Problem::new(
+            "GATE_ILLEGAL_EVENT",
+            format!("{state} + {event}: refused ({why})"),
+        )]);
+        return exit::NOT_OK;
+    };
+    let override_recorded = match (event, resolved.overridden) {
+        (Event::Begin, Some(signal)) if options.record => Some(record_override(options, signal)),
+        _ => None,
+    };
+    let decision = Decision {
+        state,
+        event,
+        action: step.action,
+        next_state: step.next,
+        boundary: step.boundary,
+        emit: step.emit.to_vec(),
+        gates: resolved.mode,
+        gates_source: resolved.source,
+        overridden_effort: resolved.overridden,
+        sequential_only: resolved.mode == Mode::Open,
+        strict_audit: resolved.mode == Mode::Closed,
+        override_recorded,
+    };
+    let _ = if options.json {
+        serde_json::to_writer(&mut *out, &decision)
+            .map_err(io::Error::from)
+            .and_then(|()| writeln!(out))
+    } else {
+        render_text(&decision, out)
+    };
+    let _ = out.flush();
+    exit::OK
+}
+
+/// Appends `gates_mode_flag_override` (seed "High-effort behavior"); a
+/// failure is reported in the decision, never fatal.
+fn record_override(options: &Options, signal: Effort) -> WriteReply {
+    let mut payload = Map::new();
+    payload.insert("flag".into(), Value::String("--gates".into()));
+    payload.insert(
+        "signal_effort".into(),
+        Value::String(signal.as_str().into()),
+    );
+    let name = "gates_mode_flag_override";
+    let rec = stats::event::record(name, payload, &UtcTime::now().rfc3339());
+    match stats::append(options.data_dir.as_deref(), stats::EVENT_KIND, &rec) {
+        Ok(path) => {
+            let mut reply = WriteReply::written(&path);
+            reply.event = Some(name.into());
+            reply.known_event = Some(true);
+            reply
+        }
+        Err(p) => {
+            eprintln!("warning: override event not recorded: {p}");
+            WriteReply::refused(&p)
+        }
+    }
+}
+
+/// The text form: one `key: value` per line.
+pub fn render_text(d: &Decision, out: &mut impl Write) -> io::Result<()> {
+    writeln!(out, "ACTION: {}", d.action.as_str())?;
+    writeln!(out, "NEXT: {}", d.next_state)?;
+    if let Some(b) = d.boundary {
+        writeln!(out, "BOUNDARY: {b}")?;
+    }
+    if !d.emit.is_empty() {
+        writeln!(out, "EMIT: {}", d.emit.join(" "))?;
+    }
+    let source = match d.gates_source {
+        ModeSource::Flag => "flag",
+        ModeSource::Brief => "brief",
+        ModeSource::Default => "default",
+    };
+    writeln!(out, "GATES: {} ({source})", d.gates)?;
+    if let Some(e) = d.overridden_effort {
+        writeln!(
+            out,
+            "OVERRIDE: --gates beat the brief's effort {}",
+            e.as_str()
+        )?;
+    }
+    Ok(())
+}

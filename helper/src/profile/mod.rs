@@ -1,0 +1,188 @@
+//! Profiles and the composition rule (DESIGN.md area `profile/`; seed
+//! "Profile (v4.1)", "Composition rule (v5.1)"): `profile resolve`.
+//!
+//! - [`model`]: a profile, the phases and effort words.
+//! - [`builtin`]: economy, balanced, premium (the default), fable.
+//! - [`custom`]: `voyage-profiles/NAME.yaml` in the project or data dir.
+//! - [`brief`]: a brief's `phase_signals`.
+//! - [`resolve`]: flag → env → plan → default, then brief > profile.
+
+pub mod brief;
+pub mod builtin;
+pub mod custom;
+pub mod model;
+pub mod resolve;
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use model::PHASES;
+use resolve::{Choice, ProfileSource, Sources};
+
+use crate::exit;
+use crate::problem::{self, Problem};
+
+/// Options of `profile resolve`, resolved from the CLI and environment.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub phase: String,
+    pub brief: Option<PathBuf>,
+    /// The plan whose front matter may name the profile.
+    pub plan: Option<PathBuf>,
+    pub choice: Choice,
+    /// Where `voyage-profiles/` is looked for first.
+    pub project: PathBuf,
+    pub data_dir: Option<PathBuf>,
+    pub json: bool,
+}
+
+/// The profile part of the answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProfileRef {
+    pub name: String,
+    pub source: ProfileSource,
+    pub origin: String,
+}
+
+/// What `profile resolve --json` prints (schema `profile-resolution`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Resolution {
+    pub phase: String,
+    pub effort: String,
+    pub model: String,
+    pub source: &'static str,
+    pub sources: Sources,
+    pub profile: ProfileRef,
+    pub parallel_agents: u32,
+    pub warnings: Vec<Problem>,
+}
+
+fn fail(code: u8, problems: &[Problem]) -> u8 {
+    problem::eprint_all(problems);
+    code
+}
+
+/// `profile resolve`: exit 0 resolved, 1 bad profile or brief content, 2
+/// unreadable input or usage.
+pub fn execute(options: &Options, out: &mut impl Write) -> u8 {
+    if !PHASES.contains(&options.phase.as_str()) {
+        return fail(
+            exit::CANNOT_CHECK,
+            &[Problem::new(
+                "PROFILE_BAD_PHASE",
+                format!(
+                    "unknown phase '{}'; one of {}",
+                    options.phase,
+                    PHASES.join(", ")
+                ),
+            )],
+        );
+    }
+    let mut choice = options.choice.clone();
+    if let Some(path) = &options.plan {
+        match crate::plan::load(path) {
+            Ok(plan) => choice.plan = plan.profile,
+            Err(e) => {
+                let code = match e {
+                    crate::plan::PlanLoadError::Read { .. } => exit::CANNOT_CHECK,
+                    crate::plan::PlanLoadError::Unrecognized { .. } => exit::NOT_OK,
+                };
+                return fail(code, &[Problem::new(e.code(), e.to_string()).in_file(path)]);
+            }
+        }
+    }
+    let (name, source) = resolve::choose(&choice);
+    let profile = match resolve::find(&name, &options.project, options.data_dir.as_deref()) {
+        Ok(p) => p,
+        Err(problems) => return fail(exit::NOT_OK, &problems),
+    };
+    let mut warnings = Vec::new();
+    let signals = match &options.brief {
+        None => None,
+        Some(path) => {
+            let text = match fs::read_to_string(path) {
+                Ok(t) => t,
+                Err(e) => {
+                    return fail(
+                        exit::CANNOT_CHECK,
+                        &[
+                            Problem::new("PROFILE_BRIEF_UNREADABLE", format!("cannot read: {e}"))
+                                .in_file(path),
+                        ],
+                    );
+                }
+            };
+            match brief::parse(&text) {
+                Ok(b) => {
+                    if b.missing_signals() {
+                        warnings.push(
+                            Problem::new(
+                                "BRIEF_V51_MISSING_SIGNALS",
+                                "the brief is brief_version 2.1 or later but carries no phase_signals; \
+                                 re-run /trekbrief to commit them",
+                            )
+                            .in_file(path),
+                        );
+                    }
+                    Some(b)
+                }
+                Err(problems) => {
+                    let problems: Vec<Problem> =
+                        problems.into_iter().map(|p| p.in_file(path)).collect();
+                    return fail(exit::NOT_OK, &problems);
+                }
+            }
+        }
+    };
+    let composed = match resolve::compose(&options.phase, signals.as_ref(), &profile) {
+        Ok(c) => c,
+        Err(p) => return fail(exit::NOT_OK, &[p]),
+    };
+    let resolution = Resolution {
+        phase: options.phase.clone(),
+        source: composed.source(),
+        effort: composed.effort,
+        model: composed.model,
+        sources: composed.sources,
+        profile: ProfileRef {
+            name: profile.name,
+            source,
+            origin: profile.origin,
+        },
+        parallel_agents: profile.parallel_agents,
+        warnings,
+    };
+    for w in &resolution.warnings {
+        eprintln!("warning[{}]: {w}", w.code);
+    }
+    let _ = if options.json {
+        serde_json::to_writer(&mut *out, &resolution)
+            .map_err(io::Error::from)
+            .and_then(|()| writeln!(out))
+    } else {
+        render_text(&resolution, out)
+    };
+    let _ = out.flush();
+    exit::OK
+}
+
+fn render_text(r: &Resolution, out: &mut impl Write) -> io::Result<()> {
+    let source = match r.profile.source {
+        ProfileSource::Flag => "flag",
+        ProfileSource::Env => "env",
+        ProfileSource::Inheritance => "inheritance",
+        ProfileSource::Default => "default",
+    };
+    writeln!(out, "EFFORT: {} ({})", r.effort, r.sources.effort)?;
+    writeln!(out, "MODEL: {} ({})", r.model, r.sources.model)?;
+    writeln!(out, "SOURCE: {}", r.source)?;
+    writeln!(
+        out,
+        "PROFILE: {} ({source}, {})",
+        r.profile.name, r.profile.origin
+    )?;
+    writeln!(out, "PARALLEL: {}", r.parallel_agents)
+}

@@ -1,0 +1,127 @@
+//! `progress init`: a fresh progress file from a plan (seed Phase 3,
+//! "Progress file setup" and "Mode-specific behavior").
+//!
+//! Every step of the plan (or, with `--session N` on a plan with an
+//! Execution Strategy, of that session) starts `pending` with no attempts;
+//! `plan_type`, `plan_version` and the budget come from the plan and the
+//! environment. What happens to a file already there depends on the mode:
+//!
+//! | mode | no file | a file |
+//! |---|---|---|
+//! | execute, session | create | replace (warn when its run was unfinished) |
+//! | resume, step | create | keep it as it is |
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use super::model::{Progress, StepKey, StepRecord};
+use super::status::RunStatus;
+use crate::plan::{Plan, PlanKind};
+use crate::problem::Problem;
+
+/// The modes a run may start in.
+pub const MODES: &[&str] = &["execute", "resume", "step", "session"];
+
+/// What a plan contributes to its progress file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanFacts {
+    pub plan: String,
+    /// `plan` or `session-spec`.
+    pub plan_type: &'static str,
+    /// As the plan says, or `legacy`.
+    pub plan_version: String,
+    pub steps: Vec<u32>,
+}
+
+impl PlanFacts {
+    /// The facts of `plan`, read from `path`; with `session`, only that
+    /// session's steps (when the plan splits into sessions).
+    pub fn of(plan: &Plan, path: &Path, session: Option<u32>) -> Result<Self, Problem> {
+        let mut steps: Vec<u32> = plan.steps.iter().map(|s| s.number).collect();
+        if let (Some(n), Some(strategy)) = (session, &plan.strategy) {
+            let Some(s) = strategy.sessions.iter().find(|s| s.number == n) else {
+                let known: Vec<String> = strategy
+                    .sessions
+                    .iter()
+                    .map(|s| s.number.to_string())
+                    .collect();
+                return Err(Problem::new(
+                    "PROGRESS_NO_SUCH_SESSION",
+                    format!(
+                        "the plan's Execution Strategy has no session {n} (sessions: {})",
+                        known.join(", ")
+                    ),
+                )
+                .in_file(path));
+            };
+            steps.clone_from(&s.steps);
+        }
+        steps.sort_unstable();
+        steps.dedup();
+        steps.retain(|&n| n > 0);
+        Ok(Self {
+            plan: path.display().to_string(),
+            plan_type: match plan.kind {
+                PlanKind::Trekplan => "plan",
+                PlanKind::SessionSpec => "session-spec",
+            },
+            plan_version: plan
+                .plan_version
+                .clone()
+                .filter(|v| !v.trim().is_empty())
+                .unwrap_or_else(|| "legacy".into()),
+            steps,
+        })
+    }
+}
+
+/// A progress document with every step pending.
+pub fn fresh(facts: &PlanFacts, mode: &str, budget: u32, now: &str) -> Progress {
+    let steps: BTreeMap<StepKey, StepRecord> = facts
+        .steps
+        .iter()
+        .map(|&n| (StepKey(n), StepRecord::pending()))
+        .collect();
+    Progress {
+        schema_version: Value::String("1".into()),
+        plan: facts.plan.clone(),
+        plan_type: facts.plan_type.into(),
+        plan_version: facts.plan_version.clone(),
+        started_at: now.into(),
+        updated_at: now.into(),
+        mode: mode.into(),
+        total_steps: u32::try_from(steps.len()).unwrap_or(u32::MAX),
+        current_step: 0,
+        status: RunStatus::InProgress,
+        steps,
+        iterations_remaining: Some(budget),
+        entry_condition_checked: false,
+        exit_condition_checked: false,
+        plan_verification: Value::Null,
+        summary: Value::Null,
+        extra: Map::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fresh_file_validates() {
+        let facts = PlanFacts {
+            plan: "p.md".into(),
+            plan_type: "plan",
+            plan_version: "legacy".into(),
+            steps: vec![1, 2, 10],
+        };
+        let p = fresh(&facts, "execute", 25, "2026-11-30T10:15:00Z");
+        assert_eq!(p.total_steps, 3);
+        assert_eq!(p.resume_point(), Some(1));
+        let problems = crate::schema::check("progress", &p.to_value(), &super::super::CODES);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert!(super::super::file::conforms(&p.to_value()));
+    }
+}

@@ -1,0 +1,227 @@
+//! The progress file as typed values (schema `progress`; seed Phase 3).
+//!
+//! Unknown keys, at the top and in each step, are kept in `extra` and written
+//! back unchanged, so a rewrite by this helper never loses what another
+//! writer added (`plan_verification` details, `recovery_dispatched`, …).
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::de::{self, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use super::status::{ManifestAudit, RunStatus, StepStatus};
+
+/// One progress file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Progress {
+    pub schema_version: Value,
+    pub plan: String,
+    pub plan_type: String,
+    pub plan_version: String,
+    #[serde(default)]
+    pub started_at: String,
+    #[serde(default)]
+    pub updated_at: String,
+    #[serde(default = "default_mode")]
+    pub mode: String,
+    #[serde(default)]
+    pub total_steps: u32,
+    #[serde(default)]
+    pub current_step: u32,
+    pub status: RunStatus,
+    pub steps: BTreeMap<StepKey, StepRecord>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iterations_remaining: Option<u32>,
+    #[serde(default)]
+    pub entry_condition_checked: bool,
+    #[serde(default)]
+    pub exit_condition_checked: bool,
+    #[serde(default)]
+    pub plan_verification: Value,
+    #[serde(default)]
+    pub summary: Value,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+fn default_mode() -> String {
+    "execute".into()
+}
+
+/// A step's record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepRecord {
+    pub status: StepStatus,
+    #[serde(default)]
+    pub attempts: u32,
+    #[serde(default)]
+    pub error: Option<String>,
+    #[serde(default)]
+    pub completed_at: Option<String>,
+    #[serde(default)]
+    pub commit: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub manifest_audit: Option<ManifestAudit>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub manifest_drift: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint_drift: Option<Value>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl StepRecord {
+    /// A step not started yet.
+    pub fn pending() -> Self {
+        Self {
+            status: StepStatus::Pending,
+            attempts: 0,
+            error: None,
+            completed_at: None,
+            commit: None,
+            manifest_audit: None,
+            manifest_drift: None,
+            checkpoint_drift: None,
+            extra: Map::new(),
+        }
+    }
+}
+
+/// A step number as a key of `steps`: written as a string (`"3"`), ordered
+/// as a number (so step 10 comes after step 9).
+///
+/// Its own (de)serialisation, because serde's `flatten` (used for unknown
+/// keys) hands map keys over as strings, which plain integer keys reject.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct StepKey(pub u32);
+
+impl Serialize for StepKey {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for StepKey {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl Visitor<'_> for KeyVisitor {
+            type Value = StepKey;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a positive step number")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<StepKey, E> {
+                match v.parse::<u32>() {
+                    Ok(n) if n > 0 && !v.starts_with('0') && !v.starts_with('+') => Ok(StepKey(n)),
+                    _ => Err(E::invalid_value(de::Unexpected::Str(v), &self)),
+                }
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<StepKey, E> {
+                match u32::try_from(v) {
+                    Ok(n) if n > 0 => Ok(StepKey(n)),
+                    _ => Err(E::invalid_value(de::Unexpected::Unsigned(v), &self)),
+                }
+            }
+        }
+        deserializer.deserialize_str(KeyVisitor)
+    }
+}
+
+/// Counts of step statuses.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Tally {
+    pub total: u32,
+    /// `completed` and the legacy `passed`.
+    pub completed: u32,
+    pub failed: u32,
+    pub skipped: u32,
+    pub blocked: u32,
+    pub in_progress: u32,
+    pub pending: u32,
+}
+
+impl Progress {
+    /// How many steps are in each status.
+    pub fn tally(&self) -> Tally {
+        let mut t = Tally::default();
+        for record in self.steps.values() {
+            t.total += 1;
+            let slot = match record.status {
+                StepStatus::Completed | StepStatus::Passed => &mut t.completed,
+                StepStatus::Failed => &mut t.failed,
+                StepStatus::Skipped => &mut t.skipped,
+                StepStatus::Blocked => &mut t.blocked,
+                StepStatus::InProgress => &mut t.in_progress,
+                StepStatus::Pending => &mut t.pending,
+            };
+            *slot += 1;
+        }
+        t
+    }
+
+    /// The first step (by number) that is not completed; legacy `passed`
+    /// counts as completed (seed Phase 3, "mode = resume").
+    pub fn resume_point(&self) -> Option<u32> {
+        self.steps
+            .iter()
+            .find(|(_, r)| !r.status.is_completed())
+            .map(|(k, _)| k.0)
+    }
+
+    /// The document as a JSON value.
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    /// The file's bytes: pretty JSON and a final newline.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut bytes = serde_json::to_vec_pretty(self).unwrap_or_default();
+        bytes.push(b'\n');
+        bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> &'static str {
+        r#"{
+          "schema_version": "1", "plan": "p.md", "plan_type": "plan", "plan_version": "1.7",
+          "status": "in_progress",
+          "steps": {
+            "10": {"status": "pending", "attempts": 0},
+            "2": {"status": "passed", "attempts": 1, "custom": [1]},
+            "1": {"status": "completed", "attempts": 1}
+          },
+          "recovery_dispatched": true
+        }"#
+    }
+
+    #[test]
+    fn keeps_unknown_keys_and_orders_steps_by_number() {
+        let p: Progress = serde_json::from_str(sample()).unwrap();
+        let keys: Vec<u32> = p.steps.keys().map(|k| k.0).collect();
+        assert_eq!(keys, vec![1, 2, 10]);
+        assert_eq!(p.resume_point(), Some(10));
+        assert_eq!(p.tally().completed, 2);
+        let v = p.to_value();
+        assert_eq!(v["recovery_dispatched"], true);
+        assert_eq!(v["steps"]["2"]["custom"][0], 1);
+        assert_eq!(v["iterations_remaining"], Value::Null);
+        let back: Progress = serde_json::from_value(v).unwrap();
+        assert_eq!(back, p);
+    }
+
+    #[test]
+    fn step_keys_are_positive_numbers() {
+        for bad in ["0", "01", "-1", "x", "+1", "99999999999"] {
+            let text = format!(r#"{{"{bad}": 1}}"#);
+            assert!(
+                serde_json::from_str::<BTreeMap<StepKey, u8>>(&text).is_err(),
+                "{bad}"
+            );
+        }
+    }
+}

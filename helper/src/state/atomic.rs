@@ -1,0 +1,206 @@
+//! The one way state files are written: whole, or not at all.
+//!
+//! A temporary file in the target's own directory (so the rename never
+//! crosses a file system) gets the bytes, the mode of the file it replaces,
+//! and an fsync; then it is renamed over the target and the directory is
+//! fsynced, so the rename itself survives a power cut. A reader, or a crash
+//! at any instant, sees the old document or the new one, never a mix
+//! (`tempfile`'s `persist` alone does not fsync; research/deps.md §8).
+//!
+//! A symbolic link as the target is followed: the file it points to is
+//! replaced and the link stays a link.
+
+use std::fs::{self, File, Permissions};
+use std::io::{self, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+/// Why an atomic write did not happen. In every case the target is as it was.
+#[derive(Debug, Error)]
+pub enum AtomicWriteError {
+    #[error("{path} is a directory")]
+    IsDirectory { path: PathBuf },
+    #[error("directory {dir} does not exist")]
+    NoDirectory { dir: PathBuf },
+    #[error("cannot write in {dir}: {source}")]
+    Write { dir: PathBuf, source: io::Error },
+    #[error("cannot replace {path}: {source}")]
+    Replace { path: PathBuf, source: io::Error },
+}
+
+impl AtomicWriteError {
+    /// The stable code of this failure.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::IsDirectory { .. } => "STATE_TARGET_IS_DIRECTORY",
+            Self::NoDirectory { .. } => "STATE_NO_DIRECTORY",
+            Self::Write { .. } => "STATE_UNWRITABLE",
+            Self::Replace { .. } => "STATE_REPLACE_FAILED",
+        }
+    }
+}
+
+/// Mode of a new file before the umask: what `open(2)` callers ask for.
+const NEW_FILE_MODE: u32 = 0o666;
+
+/// Replaces (or creates) `path` with `bytes`, atomically and durably.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AtomicWriteError> {
+    let staged = stage(path, bytes)?;
+    staged.commit()
+}
+
+/// A fully written, fsynced temporary file waiting to replace its target.
+/// Dropping it without [`Staged::commit`] removes it and changes nothing;
+/// several staged files let a caller commit them one after another.
+#[derive(Debug)]
+pub struct Staged {
+    temp: tempfile::NamedTempFile,
+    target: PathBuf,
+    dir: PathBuf,
+}
+
+/// Writes `bytes` to a temporary file beside `path`, ready to replace it.
+pub fn stage(path: &Path, bytes: &[u8]) -> Result<Staged, AtomicWriteError> {
+    let target = resolve_target(path)?;
+    let dir = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if !dir.is_dir() {
+        return Err(AtomicWriteError::NoDirectory { dir });
+    }
+    let existing_mode = match fs::metadata(&target) {
+        Ok(meta) if meta.is_dir() => {
+            return Err(AtomicWriteError::IsDirectory { path: target });
+        }
+        Ok(meta) => Some(meta.permissions().mode() & 0o7777),
+        Err(_) => None,
+    };
+    let write_err = |source| AtomicWriteError::Write {
+        dir: dir.clone(),
+        source,
+    };
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let prefix = format!(".{name}.");
+    let mut temp = tempfile::Builder::new()
+        .prefix(&prefix)
+        .suffix(".tmp")
+        .permissions(Permissions::from_mode(NEW_FILE_MODE))
+        .tempfile_in(&dir)
+        .map_err(write_err)?;
+    temp.write_all(bytes).map_err(write_err)?;
+    if let Some(mode) = existing_mode {
+        temp.as_file()
+            .set_permissions(Permissions::from_mode(mode))
+            .map_err(write_err)?;
+    }
+    temp.as_file().sync_all().map_err(write_err)?;
+    Ok(Staged { temp, target, dir })
+}
+
+impl Staged {
+    /// The file this will replace.
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+
+    /// Renames the temporary file over the target and fsyncs the directory.
+    pub fn commit(self) -> Result<(), AtomicWriteError> {
+        let Self { temp, target, dir } = self;
+        temp.persist(&target)
+            .map_err(|e| AtomicWriteError::Replace {
+                path: target,
+                source: e.error,
+            })?;
+        // The rename is done and the new document is what readers see. Some
+        // file systems refuse fsync on a directory; that only weakens
+        // durability across a power cut, never what the file holds, so it
+        // is not an error here.
+        let _ = File::open(&dir).and_then(|d| d.sync_all());
+        Ok(())
+    }
+}
+
+/// The file to replace: `path`, or where it points if it is a symlink.
+fn resolve_target(path: &Path) -> Result<PathBuf, AtomicWriteError> {
+    match fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            // A dangling link cannot be canonicalised: write where it points.
+            fs::canonicalize(path)
+                .or_else(|_| {
+                    fs::read_link(path).map(|to| match path.parent() {
+                        Some(parent) if to.is_relative() => parent.join(to),
+                        _ => to,
+                    })
+                })
+                .map_err(|source| AtomicWriteError::Write {
+                    dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
+                    source,
+                })
+        }
+        _ => Ok(path.to_path_buf()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn creates_replaces_and_keeps_the_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.json");
+        write_atomic(&path, b"one").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"one");
+        fs::set_permissions(&path, Permissions::from_mode(0o640)).unwrap();
+        write_atomic(&path, b"two").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"two");
+        let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode, 0o640);
+        // no temporary file left behind
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn follows_a_symlink() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.json");
+        let link = dir.path().join("link.json");
+        fs::write(&real, b"old").unwrap();
+        std::os::unix::fs::symlink("real.json", &link).unwrap();
+        write_atomic(&link, b"new").unwrap();
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read(&real).unwrap(), b"new");
+    }
+
+    #[test]
+    fn refuses_directories_and_missing_parents() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = write_atomic(dir.path(), b"x").unwrap_err();
+        assert_eq!(err.code(), "STATE_TARGET_IS_DIRECTORY");
+        let err = write_atomic(&dir.path().join("no/such/file"), b"x").unwrap_err();
+        assert_eq!(err.code(), "STATE_NO_DIRECTORY");
+    }
+
+    #[test]
+    fn a_dropped_stage_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.json");
+        fs::write(&path, b"old").unwrap();
+        let staged = stage(&path, b"new").unwrap();
+        assert_eq!(staged.target(), path);
+        drop(staged);
+        assert_eq!(fs::read(&path).unwrap(), b"old");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+}

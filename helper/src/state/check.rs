@@ -1,0 +1,106 @@
+//! `state validate`: a `.session-state.local.json` against the
+//! `session-state` schema, and, when the sibling `NEXT-SESSION-PROMPT.local.md`
+//! exists, that the two agree (producer `trekexecute`, the same instant,
+//! project and status).
+
+use std::fs;
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::CODES;
+use super::session_state::{PRODUCER, PROMPT_FILE, PromptFrontMatter};
+use crate::front_matter;
+use crate::problem::Problem;
+use crate::schema;
+use crate::validation::ValidationReport;
+
+/// Validates the state file at `path` (and its sibling prompt, if present).
+pub fn validate_file(path: &Path) -> ValidationReport {
+    let text = match fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) => {
+            return ValidationReport::unreadable(
+                path,
+                Problem::new("STATE_UNREADABLE", format!("cannot read: {e}")),
+            );
+        }
+    };
+    let mut problems = validate_text(&text);
+    if problems.is_empty() {
+        let prompt = path.with_file_name(PROMPT_FILE);
+        if let Ok(prompt_text) = fs::read_to_string(&prompt) {
+            let value: Value = serde_json::from_str(&text).unwrap_or_default();
+            problems.extend(check_prompt(&value, &prompt_text).into_iter().map(|p| {
+                if p.file.is_none() {
+                    p.in_file(&prompt)
+                } else {
+                    p
+                }
+            }));
+        }
+    }
+    ValidationReport::new(path, problems)
+}
+
+/// Every problem of one state document's text.
+pub fn validate_text(text: &str) -> Vec<Problem> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(value) => schema::check("session-state", &value, &CODES),
+        Err(e) => {
+            vec![Problem::new("STATE_NOT_JSON", format!("not JSON: {e}")).at_line(e.line() as u64)]
+        }
+    }
+}
+
+/// The prompt's front matter against the (valid) state record.
+pub fn check_prompt(state: &Value, prompt_text: &str) -> Vec<Problem> {
+    let fm: PromptFrontMatter =
+        match front_matter::parse(prompt_text) {
+            Ok(Some(fm)) => fm,
+            Ok(None) => {
+                return vec![Problem::new(
+                "STATE_PROMPT_NO_FRONT_MATTER",
+                "the prompt has no front matter (produced_by, produced_at, project, status)",
+            )
+            .at_line(1)];
+            }
+            Err(e) => {
+                let mut p = Problem::new("STATE_PROMPT_BAD_FRONT_MATTER", e.to_string());
+                p.line = e.line();
+                return vec![p];
+            }
+        };
+    let mut problems = Vec::new();
+    if fm.produced_by.as_deref() != Some(PRODUCER) {
+        problems.push(Problem::new(
+            "STATE_PROMPT_PRODUCER",
+            format!(
+                "produced_by is {}, not {PRODUCER}",
+                fm.produced_by.as_deref().unwrap_or("missing")
+            ),
+        ));
+    }
+    let field = |key: &str| state.get(key).and_then(Value::as_str);
+    for (name, theirs, ours) in [
+        (
+            "produced_at",
+            fm.produced_at.as_deref(),
+            field("updated_at"),
+        ),
+        ("project", fm.project.as_deref(), field("project")),
+        ("status", fm.status.as_deref(), field("status")),
+    ] {
+        if theirs != ours {
+            problems.push(Problem::new(
+                "STATE_PAIR_MISMATCH",
+                format!(
+                    "the prompt's {name} is {} but the state file says {}",
+                    theirs.unwrap_or("missing"),
+                    ours.unwrap_or("nothing")
+                ),
+            ));
+        }
+    }
+    problems
+}

@@ -1,0 +1,182 @@
+//! Crash-safe state files (DESIGN.md area `state/`; seed Phase 8, Handover
+//! 7): `write --atomic`, `state write`, `state validate`.
+//!
+//! - [`atomic`]: the write primitive every state and progress file goes
+//!   through (temp file, fsync, rename, fsync of the directory, mode kept).
+//! - [`session_state`]: the handover pair `.session-state.local.json` +
+//!   `NEXT-SESSION-PROMPT.local.md`.
+//! - [`check`]: `state validate`, the schema plus the pair's agreement.
+//! - [`pair`]: writing the pair so that both change or neither does.
+
+pub mod atomic;
+pub mod check;
+pub mod pair;
+pub mod session_state;
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+
+pub use atomic::{AtomicWriteError, write_atomic};
+use session_state::SessionState;
+
+use crate::clock::UtcTime;
+use crate::exit;
+use crate::problem::{self, Problem};
+use crate::schema;
+use crate::write_reply::WriteReply;
+
+/// The most bytes `write --atomic` accepts on stdin (state files are small;
+/// this bounds memory when something else is piped in by mistake).
+pub const MAX_DOCUMENT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The problems `state` reports from a schema check.
+pub const CODES: schema::Codes = schema::Codes {
+    missing_key: "STATE_MISSING_KEY",
+    not_object: "STATE_NOT_OBJECT",
+    other: "STATE_BAD_VALUE",
+    tagged: &[
+        "STATE_BAD_VERSION",
+        "STATE_BAD_VALUE",
+        "STATE_BAD_STATUS",
+        "STATE_BAD_TIME",
+    ],
+};
+
+/// Options of `write --atomic PATH`.
+#[derive(Debug, Clone)]
+pub struct WriteOptions {
+    pub path: PathBuf,
+    /// Validate stdin against this embedded schema first.
+    pub schema: Option<String>,
+    pub json: bool,
+}
+
+/// `write --atomic`: stdin replaces `path` whole, or nothing changes.
+/// Exit 0 written, 1 refused by `--schema`, 2 could not write.
+pub fn execute_write(options: &WriteOptions, stdin: &mut impl Read, out: &mut impl Write) -> u8 {
+    let mut bytes = Vec::new();
+    let read = stdin.take(MAX_DOCUMENT_BYTES + 1).read_to_end(&mut bytes);
+    let outcome = match read {
+        Err(e) => Err((
+            exit::CANNOT_CHECK,
+            Problem::new("STATE_STDIN_UNREADABLE", format!("cannot read stdin: {e}")),
+        )),
+        Ok(_) if bytes.len() as u64 > MAX_DOCUMENT_BYTES => Err((
+            exit::CANNOT_CHECK,
+            Problem::new(
+                "STATE_TOO_LARGE",
+                format!("stdin holds more than {MAX_DOCUMENT_BYTES} bytes"),
+            ),
+        )),
+        Ok(_) => write_checked(options, &bytes),
+    };
+    finish(options.json, outcome, out, |reply| {
+        reply.bytes = Some(bytes.len() as u64);
+    })
+}
+
+fn write_checked(options: &WriteOptions, bytes: &[u8]) -> Result<WriteReply, (u8, Problem)> {
+    if let Some(name) = &options.schema {
+        if schema::find(name).is_none() {
+            return Err((
+                exit::CANNOT_CHECK,
+                Problem::new(
+                    "STATE_UNKNOWN_SCHEMA",
+                    format!(
+                        "no schema named '{name}' (known: {})",
+                        schema::names().join(", ")
+                    ),
+                ),
+            ));
+        }
+        let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
+            (
+                exit::NOT_OK,
+                Problem::new("STATE_NOT_JSON", format!("stdin is not JSON: {e}"))
+                    .at_line(e.line() as u64),
+            )
+        })?;
+        let codes = schema::Codes {
+            missing_key: "STATE_MISSING_KEY",
+            not_object: "STATE_NOT_OBJECT",
+            other: "STATE_SCHEMA_VIOLATION",
+            tagged: &[],
+        };
+        let problems = schema::check(name, &value, &codes);
+        if let Some(first) = problems.first() {
+            problem::eprint_all(problems.get(1..).unwrap_or(&[]));
+            return Err((exit::NOT_OK, first.clone()));
+        }
+    }
+    write_atomic(&options.path, bytes)
+        .map(|()| WriteReply::written(&options.path))
+        .map_err(|e| (exit::CANNOT_CHECK, Problem::new(e.code(), e.to_string())))
+}
+
+/// Prints the outcome: `--json` as a write reply on stdout, otherwise a
+/// line on stdout (written) or the problem on stderr (refused).
+fn finish(
+    json: bool,
+    outcome: Result<WriteReply, (u8, Problem)>,
+    out: &mut impl Write,
+    decorate: impl FnOnce(&mut WriteReply),
+) -> u8 {
+    let (code, reply) = match outcome {
+        Ok(mut reply) => {
+            decorate(&mut reply);
+            (exit::OK, reply)
+        }
+        Err((code, problem)) => {
+            problem::eprint_all(std::slice::from_ref(&problem));
+            (code, WriteReply::refused(&problem))
+        }
+    };
+    if json {
+        let _ = reply.render_json(out);
+    } else if let Some(path) = &reply.path {
+        let _ = match &reply.prompt_path {
+            Some(prompt) => writeln!(out, "wrote {path} and {prompt}"),
+            None => writeln!(out, "wrote {path}"),
+        };
+    }
+    let _ = out.flush();
+    code
+}
+
+/// Options of `state write`.
+#[derive(Debug, Clone)]
+pub struct StateWriteOptions {
+    pub project: PathBuf,
+    pub brief: String,
+    pub label: String,
+    pub status: String,
+    pub json: bool,
+}
+
+/// `state write`: the handover pair, both or neither.
+/// Exit 0 written, 1 refused input, 2 could not write.
+pub fn execute_state_write(options: &StateWriteOptions, out: &mut impl Write) -> u8 {
+    let state = SessionState {
+        schema_version: 1,
+        project: options.project.display().to_string(),
+        next_session_brief_path: options.brief.clone(),
+        next_session_label: options.label.clone(),
+        status: options.status.clone(),
+        updated_at: UtcTime::now().rfc3339(),
+    };
+    let outcome = pair::write_pair(&options.project, &state);
+    finish(options.json, outcome, out, |_| {})
+}
+
+/// Options of `state validate`.
+#[derive(Debug, Clone)]
+pub struct StateValidateOptions {
+    pub file: PathBuf,
+    pub json: bool,
+}
+
+/// `state validate FILE`: exit 0 valid, 1 problems, 2 unreadable.
+pub fn execute_state_validate(options: &StateValidateOptions, out: &mut impl Write) -> u8 {
+    let report = check::validate_file(&options.file);
+    report.print(options.json, out)
+}

@@ -1,0 +1,191 @@
+//! Stats and lifecycle events (DESIGN.md area `stats/`; seed Phase 8 and
+//! Phase 9): `stats append`, `event emit`, `stats show`.
+//!
+//! Records are appended as single lines to `<data dir>/<kind>-stats.jsonl`
+//! under a file lock, so any number of concurrent writers never interleave
+//! ([`jsonl`]). A writer answers `{"written": true, "path": …}` or
+//! `{"written": false, "code": …, "reason": …}` with exit 1, and never makes
+//! its caller wait more than a few seconds: stats must not block a run.
+//!
+//! - [`kind`]: the kind names a file; [`record`]: one JSON object + `ts`.
+//! - [`event`]: known events and the export allowlist.
+//! - [`jsonl`]: locked whole-line appends; [`summary`]: `stats show`.
+
+pub mod event;
+pub mod jsonl;
+pub mod kind;
+pub mod record;
+pub mod summary;
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+
+use serde_json::{Map, Value};
+
+use crate::clock::UtcTime;
+use crate::exit;
+use crate::problem::{self, Problem};
+use crate::write_reply::WriteReply;
+
+/// The kind events go to unless told otherwise (seed "High-effort
+/// behavior": the record lands in `trekexecute-stats.jsonl`).
+pub const EVENT_KIND: &str = "trekexecute";
+
+/// Where the record comes from.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// Given on the command line.
+    Arg(String),
+    /// Read from stdin.
+    Stdin,
+}
+
+/// Options of `stats append KIND`.
+#[derive(Debug, Clone)]
+pub struct AppendOptions {
+    pub kind: String,
+    pub record: Source,
+    /// The data directory, resolved (None: no HOME either).
+    pub data_dir: Option<PathBuf>,
+}
+
+/// Options of `event emit`.
+#[derive(Debug, Clone)]
+pub struct EventOptions {
+    pub event: String,
+    pub payload: Option<Source>,
+    pub kind: String,
+    pub data_dir: Option<PathBuf>,
+}
+
+fn read_source(source: &Source, stdin: &mut impl Read) -> Result<Vec<u8>, Problem> {
+    match source {
+        Source::Arg(text) => Ok(text.as_bytes().to_vec()),
+        Source::Stdin => {
+            let mut bytes = Vec::new();
+            stdin
+                .take(record::MAX_RECORD_BYTES as u64 + 1)
+                .read_to_end(&mut bytes)
+                .map_err(|e| {
+                    Problem::new("STATS_STDIN_UNREADABLE", format!("cannot read stdin: {e}"))
+                })?;
+            Ok(bytes)
+        }
+    }
+}
+
+/// Appends `rec` as one line of `<data dir>/<kind>-stats.jsonl`.
+pub fn append(
+    data_dir: Option<&std::path::Path>,
+    kind_name: &str,
+    rec: &Map<String, Value>,
+) -> Result<PathBuf, Problem> {
+    kind::check(kind_name).map_err(|m| Problem::new("STATS_BAD_KIND", m))?;
+    let dir = data_dir.ok_or_else(|| {
+        Problem::new(
+            "STATS_NO_DATA_DIR",
+            "no data directory: set CLAUDE_PLUGIN_DATA, VOYAGE_DATA_DIR, XDG_DATA_HOME or HOME",
+        )
+    })?;
+    std::fs::create_dir_all(dir).map_err(|e| {
+        Problem::new(
+            "STATS_UNWRITABLE",
+            format!("cannot create {}: {e}", dir.display()),
+        )
+    })?;
+    let path = dir.join(kind::file_name(kind_name));
+    let line =
+        serde_json::to_vec(rec).map_err(|e| Problem::new("STATS_WRITE_FAILED", e.to_string()))?;
+    jsonl::append_line(&path, &line, jsonl::LOCK_WAIT)
+        .map_err(|e| Problem::new(e.code(), e.to_string()))?;
+    Ok(path)
+}
+
+/// Prints the writer's reply and returns 0 (written) or 1 (not written).
+fn reply(outcome: Result<WriteReply, Problem>, out: &mut impl Write) -> u8 {
+    let (code, reply) = match outcome {
+        Ok(r) => (exit::OK, r),
+        Err(p) => {
+            problem::eprint_all(std::slice::from_ref(&p));
+            (exit::NOT_OK, WriteReply::refused(&p))
+        }
+    };
+    let _ = reply.render_json(out);
+    let _ = out.flush();
+    code
+}
+
+/// `stats append KIND [RECORD]`.
+pub fn execute_append(options: &AppendOptions, stdin: &mut impl Read, out: &mut impl Write) -> u8 {
+    let outcome = (|| {
+        kind::check(&options.kind).map_err(|m| Problem::new("STATS_BAD_KIND", m))?;
+        let bytes = read_source(&options.record, stdin)?;
+        let rec = record::parse_object(&bytes, "record")?;
+        let rec = record::with_ts(rec, &UtcTime::now().rfc3339());
+        let path = append(options.data_dir.as_deref(), &options.kind, &rec)?;
+        Ok(WriteReply::written(&path))
+    })();
+    reply(outcome, out)
+}
+
+/// `event emit --event NAME [--payload -|JSON]`.
+pub fn execute_event(options: &EventOptions, stdin: &mut impl Read, out: &mut impl Write) -> u8 {
+    let outcome = (|| {
+        event::check_name(&options.event).map_err(|m| Problem::new("STATS_BAD_EVENT_NAME", m))?;
+        let payload = match &options.payload {
+            None => Map::new(),
+            Some(source) => record::parse_object(&read_source(source, stdin)?, "payload")?,
+        };
+        let rec = event::record(&options.event, payload, &UtcTime::now().rfc3339());
+        let path = append(options.data_dir.as_deref(), &options.kind, &rec)?;
+        let mut reply = WriteReply::written(&path);
+        reply.event = Some(options.event.clone());
+        reply.known_event = Some(event::is_known(&options.event));
+        Ok(reply)
+    })();
+    reply(outcome, out)
+}
+
+/// Options of `stats show`.
+#[derive(Debug, Clone)]
+pub struct ShowOptions {
+    pub kind: Option<String>,
+    pub data_dir: Option<PathBuf>,
+    pub json: bool,
+}
+
+/// `stats show [KIND]`: exit 0, or 2 when the directory cannot be read.
+pub fn execute_show(options: &ShowOptions, out: &mut impl Write) -> u8 {
+    if let Some(k) = &options.kind
+        && let Err(m) = kind::check(k)
+    {
+        problem::eprint_all(&[Problem::new("STATS_BAD_KIND", m)]);
+        return exit::CANNOT_CHECK;
+    }
+    let Some(dir) = &options.data_dir else {
+        problem::eprint_all(&[Problem::new(
+            "STATS_NO_DATA_DIR",
+            "no data directory: set CLAUDE_PLUGIN_DATA, VOYAGE_DATA_DIR, XDG_DATA_HOME or HOME",
+        )]);
+        return exit::CANNOT_CHECK;
+    };
+    let summary = match summary::summarize_dir(dir, options.kind.as_deref()) {
+        Ok(s) => s,
+        Err(e) => {
+            problem::eprint_all(&[Problem::new(
+                "STATS_UNREADABLE",
+                format!("cannot read {}: {e}", dir.display()),
+            )]);
+            return exit::CANNOT_CHECK;
+        }
+    };
+    let _ = if options.json {
+        serde_json::to_writer_pretty(&mut *out, &summary)
+            .map_err(std::io::Error::from)
+            .and_then(|()| writeln!(out))
+    } else {
+        summary::render_text(&summary, out)
+    };
+    let _ = out.flush();
+    exit::OK
+}
