@@ -470,7 +470,13 @@ if [[ -z "$only" || "$only" == hook ]]; then
   hook_pair hook "$tmp/typical.json" "$(q "$helper")"
   section "6c. a blocked call; 6d. the typical call through the plugin launcher"
   ROUNDS=3 hook_pair hook_deny "$tmp/blocked.json" "$(q "$helper")"
-  VOYAGE_HELPER="$helper" ROUNDS=3 hook_pair hook_launcher "$tmp/typical.json" "$(q "$(pwd)/plugin/bin/voyage-helper")"
+  # The route an installed plugin takes: the launcher finds the plugin's own
+  # target/release build (only handed over when the build went elsewhere).
+  if [[ "$helper" == "$(pwd)/target/release/voyage-helper" ]]; then
+    ROUNDS=3 hook_pair hook_launcher "$tmp/typical.json" "$(q "$(pwd)/plugin/bin/voyage-helper")"
+  else
+    VOYAGE_HELPER="$helper" ROUNDS=3 hook_pair hook_launcher "$tmp/typical.json" "$(q "$(pwd)/plugin/bin/voyage-helper")"
+  fi
 fi
 
 # --- 7 and 8. the run-state writers ----------------------------------------------

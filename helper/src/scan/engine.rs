@@ -3,7 +3,9 @@
 //! dangerous; `scan command`, `scan plan`, the PreToolUse hook and (later)
 //! the criteria runner and the executor's Verify check all call it.
 
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread;
+use std::time::Duration;
 
 use super::arg::Arg;
 use super::finding::Judgement;
@@ -17,35 +19,43 @@ use super::scanner::{Context, Scanner};
 /// pages touched are ever allocated.
 const STACK_BYTES: usize = 256 << 20;
 
+/// How long a judgement may take before the engine gives up and blocks.
+/// Under the hook's 10 s timeout in `hooks/hooks.json` (a hook that times
+/// out lets the call through), well over the 0.3 s a 1 MB command takes.
+pub const WATCHDOG: Duration = Duration::from_secs(8);
+
 /// Judges `command`, a shell command line, as bash would run it.
+///
+/// The walk runs on its own thread with a large stack. If it panics, or is
+/// still running after [`WATCHDOG`] (the parser has been seen to loop on
+/// input it should reject), the command is blocked as unscannable; a thread
+/// that overran is left to end with the process.
 pub fn judge_command(command: &str, ctx: &Context) -> Judgement {
-    let walk = || {
-        let mut scanner = Scanner::new(ctx);
-        scanner.top(command);
-        scanner.judgement
+    let (tx, rx) = mpsc::channel();
+    let text = command.to_owned();
+    let owned = ctx.clone();
+    let spawned = thread::Builder::new()
+        .name("voyage-scan".into())
+        .stack_size(STACK_BYTES)
+        .spawn(move || {
+            let mut scanner = Scanner::new(&owned);
+            scanner.top(&text);
+            let _ = tx.send(scanner.judgement);
+        });
+    let why = match spawned {
+        Err(_) => "no thread to scan on",
+        Ok(handle) => match rx.recv_timeout(WATCHDOG) {
+            Ok(judgement) => {
+                let _ = handle.join();
+                return judgement;
+            }
+            Err(RecvTimeoutError::Timeout) => "the scan took too long",
+            Err(RecvTimeoutError::Disconnected) => "internal error while scanning",
+        },
     };
-    let outcome = thread::scope(|scope| {
-        thread::Builder::new()
-            .name("voyage-scan".into())
-            .stack_size(STACK_BYTES)
-            .spawn_scoped(scope, walk)
-            .map(|handle| handle.join())
-    });
-    match outcome {
-        Ok(Ok(judgement)) => judgement,
-        // No thread (resources exhausted) or a bug in the walk: fail closed.
-        Ok(Err(_)) | Err(_) => {
-            let mut judgement = Judgement::default();
-            let mut scanner = Scanner::new(ctx);
-            scanner.report_text(
-                &rule::UNSCANNABLE,
-                command,
-                "internal error while scanning".into(),
-            );
-            judgement.findings.append(&mut scanner.judgement.findings);
-            judgement
-        }
-    }
+    let mut scanner = Scanner::new(ctx);
+    scanner.report_text(&rule::UNSCANNABLE, command, why.into());
+    scanner.judgement
 }
 
 /// Judges a write of `path` by a file tool (Write, Edit, NotebookEdit).

@@ -44,6 +44,13 @@ pub fn parse(text: &str) -> Result<Program, Failure> {
     if opens > closes + MAX_UNCLOSED_PARENS {
         return Err(Failure::Syntax("unbalanced parentheses".into()));
     }
+    if empty_heredoc_delimiter(text) {
+        // With an empty delimiter and a comment after it, brush-parser's
+        // tokenizer never ends and grows without bound.
+        return Err(Failure::Syntax(
+            "here-document with an empty delimiter".into(),
+        ));
+    }
     if huge_fd(text) {
         // brush-parser unwraps a redirection's descriptor number as an i32.
         return Err(Failure::Syntax(
@@ -73,6 +80,33 @@ pub fn nesting(text: &str) -> usize {
         }
     }
     deepest
+}
+
+/// A here-document whose delimiter comes out empty (`<<""`, `<<-''`,
+/// `<<\`, a delimiter of form feeds): brush-parser trims the delimiter's
+/// leading ASCII whitespace and drops its quotes, and with nothing left its
+/// tokenizer can loop without end.
+fn empty_heredoc_delimiter(text: &str) -> bool {
+    text.match_indices("<<").any(|(at, _)| {
+        let rest = text.get(at + 2..).unwrap_or_default();
+        if rest.starts_with('<') {
+            return false;
+        }
+        let rest = rest.strip_prefix('-').unwrap_or(rest);
+        let rest = rest.trim_start_matches([' ', '\t']);
+        let word: String = rest
+            .chars()
+            .take_while(|c| {
+                !matches!(
+                    c,
+                    ' ' | '\t' | '\n' | '|' | '&' | ';' | '(' | ')' | '<' | '>'
+                )
+            })
+            .collect();
+        word.trim_start_matches(|c: char| c.is_ascii_whitespace())
+            .chars()
+            .all(|c| matches!(c, '"' | '\'' | '\\'))
+    })
 }
 
 /// A run of ten or more digits right before `<` or `>`.
@@ -115,6 +149,11 @@ mod tests {
             Err(Failure::Syntax(_))
         ));
         assert!(parse("echo 2>&1 123>x").is_ok());
+        for empty in ["<<\"\"(#", "cat <<'' >f", "cat <<- \"\"\"\" x", "<<''"] {
+            assert!(matches!(parse(empty), Err(Failure::Syntax(_))), "{empty}");
+        }
+        assert!(parse("cat <<'EOF'\nx\nEOF").is_ok());
+        assert!(parse("cat <<<\"\"").is_ok());
         assert_eq!(nesting("a (b) {c [d]}"), 2);
         assert_eq!(nesting(")))((("), 3);
     }
