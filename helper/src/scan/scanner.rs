@@ -121,6 +121,9 @@ impl<'c> Scanner<'c> {
     /// that fails to parse, or whose commands merely warn, adds nothing
     /// (nesting past the caps still blocks).
     pub fn blocks_only(&mut self, text: &str, via: &str) {
+        // The spaces around `$(( … ))`'s content are no part of the code; a
+        // here-document's closing line with one after it would not parse.
+        let text = text.trim();
         if parse::parse(text).is_err() {
             return;
         }
