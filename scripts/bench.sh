@@ -5,8 +5,9 @@
 # absolute timed assertion; see benches/README.md for what each one means.
 #
 #   scripts/bench.sh                        build the release helper, measure, print a table
-#   scripts/bench.sh state                  only figures 4 and 5 (progress step, stats append)
 #   scripts/bench.sh run                    only figures 1 to 3 (voyage-helper run)
+#   scripts/bench.sh plan                   only figures 4 and 5 (plan validate)
+#   scripts/bench.sh state                  only figures 6 and 7 (progress step, stats append)
 #   VOYAGE_BENCH_TIMER=python3 scripts/bench.sh   time with the python3 loop even
 #                                           when hyperfine is installed
 #
@@ -22,8 +23,8 @@ cd "$(dirname "$0")/.."
 
 only="${1:-all}"
 case "$only" in
-  all | run | state) ;;
-  *) echo "usage: scripts/bench.sh [all|run|state]" >&2; exit 2 ;;
+  all | run | plan | state) ;;
+  *) echo "usage: scripts/bench.sh [all|run|plan|state]" >&2; exit 2 ;;
 esac
 
 ROUNDS=10         # figures 1 and 2 alternate the two commands in this many rounds,
@@ -31,7 +32,7 @@ ROUNDS=10         # figures 1 and 2 alternate the two commands in this many roun
 TRUE_RUNS=30      # runs of each command per round for figure 1 (300 in all)
 SEQ_RUNS=8        # runs of each command per round for figure 2 (80 in all)
 WARMUP=3          # warm-up runs of each command per round
-STATE_RUNS=30     # runs of each command per round for figures 4 and 5 (300 in all)
+STATE_RUNS=30     # runs of each command per round for figures 6 and 7 (300 in all)
 POLL_RUNS=3       # runs of the simulated original run.sh poll loop (~1 s each)
 BIG_RUNS=2        # runs of each side of figure 3 (each writes 1 GiB)
 BIG_BYTES=1073741824
@@ -221,19 +222,6 @@ def cmd_table(results, big_bytes):
         tb = mib / min(r["wall_s"] for r in d["big_bash"])
         row("3c. throughput, 1 GiB (best run)", f"{tv:.0f} MiB/s", f"{tb:.0f} MiB/s",
             f"{tv / tb:.2f}x", "info", None)
-    for key, fig, what in (("progress", "4", "`progress step` (read, check, atomic rewrite)"),
-                           ("stats", "5", "`stats append` (locked JSONL append)")):
-        if key not in d:
-            continue
-        v, b = d[key]
-        ratio = v["mean_ms"] / b["mean_ms"]
-        row(f"{fig}. {what} vs `bash -c true`, mean", f"{v['mean_ms']:.2f} ms",
-            f"{b['mean_ms']:.2f} ms", f"{ratio:.2f}x", "≤ 2x", ratio <= 2.0)
-        row(f"{fig}a. same, median wall", f"{v['median_ms']:.2f} ms", f"{b['median_ms']:.2f} ms",
-            f"{v['median_ms'] / b['median_ms']:.2f}x", "info", None)
-        row(f"{fig}b. same, CPU time (user+sys)", f"{v['cpu_ms']:.2f} ms", f"{b['cpu_ms']:.2f} ms",
-            f"{v['cpu_ms'] / b['cpu_ms']:.2f}x", "info", None)
-
     if "plan3" in d:
         v, b = d["plan3"]
         row("4. `plan validate` on the 3-step example vs `bash -c true`", f"{v['mean_ms']:.2f} ms",
@@ -244,6 +232,22 @@ def cmd_table(results, big_bytes):
         growth = v20["mean_ms"] / v10["mean_ms"]
         row("5a. same, 20,000 steps vs 10,000", f"{v20['mean_ms']:.0f} ms", f"{v10['mean_ms']:.0f} ms",
             f"{growth:.2f}x", "≤ 2.2x", growth <= 2.2)
+    for key, fig, what in (("progress", "6", "`progress step` (read, check, atomic rewrite)"),
+                           ("stats", "7", "`stats append` (locked JSONL append)")):
+        if key not in d:
+            continue
+        v, b = d[key]
+        ratio = v["mean_ms"] / b["mean_ms"]
+        row(f"{fig}. {what} vs `bash -c true`, mean", f"{v['mean_ms']:.2f} ms",
+            f"{b['mean_ms']:.2f} ms", f"{ratio:.2f}x", "≤ 2x", ratio <= 2.0)
+        row(f"{fig}a. same, median wall", f"{v['median_ms']:.2f} ms", f"{b['median_ms']:.2f} ms",
+            f"{v['median_ms'] / b['median_ms']:.2f}x", "info", None)
+        row(f"{fig}b. same, CPU time (user+sys)", f"{v['cpu_ms']:.2f} ms", f"{b['cpu_ms']:.2f} ms",
+            f"{v['cpu_ms'] / b['cpu_ms']:.2f}x", "info", None)
+        if key == "progress" and "progress_read" in d:
+            r, rb = d["progress_read"]
+            row("6c. `progress show` (the read and check alone), mean", f"{r['mean_ms']:.2f} ms",
+                f"{rb['mean_ms']:.2f} ms", f"{r['mean_ms'] / rb['mean_ms']:.2f}x", "info", None)
 
     head = ("figure", "voyage", "baseline", "ratio/diff", "target", "result")
     widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(6)]
@@ -290,7 +294,7 @@ time_pair() {
 q() { printf '%q' "$1"; }
 run_cmd() { echo "$(q "$helper") run --cwd $(q "$tmp") -- $(q "$1")"; }
 
-if [[ "$only" != state ]]; then
+if [[ "$only" == all || "$only" == run ]]; then
 # --- sanity: the helper really runs the commands we time ----------------------
 
 check() { # check COMMAND EXPECTED-LINE
@@ -363,9 +367,9 @@ if ((have_time)); then
 fi
 fi
 
-# --- 4 and 5. the run-state writers ----------------------------------------------
+# --- 6 and 7. the run-state writers ----------------------------------------------
 
-if [[ "$only" != run ]]; then
+if [[ "$only" == all || "$only" == state ]]; then
   # A progress file of a 12-step plan, fresh before every timed run (the
   # copy is the untimed preparation), so each run makes the same change:
   # read, check against the schema, apply, check again, atomic rewrite.
@@ -386,8 +390,12 @@ PY
   cp "$tmp/fresh.json" "$tmp/p.json"
   "$helper" progress step 1 --status in_progress --file "$tmp/p.json" | grep -q 'pending -> in_progress' ||
     { echo "bench.sh: progress step did not run as expected" >&2; exit 2; }
-  section "4. voyage-helper progress step  vs  bash -c true  ($ROUNDS x $STATE_RUNS runs each)"
+  section "6. voyage-helper progress step  vs  bash -c true  ($ROUNDS x $STATE_RUNS runs each)"
   time_pair progress "$STATE_RUNS" "$prep" "$step_cmd" "$prep" "bash -c true"
+  # The same read and check without the write (no temporary file, no
+  # fsync, no rename): what the two fsyncs of figure 6 cost is the rest.
+  section "6c. voyage-helper progress show (read and check only)  vs  bash -c true"
+  time_pair progress_read "$STATE_RUNS" "$prep" "$(q "$helper") progress show --file $(q "$tmp/p.json")" "$prep" "bash -c true"
 
   # Records go to a data dir of the scratch directory; the file grows by one
   # line per run, as it does in use.
@@ -396,12 +404,13 @@ PY
   record='{"plan":"bench.md","plan_type":"plan","mode":"execute","result":"completed","steps_total":12,"steps_passed":12,"steps_failed":0,"steps_skipped":0,"failed_at_step":null}'
   "$helper" stats append bench "$record" | grep -q '"written":true' ||
     { echo "bench.sh: stats append did not write" >&2; exit 2; }
-  section "5. voyage-helper stats append  vs  bash -c true  ($ROUNDS x $STATE_RUNS runs each)"
+  section "7. voyage-helper stats append  vs  bash -c true  ($ROUNDS x $STATE_RUNS runs each)"
   time_pair stats "$STATE_RUNS" true "$(q "$helper") stats append bench $(q "$record")" true "bash -c true"
 fi
 
 # --- 4. plans: validating the example and generated plans ------------------------
 
+if [[ "$only" == all || "$only" == plan ]]; then
 section "4. voyage-helper plan validate (3-step example) vs bash -c true ($ROUNDS x $TRUE_RUNS runs each)"
 example="$repo/helper/tests/fixtures/plans/valid/v17-single.md"
 time_pair plan3 "$TRUE_RUNS" true "$(q "$helper") plan validate $(q "$example")" true "bash -c true"
@@ -413,6 +422,7 @@ for n in 10k 20k; do
   timed "$tmp/plan$n.json" 2 10 true "$(q "$helper") plan validate $(q "$tmp/plan$n.md")" true true
   py pool "$results" "plan$n" "$tmp/plan$n.json"
 done
+fi
 
 # --- table ------------------------------------------------------------------------
 
