@@ -766,8 +766,11 @@ pub enum ProfileCommand {
     ///     PARALLEL: <n>
     ///
     /// --json prints {effort, model, source, …} (schema
-    /// profile-resolution). A brief_version 2.1+ brief without
-    /// phase_signals gets the warning BRIEF_V51_MISSING_SIGNALS on stderr.
+    /// profile-resolution). The brief is read as `brief validate --soft`
+    /// reads it: a brief_version 2.1+ brief without phase_signals gets the
+    /// warning BRIEF_V51_MISSING_SIGNALS on stderr, and its errors
+    /// (BRIEF_INVALID_EFFORT, BRIEF_FRONT_MATTER, …) stop the resolution; a
+    /// brief without front matter simply has no signals.
     ///
     /// Exit status: 0 resolved, 1 unknown profile, bad brief or profile
     /// content, or a --plan that is not a plan; 2 unreadable brief or plan,
