@@ -260,9 +260,9 @@ impl VerdictArgs {
     }
 }
 
-/// Replace a file with stdin, atomically: the old document or the new one,
-/// never a mix.
+/// Replace a file with stdin, atomically
 ///
+/// A reader or a crash sees the old document or the new one, never a mix.
 /// Stdin is written to a temporary file in PATH's directory, fsynced, given
 /// the mode of the file it replaces (a new file gets 0666 less the umask),
 /// renamed over PATH, and the directory is fsynced. A crash or a kill at any
@@ -390,7 +390,7 @@ impl LocateArgs {
     }
 }
 
-/// The progress file: the ground truth of a run (Phase 3, Phase 6).
+/// The progress file: the ground truth of a run (Phase 3, Phase 6)
 ///
 /// Every subcommand that changes the file reads it, checks it against the
 /// `progress` schema and the rules, and replaces it atomically; a refused
@@ -668,7 +668,7 @@ pub enum EventCommand {
     },
 }
 
-/// Decide what the run does at an autonomy boundary.
+/// Decide what the run does at an autonomy boundary
 ///
 /// MODES. --gates open|adaptive|closed is the operator's flag (`true` is the
 /// bare --gates flag: closed; `false` means no flag). Without a flag the
