@@ -1,14 +1,16 @@
 //! YAML front matter (`front_matter::split` and `parse`) and a brief's
-//! phase signals on top of it (`profile::brief::parse`), on arbitrary text.
+//! phase signals (`brief::Brief::parse`, which `profile resolve` reads), on
+//! arbitrary text.
 //!
 //! Checked beyond "no panic": a block `split` finds lies inside the text and
-//! starts on line 2; an error's line, when given, is at least 1.
+//! starts on line 2; an error's line, when given, is at least 1; an effort
+//! outside low, standard and high is always reported.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use voyage_helper::front_matter::{parse, split};
-use voyage_helper::profile::brief;
+use voyage_helper::brief::Brief;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
@@ -21,12 +23,12 @@ fuzz_target!(|data: &[u8]| {
     if let Err(e) = parse::<serde_json::Value>(text) {
         assert!(e.line().is_none_or(|l| l >= 1));
     }
-    if let Ok(b) = brief::parse(text) {
-        for signal in b.signals.values() {
+    let b = Brief::parse(text, true);
+    if b.problems.iter().all(|p| p.code != "BRIEF_INVALID_EFFORT") {
+        for signal in &b.phase_signals {
             if let Some(e) = &signal.effort {
-                assert!(["low", "standard", "high"].contains(&e.as_str()));
+                assert!(["low", "standard", "high"].contains(&e.as_str()), "{e}");
             }
         }
-        let _ = b.missing_signals();
     }
 });

@@ -261,9 +261,9 @@ impl VerdictArgs {
     }
 }
 
-/// Replace a file with stdin, atomically: the old document or the new one,
-/// never a mix.
+/// Replace a file with stdin, atomically
 ///
+/// A reader or a crash sees the old document or the new one, never a mix.
 /// Stdin is written to a temporary file in PATH's directory, fsynced, given
 /// the mode of the file it replaces (a new file gets 0666 less the umask),
 /// renamed over PATH, and the directory is fsynced. A crash or a kill at any
@@ -391,7 +391,7 @@ impl LocateArgs {
     }
 }
 
-/// The progress file: the ground truth of a run (Phase 3, Phase 6).
+/// The progress file: the ground truth of a run (Phase 3, Phase 6)
 ///
 /// Every subcommand that changes the file reads it, checks it against the
 /// `progress` schema and the rules, and replaces it atomically; a refused
@@ -669,7 +669,7 @@ pub enum EventCommand {
     },
 }
 
-/// Decide what the run does at an autonomy boundary.
+/// Decide what the run does at an autonomy boundary
 ///
 /// MODES. --gates open|adaptive|closed is the operator's flag (`true` is the
 /// bare --gates flag: closed; `false` means no flag). Without a flag the
@@ -767,8 +767,11 @@ pub enum ProfileCommand {
     ///     PARALLEL: <n>
     ///
     /// --json prints {effort, model, source, …} (schema
-    /// profile-resolution). A brief_version 2.1+ brief without
-    /// phase_signals gets the warning BRIEF_V51_MISSING_SIGNALS on stderr.
+    /// profile-resolution). The brief is read as `brief validate --soft`
+    /// reads it: a brief_version 2.1+ brief without phase_signals gets the
+    /// warning BRIEF_V51_MISSING_SIGNALS on stderr, and its errors
+    /// (BRIEF_INVALID_EFFORT, BRIEF_FRONT_MATTER, …) stop the resolution; a
+    /// brief without front matter simply has no signals.
     ///
     /// Exit status: 0 resolved, 1 unknown profile, bad brief or profile
     /// content, or a --plan that is not a plan; 2 unreadable brief or plan,

@@ -13,9 +13,10 @@ use std::path::Path;
 use proptest::prelude::*;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use voyage_helper::brief::Brief;
 use voyage_helper::front_matter;
 use voyage_helper::gate::{machine, mode};
-use voyage_helper::profile::{brief, custom};
+use voyage_helper::profile::custom;
 use voyage_helper::progress::model::Progress;
 use voyage_helper::progress::status::StepStatus;
 use voyage_helper::progress::transition::{StepUpdate, apply};
@@ -118,7 +119,7 @@ fn check_all(data: &[u8]) {
         assert!(p.code.starts_with("STATE_"));
     }
     let _ = front_matter::parse::<serde_json::Value>(&text);
-    let _ = brief::parse(&text).map(|b| b.missing_signals());
+    let _ = Brief::parse(&text, true);
     if let Ok(p) = custom::parse("x", &text, "x.yaml") {
         assert!(p.parallel_agents >= 1);
     }

@@ -206,12 +206,12 @@ fn bad_profiles_and_briefs_are_coded() {
         (
             &["--phase", "execute", "--brief", "bad-effort.md"],
             1,
-            "PROFILE_BRIEF_BAD_EFFORT",
+            "BRIEF_INVALID_EFFORT",
         ),
         (
             &["--phase", "execute", "--brief", "bad-yaml.md"],
             1,
-            "PROFILE_BRIEF_BAD_FRONT_MATTER",
+            "BRIEF_FRONT_MATTER",
         ),
         (
             &["--phase", "execute", "--brief", "missing.md"],

@@ -4,10 +4,9 @@
 //! - [`model`]: a profile, the phases and effort words.
 //! - [`builtin`]: economy, balanced, premium (the default), fable.
 //! - [`custom`]: `voyage-profiles/NAME.yaml` in the project or data dir.
-//! - [`brief`]: a brief's `phase_signals`.
+//! - the brief's `phase_signals` come from the `brief` area's model.
 //! - [`resolve`]: flag → env → plan → default, then brief > profile.
 
-pub mod brief;
 pub mod builtin;
 pub mod custom;
 pub mod model;
@@ -115,26 +114,25 @@ pub fn execute(options: &Options, out: &mut impl Write) -> u8 {
                     );
                 }
             };
-            match brief::parse(&text) {
-                Ok(b) => {
-                    if b.missing_signals() {
-                        warnings.push(
-                            Problem::new(
-                                "BRIEF_V51_MISSING_SIGNALS",
-                                "the brief is brief_version 2.1 or later but carries no phase_signals; \
-                                 re-run /trekbrief to commit them",
-                            )
-                            .in_file(path),
-                        );
-                    }
-                    Some(b)
+            // A brief without front matter has no signals; anything else the
+            // brief validator calls an error is one here too.
+            let parsed = crate::brief::Brief::parse(&text, true);
+            let mut errors = Vec::new();
+            for p in &parsed.problems {
+                if p.code == "BRIEF_NO_FRONT_MATTER" {
+                    continue;
                 }
-                Err(problems) => {
-                    let problems: Vec<Problem> =
-                        problems.into_iter().map(|p| p.in_file(path)).collect();
-                    return fail(exit::NOT_OK, &problems);
+                let mut problem = Problem::new(p.code, p.message.clone()).in_file(path);
+                problem.line = p.line.map(u64::from);
+                match p.severity {
+                    crate::plan::Severity::Warning => warnings.push(problem),
+                    crate::plan::Severity::Error => errors.push(problem),
                 }
             }
+            if !errors.is_empty() {
+                return fail(exit::NOT_OK, &errors);
+            }
+            Some(parsed)
         }
     };
     let composed = match resolve::compose(&options.phase, signals.as_ref(), &profile) {

@@ -13,10 +13,10 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::brief::BriefSignals;
 use super::builtin::{self, DEFAULT_PROFILE};
 use super::custom;
 use super::model::{DEFAULT_EFFORT, Profile};
+use crate::brief::Brief;
 use crate::problem::Problem;
 
 /// Where the profile's name came from.
@@ -104,12 +104,8 @@ impl Composed {
 }
 
 /// The composition rule for `phase`.
-pub fn compose(
-    phase: &str,
-    brief: Option<&BriefSignals>,
-    profile: &Profile,
-) -> Result<Composed, Problem> {
-    let signal = brief.and_then(|b| b.signals.get(phase));
+pub fn compose(phase: &str, brief: Option<&Brief>, profile: &Profile) -> Result<Composed, Problem> {
+    let signal = brief.and_then(|b| b.signal(phase));
     let (effort, effort_source) = match signal.and_then(|s| s.effort.clone()) {
         Some(e) => (e, "brief"),
         None => (DEFAULT_EFFORT.to_owned(), "default"),
@@ -145,7 +141,6 @@ pub fn compose(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::brief;
 
     #[test]
     fn precedence() {
@@ -176,10 +171,11 @@ mod tests {
 
     #[test]
     fn brief_wins_per_field() {
-        let b = brief::parse(
-            "---\nphase_signals:\n  execute:\n    effort: high\n  plan:\n    model: sonnet\n---\n",
-        )
-        .unwrap();
+        let b = Brief::parse(
+            "---\nbrief_version: 2.1\nphase_signals:\n  execute:\n    effort: high\n  plan:\n    model: sonnet\n---\n",
+            true,
+        );
+        assert!(b.problems.is_empty(), "{:?}", b.problems);
         let economy = builtin::find("economy").unwrap();
         let c = compose("execute", Some(&b), &economy).unwrap();
         assert_eq!(
