@@ -15,11 +15,12 @@ use crate::{progress, run, scan, verdict};
 /// agent's word for "done". This binary does every part that needs no model:
 /// running a command with a log and a verdict, validating plans, judging
 /// commands against the security denylist (also as Claude Code's PreToolUse
-/// hook), and (in later releases) auditing steps and running YAML workflows.
+/// hook), running YAML workflows in Executant's format, and (in later releases)
+/// auditing steps.
 ///
 /// Exit codes: 0 checked and fine, 1 checked and not fine, 2 could not check
-/// (usage error, unreadable input). `run`, `verdict` and `hook pre-tool-use`
-/// document their own.
+/// (usage error, unreadable input). `run`, `verdict`, `hook pre-tool-use`
+/// and `workflow` document their own.
 #[derive(Debug, Parser)]
 #[command(
     name = "voyage-helper",
@@ -67,6 +68,8 @@ pub enum Subcommand {
     Gate(GateArgs),
     #[command(subcommand)]
     Profile(ProfileCommand),
+    #[command(subcommand)]
+    Workflow(WorkflowCommand),
     /// Print a shell completion script.
     ///
     /// For bash: `voyage-helper completions bash > ~/.local/share/bash-completion/completions/voyage-helper`.
@@ -1035,5 +1038,105 @@ mod tests {
     #[test]
     fn cli_is_well_formed() {
         Cli::command().debug_assert();
+    }
+}
+
+/// Run YAML workflows in Executant's format: command, log, loop and nested
+/// workflow steps, with a typed event stream.
+///
+/// A workflow file has a `goal:`, `steps:` and optional `vars:`; see
+/// `voyage-helper schema workflow` for every field, and `examples/` in the
+/// repository for runnable ones. Prompt (agent) steps are recognised but
+/// cannot run yet: such a step fails with WORKFLOW_NO_PROVIDER.
+#[derive(Debug, clap::Subcommand)]
+pub enum WorkflowCommand {
+    Run(WorkflowRunArgs),
+    /// Check a workflow file without running it: the schema, vars and
+    /// placeholders, and every nested `workflow:` reference (loaded too).
+    ///
+    /// Problems print as `error[CODE]: message (file:line)`, unknown keys as
+    /// warnings. `--json` prints `{file, valid, goal, steps, errors[],
+    /// warnings[]}`. Exit status: 0 valid, 2 invalid or unreadable (as
+    /// `workflow run` exits on such a file), 1 a malformed --var.
+    Validate {
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Give a var, as `workflow run` would (repeatable).
+        #[arg(long = "var", value_name = "NAME=VALUE")]
+        vars: Vec<String>,
+        /// The workflow file.
+        file: PathBuf,
+    },
+}
+
+/// Run a workflow: each step in order, with a log file and a live view
+/// (or, with --ci, an NDJSON event stream).
+///
+/// STEPS. `command:` runs `sh -c` in the current directory, in its own
+/// process group, stdout and stderr merged line by line; `message:` logs a
+/// line; `forEach:` (a list, or a shell command whose output lines are the
+/// items) and `repeat: N` run their `steps:` once per item, `{{item}}`
+/// filled in, `concurrency: N` on a pool of N workers; `workflow:` runs
+/// another file as a nested run. `{{var}}` placeholders come from `vars:`,
+/// overridden by --var.
+///
+/// OUTPUT. With --ci, one JSON event per line on stdout, in Executant's
+/// format (`voyage-helper schema event`): workflow:start, step:start,
+/// log, output:text, step:complete or step:error, ..., workflow:report,
+/// workflow:complete. Without it, a line per step with its status and
+/// duration, the step's output indented, and a summary. Either way a log
+/// file goes to `.claude/voyage.local/logs/<UTC YYYYMMDD-HHMMSS>_<goal>.log`
+/// (the nearest `.claude/voyage.local` at or above the workflow's
+/// directory, else one in it); VOYAGE_LOG=0 or EXECUTANT_LOG=0 turn it off.
+/// Warnings and the error that ended a run go to stderr.
+///
+/// CANCEL. A file `.voyage-cancel` (or `.executant-cancel`) in the
+/// workflow's directory stops the run before its next step (nested runs
+/// check it too); it is removed when seen. SIGINT, SIGTERM and SIGHUP stop
+/// the running command's process group and cancel the run the same way.
+///
+/// Exit status: 0 success, 1 a step failed (or a bad flag value), 2 the
+/// file, its vars or a nested reference is invalid, 3 a step timed out
+/// (timeout_seconds), 4 cancelled.
+#[derive(Debug, Args)]
+pub struct WorkflowRunArgs {
+    /// Print NDJSON events on stdout instead of the live view.
+    #[arg(long)]
+    pub ci: bool,
+    /// Run only this top-level step (its name, or its number from 1); the
+    /// others are skipped.
+    #[arg(long, value_name = "NAME|N")]
+    pub step: Option<String>,
+    /// Resume: skip the steps before N. A dotted path goes on into loops:
+    /// 3.2.1 is step 3, its iteration 2, that iteration's child 1.
+    #[arg(long, value_name = "N[.M...]")]
+    pub from_step: Option<String>,
+    /// Stop after top-level step N (inclusive).
+    #[arg(long, value_name = "N")]
+    pub to_step: Option<String>,
+    /// Set a var declared under `vars:` (repeatable); required vars (those
+    /// declared without a value) must be given.
+    #[arg(long = "var", value_name = "NAME=VALUE")]
+    pub vars: Vec<String>,
+    /// Accepted for Executant compatibility: no post-mortem of a failed
+    /// step (this release has none to skip).
+    #[arg(long)]
+    pub no_retrospective: bool,
+    /// The workflow file.
+    pub file: PathBuf,
+}
+
+impl WorkflowRunArgs {
+    pub fn into_options(self) -> crate::workflow::command::RunArgs {
+        crate::workflow::command::RunArgs {
+            file: self.file,
+            ci: self.ci,
+            step: self.step,
+            from_step: self.from_step,
+            to_step: self.to_step,
+            vars: self.vars,
+            no_retrospective: self.no_retrospective,
+        }
     }
 }

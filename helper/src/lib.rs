@@ -16,6 +16,8 @@
 //! - [`progress`]: the progress file (`progress …`).
 //! - [`stats`]: `stats append`, `event emit`, `stats show`.
 //! - [`gate`]: the autonomy gate; [`profile`]: `profile resolve`.
+//! - [`workflow`]: `workflow run`, `workflow validate` (Executant-compatible
+//!   YAML workflows).
 //! - [`proc`]: the one place that spawns and signals processes.
 //! - [`schema`]: the embedded JSON Schemas of `schemas/`.
 //! - shared: [`problem`] (coded problems), [`validation`] (validator
@@ -43,6 +45,7 @@ pub mod state;
 pub mod stats;
 pub mod validation;
 pub mod verdict;
+pub mod workflow;
 pub mod write_reply;
 
 use std::ffi::OsString;
@@ -206,6 +209,12 @@ fn dispatch(cli: Cli) -> u8 {
                 }
             },
         },
+        Subcommand::Workflow(cli::WorkflowCommand::Run(args)) => {
+            workflow::command::run(&args.into_options(), &mut out)
+        }
+        Subcommand::Workflow(cli::WorkflowCommand::Validate { json, vars, file }) => {
+            workflow::command::validate(&file, &vars, json, &mut out)
+        }
         Subcommand::Completions { shell } => {
             let mut command = Cli::command();
             clap_complete::generate(shell, &mut command, "voyage-helper", &mut out);

@@ -16,6 +16,7 @@ use crate::problem::Problem;
 
 /// Every schema by name: the file name without `.schema.json`.
 pub const SCHEMAS: &[(&str, &str)] = &[
+    ("event", include_str!("../../schemas/event.schema.json")),
     (
         "event-record",
         include_str!("../../schemas/event-record.schema.json"),
@@ -69,6 +70,10 @@ pub const SCHEMAS: &[(&str, &str)] = &[
     (
         "verdict-reply",
         include_str!("../../schemas/verdict-reply.schema.json"),
+    ),
+    (
+        "workflow",
+        include_str!("../../schemas/workflow.schema.json"),
     ),
     (
         "write-reply",

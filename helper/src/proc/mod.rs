@@ -14,6 +14,7 @@
 //! than hope for.
 
 mod signals;
+pub mod supervise;
 mod unix;
 
 pub use signals::SignalWatch;

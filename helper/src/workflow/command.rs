@@ -1,0 +1,310 @@
+//! `workflow run` and `workflow validate`: the I/O edge of the area.
+//!
+//! `run` loads and resolves the file (problems: exit 2), starts the runner
+//! on a thread of its own and tees its events, from one loop, to the
+//! consumers: NDJSON on stdout with `--ci`, else the live view; and the log
+//! file unless `VOYAGE_LOG=0` / `EXECUTANT_LOG=0`. Buffers are flushed
+//! whenever no event is waiting and before exiting, so a cancelled run's
+//! last line is on stdout before exit code 4.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::sync::mpsc;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::consumers::{Consumer, Live, LogFile, Ndjson, log_dir_for, logging_enabled};
+use super::event::Event;
+use super::filter::Filter;
+use super::load::{self, Loaded};
+use super::resolve;
+use super::runner::{self, Context, Failure, Finish, RunOptions};
+use super::yaml;
+use crate::problem::Problem;
+
+/// Exit codes of `workflow run`, Executant's.
+pub mod code {
+    pub const SUCCESS: u8 = 0;
+    pub const STEP_FAILED: u8 = 1;
+    pub const INVALID: u8 = 2;
+    pub const TIMED_OUT: u8 = 3;
+    pub const CANCELLED: u8 = 4;
+}
+
+/// Events the runner may be ahead of the consumers by; a fast command
+/// blocks on a full channel instead of growing memory.
+const CHANNEL_DEPTH: usize = 4096;
+
+/// Options of one `workflow run`.
+#[derive(Debug, Clone)]
+pub struct RunArgs {
+    pub file: PathBuf,
+    pub ci: bool,
+    pub step: Option<String>,
+    pub from_step: Option<String>,
+    pub to_step: Option<String>,
+    pub vars: Vec<String>,
+    pub no_retrospective: bool,
+}
+
+/// `workflow run`.
+pub fn run(args: &RunArgs, out: &mut dyn Write) -> u8 {
+    let started = Instant::now();
+    let prepared = parse_vars(&args.vars).and_then(|vars| {
+        let filter = Filter::parse(
+            args.step.clone(),
+            args.from_step.as_deref(),
+            args.to_step.as_deref(),
+        )?;
+        Ok((vars, filter))
+    });
+    let (vars, filter) = match prepared {
+        Ok(p) => p,
+        Err(problem) => {
+            // Executant exits 1 on a bad flag value.
+            report_problem(&problem);
+            return code::STEP_FAILED;
+        }
+    };
+    let loaded = match load_and_resolve(&args.file, &vars) {
+        Ok(loaded) => loaded,
+        Err(problem) => {
+            report_problem(&problem);
+            return code::INVALID;
+        }
+    };
+    for warning in &loaded.warnings {
+        eprintln!("warning[{}]: {warning}", warning.code);
+    }
+    if let Some(step) = &filter.step {
+        let known = loaded
+            .workflow
+            .tasks
+            .iter()
+            .enumerate()
+            .any(|(i, t)| t.name() == step || step.parse::<usize>().is_ok_and(|n| n == i + 1));
+        if !known {
+            eprintln!(
+                "warning[WORKFLOW_STEP_NOT_FOUND]: --step {step} matches no top-level step; every step is skipped"
+            );
+        }
+    }
+    let workflow = Arc::new(loaded.workflow);
+    let work_dir = workflow_dir(&args.file);
+    let work_dir = std::fs::canonicalize(&work_dir).unwrap_or(work_dir);
+    let stop = Arc::new(AtomicBool::new(false));
+    // Stopping signals end the run as cancelled instead of killing us
+    // before the stream is flushed; a running command's group is stopped
+    // by its own supervisor, which sees the same signals.
+    let mut signal_ids = Vec::new();
+    for signal in [
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ] {
+        if let Ok(id) = signal_hook::flag::register(signal, Arc::clone(&stop)) {
+            signal_ids.push(id);
+        }
+    }
+    let ctx = Context { work_dir, stop };
+
+    let mut consumers: Vec<Box<dyn Consumer + '_>> = Vec::new();
+    let mut log_path = None;
+    if logging_enabled() {
+        match LogFile::create(&log_dir_for(&workflow_dir(&args.file)), &workflow.goal) {
+            Ok(log) => {
+                log_path = Some(log.path().to_path_buf());
+                consumers.push(Box::new(log));
+            }
+            Err(e) => eprintln!("warning[WORKFLOW_LOG_FAILED]: no log file for this run: {e}"),
+        }
+    }
+    if args.ci {
+        consumers.push(Box::new(Ndjson::new(out)));
+    } else {
+        consumers.push(Box::new(Live::new(std::io::stdout(), log_path)));
+    }
+
+    let (sender, receiver) = mpsc::sync_channel::<Event>(CHANNEL_DEPTH);
+    let options = RunOptions {
+        filter,
+        report: true,
+    };
+    let finish = std::thread::scope(|scope| {
+        let runner = scope.spawn(|| {
+            let sender = sender;
+            runner::run(&workflow, &options, &ctx, &sender)
+        });
+        while let Ok(event) = receiver.recv() {
+            consumers.iter_mut().for_each(|c| c.observe(&event));
+            while let Ok(event) = receiver.try_recv() {
+                consumers.iter_mut().for_each(|c| c.observe(&event));
+            }
+            // Nothing is waiting: a good moment to let the output out.
+            consumers.iter_mut().for_each(|c| c.flush());
+        }
+        runner.join().unwrap_or_else(|_| {
+            Finish::Failed(Failure::failed(
+                "WORKFLOW_INTERNAL",
+                "the runner stopped unexpectedly".into(),
+            ))
+        })
+    });
+    for id in signal_ids {
+        signal_hook::low_level::unregister(id);
+    }
+    match finish {
+        Finish::Complete => code::SUCCESS,
+        Finish::Cancelled => code::CANCELLED,
+        Finish::Failed(failure) => {
+            let millis = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            for consumer in &mut consumers {
+                consumer.failed(&failure.message, millis);
+                consumer.flush();
+            }
+            report_problem(&Problem::new(failure.code, failure.message.clone()));
+            if failure.timed_out {
+                code::TIMED_OUT
+            } else {
+                code::STEP_FAILED
+            }
+        }
+    }
+}
+
+/// The JSON `workflow validate --json` prints.
+#[derive(Debug, Serialize)]
+struct ValidateReport<'a> {
+    file: String,
+    valid: bool,
+    goal: Option<&'a str>,
+    steps: usize,
+    errors: Vec<Problem>,
+    warnings: &'a [Problem],
+}
+
+/// `workflow validate`: load, resolve nested references, and check the
+/// document against `schemas/workflow.schema.json`.
+pub fn validate(file: &Path, vars: &[String], json: bool, out: &mut dyn Write) -> u8 {
+    let vars = match parse_vars(vars) {
+        Ok(v) => v,
+        Err(problem) => {
+            report_problem(&problem);
+            return code::STEP_FAILED;
+        }
+    };
+    let (loaded, mut errors) = match load_and_resolve(file, &vars) {
+        Ok(loaded) => (Some(loaded), Vec::new()),
+        Err(problem) => (None, vec![problem]),
+    };
+    if let Some(loaded) = &loaded {
+        errors.extend(schema_problems(file, &loaded.workflow.source));
+    }
+    let no_warnings = Vec::new();
+    let warnings = loaded.as_ref().map_or(&no_warnings, |l| &l.warnings);
+    let valid = errors.is_empty();
+    if json {
+        let report = ValidateReport {
+            file: file.display().to_string(),
+            valid,
+            goal: loaded.as_ref().map(|l| l.workflow.goal.as_str()),
+            steps: loaded.as_ref().map_or(0, |l| l.workflow.tasks.len()),
+            errors,
+            warnings,
+        };
+        let _ = serde_json::to_writer_pretty(&mut *out, &report);
+        let _ = writeln!(out);
+    } else {
+        for problem in errors.iter() {
+            let _ = writeln!(out, "error[{}]: {problem}", problem.code);
+        }
+        for warning in warnings {
+            let _ = writeln!(out, "warning[{}]: {warning}", warning.code);
+        }
+        if let (true, Some(loaded)) = (valid, &loaded) {
+            let _ = writeln!(
+                out,
+                "valid: {} ({} steps, {} warnings)",
+                file.display(),
+                loaded.workflow.tasks.len(),
+                warnings.len()
+            );
+        }
+    }
+    if valid { code::SUCCESS } else { code::INVALID }
+}
+
+/// What the schema finds wrong with the document (the loader's checks come
+/// first and are more precise; this catches anything they do not).
+fn schema_problems(file: &Path, source: &str) -> Vec<Problem> {
+    let Ok(node) = yaml::parse(source) else {
+        return Vec::new();
+    };
+    let document = to_json(&node);
+    let codes = crate::schema::Codes {
+        missing_key: "WORKFLOW_MISSING_FIELD",
+        not_object: "WORKFLOW_NOT_A_MAPPING",
+        other: "WORKFLOW_SCHEMA",
+        tagged: &[],
+    };
+    crate::schema::check("workflow", &document, &codes)
+        .into_iter()
+        .map(|p| p.in_file(file))
+        .collect()
+}
+
+fn to_json(node: &yaml::Node) -> serde_json::Value {
+    use serde_json::Value as J;
+    use yaml::Value as Y;
+    match &node.value {
+        Y::Null => J::Null,
+        Y::Bool(b) => J::Bool(*b),
+        Y::Int(i) => i64::try_from(*i).map_or_else(|_| J::from(*i as f64), J::from),
+        Y::Float(f) => J::from(*f),
+        Y::Str(s) => J::String(s.clone()),
+        Y::Seq(items) => J::Array(items.iter().map(to_json).collect()),
+        Y::Map(entries) => J::Object(
+            entries
+                .iter()
+                .map(|(k, v)| (k.text.clone(), to_json(v)))
+                .collect(),
+        ),
+    }
+}
+
+fn load_and_resolve(file: &Path, vars: &[(String, String)]) -> Result<Loaded, Problem> {
+    let mut loaded = load::load_file(file, vars)?;
+    resolve::resolve(&mut loaded)?;
+    Ok(loaded)
+}
+
+/// `K=V` pairs from `--var`.
+fn parse_vars(raw: &[String]) -> Result<Vec<(String, String)>, Problem> {
+    raw.iter()
+        .map(|pair| match pair.split_once('=') {
+            Some((name, value)) if !name.is_empty() => Ok((name.to_owned(), value.to_owned())),
+            _ => Err(Problem::new(
+                "WORKFLOW_BAD_VAR",
+                format!("--var wants NAME=VALUE, got \"{pair}\""),
+            )),
+        })
+        .collect()
+}
+
+/// The directory of the workflow file: where the cancel file is looked for
+/// and the log directory is searched from.
+fn workflow_dir(file: &Path) -> PathBuf {
+    match file.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+fn report_problem(problem: &Problem) {
+    let stderr = std::io::stderr();
+    let mut err = stderr.lock();
+    let _ = problem.render_text(&mut err);
+}

@@ -1,0 +1,383 @@
+//! The consumers of a run's events, all fed from one loop in
+//! [`super::command`]: the `--ci` NDJSON writer, the log file, and the live
+//! view for people. Each writes through a buffer that the loop flushes
+//! whenever no event is waiting, so output stays live without a system call
+//! per line.
+
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use super::event::{Event, IterationStatus, Level, RunReport};
+use super::text::{duration_words, grouped, slugify};
+use crate::clock::UtcTime;
+
+/// Something that observes every event.
+pub trait Consumer {
+    fn observe(&mut self, event: &Event);
+    /// Pushes buffered output out.
+    fn flush(&mut self);
+    /// The run ended without `workflow:complete` or `workflow:cancelled`
+    /// because a step failed with `failure`.
+    fn failed(&mut self, _failure: &str, _duration_ms: u64) {}
+}
+
+/// `--ci`: one JSON object per line on stdout.
+pub struct Ndjson<W: Write> {
+    out: W,
+    broken: bool,
+}
+
+impl<W: Write> Ndjson<W> {
+    pub fn new(out: W) -> Self {
+        Self { out, broken: false }
+    }
+}
+
+impl<W: Write> Consumer for Ndjson<W> {
+    fn observe(&mut self, event: &Event) {
+        if self.broken {
+            return;
+        }
+        // A reader that went away (EPIPE) ends our writing, not the run.
+        let written = serde_json::to_writer(&mut self.out, event)
+            .map_err(io::Error::from)
+            .and_then(|()| self.out.write_all(b"\n"));
+        if written.is_err() {
+            self.broken = true;
+        }
+    }
+
+    fn flush(&mut self) {
+        if !self.broken && self.out.flush().is_err() {
+            self.broken = true;
+        }
+    }
+}
+
+/// Where run logs go for a workflow in `workflow_dir`: the nearest
+/// `.claude/voyage.local` at or above it, else a new one in it; then `logs/`.
+pub fn log_dir_for(workflow_dir: &Path) -> PathBuf {
+    let start = fs::canonicalize(workflow_dir).unwrap_or_else(|_| workflow_dir.to_path_buf());
+    let found = start
+        .ancestors()
+        .map(|dir| dir.join(".claude").join("voyage.local"))
+        .find(|candidate| candidate.is_dir());
+    found
+        .unwrap_or_else(|| start.join(".claude").join("voyage.local"))
+        .join("logs")
+}
+
+/// Whether logging is on: `VOYAGE_LOG=0` or `EXECUTANT_LOG=0` turn it off.
+pub fn logging_enabled() -> bool {
+    ["VOYAGE_LOG", "EXECUTANT_LOG"]
+        .iter()
+        .all(|name| std::env::var_os(name).is_none_or(|v| v != "0"))
+}
+
+const RULE: &str = "━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━";
+
+/// The run's log file, in Executant's format: a header, a banner per step,
+/// every output line, `[level] text` for log events, iteration markers, the
+/// run report and a footer.
+pub struct LogFile {
+    path: PathBuf,
+    out: Option<BufWriter<File>>,
+    slug: String,
+    step_started: Instant,
+}
+
+impl LogFile {
+    /// Creates `<dir>/<YYYYMMDD-HHMMSS>_<goal-slug>.log` (UTC).
+    pub fn create(dir: &Path, goal: &str) -> io::Result<Self> {
+        fs::create_dir_all(dir)?;
+        let now = UtcTime::now();
+        let stamp = format!(
+            "{:04}{:02}{:02}-{:02}{:02}{:02}",
+            now.year, now.month, now.day, now.hour, now.minute, now.second
+        );
+        let slug = slugify(goal, 40);
+        let path = dir.join(format!("{stamp}_{slug}.log"));
+        let file = File::create(&path)?;
+        Ok(Self {
+            path,
+            out: Some(BufWriter::with_capacity(64 * 1024, file)),
+            slug,
+            step_started: Instant::now(),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn line(&mut self, text: &str) {
+        if let Some(out) = self.out.as_mut() {
+            let ok = out
+                .write_all(text.as_bytes())
+                .and_then(|()| out.write_all(b"\n"));
+            // A full disk ends the log, not the run.
+            if ok.is_err() {
+                self.out = None;
+            }
+        }
+    }
+
+    fn report(&mut self, report: &RunReport) {
+        let t = &report.total_tokens;
+        let overflow = if report.overflow_calls > 0 {
+            format!(
+                "  Long-context overflow: {} call(s), {} token(s) billed at the extended rate",
+                report.overflow_calls,
+                grouped(report.overflow_tokens)
+            )
+        } else {
+            "  Long-context overflow: none".to_owned()
+        };
+        let suggestion = match &report.suggestion {
+            Some(s) => format!("  Efficiency suggestion: {s}"),
+            None => "  Efficiency suggestion: not requested".to_owned(),
+        };
+        let block = [
+            format!("\n{RULE}\nRun Report"),
+            format!("  Duration: {}", duration_words(report.duration_ms)),
+            format!("  Cost: ${:.4}", report.total_cost_usd),
+            format!(
+                "  Tokens: {} total ({} in, {} out, {} cache-write, {} cache-read)",
+                grouped(t.total()),
+                grouped(t.input_tokens),
+                grouped(t.output_tokens),
+                grouped(t.cache_creation_tokens),
+                grouped(t.cache_read_tokens)
+            ),
+            overflow,
+            suggestion,
+            RULE.to_owned(),
+        ]
+        .join("\n");
+        self.line(&block);
+    }
+}
+
+impl Consumer for LogFile {
+    fn observe(&mut self, event: &Event) {
+        match event {
+            Event::WorkflowStart { .. } => {
+                let header = format!(
+                    "# Execution Log\nTask: {}\nStarted: {}\n{RULE}\n",
+                    self.slug,
+                    UtcTime::now().rfc3339()
+                );
+                self.line(&header);
+            }
+            Event::StepStart { index, name } => {
+                self.step_started = Instant::now();
+                let banner = format!(
+                    "\n{RULE}\nStep {}: {name}\nStarted: {}\n{RULE}\n",
+                    index + 1,
+                    UtcTime::now().rfc3339()
+                );
+                self.line(&banner);
+            }
+            Event::StepComplete { .. } => {
+                let secs = self.step_started.elapsed().as_secs_f64();
+                self.line(&format!("\nStep completed in {secs:.1}s\n"));
+            }
+            Event::StepError { error, .. } => {
+                self.line(&format!("\nStep failed: {}\n", error.message));
+            }
+            Event::StepIteration {
+                iteration,
+                total,
+                item,
+                ..
+            } => self.line(&format!("\n── iteration {iteration}/{total}: {item}")),
+            Event::StepInner {
+                inner_index,
+                inner_total,
+                name,
+                ..
+            } => self.line(&format!("   ↳ [{}/{inner_total}] {name}", inner_index + 1)),
+            Event::OutputText { text, .. } => self.line(text),
+            Event::OutputTool { tool, input, .. } => {
+                let line = format!("   [{tool}] {}", tool_argument(tool, input));
+                self.line(&line);
+            }
+            Event::Log { level, text } => {
+                let level = level_word(*level);
+                self.line(&format!("[{level}] {text}"));
+            }
+            Event::WorkflowReport { report } => self.report(report),
+            Event::WorkflowComplete { .. } | Event::WorkflowCancelled { .. } => {
+                let footer = format!(
+                    "\n{RULE}\nTask Complete: {}\nFinished: {}\n{RULE}\n",
+                    self.slug,
+                    UtcTime::now().rfc3339()
+                );
+                self.line(&footer);
+            }
+            _ => {}
+        }
+    }
+
+    fn flush(&mut self) {
+        if let Some(out) = self.out.as_mut()
+            && out.flush().is_err()
+        {
+            self.out = None;
+        }
+    }
+}
+
+/// The argument of a tool call worth a log line (a path, a command).
+fn tool_argument(tool: &str, input: &serde_json::Value) -> String {
+    let key = match tool {
+        "Read" => input.get("file_path").or_else(|| input.get("path")),
+        "Edit" | "Write" => input.get("file_path"),
+        "Bash" => input.get("command"),
+        "Glob" | "Grep" => input.get("pattern"),
+        _ => return input.to_string(),
+    };
+    match key {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    }
+}
+
+fn level_word(level: Level) -> &'static str {
+    match level {
+        Level::Info => "info",
+        Level::Warn => "warn",
+        Level::Error => "error",
+    }
+}
+
+/// The view for people when `--ci` is not given: a line per step with a
+/// status mark and its duration, the running step's output indented under
+/// it, warnings, and a summary at the end.
+pub struct Live<W: Write> {
+    out: W,
+    total: usize,
+    passed: usize,
+    failed: usize,
+    skipped: usize,
+    log_path: Option<PathBuf>,
+}
+
+impl<W: Write> Live<W> {
+    pub fn new(out: W, log_path: Option<PathBuf>) -> Self {
+        Self {
+            out,
+            total: 0,
+            passed: 0,
+            failed: 0,
+            skipped: 0,
+            log_path,
+        }
+    }
+
+    fn say(&mut self, text: std::fmt::Arguments<'_>) {
+        let _ = self.out.write_fmt(text);
+        let _ = self.out.write_all(b"\n");
+    }
+
+    fn summary(&mut self, verdict: &str, duration_ms: u64) {
+        let (passed, failed, skipped) = (self.passed, self.failed, self.skipped);
+        self.say(format_args!(
+            "\n{verdict} in {}: {passed} passed, {failed} failed, {skipped} skipped",
+            duration_words(duration_ms)
+        ));
+        if let Some(path) = self.log_path.clone() {
+            self.say(format_args!("log: {}", path.display()));
+        }
+    }
+}
+
+impl<W: Write> Consumer for Live<W> {
+    fn observe(&mut self, event: &Event) {
+        match event {
+            Event::WorkflowStart { workflow } => {
+                self.total = workflow.tasks.len();
+                let (goal, total) = (workflow.goal.clone(), self.total);
+                self.say(format_args!("{goal} ({total} steps)"));
+            }
+            Event::StepStart { index, name } => {
+                let total = self.total;
+                self.say(format_args!("▶ [{}/{total}] {name}", index + 1));
+            }
+            Event::StepComplete {
+                index,
+                name,
+                duration_ms,
+            } => {
+                self.passed += 1;
+                let total = self.total;
+                self.say(format_args!(
+                    "✓ [{}/{total}] {name} ({})",
+                    index + 1,
+                    duration_words(*duration_ms)
+                ));
+            }
+            Event::StepError {
+                index, name, error, ..
+            } => {
+                self.failed += 1;
+                let total = self.total;
+                self.say(format_args!(
+                    "✗ [{}/{total}] {name}: {}",
+                    index + 1,
+                    error.message
+                ));
+            }
+            Event::StepSkip { index, name } => {
+                self.skipped += 1;
+                let total = self.total;
+                self.say(format_args!("- [{}/{total}] {name} (skipped)", index + 1));
+            }
+            Event::StepIteration {
+                iteration,
+                total,
+                item,
+                ..
+            } => self.say(format_args!("  ↻ {iteration}/{total}: {item}")),
+            Event::StepIterationComplete {
+                iteration,
+                status: IterationStatus::Error,
+                error,
+                ..
+            } => {
+                let error = error.as_deref().unwrap_or("failed");
+                self.say(format_args!("  ✗ iteration {iteration}: {error}"));
+            }
+            Event::OutputText { text, .. } => self.say(format_args!("  │ {text}")),
+            Event::Log {
+                level: level @ (Level::Warn | Level::Error),
+                text,
+            } => {
+                let level = level_word(*level);
+                self.say(format_args!("  [{level}] {text}"));
+            }
+            Event::WorkflowComplete { duration_ms, .. } => {
+                let verdict = if self.failed > 0 {
+                    "Finished with failures allowed by continue_on_error"
+                } else {
+                    "Finished"
+                };
+                self.summary(verdict, *duration_ms);
+            }
+            Event::WorkflowCancelled { duration_ms, .. } => self.summary("Cancelled", *duration_ms),
+            _ => {}
+        }
+    }
+
+    fn flush(&mut self) {
+        let _ = self.out.flush();
+    }
+
+    fn failed(&mut self, failure: &str, duration_ms: u64) {
+        self.summary(&format!("Failed ({failure})"), duration_ms);
+        self.flush();
+    }
+}

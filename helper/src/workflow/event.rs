@@ -1,0 +1,232 @@
+//! The events a run produces, with Executant's type names and camelCase
+//! field names, so that an Executant NDJSON consumer reads our `--ci`
+//! stream. `schemas/event.schema.json` describes every type; consumers must
+//! ignore types and fields they do not know (the stream grows over time).
+//!
+//! The agent-only types (`output:tool`, `output:cost`, `output:usage`,
+//! `output:context`, `output:structured`, `step:healing`, `step:judge`,
+//! `step:retrospective`) are part of the enum so that the providers of a
+//! later release plug into the same stream, the report and the consumers.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use super::model::Workflow;
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type")]
+pub enum Event {
+    #[serde(rename = "workflow:start")]
+    WorkflowStart { workflow: Arc<Workflow> },
+    #[serde(rename = "workflow:complete", rename_all = "camelCase")]
+    WorkflowComplete {
+        workflow: Arc<Workflow>,
+        duration_ms: u64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        last_output: Option<String>,
+    },
+    #[serde(rename = "workflow:cancelled", rename_all = "camelCase")]
+    WorkflowCancelled {
+        workflow: Arc<Workflow>,
+        duration_ms: u64,
+    },
+    #[serde(rename = "workflow:report")]
+    WorkflowReport { report: RunReport },
+    #[serde(rename = "step:start")]
+    StepStart { index: i64, name: String },
+    #[serde(rename = "step:complete", rename_all = "camelCase")]
+    StepComplete {
+        index: i64,
+        name: String,
+        duration_ms: u64,
+    },
+    #[serde(rename = "step:error", rename_all = "camelCase")]
+    StepError {
+        index: i64,
+        name: String,
+        error: ErrorInfo,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        last_output: Option<String>,
+    },
+    #[serde(rename = "step:skip")]
+    StepSkip { index: i64, name: String },
+    #[serde(rename = "step:iteration")]
+    StepIteration {
+        index: i64,
+        item: String,
+        iteration: u64,
+        total: u64,
+    },
+    #[serde(rename = "step:inner", rename_all = "camelCase")]
+    StepInner {
+        index: i64,
+        iteration: u64,
+        inner_index: u64,
+        inner_total: u64,
+        name: String,
+    },
+    #[serde(rename = "step:iteration-complete")]
+    StepIterationComplete {
+        index: i64,
+        iteration: u64,
+        status: IterationStatus,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+    #[serde(rename = "step:healing", rename_all = "camelCase")]
+    StepHealing {
+        index: i64,
+        phase: String,
+        attempt: u32,
+        max_attempts: u32,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        exit_code: Option<i32>,
+    },
+    #[serde(rename = "step:judge", rename_all = "camelCase")]
+    StepJudge {
+        index: i64,
+        verdict: String,
+        attempt: u32,
+        max_attempts: u32,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        feedback: Option<String>,
+    },
+    #[serde(rename = "step:retrospective")]
+    StepRetrospective {
+        index: i64,
+        retrospective: serde_json::Value,
+    },
+    #[serde(rename = "output:text")]
+    OutputText { index: i64, text: String },
+    #[serde(rename = "output:tool")]
+    OutputTool {
+        index: i64,
+        tool: String,
+        input: serde_json::Value,
+    },
+    #[serde(rename = "output:cost")]
+    OutputCost { index: i64, usd: f64 },
+    #[serde(rename = "output:usage")]
+    OutputUsage { index: i64, usage: TokenUsage },
+    #[serde(rename = "output:context")]
+    OutputContext { index: i64, tokens: u64 },
+    #[serde(rename = "output:structured")]
+    OutputStructured { data: serde_json::Value },
+    #[serde(rename = "log")]
+    Log { level: Level, text: String },
+}
+
+impl Event {
+    /// Puts the top-level step's index on the events that carry one for
+    /// their step's row (inner producers do not know it). `log`,
+    /// `output:structured` and the workflow and step lifecycle events keep
+    /// theirs, as in Executant.
+    pub fn patch_index(&mut self, top: i64) {
+        match self {
+            Event::StepIteration { index, .. }
+            | Event::StepInner { index, .. }
+            | Event::StepIterationComplete { index, .. }
+            | Event::OutputText { index, .. }
+            | Event::OutputTool { index, .. }
+            | Event::OutputCost { index, .. }
+            | Event::OutputUsage { index, .. }
+            | Event::OutputContext { index, .. }
+            | Event::StepHealing { index, .. }
+            | Event::StepJudge { index, .. } => *index = top,
+            _ => {}
+        }
+    }
+
+    pub fn log(level: Level, text: impl Into<String>) -> Self {
+        Event::Log {
+            level,
+            text: text.into(),
+        }
+    }
+
+    pub fn text(text: impl Into<String>) -> Self {
+        Event::OutputText {
+            index: -1,
+            text: text.into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Info,
+    Warn,
+    Error,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IterationStatus {
+    Complete,
+    Error,
+}
+
+/// An error as Executant serialises one (`name`, `message`), with our
+/// stable `code` beside it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ErrorInfo {
+    pub name: String,
+    pub message: String,
+    pub code: String,
+}
+
+/// Token counts, as the agent providers will report them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenUsage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_creation_tokens: u64,
+    pub cache_read_tokens: u64,
+}
+
+impl TokenUsage {
+    pub fn add(&mut self, other: &TokenUsage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cache_creation_tokens += other.cache_creation_tokens;
+        self.cache_read_tokens += other.cache_read_tokens;
+    }
+
+    /// The tokens that occupy a context window (output tokens do not).
+    pub fn context(&self) -> u64 {
+        self.input_tokens + self.cache_creation_tokens + self.cache_read_tokens
+    }
+
+    pub fn total(&self) -> u64 {
+        self.context() + self.output_tokens
+    }
+}
+
+/// The summary of a successful run (`workflow:report`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunReport {
+    pub duration_ms: u64,
+    pub total_cost_usd: f64,
+    pub total_tokens: TokenUsage,
+    pub overflow_tokens: u64,
+    pub overflow_calls: u64,
+    pub step_narrative: Vec<StepSummary>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suggestion: Option<String>,
+}
+
+/// One step's line in the run narrative.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StepSummary {
+    pub name: String,
+    pub duration_ms: u64,
+    pub cost_usd: f64,
+    pub quality_events: Vec<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub failed: bool,
+}

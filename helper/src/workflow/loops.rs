@@ -1,0 +1,364 @@
+//! `forEach:` and `repeat:` steps: the children run once per item.
+//!
+//! Sequential loops follow Executant exactly (spec §1.5): `step:iteration`
+//! per item, `step:inner` before each child when there is more than one,
+//! `step:iteration-complete` after; a child failing without its own
+//! `continue_on_error` ends the loop, one with it becomes a warning.
+//! `--from-step N.I.C` resumes at iteration I, child C.
+//!
+//! `concurrency: N` differs from Executant on purpose: iterations run on a
+//! pool of N workers, each taking the next item as soon as it is free,
+//! where Executant ran fixed batches of N (a slow item held up the next
+//! batch). What stays the same: an iteration's children run in order; a
+//! failed iteration does not stop those already running; afterwards the
+//! loop fails with "forEach X had a failing iteration: …" unless the loop
+//! step has `continue_on_error` (and once one has failed, no new iteration
+//! starts). Resuming into a concurrent loop runs all its iterations, with a
+//! warning.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
+
+use super::event::{Event, IterationStatus, Level};
+use super::model::{Items, LoopTask, Task};
+use super::placeholder::fill_item;
+use super::runner::{Context, Emit, Failure, StepError, run_task};
+use super::script;
+
+pub fn run(
+    task: &LoopTask,
+    resume: Option<&[u64]>,
+    ctx: &Context,
+    emit: &dyn Emit,
+) -> Result<(), StepError> {
+    let items: Vec<String> = match &task.for_each {
+        Items::List(list) => list.iter().filter(|i| !i.is_empty()).cloned().collect(),
+        Items::Shell(command) => script::shell_items(command, ctx)?,
+    };
+    let total = items.len();
+    let start_iteration = resume.and_then(|r| r.first()).copied().unwrap_or(1);
+    if total == 0 && start_iteration == 1 {
+        emit.emit(Event::log(
+            Level::Warn,
+            format!(
+                "forEach resolved to 0 items in \"{}\" — this step will do nothing. Check the source command's own inputs.",
+                task.name
+            ),
+        ));
+    }
+    match task.concurrency {
+        Some(workers) if workers > 1 => {
+            if resume.is_some_and(|r| !r.is_empty()) {
+                emit.emit(Event::log(
+                    Level::Warn,
+                    format!(
+                        "[from-step] \"{}\" runs with concurrency {workers} and cannot resume into a given iteration — running all {total} iterations from the start.",
+                        task.name
+                    ),
+                ));
+            }
+            run_pool(task, &items, workers as usize, ctx, emit)
+        }
+        _ => run_in_order(task, &items, resume, ctx, emit),
+    }
+}
+
+fn run_in_order(
+    task: &LoopTask,
+    items: &[String],
+    resume: Option<&[u64]>,
+    ctx: &Context,
+    emit: &dyn Emit,
+) -> Result<(), StepError> {
+    let total = count(items.len());
+    let start_iteration = resume.and_then(|r| r.first()).copied().unwrap_or(1);
+    if start_iteration > 1 && start_iteration > total {
+        emit.emit(Event::log(
+            Level::Warn,
+            format!(
+                "[from-step] No iterations to run: target iteration {start_iteration} exceeds total {total} in \"{}\"",
+                task.name
+            ),
+        ));
+        return Ok(());
+    }
+    let inner_total = count(task.inner.len());
+    for (i, item) in items.iter().enumerate() {
+        let iteration = count(i) + 1;
+        if iteration < start_iteration {
+            continue;
+        }
+        emit.emit(Event::StepIteration {
+            index: -1,
+            item: item.clone(),
+            iteration,
+            total,
+        });
+        // Only the first resumed iteration goes on down the path.
+        let within = if iteration == start_iteration {
+            resume.and_then(|r| r.get(1..))
+        } else {
+            None
+        };
+        let start_child = within.and_then(|w| w.first()).copied().unwrap_or(1);
+        let quiet = WithoutIterations(emit);
+        for (j, child) in task.inner.iter().enumerate() {
+            let child_number = count(j) + 1;
+            if child_number < start_child {
+                continue;
+            }
+            let child = with_item(child, item);
+            if inner_total > 1 {
+                emit.emit(Event::StepInner {
+                    index: -1,
+                    iteration,
+                    inner_index: count(j),
+                    inner_total,
+                    name: child.name().to_owned(),
+                });
+            }
+            let child_resume = if child_number == start_child {
+                within.and_then(|w| w.get(1..))
+            } else {
+                None
+            };
+            match run_task(&child, child_resume, ctx, &quiet) {
+                Ok(()) => {}
+                Err(StepError::Cancelled) => return Err(StepError::Cancelled),
+                Err(StepError::Failed(failure)) if child.continue_on_error() => {
+                    emit.emit(Event::log(
+                        Level::Warn,
+                        format!(
+                            "[forEach] Step \"{}\" failed (continuing): {}",
+                            child.name(),
+                            failure.message
+                        ),
+                    ));
+                }
+                Err(StepError::Failed(failure)) => {
+                    emit.emit(Event::log(
+                        Level::Warn,
+                        format!(
+                            "[forEach] Step \"{}\" failed — aborting remaining children and iterations",
+                            child.name()
+                        ),
+                    ));
+                    emit.emit(Event::StepIterationComplete {
+                        index: -1,
+                        iteration,
+                        status: IterationStatus::Error,
+                        error: Some(failure.message.clone()),
+                    });
+                    return Err(StepError::Failed(failure));
+                }
+            }
+        }
+        emit.emit(Event::StepIterationComplete {
+            index: -1,
+            iteration,
+            status: IterationStatus::Complete,
+            error: None,
+        });
+    }
+    Ok(())
+}
+
+fn run_pool(
+    task: &LoopTask,
+    items: &[String],
+    workers: usize,
+    ctx: &Context,
+    emit: &dyn Emit,
+) -> Result<(), StepError> {
+    let next = AtomicUsize::new(0);
+    let stop_starting = AtomicBool::new(false);
+    let cancelled = AtomicBool::new(false);
+    let first_error: Mutex<Option<String>> = Mutex::new(None);
+    let total = count(items.len());
+    std::thread::scope(|scope| {
+        for _ in 0..workers.min(items.len()) {
+            scope.spawn(|| {
+                loop {
+                    if stop_starting.load(Ordering::SeqCst) {
+                        return;
+                    }
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(item) = items.get(i) else {
+                        return;
+                    };
+                    match one_iteration(task, item, count(i) + 1, total, ctx, emit) {
+                        Ok(()) => {}
+                        Err(StepError::Cancelled) => {
+                            cancelled.store(true, Ordering::SeqCst);
+                            stop_starting.store(true, Ordering::SeqCst);
+                        }
+                        Err(StepError::Failed(failure)) => {
+                            first_error
+                                .lock()
+                                .unwrap_or_else(PoisonError::into_inner)
+                                .get_or_insert(failure.message);
+                            if !task.continue_on_error {
+                                stop_starting.store(true, Ordering::SeqCst);
+                            }
+                        }
+                    }
+                }
+            });
+        }
+    });
+    if cancelled.load(Ordering::SeqCst) {
+        return Err(StepError::Cancelled);
+    }
+    let first_error = first_error
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner);
+    match first_error {
+        Some(error) if !task.continue_on_error => {
+            emit.emit(Event::log(
+                Level::Warn,
+                format!(
+                    "[forEach] An iteration failed in \"{}\" — not starting the remaining iterations",
+                    task.name
+                ),
+            ));
+            // Wrapped, as in Executant: a timeout inside a concurrent loop
+            // fails the loop (exit 1) rather than timing out the run.
+            Err(StepError::Failed(Failure::failed(
+                "WORKFLOW_ITERATION_FAILED",
+                format!("forEach \"{}\" had a failing iteration: {error}", task.name),
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// One iteration of a concurrent loop; its failure is reported as a
+/// `step:iteration-complete` with status `error` and returned.
+fn one_iteration(
+    task: &LoopTask,
+    item: &str,
+    iteration: u64,
+    total: u64,
+    ctx: &Context,
+    emit: &dyn Emit,
+) -> Result<(), StepError> {
+    emit.emit(Event::StepIteration {
+        index: -1,
+        item: item.to_owned(),
+        iteration,
+        total,
+    });
+    let inner_total = count(task.inner.len());
+    let quiet = WithoutIterations(emit);
+    for (j, child) in task.inner.iter().enumerate() {
+        let child = with_item(child, item);
+        if inner_total > 1 {
+            emit.emit(Event::StepInner {
+                index: -1,
+                iteration,
+                inner_index: count(j),
+                inner_total,
+                name: child.name().to_owned(),
+            });
+        }
+        match run_task(&child, None, ctx, &quiet) {
+            Ok(()) => {}
+            Err(StepError::Cancelled) => return Err(StepError::Cancelled),
+            Err(StepError::Failed(failure)) if child.continue_on_error() => {
+                emit.emit(Event::log(
+                    Level::Warn,
+                    format!(
+                        "[forEach] Step \"{}\" failed in iteration {iteration} (\"{item}\", continuing): {}",
+                        child.name(),
+                        failure.message
+                    ),
+                ));
+            }
+            Err(StepError::Failed(failure)) => {
+                emit.emit(Event::log(
+                    Level::Warn,
+                    format!(
+                        "[forEach] Step \"{}\" failed in iteration {iteration} (\"{item}\") — aborting the rest of this iteration",
+                        child.name()
+                    ),
+                ));
+                emit.emit(Event::StepIterationComplete {
+                    index: -1,
+                    iteration,
+                    status: IterationStatus::Error,
+                    error: Some(failure.message.clone()),
+                });
+                return Err(StepError::Failed(failure));
+            }
+        }
+    }
+    emit.emit(Event::StepIterationComplete {
+        index: -1,
+        iteration,
+        status: IterationStatus::Complete,
+        error: None,
+    });
+    Ok(())
+}
+
+/// Drops the iteration rows of a nested loop: they would land in this
+/// loop's row with clashing numbers (Executant does the same).
+struct WithoutIterations<'e>(&'e dyn Emit);
+
+impl Emit for WithoutIterations<'_> {
+    fn emit(&self, event: Event) {
+        if !matches!(event, Event::StepIteration { .. } | Event::StepInner { .. }) {
+            self.0.emit(event);
+        }
+    }
+}
+
+/// `task` with `{{item}}` filled in wherever Executant fills it: names,
+/// commands, prompts, messages, allowed tools, and inside nested loops
+/// (their shell source and children, which therefore see this item, not
+/// their own — Executant's behaviour, kept for compatibility).
+pub fn with_item(task: &Task, item: &str) -> Task {
+    let mut task = task.clone();
+    fill_in_place(&mut task, item);
+    task
+}
+
+fn fill_in_place(task: &mut Task, item: &str) {
+    let fill = |s: &mut String| {
+        if s.contains("{{item}}") {
+            *s = fill_item(s, item);
+        }
+    };
+    match task {
+        Task::Command(t) => {
+            fill(&mut t.name);
+            fill(&mut t.command);
+        }
+        Task::Prompt(t) => {
+            fill(&mut t.name);
+            fill(&mut t.prompt);
+            if let Some(tools) = t.allowed_tools.as_mut() {
+                tools.iter_mut().for_each(fill);
+            }
+        }
+        Task::Log(t) => {
+            fill(&mut t.name);
+            fill(&mut t.message);
+        }
+        Task::Loop(t) => {
+            fill(&mut t.name);
+            if let Items::Shell(command) = &mut t.for_each {
+                fill(command);
+            }
+            for child in &mut t.inner {
+                fill_in_place(child, item);
+            }
+        }
+        // Rejected inside loops at load time.
+        Task::Workflow(_) => {}
+    }
+}
+
+fn count(n: usize) -> u64 {
+    u64::try_from(n).unwrap_or(u64::MAX)
+}

@@ -1,0 +1,32 @@
+//! `workflow run` and `workflow validate`: YAML workflows in Executant's
+//! format, run step by step with a typed event stream.
+//!
+//! The pipeline follows Executant's design (its architecture seed and the
+//! observed behaviour in `research/executant/spec.md`):
+//!
+//! - [`load`] turns a YAML file ([`yaml`]) into the typed [`model`], filling
+//!   `{{var}}` [`placeholder`]s and checking every schema rule;
+//! - [`resolve`] loads nested `workflow:` references before anything runs;
+//! - [`runner`] produces [`event`]s for the steps — [`script`] commands,
+//!   [`loops`], [`nested`] workflows — filtered by [`filter`];
+//! - [`consumers`] turn the events into NDJSON, a log file and a live view;
+//! - [`command`] is the I/O edge that wires them together.
+//!
+//! Prompt (agent) steps, the judge, self-healing, the retrospective and the
+//! terminal UI come in later releases; the event types and the step
+//! dispatch already have their place.
+
+pub mod command;
+pub mod consumers;
+pub mod event;
+pub mod filter;
+pub mod load;
+pub mod loops;
+pub mod model;
+pub mod nested;
+pub mod placeholder;
+pub mod resolve;
+pub mod runner;
+pub mod script;
+pub mod text;
+pub mod yaml;

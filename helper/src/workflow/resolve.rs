@@ -1,0 +1,200 @@
+//! Nested `workflow:` steps resolved before any step runs, so a bad
+//! reference anywhere in the tree fails the run at load time (exit 2) and
+//! not halfway through.
+//!
+//! A reference is relative to the directory of the file that holds it.
+//! Guards, independent of each other: a chain of at most
+//! [`MAX_DEPTH`] nested levels, at most [`MAX_TOTAL`] workflows resolved in
+//! the whole tree (a wide fan-out), and no file twice in one chain (a
+//! cycle, reported with the chain). Sibling references are read and parsed
+//! on threads of their own. There is no cache: the same file referenced
+//! twice is loaded twice, since each reference passes its own vars.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::load::{self, Loaded};
+use super::model::{Origin, Task, Workflow};
+use crate::problem::Problem;
+
+/// Most nested levels below the top workflow.
+pub const MAX_DEPTH: usize = 10;
+/// Most workflows resolved across the whole tree (the top one not counted).
+pub const MAX_TOTAL: usize = 50;
+
+/// Resolves every `workflow:` step of `loaded`, recursively; warnings of the
+/// children are added to `loaded.warnings`.
+pub fn resolve(loaded: &mut Loaded) -> Result<(), Problem> {
+    let root = canonical_key(Path::new(&loaded.workflow.source_path));
+    let budget = AtomicUsize::new(0);
+    let mut warnings = Vec::new();
+    resolve_level(&mut loaded.workflow, &[root], &budget, &mut warnings)?;
+    loaded.warnings.append(&mut warnings);
+    Ok(())
+}
+
+/// A resolved child and the warnings its files gave.
+type Resolved = (Box<Workflow>, Vec<Problem>);
+
+fn resolve_level(
+    workflow: &mut Workflow,
+    chain: &[String],
+    budget: &AtomicUsize,
+    warnings: &mut Vec<Problem>,
+) -> Result<(), Problem> {
+    let Origin::Local { dir } = &workflow.origin;
+    let dir = PathBuf::from(dir);
+    let file = PathBuf::from(&workflow.source_path);
+    let pending: Vec<&mut super::model::WorkflowTask> = workflow
+        .tasks
+        .iter_mut()
+        .filter_map(|task| match task {
+            Task::Workflow(step) if step.workflow.is_none() => Some(step),
+            _ => None,
+        })
+        .collect();
+    if pending.is_empty() {
+        return Ok(());
+    }
+    let results: Vec<Result<Resolved, Problem>> = if pending.len() == 1 {
+        pending
+            .iter()
+            .map(|step| resolve_one(step, &dir, &file, chain, budget))
+            .collect()
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = pending
+                .iter()
+                .map(|step| {
+                    let (dir, file) = (&dir, &file);
+                    scope.spawn(move || resolve_one(step, dir, file, chain, budget))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(Problem::new(
+                            "WORKFLOW_INTERNAL",
+                            "resolving a nested workflow failed unexpectedly",
+                        ))
+                    })
+                })
+                .collect()
+        })
+    };
+    // The first problem in step order wins, whatever thread finished first.
+    for (step, result) in pending.into_iter().zip(results) {
+        let (child, mut child_warnings) = result?;
+        step.workflow = Some(child);
+        warnings.append(&mut child_warnings);
+    }
+    Ok(())
+}
+
+fn resolve_one(
+    step: &super::model::WorkflowTask,
+    dir: &Path,
+    file: &Path,
+    chain: &[String],
+    budget: &AtomicUsize,
+) -> Result<Resolved, Problem> {
+    let at_step = |code: &'static str, message: String| {
+        Problem::new(
+            code,
+            format!("step \"{}\", field `workflow`: {message}", step.name),
+        )
+        .in_file(file)
+        .at_line(step.line.into())
+    };
+    let reference = step.reference.as_str();
+    if let Some(scheme) = url_scheme(reference) {
+        return Err(at_step(
+            "WORKFLOW_REMOTE_UNSUPPORTED",
+            format!(
+                "\"{reference}\" is a {scheme} URL; remote workflows are not supported yet, so download the file and reference its path"
+            ),
+        ));
+    }
+    let path = dir.join(reference);
+    if !path.is_file() {
+        let why = if path.exists() {
+            "is not a file"
+        } else {
+            "does not exist"
+        };
+        return Err(at_step(
+            "WORKFLOW_REFERENCE_NOT_FOUND",
+            format!(
+                "\"{reference}\" {why} (looked for {}; references are relative to the referencing file's directory)",
+                path.display()
+            ),
+        ));
+    }
+    let key = canonical_key(&path);
+    if chain.contains(&key) {
+        let mut names: Vec<&str> = chain.iter().map(String::as_str).collect();
+        names.push(&key);
+        return Err(at_step(
+            "WORKFLOW_CYCLE",
+            format!(
+                "the workflow references form a cycle: {}",
+                names.join(" → ")
+            ),
+        ));
+    }
+    if chain.len() > MAX_DEPTH {
+        return Err(at_step(
+            "WORKFLOW_TOO_DEEP",
+            format!(
+                "nested workflows go deeper than {MAX_DEPTH} levels (at \"{}\")",
+                path.display()
+            ),
+        ));
+    }
+    if budget.fetch_add(1, Ordering::SeqCst) >= MAX_TOTAL {
+        return Err(at_step(
+            "WORKFLOW_TOO_MANY",
+            format!(
+                "the workflow tree references more than {MAX_TOTAL} workflows in all (at \"{}\")",
+                path.display()
+            ),
+        ));
+    }
+    let mut loaded = load::load_file(&path, &step.vars.0)?;
+    let mut child_chain = chain.to_vec();
+    child_chain.push(key);
+    let mut warnings = std::mem::take(&mut loaded.warnings);
+    resolve_level(&mut loaded.workflow, &child_chain, budget, &mut warnings)?;
+    Ok((Box::new(loaded.workflow), warnings))
+}
+
+/// The scheme of a reference that looks like a URL (`https://…`).
+fn url_scheme(reference: &str) -> Option<&str> {
+    let (scheme, _) = reference.split_once("://")?;
+    let mut chars = scheme.chars();
+    let first_ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic());
+    let rest_ok = chars.all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
+    (first_ok && rest_ok).then_some(scheme)
+}
+
+/// The name a file goes by in a chain: its canonical path when it has one.
+fn canonical_key(path: &Path) -> String {
+    std::fs::canonicalize(path)
+        .unwrap_or_else(|_| path.to_path_buf())
+        .display()
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn url_schemes_are_recognised() {
+        assert_eq!(url_scheme("https://x/y.yaml"), Some("https"));
+        assert_eq!(url_scheme("git+ssh://x"), Some("git+ssh"));
+        assert_eq!(url_scheme("./child.yaml"), None);
+        assert_eq!(url_scheme("dir/a://b"), None);
+    }
+}

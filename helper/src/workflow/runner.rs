@@ -1,0 +1,399 @@
+//! Running a resolved workflow: the producer of the event stream.
+//!
+//! The runner knows nothing of its consumers: it hands every [`Event`] to an
+//! [`Emit`] (in `workflow run`, the sending end of a channel whose receiver
+//! tees events to the NDJSON writer, the log file and the live view). It
+//! runs on a thread of its own, and a loop's `concurrency` runs iterations
+//! on a pool of threads, so it is asynchronous without an async runtime:
+//! every wait is a blocking `poll` on a command's pipe, which is cheaper to
+//! start and simpler to reason about than a scheduler.
+//!
+//! Order of a run (Executant's, spec §2.2): `workflow:start`; per top-level
+//! step a cancel check (the cancel file, or a stopping signal), then
+//! `step:skip`, or `step:start` → the step's events → `step:complete` or
+//! `step:error`; on success `workflow:report` then `workflow:complete`.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
+
+use super::event::{ErrorInfo, Event, RunReport, StepSummary, TokenUsage};
+use super::filter::Filter;
+use super::model::{Task, Workflow};
+use super::{loops, nested, script};
+
+/// Lines of a step's output kept for `lastOutput`.
+pub const LAST_OUTPUT_LINES: usize = 100;
+/// Context size above which a call is billed at the extended rate.
+const OVERFLOW_THRESHOLD: u64 = 200_000;
+/// The cancel files looked for in the workflow's directory: ours, and
+/// Executant's so that existing tooling keeps working.
+pub const CANCEL_FILES: [&str; 2] = [".voyage-cancel", ".executant-cancel"];
+
+/// Where events go. Implementations must be cheap: the runner calls this
+/// once per output line.
+pub trait Emit: Sync {
+    fn emit(&self, event: Event);
+}
+
+impl Emit for std::sync::mpsc::SyncSender<Event> {
+    fn emit(&self, event: Event) {
+        // A consumer that went away (stdout closed) must not stop the run.
+        let _ = self.send(event);
+    }
+}
+
+/// What the whole run needs to know besides the workflow.
+#[derive(Debug, Clone)]
+pub struct Context {
+    /// The top-level workflow file's directory, absolute: where the cancel
+    /// file is looked for (nested runs share it), and `VOYAGE_WORKFLOW_DIR`
+    /// of every command.
+    pub work_dir: PathBuf,
+    /// Set when the helper receives SIGINT, SIGTERM or SIGHUP.
+    pub stop: Arc<AtomicBool>,
+}
+
+impl Context {
+    /// Whether the run should stop before the next step: a stopping signal
+    /// arrived, or a cancel file exists (it is removed).
+    pub fn cancel_requested(&self) -> bool {
+        if self.stop.load(Ordering::SeqCst) {
+            return true;
+        }
+        let mut found = false;
+        for name in CANCEL_FILES {
+            let path = self.work_dir.join(name);
+            if path.exists() {
+                // Losing a race with another remover is fine.
+                let _ = std::fs::remove_file(&path);
+                found = true;
+            }
+        }
+        found
+    }
+}
+
+/// Why a step did not succeed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StepError {
+    Failed(Failure),
+    /// The run was cancelled while the step ran.
+    Cancelled,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    pub code: &'static str,
+    pub message: String,
+    pub timed_out: bool,
+}
+
+impl Failure {
+    pub fn failed(code: &'static str, message: String) -> Self {
+        Self {
+            code,
+            message,
+            timed_out: false,
+        }
+    }
+
+    pub fn timed_out(message: String) -> Self {
+        Self {
+            code: "WORKFLOW_STEP_TIMEOUT",
+            message,
+            timed_out: true,
+        }
+    }
+
+    fn info(&self) -> ErrorInfo {
+        ErrorInfo {
+            name: if self.timed_out {
+                "TimeoutError"
+            } else {
+                "Error"
+            }
+            .to_owned(),
+            message: self.message.clone(),
+            code: self.code.to_owned(),
+        }
+    }
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Finish {
+    Complete,
+    Failed(Failure),
+    Cancelled,
+}
+
+/// Options that differ between the top-level run and nested ones.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    pub filter: Filter,
+    /// Emit `workflow:report` before `workflow:complete` (top level only).
+    pub report: bool,
+}
+
+/// Runs `workflow`, emitting its events, and says how it ended.
+pub fn run(
+    workflow: &Arc<Workflow>,
+    options: &RunOptions,
+    ctx: &Context,
+    emit: &dyn Emit,
+) -> Finish {
+    let start = Instant::now();
+    emit.emit(Event::WorkflowStart {
+        workflow: Arc::clone(workflow),
+    });
+    let mut last_output = None;
+    let mut cost = 0.0;
+    let mut usages: Vec<TokenUsage> = Vec::new();
+    let mut narrative = Vec::new();
+    for (i, task) in workflow.tasks.iter().enumerate() {
+        if ctx.cancel_requested() {
+            emit.emit(Event::WorkflowCancelled {
+                workflow: Arc::clone(workflow),
+                duration_ms: millis(start),
+            });
+            return Finish::Cancelled;
+        }
+        let index = i64::try_from(i).unwrap_or(i64::MAX);
+        let number = u64::try_from(i).unwrap_or(u64::MAX).saturating_add(1);
+        let name = task.name().to_owned();
+        if options.filter.skips(number, &name) {
+            emit.emit(Event::StepSkip { index, name });
+            continue;
+        }
+        let step_start = Instant::now();
+        emit.emit(Event::StepStart {
+            index,
+            name: name.clone(),
+        });
+        let recorder = StepRecorder::new(index, emit);
+        let result = run_task(task, options.filter.resume_within(number), ctx, &recorder);
+        let record = recorder.finish();
+        cost += record.cost;
+        usages.extend(record.usages.iter().copied());
+        last_output = record.last_output();
+        match result {
+            Ok(()) => {
+                emit.emit(Event::StepComplete {
+                    index,
+                    name: name.clone(),
+                    duration_ms: millis(step_start),
+                });
+                narrative.push(StepSummary {
+                    name,
+                    duration_ms: millis(step_start),
+                    cost_usd: record.cost,
+                    quality_events: record.quality,
+                    failed: false,
+                });
+            }
+            Err(StepError::Cancelled) => {
+                emit.emit(Event::WorkflowCancelled {
+                    workflow: Arc::clone(workflow),
+                    duration_ms: millis(start),
+                });
+                return Finish::Cancelled;
+            }
+            Err(StepError::Failed(failure)) => {
+                emit.emit(Event::StepError {
+                    index,
+                    name: name.clone(),
+                    error: failure.info(),
+                    last_output: last_output.clone(),
+                });
+                if !task.continue_on_error() {
+                    return Finish::Failed(failure);
+                }
+                let mut quality = record.quality;
+                quality.push(format!("step failed: {}", failure.message));
+                narrative.push(StepSummary {
+                    name,
+                    duration_ms: millis(step_start),
+                    cost_usd: record.cost,
+                    quality_events: quality,
+                    failed: true,
+                });
+            }
+        }
+    }
+    if options.report {
+        emit.emit(Event::WorkflowReport {
+            report: build_report(millis(start), cost, &usages, narrative),
+        });
+    }
+    emit.emit(Event::WorkflowComplete {
+        workflow: Arc::clone(workflow),
+        duration_ms: millis(start),
+        last_output,
+    });
+    Finish::Complete
+}
+
+/// Runs one step (top-level, or a loop's child) to its end.
+pub fn run_task(
+    task: &Task,
+    resume: Option<&[u64]>,
+    ctx: &Context,
+    emit: &dyn Emit,
+) -> Result<(), StepError> {
+    match task {
+        Task::Log(log) => {
+            emit.emit(Event::text(log.message.clone()));
+            Ok(())
+        }
+        Task::Command(command) => script::run(command, ctx, emit),
+        Task::Prompt(prompt) => Err(StepError::Failed(Failure::failed(
+            "WORKFLOW_NO_PROVIDER",
+            format!(
+                "Step \"{}\" is a prompt step, and this version of voyage-helper cannot run agent steps yet (provider {}); run it with Executant, or make it a command step",
+                prompt.name,
+                prompt.provider.as_deref().unwrap_or("claude")
+            ),
+        ))),
+        Task::Loop(each) => loops::run(each, resume, ctx, emit),
+        Task::Workflow(step) => nested::run(step, resume, ctx, emit),
+    }
+}
+
+/// The run report: free figures summed from what the steps reported.
+fn build_report(
+    duration_ms: u64,
+    cost: f64,
+    usages: &[TokenUsage],
+    narrative: Vec<StepSummary>,
+) -> RunReport {
+    let mut total = TokenUsage::default();
+    let (mut overflow_tokens, mut overflow_calls) = (0, 0);
+    for usage in usages {
+        total.add(usage);
+        // Billed per call, not per session: only a call whose own context
+        // crossed the line counts, and only by how much.
+        if let Some(over) = usage
+            .context()
+            .checked_sub(OVERFLOW_THRESHOLD)
+            .filter(|o| *o > 0)
+        {
+            overflow_tokens += over;
+            overflow_calls += 1;
+        }
+    }
+    RunReport {
+        duration_ms,
+        total_cost_usd: cost,
+        total_tokens: total,
+        overflow_tokens,
+        overflow_calls,
+        step_narrative: narrative,
+        suggestion: None,
+    }
+}
+
+fn millis(since: Instant) -> u64 {
+    u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Stands between one top-level step and the run's [`Emit`]: puts the
+/// step's index on its events and keeps what the run needs afterwards (the
+/// last lines, cost, usage, quality history). Shared by a loop's threads.
+struct StepRecorder<'e> {
+    index: i64,
+    parent: &'e dyn Emit,
+    record: Mutex<StepRecord>,
+}
+
+#[derive(Debug, Default)]
+struct StepRecord {
+    lines: VecDeque<String>,
+    cost: f64,
+    usages: Vec<TokenUsage>,
+    quality: Vec<String>,
+}
+
+impl StepRecord {
+    fn last_output(&self) -> Option<String> {
+        if self.lines.is_empty() {
+            return None;
+        }
+        let joined = self
+            .lines
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join("\n");
+        Some(joined)
+    }
+}
+
+impl<'e> StepRecorder<'e> {
+    fn new(index: i64, parent: &'e dyn Emit) -> Self {
+        Self {
+            index,
+            parent,
+            record: Mutex::new(StepRecord::default()),
+        }
+    }
+
+    fn finish(self) -> StepRecord {
+        self.record
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Emit for StepRecorder<'_> {
+    fn emit(&self, mut event: Event) {
+        event.patch_index(self.index);
+        {
+            let mut record = self.record.lock().unwrap_or_else(PoisonError::into_inner);
+            match &event {
+                Event::OutputText { text, .. } => {
+                    if record.lines.len() >= LAST_OUTPUT_LINES {
+                        record.lines.pop_front();
+                    }
+                    record.lines.push_back(text.clone());
+                }
+                Event::OutputCost { usd, .. } => record.cost += usd,
+                Event::OutputUsage { usage, .. } => record.usages.push(*usage),
+                Event::StepJudge {
+                    verdict,
+                    attempt,
+                    max_attempts,
+                    feedback,
+                    ..
+                } => {
+                    let feedback = feedback
+                        .as_ref()
+                        .map(|f| format!(" — {f}"))
+                        .unwrap_or_default();
+                    record.quality.push(format!(
+                        "judge attempt {attempt}/{max_attempts}: {}{feedback}",
+                        verdict.to_uppercase()
+                    ));
+                }
+                Event::StepHealing {
+                    phase,
+                    attempt,
+                    max_attempts,
+                    exit_code,
+                    ..
+                } => {
+                    let exit = exit_code
+                        .map(|c| format!(" (exit {c})"))
+                        .unwrap_or_default();
+                    record.quality.push(format!(
+                        "self-healing attempt {attempt}/{max_attempts}: {phase}{exit}"
+                    ));
+                }
+                _ => {}
+            }
+        }
+        self.parent.emit(event);
+    }
+}

@@ -1,0 +1,84 @@
+//! Small text forms Executant's messages and log files use: the goal slug
+//! of a log file name, durations in words, grouped token counts.
+
+/// The goal as a file-name slug: lower case, every run of characters outside
+/// `[a-z0-9]` one `-`, no `-` at either end, at most `max` characters;
+/// `task` when nothing is left.
+pub fn slugify(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    for c in text.to_lowercase().chars() {
+        if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            out.push(c);
+        } else if !out.is_empty() && !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    let cut: String = out.chars().take(max).collect();
+    let trimmed = cut.trim_end_matches('-');
+    if trimmed.is_empty() {
+        "task".to_owned()
+    } else {
+        trimmed.to_owned()
+    }
+}
+
+/// `45s`, `3m 12s`, `1h 05m`.
+pub fn duration_words(ms: u64) -> String {
+    let total = (ms + 500) / 1000;
+    if total < 60 {
+        return format!("{total}s");
+    }
+    let (minutes, seconds) = (total / 60, total % 60);
+    if minutes < 60 {
+        return format!("{minutes}m {seconds:02}s");
+    }
+    format!("{}h {:02}m", minutes / 60, minutes % 60)
+}
+
+/// `123,456`.
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_like_executant() {
+        assert_eq!(
+            slugify("Demonstrate nested workflow: steps — stitch", 40),
+            "demonstrate-nested-workflow-steps-stitch"
+        );
+        assert_eq!(slugify("  one echo step ", 40), "one-echo-step");
+        assert_eq!(
+            slugify("a very long goal that goes on and on past forty", 40),
+            "a-very-long-goal-that-goes-on-and-on-pas"
+        );
+        assert_eq!(slugify("ab cd", 3), "ab");
+        assert_eq!(slugify("¿?", 40), "task");
+    }
+
+    #[test]
+    fn durations_read_like_executant() {
+        assert_eq!(duration_words(0), "0s");
+        assert_eq!(duration_words(1_499), "1s");
+        assert_eq!(duration_words(65_000), "1m 05s");
+        assert_eq!(duration_words(3_725_000), "1h 02m");
+    }
+
+    #[test]
+    fn counts_are_grouped() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(1234), "1,234");
+        assert_eq!(grouped(123_456_789), "123,456,789");
+    }
+}
