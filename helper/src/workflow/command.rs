@@ -7,7 +7,7 @@
 //! whenever no event is waiting and before exiting, so a cancelled run's
 //! last line is on stdout before exit code 4.
 
-use std::io::Write;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -122,10 +122,16 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> u8 {
             Err(e) => eprintln!("warning[WORKFLOW_LOG_FAILED]: no log file for this run: {e}"),
         }
     }
+    // Stdout is line-buffered; these buffers are flushed when no event is
+    // waiting, so a burst of lines costs a few writes, not one per line.
     if args.ci {
-        consumers.push(Box::new(Ndjson::new(out)));
+        consumers.push(Box::new(Ndjson::new(BufWriter::with_capacity(
+            1 << 16,
+            out,
+        ))));
     } else {
-        consumers.push(Box::new(Live::new(std::io::stdout(), log_path)));
+        let stdout = BufWriter::with_capacity(1 << 16, std::io::stdout());
+        consumers.push(Box::new(Live::new(stdout, log_path)));
     }
 
     let (sender, receiver) = mpsc::sync_channel::<Event>(CHANNEL_DEPTH);
