@@ -10,7 +10,8 @@
 #                                           when hyperfine is installed
 #   VOYAGE_BENCH_ONLY=state scripts/bench.sh      only figures 7 and 8 (progress step, stats append)
 #   VOYAGE_BENCH_ONLY=hook scripts/bench.sh       only figure 6 (the hook), about 15 s;
-#                                           run and plan pick figures 1-3 and 4-5
+#                                           run and plan pick figures 1-3 and 4-5,
+#                                           workflow figures 9-12 (workflow run)
 #
 # Needs bash, python3 and cargo. Uses hyperfine when installed (figures 1
 # and 2; a python3 timing loop otherwise) and /usr/bin/time when installed
@@ -31,6 +32,8 @@ POLL_RUNS=3       # runs of the simulated original run.sh poll loop (~1 s each)
 BIG_RUNS=2        # runs of each side of figure 3 (each writes 1 GiB)
 STATE_RUNS=30     # runs of each command per round for figures 7 and 8 (300 in all)
 HOOK_RUNS=30      # runs of each command per round for figure 4 (300 in all)
+WF_ROUNDS=5       # rounds of the workflow figures 9 to 11
+WF_RUNS=10        # runs of each command per round for figures 9 to 11
 BIG_BYTES=1073741824
 
 # --- tools ------------------------------------------------------------------
@@ -47,7 +50,7 @@ if [[ -x /usr/bin/time ]]; then
   have_time=1
 else
   have_time=0
-  echo "note: /usr/bin/time not found; skipping the %M cross-check of figure 3" \
+  echo "note: /usr/bin/time not found; skipping the %M cross-check of figure 3 and figure 12" \
     "(install it with: apt-get install -y time)"
 fi
 
@@ -229,6 +232,8 @@ def cmd_table(results, big_bytes):
     if "hook" in d:
         hook_rows(d, row)
     state_rows(d, row)
+    if "wf_one" in d:
+        workflow_rows(d, row)
 
     head = ("figure", "voyage", "baseline", "ratio/diff", "target", "result")
     widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(6)]
@@ -299,6 +304,48 @@ def run_rows(d, row, big_bytes):
     tb = mib / min(r["wall_s"] for r in d["big_bash"])
     row("3c. throughput, 1 GiB (best run)", f"{tv:.0f} MiB/s", f"{tb:.0f} MiB/s",
         f"{tv / tb:.2f}x", "info", None)
+
+# Executant's figures from research/executant/bench.md (same kind of 2-core
+# box, another day): references, not baselines.
+EXECUTANT_START_S, EXECUTANT_STEP_MS, EXECUTANT_200K_S, EXECUTANT_PEAK_MIB = 0.797, 5.0, 3.711, 91.6
+
+def workflow_rows(d, row):
+    v, b = d["wf_one"]
+    row("9. `workflow run --ci` one echo step vs `bash -c 'echo hi'`, mean wall",
+        f"{v['mean_ms']:.2f} ms", f"{b['mean_ms']:.2f} ms", f"{v['mean_ms'] / b['mean_ms']:.2f}x",
+        "≤ 40 ms", v["mean_ms"] <= 40.0)
+    row("9a. same vs Executant's 0.80 s start (bench.md)", f"{v['mean_ms']:.2f} ms",
+        f"{EXECUTANT_START_S * 1e3:.0f} ms", f"{EXECUTANT_START_S * 1e3 / v['mean_ms']:.0f}x faster",
+        "≥ 20x", EXECUTANT_START_S * 1e3 / v["mean_ms"] >= 20.0)
+    w1, s1 = d["wf_one"][0], d["spawn1"][0]
+    w100, s100 = d["wf_hundred"][0], d["spawn100"][0]
+    per_step = (w100["mean_ms"] - w1["mean_ms"]) / 99
+    per_spawn = (s100["mean_ms"] - s1["mean_ms"]) / 99
+    row("10. per step: (100 steps - 1 step) / 99, mean wall", f"{per_step:.2f} ms",
+        f"{per_spawn:.2f} ms", f"{per_step - per_spawn:+.2f} ms", "≤ +1 ms",
+        per_step - per_spawn <= 1.0)
+    row("10a. same vs Executant's ≈5 ms per step (bench.md)", f"{per_step:.2f} ms",
+        f"{EXECUTANT_STEP_MS:.1f} ms", f"{EXECUTANT_STEP_MS / per_step:.1f}x faster", "info", None)
+    v, b = d["wf_200k"]
+    row("11. one step printing 200,000 lines, log on, vs `bash -c 'seq … > file'`",
+        f"{v['mean_ms']:.1f} ms", f"{b['mean_ms']:.1f} ms", f"{v['mean_ms'] / b['mean_ms']:.2f}x",
+        "≤ 370 ms", v["mean_ms"] <= 370.0)
+    row("11a. same vs Executant's 3.7 s (bench.md)", f"{v['mean_ms']:.1f} ms",
+        f"{EXECUTANT_200K_S * 1e3:.0f} ms", f"{EXECUTANT_200K_S * 1e3 / v['mean_ms']:.0f}x faster",
+        "≥ 10x", EXECUTANT_200K_S * 1e3 / v["mean_ms"] >= 10.0)
+    peaks = d.get("wf_peak")
+    if not peaks:
+        return
+    worst = max(peaks.values()) / 1024
+    detail = ", ".join(f"{k} {kib / 1024:.1f}" for k, kib in peaks.items())
+    row(f"12. peak RSS of the largest process ({detail} MiB)", f"{worst:.1f} MiB",
+        f"{EXECUTANT_PEAK_MIB:.0f} MiB", f"{worst / EXECUTANT_PEAK_MIB:.2f}x", "≤ 20 MiB", worst <= 20.0)
+
+def cmd_peak(results, key, kib):
+    data = load(results)
+    data.setdefault("wf_peak", {})[key] = int(kib)
+    with open(results, "w") as f:
+        json.dump(data, f)
 
 def plan_rows(d, row):
     v, b = d["plan3"]
@@ -514,6 +561,67 @@ PY
     { echo "bench.sh: stats append did not write" >&2; exit 2; }
   section "8. voyage-helper stats append  vs  bash -c true  ($ROUNDS x $STATE_RUNS runs each)"
   time_pair stats "$STATE_RUNS" true "$(q "$helper") stats append bench $(q "$record")" true "bash -c true"
+fi
+
+# --- 9 to 12. workflow run: start-up, per-step cost, streaming, memory ----------
+
+if [[ -z "$only" || "$only" == workflow ]]; then
+  # The workflows of research/executant/bench.md, so the figures compare.
+  wf="$tmp/wf"
+  mkdir -p "$wf"
+  printf 'goal: "one echo step"\nsteps:\n  - name: hi\n    command: echo hi\n' >"$wf/one.yaml"
+  { printf 'goal: "hundred echo steps"\nsteps:\n'
+    for ((i = 1; i <= 100; i++)); do printf '  - name: step%d\n    command: echo hi\n' "$i"; done
+  } >"$wf/hundred.yaml"
+  printf 'goal: "one step printing 200k lines"\nsteps:\n  - name: big\n    command: seq 1 200000\n' \
+    >"$wf/lines200k.yaml"
+  # The baselines do the same spawning with nothing around it.
+  printf 'sh -c "echo hi" >/dev/null\n' >"$wf/spawn1.sh"
+  cat >"$wf/spawn100.sh" <<'SH'
+for i in $(seq 100); do sh -c "echo hi" >/dev/null; done
+SH
+  wf_cmd() { echo "$(q "$helper") workflow run --ci $(q "$wf/$1.yaml")"; }
+  "$helper" workflow run --ci "$wf/lines200k.yaml" | grep -c '"output:text"' | grep -qx 200000 ||
+    { echo "bench.sh: the 200k-line workflow did not stream 200000 lines" >&2; exit 2; }
+  wf_logs="$wf/.claude/voyage.local/logs"
+  ls "$wf_logs"/*_one-step-printing-200k-lines.log >/dev/null ||
+    { echo "bench.sh: no workflow log file in $wf_logs" >&2; exit 2; }
+  wf_pair() { # KEY PREP-A CMD-A CMD-B: WF_ROUNDS rounds of WF_RUNS runs each
+    local key="$1" round files=()
+    for ((round = 1; round <= WF_ROUNDS; round++)); do
+      timed "$tmp/$key-$round.json" 2 "$WF_RUNS" "$2" "$3" true "$4"
+      files+=("$tmp/$key-$round.json")
+      rm -rf "$wf_logs"
+    done
+    py pool "$results" "$key" "${files[@]}"
+  }
+  section "9. workflow run --ci, one echo step  vs  bash -c 'echo hi'  ($WF_ROUNDS x $WF_RUNS runs each)"
+  wf_pair wf_one true "$(wf_cmd one)" "bash -c 'echo hi'"
+  section "10. 100 echo steps vs 1; baseline: bash spawning sh -c 'echo hi' 100 times vs once"
+  wf_pair wf_hundred true "$(wf_cmd hundred)" "bash $(q "$wf/spawn100.sh")"
+  wf_pair spawn1 true "bash $(q "$wf/spawn1.sh")" "bash $(q "$wf/spawn1.sh")"
+  python3 - "$results" <<'PY'
+import json, sys
+path = sys.argv[1]
+d = json.load(open(path))
+# wf_hundred's baseline is the 100-spawn loop; keep it under its own name.
+d["spawn100"] = [d["wf_hundred"][1]]
+json.dump(d, open(path, "w"))
+PY
+  section "11. one step printing 200,000 lines, log file on  vs  bash -c 'seq 1 200000 > file'"
+  wf_pair wf_200k "rm -rf $(q "$wf_logs")" "$(wf_cmd lines200k)" "bash -c $(q "seq 1 200000 > $(q "$wf/seq.out")")"
+  if ((have_time)); then
+    # GNU time's %M: the max RSS of the largest process waited for (the
+    # helper, or one of its small commands), as research/executant/bench.md
+    # measured Executant. (A python parent would count its own memory in a
+    # forked child before the exec.)
+    section "12. peak RSS (/usr/bin/time %M): one step, 100 steps, 200,000 lines"
+    for name in one hundred lines200k; do
+      /usr/bin/time -f %M -o "$tmp/peak.out" "$helper" workflow run --ci "$wf/$name.yaml" >/dev/null
+      py peak "$results" "$name" "$(tail -n 1 "$tmp/peak.out")"
+      rm -rf "$wf_logs"
+    done
+  fi
 fi
 
 # --- table ------------------------------------------------------------------------
