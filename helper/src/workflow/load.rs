@@ -646,11 +646,14 @@ impl Loader<'_> {
             }
             "workflow" => {
                 if in_loop {
+                    // Named like every other field problem (step, field and
+                    // the field's own line), so the editor lands on it.
+                    let line = step.fields.get("workflow").map_or(step.line, |n| n.line);
                     return Err(self.problem(
                         "WORKFLOW_NESTED_IN_LOOP",
-                        step.line,
+                        line,
                         format!(
-                            "step \"{name}\" runs a nested workflow inside a forEach/repeat loop, which is not supported; run the loop inside the child workflow instead"
+                            "step \"{name}\", field `workflow`: runs a nested workflow inside a forEach/repeat loop, which is not supported; run the loop inside the child workflow instead"
                         ),
                     ));
                 }

@@ -10,7 +10,7 @@
 //! on threads of their own. There is no cache: the same file referenced
 //! twice is loaded twice, since each reference passes its own vars.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::load::{self, Loaded};
@@ -116,7 +116,7 @@ fn resolve_one(
             ),
         ));
     }
-    let path = dir.join(reference);
+    let path = join_reference(dir, reference);
     if !path.is_file() {
         let why = if path.exists() {
             "is not a file"
@@ -169,6 +169,22 @@ fn resolve_one(
     Ok((Box::new(loaded.workflow), warnings))
 }
 
+/// `dir/reference` without the `.` segments a plain join keeps: a child of
+/// `wf.yaml` referenced as `./c.yaml` was `././c.yaml` (one more `./` per
+/// level) in every message and in its `sourcePath`.
+fn join_reference(dir: &Path, reference: &str) -> PathBuf {
+    let joined: PathBuf = dir
+        .join(reference)
+        .components()
+        .filter(|c| !matches!(c, Component::CurDir))
+        .collect();
+    if joined.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        joined
+    }
+}
+
 /// The scheme of a reference that looks like a URL (`https://…`).
 fn url_scheme(reference: &str) -> Option<&str> {
     let (scheme, _) = reference.split_once("://")?;
@@ -189,6 +205,18 @@ fn canonical_key(path: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn references_join_without_dot_segments() {
+        let join = |d: &str, r: &str| join_reference(Path::new(d), r);
+        assert_eq!(join(".", "./c.yaml"), PathBuf::from("c.yaml"));
+        assert_eq!(
+            join("flows", "../shared/l.yaml"),
+            PathBuf::from("flows/../shared/l.yaml")
+        );
+        assert_eq!(join("/w", "./a/./b.yaml"), PathBuf::from("/w/a/b.yaml"));
+        assert_eq!(join(".", "/abs/x.yaml"), PathBuf::from("/abs/x.yaml"));
+    }
 
     #[test]
     fn url_schemes_are_recognised() {

@@ -48,7 +48,13 @@ pub struct SyntaxError {
 
 /// Parses one YAML document.
 pub fn parse(source: &str) -> Result<Node, SyntaxError> {
-    match serde_saphyr::from_str::<Spanned<Value>>(source) {
+    // YAML 1.2 booleans only, as Executant's js-yaml 4 reads them: with
+    // the parser's default (YAML 1.1) `forEach: [se, no, dk]` gave the item
+    // "false", `vars: {answer: yes}` the value "true", and `message: on`
+    // was refused as a boolean.
+    let mut options = serde_saphyr::Options::default();
+    options.strict_booleans = true;
+    match serde_saphyr::from_str_with_options::<Spanned<Value>>(source, options) {
         Ok(spanned) => Ok(Node {
             line: line_of(spanned.referenced.line()),
             value: spanned.value,
@@ -213,7 +219,7 @@ mod tests {
 
     #[test]
     fn scalars_keep_their_kind() {
-        let doc = parse("a: 8080\nb: true\nc:\nd: 1.5\ne: '8080'\n").unwrap();
+        let doc = parse("a: 8080\nb: true\nc:\nd: 1.5\ne: '8080'\nf: no\ng: on\n").unwrap();
         let Value::Map(top) = doc.value else { panic!() };
         let kinds: Vec<_> = top.iter().map(|(_, n)| n.value.clone()).collect();
         assert_eq!(
@@ -223,7 +229,10 @@ mod tests {
                 Value::Bool(true),
                 Value::Null,
                 Value::Float(1.5),
-                Value::Str("8080".into())
+                Value::Str("8080".into()),
+                // YAML 1.1 spellings are text (YAML 1.2, as Executant).
+                Value::Str("no".into()),
+                Value::Str("on".into())
             ]
         );
     }
