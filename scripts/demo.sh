@@ -1,19 +1,34 @@
 #!/usr/bin/env bash
-# The main job on a real command: run it through voyage-helper, then build the
-# executor skill's reply from the log it wrote.
+# The main job on an example: build the helper and run a YAML workflow with
+# it (a live view of each step, and a log file under
+# examples/workflows/.claude/voyage.local/logs/).
 #
-#   scripts/demo.sh                 runs `cargo --version`
-#   scripts/demo.sh 'make test'     runs your command instead
+#   scripts/demo.sh                                   runs examples/workflows/hello.yaml
+#   scripts/demo.sh examples/workflows/loops.yaml     runs another workflow
+#   scripts/demo.sh --ci examples/workflows/nested.yaml   the NDJSON event stream instead
+#   scripts/demo.sh --executor ['make test']          the executor's path instead: a
+#                                                     command through `run`, then `verdict`
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cargo build --release --locked -q -p voyage-helper
 helper=target/release/voyage-helper
-command=${1:-cargo --version}
 
-printf '$ printf '\''command: %s\\n'\'' | voyage-helper run\n' "$command"
-block=$(printf 'command: %s\n' "$command" | "$helper" run) || true
-printf '%s\n\n' "$block"
+if [[ "${1:-}" == --executor ]]; then
+  command=${2:-cargo --version}
+  printf '$ printf '\''command: %s\\n'\'' | voyage-helper run\n' "$command"
+  block=$(printf 'command: %s\n' "$command" | "$helper" run) || true
+  printf '%s\n\n' "$block"
+  echo "\$ voyage-helper verdict   # fed the block above"
+  printf '%s\nexpect: passes\n' "$block" | "$helper" verdict || true
+  exit 0
+fi
 
-echo "\$ voyage-helper verdict   # fed the block above"
-printf '%s\nexpect: passes\n' "$block" | "$helper" verdict || true
+ci=()
+if [[ "${1:-}" == --ci ]]; then
+  ci=(--ci)
+  shift
+fi
+workflow=${1:-examples/workflows/hello.yaml}
+echo "\$ voyage-helper workflow run ${ci[*]} $workflow"
+"$helper" workflow run "${ci[@]}" "$workflow"
