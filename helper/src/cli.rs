@@ -270,6 +270,11 @@ impl VerdictArgs {
 /// moment leaves PATH as it was or as it is now; a failed write leaves it
 /// untouched and no temporary file behind. A symlink at PATH is followed.
 ///
+/// A writer killed mid-write leaves its temporary file,
+/// `.NAME.voyage-tmp.PID.N`, beside PATH. The next write of PATH removes
+/// those whose writer has exited (and is older than 5 s) or that are older
+/// than 15 minutes, unless the directory is too large to list cheaply.
+///
 /// With `--schema NAME`, stdin must be a JSON document valid against that
 /// embedded schema (`voyage-helper schema` lists them), or nothing is
 /// written.
