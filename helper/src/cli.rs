@@ -34,9 +34,19 @@ pub struct Cli {
     pub command: Subcommand,
 }
 
+// `defer`: a subcommand's own arguments and subcommands are built only when
+// it is the one being run (or help or completions need them), not on every
+// call: a `progress step` then does not pay for building `run`'s or
+// `plan`'s. A deferred struct's doc comment reaches the command only when
+// it is built, so the variants below that take a struct repeat its first
+// line, for the list of commands in `--help` and in completions (as an
+// attribute: a one-line doc comment would lose its final full stop).
 #[derive(Debug, clap::Subcommand)]
+#[command(defer = true)]
 pub enum Subcommand {
+    #[command(about = "Run one shell command with a log, and print a short block about it.")]
     Run(RunArgs),
+    #[command(about = "Turn a command's log into the executor skill's short reply.")]
     Verdict(VerdictArgs),
     #[command(subcommand)]
     Plan(PlanCommand),
@@ -55,6 +65,7 @@ pub enum Subcommand {
         /// The schema's name, e.g. `run-block`.
         name: Option<String>,
     },
+    #[command(about = "Replace a file with stdin, atomically")]
     Write(WriteArgs),
     #[command(subcommand)]
     State(StateCommand),
@@ -64,6 +75,7 @@ pub enum Subcommand {
     Stats(StatsCommand),
     #[command(subcommand)]
     Event(EventCommand),
+    #[command(about = "Decide what the run does at an autonomy boundary")]
     Gate(GateArgs),
     #[command(subcommand)]
     Profile(ProfileCommand),
@@ -1040,5 +1052,24 @@ mod tests {
     #[test]
     fn cli_is_well_formed() {
         Cli::command().debug_assert();
+    }
+
+    /// The list of commands (help, completions) is drawn before a deferred
+    /// command is built: each must already carry the about it gets built.
+    #[test]
+    fn deferred_commands_have_their_about_before_they_are_built() {
+        let shallow = Cli::command();
+        let mut built = Cli::command();
+        built.build();
+        for command in built.get_subcommands() {
+            let name = command.get_name();
+            // `help` is added by the build itself.
+            let Some(unbuilt) = shallow.find_subcommand(name) else {
+                continue;
+            };
+            let before = unbuilt.get_about().map(ToString::to_string);
+            let after = command.get_about().map(ToString::to_string);
+            assert_eq!(before, after, "{name}");
+        }
     }
 }
