@@ -8,7 +8,8 @@
 #   scripts/bench.sh                        build the release helper, measure, print a table
 #   VOYAGE_BENCH_TIMER=python3 scripts/bench.sh   time with the python3 loop even
 #                                           when hyperfine is installed
-#   VOYAGE_BENCH_ONLY=state scripts/bench.sh      only figures 7 and 8 (progress step, stats append)
+#   VOYAGE_BENCH_ONLY=state scripts/bench.sh      only figures 7 and 8 (progress step, its floor,
+#                                           stats append)
 #   VOYAGE_BENCH_ONLY=hook scripts/bench.sh       only figure 6 (the hook), about 15 s;
 #                                           run and plan pick figures 1-3 and 4-5,
 #                                           workflow figures 9-12 (workflow run)
@@ -257,6 +258,11 @@ def state_rows(d, row):
             f"{v['median_ms'] / b['median_ms']:.2f}x", "info", None)
         row(f"{fig}b. same, CPU time (user+sys)", f"{v['cpu_ms']:.2f} ms", f"{b['cpu_ms']:.2f} ms",
             f"{v['cpu_ms'] / b['cpu_ms']:.2f}x", "info", None)
+        if key == "progress" and "floor" in d:
+            f, fb = d["floor"]
+            row("7c. the floor: only read, temp file, fsync, rename, fsync dir, mean",
+                f"{f['mean_ms']:.2f} ms", f"{fb['mean_ms']:.2f} ms",
+                f"{f['mean_ms'] / fb['mean_ms']:.2f}x", "reference", None)
 
 def hook_rows(d, row):
     v, b = d["hook"]
@@ -551,6 +557,28 @@ PY
     { echo "bench.sh: progress step did not run as expected" >&2; exit 2; }
   section "7. voyage-helper progress step  vs  bash -c true  ($ROUNDS x $STATE_RUNS runs each)"
   time_pair progress "$STATE_RUNS" "$prep" "$step_cmd" "$prep" "bash -c true"
+
+  # 7c, the floor of figure 7 on this disk: a minimal program that does only
+  # the durable write (read the file, write a temporary file beside it,
+  # fsync, rename, fsync the directory) and nothing else.
+  cat >"$tmp/floor.rs" <<'RS'
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+fn main() -> std::io::Result<()> {
+    let path = std::env::args().nth(1).unwrap_or_default();
+    let bytes = fs::read(&path)?;
+    let temp = format!("{path}.floor-tmp");
+    let mut file = OpenOptions::new().write(true).create_new(true).open(&temp)?;
+    file.write_all(&bytes)?;
+    file.sync_all()?;
+    fs::rename(&temp, &path)?;
+    let dir = std::path::Path::new(&path).parent().unwrap_or(std::path::Path::new("."));
+    File::open(dir)?.sync_all()
+}
+RS
+  rustc -O -C panic=abort -o "$tmp/floor" "$tmp/floor.rs"
+  section "7c. the floor (read, temp file, fsync, rename, fsync dir)  vs  bash -c true"
+  time_pair floor "$STATE_RUNS" "$prep" "$(q "$tmp/floor") $(q "$tmp/p.json")" "$prep" "bash -c true"
 
   # Records go to a data dir of the scratch directory; the file grows by one
   # line per run, as it does in use.

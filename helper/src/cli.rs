@@ -35,9 +35,19 @@ pub struct Cli {
     pub command: Subcommand,
 }
 
+// `defer`: a subcommand's own arguments and subcommands are built only when
+// it is the one being run (or help or completions need them), not on every
+// call: a `progress step` then does not pay for building `run`'s or
+// `plan`'s. A deferred struct's doc comment reaches the command only when
+// it is built, so the variants below that take a struct repeat its first
+// line, for the list of commands in `--help` and in completions (as an
+// attribute: a one-line doc comment would lose its final full stop).
 #[derive(Debug, clap::Subcommand)]
+#[command(defer = true)]
 pub enum Subcommand {
+    #[command(about = "Run one shell command with a log, and print a short block about it.")]
     Run(RunArgs),
+    #[command(about = "Turn a command's log into the executor skill's short reply.")]
     Verdict(VerdictArgs),
     #[command(subcommand)]
     Plan(PlanCommand),
@@ -56,6 +66,7 @@ pub enum Subcommand {
         /// The schema's name, e.g. `run-block`.
         name: Option<String>,
     },
+    #[command(about = "Replace a file with stdin, atomically")]
     Write(WriteArgs),
     #[command(subcommand)]
     State(StateCommand),
@@ -65,6 +76,7 @@ pub enum Subcommand {
     Stats(StatsCommand),
     #[command(subcommand)]
     Event(EventCommand),
+    #[command(about = "Decide what the run does at an autonomy boundary")]
     Gate(GateArgs),
     #[command(subcommand)]
     Profile(ProfileCommand),
@@ -272,6 +284,11 @@ impl VerdictArgs {
 /// renamed over PATH, and the directory is fsynced. A crash or a kill at any
 /// moment leaves PATH as it was or as it is now; a failed write leaves it
 /// untouched and no temporary file behind. A symlink at PATH is followed.
+///
+/// A writer killed mid-write leaves its temporary file,
+/// `.NAME.voyage-tmp.PID.N`, beside PATH. The next write of PATH removes
+/// those whose writer has exited (and is older than 5 s) or that are older
+/// than 15 minutes, unless the directory is too large to list cheaply.
 ///
 /// With `--schema NAME`, stdin must be a JSON document valid against that
 /// embedded schema (`voyage-helper schema` lists them), or nothing is
@@ -1038,6 +1055,25 @@ mod tests {
     #[test]
     fn cli_is_well_formed() {
         Cli::command().debug_assert();
+    }
+
+    /// The list of commands (help, completions) is drawn before a deferred
+    /// command is built: each must already carry the about it gets built.
+    #[test]
+    fn deferred_commands_have_their_about_before_they_are_built() {
+        let shallow = Cli::command();
+        let mut built = Cli::command();
+        built.build();
+        for command in built.get_subcommands() {
+            let name = command.get_name();
+            // `help` is added by the build itself.
+            let Some(unbuilt) = shallow.find_subcommand(name) else {
+                continue;
+            };
+            let before = unbuilt.get_about().map(ToString::to_string);
+            let after = command.get_about().map(ToString::to_string);
+            assert_eq!(before, after, "{name}");
+        }
     }
 }
 

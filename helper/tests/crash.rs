@@ -6,15 +6,19 @@
 //! check, temp file, fsync, rename): each delay is drawn uniformly from zero
 //! to a little over how long an undisturbed run takes on this machine, with
 //! a fixed seed so a failure can be replayed.
+//!
+//! A writer killed between creating its temporary file and the rename
+//! leaves that file behind; after the kills, one more successful write of
+//! the same file sweeps them all up.
 
 // A failed unwrap or index in a test is a failed assertion with its location.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 use std::fs;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{Value, json};
 
@@ -90,6 +94,39 @@ fn undisturbed(cmd: impl Fn() -> Command, stdin: &[u8]) -> Duration {
     start.elapsed() / 3
 }
 
+/// The temporary files of the atomic write in `dir`.
+fn temp_files(dir: &Path) -> Vec<PathBuf> {
+    fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().contains(".voyage-tmp."))
+        .collect()
+}
+
+/// Ages what the killed writers left past the sweep's grace for dead
+/// writers, writes `path` once more undisturbed, and checks that nothing
+/// is left. Returns how many files were left before.
+fn one_more_write_sweeps(dir: &Path, path: &Path) -> usize {
+    let left = temp_files(dir);
+    let long_ago = SystemTime::now() - Duration::from_secs(60);
+    for file in &left {
+        let f = fs::File::options().write(true).open(file).unwrap();
+        f.set_modified(long_ago).unwrap();
+    }
+    let bytes = fs::read(path).unwrap();
+    let mut child = helper()
+        .args(["write", "--atomic"])
+        .arg(path)
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&bytes).unwrap();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(fs::read(path).unwrap(), bytes);
+    assert_eq!(temp_files(dir), Vec::<PathBuf>::new(), "stale files remain");
+    left.len()
+}
+
 #[test]
 fn write_atomic_killed_at_random_moments_leaves_old_or_new() {
     let dir = tempfile::tempdir().unwrap();
@@ -124,6 +161,8 @@ fn write_atomic_killed_at_random_moments_leaves_old_or_new() {
         }
     }
     assert!(killed > 100, "only {killed} writers were killed mid-run");
+    let left = one_more_write_sweeps(dir.path(), &path);
+    eprintln!("{killed} writers killed, {left} temporary files left and swept");
 }
 
 #[test]
@@ -221,6 +260,8 @@ fn progress_step_killed_at_random_moments_leaves_old_or_new() {
         "only {killed} of 600 writers were killed mid-run"
     );
     assert!(landed > 20, "only {landed} of 600 changes landed");
+    let left = one_more_write_sweeps(dir.path(), &path);
+    eprintln!("{killed} writers killed, {landed} changes landed, {left} temporary files swept");
     // Whatever the kills left, the file still validates.
     let status = helper()
         .args(["progress", "validate"])

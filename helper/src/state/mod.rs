@@ -3,6 +3,8 @@
 //!
 //! - [`atomic`]: the write primitive every state and progress file goes
 //!   through (temp file, fsync, rename, fsync of the directory, mode kept).
+//! - [`temp`]: the temporary files' names, and sweeping up those of killed
+//!   writers.
 //! - [`session_state`]: the handover pair `.session-state.local.json` +
 //!   `NEXT-SESSION-PROMPT.local.md`.
 //! - [`check`]: `state validate`, the schema plus the pair's agreement.
@@ -12,6 +14,7 @@ pub mod atomic;
 pub mod check;
 pub mod pair;
 pub mod session_state;
+pub mod temp;
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
