@@ -1047,39 +1047,9 @@ pub enum HookCommand {
     PreToolUse,
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use clap::CommandFactory;
-
-    #[test]
-    fn cli_is_well_formed() {
-        Cli::command().debug_assert();
-    }
-
-    /// The list of commands (help, completions) is drawn before a deferred
-    /// command is built: each must already carry the about it gets built.
-    #[test]
-    fn deferred_commands_have_their_about_before_they_are_built() {
-        let shallow = Cli::command();
-        let mut built = Cli::command();
-        built.build();
-        for command in built.get_subcommands() {
-            let name = command.get_name();
-            // `help` is added by the build itself.
-            let Some(unbuilt) = shallow.find_subcommand(name) else {
-                continue;
-            };
-            let before = unbuilt.get_about().map(ToString::to_string);
-            let after = command.get_about().map(ToString::to_string);
-            assert_eq!(before, after, "{name}");
-        }
-    }
-}
-
-/// Run YAML workflows in Executant's format: command, log, loop and nested
-/// workflow steps, with a typed event stream.
+/// Run YAML workflows in Executant's format.
 ///
+/// Command, log, loop and nested workflow steps, with a typed event stream.
 /// A workflow file has a `goal:`, `steps:` and optional `vars:`; see
 /// `voyage-helper schema workflow` for every field, and `examples/` in the
 /// repository for runnable ones. Prompt (agent) steps are recognised but
@@ -1173,6 +1143,36 @@ impl WorkflowRunArgs {
             to_step: self.to_step,
             vars: self.vars,
             no_retrospective: self.no_retrospective,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    /// The list of commands (help, completions) is drawn before a deferred
+    /// command is built: each must already carry the about it gets built.
+    #[test]
+    fn deferred_commands_have_their_about_before_they_are_built() {
+        let shallow = Cli::command();
+        let mut built = Cli::command();
+        built.build();
+        for command in built.get_subcommands() {
+            let name = command.get_name();
+            // `help` is added by the build itself.
+            let Some(unbuilt) = shallow.find_subcommand(name) else {
+                continue;
+            };
+            let before = unbuilt.get_about().map(ToString::to_string);
+            let after = command.get_about().map(ToString::to_string);
+            assert_eq!(before, after, "{name}");
         }
     }
 }
