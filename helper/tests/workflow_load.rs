@@ -833,7 +833,7 @@ fn validate_loads_nested_references() {
         "{}",
         text.stdout
     );
-    assert!(text.stdout.ends_with("(wf.yaml:3)\n"), "{}", text.stdout);
+    assert!(text.stdout.ends_with("(wf.yaml:4)\n"), "{}", text.stdout);
 }
 
 #[test]

@@ -251,7 +251,7 @@ fn a_cycle_is_refused_with_its_chain() {
                 b.display(),
                 a.display()
             ),
-            "b.yaml:3)",
+            "b.yaml:4)",
         ],
     );
     // A file referencing itself.
@@ -303,7 +303,7 @@ fn ten_nested_levels_run_eleven_are_refused() {
             "deeper than 10 levels",
             "w11.yaml",
             "step \"down 10\"",
-            "(w10.yaml:3)",
+            "(w10.yaml:4)",
         ],
     );
 }
@@ -353,7 +353,7 @@ fn a_url_reference_is_not_supported_yet() {
             &[
                 "step \"remote\", field `workflow`",
                 &format!("\"{url}\" is a http"),
-                "(wf.yaml:3)",
+                "(wf.yaml:4)",
             ],
         );
     }
@@ -373,7 +373,7 @@ fn a_missing_or_invalid_child_is_refused_before_anything_runs() {
         &[
             "step \"nest\", field `workflow`",
             "\"./absent.yaml\" does not exist",
-            "(wf.yaml:5)",
+            "(wf.yaml:6)",
         ],
     );
     assert!(!dir.path().join("ran").exists(), "nothing ran");

@@ -4,7 +4,9 @@
 //!
 //! Differences from Executant, on purpose:
 //! - a var value, a `forEach` item or a nested step's var may be a number or
-//!   a boolean (`port: 8080`); it is used as the text YAML shows. Executant
+//!   a boolean (`port: 8080`); it is used as YAML reads it (`true`, `8080`;
+//!   `007` reads as `7` and `1.50` as `1.5`: quote a value to keep its
+//!   spelling). Executant
 //!   refused these only because its schema library wanted strings.
 //! - keys Executant drops silently (a typo like `continue_on_eror`) are
 //!   warnings here, with their line.
@@ -659,6 +661,7 @@ impl Loader<'_> {
                 }
                 self.reject_on_kind(step, &kind, &["output", "context"])?;
                 let (node, reference) = self.required_text(step, "workflow", &kind)?;
+                let reference_line = node.line;
                 let reference = self.substitute(name, "workflow", node, &reference, vars)?;
                 let child_vars = match step.fields.get("vars") {
                     None => Vars::default(),
@@ -704,6 +707,7 @@ impl Loader<'_> {
                     vars: child_vars,
                     workflow: None,
                     line: step.line,
+                    reference_line,
                 }))
             }
             _ => {

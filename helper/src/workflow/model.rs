@@ -196,4 +196,7 @@ pub struct WorkflowTask {
     pub workflow: Option<Box<Workflow>>,
     #[serde(skip)]
     pub line: u32,
+    /// The line of the `workflow:` field, where reference problems point.
+    #[serde(skip)]
+    pub reference_line: u32,
 }
