@@ -82,83 +82,23 @@ fn run_in_order(
         ));
         return Ok(());
     }
-    let inner_total = count(task.inner.len());
     for (i, item) in items.iter().enumerate() {
         let iteration = count(i) + 1;
         if iteration < start_iteration {
             continue;
         }
-        emit.emit(Event::StepIteration {
-            index: -1,
-            item: item.clone(),
-            iteration,
-            total,
-        });
         // Only the first resumed iteration goes on down the path.
         let within = if iteration == start_iteration {
             resume.and_then(|r| r.get(1..))
         } else {
             None
         };
-        let start_child = within.and_then(|w| w.first()).copied().unwrap_or(1);
-        let quiet = WithoutIterations(emit);
-        for (j, child) in task.inner.iter().enumerate() {
-            let child_number = count(j) + 1;
-            if child_number < start_child {
-                continue;
-            }
-            let child = with_item(child, item);
-            if inner_total > 1 {
-                emit.emit(Event::StepInner {
-                    index: -1,
-                    iteration,
-                    inner_index: count(j),
-                    inner_total,
-                    name: child.name().to_owned(),
-                });
-            }
-            let child_resume = if child_number == start_child {
-                within.and_then(|w| w.get(1..))
-            } else {
-                None
-            };
-            match run_task(&child, child_resume, ctx, &quiet) {
-                Ok(()) => {}
-                Err(StepError::Cancelled) => return Err(StepError::Cancelled),
-                Err(StepError::Failed(failure)) if child.continue_on_error() => {
-                    emit.emit(Event::log(
-                        Level::Warn,
-                        format!(
-                            "[forEach] Step \"{}\" failed (continuing): {}",
-                            child.name(),
-                            failure.message
-                        ),
-                    ));
-                }
-                Err(StepError::Failed(failure)) => {
-                    emit.emit(Event::log(
-                        Level::Warn,
-                        format!(
-                            "[forEach] Step \"{}\" failed — aborting remaining children and iterations",
-                            child.name()
-                        ),
-                    ));
-                    emit.emit(Event::StepIterationComplete {
-                        index: -1,
-                        iteration,
-                        status: IterationStatus::Error,
-                        error: Some(failure.message.clone()),
-                    });
-                    return Err(StepError::Failed(failure));
-                }
-            }
-        }
-        emit.emit(Event::StepIterationComplete {
-            index: -1,
+        let position = Position {
             iteration,
-            status: IterationStatus::Complete,
-            error: None,
-        });
+            total,
+            concurrent: false,
+        };
+        run_iteration(task, item, position, within, ctx, emit)?;
     }
     Ok(())
 }
@@ -186,7 +126,12 @@ fn run_pool(
                     let Some(item) = items.get(i) else {
                         return;
                     };
-                    match one_iteration(task, item, count(i) + 1, total, ctx, emit) {
+                    let position = Position {
+                        iteration: count(i) + 1,
+                        total,
+                        concurrent: true,
+                    };
+                    match run_iteration(task, item, position, None, ctx, emit) {
                         Ok(()) => {}
                         Err(StepError::Cancelled) => {
                             cancelled.store(true, Ordering::SeqCst);
@@ -232,25 +177,43 @@ fn run_pool(
     }
 }
 
-/// One iteration of a concurrent loop; its failure is reported as a
-/// `step:iteration-complete` with status `error` and returned.
-fn one_iteration(
-    task: &LoopTask,
-    item: &str,
+/// Where an iteration stands, for its events and messages.
+#[derive(Debug, Clone, Copy)]
+struct Position {
     iteration: u64,
     total: u64,
+    /// Run on the pool: messages then name the iteration, since other
+    /// iterations' lines interleave with this one's.
+    concurrent: bool,
+}
+
+/// One iteration: `step:iteration`, the children in order (from the
+/// `--from-step` path `within` it, if any), `step:iteration-complete`. A
+/// child failing without its own `continue_on_error` ends the iteration
+/// with status `error` and is returned.
+fn run_iteration(
+    task: &LoopTask,
+    item: &str,
+    at: Position,
+    within: Option<&[u64]>,
     ctx: &Context,
     emit: &dyn Emit,
 ) -> Result<(), StepError> {
+    let iteration = at.iteration;
     emit.emit(Event::StepIteration {
         index: -1,
         item: item.to_owned(),
         iteration,
-        total,
+        total: at.total,
     });
+    let start_child = within.and_then(|w| w.first()).copied().unwrap_or(1);
     let inner_total = count(task.inner.len());
     let quiet = WithoutIterations(emit);
     for (j, child) in task.inner.iter().enumerate() {
+        let child_number = count(j) + 1;
+        if child_number < start_child {
+            continue;
+        }
         let child = with_item(child, item);
         if inner_total > 1 {
             emit.emit(Event::StepInner {
@@ -261,35 +224,55 @@ fn one_iteration(
                 name: child.name().to_owned(),
             });
         }
-        match run_task(&child, None, ctx, &quiet) {
-            Ok(()) => {}
+        let child_resume = if child_number == start_child {
+            within.and_then(|w| w.get(1..))
+        } else {
+            None
+        };
+        let failure = match run_task(&child, child_resume, ctx, &quiet) {
+            Ok(()) => continue,
             Err(StepError::Cancelled) => return Err(StepError::Cancelled),
-            Err(StepError::Failed(failure)) if child.continue_on_error() => {
-                emit.emit(Event::log(
-                    Level::Warn,
-                    format!(
-                        "[forEach] Step \"{}\" failed in iteration {iteration} (\"{item}\", continuing): {}",
-                        child.name(),
-                        failure.message
-                    ),
-                ));
-            }
-            Err(StepError::Failed(failure)) => {
-                emit.emit(Event::log(
-                    Level::Warn,
-                    format!(
-                        "[forEach] Step \"{}\" failed in iteration {iteration} (\"{item}\") — aborting the rest of this iteration",
-                        child.name()
-                    ),
-                ));
-                emit.emit(Event::StepIterationComplete {
-                    index: -1,
-                    iteration,
-                    status: IterationStatus::Error,
-                    error: Some(failure.message.clone()),
-                });
-                return Err(StepError::Failed(failure));
-            }
+            Err(StepError::Failed(failure)) => failure,
+        };
+        let name = child.name();
+        // Executant's wording, which differs between the two kinds of loop.
+        let (text, stops) = match (child.continue_on_error(), at.concurrent) {
+            (true, false) => (
+                format!(
+                    "[forEach] Step \"{name}\" failed (continuing): {}",
+                    failure.message
+                ),
+                false,
+            ),
+            (true, true) => (
+                format!(
+                    "[forEach] Step \"{name}\" failed in iteration {iteration} (\"{item}\", continuing): {}",
+                    failure.message
+                ),
+                false,
+            ),
+            (false, false) => (
+                format!(
+                    "[forEach] Step \"{name}\" failed — aborting remaining children and iterations"
+                ),
+                true,
+            ),
+            (false, true) => (
+                format!(
+                    "[forEach] Step \"{name}\" failed in iteration {iteration} (\"{item}\") — aborting the rest of this iteration"
+                ),
+                true,
+            ),
+        };
+        emit.emit(Event::log(Level::Warn, text));
+        if stops {
+            emit.emit(Event::StepIterationComplete {
+                index: -1,
+                iteration,
+                status: IterationStatus::Error,
+                error: Some(failure.message.clone()),
+            });
+            return Err(StepError::Failed(failure));
         }
     }
     emit.emit(Event::StepIterationComplete {
