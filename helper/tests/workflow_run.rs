@@ -193,6 +193,52 @@ fn a_prompt_step_fails_for_want_of_a_provider() {
     );
 }
 
+/// The provider a prompt step asks for: its `provider:`, else
+/// VOYAGE_PROVIDER, else EXECUTANT_PROVIDER, else claude.
+#[test]
+fn the_missing_provider_is_the_one_the_step_asks_for() {
+    let dir = Dir::new();
+    dir.write(
+        "wf.yaml",
+        "goal: agent\nsteps:\n  - name: think\n    prompt: Summarise\n",
+    );
+    dir.write(
+        "pinned.yaml",
+        "goal: agent\nsteps:\n  - name: think\n    prompt: Summarise\n    provider: claude\n",
+    );
+    type Env<'a> = &'a [(&'a str, &'a str)];
+    let cases: [(&str, Env, &str); 4] = [
+        (
+            "wf.yaml",
+            &[("VOYAGE_PROVIDER", ""), ("EXECUTANT_PROVIDER", "")],
+            "claude",
+        ),
+        (
+            "wf.yaml",
+            &[("EXECUTANT_PROVIDER", "opencode"), ("VOYAGE_PROVIDER", "")],
+            "opencode",
+        ),
+        (
+            "wf.yaml",
+            &[
+                ("VOYAGE_PROVIDER", "opencode"),
+                ("EXECUTANT_PROVIDER", "claude"),
+            ],
+            "opencode",
+        ),
+        ("pinned.yaml", &[("VOYAGE_PROVIDER", "opencode")], "claude"),
+    ];
+    for (file, env, wanted) in cases {
+        let ran = dir.ci_env(file, &[], env);
+        ran.status_is(1);
+        let message = ran.last()["error"]["message"].as_str().unwrap().to_owned();
+        assert!(
+            message.contains(&format!("(provider {wanted})")),
+            "{env:?}: {message}"
+        );
+    }
+}
+
 #[test]
 fn commands_run_in_the_current_directory_with_the_workflow_dir_and_traceparent() {
     let dir = Dir::new();

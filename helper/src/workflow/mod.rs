@@ -8,7 +8,8 @@
 //!   `{{var}}` [`placeholder`]s and checking every schema rule;
 //! - [`resolve`] loads nested `workflow:` references before anything runs;
 //! - [`runner`] produces [`event`]s for the steps — [`script`] commands,
-//!   [`loops`], [`nested`] workflows — filtered by [`filter`];
+//!   [`loops`], [`nested`] workflows, prompt steps through a [`provider`] —
+//!   filtered by [`filter`];
 //! - [`consumers`] turn the events into NDJSON, a log file and a live view;
 //! - [`command`] is the I/O edge that wires them together.
 //!
@@ -25,6 +26,7 @@ pub mod loops;
 pub mod model;
 pub mod nested;
 pub mod placeholder;
+pub mod provider;
 pub mod resolve;
 pub mod runner;
 pub mod script;

@@ -22,7 +22,8 @@ use std::time::Instant;
 use super::event::{ErrorInfo, Event, RunReport, StepSummary, TokenUsage};
 use super::filter::Filter;
 use super::model::{Task, Workflow};
-use super::{loops, nested, script};
+use super::provider::Provider;
+use super::{loops, nested, provider, script};
 
 /// Lines of a step's output kept for `lastOutput`.
 pub const LAST_OUTPUT_LINES: usize = 100;
@@ -46,7 +47,6 @@ impl Emit for std::sync::mpsc::SyncSender<Event> {
 }
 
 /// What the whole run needs to know besides the workflow.
-#[derive(Debug, Clone)]
 pub struct Context {
     /// The top-level workflow file's directory, absolute: where the cancel
     /// file is looked for (nested runs share it), and `VOYAGE_WORKFLOW_DIR`
@@ -54,6 +54,8 @@ pub struct Context {
     pub work_dir: PathBuf,
     /// Set when the helper receives SIGINT, SIGTERM or SIGHUP.
     pub stop: Arc<AtomicBool>,
+    /// Who runs prompt steps.
+    pub providers: Vec<Box<dyn Provider>>,
 }
 
 impl Context {
@@ -249,14 +251,7 @@ pub fn run_task(
             Ok(())
         }
         Task::Command(command) => script::run(command, ctx, emit),
-        Task::Prompt(prompt) => Err(StepError::Failed(Failure::failed(
-            "WORKFLOW_NO_PROVIDER",
-            format!(
-                "Step \"{}\" is a prompt step, and this version of voyage-helper cannot run agent steps yet (provider {}); run it with Executant, or make it a command step",
-                prompt.name,
-                prompt.provider.as_deref().unwrap_or("claude")
-            ),
-        ))),
+        Task::Prompt(prompt) => provider::run(&ctx.providers, prompt, ctx, emit),
         Task::Loop(each) => loops::run(each, resume, ctx, emit),
         Task::Workflow(step) => nested::run(step, resume, ctx, emit),
     }

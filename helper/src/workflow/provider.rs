@@ -1,0 +1,58 @@
+//! The boundary agent providers plug into: a prompt step is handed to the
+//! [`Provider`] its name resolves to, which streams the step's events
+//! (`output:text`, `output:tool`, `output:cost`, `output:usage`, …) through
+//! the same [`Emit`] as every other step, so the runner, the report and the
+//! consumers need no change when one arrives.
+//!
+//! This release registers none: a prompt step fails with
+//! `WORKFLOW_NO_PROVIDER` instead of pretending to run.
+
+use super::model::PromptTask;
+use super::runner::{Context, Emit, Failure, StepError};
+
+/// Runs prompt steps with one agent CLI (`claude`, `opencode`).
+pub trait Provider: Send + Sync {
+    /// The name steps and `VOYAGE_PROVIDER` use for it.
+    fn name(&self) -> &'static str;
+    fn run(&self, task: &PromptTask, ctx: &Context, emit: &dyn Emit) -> Result<(), StepError>;
+}
+
+/// The providers this build can run.
+pub fn available() -> Vec<Box<dyn Provider>> {
+    Vec::new()
+}
+
+/// The provider a prompt step asks for: its `provider:`, else
+/// `VOYAGE_PROVIDER`, else `EXECUTANT_PROVIDER`, else `claude`.
+pub fn requested(task: &PromptTask) -> String {
+    task.provider
+        .clone()
+        .or_else(|| non_empty_env("VOYAGE_PROVIDER"))
+        .or_else(|| non_empty_env("EXECUTANT_PROVIDER"))
+        .unwrap_or_else(|| "claude".to_owned())
+}
+
+fn non_empty_env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+/// Runs a prompt step with the provider it asks for, or fails saying why
+/// it cannot.
+pub fn run(
+    providers: &[Box<dyn Provider>],
+    task: &PromptTask,
+    ctx: &Context,
+    emit: &dyn Emit,
+) -> Result<(), StepError> {
+    let wanted = requested(task);
+    match providers.iter().find(|p| p.name() == wanted) {
+        Some(provider) => provider.run(task, ctx, emit),
+        None => Err(StepError::Failed(Failure::failed(
+            "WORKFLOW_NO_PROVIDER",
+            format!(
+                "Step \"{}\" is a prompt step, and this version of voyage-helper cannot run agent steps yet (provider {wanted}); run it with Executant, or make it a command step",
+                task.name
+            ),
+        ))),
+    }
+}
