@@ -1178,6 +1178,53 @@ fn cancel_from_outside_while_a_step_runs() {
     );
 }
 
+/// SIGTERM (and SIGINT, SIGHUP) to the helper: the running step's whole
+/// process group is stopped and the run ends as cancelled, its stream
+/// flushed, rather than the helper dying mid-line.
+#[test]
+fn a_stopping_signal_cancels_the_run_and_stops_the_step_group() {
+    let dir = Dir::new();
+    dir.write(
+        "wf.yaml",
+        "goal: signal\nsteps:\n  - name: long\n    command: sleep 30 & echo $! > grandchild.pid; touch started; wait\n  - name: never\n    command: touch never-ran\n",
+    );
+    let start = Instant::now();
+    let child = dir
+        .ci_command("wf.yaml", &[])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    assert!(
+        wait_until(Duration::from_secs(30), || dir
+            .path()
+            .join("started")
+            .exists()),
+        "the step started"
+    );
+    let helper = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
+    nix::sys::signal::kill(helper, nix::sys::signal::Signal::SIGTERM).unwrap();
+    let output = child.wait_with_output().unwrap();
+    let ran = collect(&output, start.elapsed());
+    ran.status_is(4);
+    assert_eq!(ran.last()["type"], "workflow:cancelled");
+    assert!(
+        ran.elapsed < Duration::from_secs(15),
+        "stopped, not waited for: {:?}",
+        ran.elapsed
+    );
+    let pid: i32 = std::fs::read_to_string(dir.path().join("grandchild.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let gone = wait_until(Duration::from_secs(10), || {
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_err()
+    });
+    assert!(gone, "the step's background sleep was stopped");
+    assert!(!dir.path().join("never-ran").exists(), "no later step ran");
+}
+
 #[test]
 fn a_cancel_file_present_at_the_start_cancels_before_the_first_step() {
     let dir = Dir::new();
