@@ -1091,7 +1091,8 @@ pub enum WorkflowCommand {
 /// format (`voyage-helper schema event`): workflow:start, step:start,
 /// log, output:text, step:complete or step:error, ..., workflow:report,
 /// workflow:complete. Without it, a line per step with its status and
-/// duration, the step's output indented, and a summary. Either way a log
+/// duration, the step's output under it (on a terminal only its last 5
+/// lines, redrawn in place), and a summary. Either way a log
 /// file goes to `.claude/voyage.local/logs/<UTC YYYYMMDD-HHMMSS>_<goal>.log`
 /// (the nearest `.claude/voyage.local` at or above the workflow's
 /// directory, else one in it); VOYAGE_LOG=0 or EXECUTANT_LOG=0 turn it off.

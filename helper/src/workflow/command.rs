@@ -7,7 +7,7 @@
 //! whenever no event is waiting and before exiting, so a cancelled run's
 //! last line is on stdout before exit code 4.
 
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -16,9 +16,10 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::consumers::{Consumer, Live, LogFile, Ndjson, log_dir_for, logging_enabled};
+use super::consumers::{Consumer, LogFile, Ndjson, log_dir_for, logging_enabled};
 use super::event::Event;
 use super::filter::Filter;
+use super::live::Live;
 use super::load::{self, Loaded};
 use super::resolve;
 use super::runner::{self, Context, Failure, Finish, RunOptions};
@@ -134,8 +135,14 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> u8 {
             out,
         ))));
     } else {
+        let terminal = std::io::stdout().is_terminal();
         let stdout = BufWriter::with_capacity(1 << 16, std::io::stdout());
-        consumers.push(Box::new(Live::new(stdout, log_path)));
+        consumers.push(Box::new(Live::new(
+            stdout,
+            log_path,
+            terminal,
+            terminal_width(),
+        )));
     }
 
     let (sender, receiver) = mpsc::sync_channel::<Event>(CHANNEL_DEPTH);
@@ -311,6 +318,17 @@ fn workflow_dir(file: &Path) -> PathBuf {
         Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
         _ => PathBuf::from("."),
     }
+}
+
+/// The terminal's width from `COLUMNS` when the shell exports it, else 80
+/// (asking the terminal itself would take an `ioctl`, which needs unsafe
+/// code; a narrower guess only shortens the live view's lines).
+fn terminal_width() -> usize {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .filter(|c| *c > 0)
+        .unwrap_or(80)
 }
 
 fn report_problem(problem: &Problem) {

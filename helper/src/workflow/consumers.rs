@@ -1,6 +1,6 @@
 //! The consumers of a run's events, all fed from one loop in
 //! [`super::command`]: the `--ci` NDJSON writer, the log file, and the live
-//! view for people. Each writes through a buffer that the loop flushes
+//! view for people ([`super::live`]). Each writes through a buffer that the loop flushes
 //! whenever no event is waiting, so output stays live without a system call
 //! per line.
 
@@ -9,7 +9,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::event::{Event, IterationStatus, Level, RunReport};
+use super::event::{Event, Level, RunReport};
 use super::text::{duration_words, grouped, slugify};
 use crate::clock::UtcTime;
 
@@ -246,138 +246,10 @@ fn tool_argument(tool: &str, input: &serde_json::Value) -> String {
     }
 }
 
-fn level_word(level: Level) -> &'static str {
+pub(crate) fn level_word(level: Level) -> &'static str {
     match level {
         Level::Info => "info",
         Level::Warn => "warn",
         Level::Error => "error",
-    }
-}
-
-/// The view for people when `--ci` is not given: a line per step with a
-/// status mark and its duration, the running step's output indented under
-/// it, warnings, and a summary at the end.
-pub struct Live<W: Write> {
-    out: W,
-    total: usize,
-    passed: usize,
-    failed: usize,
-    skipped: usize,
-    log_path: Option<PathBuf>,
-}
-
-impl<W: Write> Live<W> {
-    pub fn new(out: W, log_path: Option<PathBuf>) -> Self {
-        Self {
-            out,
-            total: 0,
-            passed: 0,
-            failed: 0,
-            skipped: 0,
-            log_path,
-        }
-    }
-
-    fn say(&mut self, text: std::fmt::Arguments<'_>) {
-        let _ = self.out.write_fmt(text);
-        let _ = self.out.write_all(b"\n");
-    }
-
-    fn summary(&mut self, verdict: &str, duration_ms: u64) {
-        let (passed, failed, skipped) = (self.passed, self.failed, self.skipped);
-        self.say(format_args!(
-            "\n{verdict} in {}: {passed} passed, {failed} failed, {skipped} skipped",
-            duration_words(duration_ms)
-        ));
-        if let Some(path) = self.log_path.clone() {
-            self.say(format_args!("log: {}", path.display()));
-        }
-    }
-}
-
-impl<W: Write> Consumer for Live<W> {
-    fn observe(&mut self, event: &Event) {
-        match event {
-            Event::WorkflowStart { workflow } => {
-                self.total = workflow.tasks.len();
-                let (goal, total) = (workflow.goal.clone(), self.total);
-                self.say(format_args!("{goal} ({total} steps)"));
-            }
-            Event::StepStart { index, name } => {
-                let total = self.total;
-                self.say(format_args!("▶ [{}/{total}] {name}", index + 1));
-            }
-            Event::StepComplete {
-                index,
-                name,
-                duration_ms,
-            } => {
-                self.passed += 1;
-                let total = self.total;
-                self.say(format_args!(
-                    "✓ [{}/{total}] {name} ({})",
-                    index + 1,
-                    duration_words(*duration_ms)
-                ));
-            }
-            Event::StepError {
-                index, name, error, ..
-            } => {
-                self.failed += 1;
-                let total = self.total;
-                self.say(format_args!(
-                    "✗ [{}/{total}] {name}: {}",
-                    index + 1,
-                    error.message
-                ));
-            }
-            Event::StepSkip { index, name } => {
-                self.skipped += 1;
-                let total = self.total;
-                self.say(format_args!("- [{}/{total}] {name} (skipped)", index + 1));
-            }
-            Event::StepIteration {
-                iteration,
-                total,
-                item,
-                ..
-            } => self.say(format_args!("  ↻ {iteration}/{total}: {item}")),
-            Event::StepIterationComplete {
-                iteration,
-                status: IterationStatus::Error,
-                error,
-                ..
-            } => {
-                let error = error.as_deref().unwrap_or("failed");
-                self.say(format_args!("  ✗ iteration {iteration}: {error}"));
-            }
-            Event::OutputText { text, .. } => self.say(format_args!("  │ {text}")),
-            Event::Log {
-                level: level @ (Level::Warn | Level::Error),
-                text,
-            } => {
-                let level = level_word(*level);
-                self.say(format_args!("  [{level}] {text}"));
-            }
-            Event::WorkflowComplete { duration_ms, .. } => {
-                let verdict = if self.failed > 0 {
-                    "Finished with failures allowed by continue_on_error"
-                } else {
-                    "Finished"
-                };
-                self.summary(verdict, *duration_ms);
-            }
-            Event::WorkflowCancelled { duration_ms, .. } => self.summary("Cancelled", *duration_ms),
-            _ => {}
-        }
-    }
-
-    fn flush(&mut self) {
-        let _ = self.out.flush();
-    }
-
-    fn failed(&mut self, failure: &str, duration_ms: u64) {
-        self.summary(&format!("Failed ({failure})"), duration_ms);
-        self.flush();
     }
 }

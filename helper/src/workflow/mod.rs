@@ -10,7 +10,8 @@
 //! - [`runner`] produces [`event`]s for the steps — [`script`] commands,
 //!   [`loops`], [`nested`] workflows, prompt steps through a [`provider`] —
 //!   filtered by [`filter`];
-//! - [`consumers`] turn the events into NDJSON, a log file and a live view;
+//! - [`consumers`] turn the events into NDJSON and a log file, [`live`] into
+//!   the view for people;
 //! - [`command`] is the I/O edge that wires them together.
 //!
 //! Prompt (agent) steps, the judge, self-healing, the retrospective and the
@@ -21,6 +22,7 @@ pub mod command;
 pub mod consumers;
 pub mod event;
 pub mod filter;
+pub mod live;
 pub mod load;
 pub mod loops;
 pub mod model;
