@@ -432,7 +432,7 @@ fn read_step(
     let checkpoint = command(Label::Checkpoint);
     let manifest = if strict {
         match field(Label::Manifest).and_then(|f| f.fence.as_ref()) {
-            Some((_, yaml, fence_line)) => manifest::parse(yaml, *fence_line, number, problems),
+            Some(&(_, yaml, fence_line)) => manifest::parse(yaml, fence_line, number, problems),
             None => {
                 let line = field(Label::Manifest).map_or(heading.line, |f| f.line);
                 problems.push(
@@ -470,40 +470,39 @@ fn read_step(
 
 /// Paths in backticks, each `(new)` when that marker follows it; without
 /// backticks, comma-separated words.
-fn read_files(field: &RawField) -> Vec<FileRef> {
+fn read_files(field: &RawField<'_>) -> Vec<FileRef> {
     let mut out = Vec::new();
     for line in &field.lines {
-        if line.spans.is_empty() {
-            for part in line.text.split(',') {
+        let text = line.text();
+        let mut spans = line.spans().peekable();
+        if spans.peek().is_none() {
+            for part in text.split(',') {
                 let new = part.contains("(new)");
                 if let Some(path) = part.replace("(new)", "").split_whitespace().next() {
                     out.push(FileRef {
                         path: path.to_owned(),
                         new,
-                        line: line.line,
+                        line: line.line(),
                     });
                 }
             }
             continue;
         }
-        for (i, (at, path)) in line.spans.iter().enumerate() {
+        while let Some((at, path)) = spans.next() {
             let from = at + path.len() + 2;
-            let to = line
-                .spans
-                .get(i + 1)
-                .map_or(line.text.len(), |(next, _)| *next);
-            let between = line.text.get(from..to).unwrap_or_default();
+            let to = spans.peek().map_or(text.len(), |(next, _)| *next);
+            let between = text.get(from..to).unwrap_or_default();
             out.push(FileRef {
                 path: path.trim().to_owned(),
                 new: between.contains("(new)"),
-                line: line.line,
+                line: line.line(),
             });
         }
     }
     out
 }
 
-fn read_on_failure(field: &RawField, step: u32, problems: &mut Vec<Problem>) -> OnFailure {
+fn read_on_failure(field: &RawField<'_>, step: u32, problems: &mut Vec<Problem>) -> OnFailure {
     let text = field.text();
     let word: String = text.chars().take_while(|c| c.is_alphabetic()).collect();
     let rest = text.get(word.len()..).unwrap_or_default();
