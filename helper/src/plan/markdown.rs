@@ -78,7 +78,26 @@ impl LineIndex {
     /// The 1-based line holding byte `offset`, and the offset where the
     /// next line starts (`usize::MAX` on the last line).
     pub fn locate(&self, offset: usize) -> (u32, usize) {
-        let index = self.starts.partition_point(|&s| s <= offset);
+        let mut cursor = 0;
+        self.locate_from(&mut cursor, offset)
+    }
+
+    /// [`Self::locate`] starting from the line found last time (`cursor`).
+    /// A parser's events come nearly in source order, so a few steps
+    /// forward usually find the line; otherwise a binary search does.
+    pub fn locate_from(&self, cursor: &mut usize, offset: usize) -> (u32, usize) {
+        const STEPS: usize = 4;
+        let mut index = *cursor;
+        let behind = index == 0 || self.starts.get(index - 1).is_none_or(|&s| s > offset);
+        let mut steps = 0;
+        while !behind && steps < STEPS && self.starts.get(index).is_some_and(|&s| s <= offset) {
+            index += 1;
+            steps += 1;
+        }
+        if behind || self.starts.get(index).is_some_and(|&s| s <= offset) {
+            index = self.starts.partition_point(|&s| s <= offset);
+        }
+        *cursor = index;
         let next = self.starts.get(index).copied().unwrap_or(usize::MAX);
         (u32::try_from(index.max(1)).unwrap_or(u32::MAX), next)
     }
@@ -224,8 +243,9 @@ fn blocks_into(source: &str, line_offset: u32, out: &mut Vec<Block>) {
         | Options::ENABLE_TASKLISTS
         | Options::ENABLE_STRIKETHROUGH;
     let mut builder = Builder::default();
+    let mut cursor = 0;
     for (event, range) in Parser::new_ext(source, options).into_offset_iter() {
-        let (line, next_line) = index.locate(range.start);
+        let (line, next_line) = index.locate_from(&mut cursor, range.start);
         // Room for what the event starts: the rest of its source line for
         // a line of text, all of its source for a code block. Reserving it
         // up front saves growing each string several times.
@@ -502,5 +522,17 @@ mod tests {
             [idx.line(0), idx.line(2), idx.line(4), idx.line(5)],
             [1, 2, 3, 4]
         );
+        // Walking forward, back and far forward from a cursor finds what a
+        // fresh search finds.
+        let text = "x\n".repeat(50);
+        let idx = LineIndex::new(&text);
+        let mut cursor = 0;
+        for offset in [0, 1, 2, 5, 3, 0, 40, 41, 99, 100, 7, 200] {
+            assert_eq!(
+                idx.locate_from(&mut cursor, offset),
+                idx.locate(offset),
+                "{offset}"
+            );
+        }
     }
 }

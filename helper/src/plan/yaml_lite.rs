@@ -232,27 +232,27 @@ fn inline(text: &str) -> Option<Node<'_>> {
     let text = text.trim();
     if let Some(body) = text.strip_prefix('[') {
         let body = body.strip_suffix(']')?;
-        let parts = split_flow(body)?;
-        return parts
-            .iter()
-            .map(|p| flow_item(p))
-            .collect::<Option<Vec<_>>>()
-            .map(Node::List);
+        let mut items = Vec::new();
+        split_flow(body, |part| {
+            items.push(flow_item(part)?);
+            Some(())
+        })?;
+        return Some(Node::List(items));
     }
     if let Some(body) = text.strip_prefix('{') {
         let body = body.strip_suffix('}')?;
         let mut map = Vec::new();
-        for part in split_flow(body)? {
+        split_flow(body, |part| {
             let (k, v) = part.split_once(':')?;
             let k = k.trim();
-            if k.is_empty() || !k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            if k.is_empty() || !k.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
                 return None;
             }
             if !v.starts_with(' ') {
                 return None;
             }
-            insert(&mut map, k, scalar(v.trim(), true)?)?;
-        }
+            insert(&mut map, k, scalar(v.trim(), true)?)
+        })?;
         return Some(Node::Map(map));
     }
     scalar(text, false)
@@ -268,50 +268,52 @@ fn flow_item(text: &str) -> Option<Node<'_>> {
     }
 }
 
-/// Splits a flow collection's body at top-level commas; `None` for nested
-/// lists or unbalanced quotes. An empty body is an empty list.
-fn split_flow(body: &str) -> Option<Vec<&str>> {
-    let mut parts = Vec::new();
-    let (mut start, mut depth, mut quote) = (0, 0u32, None::<char>);
-    let mut chars = body.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
+/// Hands each item of a flow collection's body (split at top-level commas)
+/// to `item`; `None` for nested lists, unbalanced quotes, an empty item
+/// before a comma, or when `item` says `None`. An empty body has no items,
+/// and a trailing comma is allowed. Every delimiter is ASCII, so the body
+/// is walked byte by byte.
+fn split_flow<'a>(body: &'a str, mut item: impl FnMut(&'a str) -> Option<()>) -> Option<()> {
+    let bytes = body.as_bytes();
+    let (mut start, mut depth, mut quote) = (0, 0u32, None::<u8>);
+    let mut i = 0;
+    while let Some(&c) = bytes.get(i) {
         match (quote, c) {
-            (Some('"'), '\\') => {
-                chars.next();
-            }
+            // An escape: the next character cannot close the string.
+            (Some(b'"'), b'\\') => i += 1,
             (Some(q), c) if c == q => {
                 // '' inside single quotes is an escaped quote.
-                if q == '\'' && chars.peek().is_some_and(|(_, n)| *n == '\'') {
-                    chars.next();
+                if q == b'\'' && bytes.get(i + 1) == Some(&b'\'') {
+                    i += 1;
                 } else {
                     quote = None;
                 }
             }
             (Some(_), _) => {}
-            (None, '"' | '\'') => quote = Some(c),
-            (None, '{') => depth += 1,
-            (None, '}') => depth = depth.checked_sub(1)?,
-            (None, '[' | ']') => return None,
-            (None, ',') if depth == 0 => {
-                parts.push(body.get(start..i)?);
+            (None, b'"' | b'\'') => quote = Some(c),
+            (None, b'{') => depth += 1,
+            (None, b'}') => depth = depth.checked_sub(1)?,
+            (None, b'[' | b']') => return None,
+            (None, b',') if depth == 0 => {
+                let part = body.get(start..i)?;
+                if part.trim().is_empty() {
+                    return None;
+                }
+                item(part)?;
                 start = i + 1;
             }
             (None, _) => {}
         }
+        i += 1;
     }
     if quote.is_some() || depth != 0 {
         return None;
     }
     let last = body.get(start..)?;
     if !last.trim().is_empty() {
-        parts.push(last);
-    } else if !parts.is_empty() {
-        // A trailing comma is allowed; an empty item in the middle is not.
+        item(last)?;
     }
-    if parts.iter().any(|p| p.trim().is_empty()) {
-        return None;
-    }
-    Some(parts)
+    Some(())
 }
 
 /// A scalar: double- or single-quoted, or plain. Plain scalars that YAML
