@@ -80,10 +80,9 @@ impl<'a> FieldLine<'a> {
     pub fn spans(&self) -> impl Iterator<Item = (usize, &'a str)> + use<'a> {
         let from = self.from;
         self.source
-            .spans
-            .iter()
+            .spans()
             .filter(move |(o, _)| *o >= from)
-            .map(move |(o, s)| (o - from, s.as_str()))
+            .map(move |(o, s)| (o - from, s))
     }
 
     pub fn line(&self) -> u32 {

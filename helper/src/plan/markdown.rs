@@ -46,9 +46,11 @@ pub struct TextLine {
     /// The text with emphasis markers dropped and code spans kept in
     /// backticks.
     pub text: String,
-    /// Backticked spans, in order, with their byte offsets in `text`
-    /// (start of the opening backtick).
-    pub spans: Vec<(usize, String)>,
+    /// Backticked spans, in order: the byte offset of the opening backtick
+    /// in `text` and the length of the content after it (see
+    /// [`TextLine::spans`]). Kept as positions, not copies: a long plan has
+    /// tens of thousands of spans.
+    span_at: Vec<(usize, usize)>,
     pub line: u32,
     /// `Some(depth)` on the first line of a list item.
     pub item: Option<u32>,
@@ -56,6 +58,22 @@ pub struct TextLine {
     pub task: Option<bool>,
     /// Depth of the list this line belongs to (0 outside lists).
     pub depth: u32,
+}
+
+impl TextLine {
+    /// The backticked spans, in order, each with the byte offset of its
+    /// opening backtick in `text`.
+    pub fn spans(&self) -> impl Iterator<Item = (usize, &str)> {
+        self.span_at.iter().map(|&(at, len)| {
+            let content = self.text.get(at + 1..at + 1 + len).unwrap_or_default();
+            (at, content)
+        })
+    }
+
+    /// The first backticked span, if any.
+    pub fn first_span(&self) -> Option<(usize, &str)> {
+        self.spans().next()
+    }
 }
 
 /// Maps byte offsets to 1-based line numbers.
@@ -153,11 +171,7 @@ pub fn blocks(source: &str) -> Vec<Block> {
     if parsed.len() != pieces.chunks(per_thread).len() {
         return blocks_of(source, 0);
     }
-    let mut all = Vec::with_capacity(parsed.iter().map(Vec::len).sum());
-    for run in parsed {
-        all.extend(run);
-    }
-    all
+    super::join_runs(parsed)
 }
 
 /// The size of the pieces a long plan is parsed in: large enough that the
@@ -388,7 +402,7 @@ impl Builder {
                 current.text.push('`');
                 current.text.push_str(&c);
                 current.text.push('`');
-                current.spans.push((at, c.into_string()));
+                current.span_at.push((at, c.len()));
             }
             Event::InlineHtml(h) | Event::Html(h) => self.push_text(&h, line),
             // The next line starts after this break.
@@ -470,7 +484,10 @@ mod tests {
             panic!("{blocks:?}")
         };
         assert_eq!(files.text, "Files: `a.rs` (new), `b.rs`");
-        assert_eq!(files.spans, vec![(7, "a.rs".into()), (21, "b.rs".into())]);
+        assert_eq!(
+            files.spans().collect::<Vec<_>>(),
+            vec![(7, "a.rs"), (21, "b.rs")]
+        );
         assert_eq!((files.line, files.item), (6, Some(1)));
         let Block::Text(verify) = &blocks[3] else {
             panic!()

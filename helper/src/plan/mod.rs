@@ -76,3 +76,17 @@ pub fn load(path: &Path) -> Result<Plan, PlanLoadError> {
         problems,
     })
 }
+
+/// The runs in order, in one list. The first run's list is grown rather
+/// than a new one filled: a large allocation grows by remapping its pages,
+/// where a new one would touch (and fault in) every page again.
+pub(crate) fn join_runs<T>(runs: Vec<Vec<T>>) -> Vec<T> {
+    let mut runs = runs.into_iter();
+    let mut all = runs.next().unwrap_or_default();
+    let rest: Vec<Vec<T>> = runs.collect();
+    all.reserve(rest.iter().map(Vec::len).sum());
+    for run in rest {
+        all.extend(run);
+    }
+    all
+}

@@ -367,12 +367,12 @@ fn read_steps(
         // rather than the whole run aborting.
         workers.into_iter().filter_map(|w| w.join().ok()).collect()
     });
-    let mut steps = Vec::with_capacity(headings.len());
+    let mut steps = Vec::with_capacity(parts.len());
     for (part, found) in parts {
-        steps.extend(part);
+        steps.push(part);
         problems.extend(found);
     }
-    steps
+    super::join_runs(steps)
 }
 
 fn read_step(
@@ -622,8 +622,7 @@ fn scope_lists(blocks: &[Block]) -> (Vec<String>, Vec<String>) {
 /// comma-separated words; `none` is no path.
 fn paths_of(line: &TextLine, value_at: usize, value: &str) -> Vec<String> {
     let spans: Vec<String> = line
-        .spans
-        .iter()
+        .spans()
         .filter(|(o, _)| *o >= value_at)
         .map(|(_, s)| s.trim().to_owned())
         .collect();
@@ -718,9 +717,8 @@ fn read_session(number: u32, title: &str, line: u32, content: &[Block]) -> Sessi
             "depends on" | "depends" => session.depends_on = strategy::numbers(value),
             "cwd" => {
                 session.cwd = t
-                    .spans
-                    .first()
-                    .map(|(_, s)| s.clone())
+                    .first_span()
+                    .map(|(_, s)| s.to_owned())
                     .or_else(|| Some(value.trim().to_owned()).filter(|v| !v.is_empty()));
             }
             "touch" => session.touch.extend(paths_of(t, label.len() + 1, value)),
