@@ -38,10 +38,10 @@ pub fn read(blocks: &[Block]) -> Vec<Criterion> {
     for block in blocks {
         match block {
             Block::Text(t) if t.item.is_some() => {
-                if let Some((at, command)) = t.spans.first() {
+                if let Some((at, command)) = t.first_span() {
                     // Only when the code span leads the bullet (after an
                     // optional task box), not a path mentioned in passing.
-                    let before = t.text.get(..*at).unwrap_or_default().trim();
+                    let before = t.text.get(..at).unwrap_or_default().trim();
                     if before.is_empty() && !command.trim().is_empty() {
                         let after = t.text.get(at + command.len() + 2..).unwrap_or_default();
                         out.push(Criterion {

@@ -5,13 +5,12 @@
 //! keys, each checked for its type and each pattern for whether the audit can
 //! run it. Older plans get one synthesised from the step's own fields.
 
-use schemars::JsonSchema;
-use serde::Serialize;
-use serde_json::Value;
-
 use super::problem::Problem;
 use super::step::{CommandRef, FileRef};
+use super::yaml_lite::{self, Node};
 use crate::pattern::{self, PatternError};
+use schemars::JsonSchema;
+use serde::Serialize;
 
 /// The six keys, in the order the seed lists them.
 pub const KEYS: [&str; 6] = [
@@ -63,8 +62,13 @@ pub fn parse(
             .and_then(|i| u32::try_from(i).ok())
             .map_or(fence_line, |i| content_line + i)
     };
-    let parsed = super::yaml_lite::parse(yaml).map_or_else(|| serde_saphyr::from_str(yaml), Ok);
-    let value: Value = match parsed {
+    // The fast reader first; the full parser for anything outside its
+    // subset (and for the error message when the YAML is broken).
+    let parsed = match yaml_lite::parse(yaml) {
+        Some(node) => Ok(node),
+        None => serde_saphyr::from_str::<serde_json::Value>(yaml).map(Node::from_value),
+    };
+    let value = match parsed {
         Ok(v) => v,
         Err(e) => {
             let line = e
@@ -85,7 +89,7 @@ pub fn parse(
             return None;
         }
     };
-    let Value::Object(map) = value else {
+    let Node::Map(entries) = &value else {
         problems.push(
             Problem::error(
                 "PLAN_MANIFEST_WRONG_TYPE",
@@ -99,9 +103,10 @@ pub fn parse(
         );
         return None;
     };
+    let get = |key: &str| value.get(key);
     let mut found: Vec<Problem> = Vec::new();
     for key in KEYS {
-        if !map.contains_key(key) {
+        if get(key).is_none() {
             found.push(
                 Problem::error(
                     "PLAN_MANIFEST_MISSING_KEY",
@@ -116,9 +121,9 @@ pub fn parse(
         }
     }
     let string_list = |key: &str, found: &mut Vec<Problem>| -> Vec<String> {
-        match map.get(key) {
+        match get(key) {
             None => Vec::new(),
-            Some(Value::Array(items)) if items.iter().all(Value::is_string) => items
+            Some(Node::List(items)) if items.iter().all(|v| v.as_str().is_some()) => items
                 .iter()
                 .filter_map(|v| v.as_str().map(str::to_owned))
                 .collect(),
@@ -141,7 +146,7 @@ pub fn parse(
     let expected_paths = string_list("expected_paths", &mut found);
     let bash_syntax_check = string_list("bash_syntax_check", &mut found);
     let forbidden_paths = string_list("forbidden_paths", &mut found);
-    let min_file_count = match map.get("min_file_count") {
+    let min_file_count = match get("min_file_count") {
         None => 0,
         Some(v) => v.as_u64().unwrap_or_else(|| {
             bad(
@@ -158,9 +163,9 @@ pub fn parse(
             0
         }),
     };
-    let commit_message_pattern = match map.get("commit_message_pattern") {
+    let commit_message_pattern = match get("commit_message_pattern") {
         None => String::new(),
-        Some(Value::String(p)) => {
+        Some(Node::Str(p)) => {
             if let Err(e) = pattern::check(p) {
                 bad(
                     &mut found,
@@ -171,7 +176,7 @@ pub fn parse(
                     format!("step {step}: `commit_message_pattern` {e}"),
                 );
             }
-            p.clone()
+            p.to_string()
         }
         Some(other) => {
             bad(
@@ -188,13 +193,13 @@ pub fn parse(
             String::new()
         }
     };
-    let must_contain = match map.get("must_contain") {
+    let must_contain = match get("must_contain") {
         None => Vec::new(),
-        Some(Value::Array(items)) => {
+        Some(Node::List(items)) => {
             let mut out = Vec::new();
             for item in items {
-                let path = item.get("path").and_then(Value::as_str);
-                let pat = item.get("pattern").and_then(Value::as_str);
+                let path = item.get("path").and_then(Node::as_str);
+                let pat = item.get("pattern").and_then(Node::as_str);
                 match (path, pat) {
                     (Some(path), Some(pat)) => {
                         if let Err(e) = pattern::check(pat) {
@@ -242,7 +247,11 @@ pub fn parse(
             Vec::new()
         }
     };
-    for key in map.keys().filter(|k| !KEYS.contains(&k.as_str())) {
+    for key in entries
+        .iter()
+        .map(|(k, _)| k)
+        .filter(|k| !KEYS.contains(&k.as_ref()))
+    {
         found.push(
             Problem::warning(
                 "PLAN_MANIFEST_UNKNOWN_KEY",
@@ -332,7 +341,18 @@ fn pattern_code(e: &PatternError) -> &'static str {
     }
 }
 
-fn describe(v: &Value) -> &'static str {
+fn describe(v: &Node<'_>) -> &'static str {
+    match v {
+        Node::Str(_) => "a string",
+        Node::Int(_) => "a number",
+        Node::List(_) => "a list",
+        Node::Map(_) => "a mapping",
+        Node::Other(other) => describe_value(other),
+    }
+}
+
+fn describe_value(v: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
     match v {
         Value::Null => "nothing (null)",
         Value::Bool(_) => "a boolean",

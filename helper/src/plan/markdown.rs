@@ -46,9 +46,11 @@ pub struct TextLine {
     /// The text with emphasis markers dropped and code spans kept in
     /// backticks.
     pub text: String,
-    /// Backticked spans, in order, with their byte offsets in `text`
-    /// (start of the opening backtick).
-    pub spans: Vec<(usize, String)>,
+    /// Backticked spans, in order: the byte offset of the opening backtick
+    /// in `text` and the length of the content after it (see
+    /// [`TextLine::spans`]). Kept as positions, not copies: a long plan has
+    /// tens of thousands of spans.
+    span_at: Vec<(usize, usize)>,
     pub line: u32,
     /// `Some(depth)` on the first line of a list item.
     pub item: Option<u32>,
@@ -56,6 +58,22 @@ pub struct TextLine {
     pub task: Option<bool>,
     /// Depth of the list this line belongs to (0 outside lists).
     pub depth: u32,
+}
+
+impl TextLine {
+    /// The backticked spans, in order, each with the byte offset of its
+    /// opening backtick in `text`.
+    pub fn spans(&self) -> impl Iterator<Item = (usize, &str)> {
+        self.span_at.iter().map(|&(at, len)| {
+            let content = self.text.get(at + 1..at + 1 + len).unwrap_or_default();
+            (at, content)
+        })
+    }
+
+    /// The first backticked span, if any.
+    pub fn first_span(&self) -> Option<(usize, &str)> {
+        self.spans().next()
+    }
 }
 
 /// Maps byte offsets to 1-based line numbers.
@@ -72,50 +90,93 @@ impl LineIndex {
 
     /// The 1-based line holding byte `offset`.
     pub fn line(&self, offset: usize) -> u32 {
-        let index = self.starts.partition_point(|&s| s <= offset);
-        u32::try_from(index.max(1)).unwrap_or(u32::MAX)
+        self.locate(offset).0
+    }
+
+    /// The 1-based line holding byte `offset`, and the offset where the
+    /// next line starts (`usize::MAX` on the last line).
+    pub fn locate(&self, offset: usize) -> (u32, usize) {
+        let mut cursor = 0;
+        self.locate_from(&mut cursor, offset)
+    }
+
+    /// [`Self::locate`] starting from the line found last time (`cursor`).
+    /// A parser's events come nearly in source order, so a few steps
+    /// forward usually find the line; otherwise a binary search does.
+    pub fn locate_from(&self, cursor: &mut usize, offset: usize) -> (u32, usize) {
+        const STEPS: usize = 4;
+        let mut index = *cursor;
+        let behind = index == 0 || self.starts.get(index - 1).is_none_or(|&s| s > offset);
+        let mut steps = 0;
+        while !behind && steps < STEPS && self.starts.get(index).is_some_and(|&s| s <= offset) {
+            index += 1;
+            steps += 1;
+        }
+        if behind || self.starts.get(index).is_some_and(|&s| s <= offset) {
+            index = self.starts.partition_point(|&s| s <= offset);
+        }
+        *cursor = index;
+        let next = self.starts.get(index).copied().unwrap_or(usize::MAX);
+        (u32::try_from(index.max(1)).unwrap_or(u32::MAX), next)
     }
 }
 
-/// Flattens `source` into blocks. A long plan is cut at its `### Step`
-/// headings into pieces that are parsed on several threads; see
-/// [`step_boundaries`] for when that is exact.
+/// Flattens `source` into blocks.
+///
+/// A long plan is cut at its `### Step` headings (see [`step_boundaries`]
+/// for when that is exact) into pieces of about [`PIECE`] bytes, each parsed
+/// on its own. Small pieces keep pulldown-cmark's event tree small, so its
+/// memory is reused from one piece to the next instead of growing to tens of
+/// megabytes and paying a page fault per new page; and the pieces are shared
+/// out to several threads in contiguous runs.
 pub fn blocks(source: &str) -> Vec<Block> {
-    const MIN_PIECE: usize = 256 * 1024;
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(8);
-    if source.len() < 2 * MIN_PIECE || threads < 2 {
+    if source.len() < 2 * PIECE {
         return blocks_of(source, 0);
     }
-    let Some(cuts) = step_boundaries(source, source.len().div_ceil(threads).max(MIN_PIECE)) else {
+    let Some(cuts) = step_boundaries(source, PIECE) else {
         return blocks_of(source, 0);
     };
     // Each piece starts at a line start; its lines are offset by the lines
-    // before it.
-    let mut pieces = Vec::new();
-    let mut start = 0;
+    // before it, counted once over the whole source.
+    let mut pieces = Vec::with_capacity(cuts.len() + 1);
+    let (mut start, mut lines_before) = (0, 0usize);
     for cut in cuts.into_iter().chain(std::iter::once(source.len())) {
         if let Some(piece) = source.get(start..cut) {
-            let lines_before =
-                memchr::memchr_iter(b'\n', source.as_bytes().get(..start).unwrap_or_default())
-                    .count();
             pieces.push((piece, u32::try_from(lines_before).unwrap_or(u32::MAX)));
+            lines_before += memchr::memchr_iter(b'\n', piece.as_bytes()).count();
         }
         start = cut;
     }
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
+    let parse_run = |run: &[(&str, u32)]| {
+        let mut out = Vec::new();
+        for &(piece, offset) in run {
+            blocks_into(piece, offset, &mut out);
+        }
+        out
+    };
+    if threads < 2 {
+        return parse_run(&pieces);
+    }
+    let per_thread = pieces.len().div_ceil(threads);
     let parsed: Vec<Vec<Block>> = std::thread::scope(|scope| {
         let workers: Vec<_> = pieces
-            .iter()
-            .map(|&(piece, offset)| scope.spawn(move || blocks_of(piece, offset)))
+            .chunks(per_thread)
+            .map(|run| scope.spawn(move || parse_run(run)))
             .collect();
         workers.into_iter().filter_map(|w| w.join().ok()).collect()
     });
-    if parsed.len() != pieces.len() {
+    if parsed.len() != pieces.chunks(per_thread).len() {
         return blocks_of(source, 0);
     }
-    parsed.into_iter().flatten().collect()
+    super::join_runs(parsed)
 }
+
+/// The size of the pieces a long plan is parsed in: large enough that the
+/// cost of starting a parser is lost in it, small enough to stay in cache.
+const PIECE: usize = 64 * 1024;
 
 /// Byte offsets of `### Step` lines at which the document can be cut without
 /// changing how it parses, about `every` bytes apart; `None` when the
@@ -124,15 +185,22 @@ pub fn blocks(source: &str) -> Vec<Block> {
 ///
 /// A line starting at column 0 with `### ` is an ATX heading and closes any
 /// open list, paragraph or indented fence, unless a fence opened at column 0
-/// to 3 is still open, which is tracked here.
+/// to 3 is still open, which is tracked here. A link reference definition
+/// (`[name]: url`) applies to the whole document, so one anywhere also keeps
+/// it whole.
 fn step_boundaries(source: &str, every: usize) -> Option<Vec<usize>> {
+    if may_define_links(source) {
+        return None;
+    }
     let mut cuts = Vec::new();
     let mut fence: Option<(u8, usize)> = None;
     let mut last = 0;
-    let mut offset = 0;
-    for line in source.split_inclusive('\n') {
-        let at = offset;
-        offset += line.len();
+    let mut next = 0;
+    while next < source.len() {
+        let at = next;
+        let rest = source.as_bytes().get(at..).unwrap_or_default();
+        next = memchr::memchr(b'\n', rest).map_or(source.len(), |i| at + i + 1);
+        let line = source.get(at..next).unwrap_or_default();
         let indent = line.len() - line.trim_start_matches(' ').len();
         let rest = line.trim_start_matches(' ');
         if rest.starts_with("~~~")
@@ -158,21 +226,48 @@ fn step_boundaries(source: &str, every: usize) -> Option<Vec<usize>> {
     Some(cuts)
 }
 
+/// Whether some line could be a link reference definition: `[…]:` after
+/// spaces and list markers. Generous (a `[x]: y` inside a fence counts too):
+/// a false alarm only costs parsing the document in one piece.
+fn may_define_links(source: &str) -> bool {
+    let bytes = source.as_bytes();
+    memchr::memmem::find_iter(bytes, b"]:").any(|at| {
+        let start =
+            memchr::memrchr(b'\n', bytes.get(..at).unwrap_or_default()).map_or(0, |i| i + 1);
+        let line = source.get(start..at).unwrap_or_default();
+        line.trim_start_matches(|c: char| {
+            c.is_ascii_whitespace() || "-*+.)".contains(c) || c.is_ascii_digit()
+        })
+        .starts_with('[')
+    })
+}
+
 /// Flattens one piece; `line_offset` is added to every line.
 fn blocks_of(source: &str, line_offset: u32) -> Vec<Block> {
+    let mut out = Vec::new();
+    blocks_into(source, line_offset, &mut out);
+    out
+}
+
+/// Flattens one piece onto the end of `out`.
+fn blocks_into(source: &str, line_offset: u32, out: &mut Vec<Block>) {
     let index = LineIndex::new(source);
     let options = Options::ENABLE_YAML_STYLE_METADATA_BLOCKS
         | Options::ENABLE_TABLES
         | Options::ENABLE_TASKLISTS
         | Options::ENABLE_STRIKETHROUGH;
-    let mut out = Vec::new();
     let mut builder = Builder::default();
+    let mut cursor = 0;
     for (event, range) in Parser::new_ext(source, options).into_offset_iter() {
-        let line = index.line(range.start) + line_offset;
-        builder.event(event, line, &mut out);
+        let (line, next_line) = index.locate_from(&mut cursor, range.start);
+        // Room for what the event starts: the rest of its source line for
+        // a line of text, all of its source for a code block. Reserving it
+        // up front saves growing each string several times.
+        builder.room = next_line.min(source.len()).saturating_sub(range.start);
+        builder.block_room = range.len();
+        builder.event(event, line + line_offset, out);
     }
-    builder.flush(&mut out);
-    out
+    builder.flush(out);
 }
 
 /// What the flattening is inside of.
@@ -188,6 +283,10 @@ struct Builder {
     code: Option<(String, String, u32, u32)>,
     metadata: Option<(String, u32)>,
     table_depth: u32,
+    /// Bytes from the current event to the end of its source line.
+    room: usize,
+    /// Bytes of source the current event spans.
+    block_room: usize,
 }
 
 impl Builder {
@@ -240,11 +339,12 @@ impl Builder {
                 Event::SoftBreak | Event::HardBreak => text.push(' '),
                 Event::End(TagEnd::Heading(_)) => {
                     if let Some((level, text, line)) = self.heading.take() {
-                        out.push(Block::Heading {
-                            level,
-                            text: text.trim().to_owned(),
-                            line,
-                        });
+                        let text = if text.trim().len() == text.len() {
+                            text
+                        } else {
+                            text.trim().to_owned()
+                        };
+                        out.push(Block::Heading { level, text, line });
                     }
                 }
                 _ => {}
@@ -259,7 +359,7 @@ impl Builder {
             }
             Event::Start(Tag::Heading { level, .. }) => {
                 self.flush(out);
-                self.heading = Some((heading_level(level), String::new(), line));
+                self.heading = Some((heading_level(level), String::with_capacity(self.room), line));
             }
             Event::Start(Tag::CodeBlock(kind)) => {
                 self.flush(out);
@@ -267,7 +367,12 @@ impl Builder {
                     CodeBlockKind::Fenced(info) => (info.trim().to_owned(), line + 1),
                     CodeBlockKind::Indented => (String::new(), line),
                 };
-                self.code = Some((info, String::new(), line, content_line));
+                self.code = Some((
+                    info,
+                    String::with_capacity(self.block_room),
+                    line,
+                    content_line,
+                ));
             }
             Event::Start(Tag::Table(_)) => {
                 self.flush(out);
@@ -297,7 +402,7 @@ impl Builder {
                 current.text.push('`');
                 current.text.push_str(&c);
                 current.text.push('`');
-                current.spans.push((at, c.into_string()));
+                current.span_at.push((at, c.len()));
             }
             Event::InlineHtml(h) | Event::Html(h) => self.push_text(&h, line),
             // The next line starts after this break.
@@ -323,7 +428,9 @@ impl Builder {
             None
         };
         let depth = self.depth;
+        let room = self.room;
         self.current.get_or_insert_with(|| TextLine {
+            text: String::with_capacity(room),
             line,
             item,
             task,
@@ -377,7 +484,10 @@ mod tests {
             panic!("{blocks:?}")
         };
         assert_eq!(files.text, "Files: `a.rs` (new), `b.rs`");
-        assert_eq!(files.spans, vec![(7, "a.rs".into()), (21, "b.rs".into())]);
+        assert_eq!(
+            files.spans().collect::<Vec<_>>(),
+            vec![(7, "a.rs"), (21, "b.rs")]
+        );
         assert_eq!((files.line, files.item), (6, Some(1)));
         let Block::Text(verify) = &blocks[3] else {
             panic!()
@@ -412,6 +522,14 @@ mod tests {
         );
         assert!(step_boundaries(&src, 64 * 1024).is_some_and(|c| !c.is_empty()));
         assert_eq!(blocks(&src), blocks_of(&src, 0));
+        // A link defined in one step and used in another: parsed whole.
+        src.push_str("- see [the spec]\n\n[the spec]: https://example.com\n");
+        src.insert_str(
+            src.find("### Step 2:").unwrap(),
+            "Read [the spec] first.\n\n",
+        );
+        assert!(step_boundaries(&src, 64 * 1024).is_none());
+        assert_eq!(blocks(&src), blocks_of(&src, 0));
     }
 
     #[test]
@@ -421,5 +539,17 @@ mod tests {
             [idx.line(0), idx.line(2), idx.line(4), idx.line(5)],
             [1, 2, 3, 4]
         );
+        // Walking forward, back and far forward from a cursor finds what a
+        // fresh search finds.
+        let text = "x\n".repeat(50);
+        let idx = LineIndex::new(&text);
+        let mut cursor = 0;
+        for offset in [0, 1, 2, 5, 3, 0, 40, 41, 99, 100, 7, 200] {
+            assert_eq!(
+                idx.locate_from(&mut cursor, offset),
+                idx.locate(offset),
+                "{offset}"
+            );
+        }
     }
 }

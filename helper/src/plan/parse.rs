@@ -367,12 +367,12 @@ fn read_steps(
         // rather than the whole run aborting.
         workers.into_iter().filter_map(|w| w.join().ok()).collect()
     });
-    let mut steps = Vec::with_capacity(headings.len());
+    let mut steps = Vec::with_capacity(parts.len());
     for (part, found) in parts {
-        steps.extend(part);
+        steps.push(part);
         problems.extend(found);
     }
-    steps
+    super::join_runs(steps)
 }
 
 fn read_step(
@@ -432,7 +432,7 @@ fn read_step(
     let checkpoint = command(Label::Checkpoint);
     let manifest = if strict {
         match field(Label::Manifest).and_then(|f| f.fence.as_ref()) {
-            Some((_, yaml, fence_line)) => manifest::parse(yaml, *fence_line, number, problems),
+            Some(&(_, yaml, fence_line)) => manifest::parse(yaml, fence_line, number, problems),
             None => {
                 let line = field(Label::Manifest).map_or(heading.line, |f| f.line);
                 problems.push(
@@ -470,40 +470,39 @@ fn read_step(
 
 /// Paths in backticks, each `(new)` when that marker follows it; without
 /// backticks, comma-separated words.
-fn read_files(field: &RawField) -> Vec<FileRef> {
+fn read_files(field: &RawField<'_>) -> Vec<FileRef> {
     let mut out = Vec::new();
     for line in &field.lines {
-        if line.spans.is_empty() {
-            for part in line.text.split(',') {
+        let text = line.text();
+        let mut spans = line.spans().peekable();
+        if spans.peek().is_none() {
+            for part in text.split(',') {
                 let new = part.contains("(new)");
                 if let Some(path) = part.replace("(new)", "").split_whitespace().next() {
                     out.push(FileRef {
                         path: path.to_owned(),
                         new,
-                        line: line.line,
+                        line: line.line(),
                     });
                 }
             }
             continue;
         }
-        for (i, (at, path)) in line.spans.iter().enumerate() {
+        while let Some((at, path)) = spans.next() {
             let from = at + path.len() + 2;
-            let to = line
-                .spans
-                .get(i + 1)
-                .map_or(line.text.len(), |(next, _)| *next);
-            let between = line.text.get(from..to).unwrap_or_default();
+            let to = spans.peek().map_or(text.len(), |(next, _)| *next);
+            let between = text.get(from..to).unwrap_or_default();
             out.push(FileRef {
                 path: path.trim().to_owned(),
                 new: between.contains("(new)"),
-                line: line.line,
+                line: line.line(),
             });
         }
     }
     out
 }
 
-fn read_on_failure(field: &RawField, step: u32, problems: &mut Vec<Problem>) -> OnFailure {
+fn read_on_failure(field: &RawField<'_>, step: u32, problems: &mut Vec<Problem>) -> OnFailure {
     let text = field.text();
     let word: String = text.chars().take_while(|c| c.is_alphabetic()).collect();
     let rest = text.get(word.len()..).unwrap_or_default();
@@ -623,8 +622,7 @@ fn scope_lists(blocks: &[Block]) -> (Vec<String>, Vec<String>) {
 /// comma-separated words; `none` is no path.
 fn paths_of(line: &TextLine, value_at: usize, value: &str) -> Vec<String> {
     let spans: Vec<String> = line
-        .spans
-        .iter()
+        .spans()
         .filter(|(o, _)| *o >= value_at)
         .map(|(_, s)| s.trim().to_owned())
         .collect();
@@ -719,9 +717,8 @@ fn read_session(number: u32, title: &str, line: u32, content: &[Block]) -> Sessi
             "depends on" | "depends" => session.depends_on = strategy::numbers(value),
             "cwd" => {
                 session.cwd = t
-                    .spans
-                    .first()
-                    .map(|(_, s)| s.clone())
+                    .first_span()
+                    .map(|(_, s)| s.to_owned())
                     .or_else(|| Some(value.trim().to_owned()).filter(|v| !v.is_empty()));
             }
             "touch" => session.touch.extend(paths_of(t, label.len() + 1, value)),
