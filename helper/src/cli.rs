@@ -1094,8 +1094,9 @@ pub enum WorkflowCommand {
 /// duration, the step's output under it (on a terminal only its last 5
 /// lines, redrawn in place), and a summary. Either way a log
 /// file goes to `.claude/voyage.local/logs/<UTC YYYYMMDD-HHMMSS>_<goal>.log`
-/// (the nearest `.claude/voyage.local` at or above the workflow's
-/// directory, else one in it); VOYAGE_LOG=0 or EXECUTANT_LOG=0 turn it off.
+/// (the nearest `.claude/voyage.local` from the workflow's directory up to
+/// its git work tree's root, else one in the workflow's directory);
+/// VOYAGE_LOG=0 or EXECUTANT_LOG=0 turn it off.
 /// Warnings and the error that ended a run go to stderr.
 ///
 /// CANCEL. A file `.voyage-cancel` (or `.executant-cancel`) in the

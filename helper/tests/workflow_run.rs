@@ -1341,9 +1341,12 @@ steps:
     }
 }
 
+/// Within a git work tree, up to its root; the temp dir plays the
+/// repository (a `.git` directory is all the search looks for).
 #[test]
 fn a_log_file_goes_to_the_nearest_voyage_local_above() {
     let dir = Dir::new();
+    std::fs::create_dir_all(dir.path().join(".git")).unwrap();
     std::fs::create_dir_all(dir.path().join(".claude/voyage.local")).unwrap();
     dir.write("a/b/wf.yaml", THREE);
     let ran = dir.ci_env("a/b/wf.yaml", &[], &[("VOYAGE_LOG", "1")]);

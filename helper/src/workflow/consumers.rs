@@ -57,13 +57,25 @@ impl<W: Write> Consumer for Ndjson<W> {
 }
 
 /// Where run logs go for a workflow in `workflow_dir`: the nearest
-/// `.claude/voyage.local` at or above it, else a new one in it; then `logs/`.
+/// `.claude/voyage.local` from it up to the root of its git work tree, else
+/// a new one in `workflow_dir`; then `logs/`. The search stops at the work
+/// tree's root (outside a work tree, at `workflow_dir` itself) so that a
+/// stray `.claude` in `/tmp` or a home directory never collects the logs of
+/// unrelated projects.
 pub fn log_dir_for(workflow_dir: &Path) -> PathBuf {
     let start = fs::canonicalize(workflow_dir).unwrap_or_else(|_| workflow_dir.to_path_buf());
-    let found = start
-        .ancestors()
-        .map(|dir| dir.join(".claude").join("voyage.local"))
-        .find(|candidate| candidate.is_dir());
+    let in_work_tree = start.ancestors().any(|dir| dir.join(".git").exists());
+    let mut found = None;
+    for dir in start.ancestors() {
+        let candidate = dir.join(".claude").join("voyage.local");
+        if candidate.is_dir() {
+            found = Some(candidate);
+            break;
+        }
+        if !in_work_tree || dir.join(".git").exists() {
+            break;
+        }
+    }
     found
         .unwrap_or_else(|| start.join(".claude").join("voyage.local"))
         .join("logs")
@@ -251,5 +263,31 @@ pub(crate) fn level_word(level: Level) -> &'static str {
         Level::Info => "info",
         Level::Warn => "warn",
         Level::Error => "error",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_log_directory_is_searched_up_to_the_work_tree_root_only() {
+        let top = tempfile::tempdir().unwrap();
+        let root = top.path().canonicalize().unwrap();
+        // A stray one above the project must not be used.
+        fs::create_dir_all(root.join(".claude/voyage.local")).unwrap();
+        let repo = root.join("repo");
+        let flows = repo.join("flows/deep");
+        fs::create_dir_all(&flows).unwrap();
+        fs::create_dir_all(repo.join(".git")).unwrap();
+        let fresh = flows.join(".claude/voyage.local/logs");
+        assert_eq!(log_dir_for(&flows), fresh);
+        // The project's own, at its root, is found from below.
+        fs::create_dir_all(repo.join(".claude/voyage.local")).unwrap();
+        assert_eq!(log_dir_for(&flows), repo.join(".claude/voyage.local/logs"));
+        // Outside a work tree only the workflow's own directory counts.
+        let loose = root.join("loose");
+        fs::create_dir_all(&loose).unwrap();
+        assert_eq!(log_dir_for(&loose), loose.join(".claude/voyage.local/logs"));
     }
 }
