@@ -61,15 +61,20 @@ use cli::{
 /// Parses `args`, runs the subcommand and returns the process exit code.
 /// Safe to call more than once in one process.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
-    let cli = match Cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().collect();
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
             // --help and --version are "errors" to clap but succeed for us.
             let _ = e.print();
-            return ExitCode::from(if e.use_stderr() {
-                exit::CANNOT_CHECK
-            } else {
+            return ExitCode::from(if !e.use_stderr() {
                 exit::OK
+            } else if args.get(1).is_some_and(|a| a == "workflow") {
+                // Executant's code for a bad flag is 1: 2 means an invalid
+                // workflow file there, and CI wrappers tell them apart.
+                workflow::command::code::STEP_FAILED
+            } else {
+                exit::CANNOT_CHECK
             });
         }
     };

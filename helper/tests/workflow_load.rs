@@ -615,6 +615,14 @@ fn fields_that_do_not_apply_to_a_kind_are_refused() {
             "greater than 0",
         ),
         (
+            // Beyond a year: a deadline that far would overflow the clock.
+            "goal: g\nsteps:\n  - name: cmd\n    command: echo\n    timeout_seconds: 1e20\n",
+            "cmd",
+            "timeout_seconds",
+            5,
+            "at most 31536000",
+        ),
+        (
             "goal: g\nsteps:\n  - name: cmd\n    command: echo\n    timeout_seconds: soon\n",
             "cmd",
             "timeout_seconds",

@@ -628,7 +628,7 @@ fn a_timeout_inside_a_child_exits_3() {
     ran.status_is(3);
     assert_eq!(
         ran.last()["error"]["message"],
-        "Step \"slow\" timed out after 0s"
+        "Step \"slow\" timed out after 0.2s"
     );
     assert_eq!(ran.last()["name"], "nest");
 }

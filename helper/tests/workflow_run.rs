@@ -1065,14 +1065,14 @@ fn a_timeout_in_a_loop_exits_3_but_1_in_a_concurrent_loop() {
     ran.status_is(3);
     assert_eq!(
         ran.last()["error"]["message"],
-        "Step \"each\" timed out after 0s"
+        "Step \"each\" timed out after 0.3s"
     );
     // Executant wraps a concurrent loop's failure, timeouts included.
     let (_dir, ran) = run(&yaml(2), &[]);
     ran.status_is(1);
     assert_eq!(
         ran.last()["error"]["message"],
-        "forEach \"each\" had a failing iteration: Step \"each\" timed out after 0s"
+        "forEach \"each\" had a failing iteration: Step \"each\" timed out after 0.3s"
     );
 }
 
@@ -1223,6 +1223,38 @@ fn a_stopping_signal_cancels_the_run_and_stops_the_step_group() {
     });
     assert!(gone, "the step's background sleep was stopped");
     assert!(!dir.path().join("never-ran").exists(), "no later step ran");
+}
+
+/// A signal landing between two commands of a loop (here during a burst
+/// of log-only iterations, when no command runs to notice it) stops the
+/// loop at its next child, not after every remaining iteration.
+#[test]
+fn a_signal_between_commands_stops_the_loop() {
+    let dir = Dir::new();
+    dir.write(
+        "wf.yaml",
+        "goal: gap\nsteps:\n  - name: begin\n    command: touch begun\n  - name: rounds\n    repeat: 3\n    steps:\n      - name: chatter\n        repeat: 20000\n        message: \"chat {{item}}\"\n      - name: work\n        command: touch work-{{item}}; sleep 1\n",
+    );
+    let child = dir
+        .ci_command("wf.yaml", &[])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    assert!(wait_until(Duration::from_secs(30), || dir
+        .path()
+        .join("begun")
+        .exists()));
+    let helper = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
+    nix::sys::signal::kill(helper, nix::sys::signal::Signal::SIGINT).unwrap();
+    let output = child.wait_with_output().unwrap();
+    let ran = collect(&output, Duration::ZERO);
+    ran.status_is(4);
+    assert_eq!(ran.last()["type"], "workflow:cancelled");
+    let worked = (1..=3)
+        .filter(|i| dir.path().join(format!("work-{i}")).exists())
+        .count();
+    assert!(worked < 3, "every iteration ran after the signal");
 }
 
 #[test]

@@ -25,6 +25,7 @@ use std::io::{self, Read};
 use std::os::fd::AsFd;
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
@@ -74,6 +75,11 @@ pub struct Job<'a> {
     pub merge_stderr: bool,
     /// Variables added to the inherited environment.
     pub env: &'a [(&'a str, &'a OsStr)],
+    /// A flag the caller's own signal handler sets: when it is up, the job
+    /// stops as if this process had been sent SIGTERM. It closes the gap
+    /// before the job's signal watch exists: a signal that arrived just
+    /// before the spawn is not lost.
+    pub stop: Option<&'a AtomicBool>,
 }
 
 /// How the run ended.
@@ -151,7 +157,7 @@ pub fn supervise(job: Job<'_>, output: &mut dyn FnMut(&[u8])) -> io::Result<Outc
         group_gone: false,
     };
     let mut phase = Phase::Running;
-    let mut deadline = start + timeout;
+    let mut deadline = start.checked_add(timeout).unwrap_or(start + NO_DEADLINE);
     let mut cause = None;
     // Reaping is needed at the start (the child may be gone already) and
     // after each SIGCHLD; not on every chunk of output.
@@ -161,7 +167,11 @@ pub fn supervise(job: Job<'_>, output: &mut dyn FnMut(&[u8])) -> io::Result<Outc
             let code = &mut run.leader_code;
             run.group_gone = run.group.reap_exited(|c| *code = Some(c));
         }
-        let stop = signals.take_stop();
+        let stop = signals.take_stop().or_else(|| {
+            job.stop
+                .filter(|flag| flag.load(Ordering::SeqCst))
+                .map(|_| Signal::SIGTERM as i32)
+        });
         let now = Instant::now();
         let done = match job.leftovers {
             Leftovers::Stop => run.leader_code.is_some(),
@@ -199,7 +209,7 @@ pub fn supervise(job: Job<'_>, output: &mut dyn FnMut(&[u8])) -> io::Result<Outc
             phase = next;
             deadline = now
                 + match next {
-                    Phase::Running => timeout,
+                    Phase::Running => NO_DEADLINE.min(timeout),
                     Phase::Terminating => GRACE,
                     Phase::Killing => KILL_WAIT,
                     Phase::Draining => DRAIN,

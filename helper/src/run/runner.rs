@@ -35,6 +35,7 @@ pub fn run(command: &OsStr, cwd: &Path, timeout: Duration, mut log: File) -> io:
         leftovers: Leftovers::Stop,
         merge_stderr: true,
         env: &[],
+        stop: None,
     };
     let outcome = supervise(job, &mut |chunk| {
         // A full disk must not stop the command: keep counting what it

@@ -26,6 +26,9 @@ use crate::problem::Problem;
 /// in the `workflow:start` event.
 pub const MAX_REPEAT: i128 = 100_000;
 
+/// Longest `timeout_seconds:` accepted (a year): long enough for any step,
+/// short enough that a deadline computed from it cannot overflow.
+pub const MAX_TIMEOUT_SECONDS: f64 = 31_536_000.0;
 /// Keys a top-level document may have.
 const TOP_KEYS: &[&str] = &["goal", "steps", "vars"];
 /// Keys a step may have.
@@ -601,7 +604,7 @@ impl Loader<'_> {
             }
         };
         let timeout = match step.fields.get("timeout_seconds") {
-            Some(node) => Some(self.positive_number(name, "timeout_seconds", node)?),
+            Some(node) => Some(self.seconds(name, "timeout_seconds", node)?),
             None => None,
         };
         match kind.as_str() {
@@ -867,20 +870,20 @@ impl Loader<'_> {
         }
     }
 
-    fn positive_number(&self, step: &str, field: &str, node: &Node) -> Result<f64, Problem> {
+    fn seconds(&self, step: &str, field: &str, node: &Node) -> Result<f64, Problem> {
         let value = match &node.value {
             Value::Int(n) => Some(*n as f64),
             Value::Float(f) => Some(*f),
             _ => None,
         };
         match value {
-            Some(v) if v > 0.0 && v.is_finite() => Ok(v),
+            Some(v) if v > 0.0 && v <= MAX_TIMEOUT_SECONDS => Ok(v),
             _ => Err(self.field_problem(
                 step,
                 field,
                 node,
                 format!(
-                    "must be a number of seconds greater than 0, found {}",
+                    "must be a number of seconds greater than 0 and at most {MAX_TIMEOUT_SECONDS} (a year), found {}",
                     node.value
                         .scalar_text()
                         .unwrap_or_else(|| node.value.kind().into())

@@ -25,6 +25,10 @@ use super::placeholder::fill_item;
 use super::runner::{Context, Emit, Failure, StepError, run_task};
 use super::script;
 
+/// Most iterations a concurrent loop runs at once, whatever its
+/// `concurrency:` (each is a thread, most of it waiting on a command).
+pub const MAX_WORKERS: usize = 256;
+
 pub fn run(
     task: &LoopTask,
     resume: Option<&[u64]>,
@@ -87,6 +91,7 @@ fn run_in_order(
         if iteration < start_iteration {
             continue;
         }
+        ctx.check_stopped()?;
         // Only the first resumed iteration goes on down the path.
         let within = if iteration == start_iteration {
             resume.and_then(|r| r.get(1..))
@@ -110,47 +115,71 @@ fn run_pool(
     ctx: &Context,
     emit: &dyn Emit,
 ) -> Result<(), StepError> {
+    if items.is_empty() {
+        return Ok(());
+    }
     let next = AtomicUsize::new(0);
     let stop_starting = AtomicBool::new(false);
     let cancelled = AtomicBool::new(false);
     let first_error: Mutex<Option<String>> = Mutex::new(None);
     let total = count(items.len());
-    std::thread::scope(|scope| {
-        for _ in 0..workers.min(items.len()) {
-            scope.spawn(|| {
-                loop {
-                    if stop_starting.load(Ordering::SeqCst) {
-                        return;
-                    }
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(item) = items.get(i) else {
-                        return;
-                    };
-                    let position = Position {
-                        iteration: count(i) + 1,
-                        total,
-                        concurrent: true,
-                    };
-                    match run_iteration(task, item, position, None, ctx, emit) {
-                        Ok(()) => {}
-                        Err(StepError::Cancelled) => {
-                            cancelled.store(true, Ordering::SeqCst);
-                            stop_starting.store(true, Ordering::SeqCst);
-                        }
-                        Err(StepError::Failed(failure)) => {
-                            first_error
-                                .lock()
-                                .unwrap_or_else(PoisonError::into_inner)
-                                .get_or_insert(failure.message);
-                            if !task.continue_on_error {
-                                stop_starting.store(true, Ordering::SeqCst);
-                            }
-                        }
+    let worker = || {
+        loop {
+            if ctx.check_stopped().is_err() {
+                cancelled.store(true, Ordering::SeqCst);
+            }
+            if stop_starting.load(Ordering::SeqCst) || cancelled.load(Ordering::SeqCst) {
+                return;
+            }
+            let i = next.fetch_add(1, Ordering::SeqCst);
+            let Some(item) = items.get(i) else {
+                return;
+            };
+            let position = Position {
+                iteration: count(i) + 1,
+                total,
+                concurrent: true,
+            };
+            match run_iteration(task, item, position, None, ctx, emit) {
+                Ok(()) => {}
+                Err(StepError::Cancelled) => {
+                    cancelled.store(true, Ordering::SeqCst);
+                    stop_starting.store(true, Ordering::SeqCst);
+                }
+                Err(StepError::Failed(failure)) => {
+                    first_error
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .get_or_insert(failure.message);
+                    if !task.continue_on_error {
+                        stop_starting.store(true, Ordering::SeqCst);
                     }
                 }
-            });
+            }
         }
+    };
+    let started = std::thread::scope(|scope| {
+        let mut started = 0;
+        for _ in 0..workers.min(items.len()).min(MAX_WORKERS) {
+            // A system out of threads runs the loop on those it got.
+            if std::thread::Builder::new()
+                .spawn_scoped(scope, worker)
+                .is_ok()
+            {
+                started += 1;
+            }
+        }
+        started
     });
+    if started == 0 {
+        return Err(StepError::Failed(Failure::failed(
+            "WORKFLOW_NO_THREADS",
+            format!(
+                "forEach \"{}\": no worker thread could be started",
+                task.name
+            ),
+        )));
+    }
     if cancelled.load(Ordering::SeqCst) {
         return Err(StepError::Cancelled);
     }
@@ -214,6 +243,7 @@ fn run_iteration(
         if child_number < start_child {
             continue;
         }
+        ctx.check_stopped()?;
         let child = with_item(child, item);
         if inner_total > 1 {
             emit.emit(Event::StepInner {

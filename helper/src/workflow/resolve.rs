@@ -161,7 +161,18 @@ fn resolve_one(
             ),
         ));
     }
-    let mut loaded = load::load_file(&path, &step.vars.0)?;
+    let mut loaded = load::load_file(&path, &step.vars.0).map_err(|mut problem| {
+        // The child's own file and line, and where it is run from: a
+        // missing var is usually the parent step's to give.
+        problem.message = format!(
+            "{} (in the workflow run by step \"{}\" at {}:{})",
+            problem.message,
+            step.name,
+            file.display(),
+            step.reference_line
+        );
+        problem
+    })?;
     let mut child_chain = chain.to_vec();
     child_chain.push(key);
     let mut warnings = std::mem::take(&mut loaded.warnings);

@@ -59,8 +59,21 @@ pub struct Context {
 }
 
 impl Context {
-    /// Whether the run should stop before the next step: a stopping signal
-    /// arrived, or a cancel file exists (it is removed).
+    /// `Err(Cancelled)` once a stopping signal has arrived. Checked between
+    /// every piece of work (loop iterations and children, before each
+    /// command), not only between top-level steps, so that a signal landing
+    /// between two commands of a loop stops it.
+    pub fn check_stopped(&self) -> Result<(), StepError> {
+        if self.stop.load(Ordering::SeqCst) {
+            Err(StepError::Cancelled)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Whether the run should stop before the next top-level step: a
+    /// stopping signal arrived, or a cancel file exists (it is removed).
+    /// The cancel file, as in Executant, is looked at only there.
     pub fn cancel_requested(&self) -> bool {
         if self.stop.load(Ordering::SeqCst) {
             return true;

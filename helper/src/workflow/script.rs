@@ -33,6 +33,7 @@ const ITEMS_MAX_BYTES: usize = 16 << 20;
 /// Runs a script step, emitting its lines; writes them to the step's
 /// `output:` file when it succeeds.
 pub fn run(task: &CommandTask, ctx: &Context, emit: &dyn Emit) -> Result<(), StepError> {
+    ctx.check_stopped()?;
     emit.emit(Event::log(Level::Info, format!("$ {}", task.command)));
     let mut captured: Option<Vec<String>> = task.output.as_ref().map(|_| Vec::new());
     let mut lines = LineSplitter::default();
@@ -40,10 +41,13 @@ pub fn run(task: &CommandTask, ctx: &Context, emit: &dyn Emit) -> Result<(), Ste
         shell: "sh",
         command: OsStr::new(&task.command),
         cwd: None,
-        timeout: task.timeout_seconds.map(Duration::from_secs_f64),
+        timeout: task
+            .timeout_seconds
+            .and_then(|s| Duration::try_from_secs_f64(s).ok()),
         leftovers: Leftovers::Keep,
         merge_stderr: true,
         env: &[(WORKFLOW_DIR_VAR, ctx.work_dir.as_os_str())],
+        stop: Some(&ctx.stop),
     };
     let mut deliver = |line: String| {
         if let Some(captured) = captured.as_mut() {
@@ -68,10 +72,16 @@ pub fn run(task: &CommandTask, ctx: &Context, emit: &dyn Emit) -> Result<(), Ste
         }
         Ending::TimedOut(_) => {
             let limit = task.timeout_seconds.unwrap_or_default();
-            return Err(StepError::Failed(Failure::timed_out(format!(
-                "Step \"{}\" timed out after {}",
-                task.name,
+            // Under a minute, the limit as written (0.3s, 5s); above, in
+            // words (1m 05s), as Executant says it.
+            let said = if limit < 60.0 {
+                format!("{limit}s")
+            } else {
                 super::text::duration_words((limit * 1000.0) as u64)
+            };
+            return Err(StepError::Failed(Failure::timed_out(format!(
+                "Step \"{}\" timed out after {said}",
+                task.name
             ))));
         }
         Ending::Interrupted { .. } => return Err(StepError::Cancelled),
@@ -100,6 +110,7 @@ fn write_output(path: &Path, text: &str) -> std::io::Result<()> {
 /// The items a shell `forEach:` source prints: its non-blank stdout lines,
 /// not trimmed.
 pub fn shell_items(command: &str, ctx: &Context) -> Result<Vec<String>, StepError> {
+    ctx.check_stopped()?;
     let mut out = Vec::new();
     let mut too_big = false;
     let job = Job {
@@ -110,6 +121,7 @@ pub fn shell_items(command: &str, ctx: &Context) -> Result<Vec<String>, StepErro
         leftovers: Leftovers::Stop,
         merge_stderr: false,
         env: &[(WORKFLOW_DIR_VAR, ctx.work_dir.as_os_str())],
+        stop: Some(&ctx.stop),
     };
     let failed = |why: String| {
         StepError::Failed(Failure::failed(
