@@ -1078,6 +1078,27 @@ fn a_timeout_in_a_loop_exits_3_but_1_in_a_concurrent_loop() {
 
 // ------------------------------------------------------------- cancel §3
 
+/// Starts `workflow run --ci wf.yaml` in `dir` and waits until its steps
+/// have created the file `marker` (so the run is where the test wants it).
+fn start_until(dir: &Dir, marker: &str) -> std::process::Child {
+    let child = dir
+        .ci_command("wf.yaml", &[])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    assert!(
+        wait_until(Duration::from_secs(30), || dir.path().join(marker).exists()),
+        "the run never created {marker}"
+    );
+    child
+}
+
+fn send(child: &std::process::Child, signal: nix::sys::signal::Signal) {
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
+    nix::sys::signal::kill(pid, signal).unwrap();
+}
+
 #[test]
 fn cancel_from_inside_a_step() {
     // The workflow lives in a subdirectory and runs from its parent: the
@@ -1134,19 +1155,7 @@ fn cancel_from_outside_while_a_step_runs() {
         ),
     );
     let start = Instant::now();
-    let child = dir
-        .ci_command("wf.yaml", &[])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    assert!(
-        wait_until(Duration::from_secs(30), || dir
-            .path()
-            .join("started")
-            .exists()),
-        "the first step started"
-    );
+    let child = start_until(&dir, "started");
     // What an operator does: Executant's cancel file, next to the workflow.
     std::fs::write(dir.path().join(".executant-cancel"), "").unwrap();
     let output = child.wait_with_output().unwrap();
@@ -1189,21 +1198,8 @@ fn a_stopping_signal_cancels_the_run_and_stops_the_step_group() {
         "goal: signal\nsteps:\n  - name: long\n    command: sleep 30 & echo $! > grandchild.pid; touch started; wait\n  - name: never\n    command: touch never-ran\n",
     );
     let start = Instant::now();
-    let child = dir
-        .ci_command("wf.yaml", &[])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    assert!(
-        wait_until(Duration::from_secs(30), || dir
-            .path()
-            .join("started")
-            .exists()),
-        "the step started"
-    );
-    let helper = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
-    nix::sys::signal::kill(helper, nix::sys::signal::Signal::SIGTERM).unwrap();
+    let child = start_until(&dir, "started");
+    send(&child, nix::sys::signal::Signal::SIGTERM);
     let output = child.wait_with_output().unwrap();
     let ran = collect(&output, start.elapsed());
     ran.status_is(4);
@@ -1235,18 +1231,8 @@ fn a_signal_between_commands_stops_the_loop() {
         "wf.yaml",
         "goal: gap\nsteps:\n  - name: begin\n    command: touch begun\n  - name: rounds\n    repeat: 3\n    steps:\n      - name: chatter\n        repeat: 20000\n        message: \"chat {{item}}\"\n      - name: work\n        command: touch work-{{item}}; sleep 1\n",
     );
-    let child = dir
-        .ci_command("wf.yaml", &[])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    assert!(wait_until(Duration::from_secs(30), || dir
-        .path()
-        .join("begun")
-        .exists()));
-    let helper = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
-    nix::sys::signal::kill(helper, nix::sys::signal::Signal::SIGINT).unwrap();
+    let child = start_until(&dir, "begun");
+    send(&child, nix::sys::signal::Signal::SIGINT);
     let output = child.wait_with_output().unwrap();
     let ran = collect(&output, Duration::ZERO);
     ran.status_is(4);
