@@ -406,6 +406,27 @@ steps:
     );
 }
 
+/// A failing item source's stderr says why; it is quoted (its tail), and
+/// never taken for items.
+#[test]
+fn a_failing_item_source_quotes_its_stderr() {
+    let (_dir, ran) = run(
+        "goal: bad source\nsteps:\n  - name: list\n    forEach: \"echo item; echo no such table >&2; exit 2\"\n    message: never\n",
+        &[],
+    );
+    ran.status_is(1);
+    assert_eq!(
+        ran.last()["error"]["message"],
+        "forEach shell command failed: exit code 2\nno such table\nCommand: echo item; echo no such table >&2; exit 2"
+    );
+    let (_dir, ran) = run(
+        "goal: noisy source\nsteps:\n  - name: list\n    forEach: \"echo a; echo warning >&2; echo b\"\n    message: \"got {{item}}\"\n",
+        &[],
+    );
+    ran.status_is(0);
+    assert_eq!(ran.texts(), ["got a", "got b"]);
+}
+
 #[test]
 fn a_failing_child_without_continue_on_error_aborts_the_loop() {
     let yaml = |loop_coe: bool| {

@@ -61,6 +61,15 @@ pub enum Leftovers {
     Keep,
 }
 
+/// Where a supervised command's stderr goes.
+#[derive(Debug, Clone, Copy)]
+pub enum Stderr<'a> {
+    /// Into the output pipe, interleaved with stdout as written.
+    Merged,
+    /// Into this file (the caller reads it afterwards).
+    File(&'a std::fs::File),
+}
+
 /// One command to supervise.
 #[derive(Debug, Clone, Copy)]
 pub struct Job<'a> {
@@ -71,8 +80,8 @@ pub struct Job<'a> {
     pub cwd: Option<&'a Path>,
     pub timeout: Option<Duration>,
     pub leftovers: Leftovers,
-    /// Whether stderr shares the output pipe; otherwise it is discarded.
-    pub merge_stderr: bool,
+    /// Where the command's stderr goes.
+    pub stderr: Stderr<'a>,
     /// Variables added to the inherited environment.
     pub env: &'a [(&'a str, &'a OsStr)],
     /// A flag the caller's own signal handler sets: when it is up, the job
@@ -130,11 +139,14 @@ pub fn supervise(job: Job<'_>, output: &mut dyn FnMut(&[u8])) -> io::Result<Outc
         .arg(job.command)
         .stdin(Stdio::null())
         .stdout(writer.try_clone()?);
-    if job.merge_stderr {
-        cmd.stderr(writer);
-    } else {
-        cmd.stderr(Stdio::null());
-        drop(writer);
+    match job.stderr {
+        Stderr::Merged => {
+            cmd.stderr(writer);
+        }
+        Stderr::File(file) => {
+            cmd.stderr(file.try_clone()?);
+            drop(writer);
+        }
     }
     if let Some(cwd) = job.cwd {
         cmd.current_dir(cwd);

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::tally::LineTally;
-use crate::proc::supervise::{Job, Leftovers, supervise};
+use crate::proc::supervise::{Job, Leftovers, Stderr, supervise};
 
 pub use crate::proc::supervise::Ending;
 
@@ -33,7 +33,7 @@ pub fn run(command: &OsStr, cwd: &Path, timeout: Duration, mut log: File) -> io:
         cwd: Some(cwd),
         timeout: Some(timeout),
         leftovers: Leftovers::Stop,
-        merge_stderr: true,
+        stderr: Stderr::Merged,
         env: &[],
         stop: None,
     };

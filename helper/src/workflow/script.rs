@@ -17,7 +17,7 @@ use std::time::Duration;
 use super::event::{Event, Level};
 use super::model::CommandTask;
 use super::runner::{Context, Emit, Failure, StepError};
-use crate::proc::supervise::{Ending, Job, Leftovers, supervise};
+use crate::proc::supervise::{Ending, Job, Leftovers, Stderr, supervise};
 
 /// The variable every command gets: the top-level workflow file's
 /// directory (commands run in the current directory, which may differ).
@@ -45,7 +45,7 @@ pub fn run(task: &CommandTask, ctx: &Context, emit: &dyn Emit) -> Result<(), Ste
             .timeout_seconds
             .and_then(|s| Duration::try_from_secs_f64(s).ok()),
         leftovers: Leftovers::Keep,
-        merge_stderr: true,
+        stderr: Stderr::Merged,
         env: &[(WORKFLOW_DIR_VAR, ctx.work_dir.as_os_str())],
         stop: Some(&ctx.stop),
     };
@@ -113,21 +113,24 @@ pub fn shell_items(command: &str, ctx: &Context) -> Result<Vec<String>, StepErro
     ctx.check_stopped()?;
     let mut out = Vec::new();
     let mut too_big = false;
+    let failed = |why: String| {
+        StepError::Failed(Failure::failed(
+            "WORKFLOW_ITEMS_FAILED",
+            format!("forEach shell command failed: {why}\nCommand: {command}"),
+        ))
+    };
+    // Stderr goes to an unnamed file rather than into the items, and is
+    // quoted when the command fails (it usually says why).
+    let errors = unnamed_file().map_err(|e| failed(format!("no file for its stderr: {e}")))?;
     let job = Job {
         shell: "/bin/sh",
         command: OsStr::new(command),
         cwd: None,
         timeout: Some(ITEMS_TIMEOUT),
         leftovers: Leftovers::Stop,
-        merge_stderr: false,
+        stderr: Stderr::File(&errors),
         env: &[(WORKFLOW_DIR_VAR, ctx.work_dir.as_os_str())],
         stop: Some(&ctx.stop),
-    };
-    let failed = |why: String| {
-        StepError::Failed(Failure::failed(
-            "WORKFLOW_ITEMS_FAILED",
-            format!("forEach shell command failed: {why}\nCommand: {command}"),
-        ))
     };
     let outcome = supervise(job, &mut |chunk| {
         if out.len() + chunk.len() > ITEMS_MAX_BYTES {
@@ -145,7 +148,15 @@ pub fn shell_items(command: &str, ctx: &Context) -> Result<Vec<String>, StepErro
                 ITEMS_MAX_BYTES >> 20
             )));
         }
-        Ending::Exited(code) => return Err(failed(format!("exit code {code}"))),
+        Ending::Exited(code) => {
+            let said = stderr_tail(errors);
+            let said = if said.is_empty() {
+                String::new()
+            } else {
+                format!("\n{said}")
+            };
+            return Err(failed(format!("exit code {code}{said}")));
+        }
         Ending::TimedOut(_) => {
             return Err(failed(format!(
                 "it did not finish within {} s",
@@ -159,6 +170,46 @@ pub fn shell_items(command: &str, ctx: &Context) -> Result<Vec<String>, StepErro
         .filter(|line| !line.trim().is_empty())
         .map(str::to_owned)
         .collect())
+}
+
+/// How much of a failed item source's stderr is quoted.
+const STDERR_TAIL: u64 = 2048;
+
+/// A file in the temporary directory that no other process can find: it
+/// is removed as soon as it is open.
+fn unnamed_file() -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let dir = std::env::temp_dir();
+    loop {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let path = dir.join(format!(".voyage-stderr.{}.{n}", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)
+        {
+            Ok(file) => {
+                let _ = std::fs::remove_file(&path);
+                return Ok(file);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// The last [`STDERR_TAIL`] bytes of `file`, trimmed.
+fn stderr_tail(mut file: std::fs::File) -> String {
+    use std::io::{Read, Seek, SeekFrom};
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let _ = file.seek(SeekFrom::Start(len.saturating_sub(STDERR_TAIL)));
+    let mut tail = Vec::new();
+    let _ = file.take(STDERR_TAIL).read_to_end(&mut tail);
+    String::from_utf8_lossy(&tail).trim().to_owned()
 }
 
 /// Cuts a byte stream into lines.
