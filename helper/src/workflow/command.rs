@@ -94,8 +94,8 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> u8 {
         }
     }
     let workflow = Arc::new(loaded.workflow);
-    let work_dir = workflow_dir(&args.file);
-    let work_dir = std::fs::canonicalize(&work_dir).unwrap_or(work_dir);
+    let dir = workflow_dir(&args.file);
+    let work_dir = std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone());
     let stop = Arc::new(AtomicBool::new(false));
     // Stopping signals end the run as cancelled instead of killing us
     // before the stream is flushed; a running command's group is stopped
@@ -119,7 +119,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> u8 {
     let mut consumers: Vec<Box<dyn Consumer + '_>> = Vec::new();
     let mut log_path = None;
     if logging_enabled() {
-        match LogFile::create(&log_dir_for(&workflow_dir(&args.file)), &workflow.goal) {
+        match LogFile::create(&log_dir_for(&dir), &workflow.goal) {
             Ok(log) => {
                 log_path = Some(log.path().to_path_buf());
                 consumers.push(Box::new(log));

@@ -984,33 +984,8 @@ struct StepNode<'a, 'n> {
 fn closest<'k>(word: &str, known: &[&'k str]) -> Option<&'k str> {
     known
         .iter()
-        .map(|k| (edit_distance(word, k), *k))
+        .map(|k| (strsim::levenshtein(word, k), *k))
         .filter(|(d, k)| *d <= 2.max(k.len() / 4))
         .min_by_key(|(d, _)| *d)
         .map(|(_, k)| k)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row.first().copied().unwrap_or(0);
-        if let Some(first) = row.first_mut() {
-            *first = i + 1;
-        }
-        for (j, cb) in b.iter().enumerate() {
-            let above = row.get(j + 1).copied().unwrap_or(0);
-            let left = row.get(j).copied().unwrap_or(0);
-            let value = if ca == *cb {
-                diagonal
-            } else {
-                1 + diagonal.min(above).min(left)
-            };
-            diagonal = above;
-            if let Some(cell) = row.get_mut(j + 1) {
-                *cell = value;
-            }
-        }
-    }
-    row.last().copied().unwrap_or(0)
 }

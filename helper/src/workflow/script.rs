@@ -121,7 +121,8 @@ pub fn shell_items(command: &str, ctx: &Context) -> Result<Vec<String>, StepErro
     };
     // Stderr goes to an unnamed file rather than into the items, and is
     // quoted when the command fails (it usually says why).
-    let errors = unnamed_file().map_err(|e| failed(format!("no file for its stderr: {e}")))?;
+    let errors =
+        tempfile::tempfile().map_err(|e| failed(format!("no file for its stderr: {e}")))?;
     let job = Job {
         shell: "/bin/sh",
         command: OsStr::new(command),
@@ -174,33 +175,6 @@ pub fn shell_items(command: &str, ctx: &Context) -> Result<Vec<String>, StepErro
 
 /// How much of a failed item source's stderr is quoted.
 const STDERR_TAIL: u64 = 2048;
-
-/// A file in the temporary directory that no other process can find: it
-/// is removed as soon as it is open.
-fn unnamed_file() -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let dir = std::env::temp_dir();
-    loop {
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let path = dir.join(format!(".voyage-stderr.{}.{n}", std::process::id()));
-        match std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&path)
-        {
-            Ok(file) => {
-                let _ = std::fs::remove_file(&path);
-                return Ok(file);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(e),
-        }
-    }
-}
 
 /// The last [`STDERR_TAIL`] bytes of `file`, trimmed.
 fn stderr_tail(mut file: std::fs::File) -> String {
