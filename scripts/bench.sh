@@ -98,22 +98,10 @@ def save_result(results, key, value):
     with open(results, "w") as f:
         json.dump(data, f)
 
-def cmd_loop(out, warmup, runs, prep_a, cmd_a, prep_b, cmd_b):
-    """Fallback for hyperfine -N: the two commands interleaved, each after its
-    untimed preparation command; writes hyperfine's JSON shape."""
-    commands = [cmd_a, cmd_b]
-    preps = [shlex.split(prep_a), shlex.split(prep_b)]
-    argvs = [shlex.split(c) for c in commands]
+def alternate(out, warmup, runs, commands, once):
+    """Runs `once(0)` and `once(1)` (each returning wall, user and system
+    seconds) in turn, after the warm-up, and writes hyperfine's JSON shape."""
     times, user, system = [[], []], [0.0, 0.0], [0.0, 0.0]
-    def once(i):
-        quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-        subprocess.run(preps[i], **quiet)
-        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t0 = time.perf_counter()
-        subprocess.run(argvs[i], **quiet)
-        wall = time.perf_counter() - t0
-        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        return wall, r1.ru_utime - r0.ru_utime, r1.ru_stime - r0.ru_stime
     for _ in range(int(warmup)):
         once(0), once(1)
     for _ in range(int(runs)):
@@ -128,6 +116,23 @@ def cmd_loop(out, warmup, runs, prep_a, cmd_a, prep_b, cmd_b):
                                 "user": user[i] / len(times[i]), "system": system[i] / len(times[i])}
                                for i in (0, 1)]}, f)
 
+def cmd_loop(out, warmup, runs, prep_a, cmd_a, prep_b, cmd_b):
+    """Fallback for hyperfine -N: the two commands interleaved, each after its
+    untimed preparation command; writes hyperfine's JSON shape."""
+    commands = [cmd_a, cmd_b]
+    preps = [shlex.split(prep_a), shlex.split(prep_b)]
+    argvs = [shlex.split(c) for c in commands]
+    def once(i):
+        quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        subprocess.run(preps[i], **quiet)
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        subprocess.run(argvs[i], **quiet)
+        wall = time.perf_counter() - t0
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return wall, r1.ru_utime - r0.ru_utime, r1.ru_stime - r0.ru_stime
+    alternate(out, warmup, runs, commands, once)
+
 def cmd_stdin(out, warmup, runs, stdin_a, cmd_a, stdin_b, cmd_b):
     """Figure 4: the two commands interleaved, each started with
     posix_spawn (no shell) with its stdin from a file and its output thrown
@@ -136,7 +141,6 @@ def cmd_stdin(out, warmup, runs, stdin_a, cmd_a, stdin_b, cmd_b):
     commands = [cmd_a, cmd_b]
     argvs = [shlex.split(cmd_a), shlex.split(cmd_b)]
     stdins = [stdin_a, stdin_b]
-    times, user, system = [[], []], [0.0, 0.0], [0.0, 0.0]
     def once(i):
         actions = [(os.POSIX_SPAWN_OPEN, 0, stdins[i], os.O_RDONLY, 0),
                    (os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0),
@@ -148,19 +152,7 @@ def cmd_stdin(out, warmup, runs, stdin_a, cmd_a, stdin_b, cmd_b):
         if os.waitstatus_to_exitcode(status) != 0:
             sys.exit(f"{commands[i]!r} < {stdins[i]} exited {os.waitstatus_to_exitcode(status)}")
         return wall, usage.ru_utime, usage.ru_stime
-    for _ in range(int(warmup)):
-        once(0), once(1)
-    for _ in range(int(runs)):
-        for i in (0, 1):
-            wall, u, sy = once(i)
-            times[i].append(wall)
-            user[i] += u
-            system[i] += sy
-    with open(out, "w") as f:
-        json.dump({"results": [{"command": commands[i], "times": times[i],
-                                "mean": statistics.fmean(times[i]),
-                                "user": user[i] / len(times[i]), "system": system[i] / len(times[i])}
-                               for i in (0, 1)]}, f)
+    alternate(out, warmup, runs, commands, once)
 
 def cmd_pool(results, key, *files):
     """Pools the per-command times of several hyperfine JSON files (one per round)."""
