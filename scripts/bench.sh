@@ -61,11 +61,28 @@ section() { echo "== [${SECONDS}s] $*"; }
 
 # --- build ------------------------------------------------------------------
 
-section "cargo build --release --locked -p voyage-helper"
-cargo build --release --locked -p voyage-helper
+section "scripts/build-helper.sh (the release build the plugin's launcher makes)"
+scripts/build-helper.sh
 repo=$(pwd)
 helper="$repo/${CARGO_TARGET_DIR:-target}/release/voyage-helper"
 [[ -x "$helper" ]] || { echo "bench.sh: no binary at $helper" >&2; exit 2; }
+# Start-up differs by how the binary is linked (scripts/build-helper.sh): say
+# which one was measured. A dynamically linked ELF names its loader in a
+# PT_INTERP program header.
+python3 - "$helper" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+if data[:4] != b"\x7fELF" or data[4] != 2:
+    print("helper: not a 64-bit ELF file; linking not inspected")
+    sys.exit(0)
+e_type, = struct.unpack_from("<H", data, 16)
+phoff, = struct.unpack_from("<Q", data, 32)
+phentsize, phnum = struct.unpack_from("<HH", data, 54)
+types = [struct.unpack_from("<I", data, phoff + i * phentsize)[0] for i in range(phnum)]
+linking = "dynamically linked" if 3 in types else "statically linked"
+layout = "position-independent" if e_type == 3 else "fixed address"
+print(f"helper: {linking}, {layout}")
+PY
 
 # --- scratch directory (outside any git work tree, so logs land in it) ------
 

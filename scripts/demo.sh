@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-cargo build --release --locked -q -p voyage-helper
+scripts/build-helper.sh -q
 helper=target/release/voyage-helper
 
 if [[ "${1:-}" == --executor ]]; then

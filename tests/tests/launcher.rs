@@ -16,11 +16,11 @@ use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 use tempfile::TempDir;
-use voyage_tests::{launcher, link_tools, sh_quote, write_executable};
+use voyage_tests::{launcher, link_tools, repo_root, sh_quote, write_executable};
 
 /// What the launcher and the fake scripts call besides shell builtins.
 const TOOLS: &[&str] = &[
-    "sh", "cat", "mkdir", "rm", "rmdir", "sleep", "readlink", "ls", "mv", "chmod",
+    "sh", "cat", "mkdir", "rm", "rmdir", "sleep", "readlink", "ls", "mv", "chmod", "uname",
 ];
 
 /// Long enough for a slow machine; a launcher that loops would hit it.
@@ -304,11 +304,23 @@ fn calls(log: &Path) -> Vec<String> {
         .collect()
 }
 
-/// A plugin root with a `Cargo.toml` (the launcher builds only a workspace).
+/// A plugin root with a `Cargo.toml` (the launcher builds only a workspace)
+/// and the repository's build script, which the launcher builds through.
 fn buildable_root(s: &Scratch) -> PathBuf {
     let root = s.plugin_root("plugin");
     fs::write(root.join("Cargo.toml"), "[workspace]\n").unwrap();
+    let script = fs::read_to_string(repo_root().join("scripts/build-helper.sh")).unwrap();
+    write_executable(&root.join("scripts/build-helper.sh"), &script).unwrap();
     root
+}
+
+/// A fake C compiler answering `-print-file-name=libc.a` with `answer`, the
+/// way the build script asks whether glibc's static library is there.
+fn fake_cc(s: &Scratch, answer: &str) -> PathBuf {
+    let dir = s.path(&format!("cc-{}", answer.len()));
+    let script = format!("#!/bin/sh\nprintf '%s\\n' {}\n", sh_quote(answer));
+    write_executable(&dir.join("cc"), &script).unwrap();
+    dir
 }
 
 #[test]
@@ -349,13 +361,13 @@ fn concurrent_first_calls_build_once_and_both_succeed() {
     }
     let made = calls(&log);
     assert_eq!(made.len(), 1, "cargo ran once: {made:?}");
-    let manifest = root.join("Cargo.toml");
-    assert!(
-        made[0].starts_with(&format!(
-            "build --release --locked -p voyage-helper --manifest-path {}",
-            manifest.display()
-        )),
-        "{made:?}"
+    // No C compiler on this PATH: the usual dynamically linked build.
+    assert_eq!(
+        made[0],
+        format!(
+            "build --release --locked -p voyage-helper --manifest-path {root}/scripts/../Cargo.toml --target-dir {root}/target",
+            root = root.display()
+        ),
     );
     let all_stderr: String = outs.iter().map(|o| text(&o.stderr)).collect();
     assert_eq!(all_stderr.matches("building").count(), 1, "{all_stderr}");
@@ -420,4 +432,50 @@ fn failed_build_exits_with_cargos_status_and_releases_the_lock() {
     assert_eq!(failures.len(), 1, "{}", text(&out.stderr));
     assert!(!root.join("target/.voyage-build.lock").exists());
     assert_eq!(calls(&log).len(), 1);
+}
+
+#[test]
+fn build_links_statically_only_when_the_toolchain_has_a_static_libc() {
+    let s = Scratch::new();
+    let libc = s.path("libc.a");
+    fs::write(&libc, "").unwrap();
+    let with = fake_cc(&s, &libc.display().to_string());
+    // What gcc prints for a library it does not have: the bare name.
+    let without = fake_cc(&s, "libc.a");
+
+    for (cc_dir, expect_static) in [(with, true), (without, false)] {
+        let root = buildable_root(&s);
+        fs::remove_dir_all(root.join("target")).ok();
+        let log = s.path("cargo.log");
+        fs::remove_file(&log).ok();
+        let cargo_dir = fake_cargo(&s, &log, None);
+        let out = run(
+            launch(
+                &root.join("plugin/bin/voyage-helper"),
+                &s.path_var(&[&cargo_dir, &cc_dir]),
+            ),
+            "",
+        );
+        assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+        let made = calls(&log);
+        assert_eq!(made.len(), 1, "{made:?}");
+        let call = &made[0];
+        if expect_static {
+            assert!(
+                call.starts_with("rustc --release --locked -p voyage-helper --bin voyage-helper "),
+                "{call}"
+            );
+            assert!(
+                call.ends_with(" -- -C target-feature=+crt-static -C relocation-model=static"),
+                "{call}"
+            );
+        } else {
+            assert!(call.starts_with("build --release "), "{call}");
+            assert!(!call.contains("crt-static"), "{call}");
+        }
+        assert!(
+            call.contains(&format!("--target-dir {}/target", root.display())),
+            "{call}"
+        );
+    }
 }
