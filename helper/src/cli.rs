@@ -1087,6 +1087,16 @@ pub enum WorkflowCommand {
 /// another file as a nested run. `{{var}}` placeholders come from `vars:`,
 /// overridden by --var.
 ///
+/// AGENTS. `prompt:` runs `claude --print PROMPT --output-format stream-json
+/// --verbose --permission-mode bypassPermissions --model MODEL` (model:
+/// defaults to sonnet; allowed_tools: [..] becomes --allowedTools, [] no
+/// tools at all; append_system_prompt: is passed on; context: files come
+/// before the prompt). The agent's words, tool calls, cost and tokens become
+/// events; the run's report sums the cost. Running as root, the CLI wants
+/// IS_SANDBOX=1 for bypassPermissions. A step asking for another provider
+/// (provider:, VOYAGE_PROVIDER, EXECUTANT_PROVIDER) fails with
+/// WORKFLOW_NO_PROVIDER.
+///
 /// OUTPUT. With --ci, one JSON event per line on stdout, in Executant's
 /// format (`voyage-helper schema event`): workflow:start, step:start,
 /// log, output:text, step:complete or step:error, ..., workflow:report,

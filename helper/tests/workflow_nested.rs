@@ -194,10 +194,11 @@ fn from_step_test_runs_only_its_script_step_when_filtered() {
             "{args:?}"
         );
     }
-    // Unfiltered, the prompt step fails for want of a provider.
-    let ran = dir.ci("from-step-test.yaml", &[]);
+    // Unfiltered, the prompt step runs, and fails here for want of claude.
+    let path = dir.path_without_agents();
+    let ran = dir.ci_env("from-step-test.yaml", &[], &[("PATH", &path)]);
     ran.status_is(1);
-    assert_eq!(ran.last()["error"]["code"], "WORKFLOW_NO_PROVIDER");
+    assert_eq!(ran.last()["error"]["code"], "WORKFLOW_AGENT_NOT_FOUND");
 }
 
 // ------------------------------------------------------- resolution §3.3

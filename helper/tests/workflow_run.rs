@@ -172,7 +172,7 @@ steps:
 #[test]
 fn a_prompt_step_fails_for_want_of_a_provider() {
     let (_dir, ran) = run(
-        "goal: agent\nsteps:\n  - name: think\n    prompt: Summarise the repo\n  - name: after\n    message: not reached\n",
+        "goal: agent\nsteps:\n  - name: think\n    prompt: Summarise the repo\n    provider: opencode\n  - name: after\n    message: not reached\n",
         &[],
     );
     ran.status_is(1);
@@ -181,7 +181,7 @@ fn a_prompt_step_fails_for_want_of_a_provider() {
         s(&[
             "workflow:start",
             "start 0 think",
-            "error 0 think: Step \"think\" is a prompt step, and this version of voyage-helper cannot run agent steps yet (provider claude); run it with Executant, or make it a command step",
+            "error 0 think: Step \"think\" asks for the agent provider opencode, which this version of voyage-helper cannot run (it runs: claude); run it with Executant, or use another provider",
         ])
     );
     assert_eq!(ran.last()["error"]["code"], "WORKFLOW_NO_PROVIDER");
@@ -194,10 +194,12 @@ fn a_prompt_step_fails_for_want_of_a_provider() {
 }
 
 /// The provider a prompt step asks for: its `provider:`, else
-/// VOYAGE_PROVIDER, else EXECUTANT_PROVIDER, else claude.
+/// VOYAGE_PROVIDER, else EXECUTANT_PROVIDER, else claude. Runs without
+/// `claude` on PATH, so the claude cases fail for want of the CLI.
 #[test]
 fn the_missing_provider_is_the_one_the_step_asks_for() {
     let dir = Dir::new();
+    let path = dir.path_without_agents();
     dir.write(
         "wf.yaml",
         "goal: agent\nsteps:\n  - name: think\n    prompt: Summarise\n",
@@ -229,13 +231,25 @@ fn the_missing_provider_is_the_one_the_step_asks_for() {
         ("pinned.yaml", &[("VOYAGE_PROVIDER", "opencode")], "claude"),
     ];
     for (file, env, wanted) in cases {
-        let ran = dir.ci_env(file, &[], env);
+        let mut env = env.to_vec();
+        env.push(("PATH", &path));
+        let ran = dir.ci_env(file, &[], &env);
         ran.status_is(1);
-        let message = ran.last()["error"]["message"].as_str().unwrap().to_owned();
-        assert!(
-            message.contains(&format!("(provider {wanted})")),
-            "{env:?}: {message}"
-        );
+        let error = &ran.last()["error"];
+        let message = error["message"].as_str().unwrap().to_owned();
+        if wanted == "claude" {
+            assert_eq!(error["code"], "WORKFLOW_AGENT_NOT_FOUND", "{env:?}");
+            assert!(
+                message.contains("needs the claude CLI, which is not on PATH"),
+                "{env:?}: {message}"
+            );
+        } else {
+            assert_eq!(error["code"], "WORKFLOW_NO_PROVIDER", "{env:?}");
+            assert!(
+                message.contains(&format!("the agent provider {wanted},")),
+                "{env:?}: {message}"
+            );
+        }
     }
 }
 

@@ -1,5 +1,6 @@
-//! Running one shell command to completion, a timeout or an interrupt, with
-//! its output handed to the caller as it arrives.
+//! Running one command (a shell command line, or an agent CLI) to
+//! completion, a timeout or an interrupt, with its output handed to the
+//! caller as it arrives.
 //!
 //! One thread, one loop: `poll` waits on the command's output pipe (stdout
 //! and stderr share it, so their interleaving is the command's own) and on a
@@ -73,9 +74,9 @@ pub enum Stderr<'a> {
 /// One command to supervise.
 #[derive(Debug, Clone, Copy)]
 pub struct Job<'a> {
-    /// The shell the command line is given to with `-c` (`bash`, `sh`).
-    pub shell: &'a str,
-    pub command: &'a OsStr,
+    /// The program, then its arguments: `["sh", "-c", line]` for a shell
+    /// command line. Never empty.
+    pub argv: &'a [&'a OsStr],
     /// The working directory; `None` keeps ours.
     pub cwd: Option<&'a Path>,
     pub timeout: Option<Duration>,
@@ -126,7 +127,7 @@ enum Phase {
     Draining,
 }
 
-/// Runs `<shell> -c <command>` with stdin from `/dev/null`, handing every
+/// Runs `argv` with stdin from `/dev/null`, handing every
 /// chunk of its output (stdout, and stderr when merged) to `output` as it
 /// arrives.
 pub fn supervise(job: Job<'_>, output: &mut dyn FnMut(&[u8])) -> io::Result<Outcome> {
@@ -134,9 +135,14 @@ pub fn supervise(job: Job<'_>, output: &mut dyn FnMut(&[u8])) -> io::Result<Outc
     let mut signals = SignalWatch::install()?;
     let (reader, writer) = io::pipe()?;
     tune_output_pipe(&reader);
-    let mut cmd = Command::new(job.shell);
-    cmd.arg("-c")
-        .arg(job.command)
+    let Some((program, args)) = job.argv.split_first() else {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "no program to run",
+        ));
+    };
+    let mut cmd = Command::new(program);
+    cmd.args(args)
         .stdin(Stdio::null())
         .stdout(writer.try_clone()?);
     match job.stderr {

@@ -28,8 +28,7 @@ pub struct Outcome {
 pub fn run(command: &OsStr, cwd: &Path, timeout: Duration, mut log: File) -> io::Result<Outcome> {
     let mut tally = LineTally::new();
     let job = Job {
-        shell: "bash",
-        command,
+        argv: &[OsStr::new("bash"), OsStr::new("-c"), command],
         cwd: Some(cwd),
         timeout: Some(timeout),
         leftovers: Leftovers::Stop,

@@ -243,7 +243,7 @@ impl Consumer for LogFile {
 }
 
 /// The argument of a tool call worth a log line (a path, a command).
-fn tool_argument(tool: &str, input: &serde_json::Value) -> String {
+pub(crate) fn tool_argument(tool: &str, input: &serde_json::Value) -> String {
     let key = match tool {
         "Read" => input.get("file_path").or_else(|| input.get("path")),
         "Edit" | "Write" => input.get("file_path"),

@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 use std::io::Write;
 use std::path::PathBuf;
 
-use super::consumers::{Consumer, level_word};
+use super::consumers::{Consumer, level_word, tool_argument};
 use super::event::{Event, IterationStatus, Level};
 use super::text::duration_words;
 
@@ -33,6 +33,8 @@ pub struct Live<W: Write> {
     passed: usize,
     failed: usize,
     skipped: usize,
+    /// The run's cost, from its report.
+    cost_usd: f64,
     log_path: Option<PathBuf>,
 }
 
@@ -49,6 +51,7 @@ impl<W: Write> Live<W> {
             passed: 0,
             failed: 0,
             skipped: 0,
+            cost_usd: 0.0,
             log_path,
         }
     }
@@ -84,6 +87,19 @@ impl<W: Write> Live<W> {
         self.drawn = self.window.len();
     }
 
+    /// A line of the running step's output: into the window on a terminal,
+    /// printed elsewhere.
+    fn output(&mut self, line: String) {
+        if self.terminal {
+            if self.window.len() == WINDOW {
+                self.window.pop_front();
+            }
+            self.window.push_back(line);
+        } else {
+            self.say(format_args!("  │ {line}"));
+        }
+    }
+
     fn end_step(&mut self) {
         self.clear_window();
         self.window.clear();
@@ -92,8 +108,14 @@ impl<W: Write> Live<W> {
     fn summary(&mut self, verdict: &str, duration_ms: u64) {
         self.end_step();
         let (passed, failed, skipped) = (self.passed, self.failed, self.skipped);
+        // Agent steps report what they cost; a run of commands costs nothing.
+        let cost = if self.cost_usd > 0.0 {
+            format!(", ${:.4}", self.cost_usd)
+        } else {
+            String::new()
+        };
         self.say(format_args!(
-            "\n{verdict} in {}: {passed} passed, {failed} failed, {skipped} skipped",
+            "\n{verdict} in {}: {passed} passed, {failed} failed, {skipped} skipped{cost}",
             duration_words(duration_ms)
         ));
         if let Some(path) = self.log_path.clone() {
@@ -165,13 +187,12 @@ impl<W: Write> Consumer for Live<W> {
                 let error = error.as_deref().unwrap_or("failed");
                 self.say(format_args!("  ✗ iteration {iteration}: {error}"));
             }
-            Event::OutputText { text, .. } if self.terminal => {
-                if self.window.len() == WINDOW {
-                    self.window.pop_front();
-                }
-                self.window.push_back(text.clone());
+            Event::OutputText { text, .. } => self.output(text.clone()),
+            // An agent's tool calls are what it did: shown among its words.
+            Event::OutputTool { tool, input, .. } => {
+                self.output(format!("[{tool}] {}", tool_argument(tool, input)));
             }
-            Event::OutputText { text, .. } => self.say(format_args!("  │ {text}")),
+            Event::WorkflowReport { report } => self.cost_usd = report.total_cost_usd,
             Event::Log {
                 level: level @ (Level::Warn | Level::Error),
                 text,
@@ -291,6 +312,37 @@ mod tests {
         live.flush();
         let shown = screen(&live.out);
         assert_eq!(shown[0].chars().count(), 4 + 26);
+    }
+
+    #[test]
+    fn an_agents_tool_calls_show_among_its_words_and_the_summary_names_the_cost() {
+        let mut live = Live::new(Vec::new(), None, false, 80);
+        live.observe(&text("I'll run it."));
+        live.observe(&Event::OutputTool {
+            index: 0,
+            tool: "Bash".into(),
+            input: serde_json::json!({"command": "echo hi", "description": "Print hi"}),
+        });
+        let report = super::super::event::RunReport {
+            duration_ms: 1200,
+            total_cost_usd: 0.00926,
+            total_tokens: super::super::event::TokenUsage::default(),
+            overflow_tokens: 0,
+            overflow_calls: 0,
+            step_narrative: Vec::new(),
+            suggestion: None,
+        };
+        live.observe(&Event::WorkflowReport { report });
+        live.summary("Finished", 1200);
+        assert_eq!(
+            screen(&live.out),
+            [
+                "  │ I'll run it.",
+                "  │ [Bash] echo hi",
+                "",
+                "Finished in 1s: 0 passed, 0 failed, 0 skipped, $0.0093"
+            ]
+        );
     }
 
     #[test]

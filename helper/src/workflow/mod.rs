@@ -8,16 +8,17 @@
 //!   `{{var}}` [`placeholder`]s and checking every schema rule;
 //! - [`resolve`] loads nested `workflow:` references before anything runs;
 //! - [`runner`] produces [`event`]s for the steps — [`script`] commands,
-//!   [`loops`], [`nested`] workflows, prompt steps through a [`provider`] —
-//!   filtered by [`filter`];
+//!   [`loops`], [`nested`] workflows, prompt steps through a [`provider`]
+//!   ([`claude`]) — filtered by [`filter`];
 //! - [`consumers`] turn the events into NDJSON and a log file, [`live`] into
 //!   the view for people;
 //! - [`command`] is the I/O edge that wires them together.
 //!
-//! Prompt (agent) steps, the judge, self-healing, the retrospective and the
+//! The OpenCode provider, the judge, self-healing, the retrospective and the
 //! terminal UI come in later releases; the event types and the step
 //! dispatch already have their place.
 
+pub mod claude;
 pub mod command;
 pub mod consumers;
 pub mod event;

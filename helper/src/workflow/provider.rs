@@ -4,8 +4,9 @@
 //! the same [`Emit`] as every other step, so the runner, the report and the
 //! consumers need no change when one arrives.
 //!
-//! This release registers none: a prompt step fails with
-//! `WORKFLOW_NO_PROVIDER` instead of pretending to run.
+//! This release registers [`claude`](super::claude); a step asking for any
+//! other provider fails with `WORKFLOW_NO_PROVIDER` instead of pretending to
+//! run.
 
 use super::model::PromptTask;
 use super::runner::{Context, Emit, Failure, StepError};
@@ -19,7 +20,7 @@ pub trait Provider: Send + Sync {
 
 /// The providers this build can run.
 pub fn available() -> Vec<Box<dyn Provider>> {
-    Vec::new()
+    vec![Box::new(super::claude::Claude)]
 }
 
 /// The provider a prompt step asks for: its `provider:`, else
@@ -50,8 +51,13 @@ pub fn run(
         None => Err(StepError::Failed(Failure::failed(
             "WORKFLOW_NO_PROVIDER",
             format!(
-                "Step \"{}\" is a prompt step, and this version of voyage-helper cannot run agent steps yet (provider {wanted}); run it with Executant, or make it a command step",
-                task.name
+                "Step \"{}\" asks for the agent provider {wanted}, which this version of voyage-helper cannot run (it runs: {}); run it with Executant, or use another provider",
+                task.name,
+                providers
+                    .iter()
+                    .map(|p| p.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         ))),
     }

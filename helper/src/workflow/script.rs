@@ -38,8 +38,11 @@ pub fn run(task: &CommandTask, ctx: &Context, emit: &dyn Emit) -> Result<(), Ste
     let mut captured: Option<Vec<String>> = task.output.as_ref().map(|_| Vec::new());
     let mut lines = LineSplitter::default();
     let job = Job {
-        shell: "sh",
-        command: OsStr::new(&task.command),
+        argv: &[
+            OsStr::new("sh"),
+            OsStr::new("-c"),
+            OsStr::new(&task.command),
+        ],
         cwd: None,
         timeout: task
             .timeout_seconds
@@ -70,20 +73,7 @@ pub fn run(task: &CommandTask, ctx: &Context, emit: &dyn Emit) -> Result<(), Ste
                 format!("Command \"{}\" exited with code {code}", task.name),
             )));
         }
-        Ending::TimedOut(_) => {
-            let limit = task.timeout_seconds.unwrap_or_default();
-            // Under a minute, the limit as written (0.3s, 5s); above, in
-            // words (1m 05s), as Executant says it.
-            let said = if limit < 60.0 {
-                format!("{limit}s")
-            } else {
-                super::text::duration_words((limit * 1000.0) as u64)
-            };
-            return Err(StepError::Failed(Failure::timed_out(format!(
-                "Step \"{}\" timed out after {said}",
-                task.name
-            ))));
-        }
+        Ending::TimedOut(_) => return Err(timed_out(&task.name, task.timeout_seconds)),
         Ending::Interrupted { .. } => return Err(StepError::Cancelled),
     }
     if let (Some(path), Some(captured)) = (&task.output, captured) {
@@ -98,6 +88,21 @@ pub fn run(task: &CommandTask, ctx: &Context, emit: &dyn Emit) -> Result<(), Ste
         })?;
     }
     Ok(())
+}
+
+/// The failure of a step stopped at its `timeout_seconds`.
+pub fn timed_out(step: &str, limit: Option<f64>) -> StepError {
+    let limit = limit.unwrap_or_default();
+    // Under a minute, the limit as written (0.3s, 5s); above, in words
+    // (1m 05s), as Executant says it.
+    let said = if limit < 60.0 {
+        format!("{limit}s")
+    } else {
+        super::text::duration_words((limit * 1000.0) as u64)
+    };
+    StepError::Failed(Failure::timed_out(format!(
+        "Step \"{step}\" timed out after {said}"
+    )))
 }
 
 fn write_output(path: &Path, text: &str) -> std::io::Result<()> {
@@ -124,8 +129,7 @@ pub fn shell_items(command: &str, ctx: &Context) -> Result<Vec<String>, StepErro
     let errors =
         tempfile::tempfile().map_err(|e| failed(format!("no file for its stderr: {e}")))?;
     let job = Job {
-        shell: "/bin/sh",
-        command: OsStr::new(command),
+        argv: &[OsStr::new("/bin/sh"), OsStr::new("-c"), OsStr::new(command)],
         cwd: None,
         timeout: Some(ITEMS_TIMEOUT),
         leftovers: Leftovers::Stop,
@@ -186,13 +190,28 @@ fn stderr_tail(mut file: std::fs::File) -> String {
     String::from_utf8_lossy(&tail).trim().to_owned()
 }
 
-/// Cuts a byte stream into lines.
-#[derive(Debug, Default)]
+/// Cuts a byte stream into lines; a line longer than its limit arrives in
+/// pieces of that size.
+#[derive(Debug)]
 pub struct LineSplitter {
     partial: Vec<u8>,
+    max: usize,
+}
+
+impl Default for LineSplitter {
+    fn default() -> Self {
+        Self::with_limit(MAX_LINE)
+    }
 }
 
 impl LineSplitter {
+    pub fn with_limit(max: usize) -> Self {
+        Self {
+            partial: Vec::new(),
+            max: max.max(1),
+        }
+    }
+
     /// Hands every complete line in `chunk` (with what came before it) to
     /// `deliver`, without its `\n`.
     pub fn feed(&mut self, chunk: &[u8], deliver: &mut dyn FnMut(String)) {
@@ -209,8 +228,8 @@ impl LineSplitter {
             rest = after.get(1..).unwrap_or_default();
         }
         self.partial.extend_from_slice(rest);
-        while self.partial.len() >= MAX_LINE {
-            let piece: Vec<u8> = self.partial.drain(..MAX_LINE).collect();
+        while self.partial.len() >= self.max {
+            let piece: Vec<u8> = self.partial.drain(..self.max).collect();
             deliver(String::from_utf8_lossy(&piece).into_owned());
         }
     }

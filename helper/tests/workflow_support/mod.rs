@@ -71,6 +71,17 @@ impl Dir {
         path
     }
 
+    /// A `PATH` value holding only `sh`: commands still run, and a prompt
+    /// step finds no `claude` (so no test reaches a real agent by accident).
+    pub fn path_without_agents(&self) -> String {
+        let bin = self.path().join(".no-agents");
+        if !bin.exists() {
+            std::fs::create_dir_all(&bin).unwrap();
+            std::os::unix::fs::symlink("/bin/sh", bin.join("sh")).unwrap();
+        }
+        bin.display().to_string()
+    }
+
     /// Copies every file of `tests/fixtures/workflows/<sub>` into the dir.
     pub fn copy_fixtures(&self, sub: &str) {
         let from = fixtures().join(sub);

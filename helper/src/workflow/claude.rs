@@ -1,0 +1,534 @@
+//! The `claude` provider: a prompt step run by the Claude Code CLI in print
+//! mode, its `stream-json` output turned into the run's events.
+//!
+//! The CLI is looked up on `PATH` for every step (as Executant does, so a
+//! run picks up an install made while it waits), runs with stdin from
+//! `/dev/null` as the leader of its own process group, and has its stdout
+//! and stderr read as one stream of lines. What each line becomes:
+//!
+//! - an `assistant` line: `output:context` the first time a message id is
+//!   seen (the tokens its request occupied), then `output:text` per text
+//!   block and `output:tool` per tool call;
+//! - the `result` line: `output:cost`, `output:usage`, `output:structured`
+//!   when present, and its error (API errors are `is_error` with subtype
+//!   `success`) kept for the failure message;
+//! - a line that is not JSON (a warning, a usage error): `output:text`
+//!   without colours, also kept for the failure message;
+//! - everything else (`system`, `user` tool results, partial messages):
+//!   nothing, so a tool's large output never floods the run.
+//!
+//! A non-zero exit fails the step with the CLI's own words; `timeout_seconds`
+//! stops the CLI's whole group (exit code 3 for the run); a stopping signal
+//! cancels. `output:` names a file the step must have created.
+
+use std::ffi::{OsStr, OsString};
+use std::fmt::Write as _;
+use std::io;
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use super::event::{Event, Level, TokenUsage};
+use super::model::PromptTask;
+use super::provider::Provider;
+use super::runner::{Context, Emit, Failure, StepError};
+use super::script::{LineSplitter, WORKFLOW_DIR_VAR, timed_out};
+use crate::proc::supervise::{Ending, Job, Leftovers, Stderr, supervise};
+use crate::verdict::lines::clean;
+
+/// The program run for every step.
+const PROGRAM: &str = "claude";
+/// Longest stream-json line read whole. An assistant line carries one
+/// content block, so only a huge written file comes near; beyond this a
+/// line arrives in pieces that no longer parse, and is shown as text.
+const MAX_JSON_LINE: usize = 64 << 20;
+/// How many lines that were not JSON a failure message quotes (the last).
+const QUOTED_LINES: usize = 20;
+
+/// Runs prompt steps with the Claude Code CLI.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Claude;
+
+impl Provider for Claude {
+    fn name(&self) -> &'static str {
+        "claude"
+    }
+
+    fn run(&self, task: &PromptTask, ctx: &Context, emit: &dyn Emit) -> Result<(), StepError> {
+        ctx.check_stopped()?;
+        let prompt = with_context(task)?;
+        let args = arguments(task, &prompt);
+        let mut argv: Vec<&OsStr> = vec![OsStr::new(PROGRAM)];
+        argv.extend(args.iter().map(OsString::as_os_str));
+        emit.emit(Event::log(
+            Level::Info,
+            format!("claude --print … (model {})", task.model),
+        ));
+
+        let mut stream = Stream::default();
+        let mut lines = LineSplitter::with_limit(MAX_JSON_LINE);
+        let mut deliver = |line: String| stream.line(&line, emit);
+        let job = Job {
+            argv: &argv,
+            cwd: None,
+            timeout: task
+                .timeout_seconds
+                .and_then(|s| Duration::try_from_secs_f64(s).ok()),
+            // The agent's own tool processes end with it; a step that hung
+            // on one holding the pipe would be worse than losing it.
+            leftovers: Leftovers::Stop,
+            stderr: Stderr::Merged,
+            env: &[(WORKFLOW_DIR_VAR, ctx.work_dir.as_os_str())],
+            stop: Some(&ctx.stop),
+        };
+        let outcome = supervise(job, &mut |chunk| lines.feed(chunk, &mut deliver))
+            .map_err(|e| not_started(&task.name, &e))?;
+        lines.finish(&mut deliver);
+
+        match outcome.ending {
+            Ending::Exited(0) => {}
+            Ending::Exited(code) => {
+                return Err(StepError::Failed(Failure::failed(
+                    "WORKFLOW_AGENT_FAILED",
+                    stream.failure(&task.name, code),
+                )));
+            }
+            Ending::TimedOut(_) => return Err(timed_out(&task.name, task.timeout_seconds)),
+            Ending::Interrupted { .. } => return Err(StepError::Cancelled),
+        }
+        if let Some(path) = &task.output
+            && !Path::new(path).exists()
+        {
+            return Err(StepError::Failed(Failure::failed(
+                "WORKFLOW_OUTPUT_MISSING",
+                format!(
+                    "Step \"{}\" finished but did not create its output file {path}",
+                    task.name
+                ),
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The CLI's arguments after the program name, in Executant's order.
+pub fn arguments(task: &PromptTask, prompt: &str) -> Vec<OsString> {
+    let mut args: Vec<OsString> = vec![
+        "--print".into(),
+        prompt.into(),
+        "--output-format".into(),
+        "stream-json".into(),
+        "--verbose".into(),
+    ];
+    if let Some(tools) = &task.allowed_tools {
+        args.push("--allowedTools".into());
+        // An empty list means no tools at all; the CLI reads an empty value
+        // as "no restriction", so it gets a name no tool has.
+        args.push(if tools.is_empty() {
+            "none".into()
+        } else {
+            tools.join(",").into()
+        });
+    }
+    args.extend([
+        "--permission-mode".into(),
+        "bypassPermissions".into(),
+        "--model".into(),
+        task.model.as_str().into(),
+    ]);
+    if let Some(text) = &task.append_system_prompt {
+        args.push("--append-system-prompt".into());
+        args.push(text.into());
+    }
+    args
+}
+
+/// The prompt with the step's `context:` files before it, each as
+/// `### <path>` and a fenced block, read relative to the current directory.
+pub fn with_context(task: &PromptTask) -> Result<String, StepError> {
+    if task.context_files.is_empty() {
+        return Ok(task.prompt.clone());
+    }
+    let mut out = String::new();
+    for path in &task.context_files {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            StepError::Failed(Failure::failed(
+                "WORKFLOW_CONTEXT_UNREADABLE",
+                format!(
+                    "Step \"{}\": cannot read its context file {path}: {e}",
+                    task.name
+                ),
+            ))
+        })?;
+        let newline = if text.ends_with('\n') || text.is_empty() {
+            ""
+        } else {
+            "\n"
+        };
+        let _ = write!(out, "### {path}\n```\n{text}{newline}```\n\n");
+    }
+    out.push_str(&task.prompt);
+    Ok(out)
+}
+
+fn not_started(step: &str, e: &io::Error) -> StepError {
+    let message = if e.kind() == io::ErrorKind::NotFound {
+        format!(
+            "Step \"{step}\" needs the claude CLI, which is not on PATH; install Claude Code \
+             (npm install -g @anthropic-ai/claude-code), or give the step another provider:"
+        )
+    } else {
+        format!("Step \"{step}\": cannot start claude: {e}")
+    };
+    StepError::Failed(Failure::failed("WORKFLOW_AGENT_NOT_FOUND", message))
+}
+
+/// What one run of the CLI has said so far.
+#[derive(Debug, Default)]
+struct Stream {
+    /// The id of the last assistant message, so each request's context is
+    /// reported once although the CLI prints a line per content block.
+    last_message: Option<String>,
+    /// The result's error, when it reported one.
+    error: Option<String>,
+    /// The last lines that were not JSON.
+    loose: Vec<String>,
+}
+
+impl Stream {
+    fn line(&mut self, raw: &str, emit: &dyn Emit) {
+        let line = raw.trim();
+        if line.is_empty() {
+            return;
+        }
+        match serde_json::from_str::<Value>(line) {
+            Ok(Value::Object(message)) => self.message(&message, emit),
+            _ => {
+                let text = clean(raw.as_bytes()).into_owned();
+                if self.loose.len() == QUOTED_LINES {
+                    self.loose.remove(0);
+                }
+                self.loose.push(text.clone());
+                emit.emit(Event::text(text));
+            }
+        }
+    }
+
+    fn message(&mut self, message: &Map<String, Value>, emit: &dyn Emit) {
+        match message.get("type").and_then(Value::as_str) {
+            Some("assistant") => self.assistant(message, emit),
+            Some("result") => self.result(message, emit),
+            _ => {}
+        }
+    }
+
+    fn assistant(&mut self, line: &Map<String, Value>, emit: &dyn Emit) {
+        let Some(message) = line.get("message").and_then(Value::as_object) else {
+            return;
+        };
+        let id = message.get("id").and_then(Value::as_str);
+        if let Some(usage) = message.get("usage").and_then(Value::as_object)
+            && (id.is_none() || id != self.last_message.as_deref())
+        {
+            emit.emit(Event::OutputContext {
+                index: -1,
+                tokens: token_usage(usage).context(),
+            });
+        }
+        if let Some(id) = id {
+            self.last_message = Some(id.to_owned());
+        }
+        let blocks = message.get("content").and_then(Value::as_array);
+        for block in blocks.into_iter().flatten() {
+            match block.get("type").and_then(Value::as_str) {
+                Some("text") => {
+                    if let Some(text) = block.get("text").and_then(Value::as_str) {
+                        emit.emit(Event::text(text));
+                    }
+                }
+                Some("tool_use") => emit.emit(Event::OutputTool {
+                    index: -1,
+                    tool: block
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned(),
+                    input: block.get("input").cloned().unwrap_or(Value::Null),
+                }),
+                _ => {}
+            }
+        }
+    }
+
+    fn result(&mut self, line: &Map<String, Value>, emit: &dyn Emit) {
+        if let Some(usd) = line.get("total_cost_usd").and_then(Value::as_f64) {
+            emit.emit(Event::OutputCost { index: -1, usd });
+        }
+        if let Some(usage) = line.get("usage").and_then(Value::as_object) {
+            emit.emit(Event::OutputUsage {
+                index: -1,
+                usage: token_usage(usage),
+            });
+        }
+        if let Some(data) = line.get("structured_output").filter(|v| !v.is_null()) {
+            emit.emit(Event::OutputStructured { data: data.clone() });
+        }
+        let subtype = line.get("subtype").and_then(Value::as_str).unwrap_or("");
+        let is_error = line.get("is_error").and_then(Value::as_bool) == Some(true);
+        if is_error || subtype.starts_with("error") {
+            let said = match line.get("result").and_then(Value::as_str) {
+                Some(text) if !text.is_empty() => text.to_owned(),
+                _ => errors_text(line.get("errors")),
+            };
+            self.error = Some(if said.is_empty() {
+                subtype.to_owned()
+            } else {
+                format!("{subtype}: {said}")
+            });
+        }
+    }
+
+    /// The message of a step whose CLI exited with `code`: the code, the
+    /// result's error, then the last lines that were not JSON.
+    fn failure(&self, step: &str, code: i32) -> String {
+        let mut message = format!("Step \"{step}\": claude exited with code {code}");
+        if let Some(error) = &self.error {
+            let _ = write!(message, ": {error}");
+        }
+        for line in &self.loose {
+            let _ = write!(message, "\n{line}");
+        }
+        message
+    }
+}
+
+/// The four counters of a usage object; a missing or odd one counts 0.
+fn token_usage(usage: &Map<String, Value>) -> TokenUsage {
+    let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+    TokenUsage {
+        input_tokens: count("input_tokens"),
+        output_tokens: count("output_tokens"),
+        cache_creation_tokens: count("cache_creation_input_tokens"),
+        cache_read_tokens: count("cache_read_input_tokens"),
+    }
+}
+
+/// `errors: ["…", …]` of a result, joined.
+fn errors_text(errors: Option<&Value>) -> String {
+    errors
+        .and_then(Value::as_array)
+        .map(|list| {
+            list.iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join("; ")
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use serde_json::json;
+
+    use super::*;
+
+    #[derive(Default)]
+    struct Events(Mutex<Vec<Event>>);
+
+    impl Emit for Events {
+        fn emit(&self, event: Event) {
+            self.0.lock().unwrap().push(event);
+        }
+    }
+
+    fn task() -> PromptTask {
+        PromptTask {
+            name: "ask".into(),
+            prompt: "say hi".into(),
+            continue_on_error: false,
+            llm_as_judge: false,
+            allowed_tools: None,
+            context_files: Vec::new(),
+            output: None,
+            timeout_seconds: None,
+            provider: None,
+            model: "sonnet".into(),
+            agent: None,
+            append_system_prompt: None,
+            line: 1,
+        }
+    }
+
+    fn feed(lines: &[Value]) -> (Stream, Vec<Value>) {
+        let events = Events::default();
+        let mut stream = Stream::default();
+        for line in lines {
+            stream.line(&line.to_string(), &events);
+        }
+        let out = events
+            .0
+            .into_inner()
+            .unwrap()
+            .iter()
+            .map(|e| serde_json::to_value(e).unwrap())
+            .collect();
+        (stream, out)
+    }
+
+    #[test]
+    fn arguments_follow_executants_order() {
+        let mut t = task();
+        let plain: Vec<String> = arguments(&t, "hi")
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            plain,
+            [
+                "--print",
+                "hi",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+                "--permission-mode",
+                "bypassPermissions",
+                "--model",
+                "sonnet"
+            ]
+        );
+        t.allowed_tools = Some(vec!["Bash".into(), "Read".into()]);
+        t.append_system_prompt = Some("be brief".into());
+        let full: Vec<String> = arguments(&t, "hi")
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(full[5..7], ["--allowedTools", "Bash,Read"]);
+        assert_eq!(
+            full[full.len() - 2..],
+            ["--append-system-prompt", "be brief"]
+        );
+        t.allowed_tools = Some(Vec::new());
+        let none = arguments(&t, "hi");
+        assert_eq!(none[6], "none");
+    }
+
+    #[test]
+    fn assistant_lines_give_context_once_per_message_then_text_and_tools() {
+        let usage = json!({"input_tokens": 10, "cache_creation_input_tokens": 100,
+                           "cache_read_input_tokens": 1000, "output_tokens": 1});
+        let (_, events) = feed(&[
+            json!({"type": "system", "subtype": "init"}),
+            json!({"type": "assistant", "message": {"id": "m1", "usage": usage,
+                   "content": [{"type": "text", "text": "I'll run it.\nNow."}]}}),
+            json!({"type": "assistant", "message": {"id": "m1", "usage": usage,
+                   "content": [{"type": "tool_use", "name": "Bash", "input": {"command": "echo hi"}}]}}),
+            json!({"type": "user", "message": {"content": [{"type": "tool_result", "content": "hi"}]}}),
+            json!({"type": "assistant", "message": {"id": "m2", "usage": usage,
+                   "content": [{"type": "thinking", "thinking": "hm"}, {"type": "text", "text": "done"}]}}),
+        ]);
+        assert_eq!(
+            events,
+            [
+                json!({"type": "output:context", "index": -1, "tokens": 1110}),
+                json!({"type": "output:text", "index": -1, "text": "I'll run it.\nNow."}),
+                json!({"type": "output:tool", "index": -1, "tool": "Bash", "input": {"command": "echo hi"}}),
+                json!({"type": "output:context", "index": -1, "tokens": 1110}),
+                json!({"type": "output:text", "index": -1, "text": "done"}),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_result_gives_cost_usage_structured_data_and_its_error() {
+        let (stream, events) = feed(&[json!({
+            "type": "result", "subtype": "success", "is_error": true,
+            "result": "API Error: 400 prompt is too long", "total_cost_usd": 0.25,
+            "usage": {"input_tokens": 3, "output_tokens": "many"},
+            "structured_output": {"answer": 42}
+        })]);
+        assert_eq!(
+            events,
+            [
+                json!({"type": "output:cost", "index": -1, "usd": 0.25}),
+                json!({"type": "output:usage", "index": -1, "usage": {
+                    "inputTokens": 3, "outputTokens": 0, "cacheCreationTokens": 0, "cacheReadTokens": 0}}),
+                json!({"type": "output:structured", "data": {"answer": 42}}),
+            ]
+        );
+        assert_eq!(
+            stream.failure("ask", 1),
+            "Step \"ask\": claude exited with code 1: success: API Error: 400 prompt is too long"
+        );
+
+        let (stream, _) = feed(&[json!({"type": "result", "subtype": "error_max_turns",
+            "errors": ["Reached maximum number of turns (1)"]})]);
+        assert_eq!(
+            stream.error.as_deref(),
+            Some("error_max_turns: Reached maximum number of turns (1)")
+        );
+    }
+
+    #[test]
+    fn lines_that_are_not_json_are_text_without_colours_and_are_quoted_on_failure() {
+        let events = Events::default();
+        let mut stream = Stream::default();
+        stream.line(
+            "\u{1b}[31mError: When using --print, stream-json requires --verbose\r",
+            &events,
+        );
+        stream.line("   ", &events);
+        stream.line("[1, 2]", &events);
+        let texts: Vec<Value> = events
+            .0
+            .into_inner()
+            .unwrap()
+            .iter()
+            .map(|e| serde_json::to_value(e).unwrap())
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                json!({"type": "output:text", "index": -1,
+                       "text": "Error: When using --print, stream-json requires --verbose"}),
+                json!({"type": "output:text", "index": -1, "text": "[1, 2]"}),
+            ]
+        );
+        assert_eq!(
+            stream.failure("ask", 1),
+            "Step \"ask\": claude exited with code 1\nError: When using --print, stream-json requires --verbose\n[1, 2]"
+        );
+        for n in 0..30 {
+            stream.line(&format!("noise {n}"), &Events::default());
+        }
+        assert_eq!(stream.loose.len(), QUOTED_LINES);
+        assert_eq!(stream.loose[0], "noise 10");
+    }
+
+    #[test]
+    fn context_files_come_before_the_prompt() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.md");
+        std::fs::write(&a, "alpha").unwrap();
+        let b = dir.path().join("b.md");
+        std::fs::write(&b, "beta\n").unwrap();
+        let mut t = task();
+        t.context_files = vec![a.display().to_string(), b.display().to_string()];
+        assert_eq!(
+            with_context(&t).unwrap(),
+            format!(
+                "### {}\n```\nalpha\n```\n\n### {}\n```\nbeta\n```\n\nsay hi",
+                a.display(),
+                b.display()
+            )
+        );
+        t.context_files
+            .push(dir.path().join("gone.md").display().to_string());
+        let Err(StepError::Failed(f)) = with_context(&t) else {
+            panic!("a missing context file must fail the step");
+        };
+        assert_eq!(f.code, "WORKFLOW_CONTEXT_UNREADABLE");
+    }
+}
