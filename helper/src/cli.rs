@@ -1089,9 +1089,10 @@ pub enum WorkflowCommand {
 ///
 /// AGENTS. `prompt:` runs `claude --print PROMPT --output-format stream-json
 /// --verbose --permission-mode bypassPermissions --model MODEL` (model:
-/// defaults to sonnet; allowed_tools: [..] becomes --allowedTools, [] no
-/// tools at all; append_system_prompt: is passed on; context: files come
-/// before the prompt). The agent's words, tool calls, cost and tokens become
+/// defaults to sonnet; allowed_tools: [..] becomes --allowedTools and
+/// --tools, the set the model is offered, [] none at all;
+/// append_system_prompt: is passed on; context: files come before the
+/// prompt). The agent's words, tool calls, cost and tokens become
 /// events; the run's report sums the cost. Running as root, the CLI wants
 /// IS_SANDBOX=1 for bypassPermissions. A step asking for another provider
 /// (provider:, VOYAGE_PROVIDER, EXECUTANT_PROVIDER) fails with

@@ -442,6 +442,65 @@ fn check_clean(raw: &[u8]) {
     assert_eq!(clean(cleaned.as_bytes()), cleaned);
 }
 
+/// What the Claude Code CLI's stream-json lines are made of.
+const STREAM_WORDS: &[&str] = &[
+    "{\"type\":\"assistant\",\"message\":{\"id\":\"m1\",\"usage\":{\"input_tokens\":1},\"content\":[",
+    "{\"type\":\"text\",\"text\":\"hi\"}",
+    "{\"type\":\"tool_use\",\"name\":\"Bash\",\"input\":{\"command\":\"ls\"}}",
+    "]}}",
+    "{\"type\":\"result\",\"subtype\":\"error_max_turns\",\"is_error\":true,\"total_cost_usd\":0.5,",
+    "\"usage\":{\"cache_read_input_tokens\":18446744073709551615,\"output_tokens\":-1},",
+    "\"structured_output\":{\"a\":[1]},\"errors\":[\"x\",2],\"result\":\"boom\"}",
+    "{\"type\":\"system\",\"subtype\":\"init\"}",
+    "\n",
+    "\r\n",
+    "\u{1b}[31m",
+    "not json",
+    "\"",
+    "{",
+    "}",
+];
+
+/// The claude provider's reading of its CLI's output, in chunks cut at
+/// `cuts`: every event serialises, the failure message starts with the
+/// step and the code, and the chunking changes nothing.
+fn check_claude_stream(output: &[u8], cuts: &[usize]) {
+    use std::sync::Mutex;
+    use voyage_helper::workflow::claude::{QUOTED_LINES, Stream};
+    use voyage_helper::workflow::script::LineSplitter;
+
+    let read = |cuts: &[usize]| {
+        let events = Mutex::new(Vec::new());
+        let mut stream = Stream::default();
+        let mut lines = LineSplitter::with_limit(1 << 12);
+        let mut rest = output;
+        for &cut in cuts {
+            let (piece, after) = rest.split_at(cut.min(rest.len()));
+            lines.feed(piece, &mut |line| stream.line(&line, &events));
+            rest = after;
+        }
+        lines.feed(rest, &mut |line| stream.line(&line, &events));
+        lines.finish(&mut |line| stream.line(&line, &events));
+        let events: Vec<String> = events
+            .into_inner()
+            .unwrap()
+            .iter()
+            .map(|e| serde_json::to_string(e).unwrap())
+            .collect();
+        let quoted = stream.quoted().to_vec();
+        (events, stream.failure("s", 2), quoted)
+    };
+    let (events, failure, quoted) = read(cuts);
+    assert!(failure.starts_with("Step \"s\": claude exited with code 2"));
+    assert!(
+        quoted.len() <= QUOTED_LINES,
+        "{} lines quoted",
+        quoted.len()
+    );
+    assert!(failure.ends_with(&quoted.iter().map(|l| format!("\n{l}")).collect::<String>()));
+    assert_eq!(read(&[]), (events, failure, quoted));
+}
+
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: 128,
@@ -506,6 +565,16 @@ proptest! {
     #[test]
     fn clean_soup(raw in soup(RUNNER_WORDS, 64)) {
         check_clean(&raw);
+    }
+
+    #[test]
+    fn claude_stream_random(output in random_bytes(), cuts in proptest::collection::vec(0usize..64, 0..16)) {
+        check_claude_stream(&output, &cuts);
+    }
+
+    #[test]
+    fn claude_stream_soup(output in soup(STREAM_WORDS, 64), cuts in proptest::collection::vec(0usize..64, 0..16)) {
+        check_claude_stream(&output, &cuts);
     }
 }
 

@@ -374,8 +374,11 @@ fn recording_shim(bin: &Path, log: &Path, real: &Path) {
 /// The arguments the shim recorded for invocation `n`.
 fn recorded_argv(log: &Path, n: usize) -> Vec<String> {
     let raw = std::fs::read(log.join(format!("argv-{n}"))).unwrap();
+    // Each argument ends with a NUL; an empty argument is an empty field.
+    let Some(raw) = raw.strip_suffix(&[0]) else {
+        return Vec::new();
+    };
     raw.split(|b| *b == 0)
-        .filter(|a| !a.is_empty())
         .map(|a| String::from_utf8_lossy(a).into_owned())
         .collect()
 }
@@ -526,21 +529,17 @@ fn a_tool_round_trip() {
     assert_eq!(setup.mock.turns_used(), 2);
 }
 
-// ------------------------------------------------------- allowed_tools: []
+// ------------------------------------------------------- allowed_tools
 
-/// `allowed_tools: []` reaches the CLI as `--allowedTools none`, as the
-/// contract says. What that does, observed with CLI 2.1.197: nothing the
-/// API sees changes (the request still offers every built-in tool,
-/// Bash included), and under `--permission-mode bypassPermissions`, which
-/// every step runs with, a Bash call that writes a file still runs.
-/// `--allowedTools` is a permission allow-list, and bypassPermissions
-/// allows everything anyway; only `--tools ""` takes tools away. This test
-/// pins that, so that the day the flag starts to restrict (a provider
-/// change or a CLI change) it fails and says so.
+/// `allowed_tools: []` means no tools: the CLI gets `--tools ""`, the
+/// request it makes offers none, and a Bash call the model asks for
+/// anyway is refused by the CLI, so nothing runs. (`--allowedTools`, all
+/// Executant passes, is a permission list that bypassPermissions, which
+/// every step runs with, overrides: observed with CLI 2.1.197, the request
+/// still offered Bash and the call ran.)
 #[test]
-fn allowed_tools_empty_is_passed_as_none_and_does_not_stop_bash() {
-    let Some(real) = claude_or_skip("allowed_tools_empty_is_passed_as_none_and_does_not_stop_bash")
-    else {
+fn allowed_tools_empty_takes_every_tool_away() {
+    let Some(real) = claude_or_skip("allowed_tools_empty_takes_every_tool_away") else {
         return;
     };
     let setup = Setup::new(
@@ -561,21 +560,38 @@ fn allowed_tools_empty_is_passed_as_none_and_does_not_stop_bash() {
     let argv = recorded_argv(log.path(), 0);
     let at = argv
         .iter()
-        .position(|a| a == "--allowedTools")
-        .unwrap_or_else(|| panic!("no --allowedTools in {argv:?}"));
-    assert_eq!(argv[at + 1], "none", "{argv:?}");
+        .position(|a| a == "--tools")
+        .unwrap_or_else(|| panic!("no --tools in {argv:?}"));
+    assert_eq!(argv[at + 1], "", "{argv:?}");
+    assert!(!argv.contains(&"--allowedTools".to_owned()), "{argv:?}");
 
     let main = setup.mock.main_requests();
     assert_eq!(main.len(), 2, "{}", setup.seen());
-    assert!(
-        main[0].tool_names().iter().any(|t| t == "Bash"),
-        "{:?}",
-        main[0].tool_names()
-    );
+    assert_eq!(main[0].tool_names(), Vec::<String>::new());
     let results = main[1].tool_results();
-    assert_eq!(results[0]["is_error"], false, "{results:?}");
-    assert!(setup.dir.path().join("made-by-bash").exists());
+    assert_eq!(results[0]["is_error"], true, "{results:?}");
+    assert!(!setup.dir.path().join("made-by-bash").exists());
     assert_eq!(ran.texts(), ["done"]);
+}
+
+/// A list of tools is what the model is offered: `allowed_tools: [Read]`
+/// leaves Bash out of the request.
+#[test]
+fn allowed_tools_is_the_set_the_model_is_offered() {
+    if claude_or_skip("allowed_tools_is_the_set_the_model_is_offered").is_none() {
+        return;
+    }
+    let setup = Setup::new(
+        "goal: read only\nsteps:\n  - name: reader\n    prompt: look\n    allowed_tools: [Read]\n",
+        vec![Turn::text("looked")],
+    );
+    let ran = setup.run();
+    ran.status_is(0);
+    let main = setup.mock.main_requests();
+    assert_eq!(main.len(), 1, "{}", setup.seen());
+    let offered = main[0].tool_names();
+    assert!(offered.iter().any(|t| t == "Read"), "{offered:?}");
+    assert!(!offered.iter().any(|t| t == "Bash"), "{offered:?}");
 }
 
 // --------------------------------------------------- the command line
@@ -639,6 +655,8 @@ steps:
             "stream-json",
             "--verbose",
             "--allowedTools",
+            "Bash,Read",
+            "--tools",
             "Bash,Read",
             "--permission-mode",
             "bypassPermissions",
@@ -869,14 +887,13 @@ fn a_prompt_step_timeout_exits_3() {
     assert!(ran.texts().iter().all(|t| t != "never sent"));
 }
 
-/// What a timeout should also mean: the command the agent was running is
-/// stopped with it. It is not, with CLI 2.1.197: the CLI starts its Bash
-/// tool's shell in a session of its own (`setsid`; seen with `ps`: PGID =
-/// SID = the shell's pid), so the provider's TERM/KILL to the CLI's process
-/// group never reaches it. The CLI dies, its orphaned shell goes on, and
-/// here creates a file seconds after the run has exited 3.
+/// A timeout also stops the command the agent was running. The CLI starts
+/// its Bash tool's shell in a session of its own (`setsid`; with `ps`: PGID
+/// = SID = the shell's pid), out of reach of a signal to the CLI's process
+/// group; the supervisor finds such descendants and stops them too.
+/// Without that, the orphaned shell went on and created the file seconds
+/// after the run had exited 3.
 #[test]
-#[ignore = "provider: after a timeout the agent's Bash command (own session, via setsid) keeps running"]
 fn a_timed_out_step_leaves_no_agent_command_running() {
     if claude_or_skip("a_timed_out_step_leaves_no_agent_command_running").is_none() {
         return;

@@ -13,6 +13,7 @@
 //! and "no process of the group survives" is something we observe rather
 //! than hope for.
 
+pub mod escaped;
 mod signals;
 pub mod supervise;
 mod unix;

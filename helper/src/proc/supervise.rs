@@ -31,6 +31,7 @@ use std::time::{Duration, Instant};
 
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 
+use super::escaped::{self, Process};
 use super::{Group, GroupLeader, Signal, SignalWatch, signal_name};
 
 /// How long the group gets between SIGTERM and SIGKILL.
@@ -173,6 +174,7 @@ pub fn supervise(job: Job<'_>, output: &mut dyn FnMut(&[u8])) -> io::Result<Outc
         buf: vec![0; CHUNK],
         leader_code: None,
         group_gone: false,
+        escaped: Vec::new(),
     };
     let mut phase = Phase::Running;
     let mut deadline = start.checked_add(timeout).unwrap_or(start + NO_DEADLINE);
@@ -208,18 +210,18 @@ pub fn supervise(job: Job<'_>, output: &mut dyn FnMut(&[u8])) -> io::Result<Outc
                     (Some(Cause::Exited), Leftovers::Keep) => break,
                     (Some(why), _) => {
                         cause = Some(why);
-                        Some(run.begin_stopping())
+                        Some(run.begin_stopping(why))
                     }
                     (None, _) => None,
                 }
             }
-            Phase::Terminating if run.group_gone => Some(Phase::Draining),
+            Phase::Terminating if run.all_gone() => Some(Phase::Draining),
             // A second signal skips the rest of the grace.
             Phase::Terminating if stop.is_some() || now >= deadline => {
-                run.group.signal(Signal::SIGKILL);
+                run.kill();
                 Some(Phase::Killing)
             }
-            Phase::Killing if run.group_gone || now >= deadline => Some(Phase::Draining),
+            Phase::Killing if run.all_gone() || now >= deadline => Some(Phase::Draining),
             Phase::Draining if run.pipe.is_none() || now >= deadline => break,
             Phase::Terminating | Phase::Killing | Phase::Draining => None,
         };
@@ -237,6 +239,7 @@ pub fn supervise(job: Job<'_>, output: &mut dyn FnMut(&[u8])) -> io::Result<Outc
         reap = run.wait_and_copy(&mut signals, deadline)?;
     }
 
+    escaped::reap(&run.escaped);
     let duration = start.elapsed();
     // Without a reaped leader (stuck even after SIGKILL) report it as killed.
     let code = run.leader_code.unwrap_or(128 + Signal::SIGKILL as i32);
@@ -260,17 +263,48 @@ struct Run<'o> {
     buf: Vec<u8>,
     leader_code: Option<i32>,
     group_gone: bool,
+    /// Descendants outside the group being stopped with it (see
+    /// [`escaped`]).
+    escaped: Vec<Process>,
 }
 
 impl Run<'_> {
-    /// Starts stopping the group: SIGTERM, unless nobody is left.
-    fn begin_stopping(&mut self) -> Phase {
-        if self.group_gone {
+    /// Starts stopping the group: SIGTERM, unless nobody is left. On a
+    /// timeout or a signal, the descendants that left the group get it too
+    /// (not when the command simply ended: what it started on purpose in a
+    /// session of its own is not ours to stop).
+    fn begin_stopping(&mut self, why: Cause) -> Phase {
+        if !matches!(why, Cause::Exited) && self.leader_code.is_none() {
+            self.escaped = escaped::outside_group(&[self.group.id()], self.group.id());
+            escaped::signal_all(&self.escaped, Signal::SIGTERM);
+        }
+        if self.all_gone() {
             Phase::Draining
         } else {
             self.group.signal(Signal::SIGTERM);
             Phase::Terminating
         }
+    }
+
+    /// SIGKILL to the group and to every escaped descendant, including any
+    /// started since SIGTERM.
+    fn kill(&mut self) {
+        self.group.signal(Signal::SIGKILL);
+        if !self.escaped.is_empty() {
+            let mut roots: Vec<i32> = self.escaped.iter().map(|p| p.pid).collect();
+            roots.push(self.group.id());
+            for found in escaped::outside_group(&roots, self.group.id()) {
+                if !self.escaped.contains(&found) {
+                    self.escaped.push(found);
+                }
+            }
+            escaped::signal_all(&self.escaped, Signal::SIGKILL);
+        }
+    }
+
+    /// Whether nothing of what is being stopped is left.
+    fn all_gone(&self) -> bool {
+        self.group_gone && self.escaped.iter().all(|p| !escaped::is_alive(p))
     }
 
     /// Waits until output or a signal arrives or `deadline` passes, then

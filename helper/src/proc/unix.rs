@@ -65,6 +65,11 @@ pub struct Group {
 }
 
 impl Group {
+    /// The group's id, which is its leader's pid.
+    pub fn id(self) -> i32 {
+        self.pgid.as_raw()
+    }
+
     /// Sends `signal` to every process in the group. A group that is already
     /// gone is not an error.
     pub fn signal(self, signal: Signal) {

@@ -44,7 +44,7 @@ const PROGRAM: &str = "claude";
 /// line arrives in pieces that no longer parse, and is shown as text.
 const MAX_JSON_LINE: usize = 64 << 20;
 /// How many lines that were not JSON a failure message quotes (the last).
-const QUOTED_LINES: usize = 20;
+pub const QUOTED_LINES: usize = 20;
 
 /// Runs prompt steps with the Claude Code CLI.
 #[derive(Debug, Default, Clone, Copy)]
@@ -122,14 +122,16 @@ pub fn arguments(task: &PromptTask, prompt: &str) -> Vec<OsString> {
         "--verbose".into(),
     ];
     if let Some(tools) = &task.allowed_tools {
-        args.push("--allowedTools".into());
-        // An empty list means no tools at all; the CLI reads an empty value
-        // as "no restriction", so it gets a name no tool has.
-        args.push(if tools.is_empty() {
-            "none".into()
-        } else {
-            tools.join(",").into()
-        });
+        // Steps run with bypassPermissions, under which `--allowedTools` (a
+        // permission list, all Executant passes) restricts nothing: only
+        // `--tools` takes tools away from the model. The list still goes to
+        // `--allowedTools` for its patterns (`Bash(git *)`).
+        if !tools.is_empty() {
+            args.push("--allowedTools".into());
+            args.push(tools.join(",").into());
+        }
+        args.push("--tools".into());
+        args.push(built_in_tools(tools).into());
     }
     args.extend([
         "--permission-mode".into(),
@@ -142,6 +144,20 @@ pub fn arguments(task: &PromptTask, prompt: &str) -> Vec<OsString> {
         args.push(text.into());
     }
     args
+}
+
+/// The built-in tools an `allowed_tools:` list names, for `--tools`:
+/// `Bash(git *)` is Bash, MCP tools (`mcp__…`) are not built in, and an
+/// empty result (`""`) means none.
+fn built_in_tools(allowed: &[String]) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    for entry in allowed {
+        let name = entry.split('(').next().unwrap_or_default().trim();
+        if !name.is_empty() && !name.starts_with("mcp__") && !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names.join(",")
 }
 
 /// The prompt with the step's `context:` files before it, each as
@@ -176,7 +192,7 @@ fn not_started(step: &str, e: &io::Error) -> StepError {
     let message = if e.kind() == io::ErrorKind::NotFound {
         format!(
             "Step \"{step}\" needs the claude CLI, which is not on PATH; install Claude Code \
-             (npm install -g @anthropic-ai/claude-code), or give the step another provider:"
+             (npm install -g @anthropic-ai/claude-code), or set the step's provider: to another agent"
         )
     } else {
         format!("Step \"{step}\": cannot start claude: {e}")
@@ -184,9 +200,10 @@ fn not_started(step: &str, e: &io::Error) -> StepError {
     StepError::Failed(Failure::failed("WORKFLOW_AGENT_NOT_FOUND", message))
 }
 
-/// What one run of the CLI has said so far.
+/// What one run of the CLI has said so far: fed its output line by line,
+/// it emits the events and keeps what a failure message needs.
 #[derive(Debug, Default)]
-struct Stream {
+pub struct Stream {
     /// The id of the last assistant message, so each request's context is
     /// reported once although the CLI prints a line per content block.
     last_message: Option<String>,
@@ -197,7 +214,8 @@ struct Stream {
 }
 
 impl Stream {
-    fn line(&mut self, raw: &str, emit: &dyn Emit) {
+    /// One line of the CLI's output, without its `\n`.
+    pub fn line(&mut self, raw: &str, emit: &dyn Emit) {
         let line = raw.trim();
         if line.is_empty() {
             return;
@@ -289,9 +307,14 @@ impl Stream {
         }
     }
 
+    /// The last lines that were not JSON, which a failure message quotes.
+    pub fn quoted(&self) -> &[String] {
+        &self.loose
+    }
+
     /// The message of a step whose CLI exited with `code`: the code, the
     /// result's error, then the last lines that were not JSON.
-    fn failure(&self, step: &str, code: i32) -> String {
+    pub fn failure(&self, step: &str, code: i32) -> String {
         let mut message = format!("Step \"{step}\": claude exited with code {code}");
         if let Some(error) = &self.error {
             let _ = write!(message, ": {error}");
@@ -335,14 +358,7 @@ mod tests {
 
     use super::*;
 
-    #[derive(Default)]
-    struct Events(Mutex<Vec<Event>>);
-
-    impl Emit for Events {
-        fn emit(&self, event: Event) {
-            self.0.lock().unwrap().push(event);
-        }
-    }
+    type Events = Mutex<Vec<Event>>;
 
     fn task() -> PromptTask {
         PromptTask {
@@ -369,7 +385,6 @@ mod tests {
             stream.line(&line.to_string(), &events);
         }
         let out = events
-            .0
             .into_inner()
             .unwrap()
             .iter()
@@ -399,20 +414,34 @@ mod tests {
                 "sonnet"
             ]
         );
-        t.allowed_tools = Some(vec!["Bash".into(), "Read".into()]);
+        t.allowed_tools = Some(vec![
+            "Bash(git *)".into(),
+            "Read".into(),
+            "Bash".into(),
+            "mcp__db__query".into(),
+        ]);
         t.append_system_prompt = Some("be brief".into());
         let full: Vec<String> = arguments(&t, "hi")
             .iter()
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
-        assert_eq!(full[5..7], ["--allowedTools", "Bash,Read"]);
+        assert_eq!(
+            full[5..9],
+            [
+                "--allowedTools",
+                "Bash(git *),Read,Bash,mcp__db__query",
+                "--tools",
+                "Bash,Read"
+            ]
+        );
         assert_eq!(
             full[full.len() - 2..],
             ["--append-system-prompt", "be brief"]
         );
         t.allowed_tools = Some(Vec::new());
         let none = arguments(&t, "hi");
-        assert_eq!(none[6], "none");
+        assert_eq!(none[5..7], ["--tools", ""]);
+        assert_eq!(none[7], "--permission-mode");
     }
 
     #[test]
@@ -482,7 +511,6 @@ mod tests {
         stream.line("   ", &events);
         stream.line("[1, 2]", &events);
         let texts: Vec<Value> = events
-            .0
             .into_inner()
             .unwrap()
             .iter()

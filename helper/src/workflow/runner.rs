@@ -46,6 +46,15 @@ impl Emit for std::sync::mpsc::SyncSender<Event> {
     }
 }
 
+/// Keeps the events in memory, for tests and fuzzing.
+impl Emit for std::sync::Mutex<Vec<Event>> {
+    fn emit(&self, event: Event) {
+        self.lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(event);
+    }
+}
+
 /// What the whole run needs to know besides the workflow.
 pub struct Context {
     /// The top-level workflow file's directory, absolute: where the cancel
