@@ -85,7 +85,11 @@ struct Setup {
 
 impl Setup {
     fn new(yaml: &str, turns: Vec<Turn>) -> Self {
-        let dir = Dir::new();
+        Self::in_dir(Dir::new(), yaml, turns)
+    }
+
+    /// For turns that must name paths inside the run's directory.
+    fn in_dir(dir: Dir, yaml: &str, turns: Vec<Turn>) -> Self {
         dir.write("wf.yaml", yaml);
         Self {
             dir,
@@ -974,4 +978,45 @@ steps:
         prompts,
         ["Describe alpha briefly.", "Describe beta briefly."]
     );
+}
+
+// ------------------------------------------------------------- the example
+
+/// `examples/workflows/agent.yaml` as shipped: the first command's file
+/// reaches the agent as context, the agent's Write call creates the
+/// output file (it is offered Write and nothing else), and the last
+/// command prints it.
+#[test]
+fn the_agent_example_runs_end_to_end() {
+    if claude_or_skip("the_agent_example_runs_end_to_end").is_none() {
+        return;
+    }
+    let yaml = std::fs::read_to_string(workflow_support::examples().join("agent.yaml")).unwrap();
+    let dir = Dir::new();
+    let summary = dir.path().join("summary.md");
+    let setup = Setup::in_dir(
+        dir,
+        &yaml,
+        vec![
+            Turn::tool(
+                "Write",
+                json!({"file_path": summary.display().to_string(), "content": "one\ntwo\nthree\n"}),
+            ),
+            Turn::text("Written."),
+        ],
+    );
+    let ran = setup.run();
+    ran.status_is(0);
+    assert_eq!(
+        ran.texts()[ran.texts().len() - 3..],
+        s(&["one", "two", "three"])[..],
+        "{:?}",
+        ran.texts()
+    );
+    let main = setup.mock.main_requests();
+    assert_eq!(main.len(), 2, "{}", setup.seen());
+    assert_eq!(main[0].tool_names(), s(&["Write"]));
+    let prompt = main[0].user_texts().join("\n");
+    assert!(prompt.contains("### notes.txt\n```\n"), "{prompt}");
+    assert!(prompt.contains("write them to summary.md"), "{prompt}");
 }

@@ -310,6 +310,31 @@ fn last_output_keeps_the_last_100_lines_of_the_last_executed_step() {
     assert!(ran.last().get("lastOutput").is_none(), "{}", ran.last());
 }
 
+/// A step's background processes with their output redirected keep running
+/// for later steps, as in Executant; once they end they are reaped, so a
+/// long run does not pile up zombies.
+#[test]
+fn background_processes_outlive_their_step_and_are_reaped_when_they_end() {
+    // A zombie's stat reads `pid (comm) Z ppid …`; the step's sh has the
+    // helper as its parent ($PPID).
+    let count = r#"n=0; for f in /proc/[0-9]*/stat; do set -- $(sed 's/.*) //' "$f" 2>/dev/null); [ "$1" = Z ] && [ "$2" = "$PPID" ] && n=$((n + 1)); done; echo "zombies=$n""#;
+    let yaml = format!(
+        "goal: servers\nsteps:\n  - name: start\n    repeat: 5\n    command: sleep 0.3 >/dev/null 2>&1 &\n  - name: server\n    command: sleep 30 >/dev/null 2>&1 & echo $! > server.pid\n  - name: alive\n    command: kill -0 $(cat server.pid) && echo server-up\n  - name: settle\n    command: sleep 1\n  - name: count\n    command: '{}'\n",
+        count.replace('\'', "''")
+    );
+    let (dir, ran) = run(&yaml, &[]);
+    ran.status_is(0);
+    let texts = ran.texts();
+    assert!(texts.contains(&"server-up".to_owned()), "{texts:?}");
+    assert_eq!(
+        texts.last().map(String::as_str),
+        Some("zombies=0"),
+        "{texts:?}"
+    );
+    let pid = std::fs::read_to_string(dir.path().join("server.pid")).unwrap();
+    let _ = std::process::Command::new("kill").arg(pid.trim()).status();
+}
+
 // --------------------------------------------------------------- loops §1.5
 
 #[test]

@@ -27,6 +27,7 @@ use std::os::fd::AsFd;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
@@ -132,6 +133,7 @@ enum Phase {
 /// chunk of its output (stdout, and stderr when merged) to `output` as it
 /// arrives.
 pub fn supervise(job: Job<'_>, output: &mut dyn FnMut(&[u8])) -> io::Result<Outcome> {
+    reap_kept_groups();
     // Watch for signals before the child exists, so none slips between.
     let mut signals = SignalWatch::install()?;
     let (reader, writer) = io::pipe()?;
@@ -240,6 +242,9 @@ pub fn supervise(job: Job<'_>, output: &mut dyn FnMut(&[u8])) -> io::Result<Outc
     }
 
     escaped::reap(&run.escaped);
+    if !run.group_gone && matches!(job.leftovers, Leftovers::Keep) {
+        kept_groups().push(run.group);
+    }
     let duration = start.elapsed();
     // Without a reaped leader (stuck even after SIGKILL) report it as killed.
     let code = run.leader_code.unwrap_or(128 + Signal::SIGKILL as i32);
@@ -252,6 +257,22 @@ pub fn supervise(job: Job<'_>, output: &mut dyn FnMut(&[u8])) -> io::Result<Outc
         },
     };
     Ok(Outcome { ending, duration })
+}
+
+/// Groups whose leftovers were kept running ([`Leftovers::Keep`]). Their
+/// members become our children (the subreaper) and, when they end, zombies
+/// that nobody waits for: a long workflow whose steps start servers would
+/// pile them up. Each supervised command first reaps what has ended in
+/// these groups (by group, so no other command's exit code is taken), and
+/// forgets a group once it is empty.
+static KEPT_GROUPS: Mutex<Vec<Group>> = Mutex::new(Vec::new());
+
+fn kept_groups() -> MutexGuard<'static, Vec<Group>> {
+    KEPT_GROUPS.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn reap_kept_groups() {
+    kept_groups().retain(|group| !group.reap_exited(|_| {}));
 }
 
 /// The state of one run that the loop works on.
