@@ -12,7 +12,7 @@
 #                                           stats append)
 #   VOYAGE_BENCH_ONLY=hook scripts/bench.sh       only figure 6 (the hook), about 15 s;
 #                                           run and plan pick figures 1-3 and 4-5,
-#                                           workflow figures 9-12 (workflow run)
+#                                           workflow figures 9-13 (workflow run)
 #
 # Needs bash, python3 and cargo. Uses hyperfine when installed (figures 1
 # and 2; a python3 timing loop otherwise) and /usr/bin/time when installed
@@ -324,6 +324,9 @@ def run_rows(d, row, big_bytes):
 # Executant's figures from research/executant/bench.md (same kind of 2-core
 # box, another day): references, not baselines.
 EXECUTANT_START_S, EXECUTANT_STEP_MS, EXECUTANT_200K_S, EXECUTANT_PEAK_MIB = 0.797, 5.0, 3.711, 91.6
+# Figure 13's stream: assistant messages (a text block each, with usage),
+# then one result line.
+AGENT_MESSAGES = 20000
 
 def workflow_rows(d, row):
     v, b = d["wf_one"]
@@ -350,12 +353,17 @@ def workflow_rows(d, row):
         f"{EXECUTANT_200K_S * 1e3:.0f} ms", f"{EXECUTANT_200K_S * 1e3 / v['mean_ms']:.0f}x faster",
         "≥ 10x", EXECUTANT_200K_S * 1e3 / v["mean_ms"] >= 10.0)
     peaks = d.get("wf_peak")
-    if not peaks:
-        return
-    worst = max(peaks.values()) / 1024
-    detail = ", ".join(f"{k} {kib / 1024:.1f}" for k, kib in peaks.items())
-    row(f"12. peak RSS of the largest process ({detail} MiB)", f"{worst:.1f} MiB",
-        f"{EXECUTANT_PEAK_MIB:.0f} MiB", f"{worst / EXECUTANT_PEAK_MIB:.2f}x", "≤ 20 MiB", worst <= 20.0)
+    if peaks:
+        worst = max(peaks.values()) / 1024
+        detail = ", ".join(f"{k} {kib / 1024:.1f}" for k, kib in peaks.items())
+        row(f"12. peak RSS of the largest process ({detail} MiB)", f"{worst:.1f} MiB",
+            f"{EXECUTANT_PEAK_MIB:.0f} MiB", f"{worst / EXECUTANT_PEAK_MIB:.2f}x", "≤ 20 MiB",
+            worst <= 20.0)
+    if "wf_agent" in d:
+        v, b = d["wf_agent"]
+        per = (v["mean_ms"] - b["mean_ms"]) * 1e3 / AGENT_MESSAGES
+        row(f"13. prompt step, stub agent replaying {AGENT_MESSAGES:,} stream-json messages, vs the stub alone",
+            f"{v['mean_ms']:.1f} ms", f"{b['mean_ms']:.1f} ms", f"+{per:.1f} µs/message", "info", None)
 
 def cmd_peak(results, key, kib):
     data = load(results)
@@ -657,14 +665,42 @@ json.dump(d, open(path, "w"))
 PY
   section "11. one step printing 200,000 lines, log file on  vs  bash -c 'seq 1 200000 > file'"
   wf_pair wf_200k "rm -rf $(q "$wf_logs")" "$(wf_cmd lines200k)" "bash -c $(q "seq 1 200000 > $(q "$wf/seq.out")")"
+  # The claude provider's own cost: a stub `claude` that ignores its
+  # arguments and replays a recorded conversation, so no API and no model
+  # time is in the figure; the baseline runs the same stub into a file.
+  section "13. a prompt step whose stub agent replays 20,000 stream-json messages  vs  the stub alone"
+  mkdir -p "$wf/agent-bin"
+  python3 - "$wf/stream.ndjson" <<'PY'
+import json, sys
+with open(sys.argv[1], "w") as out:
+    for n in range(20000):
+        out.write(json.dumps({"type": "assistant", "message": {
+            "id": f"msg_{n}", "type": "message", "role": "assistant", "model": "stub",
+            "content": [{"type": "text", "text": f"line {n} of what the agent says"}],
+            "usage": {"input_tokens": 100, "cache_creation_input_tokens": 20,
+                      "cache_read_input_tokens": 3000, "output_tokens": 1}},
+            "session_id": "s", "uuid": f"u{n}"}) + "\n")
+    out.write(json.dumps({"type": "result", "subtype": "success", "is_error": False,
+        "result": "done", "total_cost_usd": 0.5,
+        "usage": {"input_tokens": 100, "output_tokens": 20000}}) + "\n")
+PY
+  printf '#!/bin/sh\nexec cat %s\n' "$(q "$wf/stream.ndjson")" >"$wf/agent-bin/claude"
+  chmod +x "$wf/agent-bin/claude"
+  printf 'goal: "one prompt step"\nsteps:\n  - name: ask\n    prompt: say it\n' >"$wf/agent.yaml"
+  agent_path="$wf/agent-bin:$PATH"
+  PATH="$agent_path" "$helper" workflow run --ci "$wf/agent.yaml" | grep -c '"output:text"' | grep -qx 20000 ||
+    { echo "bench.sh: the stub agent's 20,000 messages did not arrive as text" >&2; exit 2; }
+  wf_pair wf_agent "rm -rf $(q "$wf_logs")" "env PATH=$(q "$agent_path") $(wf_cmd agent)" \
+    "bash -c $(q "$(q "$wf/agent-bin/claude") > $(q "$wf/agent.out")")"
   if ((have_time)); then
     # GNU time's %M: the max RSS of the largest process waited for (the
     # helper, or one of its small commands), as research/executant/bench.md
     # measured Executant. (A python parent would count its own memory in a
     # forked child before the exec.)
-    section "12. peak RSS (/usr/bin/time %M): one step, 100 steps, 200,000 lines"
-    for name in one hundred lines200k; do
-      /usr/bin/time -f %M -o "$tmp/peak.out" "$helper" workflow run --ci "$wf/$name.yaml" >/dev/null
+    section "12. peak RSS (/usr/bin/time %M): one step, 100 steps, 200,000 lines, the stub agent"
+    for name in one hundred lines200k agent; do
+      PATH="$agent_path" /usr/bin/time -f %M -o "$tmp/peak.out" \
+        "$helper" workflow run --ci "$wf/$name.yaml" >/dev/null
       py peak "$results" "$name" "$(tail -n 1 "$tmp/peak.out")"
       rm -rf "$wf_logs"
     done
