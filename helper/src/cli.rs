@@ -1096,7 +1096,10 @@ pub enum WorkflowCommand {
 /// events; the run's report sums the cost. Running as root, the CLI wants
 /// IS_SANDBOX=1 for bypassPermissions. A step asking for another provider
 /// (provider:, VOYAGE_PROVIDER, EXECUTANT_PROVIDER) fails with
-/// WORKFLOW_NO_PROVIDER.
+/// WORKFLOW_NO_PROVIDER. A command step with self_healing: true that fails
+/// is handed to claude (sonnet, Bash/Read/Write/Edit/Glob/Grep) to fix the
+/// cause, then runs again, up to max_healing_attempts runs (default 5);
+/// only the command's exit code decides (step:healing events).
 ///
 /// OUTPUT. With --ci, one JSON event per line on stdout, in Executant's
 /// format (`voyage-helper schema event`): workflow:start, step:start,

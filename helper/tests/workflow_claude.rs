@@ -1020,3 +1020,138 @@ fn the_agent_example_runs_end_to_end() {
     assert!(prompt.contains("### notes.txt\n```\n"), "{prompt}");
     assert!(prompt.contains("write them to summary.md"), "{prompt}");
 }
+
+// ----------------------------------------------------------- self-healing
+
+/// A failing command with `self_healing: true`: the agent is shown the
+/// command, its exit code and output, its Bash call fixes the cause, the
+/// same command runs again and passes. The events say so in order, the
+/// report's narrative keeps the history, and the output file holds both
+/// runs' lines and the agent's words.
+#[test]
+fn self_healing_fixes_a_failing_command_and_runs_it_again() {
+    if claude_or_skip("self_healing_fixes_a_failing_command_and_runs_it_again").is_none() {
+        return;
+    }
+    let setup = Setup::new(
+        r#"goal: heal
+vars:
+  out: out.txt
+steps:
+  - name: check
+    command: test -f ready && echo ready || { echo "ready is missing"; exit 3; }
+    self_healing: true
+    output: out
+"#,
+        vec![
+            Turn::tool("Bash", json!({"command": "touch ready"})),
+            Turn::text("Created the missing file."),
+        ],
+    );
+    let ran = setup.run();
+    ran.status_is(0);
+    let healing: Vec<String> = ran
+        .of("step:healing")
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {}/{} {}",
+                e["phase"].as_str().unwrap(),
+                e["attempt"],
+                e["maxAttempts"],
+                e["exitCode"]
+            )
+        })
+        .collect();
+    assert_eq!(healing, ["attempt-failed 1/5 3", "healed 2/5 null"]);
+    assert_eq!(
+        ran.texts(),
+        ["ready is missing", "Created the missing file.", "ready"]
+    );
+    assert_eq!(
+        ran.of("output:tool")[0]["input"]["command"],
+        "touch ready",
+        "{:?}",
+        flow(&ran)
+    );
+
+    let main = setup.mock.main_requests();
+    assert_eq!(main.len(), 2, "{}", setup.seen());
+    let prompt = main[0].user_texts().join("\n");
+    for expected in [
+        "Step: check\n",
+        "Exit code: 3\n",
+        "Run 1 of at most 5.",
+        "ready is missing",
+    ] {
+        assert!(prompt.contains(expected), "{expected:?} not in {prompt}");
+    }
+    let offered = main[0].tool_names();
+    for tool in ["Bash", "Read", "Write", "Edit", "Glob", "Grep"] {
+        assert!(
+            offered.iter().any(|t| t == tool),
+            "{tool} not in {offered:?}"
+        );
+    }
+    assert!(
+        main[0].body["model"].as_str().unwrap().contains("sonnet"),
+        "{}",
+        main[0].body["model"]
+    );
+
+    let narrative = &ran.of("workflow:report")[0]["report"]["stepNarrative"][0];
+    assert_eq!(
+        narrative["qualityEvents"],
+        json!([
+            "self-healing attempt 1/5: attempt-failed (exit 3)",
+            "self-healing attempt 2/5: healed"
+        ])
+    );
+    assert_eq!(
+        std::fs::read_to_string(setup.dir.path().join("out.txt")).unwrap(),
+        "ready is missing\nCreated the missing file.\nready"
+    );
+}
+
+/// When every run fails, the step fails after `max_healing_attempts` runs
+/// with the last exit code, and the second agent is told what the first
+/// one did.
+#[test]
+fn self_healing_gives_up_after_its_attempts() {
+    if claude_or_skip("self_healing_gives_up_after_its_attempts").is_none() {
+        return;
+    }
+    let setup = Setup::new(
+        "goal: hopeless\nsteps:\n  - name: never\n    command: echo nope; exit 7\n    self_healing: true\n    max_healing_attempts: 3\n",
+        vec![
+            Turn::tool("Bash", json!({"command": "echo trying"})),
+            Turn::text("Tried something."),
+            Turn::text("Nothing to fix here."),
+        ],
+    );
+    let ran = setup.run();
+    ran.status_is(1);
+    let phases: Vec<String> = ran
+        .of("step:healing")
+        .iter()
+        .map(|e| format!("{} {}", e["phase"].as_str().unwrap(), e["attempt"]))
+        .collect();
+    assert_eq!(
+        phases,
+        ["attempt-failed 1", "attempt-failed 2", "exhausted 3"]
+    );
+    let error = &ran.last()["error"];
+    assert_eq!(error["code"], "WORKFLOW_HEALING_EXHAUSTED");
+    assert_eq!(
+        error["message"],
+        "Command \"never\" failed after 3 self-healing attempts (last exit code: 7)"
+    );
+    let main = setup.mock.main_requests();
+    assert_eq!(main.len(), 3, "{}", setup.seen());
+    let second = main[2].user_texts().join("\n");
+    assert!(
+        second.contains("- attempt 1 (exit 7): fix applied: [Bash] echo trying"),
+        "{second}"
+    );
+    assert!(second.contains("Run 2 of at most 3."), "{second}");
+}

@@ -220,6 +220,16 @@ impl Consumer for LogFile {
                 let level = level_word(*level);
                 self.line(&format!("[{level}] {text}"));
             }
+            Event::StepHealing {
+                phase,
+                attempt,
+                max_attempts,
+                exit_code,
+                ..
+            } => {
+                let said = healing_words(phase, *attempt, *max_attempts, *exit_code);
+                self.line(&format!("[healing] {said}"));
+            }
             Event::WorkflowReport { report } => self.report(report),
             Event::WorkflowComplete { .. } | Event::WorkflowCancelled { .. } => {
                 let footer = format!(
@@ -239,6 +249,19 @@ impl Consumer for LogFile {
         {
             self.out = None;
         }
+    }
+}
+
+/// A `step:healing` event in words, for the log file and the live view.
+pub(crate) fn healing_words(phase: &str, attempt: u32, max: u32, exit_code: Option<i32>) -> String {
+    let exit = exit_code
+        .map(|c| format!(" (exit {c})"))
+        .unwrap_or_default();
+    match phase {
+        "attempt-failed" => format!("run {attempt}/{max} failed{exit}; an agent looks for a fix"),
+        "healed" => format!("run {attempt}/{max} passed"),
+        "exhausted" => format!("run {attempt}/{max} failed{exit}; no runs left"),
+        other => format!("run {attempt}/{max}: {other}{exit}"),
     }
 }
 

@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 use std::io::Write;
 use std::path::PathBuf;
 
-use super::consumers::{Consumer, level_word, tool_argument};
+use super::consumers::{Consumer, healing_words, level_word, tool_argument};
 use super::event::{Event, IterationStatus, Level};
 use super::text::duration_words;
 
@@ -193,6 +193,16 @@ impl<W: Write> Consumer for Live<W> {
                 self.output(format!("[{tool}] {}", tool_argument(tool, input)));
             }
             Event::WorkflowReport { report } => self.cost_usd = report.total_cost_usd,
+            Event::StepHealing {
+                phase,
+                attempt,
+                max_attempts,
+                exit_code,
+                ..
+            } => {
+                let said = healing_words(phase, *attempt, *max_attempts, *exit_code);
+                self.say(format_args!("  ⟳ self-healing: {said}"));
+            }
             Event::Log {
                 level: level @ (Level::Warn | Level::Error),
                 text,
@@ -315,7 +325,7 @@ mod tests {
     }
 
     #[test]
-    fn an_agents_tool_calls_show_among_its_words_and_the_summary_names_the_cost() {
+    fn an_agents_tool_calls_and_healing_show_and_the_summary_names_the_cost() {
         let mut live = Live::new(Vec::new(), None, false, 80);
         live.observe(&text("I'll run it."));
         live.observe(&Event::OutputTool {
@@ -332,6 +342,13 @@ mod tests {
             step_narrative: Vec::new(),
             suggestion: None,
         };
+        live.observe(&Event::StepHealing {
+            index: 0,
+            phase: "attempt-failed".into(),
+            attempt: 1,
+            max_attempts: 5,
+            exit_code: Some(3),
+        });
         live.observe(&Event::WorkflowReport { report });
         live.summary("Finished", 1200);
         assert_eq!(
@@ -339,6 +356,7 @@ mod tests {
             [
                 "  │ I'll run it.",
                 "  │ [Bash] echo hi",
+                "  ⟳ self-healing: run 1/5 failed (exit 3); an agent looks for a fix",
                 "",
                 "Finished in 1s: 0 passed, 0 failed, 0 skipped, $0.0093"
             ]

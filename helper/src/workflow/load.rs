@@ -614,18 +614,11 @@ impl Loader<'_> {
                 let command =
                     self.substitute(name, "command", command_node, command.1.as_str(), vars)?;
                 self.reject_on_kind(step, &kind, &["vars", "context"])?;
-                let self_healing = self.boolean(step, "self_healing")?.unwrap_or(false);
-                self.not_run_yet(
-                    step,
-                    "self_healing",
-                    self_healing,
-                    "a failing command is not handed to an agent to fix",
-                );
                 Ok(Task::Command(CommandTask {
                     name: name.to_owned(),
                     command,
                     continue_on_error,
-                    self_healing,
+                    self_healing: self.boolean(step, "self_healing")?.unwrap_or(false),
                     max_healing_attempts: match step.fields.get("max_healing_attempts") {
                         Some(node) => Some(
                             u32::try_from(self.positive_int(name, "max_healing_attempts", node)?)
@@ -854,8 +847,8 @@ impl Loader<'_> {
     }
 
     /// Warns, at the field's line, that a quality control set on a step is
-    /// read but not run by this release, so nobody trusts a check that
-    /// never happened.
+    /// read but not run by this release (the judge), so nobody trusts a
+    /// check that never happened.
     fn not_run_yet(&mut self, step: &StepNode<'_, '_>, field: &str, set: bool, effect: &str) {
         if let (true, Some(node)) = (set, step.fields.get(field)) {
             let warning = self.problem(

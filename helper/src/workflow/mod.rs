@@ -7,15 +7,15 @@
 //! - [`load`] turns a YAML file ([`yaml`]) into the typed [`model`], filling
 //!   `{{var}}` [`placeholder`]s and checking every schema rule;
 //! - [`resolve`] loads nested `workflow:` references before anything runs;
-//! - [`runner`] produces [`event`]s for the steps — [`script`] commands,
-//!   [`loops`], [`nested`] workflows, prompt steps through a [`provider`]
-//!   ([`claude`]) — filtered by [`filter`];
+//! - [`runner`] produces [`event`]s for the steps — [`script`] commands
+//!   (with [`healing`]), [`loops`], [`nested`] workflows, prompt steps
+//!   through a [`provider`] ([`claude`]) — filtered by [`filter`];
 //! - [`consumers`] turn the events into NDJSON and a log file, [`live`] into
 //!   the view for people;
 //! - [`command`] is the I/O edge that wires them together.
 //!
-//! The OpenCode provider, the judge, self-healing, the retrospective and the
-//! terminal UI come in later releases; the event types and the step
+//! The OpenCode provider, the judge, the retrospective and the terminal UI
+//! come in later releases; the event types and the step
 //! dispatch already have their place.
 
 pub mod claude;
@@ -23,6 +23,7 @@ pub mod command;
 pub mod consumers;
 pub mod event;
 pub mod filter;
+pub mod healing;
 pub mod live;
 pub mod load;
 pub mod loops;

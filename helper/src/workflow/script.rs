@@ -30,12 +30,47 @@ const ITEMS_TIMEOUT: Duration = Duration::from_secs(30);
 /// Most output a shell `forEach:` source may print.
 const ITEMS_MAX_BYTES: usize = 16 << 20;
 
-/// Runs a script step, emitting its lines; writes them to the step's
+/// Runs a script step, emitting its lines (with `self_healing:`, handing
+/// failures to an agent between attempts); writes them to the step's
 /// `output:` file when it succeeds.
 pub fn run(task: &CommandTask, ctx: &Context, emit: &dyn Emit) -> Result<(), StepError> {
+    let mut captured: Option<Vec<String>> = task.output.as_ref().map(|_| Vec::new());
+    if task.self_healing {
+        super::healing::run(task, ctx, emit, captured.as_mut())?;
+    } else {
+        let code = attempt(task, ctx, emit, &mut |line| {
+            if let Some(captured) = captured.as_mut() {
+                captured.push(line.to_owned());
+            }
+        })?;
+        if code != 0 {
+            return Err(command_failed(&task.name, code));
+        }
+    }
+    if let (Some(path), Some(captured)) = (&task.output, captured) {
+        write_output(Path::new(path), &captured.join("\n")).map_err(|e| {
+            StepError::Failed(Failure::failed(
+                "WORKFLOW_OUTPUT_FAILED",
+                format!(
+                    "Step \"{}\" succeeded but its output could not be written to {path}: {e}",
+                    task.name
+                ),
+            ))
+        })?;
+    }
+    Ok(())
+}
+
+/// Runs the command once, emitting each line and showing it to `seen`;
+/// its exit code, or the error of a timeout, a cancel or a failed start.
+pub fn attempt(
+    task: &CommandTask,
+    ctx: &Context,
+    emit: &dyn Emit,
+    seen: &mut dyn FnMut(&str),
+) -> Result<i32, StepError> {
     ctx.check_stopped()?;
     emit.emit(Event::log(Level::Info, format!("$ {}", task.command)));
-    let mut captured: Option<Vec<String>> = task.output.as_ref().map(|_| Vec::new());
     let mut lines = LineSplitter::default();
     let job = Job {
         argv: &[
@@ -53,9 +88,7 @@ pub fn run(task: &CommandTask, ctx: &Context, emit: &dyn Emit) -> Result<(), Ste
         stop: Some(&ctx.stop),
     };
     let mut deliver = |line: String| {
-        if let Some(captured) = captured.as_mut() {
-            captured.push(line.clone());
-        }
+        seen(&line);
         emit.emit(Event::text(line));
     };
     let outcome = supervise(job, &mut |chunk| lines.feed(chunk, &mut deliver)).map_err(|e| {
@@ -66,28 +99,18 @@ pub fn run(task: &CommandTask, ctx: &Context, emit: &dyn Emit) -> Result<(), Ste
     })?;
     lines.finish(&mut deliver);
     match outcome.ending {
-        Ending::Exited(0) => {}
-        Ending::Exited(code) => {
-            return Err(StepError::Failed(Failure::failed(
-                "WORKFLOW_COMMAND_FAILED",
-                format!("Command \"{}\" exited with code {code}", task.name),
-            )));
-        }
-        Ending::TimedOut(_) => return Err(timed_out(&task.name, task.timeout_seconds)),
-        Ending::Interrupted { .. } => return Err(StepError::Cancelled),
+        Ending::Exited(code) => Ok(code),
+        Ending::TimedOut(_) => Err(timed_out(&task.name, task.timeout_seconds)),
+        Ending::Interrupted { .. } => Err(StepError::Cancelled),
     }
-    if let (Some(path), Some(captured)) = (&task.output, captured) {
-        write_output(Path::new(path), &captured.join("\n")).map_err(|e| {
-            StepError::Failed(Failure::failed(
-                "WORKFLOW_OUTPUT_FAILED",
-                format!(
-                    "Step \"{}\" succeeded but its output could not be written to {path}: {e}",
-                    task.name
-                ),
-            ))
-        })?;
-    }
-    Ok(())
+}
+
+/// The failure of a command step that exited with `code`.
+pub fn command_failed(step: &str, code: i32) -> StepError {
+    StepError::Failed(Failure::failed(
+        "WORKFLOW_COMMAND_FAILED",
+        format!("Command \"{step}\" exited with code {code}"),
+    ))
 }
 
 /// The failure of a step stopped at its `timeout_seconds`.
