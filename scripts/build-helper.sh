@@ -32,8 +32,13 @@ if [ "$(uname -s 2>/dev/null)" = Linux ] && command -v cc >/dev/null 2>&1; then
 fi
 
 if [ -n "$static" ]; then
-  exec cargo rustc --release --locked -p voyage-helper --bin voyage-helper \
+  if cargo rustc --release --locked -p voyage-helper --bin voyage-helper \
     --manifest-path "$manifest" "$@" -- \
-    -C target-feature=+crt-static -C relocation-model=static
+    -C target-feature=+crt-static -C relocation-model=static; then
+    exit 0
+  fi
+  # libc.a alone does not make a static link work (a toolchain without
+  # libgcc_eh, say): a helper that starts slower beats none.
+  echo "build-helper.sh: the static build failed; building a dynamically linked helper" >&2
 fi
 exec cargo build --release --locked -p voyage-helper --manifest-path "$manifest" "$@"

@@ -496,25 +496,30 @@ fn an_escaped_process_cannot_write_into_the_log_after_the_block() {
 }
 
 /// A timeout also stops what left the group for a session of its own (an
-/// agent CLI's tool shells do), though a command that simply ends may leave
-/// such a process running (the test above).
+/// agent CLI's tool shells do), whether its parent is still there or not
+/// (a double fork leaves it to us), though a command that simply ends may
+/// leave such a process running (the test above).
+#[cfg(target_os = "linux")]
 #[test]
-fn timeout_stops_a_descendant_in_a_session_of_its_own() {
-    let (case, ran) =
-        run("command: setsid sh -c 'echo $$ > escaped.pid; exec sleep 300' & wait\ntimeout: 1\n");
-    assert_eq!(ran.field("STATUS"), Some("timeout"));
-    let pid: u32 = fs::read_to_string(case.path().join("escaped.pid"))
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    let state = fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|stat| stat.rfind(')').map(|i| stat[i + 2..i + 3].to_owned()));
-    assert!(
-        state.is_none() || state.as_deref() == Some("Z"),
-        "the escaped process {pid} is still running: {state:?}"
+fn timeout_stops_processes_in_sessions_of_their_own() {
+    let (case, ran) = run(
+        "command: setsid sh -c 'echo $$ > child.pid; exec sleep 300' & setsid sh -c 'sleep 300 >/dev/null 2>&1 & echo $! > orphan.pid'; wait\ntimeout: 1\n",
     );
+    assert_eq!(ran.field("STATUS"), Some("timeout"));
+    for file in ["child.pid", "orphan.pid"] {
+        let pid: u32 = fs::read_to_string(case.path().join(file))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let state = fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|stat| stat.rfind(')').map(|i| stat[i + 2..i + 3].to_owned()));
+        assert!(
+            state.is_none() || state.as_deref() == Some("Z"),
+            "{file}: process {pid} is still running: {state:?}"
+        );
+    }
 }
 
 #[test]

@@ -20,7 +20,7 @@ use voyage_tests::{launcher, link_tools, repo_root, sh_quote, write_executable};
 
 /// What the launcher and the fake scripts call besides shell builtins.
 const TOOLS: &[&str] = &[
-    "sh", "cat", "mkdir", "rm", "rmdir", "sleep", "readlink", "ls", "mv", "chmod", "uname",
+    "sh", "cat", "mkdir", "rm", "rmdir", "sleep", "readlink", "ls", "mv", "chmod",
 ];
 
 /// Long enough for a slow machine; a launcher that loops would hit it.
@@ -315,11 +315,14 @@ fn buildable_root(s: &Scratch) -> PathBuf {
 }
 
 /// A fake C compiler answering `-print-file-name=libc.a` with `answer`, the
-/// way the build script asks whether glibc's static library is there.
+/// way the build script asks whether glibc's static library is there, and
+/// a `uname` saying Linux (the only system the script links statically on),
+/// so the test means the same on any host.
 fn fake_cc(s: &Scratch, answer: &str) -> PathBuf {
     let dir = s.path(&format!("cc-{}", answer.len()));
     let script = format!("#!/bin/sh\nprintf '%s\\n' {}\n", sh_quote(answer));
     write_executable(&dir.join("cc"), &script).unwrap();
+    write_executable(&dir.join("uname"), "#!/bin/sh\necho Linux\n").unwrap();
     dir
 }
 
@@ -478,4 +481,47 @@ fn build_links_statically_only_when_the_toolchain_has_a_static_libc() {
             "{call}"
         );
     }
+}
+
+/// A static link can fail even with libc.a there (a toolchain without
+/// libgcc_eh): the script says so and builds the dynamic helper instead.
+#[test]
+fn a_failed_static_build_falls_back_to_the_dynamic_one() {
+    let s = Scratch::new();
+    let libc = s.path("libc.a");
+    fs::write(&libc, "").unwrap();
+    let cc_dir = fake_cc(&s, &libc.display().to_string());
+    let root = buildable_root(&s);
+    let log = s.path("cargo.log");
+    let working = fake_cargo(&s, &log, None);
+    // In front of the working fake: `cargo rustc` fails, the rest is passed on.
+    let picky = s.path("picky-cargo");
+    write_executable(
+        &picky.join("cargo"),
+        &format!(
+            "#!/bin/sh\nif [ \"$1\" = rustc ]; then printf '%s\\n' \"$*\" >>{log}; \
+             echo 'error: linking with `cc` failed' >&2; exit 101; fi\nexec {real} \"$@\"\n",
+            log = sh_quote(&log.display().to_string()),
+            real = sh_quote(&working.join("cargo").display().to_string()),
+        ),
+    )
+    .unwrap();
+    let out = run(
+        launch(
+            &root.join("plugin/bin/voyage-helper"),
+            &s.path_var(&[&picky, &cc_dir]),
+        ),
+        "",
+    );
+    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "built\nstdin<>\n");
+    let made = calls(&log);
+    assert_eq!(made.len(), 2, "{made:?}");
+    assert!(made[0].starts_with("rustc "), "{made:?}");
+    assert!(made[1].starts_with("build --release "), "{made:?}");
+    assert!(
+        text(&out.stderr).contains("the static build failed; building a dynamically linked helper"),
+        "{}",
+        text(&out.stderr)
+    );
 }

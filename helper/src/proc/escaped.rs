@@ -1,15 +1,30 @@
-//! Descendants of a command that left its process group: an agent CLI runs
-//! its tools in sessions of their own (`setsid`), so stopping the group on a
-//! timeout or an interrupt would leave them running. They are found by
-//! walking `/proc` (Linux); elsewhere none are found and only the group is
-//! stopped.
+//! Processes a command started that left its process group: an agent CLI
+//! runs its tools in sessions of their own (`setsid`), daemons fork twice,
+//! so stopping the group on a timeout or an interrupt would leave them
+//! running. On Linux they are found in `/proc` two ways: every command gets
+//! a mark in its environment ([`MARK_VAR`]) that its descendants inherit,
+//! whoever their parent is by now; and the leader's descendants are walked,
+//! for those that cleared their environment. Elsewhere none are found and
+//! only the group is stopped.
 //!
 //! A process is named by its pid and start time, so a pid the kernel hands
-//! out again between the walk and the signal is never signalled.
+//! out again is never signalled or reaped by mistake.
 
 use nix::sys::signal::{Signal, kill};
 use nix::sys::wait::{WaitPidFlag, waitpid};
 use nix::unistd::Pid;
+
+/// The variable that marks a supervised command's processes.
+pub const MARK_VAR: &str = "VOYAGE_JOB";
+
+/// A mark no other command of any helper process carries: our pid and a
+/// count.
+pub fn new_mark() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNT: AtomicU64 = AtomicU64::new(0);
+    let n = COUNT.fetch_add(1, Ordering::Relaxed);
+    format!("{}.{n}", std::process::id())
+}
 
 /// One process found in `/proc`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,31 +34,43 @@ pub struct Process {
     group: i32,
     /// Clock ticks after boot: with the pid, the process's identity.
     start: u64,
+    zombie: bool,
 }
 
-/// Every living descendant of the processes in `roots` (pids) whose process
-/// group is not `group`.
-pub fn outside_group(roots: &[i32], group: i32) -> Vec<Process> {
-    let all = processes();
-    let mut found: Vec<Process> = Vec::new();
-    let mut frontier: Vec<i32> = roots.to_vec();
-    while let Some(parent) = frontier.pop() {
-        for child in all.iter().filter(|p| p.parent == parent) {
-            if found.iter().any(|f| f.pid == child.pid) || roots.contains(&child.pid) {
-                continue;
+/// The living processes outside `group` that carry `mark`, or descend from
+/// `leader` (give it only while the leader is unreaped: its pid cannot have
+/// been handed out again then).
+pub fn find(mark: &str, leader: Option<i32>, group: i32) -> Vec<Process> {
+    let all: Vec<Process> = processes().into_iter().filter(|p| !p.zombie).collect();
+    let mut found: Vec<Process> = all
+        .iter()
+        .filter(|p| has_mark(p.pid, mark))
+        .copied()
+        .collect();
+    if let Some(leader) = leader {
+        let mut visited = vec![leader];
+        let mut frontier = vec![leader];
+        while let Some(parent) = frontier.pop() {
+            for child in all.iter().filter(|p| p.parent == parent) {
+                if visited.contains(&child.pid) {
+                    continue;
+                }
+                visited.push(child.pid);
+                frontier.push(child.pid);
+                if !found.contains(child) {
+                    found.push(*child);
+                }
             }
-            found.push(*child);
-            frontier.push(child.pid);
         }
     }
-    found.retain(|p| p.group != group);
+    found.retain(|p| p.group != group && p.pid != leader.unwrap_or(0));
     found
 }
 
 /// Whether the process found is still running (not gone, not a zombie, not
 /// replaced by another holding the same pid).
 pub fn is_alive(process: &Process) -> bool {
-    read_process(process.pid).is_some_and(|now| now.start == process.start)
+    read_process(process.pid).is_some_and(|now| now.start == process.start && !now.zombie)
 }
 
 /// Sends `signal` to each process that is still the one that was found.
@@ -54,10 +81,16 @@ pub fn signal_all(processes: &[Process], signal: Signal) {
 }
 
 /// Reaps those of `processes` that ended as our children (the subreaper
-/// makes orphans ours), so they do not stay zombies until we exit.
+/// makes orphans ours), so they do not stay zombies until we exit. Only a
+/// zombie that is still the process found, and ours, is waited for.
 pub fn reap(processes: &[Process]) {
+    let us = i32::try_from(std::process::id()).unwrap_or(0);
     for p in processes {
-        let _ = waitpid(Pid::from_raw(p.pid), Some(WaitPidFlag::WNOHANG));
+        if read_process(p.pid)
+            .is_some_and(|now| now.zombie && now.start == p.start && now.parent == us)
+        {
+            let _ = waitpid(Pid::from_raw(p.pid), Some(WaitPidFlag::WNOHANG));
+        }
     }
 }
 
@@ -88,20 +121,36 @@ fn read_process(_pid: i32) -> Option<Process> {
     None
 }
 
+/// Whether `pid`'s environment holds `MARK_VAR=mark` (unreadable: no; a
+/// process of another user cannot be ours).
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn has_mark(pid: i32, mark: &str) -> bool {
+    let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ")) else {
+        return false;
+    };
+    let wanted = format!("{MARK_VAR}={mark}");
+    environ
+        .split(|b| *b == 0)
+        .any(|entry| entry == wanted.as_bytes())
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn has_mark(_pid: i32, _mark: &str) -> bool {
+    false
+}
+
 /// `/proc/PID/stat`: `pid (comm) state ppid pgrp session … starttime …`.
 /// The command name may hold spaces and parentheses, so fields are counted
-/// from the last `)`. A zombie is left out: it cannot be stopped.
+/// from the last `)`.
 fn parse_stat(pid: i32, stat: &str) -> Option<Process> {
     let after = stat.get(stat.rfind(')')? + 1..)?;
     let fields: Vec<&str> = after.split_whitespace().collect();
-    if *fields.first()? == "Z" {
-        return None;
-    }
     Some(Process {
         pid,
         parent: fields.get(1)?.parse().ok()?,
         group: fields.get(2)?.parse().ok()?,
         start: fields.get(19)?.parse().ok()?,
+        zombie: *fields.first()? == "Z",
     })
 }
 
@@ -119,43 +168,66 @@ mod tests {
                 pid: 4242,
                 parent: 17,
                 group: 4242,
-                start: 987654
+                start: 987654,
+                zombie: false,
             })
         );
-        assert_eq!(
-            parse_stat(1, "1 (zombie) Z 0 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5"),
-            None
-        );
+        let zombie = parse_stat(1, "1 (z) Z 0 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5").unwrap();
+        assert!(zombie.zombie);
         assert_eq!(parse_stat(1, "1 (short) S 0"), None);
         assert_eq!(parse_stat(1, "no parenthesis"), None);
     }
 
+    #[test]
+    fn marks_differ() {
+        assert_ne!(new_mark(), new_mark());
+    }
+
+    /// sh (our child, in our group) starts two processes in sessions of
+    /// their own: one stays its child, the other's parent exits at once
+    /// (a double fork), so only the mark can find it.
     #[cfg(target_os = "linux")]
     #[test]
-    fn a_child_in_a_session_of_its_own_is_found_and_stopped() {
+    fn marked_and_descended_processes_outside_the_group_are_found_and_stopped() {
+        use std::io::BufRead;
         use std::process::{Command, Stdio};
-        // sh (our child, its own group) starts `sleep` in a new session via
-        // setsid and prints its pid.
+        let mark = new_mark();
         let mut sh = Command::new("sh")
-            .args(["-c", "setsid sleep 30 & echo $!; wait"])
+            .args([
+                "-c",
+                "setsid sleep 30 & echo $!; setsid sh -c 'sleep 30 & echo $!' ; wait",
+            ])
+            .env(MARK_VAR, &mark)
             .stdout(Stdio::piped())
             .spawn()
             .unwrap();
-        let mut line = String::new();
-        std::io::BufRead::read_line(
-            &mut std::io::BufReader::new(sh.stdout.take().unwrap()),
-            &mut line,
-        )
-        .unwrap();
-        let sleeper: i32 = line.trim().parse().unwrap();
+        let mut out = std::io::BufReader::new(sh.stdout.take().unwrap());
+        let mut pids = Vec::new();
+        for _ in 0..2 {
+            let mut line = String::new();
+            out.read_line(&mut line).unwrap();
+            pids.push(line.trim().parse::<i32>().unwrap());
+        }
         let shell = i32::try_from(sh.id()).unwrap();
         let our_group = nix::unistd::getpgrp().as_raw();
 
-        let found = outside_group(&[shell], our_group);
-        assert!(found.iter().any(|p| p.pid == sleeper), "{found:?}");
+        let found = find(&mark, Some(shell), our_group);
+        for pid in &pids {
+            assert!(found.iter().any(|p| p.pid == *pid), "{pid} in {found:?}");
+        }
+        assert!(
+            !found.iter().any(|p| p.pid == shell),
+            "the leader is not listed"
+        );
         signal_all(&found, Signal::SIGKILL);
-        // sh's `wait` returns once the sleeper is dead, and has reaped it.
         sh.wait().unwrap();
-        assert_eq!(read_process(sleeper), None);
+        for p in found.iter().filter(|p| pids.contains(&p.pid)) {
+            let gone = (0..200).any(|_| {
+                reap(std::slice::from_ref(p));
+                std::thread::sleep(std::time::Duration::from_millis(10));
+                !is_alive(p)
+            });
+            assert!(gone, "{p:?} still running");
+        }
     }
 }

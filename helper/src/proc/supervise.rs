@@ -161,6 +161,8 @@ pub fn supervise(job: Job<'_>, output: &mut dyn FnMut(&[u8])) -> io::Result<Outc
         cmd.current_dir(cwd);
     }
     cmd.envs(job.env.iter().copied());
+    let mark = escaped::new_mark();
+    cmd.env(escaped::MARK_VAR, &mark);
     let spawned = GroupLeader::spawn(&mut cmd);
     // Our copies of the pipe's write end live in `cmd`; drop them now or the
     // pipe would never reach end of file.
@@ -177,6 +179,7 @@ pub fn supervise(job: Job<'_>, output: &mut dyn FnMut(&[u8])) -> io::Result<Outc
         leader_code: None,
         group_gone: false,
         escaped: Vec::new(),
+        mark,
     };
     let mut phase = Phase::Running;
     let mut deadline = start.checked_add(timeout).unwrap_or(start + NO_DEADLINE);
@@ -284,9 +287,11 @@ struct Run<'o> {
     buf: Vec<u8>,
     leader_code: Option<i32>,
     group_gone: bool,
-    /// Descendants outside the group being stopped with it (see
-    /// [`escaped`]).
+    /// Processes of the command outside its group, being stopped with it
+    /// (see [`escaped`]).
     escaped: Vec<Process>,
+    /// The command's environment mark ([`escaped::MARK_VAR`]).
+    mark: String,
 }
 
 impl Run<'_> {
@@ -295,8 +300,8 @@ impl Run<'_> {
     /// (not when the command simply ended: what it started on purpose in a
     /// session of its own is not ours to stop).
     fn begin_stopping(&mut self, why: Cause) -> Phase {
-        if !matches!(why, Cause::Exited) && self.leader_code.is_none() {
-            self.escaped = escaped::outside_group(&[self.group.id()], self.group.id());
+        if !matches!(why, Cause::Exited) {
+            self.escaped = escaped::find(&self.mark, self.unreaped_leader(), self.group.id());
             escaped::signal_all(&self.escaped, Signal::SIGTERM);
         }
         if self.all_gone() {
@@ -311,16 +316,19 @@ impl Run<'_> {
     /// started since SIGTERM.
     fn kill(&mut self) {
         self.group.signal(Signal::SIGKILL);
-        if !self.escaped.is_empty() {
-            let mut roots: Vec<i32> = self.escaped.iter().map(|p| p.pid).collect();
-            roots.push(self.group.id());
-            for found in escaped::outside_group(&roots, self.group.id()) {
-                if !self.escaped.contains(&found) {
-                    self.escaped.push(found);
-                }
+        let leader = self.unreaped_leader();
+        for found in escaped::find(&self.mark, leader, self.group.id()) {
+            if !self.escaped.contains(&found) {
+                self.escaped.push(found);
             }
-            escaped::signal_all(&self.escaped, Signal::SIGKILL);
         }
+        escaped::signal_all(&self.escaped, Signal::SIGKILL);
+    }
+
+    /// The leader's pid while it is unreaped (until then the kernel cannot
+    /// hand it to another process).
+    fn unreaped_leader(&self) -> Option<i32> {
+        self.leader_code.is_none().then(|| self.group.id())
     }
 
     /// Whether nothing of what is being stopped is left.

@@ -125,7 +125,8 @@ pub fn arguments(task: &PromptTask, prompt: &str) -> Vec<OsString> {
         // Steps run with bypassPermissions, under which `--allowedTools` (a
         // permission list, all Executant passes) restricts nothing: only
         // `--tools` takes tools away from the model. The list still goes to
-        // `--allowedTools` for its patterns (`Bash(git *)`).
+        // `--allowedTools`, as Executant's does, but a pattern such as
+        // `Bash(git *)` offers the whole of Bash.
         if !tools.is_empty() {
             args.push("--allowedTools".into());
             args.push(tools.join(",").into());
@@ -272,7 +273,13 @@ impl Stream {
                         .and_then(Value::as_str)
                         .unwrap_or_default()
                         .to_owned(),
-                    input: block.get("input").cloned().unwrap_or(Value::Null),
+                    // The schema promises an object; a CLI that sent none
+                    // (or something else) gives an empty one.
+                    input: block
+                        .get("input")
+                        .filter(|v| v.is_object())
+                        .cloned()
+                        .unwrap_or_else(|| Value::Object(Map::new())),
                 }),
                 _ => {}
             }
@@ -457,6 +464,8 @@ mod tests {
             json!({"type": "user", "message": {"content": [{"type": "tool_result", "content": "hi"}]}}),
             json!({"type": "assistant", "message": {"id": "m2", "usage": usage,
                    "content": [{"type": "thinking", "thinking": "hm"}, {"type": "text", "text": "done"}]}}),
+            json!({"type": "assistant", "message": {"id": "m2",
+                   "content": [{"type": "tool_use", "name": "Odd", "input": [1]}]}}),
         ]);
         assert_eq!(
             events,
@@ -466,6 +475,7 @@ mod tests {
                 json!({"type": "output:tool", "index": -1, "tool": "Bash", "input": {"command": "echo hi"}}),
                 json!({"type": "output:context", "index": -1, "tokens": 1110}),
                 json!({"type": "output:text", "index": -1, "text": "done"}),
+                json!({"type": "output:tool", "index": -1, "tool": "Odd", "input": {}}),
             ]
         );
     }

@@ -87,9 +87,18 @@ impl<W: Write> Live<W> {
         self.drawn = self.window.len();
     }
 
-    /// A line of the running step's output: into the window on a terminal,
-    /// printed elsewhere.
-    fn output(&mut self, line: String) {
+    /// The running step's output: into the window on a terminal, printed
+    /// elsewhere. An agent's text may hold several lines; each is its own.
+    fn output(&mut self, text: String) {
+        if !text.contains('\n') {
+            return self.output_line(text);
+        }
+        for line in text.lines() {
+            self.output_line(line.to_owned());
+        }
+    }
+
+    fn output_line(&mut self, line: String) {
         if self.terminal {
             if self.window.len() == WINDOW {
                 self.window.pop_front();
@@ -327,7 +336,7 @@ mod tests {
     #[test]
     fn an_agents_tool_calls_and_healing_show_and_the_summary_names_the_cost() {
         let mut live = Live::new(Vec::new(), None, false, 80);
-        live.observe(&text("I'll run it."));
+        live.observe(&text("I'll run it.\nFirst this."));
         live.observe(&Event::OutputTool {
             index: 0,
             tool: "Bash".into(),
@@ -355,6 +364,7 @@ mod tests {
             screen(&live.out),
             [
                 "  │ I'll run it.",
+                "  │ First this.",
                 "  │ [Bash] echo hi",
                 "  ⟳ self-healing: run 1/5 failed (exit 3); an agent looks for a fix",
                 "",
