@@ -1099,7 +1099,10 @@ pub enum WorkflowCommand {
 /// WORKFLOW_NO_PROVIDER. A command step with self_healing: true that fails
 /// is handed to claude (sonnet, Bash/Read/Write/Edit/Glob/Grep) to fix the
 /// cause, then runs again, up to max_healing_attempts runs (default 5);
-/// only the command's exit code decides (step:healing events).
+/// only the command's exit code decides (step:healing events). A prompt
+/// step with llm_as_judge: true is graded after each attempt by a second
+/// claude that may only read (Read, Grep, Glob); a rejected attempt runs
+/// again with the feedback, up to 5 attempts (step:judge events).
 ///
 /// OUTPUT. With --ci, one JSON event per line on stdout, in Executant's
 /// format (`voyage-helper schema event`): workflow:start, step:start,

@@ -1165,3 +1165,155 @@ fn self_healing_gives_up_after_its_attempts() {
     );
     assert!(second.contains("Run 2 of at most 3."), "{second}");
 }
+
+// ------------------------------------------------------------------ judge
+
+/// What the judge answers through the CLI's structured output tool.
+fn verdict(pass: bool, feedback: &str) -> Turn {
+    Turn::tool(
+        "StructuredOutput",
+        json!({"pass": pass, "reasoning": "checked", "feedback": feedback}),
+    )
+}
+
+/// `llm_as_judge: true`: the judge rejects the first attempt with
+/// feedback, the step runs again with that feedback and the rejected
+/// answer in its prompt, and the judge accepts the second. The judge only
+/// reads (Read, Grep, Glob, and the CLI's structured output tool), its
+/// words are not the step's output, its cost is the step's.
+#[test]
+fn the_judge_sends_a_step_back_with_its_feedback() {
+    if claude_or_skip("the_judge_sends_a_step_back_with_its_feedback").is_none() {
+        return;
+    }
+    let setup = Setup::new(
+        "goal: judged\nsteps:\n  - name: write\n    prompt: Write notes.md about the project.\n    llm_as_judge: true\n",
+        vec![
+            Turn::text("Done, trust me."),
+            verdict(false, "notes.md does not exist."),
+            Turn::text("Now it is really done."),
+            verdict(true, ""),
+        ],
+    );
+    let ran = setup.run();
+    ran.status_is(0);
+    let verdicts: Vec<String> = ran
+        .of("step:judge")
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {}/{} {}",
+                e["verdict"].as_str().unwrap(),
+                e["attempt"],
+                e["maxAttempts"],
+                e["feedback"]
+            )
+        })
+        .collect();
+    assert_eq!(
+        verdicts,
+        ["fail 1/5 \"notes.md does not exist.\"", "pass 2/5 null"]
+    );
+    assert_eq!(
+        ran.texts(),
+        ["Done, trust me.", "Now it is really done."],
+        "the judge's words are not the step's output"
+    );
+
+    let main = setup.mock.main_requests();
+    assert_eq!(main.len(), 4, "{}", setup.seen());
+    let judge_tools = main[1].tool_names();
+    for tool in ["Read", "Grep", "Glob", "StructuredOutput"] {
+        assert!(
+            judge_tools.iter().any(|t| t == tool),
+            "{tool} not in {judge_tools:?}"
+        );
+    }
+    assert!(
+        !judge_tools.iter().any(|t| t == "Bash" || t == "Write"),
+        "{judge_tools:?}"
+    );
+    let judge_prompt = main[1].user_texts().join("\n");
+    assert!(
+        judge_prompt.contains("Write notes.md about the project."),
+        "{judge_prompt}"
+    );
+    assert!(judge_prompt.contains("Done, trust me."), "{judge_prompt}");
+    // The prompt is the last text block (the CLI puts a reminder first).
+    let retry = main[2].user_texts().last().cloned().unwrap_or_default();
+    assert!(
+        retry.starts_with("Write notes.md about the project.\n\n---\n"),
+        "{retry}"
+    );
+    assert!(retry.contains("notes.md does not exist."), "{retry}");
+    assert!(retry.contains("\"\"\"\nDone, trust me.\n\"\"\""), "{retry}");
+
+    // Two attempts and two verdicts: four calls' costs in the step's.
+    assert_eq!(ran.of("output:cost").len(), 4);
+    let narrative = &ran.of("workflow:report")[0]["report"]["stepNarrative"][0];
+    assert_eq!(
+        narrative["qualityEvents"],
+        json!([
+            "judge attempt 1/5: FAIL — notes.md does not exist.",
+            "judge attempt 2/5: PASS"
+        ])
+    );
+}
+
+/// Five rejected attempts fail the step.
+#[test]
+fn the_judge_fails_a_step_after_five_rejections() {
+    if claude_or_skip("the_judge_fails_a_step_after_five_rejections").is_none() {
+        return;
+    }
+    let mut turns = Vec::new();
+    for n in 1..=5 {
+        turns.push(Turn::text(&format!("attempt {n}")));
+        turns.push(verdict(false, &format!("still wrong ({n})")));
+    }
+    let setup = Setup::new(
+        "goal: judged\nsteps:\n  - name: hard\n    prompt: Do the impossible.\n    llm_as_judge: true\n",
+        turns,
+    );
+    let ran = setup.run();
+    ran.status_is(1);
+    assert_eq!(ran.of("step:judge").len(), 5);
+    let error = &ran.last()["error"];
+    assert_eq!(error["code"], "WORKFLOW_JUDGE_FAILED");
+    assert_eq!(
+        error["message"],
+        "Step \"hard\" failed judge evaluation after 5 attempts"
+    );
+    assert_eq!(setup.mock.main_requests().len(), 10, "{}", setup.seen());
+}
+
+/// A judge that cannot answer (its API call fails) does not fail the step:
+/// the attempt is accepted ungraded, with a warning.
+#[test]
+fn a_judge_that_cannot_answer_accepts_the_attempt_with_a_warning() {
+    if claude_or_skip("a_judge_that_cannot_answer_accepts_the_attempt_with_a_warning").is_none() {
+        return;
+    }
+    let setup = Setup::new(
+        "goal: judged\nsteps:\n  - name: write\n    prompt: Say hi.\n    llm_as_judge: true\n",
+        vec![
+            Turn::text("hi"),
+            Turn::error(400, "invalid_request_error", "judge unavailable"),
+        ],
+    );
+    let ran = setup.run();
+    ran.status_is(0);
+    assert!(ran.of("step:judge").is_empty());
+    let warnings: Vec<&Value> = ran
+        .of("log")
+        .into_iter()
+        .filter(|e| e["level"] == "warn")
+        .collect();
+    assert_eq!(warnings.len(), 1, "{:?}", flow(&ran));
+    let text = warnings[0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("the judge could not grade attempt 1 of \"write\"; accepted ungraded:"),
+        "{text}"
+    );
+    assert!(text.contains("judge unavailable"), "{text}");
+}

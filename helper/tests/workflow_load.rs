@@ -443,31 +443,6 @@ steps:
     assert_eq!(report["warnings"][1]["line"], 6);
 }
 
-/// The judge, which this release reads but does not run, is warned about at
-/// its line, and the step runs without it; self-healing runs, so it is not.
-#[test]
-fn the_judge_is_warned_about_until_it_runs() {
-    let dir = Dir::new();
-    dir.write(
-        "wf.yaml",
-        "goal: g\nsteps:\n  - name: fix\n    command: \"true\"\n    self_healing: true\n  - name: grade\n    prompt: p\n    llm_as_judge: true\n  - name: off\n    prompt: q\n    llm_as_judge: false\n",
-    );
-    let checked = dir.plain(&["workflow", "validate", "wf.yaml"]);
-    assert_eq!(checked.status, 0, "{}", checked.stderr);
-    // `validate` reports on stdout.
-    let warnings: Vec<&str> = checked
-        .stdout
-        .lines()
-        .filter(|l| l.starts_with("warning["))
-        .collect();
-    assert_eq!(
-        warnings,
-        [
-            "warning[WORKFLOW_NOT_RUN_YET]: step \"grade\": `llm_as_judge` is not supported yet (the step's answer is not graded by a judge) (wf.yaml:8)",
-        ]
-    );
-}
-
 // ------------------------------------------------------------ names, loops
 
 #[test]

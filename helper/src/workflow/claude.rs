@@ -45,6 +45,8 @@ const PROGRAM: &str = "claude";
 const MAX_JSON_LINE: usize = 64 << 20;
 /// How many lines that were not JSON a failure message quotes (the last).
 pub const QUOTED_LINES: usize = 20;
+/// The CLI's limit on answers that miss the JSON Schema.
+const STRUCTURED_RETRIES_VAR: &str = "MAX_STRUCTURED_OUTPUT_RETRIES";
 
 /// Runs prompt steps with the Claude Code CLI.
 #[derive(Debug, Default, Clone, Copy)]
@@ -56,47 +58,8 @@ impl Provider for Claude {
     }
 
     fn run(&self, task: &PromptTask, ctx: &Context, emit: &dyn Emit) -> Result<(), StepError> {
-        ctx.check_stopped()?;
         let prompt = with_context(task)?;
-        let args = arguments(task, &prompt);
-        let mut argv: Vec<&OsStr> = vec![OsStr::new(PROGRAM)];
-        argv.extend(args.iter().map(OsString::as_os_str));
-        emit.emit(Event::log(
-            Level::Info,
-            format!("claude --print … (model {})", task.model),
-        ));
-
-        let mut stream = Stream::default();
-        let mut lines = LineSplitter::with_limit(MAX_JSON_LINE);
-        let mut deliver = |line: String| stream.line(&line, emit);
-        let job = Job {
-            argv: &argv,
-            cwd: None,
-            timeout: task
-                .timeout_seconds
-                .and_then(|s| Duration::try_from_secs_f64(s).ok()),
-            // The agent's own tool processes end with it; a step that hung
-            // on one holding the pipe would be worse than losing it.
-            leftovers: Leftovers::Stop,
-            stderr: Stderr::Merged,
-            env: &[(WORKFLOW_DIR_VAR, ctx.work_dir.as_os_str())],
-            stop: Some(&ctx.stop),
-        };
-        let outcome = supervise(job, &mut |chunk| lines.feed(chunk, &mut deliver))
-            .map_err(|e| not_started(&task.name, &e))?;
-        lines.finish(&mut deliver);
-
-        match outcome.ending {
-            Ending::Exited(0) => {}
-            Ending::Exited(code) => {
-                return Err(StepError::Failed(Failure::failed(
-                    "WORKFLOW_AGENT_FAILED",
-                    stream.failure(&task.name, code),
-                )));
-            }
-            Ending::TimedOut(_) => return Err(timed_out(&task.name, task.timeout_seconds)),
-            Ending::Interrupted { .. } => return Err(StepError::Cancelled),
-        }
+        call(&Call::for_step(task, &prompt), ctx, emit)?;
         if let Some(path) = &task.output
             && !Path::new(path).exists()
         {
@@ -112,16 +75,99 @@ impl Provider for Claude {
     }
 }
 
+/// One run of the CLI: a prompt step's, or one the runner makes itself (a
+/// fixing agent, a judge).
+#[derive(Debug, Clone, Copy)]
+pub struct Call<'a> {
+    /// Names the call in messages: the step, or `build:heal-2`.
+    pub name: &'a str,
+    pub prompt: &'a str,
+    pub model: &'a str,
+    /// `None`: every tool; an empty list: none.
+    pub allowed_tools: Option<&'a [String]>,
+    pub append_system_prompt: Option<&'a str>,
+    /// `bypassPermissions` for work; `default` for a judge that only reads.
+    pub permission_mode: &'a str,
+    /// A JSON Schema the answer must follow (the CLI's `--json-schema`);
+    /// the answer arrives as `output:structured`.
+    pub json_schema: Option<&'a str>,
+    pub timeout_seconds: Option<f64>,
+}
+
+impl<'a> Call<'a> {
+    /// A prompt step's call, with its prompt already completed.
+    pub fn for_step(task: &'a PromptTask, prompt: &'a str) -> Self {
+        Self {
+            name: &task.name,
+            prompt,
+            model: &task.model,
+            allowed_tools: task.allowed_tools.as_deref(),
+            append_system_prompt: task.append_system_prompt.as_deref(),
+            permission_mode: "bypassPermissions",
+            json_schema: None,
+            timeout_seconds: task.timeout_seconds,
+        }
+    }
+}
+
+/// Runs the CLI once, its stream turned into events through `emit`.
+pub fn call(call: &Call<'_>, ctx: &Context, emit: &dyn Emit) -> Result<(), StepError> {
+    ctx.check_stopped()?;
+    let args = arguments(call);
+    let mut argv: Vec<&OsStr> = vec![OsStr::new(PROGRAM)];
+    argv.extend(args.iter().map(OsString::as_os_str));
+    emit.emit(Event::log(
+        Level::Info,
+        format!("claude --print … (model {})", call.model),
+    ));
+
+    let mut env: Vec<(&str, &OsStr)> = vec![(WORKFLOW_DIR_VAR, ctx.work_dir.as_os_str())];
+    // Fewer schema retries than the CLI's default, as Executant asks,
+    // unless the user chose.
+    if call.json_schema.is_some() && std::env::var_os(STRUCTURED_RETRIES_VAR).is_none() {
+        env.push((STRUCTURED_RETRIES_VAR, OsStr::new("2")));
+    }
+    let mut stream = Stream::default();
+    let mut lines = LineSplitter::with_limit(MAX_JSON_LINE);
+    let mut deliver = |line: String| stream.line(&line, emit);
+    let job = Job {
+        argv: &argv,
+        cwd: None,
+        timeout: call
+            .timeout_seconds
+            .and_then(|s| Duration::try_from_secs_f64(s).ok()),
+        // The agent's own tool processes end with it; a step that hung on
+        // one holding the pipe would be worse than losing it.
+        leftovers: Leftovers::Stop,
+        stderr: Stderr::Merged,
+        env: &env,
+        stop: Some(&ctx.stop),
+    };
+    let outcome = supervise(job, &mut |chunk| lines.feed(chunk, &mut deliver))
+        .map_err(|e| not_started(call.name, &e))?;
+    lines.finish(&mut deliver);
+
+    match outcome.ending {
+        Ending::Exited(0) => Ok(()),
+        Ending::Exited(code) => Err(StepError::Failed(Failure::failed(
+            "WORKFLOW_AGENT_FAILED",
+            stream.failure(call.name, code),
+        ))),
+        Ending::TimedOut(_) => Err(timed_out(call.name, call.timeout_seconds)),
+        Ending::Interrupted { .. } => Err(StepError::Cancelled),
+    }
+}
+
 /// The CLI's arguments after the program name, in Executant's order.
-pub fn arguments(task: &PromptTask, prompt: &str) -> Vec<OsString> {
+pub fn arguments(call: &Call<'_>) -> Vec<OsString> {
     let mut args: Vec<OsString> = vec![
         "--print".into(),
-        prompt.into(),
+        call.prompt.into(),
         "--output-format".into(),
         "stream-json".into(),
         "--verbose".into(),
     ];
-    if let Some(tools) = &task.allowed_tools {
+    if let Some(tools) = call.allowed_tools {
         // Steps run with bypassPermissions, under which `--allowedTools` (a
         // permission list, all Executant passes) restricts nothing: only
         // `--tools` takes tools away from the model. The list still goes to
@@ -136,13 +182,17 @@ pub fn arguments(task: &PromptTask, prompt: &str) -> Vec<OsString> {
     }
     args.extend([
         "--permission-mode".into(),
-        "bypassPermissions".into(),
+        call.permission_mode.into(),
         "--model".into(),
-        task.model.as_str().into(),
+        call.model.into(),
     ]);
-    if let Some(text) = &task.append_system_prompt {
+    if let Some(text) = call.append_system_prompt {
         args.push("--append-system-prompt".into());
         args.push(text.into());
+    }
+    if let Some(schema) = call.json_schema {
+        args.push("--json-schema".into());
+        args.push(schema.into());
     }
     args
 }
@@ -403,7 +453,7 @@ mod tests {
     #[test]
     fn arguments_follow_executants_order() {
         let mut t = task();
-        let plain: Vec<String> = arguments(&t, "hi")
+        let plain: Vec<String> = arguments(&Call::for_step(&t, "hi"))
             .iter()
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
@@ -428,7 +478,7 @@ mod tests {
             "mcp__db__query".into(),
         ]);
         t.append_system_prompt = Some("be brief".into());
-        let full: Vec<String> = arguments(&t, "hi")
+        let full: Vec<String> = arguments(&Call::for_step(&t, "hi"))
             .iter()
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
@@ -446,7 +496,7 @@ mod tests {
             ["--append-system-prompt", "be brief"]
         );
         t.allowed_tools = Some(Vec::new());
-        let none = arguments(&t, "hi");
+        let none = arguments(&Call::for_step(&t, "hi"));
         assert_eq!(none[5..7], ["--tools", ""]);
         assert_eq!(none[7], "--permission-mode");
     }

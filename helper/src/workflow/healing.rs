@@ -14,11 +14,10 @@ use std::collections::VecDeque;
 use std::fmt::Write as _;
 use std::sync::{Mutex, PoisonError};
 
-use super::claude::Claude;
+use super::claude::{Call, call};
 use super::consumers::tool_argument;
 use super::event::{Event, Level};
-use super::model::{CommandTask, PromptTask};
-use super::provider::Provider;
+use super::model::CommandTask;
 use super::runner::{Context, Emit, Failure, StepError};
 use super::script::attempt;
 
@@ -112,27 +111,25 @@ fn heal(
     emit: &dyn Emit,
     captured: Option<&mut Vec<String>>,
 ) -> Result<String, StepError> {
-    let agent = PromptTask {
-        name: format!("{}:heal-{}", task.name, failed.number),
-        prompt: prompt(task, failed, history),
-        continue_on_error: false,
-        llm_as_judge: false,
-        allowed_tools: Some(TOOLS.iter().map(|t| (*t).to_owned()).collect()),
-        context_files: Vec::new(),
-        output: None,
-        timeout_seconds: task.timeout_seconds,
-        provider: Some("claude".to_owned()),
-        model: MODEL.to_owned(),
-        agent: None,
+    let name = format!("{}:heal-{}", task.name, failed.number);
+    let prompt = prompt(task, failed, history);
+    let tools: Vec<String> = TOOLS.iter().map(|t| (*t).to_owned()).collect();
+    let agent = Call {
+        name: &name,
+        prompt: &prompt,
+        model: MODEL,
+        allowed_tools: Some(&tools),
         append_system_prompt: None,
-        line: task.line,
+        permission_mode: "bypassPermissions",
+        json_schema: None,
+        timeout_seconds: task.timeout_seconds,
     };
     let watcher = Watcher {
         parent: emit,
         seen: Mutex::new(Seen::default()),
         captured: Mutex::new(captured),
     };
-    match Claude.run(&agent, ctx, &watcher) {
+    match call(&agent, ctx, &watcher) {
         Ok(()) => {}
         Err(StepError::Cancelled) => return Err(StepError::Cancelled),
         Err(StepError::Failed(failure)) => emit.emit(Event::log(

@@ -763,18 +763,11 @@ impl Loader<'_> {
                     }
                     None => Vec::new(),
                 };
-                let llm_as_judge = self.boolean(step, "llm_as_judge")?.unwrap_or(false);
-                self.not_run_yet(
-                    step,
-                    "llm_as_judge",
-                    llm_as_judge,
-                    "the step's answer is not graded by a judge",
-                );
                 Ok(Task::Prompt(PromptTask {
                     name: name.to_owned(),
                     prompt,
                     continue_on_error,
-                    llm_as_judge,
+                    llm_as_judge: self.boolean(step, "llm_as_judge")?.unwrap_or(false),
                     allowed_tools: match step.fields.get("allowed_tools") {
                         Some(node) => Some(self.string_list(name, "allowed_tools", node)?),
                         None => None,
@@ -843,23 +836,6 @@ impl Loader<'_> {
                 node,
                 format!("must be a string, found {}", other.kind()),
             )),
-        }
-    }
-
-    /// Warns, at the field's line, that a quality control set on a step is
-    /// read but not run by this release (the judge), so nobody trusts a
-    /// check that never happened.
-    fn not_run_yet(&mut self, step: &StepNode<'_, '_>, field: &str, set: bool, effect: &str) {
-        if let (true, Some(node)) = (set, step.fields.get(field)) {
-            let warning = self.problem(
-                "WORKFLOW_NOT_RUN_YET",
-                node.line,
-                format!(
-                    "step \"{}\": `{field}` is not supported yet ({effect})",
-                    step.name
-                ),
-            );
-            self.warnings.push(warning);
         }
     }
 

@@ -9,13 +9,14 @@
 //! - [`resolve`] loads nested `workflow:` references before anything runs;
 //! - [`runner`] produces [`event`]s for the steps — [`script`] commands
 //!   (with [`healing`]), [`loops`], [`nested`] workflows, prompt steps
-//!   through a [`provider`] ([`claude`]) — filtered by [`filter`];
+//!   through a [`provider`] ([`claude`], graded by the [`judge`]) —
+//!   filtered by [`filter`];
 //! - [`consumers`] turn the events into NDJSON and a log file, [`live`] into
 //!   the view for people;
 //! - [`command`] is the I/O edge that wires them together.
 //!
-//! The OpenCode provider, the judge, the retrospective and the terminal UI
-//! come in later releases; the event types and the step
+//! The OpenCode provider, the retrospective and the terminal UI come in
+//! later releases; the event types and the step
 //! dispatch already have their place.
 
 pub mod claude;
@@ -24,6 +25,7 @@ pub mod consumers;
 pub mod event;
 pub mod filter;
 pub mod healing;
+pub mod judge;
 pub mod live;
 pub mod load;
 pub mod loops;

@@ -47,6 +47,9 @@ pub fn run(
 ) -> Result<(), StepError> {
     let wanted = requested(task);
     match providers.iter().find(|p| p.name() == wanted) {
+        Some(provider) if task.llm_as_judge => {
+            super::judge::run(provider.as_ref(), task, ctx, emit)
+        }
         Some(provider) => provider.run(task, ctx, emit),
         None => Err(StepError::Failed(Failure::failed(
             "WORKFLOW_NO_PROVIDER",
