@@ -193,6 +193,39 @@ fn a_prompt_step_fails_for_want_of_a_provider() {
     );
 }
 
+/// The CLI's refusal of bypassPermissions to root comes with a hint on how
+/// to allow it (a stand-in `claude` says what the real one says).
+#[test]
+fn a_refusal_to_run_as_root_comes_with_a_hint() {
+    let dir = Dir::new();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let fake = bin.join("claude");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\necho '--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons' >&2\nexit 1\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    dir.write(
+        "wf.yaml",
+        "goal: root\nsteps:\n  - name: ask\n    prompt: hi\n",
+    );
+    let path = format!("{}:{}", bin.display(), dir.path_without_agents());
+    let ran = dir.ci_env("wf.yaml", &[], &[("PATH", &path)]);
+    ran.status_is(1);
+    let error = &ran.last()["error"];
+    assert_eq!(error["code"], "WORKFLOW_AGENT_FAILED");
+    assert_eq!(
+        error["message"],
+        "Step \"ask\": claude exited with code 1\n\
+         --dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons\n\
+         hint: as root, the Claude Code CLI refuses bypassPermissions unless IS_SANDBOX=1 is set; \
+         set it where the run is sandboxed (a container, a VM)"
+    );
+}
+
 /// The provider a prompt step asks for: its `provider:`, else
 /// VOYAGE_PROVIDER, else EXECUTANT_PROVIDER, else claude. Runs without
 /// `claude` on PATH, so the claude cases fail for want of the CLI.

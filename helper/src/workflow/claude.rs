@@ -149,10 +149,19 @@ pub fn call(call: &Call<'_>, ctx: &Context, emit: &dyn Emit) -> Result<(), StepE
 
     match outcome.ending {
         Ending::Exited(0) => Ok(()),
-        Ending::Exited(code) => Err(StepError::Failed(Failure::failed(
-            "WORKFLOW_AGENT_FAILED",
-            stream.failure(call.name, code),
-        ))),
+        Ending::Exited(code) => {
+            let mut message = stream.failure(call.name, code);
+            if stream.quoted().iter().any(|l| l.contains("root/sudo")) {
+                message.push_str(
+                    "\nhint: as root, the Claude Code CLI refuses bypassPermissions unless \
+                     IS_SANDBOX=1 is set; set it where the run is sandboxed (a container, a VM)",
+                );
+            }
+            Err(StepError::Failed(Failure::failed(
+                "WORKFLOW_AGENT_FAILED",
+                message,
+            )))
+        }
         Ending::TimedOut(_) => Err(timed_out(call.name, call.timeout_seconds)),
         Ending::Interrupted { .. } => Err(StepError::Cancelled),
     }

@@ -240,7 +240,10 @@ impl<W: Write> Consumer for Live<W> {
     }
 
     fn failed(&mut self, failure: &str, duration_ms: u64) {
-        self.summary(&format!("Failed ({failure})"), duration_ms);
+        // The whole message is on screen above (and on stderr); the summary
+        // line keeps its first line.
+        let first = failure.lines().next().unwrap_or_default();
+        self.summary(&format!("Failed ({first})"), duration_ms);
         self.flush();
     }
 }
