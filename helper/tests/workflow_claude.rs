@@ -1154,7 +1154,7 @@ fn self_healing_gives_up_after_its_attempts() {
     assert_eq!(error["code"], "WORKFLOW_HEALING_EXHAUSTED");
     assert_eq!(
         error["message"],
-        "Command \"never\" failed after 3 self-healing attempts (last exit code: 7)"
+        "Step \"never\" failed after 3 self-healing attempts (last exit code: 7)"
     );
     let main = setup.mock.main_requests();
     assert_eq!(main.len(), 3, "{}", setup.seen());
@@ -1316,4 +1316,70 @@ fn a_judge_that_cannot_answer_accepts_the_attempt_with_a_warning() {
         "{text}"
     );
     assert!(text.contains("judge unavailable"), "{text}");
+}
+
+/// A judged step with `output:` is checked once, after the judge: an
+/// attempt that claimed success without the file is sent back, and the
+/// second writes it.
+#[test]
+fn a_judged_step_checks_its_output_file_after_the_judge() {
+    if claude_or_skip("a_judged_step_checks_its_output_file_after_the_judge").is_none() {
+        return;
+    }
+    let dir = Dir::new();
+    let notes = dir.path().join("notes.md");
+    let setup = Setup::in_dir(
+        dir,
+        "goal: judged\nvars:\n  notes: notes.md\nsteps:\n  - name: write\n    prompt: Write notes.md.\n    output: notes\n    llm_as_judge: true\n",
+        vec![
+            Turn::text("Done."),
+            verdict(false, "notes.md does not exist."),
+            Turn::tool(
+                "Write",
+                json!({"file_path": notes.display().to_string(), "content": "notes\n"}),
+            ),
+            Turn::text("Written."),
+            verdict(true, ""),
+        ],
+    );
+    let ran = setup.run();
+    ran.status_is(0);
+    assert_eq!(ran.of("step:judge").len(), 2, "{:?}", flow(&ran));
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "notes\n");
+}
+
+/// A run stopped by its timeout is healed like a failed one: the agent is
+/// told it was stopped, and the next run passes.
+#[test]
+fn self_healing_fixes_a_command_that_ran_past_its_timeout() {
+    if claude_or_skip("self_healing_fixes_a_command_that_ran_past_its_timeout").is_none() {
+        return;
+    }
+    let setup = Setup::new(
+        "goal: heal\nsteps:\n  - name: wait\n    command: test -f ready || sleep 30\n    timeout_seconds: 1\n    self_healing: true\n",
+        vec![
+            Turn::tool("Bash", json!({"command": "touch ready"})),
+            Turn::text("Created ready."),
+        ],
+    );
+    let ran = setup.run();
+    ran.status_is(0);
+    let healing: Vec<String> = ran
+        .of("step:healing")
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {} {}",
+                e["phase"].as_str().unwrap(),
+                e["attempt"],
+                e["exitCode"]
+            )
+        })
+        .collect();
+    assert_eq!(healing, ["attempt-failed 1 124", "healed 2 null"]);
+    let prompt = setup.mock.main_requests()[0].user_texts().join("\n");
+    assert!(
+        prompt.contains("Exit code: 124 (stopped: it ran past its timeout_seconds)"),
+        "{prompt}"
+    );
 }

@@ -24,7 +24,6 @@
 use std::ffi::{OsStr, OsString};
 use std::fmt::Write as _;
 use std::io;
-use std::path::Path;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
@@ -57,21 +56,14 @@ impl Provider for Claude {
         "claude"
     }
 
-    fn run(&self, task: &PromptTask, ctx: &Context, emit: &dyn Emit) -> Result<(), StepError> {
-        let prompt = with_context(task)?;
-        call(&Call::for_step(task, &prompt), ctx, emit)?;
-        if let Some(path) = &task.output
-            && !Path::new(path).exists()
-        {
-            return Err(StepError::Failed(Failure::failed(
-                "WORKFLOW_OUTPUT_MISSING",
-                format!(
-                    "Step \"{}\" finished but did not create its output file {path}",
-                    task.name
-                ),
-            )));
-        }
-        Ok(())
+    fn attempt(
+        &self,
+        task: &PromptTask,
+        prompt: &str,
+        ctx: &Context,
+        emit: &dyn Emit,
+    ) -> Result<(), StepError> {
+        call(&Call::for_step(task, prompt), ctx, emit)
     }
 }
 
@@ -171,7 +163,7 @@ pub fn call(call: &Call<'_>, ctx: &Context, emit: &dyn Emit) -> Result<(), StepE
 pub fn arguments(call: &Call<'_>) -> Vec<OsString> {
     let mut args: Vec<OsString> = vec![
         "--print".into(),
-        call.prompt.into(),
+        argument(call.prompt),
         "--output-format".into(),
         "stream-json".into(),
         "--verbose".into(),
@@ -197,7 +189,7 @@ pub fn arguments(call: &Call<'_>) -> Vec<OsString> {
     ]);
     if let Some(text) = call.append_system_prompt {
         args.push("--append-system-prompt".into());
-        args.push(text.into());
+        args.push(argument(text));
     }
     if let Some(schema) = call.json_schema {
         args.push("--json-schema".into());
@@ -220,44 +212,49 @@ fn built_in_tools(allowed: &[String]) -> String {
     names.join(",")
 }
 
-/// The prompt with the step's `context:` files before it, each as
-/// `### <path>` and a fenced block, read relative to the current directory.
-pub fn with_context(task: &PromptTask) -> Result<String, StepError> {
-    if task.context_files.is_empty() {
-        return Ok(task.prompt.clone());
-    }
-    let mut out = String::new();
-    for path in &task.context_files {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            StepError::Failed(Failure::failed(
-                "WORKFLOW_CONTEXT_UNREADABLE",
-                format!(
-                    "Step \"{}\": cannot read its context file {path}: {e}",
-                    task.name
-                ),
-            ))
-        })?;
-        let newline = if text.ends_with('\n') || text.is_empty() {
-            ""
-        } else {
-            "\n"
-        };
-        let _ = write!(out, "### {path}\n```\n{text}{newline}```\n\n");
-    }
-    out.push_str(&task.prompt);
-    Ok(out)
+/// The code of a step whose CLI is not on `PATH`.
+pub const NOT_FOUND: &str = "WORKFLOW_AGENT_NOT_FOUND";
+/// The code of a CLI that could not be started otherwise (a prompt too long
+/// for one argument, say).
+pub const NOT_STARTED: &str = "WORKFLOW_AGENT_NOT_STARTED";
+
+/// Whether a failure is the CLI never having started.
+pub fn never_started(failure: &Failure) -> bool {
+    failure.code == NOT_FOUND || failure.code == NOT_STARTED
 }
 
 fn not_started(step: &str, e: &io::Error) -> StepError {
-    let message = if e.kind() == io::ErrorKind::NotFound {
-        format!(
-            "Step \"{step}\" needs the claude CLI, which is not on PATH; install Claude Code \
-             (npm install -g @anthropic-ai/claude-code), or set the step's provider: to another agent"
-        )
-    } else {
-        format!("Step \"{step}\": cannot start claude: {e}")
+    let (code, message) = match e.kind() {
+        io::ErrorKind::NotFound => (
+            NOT_FOUND,
+            format!(
+                "Step \"{step}\" needs the claude CLI, which is not on PATH; install Claude Code \
+                 (npm install -g @anthropic-ai/claude-code), or set the step's provider: to another agent"
+            ),
+        ),
+        io::ErrorKind::ArgumentListTooLong => (
+            NOT_STARTED,
+            format!(
+                "Step \"{step}\": cannot start claude: the prompt, with its context files, is longer \
+                 than one command-line argument may be (128 KiB on Linux); make the context smaller"
+            ),
+        ),
+        _ => (
+            NOT_STARTED,
+            format!("Step \"{step}\": cannot start claude: {e}"),
+        ),
     };
-    StepError::Failed(Failure::failed("WORKFLOW_AGENT_NOT_FOUND", message))
+    StepError::Failed(Failure::failed(code, message))
+}
+
+/// A command-line argument from text: a NUL cannot be passed in one, so it
+/// becomes U+FFFD (a command's binary output can land in a prompt).
+fn argument(text: &str) -> OsString {
+    if text.contains('\0') {
+        text.replace('\0', "\u{fffd}").into()
+    } else {
+        text.into()
+    }
 }
 
 /// What one run of the CLI has said so far: fed its output line by line,
@@ -504,6 +501,8 @@ mod tests {
             full[full.len() - 2..],
             ["--append-system-prompt", "be brief"]
         );
+        let nul = arguments(&Call::for_step(&t, "a\0b"));
+        assert_eq!(nul[1], "a\u{fffd}b");
         t.allowed_tools = Some(Vec::new());
         let none = arguments(&Call::for_step(&t, "hi"));
         assert_eq!(none[5..7], ["--tools", ""]);
@@ -602,30 +601,5 @@ mod tests {
         }
         assert_eq!(stream.loose.len(), QUOTED_LINES);
         assert_eq!(stream.loose[0], "noise 10");
-    }
-
-    #[test]
-    fn context_files_come_before_the_prompt() {
-        let dir = tempfile::tempdir().unwrap();
-        let a = dir.path().join("a.md");
-        std::fs::write(&a, "alpha").unwrap();
-        let b = dir.path().join("b.md");
-        std::fs::write(&b, "beta\n").unwrap();
-        let mut t = task();
-        t.context_files = vec![a.display().to_string(), b.display().to_string()];
-        assert_eq!(
-            with_context(&t).unwrap(),
-            format!(
-                "### {}\n```\nalpha\n```\n\n### {}\n```\nbeta\n```\n\nsay hi",
-                a.display(),
-                b.display()
-            )
-        );
-        t.context_files
-            .push(dir.path().join("gone.md").display().to_string());
-        let Err(StepError::Failed(f)) = with_context(&t) else {
-            panic!("a missing context file must fail the step");
-        };
-        assert_eq!(f.code, "WORKFLOW_CONTEXT_UNREADABLE");
     }
 }

@@ -230,6 +230,16 @@ impl Consumer for LogFile {
                 let said = healing_words(phase, *attempt, *max_attempts, *exit_code);
                 self.line(&format!("[healing] {said}"));
             }
+            Event::StepJudge {
+                verdict,
+                attempt,
+                max_attempts,
+                feedback,
+                ..
+            } => {
+                let said = judge_words(verdict, *attempt, *max_attempts, feedback.as_deref());
+                self.line(&format!("[judge] {said}"));
+            }
             Event::WorkflowReport { report } => self.report(report),
             Event::WorkflowComplete { .. } | Event::WorkflowCancelled { .. } => {
                 let footer = format!(
@@ -262,6 +272,15 @@ pub(crate) fn healing_words(phase: &str, attempt: u32, max: u32, exit_code: Opti
         "healed" => format!("run {attempt}/{max} passed"),
         "exhausted" => format!("run {attempt}/{max} failed{exit}; no runs left"),
         other => format!("run {attempt}/{max}: {other}{exit}"),
+    }
+}
+
+/// A `step:judge` event in words, for the log file and the live view.
+pub(crate) fn judge_words(verdict: &str, attempt: u32, max: u32, feedback: Option<&str>) -> String {
+    let verdict = verdict.to_uppercase();
+    match feedback.filter(|f| !f.is_empty()) {
+        Some(feedback) => format!("attempt {attempt}/{max}: {verdict} — {feedback}"),
+        None => format!("attempt {attempt}/{max}: {verdict}"),
     }
 }
 

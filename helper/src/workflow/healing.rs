@@ -4,7 +4,8 @@
 //! (default 5, the first included).
 //!
 //! The agent's word is never taken for the fix: only the command's own
-//! exit code ends the loop. The agent is Claude (as in Executant, whatever
+//! exit code ends the loop. A run stopped by its timeout is fixed like a
+//! failed one; an agent that fails fails the step. The agent is Claude (as in Executant, whatever
 //! the step's provider), model sonnet, offered the editing tools, its words
 //! and tool calls shown as the step's output. Each turn emits
 //! `step:healing`: `attempt-failed` after a failed run that gets a fix,
@@ -16,13 +17,15 @@ use std::sync::{Mutex, PoisonError};
 
 use super::claude::{Call, call};
 use super::consumers::tool_argument;
-use super::event::{Event, Level};
+use super::event::Event;
 use super::model::CommandTask;
 use super::runner::{Context, Emit, Failure, StepError};
 use super::script::attempt;
 
 /// Runs, counting the first, when the step does not say.
 pub const DEFAULT_ATTEMPTS: u32 = 5;
+/// The exit code a run stopped by its timeout counts as (the shell's).
+const TIMEOUT_CODE: i32 = 124;
 /// The tools the fixing agent is offered.
 const TOOLS: [&str; 6] = ["Bash", "Read", "Write", "Edit", "Glob", "Grep"];
 /// The model the fixing agent runs on.
@@ -43,7 +46,7 @@ pub fn run(
     let mut history: Vec<String> = Vec::new();
     for number in 1..=max {
         let mut tail: VecDeque<String> = VecDeque::with_capacity(SHOWN_LINES);
-        let code = attempt(task, ctx, emit, &mut |line| {
+        let ran = attempt(task, ctx, emit, &mut |line| {
             if tail.len() == SHOWN_LINES {
                 tail.pop_front();
             }
@@ -51,7 +54,14 @@ pub fn run(
             if let Some(captured) = captured.as_deref_mut() {
                 captured.push(line.to_owned());
             }
-        })?;
+        });
+        // A run stopped by its timeout is a failure to fix too (a command
+        // waiting for input, a deadlock), with the shell's code for it.
+        let (code, timeout) = match ran {
+            Ok(code) => (code, None),
+            Err(StepError::Failed(failure)) if failure.timed_out => (TIMEOUT_CODE, Some(failure)),
+            Err(other) => return Err(other),
+        };
         if code == 0 {
             if number > 1 {
                 emit.emit(healing_event("healed", number, max, None));
@@ -60,19 +70,23 @@ pub fn run(
         }
         if number == max {
             emit.emit(healing_event("exhausted", number, max, Some(code)));
-            return Err(StepError::Failed(Failure::failed(
-                "WORKFLOW_HEALING_EXHAUSTED",
-                format!(
-                    "Command \"{}\" failed after {max} self-healing attempts (last exit code: {code})",
-                    task.name
-                ),
-            )));
+            // The last run's timeout stays a timeout (the run exits 3).
+            return Err(StepError::Failed(timeout.unwrap_or_else(|| {
+                Failure::failed(
+                    "WORKFLOW_HEALING_EXHAUSTED",
+                    format!(
+                        "Step \"{}\" failed after {max} self-healing attempts (last exit code: {code})",
+                        task.name
+                    ),
+                )
+            })));
         }
         emit.emit(healing_event("attempt-failed", number, max, Some(code)));
         let failed = FailedRun {
             number,
             max,
             code,
+            timed_out: timeout.is_some(),
             tail: &tail,
         };
         let fix = heal(task, &failed, &history, ctx, emit, captured.as_deref_mut())?;
@@ -97,12 +111,14 @@ struct FailedRun<'a> {
     number: u32,
     max: u32,
     code: i32,
+    /// Stopped by the step's `timeout_seconds` rather than exiting.
+    timed_out: bool,
     tail: &'a VecDeque<String>,
 }
 
 /// Asks the agent for a fix; returns what it changed, in a line, for the
-/// next turn's history. An agent that fails is warned about and the command
-/// simply runs again.
+/// next turn's history. An agent that fails fails the step, as in
+/// Executant: the command's next run would only repeat the failure.
 fn heal(
     task: &CommandTask,
     failed: &FailedRun<'_>,
@@ -122,21 +138,16 @@ fn heal(
         append_system_prompt: None,
         permission_mode: "bypassPermissions",
         json_schema: None,
-        timeout_seconds: task.timeout_seconds,
+        // No limit of its own, as in Executant: the step's timeout_seconds
+        // is for the command.
+        timeout_seconds: None,
     };
     let watcher = Watcher {
         parent: emit,
         seen: Mutex::new(Seen::default()),
         captured: Mutex::new(captured),
     };
-    match call(&agent, ctx, &watcher) {
-        Ok(()) => {}
-        Err(StepError::Cancelled) => return Err(StepError::Cancelled),
-        Err(StepError::Failed(failure)) => emit.emit(Event::log(
-            Level::Warn,
-            format!("self-healing agent failed: {}", failure.message),
-        )),
-    }
+    call(&agent, ctx, &watcher)?;
     let seen = watcher
         .seen
         .into_inner()
@@ -152,21 +163,28 @@ fn prompt(task: &CommandTask, failed: &FailedRun<'_>, history: &[String]) -> Str
         shown.push_str(line);
         shown.push('\n');
     }
-    if shown.len() > SHOWN_CHARS {
-        let mut cut = shown.len() - SHOWN_CHARS;
-        while !shown.is_char_boundary(cut) {
-            cut += 1;
-        }
-        shown = format!("[… earlier output left out]\n{}", &shown[cut..]);
+    if let Some(cut) = shown.len().checked_sub(SHOWN_CHARS).filter(|c| *c > 0) {
+        let cut = (cut..shown.len())
+            .find(|&i| shown.is_char_boundary(i))
+            .unwrap_or(shown.len());
+        shown = format!(
+            "[… earlier output left out]\n{}",
+            shown.get(cut..).unwrap_or_default()
+        );
     }
     let mut text = format!(
         "A command in a workflow failed. Find the cause and fix it, so that the command \
          succeeds when it runs again.\n\n\
-         Step: {name}\nCommand: {command}\nExit code: {code}\nRun {number} of at most {max}.\n\n\
+         Step: {name}\nCommand: {command}\nExit code: {code}{how}\nRun {number} of at most {max}.\n\n\
          The end of what it printed:\n```\n{shown}```\n",
         name = task.name,
         command = task.command,
         code = failed.code,
+        how = if failed.timed_out {
+            " (stopped: it ran past its timeout_seconds)"
+        } else {
+            ""
+        },
         number = failed.number,
         max = failed.max,
     );
@@ -264,6 +282,7 @@ mod tests {
             number: 2,
             max: 5,
             code: 2,
+            timed_out: false,
             tail: &tail,
         };
         let text = prompt(
@@ -285,13 +304,15 @@ mod tests {
         let failed = FailedRun {
             number: 1,
             max: 2,
-            code: 1,
+            code: 124,
+            timed_out: true,
             tail: &tail,
         };
         let text = prompt(&task(), &failed, &[]);
         assert!(text.contains("[… earlier output left out]\n"));
         assert!(text.contains("the last line\n```"));
         assert!(!text.contains("Earlier failed runs"));
+        assert!(text.contains("Exit code: 124 (stopped: it ran past its timeout_seconds)\n"));
     }
 
     #[test]

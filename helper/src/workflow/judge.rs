@@ -14,7 +14,7 @@ use std::sync::{Mutex, PoisonError};
 
 use serde_json::Value;
 
-use super::claude::{Call, call, with_context};
+use super::claude::{Call, call, never_started};
 use super::event::{Event, Level};
 use super::model::PromptTask;
 use super::provider::Provider;
@@ -25,33 +25,39 @@ pub const MAX_ATTEMPTS: u32 = 5;
 /// How much of an attempt's answer the judge and the retry are shown (its
 /// end).
 const SHOWN_CHARS: usize = 24_000;
+/// How much of the task the judge is shown (its start): with the answer,
+/// the judge's prompt stays under the 128 KiB one argument may hold.
+const ASKED_CHARS: usize = 64_000;
 const MODEL: &str = "sonnet";
 const TOOLS: [&str; 3] = ["Read", "Grep", "Glob"];
 /// What the judge must answer.
 const VERDICT_SCHEMA: &str = r#"{"type":"object","properties":{"pass":{"type":"boolean"},"reasoning":{"type":"string"},"feedback":{"type":"string"}},"required":["pass","feedback"],"additionalProperties":false}"#;
 
-/// Runs a judged prompt step with `provider`.
+/// Runs a judged prompt step with `provider`; `prompt` is the step's
+/// prompt with its context, read once.
 pub fn run(
     provider: &dyn Provider,
     task: &PromptTask,
+    prompt: &str,
     ctx: &Context,
     emit: &dyn Emit,
 ) -> Result<(), StepError> {
-    let mut attempt_task = task.clone();
+    let mut asked = prompt.to_owned();
     for attempt in 1..=MAX_ATTEMPTS {
         let words = Words {
             parent: emit,
             texts: Mutex::new(Vec::new()),
         };
-        provider.run(&attempt_task, ctx, &words)?;
-        let answer = shown(
+        provider.attempt(task, &asked, ctx, &words)?;
+        let answer = end_of(
             &words
                 .texts
                 .into_inner()
                 .unwrap_or_else(PoisonError::into_inner)
                 .join("\n"),
+            SHOWN_CHARS,
         );
-        let Some(verdict) = judge(task, attempt, &answer, ctx, emit)? else {
+        let Some(verdict) = judge(task, prompt, attempt, &answer, ctx, emit)? else {
             return Ok(());
         };
         emit.emit(Event::StepJudge {
@@ -64,7 +70,7 @@ pub fn run(
         if verdict.pass {
             return Ok(());
         }
-        attempt_task.prompt = retry_prompt(&task.prompt, &verdict.feedback, &answer);
+        asked = retry_prompt(prompt, &verdict.feedback, &answer);
     }
     Err(StepError::Failed(Failure::failed(
         "WORKFLOW_JUDGE_FAILED",
@@ -83,19 +89,23 @@ pub struct Verdict {
 }
 
 /// Asks the judge about one attempt. `Ok(None)`: it could not answer, and
-/// the attempt is accepted ungraded.
+/// the attempt is accepted ungraded. A judge that cannot even be started
+/// (the CLI missing, a prompt too long to pass) fails the step instead:
+/// nothing was graded, and nothing would be on the next attempt either.
 fn judge(
     task: &PromptTask,
+    asked: &str,
     attempt: u32,
     answer: &str,
     ctx: &Context,
     emit: &dyn Emit,
 ) -> Result<Option<Verdict>, StepError> {
-    // The step's own context files are part of what was asked.
-    let asked = with_context(task).unwrap_or_else(|_| task.prompt.clone());
-    let prompt = judge_prompt(&task.name, &asked, answer);
+    let prompt = judge_prompt(&task.name, &start_of(asked, ASKED_CHARS), answer);
     let name = format!("{}:judge-{attempt}", task.name);
     let tools: Vec<String> = TOOLS.iter().map(|t| (*t).to_owned()).collect();
+    // No time limit of its own, as in Executant: the step's
+    // `timeout_seconds` is the agent's, and a judge cut short would let
+    // the attempt through ungraded.
     let judge_call = Call {
         name: &name,
         prompt: &prompt,
@@ -104,27 +114,19 @@ fn judge(
         append_system_prompt: None,
         permission_mode: "default",
         json_schema: Some(VERDICT_SCHEMA),
-        timeout_seconds: task.timeout_seconds,
+        timeout_seconds: None,
     };
     let heard = Heard {
         parent: emit,
         structured: Mutex::new(None),
         texts: Mutex::new(Vec::new()),
     };
-    let ungraded = |why: String| {
-        emit.emit(Event::log(
-            Level::Warn,
-            format!(
-                "the judge could not grade attempt {attempt} of \"{}\"; accepted ungraded: {why}",
-                task.name
-            ),
-        ));
-        Ok(None)
-    };
     match call(&judge_call, ctx, &heard) {
         Ok(()) => {}
-        Err(StepError::Cancelled) => return Err(StepError::Cancelled),
-        Err(StepError::Failed(failure)) => return ungraded(failure.message),
+        Err(StepError::Failed(failure)) if !never_started(&failure) => {
+            return Ok(ungraded(task, attempt, &failure.message, emit));
+        }
+        Err(other) => return Err(other),
     }
     let structured = heard
         .structured
@@ -137,11 +139,23 @@ fn judge(
     match structured
         .as_ref()
         .and_then(verdict_of)
-        .or_else(|| salvage(&texts))
+        .or_else(|| salvage(&texts.join("\n")))
     {
         Some(verdict) => Ok(Some(verdict)),
-        None => ungraded("its answer held no verdict".to_owned()),
+        None => Ok(ungraded(task, attempt, "its answer held no verdict", emit)),
     }
+}
+
+/// Says that an attempt goes through ungraded, and why.
+fn ungraded(task: &PromptTask, attempt: u32, why: &str, emit: &dyn Emit) -> Option<Verdict> {
+    emit.emit(Event::log(
+        Level::Warn,
+        format!(
+            "the judge could not grade attempt {attempt} of \"{}\"; accepted ungraded: {why}",
+            task.name
+        ),
+    ));
+    None
 }
 
 /// A verdict from the judge's JSON: `pass` a boolean, `feedback` a string
@@ -158,31 +172,50 @@ fn verdict_of(value: &Value) -> Option<Verdict> {
 }
 
 /// A judge that answered in words rather than through the schema: the last
-/// line of its words that is a JSON verdict.
-fn salvage(texts: &[String]) -> Option<Verdict> {
-    texts
-        .iter()
-        .rev()
-        .flat_map(|t| t.lines().rev())
-        .find_map(|line| {
-            let line = line.trim().trim_matches('`');
-            serde_json::from_str::<Value>(line)
-                .ok()
-                .as_ref()
-                .and_then(verdict_of)
+/// JSON object in its words that is a verdict, or wraps one under a single
+/// key (`{"verdict": {...}}`), pretty-printed or not.
+fn salvage(text: &str) -> Option<Verdict> {
+    let starts: Vec<usize> = text.match_indices('{').map(|(i, _)| i).collect();
+    starts.iter().rev().find_map(|&at| {
+        let rest = text.get(at..)?;
+        let value = serde_json::Deserializer::from_str(rest)
+            .into_iter::<Value>()
+            .next()?
+            .ok()?;
+        verdict_of(&value).or_else(|| match value.as_object() {
+            Some(map) if map.len() == 1 => map.values().next().and_then(verdict_of),
+            _ => None,
         })
+    })
 }
 
-/// The end of `text`, at most [`SHOWN_CHARS`] bytes, cut at a character.
-fn shown(text: &str) -> String {
-    if text.len() <= SHOWN_CHARS {
+/// The end of `text`, at most `max` bytes, cut at a character.
+fn end_of(text: &str, max: usize) -> String {
+    let Some(cut) = text.len().checked_sub(max) else {
+        return text.to_owned();
+    };
+    let cut = (cut..text.len())
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(text.len());
+    format!(
+        "[… the start of the answer is left out]\n{}",
+        text.get(cut..).unwrap_or_default()
+    )
+}
+
+/// The start of `text`, at most `max` bytes, cut at a character.
+fn start_of(text: &str, max: usize) -> String {
+    if text.len() <= max {
         return text.to_owned();
     }
-    let mut cut = text.len() - SHOWN_CHARS;
-    while !text.is_char_boundary(cut) {
-        cut += 1;
-    }
-    format!("[… the start of the answer is left out]\n{}", &text[cut..])
+    let cut = (0..=max)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    format!(
+        "{}\n[… the rest of the task is left out]",
+        text.get(..cut).unwrap_or_default()
+    )
 }
 
 /// What the judge is asked, in our words.
@@ -283,23 +316,35 @@ mod tests {
     }
 
     #[test]
-    fn words_are_salvaged_from_the_last_json_line() {
-        let texts = vec![
-            "Looking at the files.".to_owned(),
-            "{\"pass\": false, \"feedback\": \"first\"}\nthen\n`{\"pass\": true, \"feedback\": \"\"}`"
-                .to_owned(),
-        ];
-        assert_eq!(salvage(&texts).map(|v| v.pass), Some(true));
-        assert_eq!(salvage(&["no verdict here".to_owned()]), None);
+    fn words_are_salvaged_from_the_last_json_verdict() {
+        let text = "Looking at the files.\n{\"pass\": false, \"feedback\": \"first\"}\nthen\n\
+                    ```json\n{\n  \"pass\": true,\n  \"feedback\": \"\"\n}\n```";
+        assert_eq!(salvage(text).map(|v| v.pass), Some(true));
+        let wrapped = "{\"verdict\": {\"pass\": false, \"feedback\": \"add tests\"}} trailing";
+        assert_eq!(
+            salvage(wrapped),
+            Some(Verdict {
+                pass: false,
+                feedback: "add tests".into()
+            })
+        );
+        assert_eq!(salvage("no verdict here {not json"), None);
+        assert_eq!(salvage("{\"pass\": \"yes\", \"feedback\": \"\"}"), None);
     }
 
     #[test]
-    fn long_answers_are_shown_by_their_end() {
+    fn long_texts_are_cut_at_a_character() {
         let long = format!("{}the end", "é".repeat(SHOWN_CHARS));
-        let cut = shown(&long);
+        let cut = end_of(&long, SHOWN_CHARS);
         assert!(cut.starts_with("[… the start of the answer is left out]\n"));
         assert!(cut.ends_with("the end"));
-        assert_eq!(shown("short"), "short");
+        assert!(cut.len() <= SHOWN_CHARS + 60);
+        assert_eq!(end_of("short", 10), "short");
+        let task = format!("the start{}", "é".repeat(ASKED_CHARS));
+        let cut = start_of(&task, ASKED_CHARS);
+        assert!(cut.starts_with("the start"));
+        assert!(cut.ends_with("\n[… the rest of the task is left out]"));
+        assert_eq!(start_of("short", 10), "short");
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 use std::io::Write;
 use std::path::PathBuf;
 
-use super::consumers::{Consumer, healing_words, level_word, tool_argument};
+use super::consumers::{Consumer, healing_words, judge_words, level_word, tool_argument};
 use super::event::{Event, IterationStatus, Level};
 use super::text::duration_words;
 
@@ -212,6 +212,16 @@ impl<W: Write> Consumer for Live<W> {
                 let said = healing_words(phase, *attempt, *max_attempts, *exit_code);
                 self.say(format_args!("  ⟳ self-healing: {said}"));
             }
+            Event::StepJudge {
+                verdict,
+                attempt,
+                max_attempts,
+                feedback,
+                ..
+            } => {
+                let said = judge_words(verdict, *attempt, *max_attempts, feedback.as_deref());
+                self.say(format_args!("  ⚖ judge: {said}"));
+            }
             Event::Log {
                 level: level @ (Level::Warn | Level::Error),
                 text,
@@ -361,6 +371,13 @@ mod tests {
             max_attempts: 5,
             exit_code: Some(3),
         });
+        live.observe(&Event::StepJudge {
+            index: 0,
+            verdict: "fail".into(),
+            attempt: 1,
+            max_attempts: 5,
+            feedback: Some("notes.md is missing".into()),
+        });
         live.observe(&Event::WorkflowReport { report });
         live.summary("Finished", 1200);
         assert_eq!(
@@ -370,6 +387,7 @@ mod tests {
                 "  │ First this.",
                 "  │ [Bash] echo hi",
                 "  ⟳ self-healing: run 1/5 failed (exit 3); an agent looks for a fix",
+                "  ⚖ judge: attempt 1/5: FAIL — notes.md is missing",
                 "",
                 "Finished in 1s: 0 passed, 0 failed, 0 skipped, $0.0093"
             ]
