@@ -5,7 +5,7 @@
 //! helper"); each area's `mod.rs` says what it does and which seed section it
 //! implements.
 //!
-//! - [`run`]: `run`, the executor's command runner with a log and a block.
+//! - [`mod@run`]: `run`, the executor's command runner with a log and a block.
 //! - [`verdict`]: `verdict`, the executor's reply built from a log.
 //! - [`plan`]: `plan validate`, `plan show`, `plan dry-run`; the plan model.
 //! - [`brief`]: `brief validate`.

@@ -22,7 +22,7 @@ impl GroupLeader {
     ///
     /// The caller must drop `command` afterwards if it holds pipe ends that
     /// the parent should not keep open. The child is reaped through
-    /// [`Group::reap`], never through `std::process::Child`.
+    /// [`Group::reap_exited`], never through `std::process::Child`.
     pub fn spawn(command: &mut Command) -> io::Result<Self> {
         become_subreaper();
         let child = command.process_group(0).spawn()?;
@@ -47,7 +47,7 @@ impl GroupLeader {
 }
 
 /// Makes orphaned descendants our children instead of init's (Linux), so
-/// that [`Group::reap`] can wait for every member of a group and not only
+/// that [`Group::reap_exited`] can wait for every member of a group and not only
 /// for the leader. Elsewhere orphans go to init and only the leader is
 /// waited for.
 fn become_subreaper() {

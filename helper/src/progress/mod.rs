@@ -11,7 +11,7 @@
 //! - [`path`]: where the file lives for a plan, a project and a session.
 //! - [`transition`]: the legal step changes, the retry cap and the budget.
 //! - [`budget`]: `TREKEXECUTE_MAX_RECOVERY_ITERATIONS` and the caps.
-//! - [`file`]: load and save through the schema; [`check`]: `validate`.
+//! - [`mod@file`]: load and save through the schema; [`check`]: `validate`.
 //! - [`render`]: `show` and the replies.
 
 pub mod budget;

@@ -1,5 +1,5 @@
 //! The typed workflow: what [`super::load`] makes of a YAML file, what
-//! [`super::resolve`] completes and what [`super::run`] executes.
+//! [`super::resolve`] completes and what [`super::runner`] executes.
 //!
 //! It serialises in Executant's shape (camelCase, `type` tags `command`,
 //! `claude`, `log`, `forEach`, `workflow`), because the `workflow:start`

@@ -4,9 +4,12 @@
 //! the same [`Emit`] as every other step, so the runner, the report and the
 //! consumers need no change when one arrives.
 //!
-//! This release registers [`claude`](super::claude); a step asking for any
-//! other provider fails with `WORKFLOW_NO_PROVIDER` instead of pretending to
-//! run.
+//! [`run`] does what is the same for every provider: it reads the step's
+//! `context:` files once, hands the provider one attempt (or the
+//! [`judge`](super::judge)'s loop of them) and checks `output:` once at the
+//! end. This release registers [`claude`](super::claude); a step asking for
+//! any other provider fails with `WORKFLOW_NO_PROVIDER` instead of
+//! pretending to run.
 
 use std::fmt::Write as _;
 use std::path::Path;
