@@ -424,21 +424,7 @@ mod tests {
     type Events = Mutex<Vec<Event>>;
 
     fn task() -> PromptTask {
-        PromptTask {
-            name: "ask".into(),
-            prompt: "say hi".into(),
-            continue_on_error: false,
-            llm_as_judge: false,
-            allowed_tools: None,
-            context_files: Vec::new(),
-            output: None,
-            timeout_seconds: None,
-            provider: None,
-            model: "sonnet".into(),
-            agent: None,
-            append_system_prompt: None,
-            line: 1,
-        }
+        PromptTask::sample()
     }
 
     fn feed(lines: &[Value]) -> (Stream, Vec<Value>) {

@@ -147,6 +147,28 @@ pub struct PromptTask {
     pub line: u32,
 }
 
+#[cfg(test)]
+impl PromptTask {
+    /// A plain prompt step (`ask`, "say hi", sonnet) for unit tests.
+    pub(crate) fn sample() -> Self {
+        Self {
+            name: "ask".into(),
+            prompt: "say hi".into(),
+            continue_on_error: false,
+            llm_as_judge: false,
+            allowed_tools: None,
+            context_files: Vec::new(),
+            output: None,
+            timeout_seconds: None,
+            provider: None,
+            model: "sonnet".into(),
+            agent: None,
+            append_system_prompt: None,
+            line: 1,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LogTask {

@@ -19,6 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
+use super::consumers::judge_words;
 use super::event::{ErrorInfo, Event, RunReport, StepSummary, TokenUsage};
 use super::filter::Filter;
 use super::model::{Task, Workflow};
@@ -385,14 +386,8 @@ impl Emit for StepRecorder<'_> {
                     feedback,
                     ..
                 } => {
-                    let feedback = feedback
-                        .as_ref()
-                        .map(|f| format!(" — {f}"))
-                        .unwrap_or_default();
-                    record.quality.push(format!(
-                        "judge attempt {attempt}/{max_attempts}: {}{feedback}",
-                        verdict.to_uppercase()
-                    ));
+                    let said = judge_words(verdict, *attempt, *max_attempts, feedback.as_deref());
+                    record.quality.push(format!("judge {said}"));
                 }
                 Event::StepHealing {
                     phase,
