@@ -1144,8 +1144,10 @@ pub struct WorkflowRunArgs {
     /// declared without a value) must be given.
     #[arg(long = "var", value_name = "NAME=VALUE")]
     pub vars: Vec<String>,
-    /// Accepted for Executant compatibility: no post-mortem of a failed
-    /// step (this release has none to skip).
+    /// No post-mortem of a failed run. Without it, when a workflow with
+    /// agent steps fails, one claude call without tools explains why
+    /// (step:retrospective); VOYAGE_RETROSPECTIVE=0 or
+    /// EXECUTANT_RETROSPECTIVE=0 also turn it off.
     #[arg(long)]
     pub no_retrospective: bool,
     /// The workflow file.

@@ -1383,3 +1383,93 @@ fn self_healing_fixes_a_command_that_ran_past_its_timeout() {
         "{prompt}"
     );
 }
+
+// ----------------------------------------------------------- retrospective
+
+/// A failed run of a workflow with agent steps gets a retrospective: one
+/// call with no tools of its own, given the error, the output and the
+/// workflow file, whose answer becomes `step:retrospective` after the
+/// `step:error`, completed where the model left fields out.
+#[test]
+fn a_failed_agent_run_gets_a_retrospective() {
+    if claude_or_skip("a_failed_agent_run_gets_a_retrospective").is_none() {
+        return;
+    }
+    let yaml = "goal: retro\nsteps:\n  - name: ask\n    prompt: Say hi.\n  - name: fail\n    command: echo boom; exit 4\n";
+    let setup = Setup::new(
+        yaml,
+        vec![
+            Turn::text("hi"),
+            Turn::tool(
+                "StructuredOutput",
+                json!({"summary": "The command exits 4 on purpose.", "rootCause": "exit 4",
+                       "evidence": ["boom"], "suggestions": [{"step": "fail", "issue": "always fails",
+                       "change": "remove exit 4", "severity": "high"}],
+                       "workflowFixable": true, "refineInstruction": "Drop `exit 4` from step fail."}),
+            ),
+        ],
+    );
+    let ran = setup.run_with(|cmd| {
+        cmd.env_remove("VOYAGE_RETROSPECTIVE");
+    });
+    ran.status_is(1);
+    let kinds: Vec<&str> = ran
+        .events
+        .iter()
+        .rev()
+        .take(2)
+        .map(|e| e["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["step:retrospective", "log"], "{:?}", flow(&ran));
+    let retro = ran.last();
+    assert_eq!(retro["index"], 1);
+    assert_eq!(
+        retro["retrospective"],
+        json!({"step": "fail", "summary": "The command exits 4 on purpose.", "rootCause": "exit 4",
+               "evidence": ["boom"], "suggestions": [{"step": "fail", "issue": "always fails",
+               "change": "remove exit 4", "severity": "high"}],
+               "workflowFixable": true, "refineInstruction": "Drop `exit 4` from step fail."})
+    );
+    let main = setup.mock.main_requests();
+    assert_eq!(main.len(), 2, "{}", setup.seen());
+    assert_eq!(main[1].tool_names(), s(&["StructuredOutput"]));
+    let prompt = main[1].user_texts().join("\n");
+    for expected in [
+        "Its error:\nCommand \"fail\" exited with code 4",
+        "```\nboom\n```",
+        "command: echo boom; exit 4",
+    ] {
+        assert!(prompt.contains(expected), "{expected:?} not in {prompt}");
+    }
+}
+
+/// No retrospective with `--no-retrospective`, and none for a workflow
+/// without agent steps: a shell command failing starts no agent call.
+#[test]
+fn no_retrospective_when_turned_off_or_without_agent_steps() {
+    if claude_or_skip("no_retrospective_when_turned_off_or_without_agent_steps").is_none() {
+        return;
+    }
+    let agent = Setup::new(
+        "goal: retro\nsteps:\n  - name: ask\n    prompt: Say hi.\n  - name: fail\n    command: exit 4\n",
+        vec![Turn::text("hi")],
+    );
+    let ran = agent.run_with(|cmd| {
+        cmd.env_remove("VOYAGE_RETROSPECTIVE");
+        cmd.arg("--no-retrospective");
+    });
+    ran.status_is(1);
+    assert!(ran.of("step:retrospective").is_empty());
+    assert_eq!(agent.mock.main_requests().len(), 1, "{}", agent.seen());
+
+    let shell = Setup::new(
+        "goal: shell\nsteps:\n  - name: fail\n    command: exit 4\n",
+        Vec::new(),
+    );
+    let ran = shell.run_with(|cmd| {
+        cmd.env_remove("VOYAGE_RETROSPECTIVE");
+    });
+    ran.status_is(1);
+    assert!(ran.of("step:retrospective").is_empty());
+    assert!(shell.mock.requests().is_empty(), "{}", shell.seen());
+}

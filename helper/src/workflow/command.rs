@@ -149,6 +149,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> u8 {
     let options = RunOptions {
         filter,
         report: true,
+        retrospective: super::retrospective::wanted(&workflow, args.no_retrospective),
     };
     let finish = std::thread::scope(|scope| {
         let runner = scope.spawn(|| {

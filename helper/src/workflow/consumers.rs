@@ -240,6 +240,13 @@ impl Consumer for LogFile {
                 let said = judge_words(verdict, *attempt, *max_attempts, feedback.as_deref());
                 self.line(&format!("[judge] {said}"));
             }
+            Event::StepRetrospective { retrospective, .. } => {
+                self.line(&format!("\n{RULE}\nRetrospective"));
+                for line in retrospective_lines(retrospective) {
+                    self.line(&format!("  {line}"));
+                }
+                self.line(RULE);
+            }
             Event::WorkflowReport { report } => self.report(report),
             Event::WorkflowComplete { .. } | Event::WorkflowCancelled { .. } => {
                 let footer = format!(
@@ -273,6 +280,59 @@ pub(crate) fn healing_words(phase: &str, attempt: u32, max: u32, exit_code: Opti
         "exhausted" => format!("run {attempt}/{max} failed{exit}; no runs left"),
         other => format!("run {attempt}/{max}: {other}{exit}"),
     }
+}
+
+/// A `step:retrospective`'s analysis as lines, for the log file and the
+/// live view: the summary, the root cause, the evidence, the suggestions and
+/// the edit to the workflow that would fix it.
+pub(crate) fn retrospective_lines(analysis: &serde_json::Value) -> Vec<String> {
+    let text = |key: &str| {
+        analysis
+            .get(key)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+    };
+    let mut lines = vec![text("summary").to_owned()];
+    if !text("rootCause").is_empty() {
+        lines.push(format!("root cause: {}", text("rootCause")));
+    }
+    let list = |key: &str| {
+        analysis
+            .get(key)
+            .and_then(|v| v.as_array())
+            .cloned()
+            .unwrap_or_default()
+    };
+    for evidence in list("evidence") {
+        if let Some(evidence) = evidence.as_str() {
+            lines.push(format!("evidence: {evidence}"));
+        }
+    }
+    for suggestion in list("suggestions") {
+        let field = |key: &str| {
+            suggestion
+                .get(key)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+        };
+        let step = match field("step") {
+            "" => String::new(),
+            step => format!("{step}: "),
+        };
+        lines.push(format!(
+            "suggestion ({}): {step}{} → {}",
+            field("severity"),
+            field("issue"),
+            field("change")
+        ));
+    }
+    if analysis.get("workflowFixable").and_then(|v| v.as_bool()) == Some(true) {
+        lines.push(format!(
+            "fix in the workflow: {}",
+            text("refineInstruction")
+        ));
+    }
+    lines
 }
 
 /// A `step:judge` event in words, for the log file and the live view.
@@ -311,6 +371,28 @@ pub(crate) fn level_word(level: Level) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_retrospective_reads_as_lines() {
+        let analysis = serde_json::json!({
+            "step": "fail", "summary": "It exits 4.", "rootCause": "exit 4",
+            "evidence": ["boom"],
+            "suggestions": [{"step": "fail", "issue": "always fails", "change": "drop it", "severity": "high"},
+                            {"issue": "vague", "change": "split", "severity": "low"}],
+            "workflowFixable": true, "refineInstruction": "Drop exit 4."
+        });
+        assert_eq!(
+            retrospective_lines(&analysis),
+            [
+                "It exits 4.",
+                "root cause: exit 4",
+                "evidence: boom",
+                "suggestion (high): fail: always fails → drop it",
+                "suggestion (low): vague → split",
+                "fix in the workflow: Drop exit 4.",
+            ]
+        );
+    }
 
     #[test]
     fn the_log_directory_is_searched_up_to_the_work_tree_root_only() {

@@ -12,7 +12,9 @@ use std::collections::VecDeque;
 use std::io::Write;
 use std::path::PathBuf;
 
-use super::consumers::{Consumer, healing_words, judge_words, level_word, tool_argument};
+use super::consumers::{
+    Consumer, healing_words, judge_words, level_word, retrospective_lines, tool_argument,
+};
 use super::event::{Event, IterationStatus, Level};
 use super::text::duration_words;
 
@@ -221,6 +223,15 @@ impl<W: Write> Consumer for Live<W> {
             } => {
                 let said = judge_words(verdict, *attempt, *max_attempts, feedback.as_deref());
                 self.say(format_args!("  ⚖ judge: {said}"));
+            }
+            Event::StepRetrospective { retrospective, .. } => {
+                let mut lines = retrospective_lines(retrospective).into_iter();
+                if let Some(first) = lines.next() {
+                    self.say(format_args!("  ✎ retrospective: {first}"));
+                }
+                for line in lines {
+                    self.say(format_args!("    {line}"));
+                }
             }
             Event::Log {
                 level: level @ (Level::Warn | Level::Error),

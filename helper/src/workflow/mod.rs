@@ -15,9 +15,9 @@
 //!   the view for people;
 //! - [`command`] is the I/O edge that wires them together.
 //!
-//! The OpenCode provider, the retrospective and the terminal UI come in
-//! later releases; the event types and the step
-//! dispatch already have their place.
+//! A fatal failure of a workflow with agent steps gets a [`retrospective`].
+//! The OpenCode provider and the terminal UI come in later releases; the
+//! step dispatch and the events already have their place.
 
 pub mod claude;
 pub mod command;
@@ -34,6 +34,7 @@ pub mod nested;
 pub mod placeholder;
 pub mod provider;
 pub mod resolve;
+pub mod retrospective;
 pub mod runner;
 pub mod script;
 pub mod text;

@@ -24,7 +24,7 @@ use super::event::{ErrorInfo, Event, RunReport, StepSummary, TokenUsage};
 use super::filter::Filter;
 use super::model::{Task, Workflow};
 use super::provider::Provider;
-use super::{loops, nested, provider, script};
+use super::{loops, nested, provider, retrospective, script};
 
 /// Lines of a step's output kept for `lastOutput`.
 pub const LAST_OUTPUT_LINES: usize = 100;
@@ -161,6 +161,8 @@ pub struct RunOptions {
     pub filter: Filter,
     /// Emit `workflow:report` before `workflow:complete` (top level only).
     pub report: bool,
+    /// Analyse a fatal step failure (top level only; see [`retrospective`]).
+    pub retrospective: bool,
 }
 
 /// Runs `workflow`, emitting its events, and says how it ended.
@@ -234,6 +236,17 @@ pub fn run(
                     last_output: last_output.clone(),
                 });
                 if !task.continue_on_error() {
+                    if options.retrospective {
+                        let failed = retrospective::Failed {
+                            workflow,
+                            task,
+                            index,
+                            failure: &failure,
+                            last_output: last_output.as_deref(),
+                            quality: &record.quality,
+                        };
+                        retrospective::run(&failed, ctx, emit);
+                    }
                     return Finish::Failed(failure);
                 }
                 let mut quality = record.quality;

@@ -95,8 +95,8 @@ impl Dir {
 
     /// The binary with `args`, in this dir, with nothing of the developer's
     /// environment that could change a run (`VOYAGE_*`, `EXECUTANT_*`,
-    /// `CLAUDE_*`, `TRACEPARENT`), `HOME` in the dir and logging off (the
-    /// log-file tests turn it back on).
+    /// `CLAUDE_*`, `TRACEPARENT`), `HOME` in the dir, and logging and the
+    /// failure retrospective off (their tests turn them back on).
     pub fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_voyage-helper"));
         for (key, _) in std::env::vars_os() {
@@ -114,6 +114,9 @@ impl Dir {
             .env("PWD", self.path())
             .env("HOME", self.path())
             .env("VOYAGE_LOG", "0")
+            // A failed agent run would start an analysis; the tests of it
+            // turn it back on.
+            .env("VOYAGE_RETROSPECTIVE", "0")
             .args(args);
         cmd
     }
