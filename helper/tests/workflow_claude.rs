@@ -1473,3 +1473,44 @@ fn no_retrospective_when_turned_off_or_without_agent_steps() {
     assert!(ran.of("step:retrospective").is_empty());
     assert!(shell.mock.requests().is_empty(), "{}", shell.seen());
 }
+
+/// A prompt longer than one command-line argument may be (its context
+/// files make it 200 KB here) goes to the CLI on stdin, and reaches the API
+/// whole.
+#[test]
+fn a_prompt_too_long_for_the_command_line_goes_on_stdin() {
+    let Some(real) = claude_or_skip("a_prompt_too_long_for_the_command_line_goes_on_stdin") else {
+        return;
+    };
+    let setup = Setup::new(
+        "goal: big\nvars:\n  big: big.txt\nsteps:\n  - name: read\n    prompt: Summarise the file above. END-MARK-42\n    context: [big]\n",
+        vec![Turn::text("It is long.")],
+    );
+    let line = "all work and no play makes a long prompt\n";
+    std::fs::write(setup.dir.path().join("big.txt"), line.repeat(5000)).unwrap();
+    let bin = tempfile::tempdir().unwrap();
+    let log = tempfile::tempdir().unwrap();
+    recording_shim(bin.path(), log.path(), &real);
+    let ran = setup.run_with(|cmd| {
+        cmd.env("PATH", path_with(bin.path()));
+    });
+    ran.status_is(0);
+    assert_eq!(ran.texts(), ["It is long."]);
+    let argv = recorded_argv(log.path(), 0);
+    assert!(
+        argv.iter().all(|a| a.len() < 1000),
+        "the prompt is not an argument: {:?}",
+        argv.iter().map(String::len).collect::<Vec<_>>()
+    );
+    let prompt = setup.mock.main_requests()[0].user_texts().join("\n");
+    assert!(prompt.len() > 200_000, "{}", prompt.len());
+    assert!(
+        prompt.contains("### big.txt\n```\nall work"),
+        "{}",
+        &prompt[..200]
+    );
+    assert!(
+        prompt.contains("Summarise the file above. END-MARK-42"),
+        "the end was lost"
+    );
+}

@@ -87,6 +87,8 @@ pub struct Job<'a> {
     pub stderr: Stderr<'a>,
     /// Variables added to the inherited environment.
     pub env: &'a [(&'a str, &'a OsStr)],
+    /// What the command reads on stdin; `None`: `/dev/null`.
+    pub input: Option<&'a [u8]>,
     /// A flag the caller's own signal handler sets: when it is up, the job
     /// stops as if this process had been sent SIGTERM. It closes the gap
     /// before the job's signal watch exists: a signal that arrived just
@@ -129,7 +131,7 @@ enum Phase {
     Draining,
 }
 
-/// Runs `argv` with stdin from `/dev/null`, handing every
+/// Runs `argv` with `input` (or `/dev/null`) on its stdin, handing every
 /// chunk of its output (stdout, and stderr when merged) to `output` as it
 /// arrives.
 pub fn supervise(job: Job<'_>, output: &mut dyn FnMut(&[u8])) -> io::Result<Outcome> {
@@ -145,9 +147,7 @@ pub fn supervise(job: Job<'_>, output: &mut dyn FnMut(&[u8])) -> io::Result<Outc
         ));
     };
     let mut cmd = Command::new(program);
-    cmd.args(args)
-        .stdin(Stdio::null())
-        .stdout(writer.try_clone()?);
+    cmd.args(args).stdout(writer.try_clone()?);
     match job.stderr {
         Stderr::Merged => {
             cmd.stderr(writer);
@@ -161,6 +161,19 @@ pub fn supervise(job: Job<'_>, output: &mut dyn FnMut(&[u8])) -> io::Result<Outc
         cmd.current_dir(cwd);
     }
     cmd.envs(job.env.iter().copied());
+    // Input goes through a pipe a thread of its own fills, so a command
+    // that reads slowly (or not at all) never holds up the output loop.
+    let feed = match job.input {
+        None => {
+            cmd.stdin(Stdio::null());
+            None
+        }
+        Some(bytes) => {
+            let (read_end, write_end) = io::pipe()?;
+            cmd.stdin(read_end);
+            Some((write_end, bytes.to_vec()))
+        }
+    };
     let mark = escaped::new_mark();
     cmd.env(escaped::MARK_VAR, &mark);
     let spawned = GroupLeader::spawn(&mut cmd);
@@ -168,6 +181,13 @@ pub fn supervise(job: Job<'_>, output: &mut dyn FnMut(&[u8])) -> io::Result<Outc
     // pipe would never reach end of file.
     drop(cmd);
     let leader = spawned?;
+    if let Some((mut write_end, bytes)) = feed {
+        // A command that exits without reading all of it makes the write
+        // fail (EPIPE; SIGPIPE is ignored), which ends the thread.
+        std::thread::spawn(move || {
+            let _ = std::io::Write::write_all(&mut write_end, &bytes);
+        });
+    }
     let start = Instant::now();
     let timeout = job.timeout.unwrap_or(NO_DEADLINE);
 

@@ -34,6 +34,7 @@ pub fn run(command: &OsStr, cwd: &Path, timeout: Duration, mut log: File) -> io:
         leftovers: Leftovers::Stop,
         stderr: Stderr::Merged,
         env: &[],
+        input: None,
         stop: None,
     };
     let outcome = supervise(job, &mut |chunk| {

@@ -133,6 +133,7 @@ pub fn call(call: &Call<'_>, ctx: &Context, emit: &dyn Emit) -> Result<(), StepE
         leftovers: Leftovers::Stop,
         stderr: Stderr::Merged,
         env: &env,
+        input: on_stdin(call).then_some(call.prompt.as_bytes()),
         stop: Some(&ctx.stop),
     };
     let outcome = supervise(job, &mut |chunk| lines.feed(chunk, &mut deliver))
@@ -161,13 +162,17 @@ pub fn call(call: &Call<'_>, ctx: &Context, emit: &dyn Emit) -> Result<(), StepE
 
 /// The CLI's arguments after the program name, in Executant's order.
 pub fn arguments(call: &Call<'_>) -> Vec<OsString> {
-    let mut args: Vec<OsString> = vec![
-        "--print".into(),
-        argument(call.prompt),
+    let mut args: Vec<OsString> = vec!["--print".into()];
+    // A prompt too long for one argument goes on stdin, where the CLI
+    // reads it when none is given.
+    if !on_stdin(call) {
+        args.push(argument(call.prompt));
+    }
+    args.extend([
         "--output-format".into(),
         "stream-json".into(),
         "--verbose".into(),
-    ];
+    ]);
     if let Some(tools) = call.allowed_tools {
         // Steps run with bypassPermissions, under which `--allowedTools` (a
         // permission list, all Executant passes) restricts nothing: only
@@ -235,8 +240,8 @@ fn not_started(step: &str, e: &io::Error) -> StepError {
         io::ErrorKind::ArgumentListTooLong => (
             NOT_STARTED,
             format!(
-                "Step \"{step}\": cannot start claude: the prompt, with its context files, is longer \
-                 than one command-line argument may be (128 KiB on Linux); make the context smaller"
+                "Step \"{step}\": cannot start claude: its arguments and environment are longer \
+                 than the system allows"
             ),
         ),
         _ => (
@@ -245,6 +250,15 @@ fn not_started(step: &str, e: &io::Error) -> StepError {
         ),
     };
     StepError::Failed(Failure::failed(code, message))
+}
+
+/// Longest prompt passed as an argument: Linux takes at most 128 KiB in
+/// one, and a little room is left.
+const LONGEST_ARGUMENT: usize = 120 * 1024;
+
+/// Whether `call`'s prompt goes on stdin rather than on the command line.
+fn on_stdin(call: &Call<'_>) -> bool {
+    call.prompt.len() > LONGEST_ARGUMENT
 }
 
 /// A command-line argument from text: a NUL cannot be passed in one, so it
@@ -489,6 +503,9 @@ mod tests {
         );
         let nul = arguments(&Call::for_step(&t, "a\0b"));
         assert_eq!(nul[1], "a\u{fffd}b");
+        let long = "x".repeat(LONGEST_ARGUMENT + 1);
+        let on_stdin = arguments(&Call::for_step(&t, &long));
+        assert_eq!(on_stdin[..2], ["--print", "--output-format"]);
         t.allowed_tools = Some(Vec::new());
         let none = arguments(&Call::for_step(&t, "hi"));
         assert_eq!(none[5..7], ["--tools", ""]);

@@ -85,6 +85,7 @@ pub fn attempt(
         leftovers: Leftovers::Keep,
         stderr: Stderr::Merged,
         env: &[(WORKFLOW_DIR_VAR, ctx.work_dir.as_os_str())],
+        input: None,
         stop: Some(&ctx.stop),
     };
     let mut deliver = |line: String| {
@@ -158,6 +159,7 @@ pub fn shell_items(command: &str, ctx: &Context) -> Result<Vec<String>, StepErro
         leftovers: Leftovers::Stop,
         stderr: Stderr::File(&errors),
         env: &[(WORKFLOW_DIR_VAR, ctx.work_dir.as_os_str())],
+        input: None,
         stop: Some(&ctx.stop),
     };
     let outcome = supervise(job, &mut |chunk| {
