@@ -83,6 +83,33 @@ fn run_and_kill(mut cmd: Command, stdin: &[u8], delay: Duration) -> bool {
     }
 }
 
+/// The range kill delays are drawn from, kept where about half the writers
+/// are killed whatever the machine's speed at the moment: it shrinks after
+/// a writer that finished first and grows after one that was killed. (A
+/// window measured once at the start let a loaded machine, or a cold first
+/// run, leave too few kills to mean anything.) At balance it is about
+/// twice a run, so the kills land anywhere in a run.
+struct Window {
+    micros: f64,
+}
+
+impl Window {
+    fn new(first: Duration) -> Self {
+        Self {
+            micros: first.as_micros() as f64,
+        }
+    }
+
+    fn delay(&self, rng: &mut Rng) -> Duration {
+        Duration::from_micros(rng.below((self.micros as u64).max(1)))
+    }
+
+    fn learn(&mut self, killed: bool) {
+        let factor = if killed { 1.05 } else { 0.95 };
+        self.micros = (self.micros * factor).clamp(50.0, 10_000_000.0);
+    }
+}
+
 fn undisturbed(cmd: impl Fn() -> Command, stdin: &[u8]) -> Duration {
     let start = Instant::now();
     for _ in 0..3 {
@@ -142,14 +169,15 @@ fn write_atomic_killed_at_random_moments_leaves_old_or_new() {
             .arg(&path);
         c
     };
-    let window = undisturbed(cmd, &docs[1]).as_micros() as u64 * 5 / 4;
+    let mut window = Window::new(undisturbed(cmd, &docs[1]) * 2);
     let mut rng = Rng(0x5eed_0001);
     let mut current = 0;
     let mut killed = 0;
     for round in 0..1000 {
         let next = 1 - current;
-        let delay = Duration::from_micros(rng.below(window));
-        killed += u32::from(run_and_kill(cmd(), &docs[next], delay));
+        let was_killed = run_and_kill(cmd(), &docs[next], window.delay(&mut rng));
+        window.learn(was_killed);
+        killed += u32::from(was_killed);
         let now = fs::read(&path).unwrap();
         if now == docs[next] {
             current = next;
@@ -186,17 +214,14 @@ fn progress_step_killed_at_random_moments_leaves_old_or_new() {
         .arg(p);
         c
     };
-    // Time an undisturbed run on a copy.
+    // Time an undisturbed run on a copy, as the window's first guess.
     let probe = dir.path().join("probe.json");
     fs::copy(&path, &probe).unwrap();
     let start = Instant::now();
     for n in 1..=3 {
         cmd(n, "in_progress", &probe).status().unwrap();
     }
-    // Twice the undisturbed time: on a loaded machine a run takes longer
-    // than it did when measured, and about half the kills must still come
-    // after the write for the test to see changes land.
-    let window = (start.elapsed() / 3).as_micros() as u64 * 2;
+    let mut window = Window::new(start.elapsed() / 3 * 2);
 
     // 600 rewrites, each killed at a random moment or allowed to finish.
     // Each asks for the next legal change of the current step (attempt,
@@ -220,8 +245,9 @@ fn progress_step_killed_at_random_moments_leaves_old_or_new() {
             _ => "in_progress",
         };
         let key = n.to_string();
-        let delay = Duration::from_micros(rng.below(window));
-        killed += u32::from(run_and_kill(cmd(n, status, &path), b"", delay));
+        let was_killed = run_and_kill(cmd(n, status, &path), b"", window.delay(&mut rng));
+        window.learn(was_killed);
+        killed += u32::from(was_killed);
         let now: Value = serde_json::from_slice(&fs::read(&path).unwrap())
             .unwrap_or_else(|e| panic!("round {round}: not a complete document: {e}"));
         if now == old {
