@@ -210,6 +210,21 @@ mod tests {
         }
         let shell = i32::try_from(sh.id()).unwrap();
         let our_group = nix::unistd::getpgrp().as_raw();
+        // `echo $!` runs as soon as the child is forked, possibly before it
+        // has called setsid: until then it is still in our group, where a
+        // stop reaches it with the group. Wait for both to have left.
+        let left_the_group = |pid: i32| read_process(pid).is_some_and(|p| p.group != our_group);
+        for pid in &pids {
+            let left = (0..500).any(|_| {
+                left_the_group(*pid)
+                    || (
+                        std::thread::sleep(std::time::Duration::from_millis(10)),
+                        false,
+                    )
+                        .1
+            });
+            assert!(left, "{pid} never left the group");
+        }
 
         let found = find(&mark, Some(shell), our_group);
         for pid in &pids {
