@@ -216,12 +216,11 @@ mod tests {
         let left_the_group = |pid: i32| read_process(pid).is_some_and(|p| p.group != our_group);
         for pid in &pids {
             let left = (0..500).any(|_| {
-                left_the_group(*pid)
-                    || (
-                        std::thread::sleep(std::time::Duration::from_millis(10)),
-                        false,
-                    )
-                        .1
+                if left_the_group(*pid) {
+                    return true;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+                false
             });
             assert!(left, "{pid} never left the group");
         }
