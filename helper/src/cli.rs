@@ -1052,8 +1052,9 @@ pub enum HookCommand {
 /// Command, log, loop and nested workflow steps, with a typed event stream.
 /// A workflow file has a `goal:`, `steps:` and optional `vars:`; see
 /// `voyage-helper schema workflow` for every field, and `examples/` in the
-/// repository for runnable ones. Prompt (agent) steps are recognised but
-/// cannot run yet: such a step fails with WORKFLOW_NO_PROVIDER.
+/// repository for runnable ones. Prompt (agent) steps run the Claude Code
+/// CLI (`claude`), with the judge, self-healing and a failure retrospective
+/// as `workflow run --help` says.
 #[derive(Debug, clap::Subcommand)]
 pub enum WorkflowCommand {
     Run(WorkflowRunArgs),

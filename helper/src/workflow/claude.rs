@@ -2,9 +2,10 @@
 //! mode, its `stream-json` output turned into the run's events.
 //!
 //! The CLI is looked up on `PATH` for every step (as Executant does, so a
-//! run picks up an install made while it waits), runs with stdin from
-//! `/dev/null` as the leader of its own process group, and has its stdout
-//! and stderr read as one stream of lines. What each line becomes:
+//! run picks up an install made while it waits), runs as the leader of its
+//! own process group with stdin from `/dev/null` (or the prompt, when it is
+//! too long for the command line), and has its stdout and stderr read as
+//! one stream of lines. What each line becomes:
 //!
 //! - an `assistant` line: `output:context` the first time a message id is
 //!   seen (the tokens its request occupied), then `output:text` per text
@@ -19,12 +20,13 @@
 //!
 //! A non-zero exit fails the step with the CLI's own words; `timeout_seconds`
 //! stops the CLI's whole group (exit code 3 for the run); a stopping signal
-//! cancels. `output:` names a file the step must have created.
+//! cancels. The same [`call`] serves prompt steps, the self-healing agent,
+//! the judge and the retrospective.
 
 use std::ffi::{OsStr, OsString};
 use std::fmt::Write as _;
 use std::io;
-use std::time::Duration;
+use std::sync::{Mutex, PoisonError};
 
 use serde_json::{Map, Value};
 
@@ -32,7 +34,7 @@ use super::event::{Event, Level, TokenUsage};
 use super::model::PromptTask;
 use super::provider::Provider;
 use super::runner::{Context, Emit, Failure, StepError};
-use super::script::{LineSplitter, WORKFLOW_DIR_VAR, timed_out};
+use super::script::{LineSplitter, WORKFLOW_DIR_VAR, time_limit, timed_out};
 use crate::proc::supervise::{Ending, Job, Leftovers, Stderr, supervise};
 use crate::verdict::lines::clean;
 
@@ -125,9 +127,7 @@ pub fn call(call: &Call<'_>, ctx: &Context, emit: &dyn Emit) -> Result<(), StepE
     let job = Job {
         argv: &argv,
         cwd: None,
-        timeout: call
-            .timeout_seconds
-            .and_then(|s| Duration::try_from_secs_f64(s).ok()),
+        timeout: time_limit(call.timeout_seconds),
         // The agent's own tool processes end with it; a step that hung on
         // one holding the pipe would be worse than losing it.
         leftovers: Leftovers::Stop,
@@ -201,6 +201,62 @@ pub fn arguments(call: &Call<'_>) -> Vec<OsString> {
         args.push(schema.into());
     }
     args
+}
+
+/// Takes the events of a call the runner makes for itself (a judge, a
+/// retrospective): keeps its structured answer and its words, passes its
+/// cost and tokens on to `costs_to` when given, and drops the rest (its
+/// reading is not the step's output).
+pub struct Answer<'a> {
+    costs_to: Option<&'a dyn Emit>,
+    structured: Mutex<Option<Value>>,
+    texts: Mutex<Vec<String>>,
+}
+
+impl<'a> Answer<'a> {
+    pub fn new(costs_to: Option<&'a dyn Emit>) -> Self {
+        Self {
+            costs_to,
+            structured: Mutex::new(None),
+            texts: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The structured answer, if one came, and the words.
+    pub fn into_parts(self) -> (Option<Value>, Vec<String>) {
+        (
+            self.structured
+                .into_inner()
+                .unwrap_or_else(PoisonError::into_inner),
+            self.texts
+                .into_inner()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
+    }
+}
+
+impl Emit for Answer<'_> {
+    fn emit(&self, event: Event) {
+        match event {
+            Event::OutputCost { .. } | Event::OutputUsage { .. } => {
+                if let Some(parent) = self.costs_to {
+                    parent.emit(event);
+                }
+            }
+            Event::OutputStructured { data } => {
+                *self
+                    .structured
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner) = Some(data);
+            }
+            Event::OutputText { text, .. } => self
+                .texts
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(text),
+            _ => {}
+        }
+    }
 }
 
 /// The built-in tools an `allowed_tools:` list names, for `--tools`:

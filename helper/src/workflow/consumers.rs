@@ -220,25 +220,10 @@ impl Consumer for LogFile {
                 let level = level_word(*level);
                 self.line(&format!("[{level}] {text}"));
             }
-            Event::StepHealing {
-                phase,
-                attempt,
-                max_attempts,
-                exit_code,
-                ..
-            } => {
-                let said = healing_words(phase, *attempt, *max_attempts, *exit_code);
-                self.line(&format!("[healing] {said}"));
-            }
-            Event::StepJudge {
-                verdict,
-                attempt,
-                max_attempts,
-                feedback,
-                ..
-            } => {
-                let said = judge_words(verdict, *attempt, *max_attempts, feedback.as_deref());
-                self.line(&format!("[judge] {said}"));
+            Event::StepHealing { .. } | Event::StepJudge { .. } => {
+                if let Some((kind, said)) = event.quality_words() {
+                    self.line(&format!("[{kind}] {said}"));
+                }
             }
             Event::StepRetrospective { retrospective, .. } => {
                 self.line(&format!("\n{RULE}\nRetrospective"));
@@ -266,19 +251,6 @@ impl Consumer for LogFile {
         {
             self.out = None;
         }
-    }
-}
-
-/// A `step:healing` event in words, for the log file and the live view.
-pub(crate) fn healing_words(phase: &str, attempt: u32, max: u32, exit_code: Option<i32>) -> String {
-    let exit = exit_code
-        .map(|c| format!(" (exit {c})"))
-        .unwrap_or_default();
-    match phase {
-        "attempt-failed" => format!("run {attempt}/{max} failed{exit}; an agent looks for a fix"),
-        "healed" => format!("run {attempt}/{max} passed"),
-        "exhausted" => format!("run {attempt}/{max} failed{exit}; no runs left"),
-        other => format!("run {attempt}/{max}: {other}{exit}"),
     }
 }
 
@@ -333,15 +305,6 @@ pub(crate) fn retrospective_lines(analysis: &serde_json::Value) -> Vec<String> {
         ));
     }
     lines
-}
-
-/// A `step:judge` event in words, for the log file and the live view.
-pub(crate) fn judge_words(verdict: &str, attempt: u32, max: u32, feedback: Option<&str>) -> String {
-    let verdict = verdict.to_uppercase();
-    match feedback.filter(|f| !f.is_empty()) {
-        Some(feedback) => format!("attempt {attempt}/{max}: {verdict} — {feedback}"),
-        None => format!("attempt {attempt}/{max}: {verdict}"),
-    }
 }
 
 /// The argument of a tool call worth a log line (a path, a command).

@@ -138,6 +138,49 @@ impl Event {
         }
     }
 
+    /// A `step:healing` or `step:judge` event in words, and which of the
+    /// two it is (`healing`, `judge`): what the log file, the live view and
+    /// the report's narrative say of it.
+    pub fn quality_words(&self) -> Option<(&'static str, String)> {
+        match self {
+            Event::StepHealing {
+                phase,
+                attempt,
+                max_attempts: max,
+                exit_code,
+                ..
+            } => {
+                let exit = exit_code
+                    .map(|c| format!(" (exit {c})"))
+                    .unwrap_or_default();
+                let said = match phase.as_str() {
+                    "attempt-failed" => {
+                        format!("run {attempt}/{max} failed{exit}; an agent looks for a fix")
+                    }
+                    "healed" => format!("run {attempt}/{max} passed"),
+                    "exhausted" => format!("run {attempt}/{max} failed{exit}; no runs left"),
+                    other => format!("run {attempt}/{max}: {other}{exit}"),
+                };
+                Some(("healing", said))
+            }
+            Event::StepJudge {
+                verdict,
+                attempt,
+                max_attempts: max,
+                feedback,
+                ..
+            } => {
+                let verdict = verdict.to_uppercase();
+                let said = match feedback.as_deref().filter(|f| !f.is_empty()) {
+                    Some(feedback) => format!("attempt {attempt}/{max}: {verdict} — {feedback}"),
+                    None => format!("attempt {attempt}/{max}: {verdict}"),
+                };
+                Some(("judge", said))
+            }
+            _ => None,
+        }
+    }
+
     pub fn log(level: Level, text: impl Into<String>) -> Self {
         Event::Log {
             level,

@@ -21,6 +21,7 @@ use super::event::Event;
 use super::model::CommandTask;
 use super::runner::{Context, Emit, Failure, StepError};
 use super::script::attempt;
+use super::text::tail;
 
 /// Runs, counting the first, when the step does not say.
 pub const DEFAULT_ATTEMPTS: u32 = 5;
@@ -163,14 +164,9 @@ fn prompt(task: &CommandTask, failed: &FailedRun<'_>, history: &[String]) -> Str
         shown.push_str(line);
         shown.push('\n');
     }
-    if let Some(cut) = shown.len().checked_sub(SHOWN_CHARS).filter(|c| *c > 0) {
-        let cut = (cut..shown.len())
-            .find(|&i| shown.is_char_boundary(i))
-            .unwrap_or(shown.len());
-        shown = format!(
-            "[… earlier output left out]\n{}",
-            shown.get(cut..).unwrap_or_default()
-        );
+    let kept = tail(&shown, SHOWN_CHARS);
+    if kept.len() < shown.len() {
+        shown = format!("[… earlier output left out]\n{kept}");
     }
     let mut text = format!(
         "A command in a workflow failed. Find the cause and fix it, so that the command \

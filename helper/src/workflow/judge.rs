@@ -14,11 +14,12 @@ use std::sync::{Mutex, PoisonError};
 
 use serde_json::Value;
 
-use super::claude::{Call, call, never_started};
+use super::claude::{Answer, Call, call, never_started};
 use super::event::{Event, Level};
 use super::model::PromptTask;
 use super::provider::Provider;
 use super::runner::{Context, Emit, Failure, StepError};
+use super::text::{head, tail};
 
 /// Attempts of the step, the first included.
 pub const MAX_ATTEMPTS: u32 = 5;
@@ -116,11 +117,7 @@ fn judge(
         json_schema: Some(VERDICT_SCHEMA),
         timeout_seconds: None,
     };
-    let heard = Heard {
-        parent: emit,
-        structured: Mutex::new(None),
-        texts: Mutex::new(Vec::new()),
-    };
+    let heard = Answer::new(Some(emit));
     match call(&judge_call, ctx, &heard) {
         Ok(()) => {}
         Err(StepError::Failed(failure)) if !never_started(&failure) => {
@@ -128,14 +125,7 @@ fn judge(
         }
         Err(other) => return Err(other),
     }
-    let structured = heard
-        .structured
-        .into_inner()
-        .unwrap_or_else(PoisonError::into_inner);
-    let texts = heard
-        .texts
-        .into_inner()
-        .unwrap_or_else(PoisonError::into_inner);
+    let (structured, texts) = heard.into_parts();
     match structured
         .as_ref()
         .and_then(verdict_of)
@@ -189,33 +179,20 @@ fn salvage(text: &str) -> Option<Verdict> {
     })
 }
 
-/// The end of `text`, at most `max` bytes, cut at a character.
+/// The end of `text`, at most `max` bytes, said to be cut when it is.
 fn end_of(text: &str, max: usize) -> String {
-    let Some(cut) = text.len().checked_sub(max) else {
-        return text.to_owned();
-    };
-    let cut = (cut..text.len())
-        .find(|&i| text.is_char_boundary(i))
-        .unwrap_or(text.len());
-    format!(
-        "[… the start of the answer is left out]\n{}",
-        text.get(cut..).unwrap_or_default()
-    )
+    match tail(text, max) {
+        kept if kept.len() == text.len() => text.to_owned(),
+        kept => format!("[… the start of the answer is left out]\n{kept}"),
+    }
 }
 
-/// The start of `text`, at most `max` bytes, cut at a character.
+/// The start of `text`, at most `max` bytes, said to be cut when it is.
 fn start_of(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_owned();
+    match head(text, max) {
+        kept if kept.len() == text.len() => text.to_owned(),
+        kept => format!("{kept}\n[… the rest of the task is left out]"),
     }
-    let cut = (0..=max)
-        .rev()
-        .find(|&i| text.is_char_boundary(i))
-        .unwrap_or(0);
-    format!(
-        "{}\n[… the rest of the task is left out]",
-        text.get(..cut).unwrap_or_default()
-    )
 }
 
 /// What the judge is asked, in our words.
@@ -257,35 +234,6 @@ impl Emit for Words<'_> {
                 .push(text.clone());
         }
         self.parent.emit(event);
-    }
-}
-
-/// Takes the judge's events: its cost and tokens go on to the step, its
-/// verdict and words are kept, the rest (its reading) is not the step's
-/// output.
-struct Heard<'a> {
-    parent: &'a dyn Emit,
-    structured: Mutex<Option<Value>>,
-    texts: Mutex<Vec<String>>,
-}
-
-impl Emit for Heard<'_> {
-    fn emit(&self, event: Event) {
-        match event {
-            Event::OutputCost { .. } | Event::OutputUsage { .. } => self.parent.emit(event),
-            Event::OutputStructured { data } => {
-                *self
-                    .structured
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner) = Some(data);
-            }
-            Event::OutputText { text, .. } => self
-                .texts
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push(text),
-            _ => {}
-        }
     }
 }
 

@@ -12,9 +12,7 @@ use std::collections::VecDeque;
 use std::io::Write;
 use std::path::PathBuf;
 
-use super::consumers::{
-    Consumer, healing_words, judge_words, level_word, retrospective_lines, tool_argument,
-};
+use super::consumers::{Consumer, level_word, retrospective_lines, tool_argument};
 use super::event::{Event, IterationStatus, Level};
 use super::text::duration_words;
 
@@ -204,25 +202,15 @@ impl<W: Write> Consumer for Live<W> {
                 self.output(format!("[{tool}] {}", tool_argument(tool, input)));
             }
             Event::WorkflowReport { report } => self.cost_usd = report.total_cost_usd,
-            Event::StepHealing {
-                phase,
-                attempt,
-                max_attempts,
-                exit_code,
-                ..
-            } => {
-                let said = healing_words(phase, *attempt, *max_attempts, *exit_code);
-                self.say(format_args!("  ⟳ self-healing: {said}"));
-            }
-            Event::StepJudge {
-                verdict,
-                attempt,
-                max_attempts,
-                feedback,
-                ..
-            } => {
-                let said = judge_words(verdict, *attempt, *max_attempts, feedback.as_deref());
-                self.say(format_args!("  ⚖ judge: {said}"));
+            Event::StepHealing { .. } | Event::StepJudge { .. } => {
+                if let Some((kind, said)) = event.quality_words() {
+                    let mark = if kind == "judge" {
+                        "⚖ judge"
+                    } else {
+                        "⟳ self-healing"
+                    };
+                    self.say(format_args!("  {mark}: {said}"));
+                }
             }
             Event::StepRetrospective { retrospective, .. } => {
                 let mut lines = retrospective_lines(retrospective).into_iter();

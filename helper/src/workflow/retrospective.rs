@@ -12,14 +12,13 @@
 //! `prompt:`, no `self_healing:`) gets none either: a run of shell commands
 //! does not start a paid agent call because one of them failed.
 
-use std::sync::{Mutex, PoisonError};
-
 use serde_json::{Map, Value, json};
 
-use super::claude::{Call, call};
+use super::claude::{Answer, Call, call};
 use super::event::{Event, Level};
 use super::model::{Task, Workflow};
 use super::runner::{Context, Emit, Failure, StepError};
+use super::text::{head, tail};
 
 /// The analysis may take this long; it stands between the failure and the
 /// run's end.
@@ -87,12 +86,13 @@ pub fn run(failed: &Failed<'_>, ctx: &Context, emit: &dyn Emit) {
         json_schema: Some(SCHEMA),
         timeout_seconds: Some(TIMEOUT_SECONDS),
     };
-    let answer = Answer::default();
+    // Nothing of the analysis is the step's: not even its cost, since a
+    // failed run has no report to add it to.
+    let answer = Answer::new(None);
     let said = match call(&analysis, ctx, &answer) {
         Ok(()) => answer
-            .structured
-            .into_inner()
-            .unwrap_or_else(PoisonError::into_inner)
+            .into_parts()
+            .0
             .and_then(|value| normalise(name, &value)),
         // Interrupted: the run is ending anyway, and quickly is wanted.
         Err(StepError::Cancelled) => return,
@@ -186,45 +186,11 @@ fn prompt(failed: &Failed<'_>) -> String {
          severity low, medium or high); workflowFixable (whether editing the workflow file \
          would fix it); refineInstruction (the edit to make, as an instruction, or empty).",
         name = failed.task.name(),
-        step = start_of(&step_json, STEP_CHARS),
+        step = head(&step_json, STEP_CHARS),
         error = failed.failure.message,
-        output = end_of(failed.last_output.unwrap_or("(none)"), OUTPUT_CHARS),
-        source = start_of(&failed.workflow.source, WORKFLOW_CHARS),
+        output = tail(failed.last_output.unwrap_or("(none)"), OUTPUT_CHARS),
+        source = head(&failed.workflow.source, WORKFLOW_CHARS),
     )
-}
-
-fn start_of(text: &str, max: usize) -> &str {
-    let cut = (0..=max.min(text.len()))
-        .rev()
-        .find(|&i| text.is_char_boundary(i))
-        .unwrap_or(0);
-    text.get(..cut).unwrap_or_default()
-}
-
-fn end_of(text: &str, max: usize) -> &str {
-    let from = text.len().saturating_sub(max);
-    let cut = (from..=text.len())
-        .find(|&i| text.is_char_boundary(i))
-        .unwrap_or(text.len());
-    text.get(cut..).unwrap_or_default()
-}
-
-/// Keeps the analysis's structured answer; nothing of it is the step's
-/// output.
-#[derive(Default)]
-struct Answer {
-    structured: Mutex<Option<Value>>,
-}
-
-impl Emit for Answer {
-    fn emit(&self, event: Event) {
-        if let Event::OutputStructured { data } = event {
-            *self
-                .structured
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner) = Some(data);
-        }
-    }
 }
 
 #[cfg(test)]
@@ -257,13 +223,6 @@ mod tests {
         assert_eq!(sparse["evidence"], json!([]));
         assert_eq!(normalise("x", &json!({"evidence": ["only"]})), None);
         assert_eq!(normalise("x", &json!("text")), None);
-    }
-
-    #[test]
-    fn cuts_keep_whole_characters() {
-        assert_eq!(start_of("héllo", 2), "h");
-        assert_eq!(end_of("héllo", 4), "llo");
-        assert_eq!(end_of("abc", 10), "abc");
     }
 
     #[test]

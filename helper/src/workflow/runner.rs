@@ -19,7 +19,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
-use super::consumers::judge_words;
 use super::event::{ErrorInfo, Event, RunReport, StepSummary, TokenUsage};
 use super::filter::Filter;
 use super::model::{Task, Workflow};
@@ -392,15 +391,10 @@ impl Emit for StepRecorder<'_> {
                 }
                 Event::OutputCost { usd, .. } => record.cost += usd,
                 Event::OutputUsage { usage, .. } => record.usages.push(*usage),
-                Event::StepJudge {
-                    verdict,
-                    attempt,
-                    max_attempts,
-                    feedback,
-                    ..
-                } => {
-                    let said = judge_words(verdict, *attempt, *max_attempts, feedback.as_deref());
-                    record.quality.push(format!("judge {said}"));
+                Event::StepJudge { .. } => {
+                    if let Some((_, said)) = event.quality_words() {
+                        record.quality.push(format!("judge {said}"));
+                    }
                 }
                 Event::StepHealing {
                     phase,

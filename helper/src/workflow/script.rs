@@ -79,9 +79,7 @@ pub fn attempt(
             OsStr::new(&task.command),
         ],
         cwd: None,
-        timeout: task
-            .timeout_seconds
-            .and_then(|s| Duration::try_from_secs_f64(s).ok()),
+        timeout: time_limit(task.timeout_seconds),
         leftovers: Leftovers::Keep,
         stderr: Stderr::Merged,
         env: &[(WORKFLOW_DIR_VAR, ctx.work_dir.as_os_str())],
@@ -112,6 +110,12 @@ pub fn command_failed(step: &str, code: i32) -> StepError {
         "WORKFLOW_COMMAND_FAILED",
         format!("Command \"{step}\" exited with code {code}"),
     ))
+}
+
+/// A step's `timeout_seconds` as a limit (the loader keeps it positive and
+/// under a year).
+pub fn time_limit(seconds: Option<f64>) -> Option<Duration> {
+    seconds.and_then(|s| Duration::try_from_secs_f64(s).ok())
 }
 
 /// The failure of a step stopped at its `timeout_seconds`.

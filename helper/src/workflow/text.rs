@@ -1,5 +1,6 @@
 //! Small text forms Executant's messages and log files use: the goal slug
-//! of a log file name, durations in words, grouped token counts.
+//! of a log file name, durations in words, grouped token counts; and the
+//! start or end of a long text, cut where an agent's prompt has room.
 
 /// The goal as a file-name slug: lower case, every run of characters outside
 /// `[a-z0-9]` one `-`, no `-` at either end, at most `max` characters;
@@ -20,6 +21,24 @@ pub fn slugify(text: &str, max: usize) -> String {
     } else {
         trimmed.to_owned()
     }
+}
+
+/// The first `max` bytes of `text` at most, cut between characters.
+pub fn head(text: &str, max: usize) -> &str {
+    let cut = (0..=max.min(text.len()))
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    text.get(..cut).unwrap_or_default()
+}
+
+/// The last `max` bytes of `text` at most, cut between characters.
+pub fn tail(text: &str, max: usize) -> &str {
+    let from = text.len().saturating_sub(max);
+    let cut = (from..=text.len())
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(text.len());
+    text.get(cut..).unwrap_or_default()
 }
 
 /// `45s`, `3m 12s`, `1h 05m`.
@@ -51,6 +70,15 @@ pub fn grouped(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn head_and_tail_cut_between_characters() {
+        assert_eq!(head("héllo", 2), "h");
+        assert_eq!(head("abc", 10), "abc");
+        assert_eq!(tail("héllo", 4), "llo");
+        assert_eq!(tail("abc", 10), "abc");
+        assert_eq!(tail("abc", 0), "");
+    }
 
     #[test]
     fn slugs_like_executant() {
