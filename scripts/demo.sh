@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job on an example: build the helper and run a YAML workflow with
 # it (a live view of each step, and a log file under
-# examples/workflows/.claude/voyage.local/logs/).
+# examples/workflows/.claude/voyage.local/logs/, which git ignores).
 #
 #   scripts/demo.sh                                   runs examples/workflows/hello.yaml
 #   scripts/demo.sh examples/workflows/loops.yaml     runs another workflow
@@ -11,8 +11,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/build-helper.sh -q
-helper=target/release/voyage-helper
+# Cargo's progress shows on stderr: the first build takes a minute or two.
+echo "\$ scripts/build-helper.sh" >&2
+scripts/build-helper.sh
+helper=${CARGO_TARGET_DIR:-target}/release/voyage-helper
 
 if [[ "${1:-}" == --executor ]]; then
   command=${2:-cargo --version}

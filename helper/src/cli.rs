@@ -1026,7 +1026,7 @@ pub enum HookCommand {
     /// ~/.aws, ~/.gnupg, .env files, shell rc files, .claude/settings.json,
     /// .claude/hooks/, block devices, cron tables, shell history).
     ///
-    /// OUTPUT on stdout, always with exit status 0:
+    /// OUTPUT on stdout, with exit status 0:
     ///
     ///     blocked  {"hookSpecificOutput":{"hookEventName":"PreToolUse",
     ///               "permissionDecision":"deny",
@@ -1042,7 +1042,12 @@ pub enum HookCommand {
     ///
     /// FAILS OPEN: input that is not JSON, has no tool_name or tool_input,
     /// names another tool or event, or is larger than 64 MiB gets no output
-    /// and exit 0, as if the hook were not installed. It never exits 1 or 2.
+    /// and exit 0, as if the hook were not installed. It never exits 1.
+    ///
+    /// NEVER FAILS OPEN ON ITS OWN FAULT: if the check itself fails (an
+    /// internal error, in any thread), the call is denied as unscannable:
+    /// the deny reply above on stdout, the reason on stderr, exit 2 (Claude
+    /// Code's blocking error, which blocks whatever stdout holds).
     #[command(verbatim_doc_comment)]
     PreToolUse,
 }

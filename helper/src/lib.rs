@@ -125,14 +125,7 @@ fn dispatch(cli: Cli) -> u8 {
         Subcommand::Scan(cli::ScanCommand::Plan(args)) => {
             scan::plan::execute(&args.into_options(), &mut out)
         }
-        Subcommand::Hook(cli::HookCommand::PreToolUse) => {
-            let ctx = scan::Context::from_env();
-            let answer = scan::hook::read_input().map_or(scan::hook::Answer::Silent, |input| {
-                scan::hook::answer(&input, &ctx)
-            });
-            let _ = scan::hook::render(&answer, &mut out).and_then(|()| out.flush());
-            exit::OK
-        }
+        Subcommand::Hook(cli::HookCommand::PreToolUse) => scan::hook::execute(&mut out),
         Subcommand::Write(args) => state::execute_write(
             &state::WriteOptions {
                 path: args.path,

@@ -20,6 +20,14 @@
 //! string, more than [`MAX_INPUT_BYTES`]) gets no output: the hook fails
 //! open, as a missing hook would, and never exits 1 (which Claude Code would
 //! show as a hook error).
+//!
+//! A panic never lets a call through. The shipped binary aborts on panic
+//! (`panic = "abort"`), and an abort is a non-blocking hook error to Claude
+//! Code, which would then run the call unchecked. So [`execute`] installs a
+//! panic hook first: whichever thread panics, it writes the deny reply and
+//! exits 2, Claude Code's "blocking error", which blocks even if stdout were
+//! damaged. It writes straight to file descriptors 1 and 2, because the
+//! thread that panicked may not be the one holding std's stdout lock.
 
 use std::io::{self, Read, Write};
 
@@ -36,6 +44,74 @@ pub const MAX_INPUT_BYTES: u64 = 64 << 20;
 pub const MAX_MESSAGE_CHARS: usize = 2_000;
 /// Tools whose target path is judged.
 pub const FILE_TOOLS: &[&str] = &["Write", "Edit", "MultiEdit", "NotebookEdit"];
+
+/// Exit status of a call blocked because the check itself failed: Claude
+/// Code's blocking error (research/hooks/hooks-protocol.md §2).
+pub const EXIT_BLOCKING_ERROR: u8 = 2;
+
+/// The reason sent when the check itself failed.
+pub const PANIC_REASON: &str = "voyage: blocked unscannable: the denylist check failed with an \
+internal error, so this call was not checked. Safer: retry it; if it is blocked again, split \
+the command into simpler ones or run it yourself outside Claude Code.";
+
+/// `hook pre-tool-use`: reads the call on stdin, writes the answer in one
+/// write, and returns the exit status (0; or 2 from the panic hook, which
+/// never returns).
+pub fn execute(out: &mut impl Write) -> u8 {
+    block_on_panic();
+    #[cfg(feature = "fault-injection")]
+    fault::maybe_panic("hook");
+    let ctx = Context::from_env();
+    let answer = read_input().map_or(Answer::Silent, |input| answer(&input, &ctx));
+    // Rendered whole before anything reaches stdout, so a panic while
+    // rendering leaves stdout empty for the panic hook's reply.
+    let mut reply = Vec::new();
+    if render(&answer, &mut reply).is_err() {
+        return EXIT_BLOCKING_ERROR;
+    }
+    // A hook whose answer cannot be written has nothing else to say: exit 0
+    // with no output is "no decision", as the protocol wants for a reader
+    // that went away.
+    let _ = out.write_all(&reply).and_then(|()| out.flush());
+    crate::exit::OK
+}
+
+/// Replaces the panic hook with one that denies the call and exits 2.
+fn block_on_panic() {
+    std::panic::set_hook(Box::new(|_| {
+        let mut reply = Vec::new();
+        let deny = Answer::Deny(PANIC_REASON.to_owned());
+        if render(&deny, &mut reply).is_ok() {
+            write_fd(io::stdout(), &reply);
+        }
+        write_fd(io::stderr(), format!("{PANIC_REASON}\n").as_bytes());
+        std::process::exit(i32::from(EXIT_BLOCKING_ERROR));
+    }));
+}
+
+/// Writes all of `bytes` to `fd` without std's stream locks; errors are
+/// dropped, as there is no one left to tell.
+fn write_fd(fd: impl std::os::fd::AsFd, mut bytes: &[u8]) {
+    while !bytes.is_empty() {
+        match nix::unistd::write(&fd, bytes) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => bytes = bytes.get(n..).unwrap_or_default(),
+        }
+    }
+}
+
+/// A panic on demand, for the test that proves a panic blocks
+/// (tests/tests/hook_panic.rs). Compiled only with the `fault-injection`
+/// feature, which no shipped build enables.
+#[cfg(feature = "fault-injection")]
+pub mod fault {
+    /// Panics when `VOYAGE_FAULT` names `place`.
+    pub fn maybe_panic(place: &str) {
+        if std::env::var("VOYAGE_FAULT").is_ok_and(|p| p == place) {
+            panic!("fault injected at {place}");
+        }
+    }
+}
 
 /// What the hook answers.
 #[derive(Debug, Clone, PartialEq, Eq)]

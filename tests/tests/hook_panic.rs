@@ -1,0 +1,110 @@
+//! A panic inside the PreToolUse hook blocks the call, in the binary as it
+//! ships: built by `scripts/build-helper.sh` with the release profile
+//! (`panic = "abort"`, static where the toolchain allows) and run through
+//! the plugin's launcher. The panic comes from the `fault-injection` feature,
+//! which only this test enables; the binary goes to its own target
+//! directory so that it never stands where the launcher looks for the
+//! shipped one.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+use voyage_tests::{launcher, repo_root};
+
+/// The release helper with the `fault-injection` feature, built once.
+fn faulty_helper() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let target = repo_root().join("target").join("fault-injection");
+            let status = Command::new("sh")
+                .arg(repo_root().join("scripts/build-helper.sh"))
+                .args(["--features", "fault-injection", "-q", "--target-dir"])
+                .arg(&target)
+                .stdin(Stdio::null())
+                .status()
+                .expect("run scripts/build-helper.sh");
+            assert!(status.success(), "the release build failed: {status}");
+            target.join("release").join("voyage-helper")
+        })
+        .clone()
+}
+
+/// Runs the hook through the launcher with `input` on stdin.
+fn hook(fault: Option<&str>, input: &str) -> Output {
+    let mut command = Command::new(launcher());
+    command
+        .args(["hook", "pre-tool-use"])
+        .env("VOYAGE_HELPER", faulty_helper())
+        .env_remove("VOYAGE_FAULT")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(place) = fault {
+        command.env("VOYAGE_FAULT", place);
+    }
+    let mut child = command.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+const HARMLESS: &str =
+    r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}"#;
+
+fn assert_blocked(out: &Output, place: &str) {
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a panic at {place} must exit 2 (a blocking error), got {:?}; stderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let reply: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        reply["hookSpecificOutput"]["permissionDecision"], "deny",
+        "{reply}"
+    );
+    let reason = reply["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap();
+    assert!(
+        reason.starts_with("voyage: blocked unscannable"),
+        "{reason}"
+    );
+    let stderr = String::from_utf8(out.stderr.clone()).unwrap();
+    assert_eq!(stderr.trim_end(), reason, "the reason is on stderr too");
+}
+
+#[test]
+fn a_panic_on_the_main_thread_blocks_the_call() {
+    assert_blocked(&hook(Some("hook"), HARMLESS), "the hook's start");
+}
+
+#[test]
+fn a_panic_in_the_scan_thread_blocks_the_call() {
+    assert_blocked(&hook(Some("scan"), HARMLESS), "the scan thread");
+}
+
+#[test]
+fn without_a_fault_the_same_binary_answers_as_usual() {
+    let out = hook(None, HARMLESS);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty(), "ls is allowed: no output");
+    let out = hook(
+        None,
+        r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf /"}}"#,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let reply: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(reply["hookSpecificOutput"]["permissionDecision"], "deny");
+}
