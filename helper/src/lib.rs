@@ -299,7 +299,7 @@ fn dispatch_progress(command: ProgressCommand, out: &mut impl Write) -> u8 {
                 text.map(|t| match serde_json::from_str::<serde_json::Value>(&t) {
                     Ok(v) if v.is_array() == want_array && (want_array || v.is_object()) => Ok(v),
                     _ => Err(problem::Problem::new(
-                        "PROGRESS_NOT_JSON",
+                        progress::code::PROGRESS_NOT_JSON,
                         format!(
                             "{flag} must be a JSON {}",
                             if want_array { "array" } else { "object" }

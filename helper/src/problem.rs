@@ -1,10 +1,12 @@
-//! One problem found in outside input or refused by a rule, with a stable
-//! code, and its one rendering (STYLE.md pattern 6).
+//! One problem found in outside input or refused by a rule: the one type
+//! every area reports with, and its one rendering (STYLE.md pattern 6).
 //!
-//! Every area that reports problems (`progress`, `state`, `stats`, `gate`,
-//! `profile`) builds these; text goes to stderr as
-//! `error[CODE]: message (file:line)`, JSON as `{code, message, file, line,
-//! pointer}` (schema `problem`, embedded in the reports that carry problems).
+//! Text is a diagnostic line, `error[CODE]: message (file:line, step N, at
+//! /pointer)` (or `warning[CODE]: …`); JSON is `{code, severity, message,
+//! file, line, step, pointer}`, with `pointer` only when the problem is about
+//! a value inside a JSON document. Each area declares its codes with
+//! [`codes!`] next to its code, so a code is a constant, not a string typed
+//! again at every use.
 
 use std::fmt;
 use std::io::{self, Write};
@@ -12,30 +14,70 @@ use std::path::Path;
 
 use serde::Serialize;
 
+/// How much a problem weighs: an error fails the check, a warning does not
+/// (unless a strict mode says so).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+impl Severity {
+    pub fn word(self) -> &'static str {
+        match self {
+            Self::Error => "error",
+            Self::Warning => "warning",
+        }
+    }
+}
+
 /// A problem: what went wrong, in words a person can act on, and where.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Problem {
-    /// Stable SCREAMING_SNAKE code with an area prefix, e.g. `PROGRESS_BAD_STATUS`.
+    /// Stable SCREAMING_SNAKE code with an area prefix, e.g.
+    /// `PLAN_MISSING_MANIFEST`; scripts and the `/trekexecute` command match
+    /// on it.
     pub code: &'static str,
+    pub severity: Severity,
     pub message: String,
     /// The file it comes from, when it comes from one.
     pub file: Option<String>,
     /// 1-based line in `file`, when known.
-    pub line: Option<u64>,
+    pub line: Option<u32>,
+    /// The plan step it concerns, if any.
+    pub step: Option<u32>,
     /// JSON pointer to the offending value inside a JSON document.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pointer: Option<String>,
 }
 
 impl Problem {
+    /// An error.
     pub fn new(code: &'static str, message: impl Into<String>) -> Self {
         Self {
             code,
+            severity: Severity::Error,
             message: message.into(),
             file: None,
             line: None,
+            step: None,
             pointer: None,
         }
+    }
+
+    /// A warning.
+    pub fn warning(code: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            severity: Severity::Warning,
+            ..Self::new(code, message)
+        }
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
     }
 
     #[must_use]
@@ -44,9 +86,38 @@ impl Problem {
         self
     }
 
+    /// Names `file` unless the problem already names one.
     #[must_use]
-    pub fn at_line(mut self, line: u64) -> Self {
+    pub fn in_file_if_none(self, file: &Path) -> Self {
+        if self.file.is_some() {
+            self
+        } else {
+            self.in_file(file)
+        }
+    }
+
+    #[must_use]
+    pub fn at_line(mut self, line: u32) -> Self {
         self.line = Some(line);
+        self
+    }
+
+    /// The line, when there is one.
+    #[must_use]
+    pub fn at(mut self, line: Option<u32>) -> Self {
+        self.line = line;
+        self
+    }
+
+    /// A line counted by a parser as `usize` (serde_json, saphyr).
+    #[must_use]
+    pub fn at_line_usize(self, line: usize) -> Self {
+        self.at_line(u32::try_from(line).unwrap_or(u32::MAX))
+    }
+
+    #[must_use]
+    pub fn in_step(mut self, step: u32) -> Self {
+        self.step = Some(step);
         self
     }
 
@@ -61,21 +132,29 @@ impl Problem {
         self
     }
 
-    /// Writes `error[CODE]: message (file:line)` and a newline.
+    /// `file:line`, the file alone, or nothing.
+    pub fn place(&self) -> Option<String> {
+        match (&self.file, self.line) {
+            (Some(file), Some(line)) => Some(format!("{file}:{line}")),
+            (Some(file), None) => Some(file.clone()),
+            (None, _) => None,
+        }
+    }
+
+    /// Writes `error[CODE]: message (file:line, …)` (or `warning[…]`) and
+    /// a newline.
     pub fn render_text(&self, out: &mut impl Write) -> io::Result<()> {
-        writeln!(out, "error[{}]: {self}", self.code)
+        writeln!(out, "{}[{}]: {self}", self.severity.word(), self.code)
     }
 }
 
 impl fmt::Display for Problem {
-    /// `message (file:line, at /pointer)`, without the code.
+    /// `message (file:line, step N, at /pointer)`, without the code.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)?;
-        let mut place = Vec::new();
-        match (&self.file, self.line) {
-            (Some(file), Some(line)) => place.push(format!("{file}:{line}")),
-            (Some(file), None) => place.push(file.clone()),
-            _ => {}
+        let mut place: Vec<String> = self.place().into_iter().collect();
+        if let Some(step) = self.step {
+            place.push(format!("step {step}"));
         }
         if let Some(pointer) = &self.pointer {
             place.push(format!("at {pointer}"));
@@ -87,7 +166,9 @@ impl fmt::Display for Problem {
     }
 }
 
-/// Prints each problem to stderr; a failed write to stderr is ignored.
+/// Prints each problem to stderr. A diagnostic that cannot be written has
+/// nowhere else to go, so a failed write to stderr is ignored; the exit
+/// status still says what happened.
 pub fn eprint_all(problems: &[Problem]) {
     let stderr = io::stderr();
     let mut err = stderr.lock();
@@ -96,12 +177,33 @@ pub fn eprint_all(problems: &[Problem]) {
     }
 }
 
+/// Declares an area's problem codes as constants, each with what it means,
+/// and `ALL`, the table of them (for `--help` and the docs):
+///
+/// ```ignore
+/// crate::problem::codes! {
+///     PROGRESS_NOT_JSON => "the file is not JSON",
+/// }
+/// ```
+macro_rules! codes {
+    ($($name:ident => $what:literal),* $(,)?) => {
+        $(
+            #[doc = $what]
+            pub const $name: &str = stringify!($name);
+        )*
+        /// Every code of this area, with what it means.
+        #[allow(dead_code)]
+        pub const ALL: &[(&str, &str)] = &[$((stringify!($name), $what)),*];
+    };
+}
+pub(crate) use codes;
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn text_names_code_file_line_and_pointer() {
+    fn text_names_code_file_line_step_and_pointer() {
         let p = Problem::new("PROGRESS_BAD_STATUS", "unknown step status 'done'")
             .in_file(Path::new("p.json"))
             .at_line(7)
@@ -112,10 +214,47 @@ mod tests {
             String::from_utf8(out).unwrap(),
             "error[PROGRESS_BAD_STATUS]: unknown step status 'done' (p.json:7, at /steps/1/status)\n"
         );
+        let mut out = Vec::new();
+        Problem::warning("PLAN_MISSING_VERIFY", "no Verify")
+            .in_step(3)
+            .render_text(&mut out)
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "warning[PLAN_MISSING_VERIFY]: no Verify (step 3)\n"
+        );
         assert_eq!(Problem::new("X_Y", "m").to_string(), "m");
         assert_eq!(
             Problem::new("X_Y", "m").at_pointer("").pointer.unwrap(),
             "/"
         );
+    }
+
+    #[test]
+    fn json_has_every_key_but_an_absent_pointer() {
+        let p = Problem::new("X_Y", "m").in_file(Path::new("f")).at_line(2);
+        assert_eq!(
+            serde_json::to_string(&p).unwrap(),
+            r#"{"code":"X_Y","severity":"error","message":"m","file":"f","line":2,"step":null}"#
+        );
+    }
+
+    #[test]
+    fn every_code_is_declared_once_with_its_area_prefix() {
+        let areas: &[(&str, &[(&str, &str)])] = &[
+            ("GATE_", crate::gate::code::ALL),
+            ("PROFILE_", crate::profile::code::ALL),
+            ("PROGRESS_", crate::progress::code::ALL),
+            ("STATE_", crate::state::code::ALL),
+            ("STATS_", crate::stats::code::ALL),
+        ];
+        let mut seen = std::collections::BTreeSet::new();
+        for (prefix, codes) in areas {
+            for (code, what) in *codes {
+                assert!(code.starts_with(prefix), "{code} lacks {prefix}");
+                assert!(!what.is_empty(), "{code} says nothing");
+                assert!(seen.insert(*code), "{code} is declared twice");
+            }
+        }
     }
 }

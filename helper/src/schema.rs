@@ -100,9 +100,10 @@ pub struct Codes {
     pub not_object: &'static str,
     /// Any other violation without an `x-voyage-code` tag.
     pub other: &'static str,
-    /// The codes the schema's tags may use (a tag naming anything else counts
-    /// as `other`, so a typo in a schema cannot invent a code).
-    pub tagged: &'static [&'static str],
+    /// The codes the schema's tags may use, the area's code table (a tag
+    /// naming anything else counts as `other`, so a typo in a schema cannot
+    /// invent a code).
+    pub tagged: &'static [(&'static str, &'static str)],
 }
 
 /// Checks `instance` against the embedded schema `name` and returns every
@@ -157,9 +158,8 @@ fn tag_of(schema: &Value, keyword_path: &str, codes: &Codes) -> &'static str {
             return codes
                 .tagged
                 .iter()
-                .copied()
-                .find(|c| *c == tag)
-                .unwrap_or(codes.other);
+                .find(|(c, _)| *c == tag)
+                .map_or(codes.other, |(c, _)| *c);
         }
         match path.rfind('/') {
             Some(cut) => path = path.get(..cut).unwrap_or(""),

@@ -10,6 +10,7 @@
 //! when an explicit flag beat a different brief signal (once per run, since
 //! `begin` is sent once).
 
+pub mod code;
 pub mod machine;
 pub mod mode;
 
@@ -77,7 +78,7 @@ fn words<T: Copy>(all: &[T], f: impl Fn(T) -> &'static str) -> String {
 pub fn execute(options: &Options, out: &mut impl Write) -> u8 {
     let Some(state) = State::parse(&options.state) else {
         return usage(
-            "GATE_BAD_STATE",
+            code::GATE_BAD_STATE,
             format!(
                 "unknown state '{}'; one of {}",
                 options.state,
@@ -87,7 +88,7 @@ pub fn execute(options: &Options, out: &mut impl Write) -> u8 {
     };
     let Some(event) = Event::parse(&options.event) else {
         return usage(
-            "GATE_BAD_EVENT",
+            code::GATE_BAD_EVENT,
             format!(
                 "unknown event '{}'; one of {}",
                 options.event,
@@ -101,7 +102,7 @@ pub fn execute(options: &Options, out: &mut impl Write) -> u8 {
             Some(f) => f,
             None => {
                 return usage(
-                    "GATE_BAD_MODE",
+                    code::GATE_BAD_MODE,
                     format!("unknown --gates '{word}'; one of open, adaptive, closed, true, false"),
                 );
             }
@@ -113,7 +114,7 @@ pub fn execute(options: &Options, out: &mut impl Write) -> u8 {
             Some(e) => Some(e),
             None => {
                 return usage(
-                    "GATE_BAD_EFFORT",
+                    code::GATE_BAD_EFFORT,
                     format!("unknown --effort '{word}'; one of low, standard, high"),
                 );
             }
@@ -126,7 +127,7 @@ pub fn execute(options: &Options, out: &mut impl Write) -> u8 {
             _ => format!("{event} does not happen in {state}"),
         };
         problem::eprint_all(&[Problem::new(
-            "GATE_ILLEGAL_EVENT",
+            code::GATE_ILLEGAL_EVENT,
             format!("{state} + {event}: refused ({why})"),
         )]);
         return exit::NOT_OK;

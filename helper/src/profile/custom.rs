@@ -3,6 +3,7 @@
 //! phases a file leaves out come from the built-in it `extends` (premium by
 //! default).
 
+use super::code;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -19,14 +20,10 @@ pub const FOLDER: &str = "voyage-profiles";
 pub const MAX_FILE_BYTES: u64 = 256 * 1024;
 
 const CODES: schema::Codes = schema::Codes {
-    missing_key: "PROFILE_BAD_VALUE",
-    not_object: "PROFILE_NOT_MAPPING",
-    other: "PROFILE_BAD_VALUE",
-    tagged: &[
-        "PROFILE_BAD_VALUE",
-        "PROFILE_BAD_EXTENDS",
-        "PROFILE_BAD_PHASE",
-    ],
+    missing_key: code::PROFILE_BAD_VALUE,
+    not_object: code::PROFILE_NOT_MAPPING,
+    other: code::PROFILE_BAD_VALUE,
+    tagged: code::ALL,
 };
 
 /// `Ok` when `name` can name a file: 1 to 64 of `[A-Za-z0-9_-]`.
@@ -40,7 +37,7 @@ pub fn check_name(name: &str) -> Result<(), Problem> {
         Ok(())
     } else {
         Err(Problem::new(
-            "PROFILE_BAD_NAME",
+            code::PROFILE_BAD_NAME,
             format!("profile name '{name}' must be 1 to 64 characters of A-Z, a-z, 0-9, _ and -"),
         ))
     }
@@ -79,14 +76,14 @@ pub fn load(
     if too_big {
         return Err(vec![
             Problem::new(
-                "PROFILE_TOO_LARGE",
+                code::PROFILE_TOO_LARGE,
                 format!("larger than {MAX_FILE_BYTES} bytes"),
             )
             .in_file(&path),
         ]);
     }
     let text = fs::read_to_string(&path).map_err(|e| {
-        vec![Problem::new("PROFILE_UNREADABLE", format!("cannot read: {e}")).in_file(&path)]
+        vec![Problem::new(code::PROFILE_UNREADABLE, format!("cannot read: {e}")).in_file(&path)]
     })?;
     parse(name, &text, &path.display().to_string())
         .map(Some)
@@ -100,13 +97,16 @@ pub fn parse(name: &str, text: &str, origin: &str) -> Result<Profile, Vec<Proble
     } else {
         serde_saphyr::from_str(text).map_err(|e| {
             let mut p = Problem::new(
-                "PROFILE_NOT_YAML",
+                code::PROFILE_NOT_YAML,
                 format!(
                     "not valid YAML: {}",
                     e.to_string().lines().next().unwrap_or("")
                 ),
             );
-            p.line = e.location().map(|l| l.line()).filter(|l| *l > 0);
+            p.line = e
+                .location()
+                .and_then(|l| u32::try_from(l.line()).ok())
+                .filter(|l| *l > 0);
             vec![p]
         })?
     };
@@ -120,7 +120,7 @@ pub fn parse(name: &str, text: &str, origin: &str) -> Result<Profile, Vec<Proble
         .unwrap_or(DEFAULT_PROFILE);
     let Some(mut profile) = builtin::find(base_name) else {
         return Err(vec![Problem::new(
-            "PROFILE_BAD_EXTENDS",
+            code::PROFILE_BAD_EXTENDS,
             format!("unknown built-in profile '{base_name}'"),
         )]);
     };

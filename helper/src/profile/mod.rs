@@ -8,6 +8,7 @@
 //! - [`resolve`]: flag → env → plan → default, then brief > profile.
 
 pub mod builtin;
+pub mod code;
 pub mod custom;
 pub mod model;
 pub mod resolve;
@@ -71,7 +72,7 @@ pub fn execute(options: &Options, out: &mut impl Write) -> u8 {
         return fail(
             exit::CANNOT_CHECK,
             &[Problem::new(
-                "PROFILE_BAD_PHASE",
+                code::PROFILE_BAD_PHASE,
                 format!(
                     "unknown phase '{}'; one of {}",
                     options.phase,
@@ -107,10 +108,11 @@ pub fn execute(options: &Options, out: &mut impl Write) -> u8 {
                 Err(e) => {
                     return fail(
                         exit::CANNOT_CHECK,
-                        &[
-                            Problem::new("PROFILE_BRIEF_UNREADABLE", format!("cannot read: {e}"))
-                                .in_file(path),
-                        ],
+                        &[Problem::new(
+                            code::PROFILE_BRIEF_UNREADABLE,
+                            format!("cannot read: {e}"),
+                        )
+                        .in_file(path)],
                     );
                 }
             };
@@ -123,7 +125,7 @@ pub fn execute(options: &Options, out: &mut impl Write) -> u8 {
                     continue;
                 }
                 let mut problem = Problem::new(p.code, p.message.clone()).in_file(path);
-                problem.line = p.line.map(u64::from);
+                problem.line = p.line;
                 match p.severity {
                     crate::plan::Severity::Warning => warnings.push(problem),
                     crate::plan::Severity::Error => errors.push(problem),

@@ -9,6 +9,7 @@
 //! `effort = brief.phase_signals[phase].effort ?? standard`,
 //! `model  = brief.phase_signals[phase].model  ?? profile.phase_models[phase]`.
 
+use super::code;
 use std::path::Path;
 
 use serde::Serialize;
@@ -64,7 +65,7 @@ pub fn find(name: &str, project: &Path, data_dir: Option<&Path>) -> Result<Profi
     match custom::load(name, project, data_dir)? {
         Some(p) => Ok(p),
         None => Err(vec![Problem::new(
-            "PROFILE_UNKNOWN",
+            code::PROFILE_UNKNOWN,
             format!(
                 "no profile '{name}': not built in ({}) and no {}/{name}.yaml in the project or the data directory",
                 builtin::names().join(", "),
@@ -119,7 +120,7 @@ pub fn compose(phase: &str, brief: Option<&Brief>, profile: &Profile) -> Result<
             Some(m) => (m.to_owned(), "profile"),
             None => {
                 return Err(Problem::new(
-                    "PROFILE_NO_MODEL",
+                    code::PROFILE_NO_MODEL,
                     format!(
                         "profile '{}' has no model for phase '{phase}'",
                         profile.name

@@ -3,6 +3,7 @@
 //! required keys; unknown keys are tolerated (seed Phase 2.3 and Phase 3).
 //! Every problem is reported, not just the first.
 
+use super::code;
 use std::path::Path;
 
 use super::file;
@@ -14,9 +15,9 @@ pub fn validate_file(path: &Path) -> ValidationReport {
         Ok(_) => ValidationReport::new(path, Vec::new()),
         Err(e) => {
             let unreadable = e.missing
-                || e.problems
-                    .iter()
-                    .any(|p| p.code == "PROGRESS_UNREADABLE" || p.code == "PROGRESS_TOO_LARGE");
+                || e.problems.iter().any(|p| {
+                    p.code == code::PROGRESS_UNREADABLE || p.code == code::PROGRESS_TOO_LARGE
+                });
             let mut report = ValidationReport::new(path, e.problems);
             report.unreadable = unreadable;
             report

@@ -2,6 +2,7 @@
 //! ways: a file that does not validate is never modified, and a document
 //! that would not validate is never written.
 
+use super::code;
 use std::fs;
 use std::io::ErrorKind;
 use std::path::Path;
@@ -39,7 +40,7 @@ pub fn load(path: &Path) -> Result<Progress, LoadError> {
             return Err(fail(
                 false,
                 vec![Problem::new(
-                    "PROGRESS_TOO_LARGE",
+                    code::PROGRESS_TOO_LARGE,
                     format!("larger than {MAX_FILE_BYTES} bytes"),
                 )],
             ));
@@ -47,7 +48,7 @@ pub fn load(path: &Path) -> Result<Progress, LoadError> {
         Ok(meta) if meta.is_dir() => {
             return Err(fail(
                 false,
-                vec![Problem::new("PROGRESS_UNREADABLE", "is a directory")],
+                vec![Problem::new(code::PROGRESS_UNREADABLE, "is a directory")],
             ));
         }
         _ => {}
@@ -57,14 +58,17 @@ pub fn load(path: &Path) -> Result<Progress, LoadError> {
         Err(e) if e.kind() == ErrorKind::NotFound => {
             return Err(fail(
                 true,
-                vec![Problem::new("PROGRESS_NOT_FOUND", "no progress file here")],
+                vec![Problem::new(
+                    code::PROGRESS_NOT_FOUND,
+                    "no progress file here",
+                )],
             ));
         }
         Err(e) => {
             return Err(fail(
                 false,
                 vec![Problem::new(
-                    "PROGRESS_UNREADABLE",
+                    code::PROGRESS_UNREADABLE,
                     format!("cannot read: {e}"),
                 )],
             ));
@@ -85,7 +89,9 @@ pub fn load(path: &Path) -> Result<Progress, LoadError> {
 /// documents (`helper/tests/no_panic_state.rs`, fuzz target `progress_file`).
 pub fn parse(text: &str) -> Result<Progress, Vec<Problem>> {
     let value: Value = serde_json::from_str(text).map_err(|e| {
-        vec![Problem::new("PROGRESS_NOT_JSON", format!("not JSON: {e}")).at_line(e.line() as u64)]
+        vec![
+            Problem::new(code::PROGRESS_NOT_JSON, format!("not JSON: {e}")).at_line_usize(e.line()),
+        ]
     })?;
     if let Ok(progress) = Progress::deserialize(&value)
         && conforms(&value)
@@ -98,7 +104,7 @@ pub fn parse(text: &str) -> Result<Progress, Vec<Problem>> {
     }
     Progress::deserialize(&value).map_err(|e| {
         vec![Problem::new(
-            "PROGRESS_BAD_VALUE",
+            code::PROGRESS_BAD_VALUE,
             format!("cannot be read: {e}"),
         )]
     })

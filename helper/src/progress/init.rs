@@ -11,6 +11,7 @@
 //! | execute, session | create | replace (warn when its run was unfinished) |
 //! | resume, step | create | keep it as it is |
 
+use super::code;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -48,7 +49,7 @@ impl PlanFacts {
                     .map(|s| s.number.to_string())
                     .collect();
                 return Err(Problem::new(
-                    "PROGRESS_NO_SUCH_SESSION",
+                    code::PROGRESS_NO_SUCH_SESSION,
                     format!(
                         "the plan's Execution Strategy has no session {n} (sessions: {})",
                         known.join(", ")

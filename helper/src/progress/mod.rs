@@ -16,6 +16,7 @@
 
 pub mod budget;
 pub mod check;
+pub mod code;
 pub mod file;
 pub mod init;
 pub mod model;
@@ -39,17 +40,10 @@ use crate::schema;
 
 /// The codes a schema check of a progress file reports.
 pub const CODES: schema::Codes = schema::Codes {
-    missing_key: "PROGRESS_MISSING_KEY",
-    not_object: "PROGRESS_NOT_OBJECT",
-    other: "PROGRESS_BAD_VALUE",
-    tagged: &[
-        "PROGRESS_BAD_VERSION",
-        "PROGRESS_BAD_VALUE",
-        "PROGRESS_BAD_STATUS",
-        "PROGRESS_BAD_STEP_KEY",
-        "PROGRESS_BAD_ATTEMPTS",
-        "PROGRESS_BAD_BUDGET",
-    ],
+    missing_key: code::PROGRESS_MISSING_KEY,
+    not_object: code::PROGRESS_NOT_OBJECT,
+    other: code::PROGRESS_BAD_VALUE,
+    tagged: code::ALL,
 };
 
 /// Where the progress file is: given, or derived as Phase 3 says.
@@ -70,7 +64,7 @@ impl Locate {
         path::progress_path(self.plan.as_deref(), self.project.as_deref(), self.session).ok_or_else(
             || {
                 Problem::new(
-                    "PROGRESS_NO_TARGET",
+                    code::PROGRESS_NO_TARGET,
                     "say which progress file: --file PATH, --project DIR or --plan PLAN",
                 )
             },
@@ -98,7 +92,7 @@ fn load_for_update(path: &Path) -> Result<Progress, (u8, Problem)> {
         let mut problems = e.problems.into_iter();
         let first = problems
             .next()
-            .unwrap_or_else(|| Problem::new("PROGRESS_UNREADABLE", "cannot be read"));
+            .unwrap_or_else(|| Problem::new(code::PROGRESS_UNREADABLE, "cannot be read"));
         problem::eprint_all(&problems.collect::<Vec<_>>());
         (exit::CANNOT_CHECK, first)
     })
@@ -183,7 +177,7 @@ pub fn execute_step(options: &StepOptions, out: &mut impl Write) -> u8 {
             ""
         };
         let problem = Problem::new(
-            "PROGRESS_BAD_STATUS",
+            code::PROGRESS_BAD_STATUS,
             format!(
                 "unknown step status '{}'{legacy}; one of {}",
                 options.status_word,
@@ -313,7 +307,7 @@ pub fn execute_finish(options: &FinishOptions, out: &mut impl Write) -> u8 {
         Some(s) if s != RunStatus::InProgress => s,
         _ => {
             let p = Problem::new(
-                "PROGRESS_BAD_STATUS",
+                code::PROGRESS_BAD_STATUS,
                 format!(
                     "unknown final status '{}'; one of completed, failed, stopped, partial",
                     options.status_word
@@ -331,7 +325,7 @@ pub fn execute_finish(options: &FinishOptions, out: &mut impl Write) -> u8 {
         Some(Ok(v @ serde_json::Value::Object(_))) => Some(v),
         Some(_) => {
             let p = Problem::new(
-                "PROGRESS_NOT_JSON",
+                code::PROGRESS_NOT_JSON,
                 "--plan-verification must be a JSON object: {\"status\": \"passed|failed|not-run\", …}",
             );
             return refuse(reply, options.json, exit::NOT_OK, p, out);
@@ -350,7 +344,7 @@ pub fn execute_finish(options: &FinishOptions, out: &mut impl Write) -> u8 {
             .collect();
         if !open.is_empty() {
             let p = Problem::new(
-                "PROGRESS_INCOMPLETE",
+                code::PROGRESS_INCOMPLETE,
                 format!(
                     "the run cannot be completed while steps are not: {}",
                     open.join(", ")
@@ -422,7 +416,7 @@ pub fn execute_init(options: &InitOptions, out: &mut impl Write) -> u8 {
         return refuse_plain(
             exit::CANNOT_CHECK,
             Problem::new(
-                "PROGRESS_NO_TARGET",
+                code::PROGRESS_NO_TARGET,
                 "say which plan: --plan PLAN or --project DIR",
             ),
         );
@@ -439,7 +433,7 @@ pub fn execute_init(options: &InitOptions, out: &mut impl Write) -> u8 {
     };
     if !init::MODES.contains(&mode.as_str()) {
         let p = Problem::new(
-            "PROGRESS_BAD_MODE",
+            code::PROGRESS_BAD_MODE,
             format!("unknown mode '{mode}'; one of {}", init::MODES.join(", ")),
         );
         return refuse(reply, options.json, exit::CANNOT_CHECK, p, out);
@@ -499,7 +493,7 @@ pub fn execute_init(options: &InitOptions, out: &mut impl Write) -> u8 {
                 .problems
                 .into_iter()
                 .next()
-                .unwrap_or_else(|| Problem::new("PROGRESS_UNREADABLE", "cannot be read"));
+                .unwrap_or_else(|| Problem::new(code::PROGRESS_UNREADABLE, "cannot be read"));
             return refuse(reply, options.json, exit::CANNOT_CHECK, first, out);
         }
         Err(_) => {

@@ -22,6 +22,7 @@
 //! `completed` needs the manifest to have held (`--manifest-audit fail` is
 //! refused; Hard rule 17) and sets `manifest_audit: pass`.
 
+use super::code;
 use serde_json::Value;
 
 use super::budget::MAX_ATTEMPTS;
@@ -59,12 +60,12 @@ pub struct Applied {
 /// it was.
 pub fn apply(progress: &mut Progress, update: &StepUpdate, now: &str) -> Result<Applied, Problem> {
     let Some(to) = update.status else {
-        return Err(Problem::new("PROGRESS_BAD_STATUS", "no status given"));
+        return Err(Problem::new(code::PROGRESS_BAD_STATUS, "no status given"));
     };
     let Some(record) = progress.steps.get(&StepKey(update.step)) else {
         let known: Vec<String> = progress.steps.keys().map(|k| k.0.to_string()).collect();
         return Err(Problem::new(
-            "PROGRESS_NO_SUCH_STEP",
+            code::PROGRESS_NO_SUCH_STEP,
             format!(
                 "step {} is not in this progress file (steps: {})",
                 update.step,
@@ -88,7 +89,7 @@ pub fn apply(progress: &mut Progress, update: &StepUpdate, now: &str) -> Result<
             _ => "",
         };
         return Err(Problem::new(
-            "PROGRESS_ILLEGAL_TRANSITION",
+            code::PROGRESS_ILLEGAL_TRANSITION,
             format!(
                 "step {}: {from} -> {to} is not a legal change{hint}",
                 update.step
@@ -99,7 +100,7 @@ pub fn apply(progress: &mut Progress, update: &StepUpdate, now: &str) -> Result<
     if to == StepStatus::InProgress {
         if attempts >= MAX_ATTEMPTS {
             return Err(Problem::new(
-                "PROGRESS_RETRY_CAP",
+                code::PROGRESS_RETRY_CAP,
                 format!(
                     "step {} has used all {MAX_ATTEMPTS} attempts (initial + 2 retries, Hard rule 5); \
                      stop and report, or mark it skipped if the plan allows",
@@ -110,7 +111,7 @@ pub fn apply(progress: &mut Progress, update: &StepUpdate, now: &str) -> Result<
         retry = attempts >= 1;
         if retry && progress.iterations_remaining == Some(0) {
             return Err(Problem::new(
-                "PROGRESS_BUDGET_EXHAUSTED",
+                code::PROGRESS_BUDGET_EXHAUSTED,
                 format!(
                     "step {}: the global recovery/retry budget is spent (iterations_remaining is 0, \
                      Hard rule 20); no more retries in this run",
@@ -125,7 +126,7 @@ pub fn apply(progress: &mut Progress, update: &StepUpdate, now: &str) -> Result<
         progress.iterations_remaining = progress.iterations_remaining.map(|n| n.saturating_sub(1));
     }
     let Some(record) = progress.steps.get_mut(&StepKey(update.step)) else {
-        return Err(Problem::new("PROGRESS_NO_SUCH_STEP", "step vanished"));
+        return Err(Problem::new(code::PROGRESS_NO_SUCH_STEP, "step vanished"));
     };
     record.status = to;
     match to {
@@ -190,7 +191,7 @@ pub fn legal(from: StepStatus, to: StepStatus) -> bool {
 fn check_flags(update: &StepUpdate, to: StepStatus) -> Result<(), Problem> {
     let misplaced = |flag: &str, allowed: &str| {
         Err(Problem::new(
-            "PROGRESS_FLAG_NOT_APPLICABLE",
+            code::PROGRESS_FLAG_NOT_APPLICABLE,
             format!("{flag} goes with {allowed}, not with --status {to}"),
         ))
     };
@@ -212,7 +213,7 @@ fn check_flags(update: &StepUpdate, to: StepStatus) -> Result<(), Problem> {
     }
     match (update.manifest_audit, to) {
         (Some(ManifestAudit::Fail), StepStatus::Completed) => Err(Problem::new(
-            "PROGRESS_MANIFEST_FAILED",
+            code::PROGRESS_MANIFEST_FAILED,
             format!(
                 "step {}: a step whose manifest failed cannot be completed (Hard rule 17); \
                  record it as failed",

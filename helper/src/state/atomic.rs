@@ -18,6 +18,7 @@
 //! A symbolic link as the target is followed: the file it points to is
 //! replaced and the link stays a link.
 
+use super::code;
 use std::ffi::OsString;
 use std::fs::{self, File, Permissions};
 use std::io::{self, Write};
@@ -45,10 +46,10 @@ impl AtomicWriteError {
     /// The stable code of this failure.
     pub fn code(&self) -> &'static str {
         match self {
-            Self::IsDirectory { .. } => "STATE_TARGET_IS_DIRECTORY",
-            Self::NoDirectory { .. } => "STATE_NO_DIRECTORY",
-            Self::Write { .. } => "STATE_UNWRITABLE",
-            Self::Replace { .. } => "STATE_REPLACE_FAILED",
+            Self::IsDirectory { .. } => code::STATE_TARGET_IS_DIRECTORY,
+            Self::NoDirectory { .. } => code::STATE_NO_DIRECTORY,
+            Self::Write { .. } => code::STATE_UNWRITABLE,
+            Self::Replace { .. } => code::STATE_REPLACE_FAILED,
         }
     }
 }

@@ -3,6 +3,7 @@
 //! exists, that the two agree (producer `trekexecute`, the same instant,
 //! project and status).
 
+use super::code;
 use std::fs;
 use std::path::Path;
 
@@ -22,7 +23,7 @@ pub fn validate_file(path: &Path) -> ValidationReport {
         Err(e) => {
             return ValidationReport::unreadable(
                 path,
-                Problem::new("STATE_UNREADABLE", format!("cannot read: {e}")),
+                Problem::new(code::STATE_UNREADABLE, format!("cannot read: {e}")),
             );
         }
     };
@@ -48,7 +49,10 @@ pub fn validate_text(text: &str) -> Vec<Problem> {
     match serde_json::from_str::<Value>(text) {
         Ok(value) => schema::check("session-state", &value, &CODES),
         Err(e) => {
-            vec![Problem::new("STATE_NOT_JSON", format!("not JSON: {e}")).at_line(e.line() as u64)]
+            vec![
+                Problem::new(code::STATE_NOT_JSON, format!("not JSON: {e}"))
+                    .at_line_usize(e.line()),
+            ]
         }
     }
 }
@@ -60,21 +64,21 @@ pub fn check_prompt(state: &Value, prompt_text: &str) -> Vec<Problem> {
             Ok(Some(fm)) => fm,
             Ok(None) => {
                 return vec![Problem::new(
-                "STATE_PROMPT_NO_FRONT_MATTER",
+                code::STATE_PROMPT_NO_FRONT_MATTER,
                 "the prompt has no front matter (produced_by, produced_at, project, status)",
             )
             .at_line(1)];
             }
             Err(e) => {
-                let mut p = Problem::new("STATE_PROMPT_BAD_FRONT_MATTER", e.to_string());
-                p.line = e.line();
+                let mut p = Problem::new(code::STATE_PROMPT_BAD_FRONT_MATTER, e.to_string());
+                p.line = e.line().and_then(|l| u32::try_from(l).ok());
                 return vec![p];
             }
         };
     let mut problems = Vec::new();
     if fm.produced_by.as_deref() != Some(PRODUCER) {
         problems.push(Problem::new(
-            "STATE_PROMPT_PRODUCER",
+            code::STATE_PROMPT_PRODUCER,
             format!(
                 "produced_by is {}, not {PRODUCER}",
                 fm.produced_by.as_deref().unwrap_or("missing")
@@ -93,7 +97,7 @@ pub fn check_prompt(state: &Value, prompt_text: &str) -> Vec<Problem> {
     ] {
         if theirs != ours {
             problems.push(Problem::new(
-                "STATE_PAIR_MISMATCH",
+                code::STATE_PAIR_MISMATCH,
                 format!(
                     "the prompt's {name} is {} but the state file says {}",
                     theirs.unwrap_or("missing"),

@@ -12,6 +12,7 @@
 
 pub mod atomic;
 pub mod check;
+pub mod code;
 pub mod pair;
 pub mod session_state;
 pub mod temp;
@@ -34,15 +35,10 @@ pub const MAX_DOCUMENT_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The problems `state` reports from a schema check.
 pub const CODES: schema::Codes = schema::Codes {
-    missing_key: "STATE_MISSING_KEY",
-    not_object: "STATE_NOT_OBJECT",
-    other: "STATE_BAD_VALUE",
-    tagged: &[
-        "STATE_BAD_VERSION",
-        "STATE_BAD_VALUE",
-        "STATE_BAD_STATUS",
-        "STATE_BAD_TIME",
-    ],
+    missing_key: code::STATE_MISSING_KEY,
+    not_object: code::STATE_NOT_OBJECT,
+    other: code::STATE_BAD_VALUE,
+    tagged: code::ALL,
 };
 
 /// Options of `write --atomic PATH`.
@@ -62,12 +58,15 @@ pub fn execute_write(options: &WriteOptions, stdin: &mut impl Read, out: &mut im
     let outcome = match read {
         Err(e) => Err((
             exit::CANNOT_CHECK,
-            Problem::new("STATE_STDIN_UNREADABLE", format!("cannot read stdin: {e}")),
+            Problem::new(
+                code::STATE_STDIN_UNREADABLE,
+                format!("cannot read stdin: {e}"),
+            ),
         )),
         Ok(_) if bytes.len() as u64 > MAX_DOCUMENT_BYTES => Err((
             exit::CANNOT_CHECK,
             Problem::new(
-                "STATE_TOO_LARGE",
+                code::STATE_TOO_LARGE,
                 format!("stdin holds more than {MAX_DOCUMENT_BYTES} bytes"),
             ),
         )),
@@ -84,7 +83,7 @@ fn write_checked(options: &WriteOptions, bytes: &[u8]) -> Result<WriteReply, (u8
             return Err((
                 exit::CANNOT_CHECK,
                 Problem::new(
-                    "STATE_UNKNOWN_SCHEMA",
+                    code::STATE_UNKNOWN_SCHEMA,
                     format!(
                         "no schema named '{name}' (known: {})",
                         schema::names().join(", ")
@@ -95,14 +94,14 @@ fn write_checked(options: &WriteOptions, bytes: &[u8]) -> Result<WriteReply, (u8
         let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
             (
                 exit::NOT_OK,
-                Problem::new("STATE_NOT_JSON", format!("stdin is not JSON: {e}"))
-                    .at_line(e.line() as u64),
+                Problem::new(code::STATE_NOT_JSON, format!("stdin is not JSON: {e}"))
+                    .at_line_usize(e.line()),
             )
         })?;
         let codes = schema::Codes {
-            missing_key: "STATE_MISSING_KEY",
-            not_object: "STATE_NOT_OBJECT",
-            other: "STATE_SCHEMA_VIOLATION",
+            missing_key: code::STATE_MISSING_KEY,
+            not_object: code::STATE_NOT_OBJECT,
+            other: code::STATE_SCHEMA_VIOLATION,
             tagged: &[],
         };
         let problems = schema::check(name, &value, &codes);

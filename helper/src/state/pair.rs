@@ -10,6 +10,7 @@
 //! their instants then differ, which `state validate` reports as
 //! `STATE_PAIR_MISMATCH`.
 
+use super::code;
 use std::fs;
 use std::path::Path;
 
@@ -63,7 +64,7 @@ fn check_input(project_dir: &Path, state: &SessionState) -> Result<(), (u8, Prob
         return Err((
             exit::NOT_OK,
             Problem::new(
-                "STATE_BAD_STATUS",
+                code::STATE_BAD_STATUS,
                 format!(
                     "unknown status '{}' (one of {})",
                     state.status,
@@ -83,7 +84,7 @@ fn check_input(project_dir: &Path, state: &SessionState) -> Result<(), (u8, Prob
         return Err((
             exit::CANNOT_CHECK,
             Problem::new(
-                "STATE_NO_DIRECTORY",
+                code::STATE_NO_DIRECTORY,
                 format!("project directory {} does not exist", project_dir.display()),
             ),
         ));

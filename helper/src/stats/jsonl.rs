@@ -12,6 +12,7 @@
 //! for it while the caller waits at most [`LOCK_WAIT`]; then the append is
 //! given up (stats never block the run that records them).
 
+use super::code;
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{self, Write};
 use std::os::unix::fs::FileExt;
@@ -39,10 +40,10 @@ pub enum AppendError {
 impl AppendError {
     pub fn code(&self) -> &'static str {
         match self {
-            Self::Open { .. } => "STATS_UNWRITABLE",
-            Self::LockTimeout { .. } => "STATS_LOCK_TIMEOUT",
-            Self::Lock { .. } => "STATS_LOCK_FAILED",
-            Self::Write { .. } => "STATS_WRITE_FAILED",
+            Self::Open { .. } => code::STATS_UNWRITABLE,
+            Self::LockTimeout { .. } => code::STATS_LOCK_TIMEOUT,
+            Self::Lock { .. } => code::STATS_LOCK_FAILED,
+            Self::Write { .. } => code::STATS_WRITE_FAILED,
         }
     }
 }

@@ -11,6 +11,7 @@
 //! - [`event`]: known events and the export allowlist.
 //! - [`jsonl`]: locked whole-line appends; [`summary`]: `stats show`.
 
+pub mod code;
 pub mod event;
 pub mod jsonl;
 pub mod kind;
@@ -67,7 +68,10 @@ fn read_source(source: &Source, stdin: &mut impl Read) -> Result<Vec<u8>, Proble
                 .take(record::MAX_RECORD_BYTES as u64 + 1)
                 .read_to_end(&mut bytes)
                 .map_err(|e| {
-                    Problem::new("STATS_STDIN_UNREADABLE", format!("cannot read stdin: {e}"))
+                    Problem::new(
+                        code::STATS_STDIN_UNREADABLE,
+                        format!("cannot read stdin: {e}"),
+                    )
                 })?;
             Ok(bytes)
         }
@@ -80,22 +84,22 @@ pub fn append(
     kind_name: &str,
     rec: &Map<String, Value>,
 ) -> Result<PathBuf, Problem> {
-    kind::check(kind_name).map_err(|m| Problem::new("STATS_BAD_KIND", m))?;
+    kind::check(kind_name).map_err(|m| Problem::new(code::STATS_BAD_KIND, m))?;
     let dir = data_dir.ok_or_else(|| {
         Problem::new(
-            "STATS_NO_DATA_DIR",
+            code::STATS_NO_DATA_DIR,
             "no data directory: set CLAUDE_PLUGIN_DATA, VOYAGE_DATA_DIR, XDG_DATA_HOME or HOME",
         )
     })?;
     std::fs::create_dir_all(dir).map_err(|e| {
         Problem::new(
-            "STATS_UNWRITABLE",
+            code::STATS_UNWRITABLE,
             format!("cannot create {}: {e}", dir.display()),
         )
     })?;
     let path = dir.join(kind::file_name(kind_name));
-    let line =
-        serde_json::to_vec(rec).map_err(|e| Problem::new("STATS_WRITE_FAILED", e.to_string()))?;
+    let line = serde_json::to_vec(rec)
+        .map_err(|e| Problem::new(code::STATS_WRITE_FAILED, e.to_string()))?;
     jsonl::append_line(&path, &line, jsonl::LOCK_WAIT)
         .map_err(|e| Problem::new(e.code(), e.to_string()))?;
     Ok(path)
@@ -118,7 +122,7 @@ fn reply(outcome: Result<WriteReply, Problem>, out: &mut impl Write) -> u8 {
 /// `stats append KIND [RECORD]`.
 pub fn execute_append(options: &AppendOptions, stdin: &mut impl Read, out: &mut impl Write) -> u8 {
     let outcome = (|| {
-        kind::check(&options.kind).map_err(|m| Problem::new("STATS_BAD_KIND", m))?;
+        kind::check(&options.kind).map_err(|m| Problem::new(code::STATS_BAD_KIND, m))?;
         let bytes = read_source(&options.record, stdin)?;
         let rec = record::parse_object(&bytes, "record")?;
         let rec = record::with_ts(rec, &UtcTime::now().rfc3339());
@@ -131,7 +135,8 @@ pub fn execute_append(options: &AppendOptions, stdin: &mut impl Read, out: &mut 
 /// `event emit --event NAME [--payload -|JSON]`.
 pub fn execute_event(options: &EventOptions, stdin: &mut impl Read, out: &mut impl Write) -> u8 {
     let outcome = (|| {
-        event::check_name(&options.event).map_err(|m| Problem::new("STATS_BAD_EVENT_NAME", m))?;
+        event::check_name(&options.event)
+            .map_err(|m| Problem::new(code::STATS_BAD_EVENT_NAME, m))?;
         let payload = match &options.payload {
             None => Map::new(),
             Some(source) => record::parse_object(&read_source(source, stdin)?, "payload")?,
@@ -159,12 +164,12 @@ pub fn execute_show(options: &ShowOptions, out: &mut impl Write) -> u8 {
     if let Some(k) = &options.kind
         && let Err(m) = kind::check(k)
     {
-        problem::eprint_all(&[Problem::new("STATS_BAD_KIND", m)]);
+        problem::eprint_all(&[Problem::new(code::STATS_BAD_KIND, m)]);
         return exit::CANNOT_CHECK;
     }
     let Some(dir) = &options.data_dir else {
         problem::eprint_all(&[Problem::new(
-            "STATS_NO_DATA_DIR",
+            code::STATS_NO_DATA_DIR,
             "no data directory: set CLAUDE_PLUGIN_DATA, VOYAGE_DATA_DIR, XDG_DATA_HOME or HOME",
         )]);
         return exit::CANNOT_CHECK;
@@ -173,7 +178,7 @@ pub fn execute_show(options: &ShowOptions, out: &mut impl Write) -> u8 {
         Ok(s) => s,
         Err(e) => {
             problem::eprint_all(&[Problem::new(
-                "STATS_UNREADABLE",
+                code::STATS_UNREADABLE,
                 format!("cannot read {}: {e}", dir.display()),
             )]);
             return exit::CANNOT_CHECK;

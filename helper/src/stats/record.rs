@@ -1,6 +1,7 @@
 //! A stats record as it arrives: one JSON object (seed Phase 9), which gets
 //! a `ts` when it has none.
 
+use super::code;
 use serde_json::{Map, Value};
 
 use crate::problem::Problem;
@@ -13,21 +14,21 @@ pub const MAX_RECORD_BYTES: usize = 1024 * 1024;
 pub fn parse_object(input: &[u8], what: &str) -> Result<Map<String, Value>, Problem> {
     if input.len() > MAX_RECORD_BYTES {
         return Err(Problem::new(
-            "STATS_TOO_LARGE",
+            code::STATS_TOO_LARGE,
             format!("{what} is larger than {MAX_RECORD_BYTES} bytes"),
         ));
     }
     match serde_json::from_slice::<Value>(input) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(other) => Err(Problem::new(
-            "STATS_NOT_OBJECT",
+            code::STATS_NOT_OBJECT,
             format!(
                 "{what}-not-object: a {what} must be one JSON object, not {}",
                 kind(&other)
             ),
         )),
         Err(e) => Err(Problem::new(
-            "STATS_NOT_JSON",
+            code::STATS_NOT_JSON,
             format!("{what}-not-json: {e}"),
         )),
     }

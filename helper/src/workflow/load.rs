@@ -105,7 +105,7 @@ pub fn load_source(
         )
         .in_file(path);
         match e.line {
-            Some(line) => problem.at_line(line.into()),
+            Some(line) => problem.at_line(line),
             None => problem,
         }
     })?;
@@ -177,7 +177,7 @@ impl Loader<'_> {
     fn problem(&self, code: &'static str, line: u32, message: String) -> Problem {
         let problem = Problem::new(code, message).in_file(self.path);
         if line > 0 {
-            problem.at_line(line.into())
+            problem.at_line(line)
         } else {
             problem
         }

@@ -105,7 +105,7 @@ fn resolve_one(
             format!("step \"{}\", field `workflow`: {message}", step.name),
         )
         .in_file(file)
-        .at_line(step.reference_line.into())
+        .at_line(step.reference_line)
     };
     let reference = step.reference.as_str();
     if let Some(scheme) = url_scheme(reference) {
