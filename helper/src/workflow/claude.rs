@@ -30,11 +30,12 @@ use std::sync::{Mutex, PoisonError};
 
 use serde_json::{Map, Value};
 
+use super::child::{WORKFLOW_DIR_VAR, time_limit, timed_out};
 use super::event::{Event, Level, TokenUsage};
+use super::lines::LineSplitter;
 use super::model::PromptTask;
 use super::provider::Provider;
-use super::runner::{Context, Emit, Failure, StepError};
-use super::script::{LineSplitter, WORKFLOW_DIR_VAR, time_limit, timed_out};
+use super::step::{Context, Emit, Failure, StepError};
 use crate::proc::supervise::{Ending, Job, Leftovers, Stderr, supervise};
 use crate::verdict::lines::clean;
 

@@ -22,7 +22,8 @@ use super::filter::Filter;
 use super::live::Live;
 use super::load::{self, Loaded};
 use super::resolve;
-use super::runner::{self, Context, Failure, Finish, RunOptions};
+use super::runner::{self, RunOptions};
+use super::step::{Context, Failure, Finish};
 use super::yaml;
 use crate::problem::Problem;
 

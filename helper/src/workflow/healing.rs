@@ -16,11 +16,10 @@ use std::fmt::Write as _;
 use std::sync::{Mutex, PoisonError};
 
 use super::claude::{Call, call};
-use super::consumers::tool_argument;
-use super::event::Event;
+use super::event::{Event, tool_argument};
 use super::model::CommandTask;
-use super::runner::{Context, Emit, Failure, StepError};
-use super::script::attempt;
+use super::shell::attempt;
+use super::step::{Context, Emit, Failure, StepError};
 use super::text::tail;
 
 /// Runs, counting the first, when the step does not say.

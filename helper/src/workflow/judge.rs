@@ -18,7 +18,7 @@ use super::claude::{Answer, Call, call, never_started};
 use super::event::{Event, Level};
 use super::model::PromptTask;
 use super::provider::Provider;
-use super::runner::{Context, Emit, Failure, StepError};
+use super::step::{Context, Emit, Failure, StepError};
 use super::text::{head, tail};
 
 /// Attempts of the step, the first included.

@@ -22,8 +22,9 @@ use std::sync::{Mutex, PoisonError};
 use super::event::{Event, IterationStatus, Level};
 use super::model::{Items, LoopTask, Task};
 use super::placeholder::fill_item;
-use super::runner::{Context, Emit, Failure, StepError, run_task};
-use super::script;
+use super::runner::run_task;
+use super::shell;
+use super::step::{Context, Emit, Failure, StepError};
 
 /// Most iterations a concurrent loop runs at once, whatever its
 /// `concurrency:` (each is a thread, most of it waiting on a command).
@@ -37,7 +38,7 @@ pub fn run(
 ) -> Result<(), StepError> {
     let items: Vec<String> = match &task.for_each {
         Items::List(list) => list.iter().filter(|i| !i.is_empty()).cloned().collect(),
-        Items::Shell(command) => script::shell_items(command, ctx)?,
+        Items::Shell(command) => shell::shell_items(command, ctx)?,
     };
     let total = items.len();
     let start_iteration = resume.and_then(|r| r.first()).copied().unwrap_or(1);

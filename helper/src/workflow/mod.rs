@@ -7,10 +7,11 @@
 //! - [`load`] turns a YAML file ([`yaml`]) into the typed [`model`], filling
 //!   `{{var}}` [`placeholder`]s and checking every schema rule;
 //! - [`resolve`] loads nested `workflow:` references before anything runs;
-//! - [`runner`] produces [`event`]s for the steps — [`script`] commands
-//!   (with [`healing`]), [`loops`], [`nested`] workflows, prompt steps
-//!   through a [`provider`] ([`claude`], graded by the [`judge`]) —
-//!   filtered by [`filter`];
+//! - [`runner`] produces [`event`]s for the steps — [`script`] steps (one
+//!   [`shell`] run, or [`healing`] runs), [`loops`], [`nested`] workflows,
+//!   prompt steps through a [`provider`] ([`claude`], graded by the
+//!   [`judge`]) — filtered by [`filter`]; what they share is in [`step`],
+//!   what their child processes share in [`child`] and [`lines`];
 //! - [`consumers`] turn the events into NDJSON and a log file, [`live`] into
 //!   the view for people;
 //! - [`command`] is the I/O edge that wires them together.
@@ -19,6 +20,7 @@
 //! The OpenCode provider and the terminal UI come in later releases; the
 //! step dispatch and the events already have their place.
 
+pub mod child;
 pub mod claude;
 pub mod command;
 pub mod consumers;
@@ -26,6 +28,7 @@ pub mod event;
 pub mod filter;
 pub mod healing;
 pub mod judge;
+pub mod lines;
 pub mod live;
 pub mod load;
 pub mod loops;
@@ -37,5 +40,7 @@ pub mod resolve;
 pub mod retrospective;
 pub mod runner;
 pub mod script;
+pub mod shell;
+pub mod step;
 pub mod text;
 pub mod yaml;

@@ -17,7 +17,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::event::{Event, IterationStatus};
 use super::model::WorkflowTask;
-use super::runner::{self, Context, Emit, Failure, Finish, RunOptions, StepError};
+use super::runner::{self, RunOptions};
+use super::step::{Context, Emit, Failure, Finish, StepError};
 use super::text::duration_words;
 
 pub fn run(

@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::model::PromptTask;
-use super::runner::{Context, Emit, Failure, StepError};
+use super::step::{Context, Emit, Failure, StepError};
 
 /// Runs prompt steps with one agent CLI (`claude`, `opencode`).
 pub trait Provider: Send + Sync {

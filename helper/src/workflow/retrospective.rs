@@ -17,7 +17,7 @@ use serde_json::{Map, Value, json};
 use super::claude::{Answer, Call, call};
 use super::event::{Event, Level};
 use super::model::{Task, Workflow};
-use super::runner::{Context, Emit, Failure, StepError};
+use super::step::{Context, Emit, Failure, StepError};
 use super::text::{head, tail};
 
 /// The analysis may take this long; it stands between the failure and the
