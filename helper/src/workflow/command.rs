@@ -111,11 +111,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> u8 {
             signal_ids.push(id);
         }
     }
-    let ctx = Context {
-        work_dir,
-        stop,
-        providers: super::provider::available(),
-    };
+    let ctx = Context { work_dir, stop };
 
     let mut consumers: Vec<Box<dyn Consumer + '_>> = Vec::new();
     let mut log_path = None;

@@ -9,17 +9,19 @@
 //! - [`resolve`] loads nested `workflow:` references before anything runs;
 //! - [`runner`] produces [`event`]s for the steps — [`script`] steps (one
 //!   [`shell`] run, or [`healing`] runs), [`loops`], [`nested`] workflows,
-//!   prompt steps through a [`provider`] ([`claude`], graded by the
-//!   [`judge`]) — filtered by [`filter`]; what they share is in [`step`],
-//!   what their child processes share in [`child`] and [`lines`];
+//!   [`prompt`] steps (graded by the [`judge`]) — filtered by [`filter`];
+//! - every agent call is a [`call`] to a [`provider`] ([`claude`]), the
+//!   same for prompt steps, the judge, self-healing and the
+//!   [`retrospective`] that analyses a fatal failure;
 //! - [`consumers`] turn the events into NDJSON and a log file, [`live`] into
 //!   the view for people;
 //! - [`command`] is the I/O edge that wires them together.
 //!
-//! A fatal failure of a workflow with agent steps gets a [`retrospective`].
 //! The OpenCode provider and the terminal UI come in later releases; the
-//! step dispatch and the events already have their place.
+//! provider dispatch and the events already have their place.
 
+pub mod answer;
+pub mod call;
 pub mod child;
 pub mod claude;
 pub mod command;
@@ -35,6 +37,7 @@ pub mod loops;
 pub mod model;
 pub mod nested;
 pub mod placeholder;
+pub mod prompt;
 pub mod provider;
 pub mod resolve;
 pub mod retrospective;

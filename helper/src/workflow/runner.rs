@@ -2,7 +2,9 @@
 //!
 //! The runner knows nothing of its consumers: it hands every [`Event`] to an
 //! [`Emit`] (in `workflow run`, the sending end of a channel whose receiver
-//! tees events to the NDJSON writer, the log file and the live view). It
+//! tees events to the NDJSON writer, the log file and the live view). Nor
+//! does it know the agents: a prompt step goes to [`prompt`], which hands
+//! it to a [`Provider`](super::provider::Provider). It
 //! runs on a thread of its own, and a loop's `concurrency` runs iterations
 //! on a pool of threads, so it is asynchronous without an async runtime:
 //! every wait is a blocking `poll` on a command's pipe, which is cheaper to
@@ -21,7 +23,7 @@ use super::event::{Event, RunReport, StepSummary, TokenUsage};
 use super::filter::Filter;
 use super::model::{Task, Workflow};
 use super::step::{Context, Emit, Finish, StepError};
-use super::{loops, nested, provider, retrospective, script};
+use super::{loops, nested, prompt, retrospective, script};
 
 /// Lines of a step's output kept for `lastOutput`.
 pub const LAST_OUTPUT_LINES: usize = 100;
@@ -160,7 +162,7 @@ pub fn run_task(
             Ok(())
         }
         Task::Command(command) => script::run(command, ctx, emit),
-        Task::Prompt(prompt) => provider::run(&ctx.providers, prompt, ctx, emit),
+        Task::Prompt(step) => prompt::run(step, ctx, emit),
         Task::Loop(each) => loops::run(each, resume, ctx, emit),
         Task::Workflow(step) => nested::run(step, resume, ctx, emit),
     }

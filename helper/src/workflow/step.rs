@@ -12,7 +12,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, PoisonError};
 
 use super::event::{ErrorInfo, Event};
-use super::provider::Provider;
 
 /// The cancel files looked for in the workflow's directory: ours, and
 /// Executant's so that existing tooling keeps working.
@@ -48,8 +47,6 @@ pub struct Context {
     pub work_dir: PathBuf,
     /// Set when the helper receives SIGINT, SIGTERM or SIGHUP.
     pub stop: Arc<AtomicBool>,
-    /// Who runs prompt steps.
-    pub providers: Vec<Box<dyn Provider>>,
 }
 
 impl Context {
