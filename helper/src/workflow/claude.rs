@@ -456,6 +456,21 @@ mod tests {
     }
 
     #[test]
+    fn a_call_that_may_not_act_asks_for_the_default_permission_mode() {
+        let t = task();
+        let reading = Call {
+            permissions: Permissions::Default,
+            ..Call::for_step(&t, "hi")
+        };
+        let args = arguments(&reading);
+        let at = args
+            .iter()
+            .position(|a| a == "--permission-mode")
+            .expect("a permission mode is always passed");
+        assert_eq!(args[at + 1], "default");
+    }
+
+    #[test]
     fn assistant_lines_give_context_once_per_message_then_text_and_tools() {
         let usage = json!({"input_tokens": 10, "cache_creation_input_tokens": 100,
                            "cache_read_input_tokens": 1000, "output_tokens": 1});

@@ -17,6 +17,20 @@
 //!   the view for people;
 //! - [`command`] is the I/O edge that wires them together.
 //!
+//! Modules depend on one another in layers, without cycles (a loop's
+//! children and a nested workflow reach the runner through a function it
+//! hands down, not an import):
+//!
+//! 1. the data: [`model`], [`yaml`], [`placeholder`], [`text`], [`filter`],
+//!    [`event`], and [`step`] (where events go, the run's context, how a
+//!    step ends); [`load`] and [`resolve`] above them;
+//! 2. what a child process shares ([`child`], [`lines`]), the agent call
+//!    ([`call`], [`answer`]), then the workers: [`shell`], [`claude`],
+//!    [`provider`], [`judge`], [`healing`], [`retrospective`], [`script`],
+//!    [`prompt`], [`loops`], [`nested`];
+//! 3. the [`runner`];
+//! 4. the edge: [`consumers`], [`live`], [`command`].
+//!
 //! The OpenCode provider and the terminal UI come in later releases; the
 //! provider dispatch and the events already have their place.
 

@@ -59,3 +59,18 @@ pub fn requested(task: &PromptTask) -> String {
 fn non_empty_env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_provider_is_found_by_the_name_steps_use() {
+        assert_eq!(Provider::named("claude"), Some(Provider::Claude));
+        assert_eq!(Provider::named("opencode"), None);
+        assert_eq!(Provider::named("Claude"), None);
+        for provider in Provider::ALL {
+            assert_eq!(Provider::named(provider.name()), Some(provider));
+        }
+    }
+}

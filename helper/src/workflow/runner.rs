@@ -163,8 +163,16 @@ pub fn run_task(
         }
         Task::Command(command) => script::run(command, ctx, emit),
         Task::Prompt(step) => prompt::run(step, ctx, emit),
-        Task::Loop(each) => loops::run(each, resume, ctx, emit),
-        Task::Workflow(step) => nested::run(step, resume, ctx, emit),
+        // A loop's children and a nested workflow's steps run through this
+        // same runner, handed down, so that neither module depends on it.
+        Task::Loop(each) => loops::run(each, resume, ctx, emit, run_task),
+        Task::Workflow(step) => nested::run(step, resume, emit, |child, mapper| {
+            let options = RunOptions {
+                report: false,
+                ..RunOptions::default()
+            };
+            run(child, &options, ctx, mapper)
+        }),
     }
 }
 
