@@ -1,5 +1,5 @@
 //! `workflow::claude::Stream`: any bytes as the Claude Code CLI's output,
-//! cut into lines by `workflow::script::LineSplitter` in chunks the first
+//! cut into lines by `workflow::lines::LineSplitter` in chunks the first
 //! byte chooses.
 //!
 //! Checked beyond "no panic": every event is one the provider may produce
@@ -14,7 +14,7 @@ use std::sync::Mutex;
 use libfuzzer_sys::fuzz_target;
 use voyage_helper::workflow::claude::Stream;
 use voyage_helper::workflow::event::Event;
-use voyage_helper::workflow::script::LineSplitter;
+use voyage_helper::workflow::lines::LineSplitter;
 
 fn read(output: &[u8], chunk: usize) -> (Vec<String>, String) {
     let events = Mutex::new(Vec::new());

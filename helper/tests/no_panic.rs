@@ -467,7 +467,7 @@ const STREAM_WORDS: &[&str] = &[
 fn check_claude_stream(output: &[u8], cuts: &[usize]) {
     use std::sync::Mutex;
     use voyage_helper::workflow::claude::{QUOTED_LINES, Stream};
-    use voyage_helper::workflow::script::LineSplitter;
+    use voyage_helper::workflow::lines::LineSplitter;
 
     let read = |cuts: &[usize]| {
         let events = Mutex::new(Vec::new());

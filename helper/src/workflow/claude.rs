@@ -1,5 +1,5 @@
-//! The `claude` provider: a prompt step run by the Claude Code CLI in print
-//! mode, its `stream-json` output turned into the run's events.
+//! The `claude` provider: an agent [`Call`] run by the Claude Code CLI in
+//! print mode, its `stream-json` output turned into the run's events.
 //!
 //! The CLI is looked up on `PATH` for every step (as Executant does, so a
 //! run picks up an install made while it waits), runs as the leader of its
@@ -20,21 +20,21 @@
 //!
 //! A non-zero exit fails the step with the CLI's own words; `timeout_seconds`
 //! stops the CLI's whole group (exit code 3 for the run); a stopping signal
-//! cancels. The same [`call`] serves prompt steps, the self-healing agent,
-//! the judge and the retrospective.
+//! cancels. The same [`call`] serves every [`Call`] the
+//! [`Provider`](super::provider::Provider) hands it: prompt steps, the
+//! self-healing agent, the judge and the retrospective.
 
 use std::ffi::{OsStr, OsString};
 use std::fmt::Write as _;
 use std::io;
-use std::sync::{Mutex, PoisonError};
 
 use serde_json::{Map, Value};
 
+use super::call::{Call, NOT_FOUND, NOT_STARTED, Permissions};
+use super::child::{WORKFLOW_DIR_VAR, time_limit, timed_out};
 use super::event::{Event, Level, TokenUsage};
-use super::model::PromptTask;
-use super::provider::Provider;
-use super::runner::{Context, Emit, Failure, StepError};
-use super::script::{LineSplitter, WORKFLOW_DIR_VAR, time_limit, timed_out};
+use super::lines::LineSplitter;
+use super::step::{Context, Emit, Failure, StepError};
 use crate::proc::supervise::{Ending, Job, Leftovers, Stderr, supervise};
 use crate::verdict::lines::clean;
 
@@ -48,61 +48,6 @@ const MAX_JSON_LINE: usize = 64 << 20;
 pub const QUOTED_LINES: usize = 20;
 /// The CLI's limit on answers that miss the JSON Schema.
 const STRUCTURED_RETRIES_VAR: &str = "MAX_STRUCTURED_OUTPUT_RETRIES";
-
-/// Runs prompt steps with the Claude Code CLI.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct Claude;
-
-impl Provider for Claude {
-    fn name(&self) -> &'static str {
-        "claude"
-    }
-
-    fn attempt(
-        &self,
-        task: &PromptTask,
-        prompt: &str,
-        ctx: &Context,
-        emit: &dyn Emit,
-    ) -> Result<(), StepError> {
-        call(&Call::for_step(task, prompt), ctx, emit)
-    }
-}
-
-/// One run of the CLI: a prompt step's, or one the runner makes itself (a
-/// fixing agent, a judge).
-#[derive(Debug, Clone, Copy)]
-pub struct Call<'a> {
-    /// Names the call in messages: the step, or `build:heal-2`.
-    pub name: &'a str,
-    pub prompt: &'a str,
-    pub model: &'a str,
-    /// `None`: every tool; an empty list: none.
-    pub allowed_tools: Option<&'a [String]>,
-    pub append_system_prompt: Option<&'a str>,
-    /// `bypassPermissions` for work; `default` for a judge that only reads.
-    pub permission_mode: &'a str,
-    /// A JSON Schema the answer must follow (the CLI's `--json-schema`);
-    /// the answer arrives as `output:structured`.
-    pub json_schema: Option<&'a str>,
-    pub timeout_seconds: Option<f64>,
-}
-
-impl<'a> Call<'a> {
-    /// A prompt step's call, with its prompt already completed.
-    pub fn for_step(task: &'a PromptTask, prompt: &'a str) -> Self {
-        Self {
-            name: &task.name,
-            prompt,
-            model: &task.model,
-            allowed_tools: task.allowed_tools.as_deref(),
-            append_system_prompt: task.append_system_prompt.as_deref(),
-            permission_mode: "bypassPermissions",
-            json_schema: None,
-            timeout_seconds: task.timeout_seconds,
-        }
-    }
-}
 
 /// Runs the CLI once, its stream turned into events through `emit`.
 pub fn call(call: &Call<'_>, ctx: &Context, emit: &dyn Emit) -> Result<(), StepError> {
@@ -188,7 +133,7 @@ pub fn arguments(call: &Call<'_>) -> Vec<OsString> {
     }
     args.extend([
         "--permission-mode".into(),
-        call.permission_mode.into(),
+        permission_mode(call.permissions).into(),
         "--model".into(),
         call.model.into(),
     ]);
@@ -203,59 +148,11 @@ pub fn arguments(call: &Call<'_>) -> Vec<OsString> {
     args
 }
 
-/// Takes the events of a call the runner makes for itself (a judge, a
-/// retrospective): keeps its structured answer and its words, passes its
-/// cost and tokens on to `costs_to` when given, and drops the rest (its
-/// reading is not the step's output).
-pub struct Answer<'a> {
-    costs_to: Option<&'a dyn Emit>,
-    structured: Mutex<Option<Value>>,
-    texts: Mutex<Vec<String>>,
-}
-
-impl<'a> Answer<'a> {
-    pub fn new(costs_to: Option<&'a dyn Emit>) -> Self {
-        Self {
-            costs_to,
-            structured: Mutex::new(None),
-            texts: Mutex::new(Vec::new()),
-        }
-    }
-
-    /// The structured answer, if one came, and the words.
-    pub fn into_parts(self) -> (Option<Value>, Vec<String>) {
-        (
-            self.structured
-                .into_inner()
-                .unwrap_or_else(PoisonError::into_inner),
-            self.texts
-                .into_inner()
-                .unwrap_or_else(PoisonError::into_inner),
-        )
-    }
-}
-
-impl Emit for Answer<'_> {
-    fn emit(&self, event: Event) {
-        match event {
-            Event::OutputCost { .. } | Event::OutputUsage { .. } => {
-                if let Some(parent) = self.costs_to {
-                    parent.emit(event);
-                }
-            }
-            Event::OutputStructured { data } => {
-                *self
-                    .structured
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner) = Some(data);
-            }
-            Event::OutputText { text, .. } => self
-                .texts
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push(text),
-            _ => {}
-        }
+/// The CLI's `--permission-mode` for what the agent may do.
+fn permission_mode(permissions: Permissions) -> &'static str {
+    match permissions {
+        Permissions::Bypass => "bypassPermissions",
+        Permissions::Default => "default",
     }
 }
 
@@ -271,17 +168,6 @@ fn built_in_tools(allowed: &[String]) -> String {
         }
     }
     names.join(",")
-}
-
-/// The code of a step whose CLI is not on `PATH`.
-pub const NOT_FOUND: &str = "WORKFLOW_AGENT_NOT_FOUND";
-/// The code of a CLI that could not be started otherwise (a prompt too long
-/// for one argument, say).
-pub const NOT_STARTED: &str = "WORKFLOW_AGENT_NOT_STARTED";
-
-/// Whether a failure is the CLI never having started.
-pub fn never_started(failure: &Failure) -> bool {
-    failure.code == NOT_FOUND || failure.code == NOT_STARTED
 }
 
 fn not_started(step: &str, e: &io::Error) -> StepError {
@@ -490,6 +376,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::workflow::model::PromptTask;
 
     type Events = Mutex<Vec<Event>>;
 
@@ -566,6 +453,21 @@ mod tests {
         let none = arguments(&Call::for_step(&t, "hi"));
         assert_eq!(none[5..7], ["--tools", ""]);
         assert_eq!(none[7], "--permission-mode");
+    }
+
+    #[test]
+    fn a_call_that_may_not_act_asks_for_the_default_permission_mode() {
+        let t = task();
+        let reading = Call {
+            permissions: Permissions::Default,
+            ..Call::for_step(&t, "hi")
+        };
+        let args = arguments(&reading);
+        let at = args
+            .iter()
+            .position(|a| a == "--permission-mode")
+            .expect("a permission mode is always passed");
+        assert_eq!(args[at + 1], "default");
     }
 
     #[test]

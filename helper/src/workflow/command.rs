@@ -22,7 +22,8 @@ use super::filter::Filter;
 use super::live::Live;
 use super::load::{self, Loaded};
 use super::resolve;
-use super::runner::{self, Context, Failure, Finish, RunOptions};
+use super::runner::{self, RunOptions};
+use super::step::{Context, Failure, Finish};
 use super::yaml;
 use crate::problem::Problem;
 
@@ -110,11 +111,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> u8 {
             signal_ids.push(id);
         }
     }
-    let ctx = Context {
-        work_dir,
-        stop,
-        providers: super::provider::available(),
-    };
+    let ctx = Context { work_dir, stop };
 
     let mut consumers: Vec<Box<dyn Consumer + '_>> = Vec::new();
     let mut log_path = None;

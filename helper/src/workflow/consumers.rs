@@ -9,7 +9,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::event::{Event, Level, RunReport};
+use super::event::{Event, Level, RunReport, tool_argument};
 use super::text::{duration_words, grouped, slugify};
 use crate::clock::UtcTime;
 
@@ -305,22 +305,6 @@ pub(crate) fn retrospective_lines(analysis: &serde_json::Value) -> Vec<String> {
         ));
     }
     lines
-}
-
-/// The argument of a tool call worth a log line (a path, a command).
-pub(crate) fn tool_argument(tool: &str, input: &serde_json::Value) -> String {
-    let key = match tool {
-        "Read" => input.get("file_path").or_else(|| input.get("path")),
-        "Edit" | "Write" => input.get("file_path"),
-        "Bash" => input.get("command"),
-        "Glob" | "Grep" => input.get("pattern"),
-        _ => return input.to_string(),
-    };
-    match key {
-        Some(serde_json::Value::String(s)) => s.clone(),
-        Some(other) => other.to_string(),
-        None => String::new(),
-    }
 }
 
 pub(crate) fn level_word(level: Level) -> &'static str {

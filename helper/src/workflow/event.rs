@@ -273,3 +273,20 @@ pub struct StepSummary {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub failed: bool,
 }
+
+/// The argument of an `output:tool` call that says what it did (a path, a
+/// command): for the log file, the live view and a fixing agent's history.
+pub fn tool_argument(tool: &str, input: &serde_json::Value) -> String {
+    let key = match tool {
+        "Read" => input.get("file_path").or_else(|| input.get("path")),
+        "Edit" | "Write" => input.get("file_path"),
+        "Bash" => input.get("command"),
+        "Glob" | "Grep" => input.get("pattern"),
+        _ => return input.to_string(),
+    };
+    match key {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    }
+}

@@ -5,8 +5,9 @@
 //!
 //! The agent's word is never taken for the fix: only the command's own
 //! exit code ends the loop. A run stopped by its timeout is fixed like a
-//! failed one; an agent that fails fails the step. The agent is Claude (as in Executant, whatever
-//! the step's provider), model sonnet, offered the editing tools, its words
+//! failed one; an agent that fails fails the step. The agent is called
+//! through the [`FIXER`] provider, Claude (as in Executant, whatever the
+//! step's provider), model sonnet, offered the editing tools, its words
 //! and tool calls shown as the step's output. Each turn emits
 //! `step:healing`: `attempt-failed` after a failed run that gets a fix,
 //! `healed` when a later run passes, `exhausted` when the last one fails.
@@ -15,12 +16,12 @@ use std::collections::VecDeque;
 use std::fmt::Write as _;
 use std::sync::{Mutex, PoisonError};
 
-use super::claude::{Call, call};
-use super::consumers::tool_argument;
-use super::event::Event;
+use super::call::{Call, Permissions};
+use super::event::{Event, tool_argument};
 use super::model::CommandTask;
-use super::runner::{Context, Emit, Failure, StepError};
-use super::script::attempt;
+use super::provider::Provider;
+use super::shell::attempt;
+use super::step::{Context, Emit, Failure, StepError};
 use super::text::tail;
 
 /// Runs, counting the first, when the step does not say.
@@ -29,6 +30,8 @@ pub const DEFAULT_ATTEMPTS: u32 = 5;
 const TIMEOUT_CODE: i32 = 124;
 /// The tools the fixing agent is offered.
 const TOOLS: [&str; 6] = ["Bash", "Read", "Write", "Edit", "Glob", "Grep"];
+/// Who fixes: Claude, as in Executant (a script step names no provider).
+pub const FIXER: Provider = Provider::Claude;
 /// The model the fixing agent runs on.
 const MODEL: &str = "sonnet";
 /// How much of a failed run's output the agent is shown (its end).
@@ -137,7 +140,7 @@ fn heal(
         model: MODEL,
         allowed_tools: Some(&tools),
         append_system_prompt: None,
-        permission_mode: "bypassPermissions",
+        permissions: Permissions::Bypass,
         json_schema: None,
         // No limit of its own, as in Executant: the step's timeout_seconds
         // is for the command.
@@ -148,7 +151,7 @@ fn heal(
         seen: Mutex::new(Seen::default()),
         captured: Mutex::new(captured),
     };
-    call(&agent, ctx, &watcher)?;
+    FIXER.call(&agent, ctx, &watcher)?;
     let seen = watcher
         .seen
         .into_inner()

@@ -3,22 +3,25 @@
 //! done; when it says no, the step runs again with its feedback, up to
 //! [`MAX_ATTEMPTS`] attempts in all.
 //!
-//! The judge is Claude on sonnet with Read, Grep and Glob, in the default
-//! permission mode, answering through `--json-schema` (`pass`, `reasoning`,
-//! `feedback`). Its cost and tokens count in the step's; its words do not
-//! become the step's output. A judge that cannot answer does not fail the
-//! step: the attempt is accepted ungraded, with a warning, as in Executant.
-//! Each verdict is a `step:judge` event.
+//! The attempts run on the step's provider. The judge is a call of its own
+//! to the [`JUDGE`] provider (Claude, Executant's default judge) on sonnet
+//! with Read, Grep and Glob, in the default permission mode, answering
+//! through a JSON Schema (`pass`, `reasoning`, `feedback`). Its cost and
+//! tokens count in the step's; its words do not become the step's output.
+//! A judge that cannot answer does not fail the step: the attempt is
+//! accepted ungraded, with a warning, as in Executant. Each verdict is a
+//! `step:judge` event.
 
 use std::sync::{Mutex, PoisonError};
 
 use serde_json::Value;
 
-use super::claude::{Answer, Call, call, never_started};
+use super::answer::Answer;
+use super::call::{Call, Permissions, never_started};
 use super::event::{Event, Level};
 use super::model::PromptTask;
 use super::provider::Provider;
-use super::runner::{Context, Emit, Failure, StepError};
+use super::step::{Context, Emit, Failure, StepError};
 use super::text::{head, tail};
 
 /// Attempts of the step, the first included.
@@ -29,6 +32,9 @@ const SHOWN_CHARS: usize = 24_000;
 /// How much of the task the judge is shown (its start): with the answer,
 /// the judge's prompt stays under the 128 KiB one argument may hold.
 const ASKED_CHARS: usize = 64_000;
+/// Who grades: Claude whatever the step's provider, as Executant's
+/// judge does by default.
+pub const JUDGE: Provider = Provider::Claude;
 const MODEL: &str = "sonnet";
 const TOOLS: [&str; 3] = ["Read", "Grep", "Glob"];
 /// What the judge must answer.
@@ -37,7 +43,7 @@ const VERDICT_SCHEMA: &str = r#"{"type":"object","properties":{"pass":{"type":"b
 /// Runs a judged prompt step with `provider`; `prompt` is the step's
 /// prompt with its context, read once.
 pub fn run(
-    provider: &dyn Provider,
+    provider: Provider,
     task: &PromptTask,
     prompt: &str,
     ctx: &Context,
@@ -49,7 +55,7 @@ pub fn run(
             parent: emit,
             texts: Mutex::new(Vec::new()),
         };
-        provider.attempt(task, &asked, ctx, &words)?;
+        provider.call(&Call::for_step(task, &asked), ctx, &words)?;
         let answer = end_of(
             &words
                 .texts
@@ -113,12 +119,12 @@ fn judge(
         model: MODEL,
         allowed_tools: Some(&tools),
         append_system_prompt: None,
-        permission_mode: "default",
+        permissions: Permissions::Default,
         json_schema: Some(VERDICT_SCHEMA),
         timeout_seconds: None,
     };
     let heard = Answer::new(Some(emit));
-    match call(&judge_call, ctx, &heard) {
+    match JUDGE.call(&judge_call, ctx, &heard) {
         Ok(()) => {}
         Err(StepError::Failed(failure)) if !never_started(&failure) => {
             return Ok(ungraded(task, attempt, &failure.message, emit));

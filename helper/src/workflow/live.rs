@@ -12,8 +12,8 @@ use std::collections::VecDeque;
 use std::io::Write;
 use std::path::PathBuf;
 
-use super::consumers::{Consumer, level_word, retrospective_lines, tool_argument};
-use super::event::{Event, IterationStatus, Level};
+use super::consumers::{Consumer, level_word, retrospective_lines};
+use super::event::{Event, IterationStatus, Level, tool_argument};
 use super::text::duration_words;
 
 /// Lines of the running step shown on a terminal.

@@ -15,6 +15,11 @@
 //! step has `continue_on_error` (and once one has failed, no new iteration
 //! starts). Resuming into a concurrent loop runs all its iterations, with a
 //! warning.
+//!
+//! The children run through the runner's own step dispatch, handed in as a
+//! [`RunChild`]: a loop holds steps of every kind, and taking the dispatch
+//! as an argument keeps this module below the runner rather than beside it
+//! in a cycle.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
@@ -22,22 +27,28 @@ use std::sync::{Mutex, PoisonError};
 use super::event::{Event, IterationStatus, Level};
 use super::model::{Items, LoopTask, Task};
 use super::placeholder::fill_item;
-use super::runner::{Context, Emit, Failure, StepError, run_task};
-use super::script;
+use super::shell;
+use super::step::{Context, Emit, Failure, StepError};
 
 /// Most iterations a concurrent loop runs at once, whatever its
 /// `concurrency:` (each is a thread, most of it waiting on a command).
 pub const MAX_WORKERS: usize = 256;
 
+/// Runs one child step to its end (with the `--from-step` path within it):
+/// the runner's `run_task`.
+pub type RunChild = fn(&Task, Option<&[u64]>, &Context, &dyn Emit) -> Result<(), StepError>;
+
+/// Runs a loop step, its children through `run_child`.
 pub fn run(
     task: &LoopTask,
     resume: Option<&[u64]>,
     ctx: &Context,
     emit: &dyn Emit,
+    run_child: RunChild,
 ) -> Result<(), StepError> {
     let items: Vec<String> = match &task.for_each {
         Items::List(list) => list.iter().filter(|i| !i.is_empty()).cloned().collect(),
-        Items::Shell(command) => script::shell_items(command, ctx)?,
+        Items::Shell(command) => shell::shell_items(command, ctx)?,
     };
     let total = items.len();
     let start_iteration = resume.and_then(|r| r.first()).copied().unwrap_or(1);
@@ -61,9 +72,9 @@ pub fn run(
                     ),
                 ));
             }
-            run_pool(task, &items, workers as usize, ctx, emit)
+            run_pool(task, &items, workers as usize, ctx, emit, run_child)
         }
-        _ => run_in_order(task, &items, resume, ctx, emit),
+        _ => run_in_order(task, &items, resume, ctx, emit, run_child),
     }
 }
 
@@ -73,6 +84,7 @@ fn run_in_order(
     resume: Option<&[u64]>,
     ctx: &Context,
     emit: &dyn Emit,
+    run_child: RunChild,
 ) -> Result<(), StepError> {
     let total = count(items.len());
     let start_iteration = resume.and_then(|r| r.first()).copied().unwrap_or(1);
@@ -103,7 +115,7 @@ fn run_in_order(
             total,
             concurrent: false,
         };
-        run_iteration(task, item, position, within, ctx, emit)?;
+        run_iteration(task, item, position, within, ctx, emit, run_child)?;
     }
     Ok(())
 }
@@ -114,6 +126,7 @@ fn run_pool(
     workers: usize,
     ctx: &Context,
     emit: &dyn Emit,
+    run_child: RunChild,
 ) -> Result<(), StepError> {
     if items.is_empty() {
         return Ok(());
@@ -140,7 +153,7 @@ fn run_pool(
                 total,
                 concurrent: true,
             };
-            match run_iteration(task, item, position, None, ctx, emit) {
+            match run_iteration(task, item, position, None, ctx, emit, run_child) {
                 Ok(()) => {}
                 Err(StepError::Cancelled) => {
                     cancelled.store(true, Ordering::SeqCst);
@@ -227,6 +240,7 @@ fn run_iteration(
     within: Option<&[u64]>,
     ctx: &Context,
     emit: &dyn Emit,
+    run_child: RunChild,
 ) -> Result<(), StepError> {
     let iteration = at.iteration;
     emit.emit(Event::StepIteration {
@@ -259,7 +273,7 @@ fn run_iteration(
         } else {
             None
         };
-        let failure = match run_task(&child, child_resume, ctx, &quiet) {
+        let failure = match run_child(&child, child_resume, ctx, &quiet) {
             Ok(()) => continue,
             Err(StepError::Cancelled) => return Err(StepError::Cancelled),
             Err(StepError::Failed(failure)) => failure,

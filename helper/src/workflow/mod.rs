@@ -7,18 +7,36 @@
 //! - [`load`] turns a YAML file ([`yaml`]) into the typed [`model`], filling
 //!   `{{var}}` [`placeholder`]s and checking every schema rule;
 //! - [`resolve`] loads nested `workflow:` references before anything runs;
-//! - [`runner`] produces [`event`]s for the steps — [`script`] commands
-//!   (with [`healing`]), [`loops`], [`nested`] workflows, prompt steps
-//!   through a [`provider`] ([`claude`], graded by the [`judge`]) —
-//!   filtered by [`filter`];
+//! - [`runner`] produces [`event`]s for the steps — [`script`] steps (one
+//!   [`shell`] run, or [`healing`] runs), [`loops`], [`nested`] workflows,
+//!   [`prompt`] steps (graded by the [`judge`]) — filtered by [`filter`];
+//! - every agent call is a [`call`] to a [`provider`] ([`claude`]), the
+//!   same for prompt steps, the judge, self-healing and the
+//!   [`retrospective`] that analyses a fatal failure;
 //! - [`consumers`] turn the events into NDJSON and a log file, [`live`] into
 //!   the view for people;
 //! - [`command`] is the I/O edge that wires them together.
 //!
-//! A fatal failure of a workflow with agent steps gets a [`retrospective`].
+//! Modules depend on one another in layers, without cycles (a loop's
+//! children and a nested workflow reach the runner through a function it
+//! hands down, not an import):
+//!
+//! 1. the data: [`model`], [`yaml`], [`placeholder`], [`text`], [`filter`],
+//!    [`event`], and [`step`] (where events go, the run's context, how a
+//!    step ends); [`load`] and [`resolve`] above them;
+//! 2. what a child process shares ([`child`], [`lines`]), the agent call
+//!    ([`call`], [`answer`]), then the workers: [`shell`], [`claude`],
+//!    [`provider`], [`judge`], [`healing`], [`retrospective`], [`script`],
+//!    [`prompt`], [`loops`], [`nested`];
+//! 3. the [`runner`];
+//! 4. the edge: [`consumers`], [`live`], [`command`].
+//!
 //! The OpenCode provider and the terminal UI come in later releases; the
-//! step dispatch and the events already have their place.
+//! provider dispatch and the events already have their place.
 
+pub mod answer;
+pub mod call;
+pub mod child;
 pub mod claude;
 pub mod command;
 pub mod consumers;
@@ -26,16 +44,20 @@ pub mod event;
 pub mod filter;
 pub mod healing;
 pub mod judge;
+pub mod lines;
 pub mod live;
 pub mod load;
 pub mod loops;
 pub mod model;
 pub mod nested;
 pub mod placeholder;
+pub mod prompt;
 pub mod provider;
 pub mod resolve;
 pub mod retrospective;
 pub mod runner;
 pub mod script;
+pub mod shell;
+pub mod step;
 pub mod text;
 pub mod yaml;

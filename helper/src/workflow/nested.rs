@@ -11,20 +11,26 @@
 //! | `workflow:start`, `workflow:complete`, `step:skip`, `step:inner`, `step:retrospective` | dropped |
 //! | `workflow:cancelled` | the whole run is cancelled |
 //! | anything else | passed through |
+//!
+//! The child workflow itself is run by the runner, handed in as
+//! `run_child`, so that this module (the checks, the mapping, the ending)
+//! sits below the runner rather than in a cycle with it.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::event::{Event, IterationStatus};
-use super::model::WorkflowTask;
-use super::runner::{self, Context, Emit, Failure, Finish, RunOptions, StepError};
+use super::model::{Workflow, WorkflowTask};
+use super::step::{Emit, Failure, Finish, StepError};
 use super::text::duration_words;
 
+/// Runs a `workflow:` step: its resolved child through `run_child`, which
+/// runs a whole workflow into the [`Emit`] it is given.
 pub fn run(
     step: &WorkflowTask,
     resume: Option<&[u64]>,
-    ctx: &Context,
     emit: &dyn Emit,
+    run_child: impl FnOnce(&Arc<Workflow>, &dyn Emit) -> Finish,
 ) -> Result<(), StepError> {
     if resume.is_some_and(|r| !r.is_empty()) {
         return Err(StepError::Failed(Failure::failed(
@@ -50,11 +56,7 @@ pub fn run(
         total: u64::try_from(child.tasks.len()).unwrap_or(u64::MAX),
         current: AtomicU64::new(0),
     };
-    let options = RunOptions {
-        report: false,
-        ..RunOptions::default()
-    };
-    match runner::run(&child, &options, ctx, &mapper) {
+    match run_child(&child, &mapper) {
         Finish::Complete => Ok(()),
         Finish::Cancelled => Err(StepError::Cancelled),
         Finish::Failed(failure) => Err(StepError::Failed(failure)),

@@ -1,8 +1,8 @@
 //! The failure retrospective: when a top-level step fails the run, one
-//! Claude call with no tools reads what is known (the step, its error, the
-//! end of its output, its judge and self-healing history, the workflow
-//! file) and answers why it failed and what to change, as a
-//! `step:retrospective` event after the `step:error`.
+//! agent call with no tools (to the [`ANALYST`] provider) reads what is
+//! known (the step, its error, the end of its output, its judge and
+//! self-healing history, the workflow file) and answers why it failed and
+//! what to change, as a `step:retrospective` event after the `step:error`.
 //!
 //! It never masks the failure: a call that fails or answers nothing usable
 //! leaves a warning and no event, and the run ends as it would have. As in
@@ -14,12 +14,18 @@
 
 use serde_json::{Map, Value, json};
 
-use super::claude::{Answer, Call, call};
+use super::answer::Answer;
+use super::call::{Call, Permissions};
 use super::event::{Event, Level};
 use super::model::{Task, Workflow};
-use super::runner::{Context, Emit, Failure, StepError};
+use super::provider::Provider;
+use super::step::{Context, Emit, Failure, StepError};
 use super::text::{head, tail};
 
+/// Who analyses: Claude, whatever the steps' providers. (Executant
+/// follows `EXECUTANT_PROVIDER` here; while this build runs no other
+/// provider, that would only lose the analysis.)
+pub const ANALYST: Provider = Provider::Claude;
 /// The analysis may take this long; it stands between the failure and the
 /// run's end.
 const TIMEOUT_SECONDS: f64 = 120.0;
@@ -82,14 +88,14 @@ pub fn run(failed: &Failed<'_>, ctx: &Context, emit: &dyn Emit) {
         model: &model,
         allowed_tools: Some(&no_tools),
         append_system_prompt: None,
-        permission_mode: "default",
+        permissions: Permissions::Default,
         json_schema: Some(SCHEMA),
         timeout_seconds: Some(TIMEOUT_SECONDS),
     };
     // Nothing of the analysis is the step's: not even its cost, since a
     // failed run has no report to add it to.
     let answer = Answer::new(None);
-    let said = match call(&analysis, ctx, &answer) {
+    let said = match ANALYST.call(&analysis, ctx, &answer) {
         Ok(()) => answer
             .into_parts()
             .0

@@ -2,7 +2,9 @@
 //!
 //! The runner knows nothing of its consumers: it hands every [`Event`] to an
 //! [`Emit`] (in `workflow run`, the sending end of a channel whose receiver
-//! tees events to the NDJSON writer, the log file and the live view). It
+//! tees events to the NDJSON writer, the log file and the live view). Nor
+//! does it know the agents: a prompt step goes to [`prompt`], which hands
+//! it to a [`Provider`](super::provider::Provider). It
 //! runs on a thread of its own, and a loop's `concurrency` runs iterations
 //! on a pool of threads, so it is asynchronous without an async runtime:
 //! every wait is a blocking `poll` on a command's pipe, which is cheaper to
@@ -14,145 +16,19 @@
 //! `step:error`; on success `workflow:report` then `workflow:complete`.
 
 use std::collections::VecDeque;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
-use super::event::{ErrorInfo, Event, RunReport, StepSummary, TokenUsage};
+use super::event::{Event, RunReport, StepSummary, TokenUsage};
 use super::filter::Filter;
 use super::model::{Task, Workflow};
-use super::provider::Provider;
-use super::{loops, nested, provider, retrospective, script};
+use super::step::{Context, Emit, Finish, StepError};
+use super::{loops, nested, prompt, retrospective, script};
 
 /// Lines of a step's output kept for `lastOutput`.
 pub const LAST_OUTPUT_LINES: usize = 100;
 /// Context size above which a call is billed at the extended rate.
 const OVERFLOW_THRESHOLD: u64 = 200_000;
-/// The cancel files looked for in the workflow's directory: ours, and
-/// Executant's so that existing tooling keeps working.
-pub const CANCEL_FILES: [&str; 2] = [".voyage-cancel", ".executant-cancel"];
-
-/// Where events go. Implementations must be cheap: the runner calls this
-/// once per output line.
-pub trait Emit: Sync {
-    fn emit(&self, event: Event);
-}
-
-impl Emit for std::sync::mpsc::SyncSender<Event> {
-    fn emit(&self, event: Event) {
-        // A consumer that went away (stdout closed) must not stop the run.
-        let _ = self.send(event);
-    }
-}
-
-/// Keeps the events in memory, for tests and fuzzing.
-impl Emit for std::sync::Mutex<Vec<Event>> {
-    fn emit(&self, event: Event) {
-        self.lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(event);
-    }
-}
-
-/// What the whole run needs to know besides the workflow.
-pub struct Context {
-    /// The top-level workflow file's directory, absolute: where the cancel
-    /// file is looked for (nested runs share it), and `VOYAGE_WORKFLOW_DIR`
-    /// of every command.
-    pub work_dir: PathBuf,
-    /// Set when the helper receives SIGINT, SIGTERM or SIGHUP.
-    pub stop: Arc<AtomicBool>,
-    /// Who runs prompt steps.
-    pub providers: Vec<Box<dyn Provider>>,
-}
-
-impl Context {
-    /// `Err(Cancelled)` once a stopping signal has arrived. Checked between
-    /// every piece of work (loop iterations and children, before each
-    /// command), not only between top-level steps, so that a signal landing
-    /// between two commands of a loop stops it.
-    pub fn check_stopped(&self) -> Result<(), StepError> {
-        if self.stop.load(Ordering::SeqCst) {
-            Err(StepError::Cancelled)
-        } else {
-            Ok(())
-        }
-    }
-
-    /// Whether the run should stop before the next top-level step: a
-    /// stopping signal arrived, or a cancel file exists (it is removed).
-    /// The cancel file, as in Executant, is looked at only there.
-    pub fn cancel_requested(&self) -> bool {
-        if self.stop.load(Ordering::SeqCst) {
-            return true;
-        }
-        let mut found = false;
-        for name in CANCEL_FILES {
-            let path = self.work_dir.join(name);
-            if path.exists() {
-                // Losing a race with another remover is fine.
-                let _ = std::fs::remove_file(&path);
-                found = true;
-            }
-        }
-        found
-    }
-}
-
-/// Why a step did not succeed.
-#[derive(Debug, Clone, PartialEq)]
-pub enum StepError {
-    Failed(Failure),
-    /// The run was cancelled while the step ran.
-    Cancelled,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct Failure {
-    pub code: &'static str,
-    pub message: String,
-    pub timed_out: bool,
-}
-
-impl Failure {
-    pub fn failed(code: &'static str, message: String) -> Self {
-        Self {
-            code,
-            message,
-            timed_out: false,
-        }
-    }
-
-    pub fn timed_out(message: String) -> Self {
-        Self {
-            code: "WORKFLOW_STEP_TIMEOUT",
-            message,
-            timed_out: true,
-        }
-    }
-
-    fn info(&self) -> ErrorInfo {
-        ErrorInfo {
-            name: if self.timed_out {
-                "TimeoutError"
-            } else {
-                "Error"
-            }
-            .to_owned(),
-            message: self.message.clone(),
-            code: self.code.to_owned(),
-        }
-    }
-}
-
-/// How a run ended.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Finish {
-    Complete,
-    Failed(Failure),
-    Cancelled,
-}
 
 /// Options that differ between the top-level run and nested ones.
 #[derive(Debug, Clone, Default)]
@@ -286,9 +162,17 @@ pub fn run_task(
             Ok(())
         }
         Task::Command(command) => script::run(command, ctx, emit),
-        Task::Prompt(prompt) => provider::run(&ctx.providers, prompt, ctx, emit),
-        Task::Loop(each) => loops::run(each, resume, ctx, emit),
-        Task::Workflow(step) => nested::run(step, resume, ctx, emit),
+        Task::Prompt(step) => prompt::run(step, ctx, emit),
+        // A loop's children and a nested workflow's steps run through this
+        // same runner, handed down, so that neither module depends on it.
+        Task::Loop(each) => loops::run(each, resume, ctx, emit, run_task),
+        Task::Workflow(step) => nested::run(step, resume, emit, |child, mapper| {
+            let options = RunOptions {
+                report: false,
+                ..RunOptions::default()
+            };
+            run(child, &options, ctx, mapper)
+        }),
     }
 }
 
