@@ -247,6 +247,7 @@ mod tests {
             ("PROGRESS_", crate::progress::code::ALL),
             ("STATE_", crate::state::code::ALL),
             ("STATS_", crate::stats::code::ALL),
+            ("WORKFLOW_", crate::workflow::code::ALL),
         ];
         let mut seen = std::collections::BTreeSet::new();
         for (prefix, codes) in areas {

@@ -7,6 +7,7 @@
 //! that never started are shared too, so that the judge tells "could not
 //! grade" from "could not even ask" whichever provider it asked.
 
+use super::code;
 use super::model::PromptTask;
 use super::step::Failure;
 
@@ -55,10 +56,10 @@ pub enum Permissions {
 }
 
 /// The code of a call whose CLI is not on `PATH`.
-pub const NOT_FOUND: &str = "WORKFLOW_AGENT_NOT_FOUND";
+pub const NOT_FOUND: &str = code::WORKFLOW_AGENT_NOT_FOUND;
 /// The code of a CLI that could not be started otherwise (a prompt too long
 /// for one argument, say).
-pub const NOT_STARTED: &str = "WORKFLOW_AGENT_NOT_STARTED";
+pub const NOT_STARTED: &str = code::WORKFLOW_AGENT_NOT_STARTED;
 
 /// Whether a failure is the CLI never having started.
 pub fn never_started(failure: &Failure) -> bool {

@@ -24,6 +24,7 @@
 //! [`Provider`](super::provider::Provider) hands it: prompt steps, the
 //! self-healing agent, the judge and the retrospective.
 
+use super::code;
 use std::ffi::{OsStr, OsString};
 use std::fmt::Write as _;
 use std::io;
@@ -96,7 +97,7 @@ pub fn call(call: &Call<'_>, ctx: &Context, emit: &dyn Emit) -> Result<(), StepE
                 );
             }
             Err(StepError::Failed(Failure::failed(
-                "WORKFLOW_AGENT_FAILED",
+                code::WORKFLOW_AGENT_FAILED,
                 message,
             )))
         }

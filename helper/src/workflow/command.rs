@@ -7,6 +7,7 @@
 //! whenever no event is waiting and before exiting, so a cancelled run's
 //! last line is on stdout before exit code 4.
 
+use super::code;
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -28,7 +29,7 @@ use super::yaml;
 use crate::problem::Problem;
 
 /// Exit codes of `workflow run`, Executant's.
-pub mod code {
+pub mod exit_code {
     pub const SUCCESS: u8 = 0;
     pub const STEP_FAILED: u8 = 1;
     pub const INVALID: u8 = 2;
@@ -68,14 +69,14 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> u8 {
         Err(problem) => {
             // Executant exits 1 on a bad flag value.
             report_problem(&problem);
-            return code::STEP_FAILED;
+            return exit_code::STEP_FAILED;
         }
     };
     let loaded = match load_and_resolve(&args.file, &vars) {
         Ok(loaded) => loaded,
         Err(problem) => {
             report_problem(&problem);
-            return code::INVALID;
+            return exit_code::INVALID;
         }
     };
     for warning in &loaded.warnings {
@@ -89,9 +90,10 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> u8 {
             .enumerate()
             .any(|(i, t)| t.name() == step || step.parse::<usize>().is_ok_and(|n| n == i + 1));
         if !known {
-            eprintln!(
-                "warning[WORKFLOW_STEP_NOT_FOUND]: --step {step} matches no top-level step; every step is skipped"
-            );
+            crate::problem::eprint_all(&[Problem::warning(
+                code::WORKFLOW_STEP_NOT_FOUND,
+                format!("--step {step} matches no top-level step; every step is skipped"),
+            )]);
         }
     }
     let workflow = Arc::new(loaded.workflow);
@@ -121,7 +123,10 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> u8 {
                 log_path = Some(log.path().to_path_buf());
                 consumers.push(Box::new(log));
             }
-            Err(e) => eprintln!("warning[WORKFLOW_LOG_FAILED]: no log file for this run: {e}"),
+            Err(e) => crate::problem::eprint_all(&[Problem::warning(
+                code::WORKFLOW_LOG_FAILED,
+                format!("no log file for this run: {e}"),
+            )]),
         }
     }
     // Stdout is line-buffered; these buffers are flushed when no event is
@@ -163,7 +168,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> u8 {
         }
         runner.join().unwrap_or_else(|_| {
             Finish::Failed(Failure::failed(
-                "WORKFLOW_INTERNAL",
+                code::WORKFLOW_INTERNAL,
                 "the runner stopped unexpectedly".into(),
             ))
         })
@@ -172,8 +177,8 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> u8 {
         signal_hook::low_level::unregister(id);
     }
     match finish {
-        Finish::Complete => code::SUCCESS,
-        Finish::Cancelled => code::CANCELLED,
+        Finish::Complete => exit_code::SUCCESS,
+        Finish::Cancelled => exit_code::CANCELLED,
         Finish::Failed(failure) => {
             let millis = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
             for consumer in &mut consumers {
@@ -182,9 +187,9 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> u8 {
             }
             report_problem(&Problem::new(failure.code, failure.message.clone()));
             if failure.timed_out {
-                code::TIMED_OUT
+                exit_code::TIMED_OUT
             } else {
-                code::STEP_FAILED
+                exit_code::STEP_FAILED
             }
         }
     }
@@ -208,7 +213,7 @@ pub fn validate(file: &Path, vars: &[String], json: bool, out: &mut dyn Write) -
         Ok(v) => v,
         Err(problem) => {
             report_problem(&problem);
-            return code::STEP_FAILED;
+            return exit_code::STEP_FAILED;
         }
     };
     let (loaded, mut errors) = match load_and_resolve(file, &vars) {
@@ -249,7 +254,11 @@ pub fn validate(file: &Path, vars: &[String], json: bool, out: &mut dyn Write) -
             );
         }
     }
-    if valid { code::SUCCESS } else { code::INVALID }
+    if valid {
+        exit_code::SUCCESS
+    } else {
+        exit_code::INVALID
+    }
 }
 
 /// What the schema finds wrong with the document (the loader's checks come
@@ -260,9 +269,9 @@ fn schema_problems(file: &Path, source: &str) -> Vec<Problem> {
     };
     let document = to_json(&node);
     let codes = crate::schema::Codes {
-        missing_key: "WORKFLOW_MISSING_FIELD",
-        not_object: "WORKFLOW_NOT_A_MAPPING",
-        other: "WORKFLOW_SCHEMA",
+        missing_key: code::WORKFLOW_MISSING_FIELD,
+        not_object: code::WORKFLOW_NOT_A_MAPPING,
+        other: code::WORKFLOW_SCHEMA,
         tagged: &[],
     };
     crate::schema::check("workflow", &document, &codes)
@@ -302,7 +311,7 @@ fn parse_vars(raw: &[String]) -> Result<Vec<(String, String)>, Problem> {
         .map(|pair| match pair.split_once('=') {
             Some((name, value)) if !name.is_empty() => Ok((name.to_owned(), value.to_owned())),
             _ => Err(Problem::new(
-                "WORKFLOW_BAD_VAR",
+                code::WORKFLOW_BAD_VAR,
                 format!("--var wants NAME=VALUE, got \"{pair}\""),
             )),
         })

@@ -4,6 +4,7 @@
 //! into a step: `3.2.1` starts at step 3, its iteration 2, that iteration's
 //! child 1 (and deeper for nested loops).
 
+use super::code;
 use crate::problem::Problem;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -29,7 +30,7 @@ impl Filter {
             .map(|t| {
                 positive(t).ok_or_else(|| {
                     Problem::new(
-                        "WORKFLOW_BAD_FILTER",
+                        code::WORKFLOW_BAD_FILTER,
                         format!("--to-step wants a step number (1 or more), got \"{t}\""),
                     )
                 })
@@ -39,13 +40,13 @@ impl Filter {
             && *first > to
         {
             return Err(Problem::new(
-                "WORKFLOW_BAD_FILTER",
+                code::WORKFLOW_BAD_FILTER,
                 format!("--to-step {to} comes before --from-step {first}; nothing would run"),
             ));
         }
         if step.as_deref().is_some_and(str::is_empty) {
             return Err(Problem::new(
-                "WORKFLOW_BAD_FILTER",
+                code::WORKFLOW_BAD_FILTER,
                 "--step wants a step name or number, got an empty value",
             ));
         }
@@ -92,7 +93,7 @@ fn parse_path(text: &str) -> Result<Vec<u64>, Problem> {
         .map(|part| {
             positive(part).ok_or_else(|| {
                 Problem::new(
-                    "WORKFLOW_BAD_FILTER",
+                    code::WORKFLOW_BAD_FILTER,
                     format!(
                         "--from-step wants step numbers (1 or more) joined by dots, like 3 or 3.2.1; got \"{text}\""
                     ),

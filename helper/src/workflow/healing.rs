@@ -12,6 +12,7 @@
 //! `step:healing`: `attempt-failed` after a failed run that gets a fix,
 //! `healed` when a later run passes, `exhausted` when the last one fails.
 
+use super::code;
 use std::collections::VecDeque;
 use std::fmt::Write as _;
 use std::sync::{Mutex, PoisonError};
@@ -77,7 +78,7 @@ pub fn run(
             // The last run's timeout stays a timeout (the run exits 3).
             return Err(StepError::Failed(timeout.unwrap_or_else(|| {
                 Failure::failed(
-                    "WORKFLOW_HEALING_EXHAUSTED",
+                    code::WORKFLOW_HEALING_EXHAUSTED,
                     format!(
                         "Step \"{}\" failed after {max} self-healing attempts (last exit code: {code})",
                         task.name

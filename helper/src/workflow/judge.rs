@@ -12,6 +12,7 @@
 //! accepted ungraded, with a warning, as in Executant. Each verdict is a
 //! `step:judge` event.
 
+use super::code;
 use std::sync::{Mutex, PoisonError};
 
 use serde_json::Value;
@@ -80,7 +81,7 @@ pub fn run(
         asked = retry_prompt(prompt, &verdict.feedback, &answer);
     }
     Err(StepError::Failed(Failure::failed(
-        "WORKFLOW_JUDGE_FAILED",
+        code::WORKFLOW_JUDGE_FAILED,
         format!(
             "Step \"{}\" failed judge evaluation after {MAX_ATTEMPTS} attempts",
             task.name

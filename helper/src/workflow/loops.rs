@@ -21,6 +21,7 @@
 //! as an argument keeps this module below the runner rather than beside it
 //! in a cycle.
 
+use super::code;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
@@ -186,7 +187,7 @@ fn run_pool(
     });
     if started == 0 {
         return Err(StepError::Failed(Failure::failed(
-            "WORKFLOW_NO_THREADS",
+            code::WORKFLOW_NO_THREADS,
             format!(
                 "forEach \"{}\": no worker thread could be started",
                 task.name
@@ -211,7 +212,7 @@ fn run_pool(
             // Wrapped, as in Executant: a timeout inside a concurrent loop
             // fails the loop (exit 1) rather than timing out the run.
             Err(StepError::Failed(Failure::failed(
-                "WORKFLOW_ITERATION_FAILED",
+                code::WORKFLOW_ITERATION_FAILED,
                 format!("forEach \"{}\" had a failing iteration: {error}", task.name),
             )))
         }

@@ -38,6 +38,7 @@ pub mod answer;
 pub mod call;
 pub mod child;
 pub mod claude;
+pub mod code;
 pub mod command;
 pub mod consumers;
 pub mod event;

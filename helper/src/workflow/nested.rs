@@ -16,6 +16,7 @@
 //! `run_child`, so that this module (the checks, the mapping, the ending)
 //! sits below the runner rather than in a cycle with it.
 
+use super::code;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -34,7 +35,7 @@ pub fn run(
 ) -> Result<(), StepError> {
     if resume.is_some_and(|r| !r.is_empty()) {
         return Err(StepError::Failed(Failure::failed(
-            "WORKFLOW_BAD_FILTER",
+            code::WORKFLOW_BAD_FILTER,
             format!(
                 "Step \"{}\": resuming into a nested workflow step is not supported — resume from an earlier step or drop the extra --from-step path parts",
                 step.name
@@ -43,7 +44,7 @@ pub fn run(
     }
     let Some(child) = &step.workflow else {
         return Err(StepError::Failed(Failure::failed(
-            "WORKFLOW_INTERNAL",
+            code::WORKFLOW_INTERNAL,
             format!(
                 "Step \"{}\" references a workflow that was not resolved before the run (a bug in voyage-helper)",
                 step.name

@@ -5,6 +5,7 @@
 //! checked once, at the end. A step asking for a provider this build does
 //! not have fails with `WORKFLOW_NO_PROVIDER`.
 
+use super::code;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -20,7 +21,7 @@ pub fn run(task: &PromptTask, ctx: &Context, emit: &dyn Emit) -> Result<(), Step
     let wanted = requested(task);
     let Some(provider) = Provider::named(&wanted) else {
         return Err(StepError::Failed(Failure::failed(
-            "WORKFLOW_NO_PROVIDER",
+            code::WORKFLOW_NO_PROVIDER,
             format!(
                 "Step \"{}\" asks for the agent provider {wanted}, which this version of voyage-helper cannot run (it runs: {}); run it with Executant, or use another provider",
                 task.name,
@@ -54,7 +55,7 @@ pub fn with_context(task: &PromptTask) -> Result<String, StepError> {
     for path in &task.context_files {
         let text = std::fs::read_to_string(path).map_err(|e| {
             StepError::Failed(Failure::failed(
-                "WORKFLOW_CONTEXT_UNREADABLE",
+                code::WORKFLOW_CONTEXT_UNREADABLE,
                 format!(
                     "Step \"{}\": cannot read its context file {path}: {e}",
                     task.name
@@ -76,7 +77,7 @@ pub fn with_context(task: &PromptTask) -> Result<String, StepError> {
 fn check_output(task: &PromptTask) -> Result<(), StepError> {
     match &task.output {
         Some(path) if !Path::new(path).exists() => Err(StepError::Failed(Failure::failed(
-            "WORKFLOW_OUTPUT_MISSING",
+            code::WORKFLOW_OUTPUT_MISSING,
             format!(
                 "Step \"{}\" finished but did not create its output file {path}",
                 task.name

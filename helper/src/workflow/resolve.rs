@@ -10,6 +10,7 @@
 //! on threads of their own. There is no cache: the same file referenced
 //! twice is loaded twice, since each reference passes its own vars.
 
+use super::code;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -75,7 +76,7 @@ fn resolve_level(
                 .map(|h| {
                     h.join().unwrap_or_else(|_| {
                         Err(Problem::new(
-                            "WORKFLOW_INTERNAL",
+                            code::WORKFLOW_INTERNAL,
                             "resolving a nested workflow failed unexpectedly",
                         ))
                     })
@@ -110,7 +111,7 @@ fn resolve_one(
     let reference = step.reference.as_str();
     if let Some(scheme) = url_scheme(reference) {
         return Err(at_step(
-            "WORKFLOW_REMOTE_UNSUPPORTED",
+            code::WORKFLOW_REMOTE_UNSUPPORTED,
             format!(
                 "\"{reference}\" is a {scheme} URL; remote workflows are not supported yet, so download the file and reference its path"
             ),
@@ -124,7 +125,7 @@ fn resolve_one(
             "does not exist"
         };
         return Err(at_step(
-            "WORKFLOW_REFERENCE_NOT_FOUND",
+            code::WORKFLOW_REFERENCE_NOT_FOUND,
             format!(
                 "\"{reference}\" {why} (looked for {}; references are relative to the referencing file's directory)",
                 path.display()
@@ -136,7 +137,7 @@ fn resolve_one(
         let mut names: Vec<&str> = chain.iter().map(String::as_str).collect();
         names.push(&key);
         return Err(at_step(
-            "WORKFLOW_CYCLE",
+            code::WORKFLOW_CYCLE,
             format!(
                 "the workflow references form a cycle: {}",
                 names.join(" → ")
@@ -145,7 +146,7 @@ fn resolve_one(
     }
     if chain.len() > MAX_DEPTH {
         return Err(at_step(
-            "WORKFLOW_TOO_DEEP",
+            code::WORKFLOW_TOO_DEEP,
             format!(
                 "nested workflows go deeper than {MAX_DEPTH} levels (at \"{}\")",
                 path.display()
@@ -154,7 +155,7 @@ fn resolve_one(
     }
     if budget.fetch_add(1, Ordering::SeqCst) >= MAX_TOTAL {
         return Err(at_step(
-            "WORKFLOW_TOO_MANY",
+            code::WORKFLOW_TOO_MANY,
             format!(
                 "the workflow tree references more than {MAX_TOTAL} workflows in all (at \"{}\")",
                 path.display()

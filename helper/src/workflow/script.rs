@@ -3,6 +3,7 @@
 //! its lines written to the step's `output:` file when it succeeds. How
 //! one run of the command goes is [`shell`](super::shell)'s.
 
+use super::code;
 use std::path::Path;
 
 use super::healing;
@@ -30,7 +31,7 @@ pub fn run(task: &CommandTask, ctx: &Context, emit: &dyn Emit) -> Result<(), Ste
     if let (Some(path), Some(captured)) = (&task.output, captured) {
         write_output(Path::new(path), &captured.join("\n")).map_err(|e| {
             StepError::Failed(Failure::failed(
-                "WORKFLOW_OUTPUT_FAILED",
+                code::WORKFLOW_OUTPUT_FAILED,
                 format!(
                     "Step \"{}\" succeeded but its output could not be written to {path}: {e}",
                     task.name
@@ -44,7 +45,7 @@ pub fn run(task: &CommandTask, ctx: &Context, emit: &dyn Emit) -> Result<(), Ste
 /// The failure of a command step that exited with `code`.
 fn command_failed(step: &str, code: i32) -> StepError {
     StepError::Failed(Failure::failed(
-        "WORKFLOW_COMMAND_FAILED",
+        code::WORKFLOW_COMMAND_FAILED,
         format!("Command \"{step}\" exited with code {code}"),
     ))
 }

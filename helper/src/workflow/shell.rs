@@ -11,6 +11,7 @@
 //! (`server >/dev/null 2>&1 &`) keep running, as in Executant, so a later
 //! step can use them.
 
+use super::code;
 use std::ffi::OsStr;
 use std::time::Duration;
 
@@ -57,7 +58,7 @@ pub fn attempt(
     };
     let outcome = supervise(job, &mut |chunk| lines.feed(chunk, &mut deliver)).map_err(|e| {
         StepError::Failed(Failure::failed(
-            "WORKFLOW_SPAWN_FAILED",
+            code::WORKFLOW_SPAWN_FAILED,
             format!("Step \"{}\": cannot start sh: {e}", task.name),
         ))
     })?;
@@ -77,7 +78,7 @@ pub fn shell_items(command: &str, ctx: &Context) -> Result<Vec<String>, StepErro
     let mut too_big = false;
     let failed = |why: String| {
         StepError::Failed(Failure::failed(
-            "WORKFLOW_ITEMS_FAILED",
+            code::WORKFLOW_ITEMS_FAILED,
             format!("forEach shell command failed: {why}\nCommand: {command}"),
         ))
     };

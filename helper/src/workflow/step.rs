@@ -7,6 +7,7 @@
 //! workflows and the runner), so that each of those imports them from here
 //! rather than from one another.
 
+use super::code;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, PoisonError};
@@ -108,7 +109,7 @@ impl Failure {
 
     pub fn timed_out(message: String) -> Self {
         Self {
-            code: "WORKFLOW_STEP_TIMEOUT",
+            code: code::WORKFLOW_STEP_TIMEOUT,
             message,
             timed_out: true,
         }
