@@ -1,4 +1,4 @@
-//! `verdict::lines::clean`, the ANSI stripper every log line goes through.
+//! `ansi::clean`, the ANSI stripper every log line goes through.
 //!
 //! Checked beyond "no panic", as documented: no escape character and no
 //! trailing whitespace is left, so cleaning twice changes nothing.
@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use voyage_helper::verdict::lines::clean;
+use voyage_helper::ansi::clean;
 
 fuzz_target!(|data: &[u8]| {
     let cleaned = clean(data);

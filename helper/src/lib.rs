@@ -25,6 +25,8 @@
 //!   [`data_dir`], [`clock`].
 //! - [`cli`]: the command-line tree; [`exit`]: the exit codes.
 
+pub mod ansi;
+pub mod atomic_file;
 pub mod brief;
 pub mod cli;
 pub mod clock;

@@ -166,6 +166,16 @@ impl fmt::Display for Problem {
     }
 }
 
+/// An error type with a stable code: its problem is the code and its
+/// message, so every area turns such errors into problems the same way.
+pub trait Coded: fmt::Display {
+    fn code(&self) -> &'static str;
+
+    fn problem(&self) -> Problem {
+        Problem::new(self.code(), self.to_string())
+    }
+}
+
 /// Prints each problem to stderr. A diagnostic that cannot be written has
 /// nowhere else to go, so a failed write to stderr is ignored; the exit
 /// status still says what happened.
@@ -246,6 +256,7 @@ mod tests {
             ("PROFILE_", crate::profile::code::ALL),
             ("PROGRESS_", crate::progress::code::ALL),
             ("STATE_", crate::state::code::ALL),
+            ("STATE_", crate::atomic_file::code::ALL),
             ("STATS_", crate::stats::code::ALL),
             ("WORKFLOW_", crate::workflow::code::ALL),
         ];

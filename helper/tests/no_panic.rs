@@ -17,12 +17,13 @@ use std::io::{self, Read};
 use std::path::Path;
 
 use proptest::prelude::*;
+use voyage_helper::ansi::clean;
 use voyage_helper::run::labels::Labels;
 use voyage_helper::run::log_file::slug;
 use voyage_helper::run::request::{MAX_TIMEOUT_SECS, Request};
 use voyage_helper::run::tally::{LineTally, TAIL_MAX_CHARS};
 use voyage_helper::verdict::expect::{RunFacts, RunKind, judge};
-use voyage_helper::verdict::lines::{MAX_LINE_BYTES, clean};
+use voyage_helper::verdict::lines::MAX_LINE_BYTES;
 use voyage_helper::verdict::reply::MAX_LINES;
 use voyage_helper::verdict::runners::{Findings, scan};
 use voyage_helper::verdict::{Input, build};

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use super::render::{DryRun, Validation};
 use super::{PlanLoadError, load};
 use crate::exit;
+use crate::problem::Coded;
 
 /// Prints a load error the way each output form expects; returns the code.
 fn unreadable(e: &PlanLoadError, json: bool, out: &mut impl Write) -> u8 {

@@ -48,8 +48,8 @@ pub enum PlanLoadError {
     },
 }
 
-impl PlanLoadError {
-    pub fn code(&self) -> &'static str {
+impl crate::problem::Coded for PlanLoadError {
+    fn code(&self) -> &'static str {
         match self {
             Self::Read { .. } => "PLAN_UNREADABLE",
             Self::Unrecognized { .. } => "PLAN_UNRECOGNIZED_FORMAT",

@@ -3,13 +3,13 @@
 //! phases a file leaves out come from the built-in it `extends` (premium by
 //! default).
 
-use super::code;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use super::builtin::{self, DEFAULT_PROFILE};
+use super::code;
 use super::model::Profile;
 use crate::problem::Problem;
 use crate::schema;

@@ -23,6 +23,7 @@ use model::PHASES;
 use resolve::{Choice, ProfileSource, Sources};
 
 use crate::exit;
+use crate::problem::Coded;
 use crate::problem::{self, Problem};
 
 /// Options of `profile resolve`, resolved from the CLI and environment.
@@ -90,7 +91,7 @@ pub fn execute(options: &Options, out: &mut impl Write) -> u8 {
                     crate::plan::PlanLoadError::Read { .. } => exit::CANNOT_CHECK,
                     crate::plan::PlanLoadError::Unrecognized { .. } => exit::NOT_OK,
                 };
-                return fail(code, &[Problem::new(e.code(), e.to_string()).in_file(path)]);
+                return fail(code, &[e.problem().in_file(path)]);
             }
         }
     }

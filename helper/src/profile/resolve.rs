@@ -9,12 +9,12 @@
 //! `effort = brief.phase_signals[phase].effort ?? standard`,
 //! `model  = brief.phase_signals[phase].model  ?? profile.phase_models[phase]`.
 
-use super::code;
 use std::path::Path;
 
 use serde::Serialize;
 
 use super::builtin::{self, DEFAULT_PROFILE};
+use super::code;
 use super::custom;
 use super::model::{DEFAULT_EFFORT, Profile};
 use crate::brief::Brief;

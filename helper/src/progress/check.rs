@@ -3,9 +3,9 @@
 //! required keys; unknown keys are tolerated (seed Phase 2.3 and Phase 3).
 //! Every problem is reported, not just the first.
 
-use super::code;
 use std::path::Path;
 
+use super::code;
 use super::file;
 use crate::validation::ValidationReport;
 

@@ -2,7 +2,6 @@
 //! ways: a file that does not validate is never modified, and a document
 //! that would not validate is never written.
 
-use super::code;
 use std::fs;
 use std::io::ErrorKind;
 use std::path::Path;
@@ -11,8 +10,10 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::CODES;
+use super::code;
 use super::model::Progress;
 use crate::exit;
+use crate::problem::Coded;
 use crate::problem::Problem;
 use crate::schema;
 use crate::state::write_atomic;
@@ -182,10 +183,6 @@ pub fn save(path: &Path, progress: &Progress) -> Result<(), (u8, Problem)> {
     {
         return Err((exit::NOT_OK, problem.in_file(path)));
     }
-    write_atomic(path, &progress.to_bytes()).map_err(|e| {
-        (
-            exit::CANNOT_CHECK,
-            Problem::new(e.code(), e.to_string()).in_file(path),
-        )
-    })
+    write_atomic(path, &progress.to_bytes())
+        .map_err(|e| (exit::CANNOT_CHECK, e.problem().in_file(path)))
 }

@@ -11,12 +11,12 @@
 //! | execute, session | create | replace (warn when its run was unfinished) |
 //! | resume, step | create | keep it as it is |
 
-use super::code;
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::{Map, Value};
 
+use super::code;
 use super::model::{Progress, StepKey, StepRecord};
 use super::status::RunStatus;
 use crate::plan::{Plan, PlanKind};

@@ -35,6 +35,7 @@ use transition::StepUpdate;
 
 use crate::clock::UtcTime;
 use crate::exit;
+use crate::problem::Coded;
 use crate::problem::{self, Problem};
 use crate::schema;
 
@@ -445,7 +446,7 @@ pub fn execute_init(options: &InitOptions, out: &mut impl Write) -> u8 {
                 crate::plan::PlanLoadError::Read { .. } => exit::CANNOT_CHECK,
                 crate::plan::PlanLoadError::Unrecognized { .. } => exit::NOT_OK,
             };
-            let p = Problem::new(e.code(), e.to_string()).in_file(&plan_path);
+            let p = e.problem().in_file(&plan_path);
             return refuse(reply, options.json, code, p, out);
         }
     };

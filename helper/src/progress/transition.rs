@@ -22,10 +22,10 @@
 //! `completed` needs the manifest to have held (`--manifest-audit fail` is
 //! refused; Hard rule 17) and sets `manifest_audit: pass`.
 
-use super::code;
 use serde_json::Value;
 
 use super::budget::MAX_ATTEMPTS;
+use super::code;
 use super::model::{Progress, StepKey};
 use super::status::{ManifestAudit, RunStatus, StepStatus};
 use crate::problem::Problem;

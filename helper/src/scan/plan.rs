@@ -27,6 +27,7 @@ use super::rule::Severity;
 use super::{Context, judge_command};
 use crate::exit;
 use crate::plan::{CommandKind, PlanCommand, PlanLoadError, load};
+use crate::problem::Coded;
 
 /// Options of one `scan plan` call.
 #[derive(Debug, Clone)]

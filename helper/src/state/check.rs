@@ -3,13 +3,13 @@
 //! exists, that the two agree (producer `trekexecute`, the same instant,
 //! project and status).
 
-use super::code;
 use std::fs;
 use std::path::Path;
 
 use serde_json::Value;
 
 use super::CODES;
+use super::code;
 use super::session_state::{PRODUCER, PROMPT_FILE, PromptFrontMatter};
 use crate::front_matter;
 use crate::problem::Problem;

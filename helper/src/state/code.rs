@@ -1,4 +1,5 @@
-//! The problem codes of `write --atomic`, `state write` and `state validate`.
+//! The problem codes of `write --atomic`, `state write` and `state validate`
+//! (a failed write itself has the codes of [`crate::atomic_file::code`]).
 
 crate::problem::codes! {
     STATE_STDIN_UNREADABLE => "stdin cannot be read",
@@ -13,10 +14,6 @@ crate::problem::codes! {
     STATE_BAD_TIME => "a time that is not an RFC 3339 UTC time",
     STATE_SCHEMA_VIOLATION => "the document breaks the schema named by --schema",
     STATE_UNREADABLE => "the file cannot be read",
-    STATE_NO_DIRECTORY => "the directory to write in does not exist",
-    STATE_TARGET_IS_DIRECTORY => "the path to write is a directory",
-    STATE_UNWRITABLE => "the temporary file cannot be written",
-    STATE_REPLACE_FAILED => "the temporary file cannot replace the target",
     STATE_PROMPT_NO_FRONT_MATTER => "the handover prompt has no front matter",
     STATE_PROMPT_BAD_FRONT_MATTER => "the handover prompt's front matter does not parse",
     STATE_PROMPT_PRODUCER => "the handover prompt was not produced by trekexecute",

@@ -10,21 +10,20 @@
 //! - [`check`]: `state validate`, the schema plus the pair's agreement.
 //! - [`pair`]: writing the pair so that both change or neither does.
 
-pub mod atomic;
 pub mod check;
 pub mod code;
 pub mod pair;
 pub mod session_state;
-pub mod temp;
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
-pub use atomic::{AtomicWriteError, write_atomic};
+pub use crate::atomic_file::{AtomicWriteError, write_atomic};
 use session_state::SessionState;
 
 use crate::clock::UtcTime;
 use crate::exit;
+use crate::problem::Coded;
 use crate::problem::{self, Problem};
 use crate::schema;
 use crate::write_reply::WriteReply;
@@ -112,7 +111,7 @@ fn write_checked(options: &WriteOptions, bytes: &[u8]) -> Result<WriteReply, (u8
     }
     write_atomic(&options.path, bytes)
         .map(|()| WriteReply::written(&options.path))
-        .map_err(|e| (exit::CANNOT_CHECK, Problem::new(e.code(), e.to_string())))
+        .map_err(|e| (exit::CANNOT_CHECK, e.problem()))
 }
 
 /// Prints the outcome: `--json` as a write reply on stdout, otherwise a

@@ -10,14 +10,15 @@
 //! their instants then differ, which `state validate` reports as
 //! `STATE_PAIR_MISMATCH`.
 
-use super::code;
 use std::fs;
 use std::path::Path;
 
 use super::CODES;
-use super::atomic::{self, AtomicWriteError};
+use super::code;
 use super::session_state::{STATUSES, SessionState};
+use crate::atomic_file::{self, AtomicWriteError};
 use crate::exit;
+use crate::problem::Coded;
 use crate::problem::Problem;
 use crate::schema;
 use crate::write_reply::WriteReply;
@@ -26,7 +27,7 @@ use crate::write_reply::WriteReply;
 pub fn write_pair(project_dir: &Path, state: &SessionState) -> Result<WriteReply, (u8, Problem)> {
     check_input(project_dir, state)?;
     let (state_path, prompt_path) = SessionState::paths(project_dir);
-    let io_err = |e: AtomicWriteError| (exit::CANNOT_CHECK, Problem::new(e.code(), e.to_string()));
+    let io_err = |e: AtomicWriteError| (exit::CANNOT_CHECK, e.problem());
 
     let old_prompt = match fs::read(&prompt_path) {
         Ok(bytes) => Some(bytes),
@@ -34,17 +35,20 @@ pub fn write_pair(project_dir: &Path, state: &SessionState) -> Result<WriteReply
         // A prompt path we cannot read (e.g. a directory): staging fails below.
         Err(_) => None,
     };
-    let staged_prompt = atomic::stage(&prompt_path, state.prompt().as_bytes()).map_err(io_err)?;
-    let staged_state = atomic::stage(&state_path, &state.to_json_bytes()).map_err(io_err)?;
+    let staged_prompt =
+        atomic_file::stage(&prompt_path, state.prompt().as_bytes()).map_err(io_err)?;
+    let staged_state = atomic_file::stage(&state_path, &state.to_json_bytes()).map_err(io_err)?;
 
     staged_prompt.commit().map_err(io_err)?;
     if let Err(e) = staged_state.commit() {
         // Undo the prompt so that neither file changed.
         let undo = match &old_prompt {
-            Some(bytes) => atomic::write_atomic(&prompt_path, bytes).map_err(|u| u.to_string()),
+            Some(bytes) => {
+                atomic_file::write_atomic(&prompt_path, bytes).map_err(|u| u.to_string())
+            }
             None => fs::remove_file(&prompt_path).map_err(|u| u.to_string()),
         };
-        let mut problem = Problem::new(e.code(), e.to_string());
+        let mut problem = e.problem();
         if let Err(undo) = undo {
             problem.message.push_str(&format!(
                 "; the prompt was already replaced and could not be restored: {undo}"
@@ -84,7 +88,7 @@ fn check_input(project_dir: &Path, state: &SessionState) -> Result<(), (u8, Prob
         return Err((
             exit::CANNOT_CHECK,
             Problem::new(
-                code::STATE_NO_DIRECTORY,
+                crate::atomic_file::code::STATE_NO_DIRECTORY,
                 format!("project directory {} does not exist", project_dir.display()),
             ),
         ));

@@ -12,7 +12,6 @@
 //! for it while the caller waits at most [`LOCK_WAIT`]; then the append is
 //! given up (stats never block the run that records them).
 
-use super::code;
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{self, Write};
 use std::os::unix::fs::FileExt;
@@ -21,6 +20,8 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use thiserror::Error;
+
+use super::code;
 
 /// The longest a writer waits for the lock.
 pub const LOCK_WAIT: Duration = Duration::from_secs(3);
@@ -37,8 +38,8 @@ pub enum AppendError {
     Write { path: String, source: io::Error },
 }
 
-impl AppendError {
-    pub fn code(&self) -> &'static str {
+impl crate::problem::Coded for AppendError {
+    fn code(&self) -> &'static str {
         match self {
             Self::Open { .. } => code::STATS_UNWRITABLE,
             Self::LockTimeout { .. } => code::STATS_LOCK_TIMEOUT,
@@ -118,6 +119,7 @@ fn lock_within(file: &File, wait: Duration, path: &Path) -> Result<(), AppendErr
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::problem::Coded;
 
     #[test]
     fn appends_whole_lines_and_repairs_a_missing_newline() {

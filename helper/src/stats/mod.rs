@@ -25,6 +25,7 @@ use serde_json::{Map, Value};
 
 use crate::clock::UtcTime;
 use crate::exit;
+use crate::problem::Coded;
 use crate::problem::{self, Problem};
 use crate::write_reply::WriteReply;
 
@@ -100,8 +101,7 @@ pub fn append(
     let path = dir.join(kind::file_name(kind_name));
     let line = serde_json::to_vec(rec)
         .map_err(|e| Problem::new(code::STATS_WRITE_FAILED, e.to_string()))?;
-    jsonl::append_line(&path, &line, jsonl::LOCK_WAIT)
-        .map_err(|e| Problem::new(e.code(), e.to_string()))?;
+    jsonl::append_line(&path, &line, jsonl::LOCK_WAIT).map_err(|e| e.problem())?;
     Ok(path)
 }
 

@@ -1,9 +1,9 @@
 //! A stats record as it arrives: one JSON object (seed Phase 9), which gets
 //! a `ts` when it has none.
 
-use super::code;
 use serde_json::{Map, Value};
 
+use super::code;
 use crate::problem::Problem;
 
 /// The most bytes one record may have.

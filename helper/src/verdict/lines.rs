@@ -5,8 +5,9 @@
 //! decoded lossily, stripped of ANSI escape sequences (runners forced into
 //! colour still parse), of a trailing CR and of trailing whitespace.
 
-use std::borrow::Cow;
 use std::io::{self, Read};
+
+use crate::ansi::clean;
 
 /// The longest line kept, in bytes; recognisers never need more.
 pub const MAX_LINE_BYTES: usize = 4096;
@@ -45,64 +46,6 @@ fn push_bounded(line: &mut Vec<u8>, bytes: &[u8]) {
     line.extend(bytes.iter().take(room));
 }
 
-/// Lossy UTF-8, no ANSI escapes, no trailing whitespace (CR included).
-/// Borrows when there is nothing to replace or strip, as for most lines.
-pub fn clean(raw: &[u8]) -> Cow<'_, str> {
-    let text = String::from_utf8_lossy(raw);
-    if memchr::memchr(0x1b, raw).is_none() {
-        return match text {
-            Cow::Borrowed(t) => Cow::Borrowed(t.trim_end()),
-            Cow::Owned(t) => Cow::Owned(t.trim_end().to_owned()),
-        };
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\u{1b}' {
-            out.push(c);
-            continue;
-        }
-        match chars.peek() {
-            // CSI: ESC [ parameters, intermediates, one final byte @..~
-            Some('[') => {
-                chars.next();
-                for c in chars.by_ref() {
-                    if ('@'..='~').contains(&c) {
-                        break;
-                    }
-                }
-            }
-            // OSC: ESC ] ... terminated by BEL or ESC \
-            Some(']') => {
-                chars.next();
-                while let Some(c) = chars.next() {
-                    if c == '\u{7}' {
-                        break;
-                    }
-                    if c == '\u{1b}' {
-                        chars.next();
-                        break;
-                    }
-                }
-            }
-            // nF escapes: intermediates (space to `/`) then one final
-            // character, e.g. ESC ( B, which libtest writes to reset colour.
-            Some(&c) if (' '..='/').contains(&c) => {
-                while chars.next_if(|c| (' '..='/').contains(c)).is_some() {}
-                chars.next();
-            }
-            // Any other two-character escape.
-            Some(_) => {
-                chars.next();
-            }
-            None => {}
-        }
-    }
-    let trimmed = out.trim_end().len();
-    out.truncate(trimmed);
-    Cow::Owned(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,15 +64,6 @@ mod tests {
         );
         assert_eq!(lines(b""), vec![]);
         assert_eq!(lines(b"\n"), vec![(String::new(), 1)]);
-    }
-
-    #[test]
-    fn strips_osc_hyperlinks_and_charset_escapes() {
-        assert_eq!(
-            clean(b"\x1b]8;;file:///x\x07link\x1b]8;;\x07 \x1b(Bok"),
-            "link ok"
-        );
-        assert_eq!(clean(b"trailing escape \x1b"), "trailing escape");
     }
 
     #[test]

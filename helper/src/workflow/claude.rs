@@ -24,7 +24,6 @@
 //! [`Provider`](super::provider::Provider) hands it: prompt steps, the
 //! self-healing agent, the judge and the retrospective.
 
-use super::code;
 use std::ffi::{OsStr, OsString};
 use std::fmt::Write as _;
 use std::io;
@@ -33,11 +32,12 @@ use serde_json::{Map, Value};
 
 use super::call::{Call, NOT_FOUND, NOT_STARTED, Permissions};
 use super::child::{WORKFLOW_DIR_VAR, time_limit, timed_out};
+use super::code;
 use super::event::{Event, Level, TokenUsage};
 use super::lines::LineSplitter;
 use super::step::{Context, Emit, Failure, StepError};
+use crate::ansi::clean;
 use crate::proc::supervise::{Ending, Job, Leftovers, Stderr, supervise};
-use crate::verdict::lines::clean;
 
 /// The program run for every step.
 const PROGRAM: &str = "claude";

@@ -7,7 +7,6 @@
 //! whenever no event is waiting and before exiting, so a cancelled run's
 //! last line is on stdout before exit code 4.
 
-use super::code;
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -17,6 +16,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use super::code;
 use super::consumers::{Consumer, LogFile, Ndjson, log_dir_for, logging_enabled};
 use super::event::Event;
 use super::filter::Filter;

@@ -12,12 +12,12 @@
 //! `step:healing`: `attempt-failed` after a failed run that gets a fix,
 //! `healed` when a later run passes, `exhausted` when the last one fails.
 
-use super::code;
 use std::collections::VecDeque;
 use std::fmt::Write as _;
 use std::sync::{Mutex, PoisonError};
 
 use super::call::{Call, Permissions};
+use super::code;
 use super::event::{Event, tool_argument};
 use super::model::CommandTask;
 use super::provider::Provider;

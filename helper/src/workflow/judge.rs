@@ -12,13 +12,13 @@
 //! accepted ungraded, with a warning, as in Executant. Each verdict is a
 //! `step:judge` event.
 
-use super::code;
 use std::sync::{Mutex, PoisonError};
 
 use serde_json::Value;
 
 use super::answer::Answer;
 use super::call::{Call, Permissions, never_started};
+use super::code;
 use super::event::{Event, Level};
 use super::model::PromptTask;
 use super::provider::Provider;

@@ -21,10 +21,10 @@
 //! as an argument keeps this module below the runner rather than beside it
 //! in a cycle.
 
-use super::code;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
+use super::code;
 use super::event::{Event, IterationStatus, Level};
 use super::model::{Items, LoopTask, Task};
 use super::placeholder::fill_item;

@@ -16,10 +16,10 @@
 //! `run_child`, so that this module (the checks, the mapping, the ending)
 //! sits below the runner rather than in a cycle with it.
 
-use super::code;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::code;
 use super::event::{Event, IterationStatus};
 use super::model::{Workflow, WorkflowTask};
 use super::step::{Emit, Failure, Finish, StepError};

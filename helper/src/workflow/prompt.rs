@@ -5,11 +5,11 @@
 //! checked once, at the end. A step asking for a provider this build does
 //! not have fails with `WORKFLOW_NO_PROVIDER`.
 
-use super::code;
 use std::fmt::Write as _;
 use std::path::Path;
 
 use super::call::Call;
+use super::code;
 use super::judge;
 use super::model::PromptTask;
 use super::provider::{Provider, requested};

@@ -10,10 +10,10 @@
 //! on threads of their own. There is no cache: the same file referenced
 //! twice is loaded twice, since each reference passes its own vars.
 
-use super::code;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use super::code;
 use super::load::{self, Loaded};
 use super::model::{Origin, Task, Workflow};
 use crate::problem::Problem;

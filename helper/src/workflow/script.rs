@@ -3,9 +3,9 @@
 //! its lines written to the step's `output:` file when it succeeds. How
 //! one run of the command goes is [`shell`](super::shell)'s.
 
-use super::code;
 use std::path::Path;
 
+use super::code;
 use super::healing;
 use super::model::CommandTask;
 use super::shell::attempt;

@@ -11,11 +11,11 @@
 //! (`server >/dev/null 2>&1 &`) keep running, as in Executant, so a later
 //! step can use them.
 
-use super::code;
 use std::ffi::OsStr;
 use std::time::Duration;
 
 use super::child::{WORKFLOW_DIR_VAR, time_limit, timed_out};
+use super::code;
 use super::event::{Event, Level};
 use super::lines::LineSplitter;
 use super::model::CommandTask;

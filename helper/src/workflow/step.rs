@@ -7,11 +7,11 @@
 //! workflows and the runner), so that each of those imports them from here
 //! rather than from one another.
 
-use super::code;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, PoisonError};
 
+use super::code;
 use super::event::{ErrorInfo, Event};
 
 /// The cancel files looked for in the workflow's directory: ours, and

@@ -36,17 +36,17 @@ use nix::unistd::Pid;
 
 /// What every temporary file's name holds between its target's name and
 /// its writer's pid.
-pub const MARK: &str = ".voyage-tmp.";
+pub(super) const MARK: &str = ".voyage-tmp.";
 
 /// How old a dead writer's file must be before it is removed.
-pub const DEAD_GRACE: Duration = Duration::from_secs(5);
+pub(super) const DEAD_GRACE: Duration = Duration::from_secs(5);
 
 /// How old any writer's file must be before it is removed.
-pub const ABANDONED: Duration = Duration::from_secs(15 * 60);
+pub(super) const ABANDONED: Duration = Duration::from_secs(15 * 60);
 
 /// Directories larger than this (`st_size`, about a thousand entries on
 /// ext4) are not listed.
-pub const LISTING_LIMIT: u64 = 64 * 1024;
+pub(super) const LISTING_LIMIT: u64 = 64 * 1024;
 
 /// How many names one process tries before giving up on `EEXIST`.
 const ATTEMPTS: u32 = 100;
@@ -56,7 +56,7 @@ const ATTEMPTS: u32 = 100;
 static COUNTER: AtomicU32 = AtomicU32::new(0);
 
 /// The temporary file name for `target_name`, written by `pid`.
-pub fn name(target_name: &OsStr, pid: u32, n: u32) -> OsString {
+pub(super) fn name(target_name: &OsStr, pid: u32, n: u32) -> OsString {
     let mut name = OsString::from(".");
     name.push(target_name);
     name.push(format!("{MARK}{pid}.{n}"));
@@ -64,7 +64,7 @@ pub fn name(target_name: &OsStr, pid: u32, n: u32) -> OsString {
 }
 
 /// The pid in `entry` if it is a temporary file name of `target_name`.
-pub fn owner(entry: &OsStr, target_name: &OsStr) -> Option<u32> {
+pub(super) fn owner(entry: &OsStr, target_name: &OsStr) -> Option<u32> {
     let rest = entry
         .as_bytes()
         .strip_prefix(b".")?
@@ -81,7 +81,7 @@ pub fn owner(entry: &OsStr, target_name: &OsStr) -> Option<u32> {
 
 /// Creates a new temporary file for `target_name` in `dir` with `mode`
 /// (before the umask). Returns it open for writing, and its path.
-pub fn create(dir: &Path, target_name: &OsStr, mode: u32) -> io::Result<(File, PathBuf)> {
+pub(super) fn create(dir: &Path, target_name: &OsStr, mode: u32) -> io::Result<(File, PathBuf)> {
     let pid = std::process::id();
     let mut last = io::Error::from(io::ErrorKind::AlreadyExists);
     for _ in 0..ATTEMPTS {
@@ -104,12 +104,12 @@ pub fn create(dir: &Path, target_name: &OsStr, mode: u32) -> io::Result<(File, P
 
 /// Removes the stale temporary files of `target_name` in `dir`. Best
 /// effort: a file that cannot be examined or removed is left alone.
-pub fn sweep(dir: &Path, target_name: &OsStr) {
+pub(super) fn sweep(dir: &Path, target_name: &OsStr) {
     sweep_at(dir, target_name, SystemTime::now());
 }
 
 /// [`sweep`] as if the time were `now`.
-pub fn sweep_at(dir: &Path, target_name: &OsStr, now: SystemTime) {
+pub(super) fn sweep_at(dir: &Path, target_name: &OsStr, now: SystemTime) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };

@@ -1,4 +1,6 @@
-//! The one way state files are written: whole, or not at all.
+//! The one way state files are written: whole, or not at all. Every writer
+//! of a file that must never be seen half-written (`write --atomic`, the
+//! progress file, the session state pair) goes through [`write_atomic`].
 //!
 //! A temporary file in the target's own directory (so the rename never
 //! crosses a file system) gets the bytes, the mode of the file it replaces,
@@ -7,7 +9,7 @@
 //! at any instant, sees the old document or the new one, never a mix.
 //!
 //! The temporary file is named after the target and the writer's pid
-//! ([`super::temp`]), so that what a killed writer leaves behind is
+//! ([`temp`]), so that what a killed writer leaves behind is
 //! recognisable: each commit sweeps up its target's stale ones.
 //!
 //! Both syncs are `fsync`, not `fdatasync`: the temporary file is new, so
@@ -18,7 +20,6 @@
 //! A symbolic link as the target is followed: the file it points to is
 //! replaced and the link stays a link.
 
-use super::code;
 use std::ffi::OsString;
 use std::fs::{self, File, Permissions};
 use std::io::{self, Write};
@@ -27,7 +28,18 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use super::temp;
+mod temp;
+
+/// The codes of a failed atomic write: the `write --atomic` codes, shared
+/// by every writer that goes through it.
+pub mod code {
+    crate::problem::codes! {
+        STATE_TARGET_IS_DIRECTORY => "the path to write is a directory",
+        STATE_NO_DIRECTORY => "the directory to write in does not exist",
+        STATE_UNWRITABLE => "the temporary file cannot be written",
+        STATE_REPLACE_FAILED => "the temporary file cannot replace the target",
+    }
+}
 
 /// Why an atomic write did not happen. In every case the target is as it was.
 #[derive(Debug, Error)]
@@ -42,9 +54,8 @@ pub enum AtomicWriteError {
     Replace { path: PathBuf, source: io::Error },
 }
 
-impl AtomicWriteError {
-    /// The stable code of this failure.
-    pub fn code(&self) -> &'static str {
+impl crate::problem::Coded for AtomicWriteError {
+    fn code(&self) -> &'static str {
         match self {
             Self::IsDirectory { .. } => code::STATE_TARGET_IS_DIRECTORY,
             Self::NoDirectory { .. } => code::STATE_NO_DIRECTORY,
@@ -187,6 +198,7 @@ fn resolve_target(path: &Path) -> Result<PathBuf, AtomicWriteError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::problem::Coded;
 
     #[test]
     fn creates_replaces_and_keeps_the_mode() {
