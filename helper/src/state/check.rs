@@ -10,10 +10,10 @@ use serde_json::Value;
 
 use super::CODES;
 use super::session_state::{PRODUCER, PROMPT_FILE, PromptFrontMatter};
-use crate::front_matter;
 use crate::problem::Problem;
 use crate::schema;
 use crate::validation::ValidationReport;
+use crate::yaml::front_matter;
 
 /// Validates the state file at `path` (and its sibling prompt, if present).
 pub fn validate_file(path: &Path) -> ValidationReport {
