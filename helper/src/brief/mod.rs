@@ -194,3 +194,28 @@ pub fn validate(path: &Path, soft: bool, json: bool, out: &mut impl Write) -> u8
     }
     if valid { exit::OK } else { exit::NOT_OK }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_the_keys_own() {
+        let text = "---\nbrief_version: \"2.10\"\nphase_signals:\n  plan:\n    effort: high\n  execute:\n    effort: extreme\n---\n# Brief\n";
+        let brief = Brief::parse(text, false);
+        assert_eq!(brief.brief_version.as_deref(), Some("2.10"));
+        let got: Vec<(&str, Option<u32>)> =
+            brief.problems.iter().map(|p| (p.code, p.line)).collect();
+        // The second phase's effort, not the first `effort:` in the text.
+        assert_eq!(got, [("BRIEF_INVALID_EFFORT", Some(7))]);
+    }
+
+    #[test]
+    fn yaml_1_1_booleans_are_strings() {
+        let text = "---\nbrief_version: 2.1\nphase_signals_partial: yes\n---\n";
+        let brief = Brief::parse(text, false);
+        assert!(!brief.phase_signals_partial);
+        assert_eq!(brief.problems[0].code, "BRIEF_V51_MISSING_SIGNALS");
+        assert_eq!(brief.problems[0].line, Some(2));
+    }
+}

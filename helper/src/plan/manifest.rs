@@ -436,4 +436,14 @@ mod tests {
         let line = problems[0].line.unwrap();
         assert!((21..=23).contains(&line), "{line}");
     }
+
+    #[test]
+    fn key_lines_come_from_the_parser() {
+        // A quoted key and a flow mapping: no `key:` line to scan for.
+        let yaml = "{expected_paths: [a], min_file_count: 1,\n commit_message_pattern: \"\",\n bash_syntax_check: [], forbidden_paths: [],\n must_contain: [], \"extra\": on}\n";
+        let mut problems = Vec::new();
+        assert!(parse(yaml, 30, 4, &mut problems).is_some());
+        let got: Vec<(&str, Option<u32>)> = problems.iter().map(|p| (p.code, p.line)).collect();
+        assert_eq!(got, [("PLAN_MANIFEST_UNKNOWN_KEY", Some(34))]);
+    }
 }
