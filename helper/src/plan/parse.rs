@@ -303,9 +303,7 @@ impl Header {
         }
         header
     }
-}
 
-impl Header {
     fn read_front_matter(&mut self, front: &front_matter::Block<'_>, problems: &mut Vec<Problem>) {
         let line = front.first_line;
         if front.yaml.trim().is_empty() {
@@ -321,12 +319,14 @@ impl Header {
                     "the front matter is not valid YAML",
                 ));
                 // The version the broken YAML claims, from its text: the
-                // parser gives no tree to take it from, and the plan is
-                // still checked against that version.
+                // parser gives no tree (so no spans) to take it from, and a
+                // broken front matter's version is still checked and
+                // reported at its line, as it always was.
                 for (i, l) in front.yaml.lines().enumerate() {
                     if let Some(v) = l.trim().strip_prefix("plan_version:") {
                         self.version = Some(unquote(v.trim()).to_owned());
-                        self.version_line = Some(line + u32::try_from(i).unwrap_or(0));
+                        self.version_line =
+                            Some(line.saturating_add(u32::try_from(i).unwrap_or(0)));
                     }
                 }
                 return;
