@@ -1,4 +1,4 @@
-//! YAML front matter (`front_matter::split` and `parse`) and a brief's
+//! YAML front matter (`yaml::front_matter::split` and `parse`) and a brief's
 //! phase signals (`brief::Brief::parse`, which `profile resolve` reads), on
 //! arbitrary text.
 //!
@@ -9,7 +9,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use voyage_helper::front_matter::{parse, split};
+use voyage_helper::yaml::front_matter::{parse, split};
 use voyage_helper::brief::Brief;
 
 fuzz_target!(|data: &[u8]| {

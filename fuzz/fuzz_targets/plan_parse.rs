@@ -1,15 +1,15 @@
-//! `plan::parse::parse` and `brief::Brief::parse`, on any text.
+//! `plan::parse::parse` and `brief::Brief::parse`, and the crate's YAML
+//! reader (`yaml::parse`, which plan manifests use) on the same text.
 //!
 //! Checked beyond "no panic": every problem's line is within the file, and
-//! the manifest YAML fast path agrees with the full parser whenever it
-//! answers.
+//! so is a YAML error's line and every node's line of a tree that parses.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use voyage_helper::brief::Brief;
 use voyage_helper::plan::parse::parse;
-use voyage_helper::plan::yaml_lite;
+use voyage_helper::yaml;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
@@ -24,8 +24,24 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let _ = Brief::parse(&text, false);
-    if let Some(fast) = yaml_lite::parse(&text) {
-        let full: Option<serde_json::Value> = serde_saphyr::from_str(&text).ok();
-        assert_eq!(Some(fast.to_value()), full, "yaml fast path disagrees on {text:?}");
+    match yaml::parse(&text) {
+        Ok(tree) => assert_lines(&tree, lines),
+        Err(e) => assert!(e.line.is_none_or(|l| l >= 1 && l <= lines + 1), "{e:?}"),
     }
+    let _ = yaml::from_str::<serde_json::Value>(&text);
 });
+
+/// Every node's and key's line is 0 (unknown) or within the text.
+fn assert_lines(node: &yaml::Node, lines: u32) {
+    assert!(node.line <= lines + 1, "{node:?}");
+    match &node.value {
+        yaml::Value::Seq(items) => items.iter().for_each(|n| assert_lines(n, lines)),
+        yaml::Value::Map(entries) => {
+            for (key, value) in entries {
+                assert!(key.line <= lines + 1, "{key:?}");
+                assert_lines(value, lines);
+            }
+        }
+        _ => {}
+    }
+}

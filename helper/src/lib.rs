@@ -49,6 +49,7 @@ pub mod validation;
 pub mod verdict;
 pub mod workflow;
 pub mod write_reply;
+pub mod yaml;
 
 use std::ffi::OsString;
 use std::io::{self, Write};

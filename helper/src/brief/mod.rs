@@ -6,11 +6,10 @@ use std::io::Write;
 use std::path::Path;
 
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::exit;
-use crate::plan::markdown::{self, Block};
 use crate::plan::{Problem, version};
+use crate::yaml::{Node, Value, front_matter};
 
 /// The efforts a phase signal may ask for.
 pub const EFFORTS: [&str; 3] = ["low", "standard", "high"];
@@ -36,8 +35,7 @@ impl Brief {
     /// Parses a brief. `soft` turns the missing-signals error into a warning.
     pub fn parse(source: &str, soft: bool) -> Self {
         let mut brief = Self::default();
-        let Some(Block::FrontMatter { text, line }) = markdown::blocks(source).into_iter().next()
-        else {
+        let Some(front) = front_matter::split(source).ok().flatten() else {
             brief.problems.push(Problem::error(
                 "BRIEF_NO_FRONT_MATTER",
                 Some(1),
@@ -45,8 +43,9 @@ impl Brief {
             ));
             return brief;
         };
-        let map = match serde_saphyr::from_str::<Value>(&text) {
-            Ok(Value::Object(map)) => map,
+        let line = front.first_line;
+        let tree = match front.tree() {
+            Ok(tree) if matches!(tree.value, Value::Map(_)) => tree,
             Ok(_) | Err(_) => {
                 brief.problems.push(Problem::error(
                     "BRIEF_FRONT_MATTER",
@@ -56,47 +55,55 @@ impl Brief {
                 return brief;
             }
         };
-        brief.brief_version = text
-            .lines()
-            .find_map(|l| l.trim().strip_prefix("brief_version:"))
-            .map(|v| v.trim().trim_matches(['"', '\'']).to_owned());
-        let key_line = |key: &str| {
-            text.lines()
-                .position(|l| l.trim_start().starts_with(key))
-                .and_then(|i| u32::try_from(i).ok())
-                .map_or(line, |i| line + i)
-        };
-        brief.phase_signals_partial =
-            map.get("phase_signals_partial").and_then(Value::as_bool) == Some(true);
-        match map.get("phase_signals") {
-            None | Some(Value::Null) => {}
-            Some(Value::Object(phases)) => {
+        // Lines of keys as the parser saw them; a key the brief lacks is
+        // reported at the front matter's first line.
+        let key_line = |node: &Node, key: &str| node.entry(key).map_or(line, |(k, _)| k.line);
+        brief.brief_version = tree.get("brief_version").map(|v| {
+            // As written: YAML would read 2.10 as the number 2.1.
+            v.source(front.yaml)
+                .map(|t| t.trim().trim_matches(['"', '\'']).to_owned())
+                .or_else(|| v.value.scalar_text())
+                .unwrap_or_default()
+        });
+        brief.phase_signals_partial = matches!(
+            tree.get("phase_signals_partial"),
+            Some(Node {
+                value: Value::Bool(true),
+                ..
+            })
+        );
+        let phase_signals = tree.get("phase_signals");
+        match phase_signals {
+            None
+            | Some(Node {
+                value: Value::Null, ..
+            }) => {}
+            Some(Node {
+                value: Value::Map(phases),
+                ..
+            }) => {
                 for (phase, signal) in phases {
-                    let effort = signal
-                        .get("effort")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned);
-                    let model = signal
-                        .get("model")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned);
-                    if !signal.is_object() {
+                    let text =
+                        |key: &str| signal.get(key).and_then(Node::as_str).map(str::to_owned);
+                    let (effort, model) = (text("effort"), text("model"));
+                    let phase_name = &phase.text;
+                    if !matches!(signal.value, Value::Map(_)) {
                         brief.problems.push(Problem::error(
                             "BRIEF_INVALID_SIGNAL",
-                            Some(key_line(phase)),
-                            format!("phase_signals.{phase} must be a mapping with effort (and optionally model)"),
+                            Some(phase.line),
+                            format!("phase_signals.{phase_name} must be a mapping with effort (and optionally model)"),
                         ));
                     } else if let Some(e) = effort.as_deref().filter(|e| !EFFORTS.contains(e)) {
                         brief.problems.push(Problem::error(
                             "BRIEF_INVALID_EFFORT",
-                            Some(key_line("effort")),
+                            Some(key_line(signal, "effort")),
                             format!(
-                                "phase_signals.{phase}.effort is \"{e}\"; use low, standard or high"
+                                "phase_signals.{phase_name}.effort is \"{e}\"; use low, standard or high"
                             ),
                         ));
                     }
                     brief.phase_signals.push(PhaseSignal {
-                        phase: phase.clone(),
+                        phase: phase_name.clone(),
                         effort,
                         model,
                     });
@@ -104,7 +111,7 @@ impl Brief {
             }
             Some(_) => brief.problems.push(Problem::error(
                 "BRIEF_INVALID_SIGNAL",
-                Some(key_line("phase_signals")),
+                Some(key_line(&tree, "phase_signals")),
                 "phase_signals must map each phase to its signals",
             )),
         }
@@ -112,10 +119,10 @@ impl Brief {
             .brief_version
             .as_deref()
             .is_some_and(|v| version::at_least(v, 2, 1));
-        if needs_signals && map.get("phase_signals").is_none() && !brief.phase_signals_partial {
+        if needs_signals && phase_signals.is_none() && !brief.phase_signals_partial {
             let message = "brief_version 2.1 and later must carry phase_signals (or phase_signals_partial: true); \
                            without them every phase falls back to the profile";
-            let line = Some(key_line("brief_version"));
+            let line = Some(key_line(&tree, "brief_version"));
             brief.problems.push(if soft {
                 Problem::warning("BRIEF_V51_MISSING_SIGNALS", line, message)
             } else {
@@ -127,7 +134,7 @@ impl Brief {
         {
             brief.problems.push(Problem::error(
                 "BRIEF_INVALID_VERSION",
-                Some(key_line("brief_version")),
+                Some(key_line(&tree, "brief_version")),
                 format!("brief_version \"{v}\" is not a version number such as 2.1"),
             ));
         }
@@ -186,4 +193,29 @@ pub fn validate(path: &Path, soft: bool, json: bool, out: &mut impl Write) -> u8
         }
     }
     if valid { exit::OK } else { exit::NOT_OK }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_the_keys_own() {
+        let text = "---\nbrief_version: \"2.10\"\nphase_signals:\n  plan:\n    effort: high\n  execute:\n    effort: extreme\n---\n# Brief\n";
+        let brief = Brief::parse(text, false);
+        assert_eq!(brief.brief_version.as_deref(), Some("2.10"));
+        let got: Vec<(&str, Option<u32>)> =
+            brief.problems.iter().map(|p| (p.code, p.line)).collect();
+        // The second phase's effort, not the first `effort:` in the text.
+        assert_eq!(got, [("BRIEF_INVALID_EFFORT", Some(7))]);
+    }
+
+    #[test]
+    fn yaml_1_1_booleans_are_strings() {
+        let text = "---\nbrief_version: 2.1\nphase_signals_partial: yes\n---\n";
+        let brief = Brief::parse(text, false);
+        assert!(!brief.phase_signals_partial);
+        assert_eq!(brief.problems[0].code, "BRIEF_V51_MISSING_SIGNALS");
+        assert_eq!(brief.problems[0].line, Some(2));
+    }
 }

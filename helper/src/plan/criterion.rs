@@ -141,7 +141,7 @@ mod tests {
     #[test]
     fn bullets_and_fences() {
         let src = "- `cargo test` — the whole suite passes\n- run `x` later\n- [ ] `make` passes\n\n```bash\n# setup\nbash a.sh \\\n  --fast\n\nbash b.sh\n```\n\n```console\n$ cargo fmt --check\nok\n```\n\n```\nuntagged\n```\n";
-        let got: Vec<(String, String, u32)> = read(&blocks(src))
+        let got: Vec<(String, String, u32)> = read(&blocks(src, 1))
             .into_iter()
             .map(|c| (c.command, c.label, c.line))
             .collect();

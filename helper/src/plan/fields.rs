@@ -150,7 +150,7 @@ pub fn read(blocks: &[Block]) -> Vec<RawField<'_>> {
                     field.fence = Some((info, text, *line));
                 }
             }
-            Block::FrontMatter { .. } | Block::Heading { .. } | Block::Table { .. } => {}
+            Block::Heading { .. } | Block::Table { .. } => {}
         }
     }
     fields
@@ -174,7 +174,7 @@ mod tests {
     #[test]
     fn labels_bold_or_not_and_values_over_lines() {
         let src = "- **Files:** `a.rs` (new)\n- Verify:\n  `cargo test`\n**On failure:** retry - then\nask\n- **Manifest:**\n  ```yaml\n  k: v\n  ```\n";
-        let blocks = blocks(src);
+        let blocks = blocks(src, 1);
         let fields = read(&blocks);
         let labels: Vec<Label> = fields.iter().map(|f| f.label).collect();
         assert_eq!(

@@ -7,8 +7,8 @@
 
 use super::problem::Problem;
 use super::step::{CommandRef, FileRef};
-use super::yaml_lite::{self, Node};
 use crate::pattern::{self, PatternError};
+use crate::yaml::{self, Node, Value, YamlError};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -51,45 +51,19 @@ pub fn parse(
     step: u32,
     problems: &mut Vec<Problem>,
 ) -> Option<Manifest> {
-    let content_line = fence_line + 1;
-    let key_line = |key: &str| -> u32 {
-        yaml.lines()
-            .position(|l| {
-                l.trim_start()
-                    .strip_prefix(key)
-                    .is_some_and(|rest| rest.trim_start().starts_with(':'))
-            })
-            .and_then(|i| u32::try_from(i).ok())
-            .map_or(fence_line, |i| content_line + i)
-    };
-    // The fast reader first; the full parser for anything outside its
-    // subset (and for the error message when the YAML is broken).
-    let parsed = match yaml_lite::parse(yaml) {
-        Some(node) => Ok(node),
-        None => serde_saphyr::from_str::<serde_json::Value>(yaml).map(Node::from_value),
-    };
-    let value = match parsed {
+    let value = match yaml::parse_at(yaml, fence_line + 1) {
         Ok(v) => v,
         Err(e) => {
-            let line = e
-                .location()
-                .and_then(|l| u32::try_from(l.line()).ok())
-                .map_or(fence_line, |l| content_line + l.saturating_sub(1));
-            problems.push(
-                Problem::error(
-                    "PLAN_MALFORMED_YAML",
-                    Some(line),
-                    format!(
-                        "step {step}: the Manifest's YAML does not parse: {}",
-                        yaml_error(&e)
-                    ),
-                )
-                .in_step(step),
-            );
+            let message = format!("step {step}: the Manifest's YAML does not parse");
+            problems
+                .push(yaml_problem("PLAN_MALFORMED_YAML", &e, fence_line, &message).in_step(step));
             return None;
         }
     };
-    let Node::Map(entries) = &value else {
+    // A key's line is the one the parser saw it on; a key the manifest
+    // lacks is reported at the fence.
+    let key_line = |key: &str| -> u32 { value.entry(key).map_or(fence_line, |(k, _)| k.line) };
+    let Value::Map(entries) = &value.value else {
         problems.push(
             Problem::error(
                 "PLAN_MANIFEST_WRONG_TYPE",
@@ -123,7 +97,10 @@ pub fn parse(
     let string_list = |key: &str, found: &mut Vec<Problem>| -> Vec<String> {
         match get(key) {
             None => Vec::new(),
-            Some(Node::List(items)) if items.iter().all(|v| v.as_str().is_some()) => items
+            Some(Node {
+                value: Value::Seq(items),
+                ..
+            }) if items.iter().all(|v| v.as_str().is_some()) => items
                 .iter()
                 .filter_map(|v| v.as_str().map(str::to_owned))
                 .collect(),
@@ -148,7 +125,7 @@ pub fn parse(
     let forbidden_paths = string_list("forbidden_paths", &mut found);
     let min_file_count = match get("min_file_count") {
         None => 0,
-        Some(v) => v.as_u64().unwrap_or_else(|| {
+        Some(v) => as_count(v).unwrap_or_else(|| {
             bad(
                 &mut found,
                 &key_line,
@@ -165,7 +142,10 @@ pub fn parse(
     };
     let commit_message_pattern = match get("commit_message_pattern") {
         None => String::new(),
-        Some(Node::Str(p)) => {
+        Some(Node {
+            value: Value::Str(p),
+            ..
+        }) => {
             if let Err(e) = pattern::check(p) {
                 bad(
                     &mut found,
@@ -176,7 +156,7 @@ pub fn parse(
                     format!("step {step}: `commit_message_pattern` {e}"),
                 );
             }
-            p.to_string()
+            p.clone()
         }
         Some(other) => {
             bad(
@@ -195,7 +175,10 @@ pub fn parse(
     };
     let must_contain = match get("must_contain") {
         None => Vec::new(),
-        Some(Node::List(items)) => {
+        Some(Node {
+            value: Value::Seq(items),
+            ..
+        }) => {
             let mut out = Vec::new();
             for item in items {
                 let path = item.get("path").and_then(Node::as_str);
@@ -250,12 +233,14 @@ pub fn parse(
     for key in entries
         .iter()
         .map(|(k, _)| k)
-        .filter(|k| !KEYS.contains(&k.as_ref()))
+        .filter(|k| !KEYS.contains(&k.text.as_str()))
     {
+        let line = if key.line > 0 { key.line } else { fence_line };
+        let key = &key.text;
         found.push(
             Problem::warning(
                 "PLAN_MANIFEST_UNKNOWN_KEY",
-                Some(key_line(key)),
+                Some(line),
                 format!("step {step}: the Manifest key `{key}` is not one the audit reads; check its spelling"),
             )
             .in_step(step),
@@ -341,37 +326,41 @@ fn pattern_code(e: &PatternError) -> &'static str {
     }
 }
 
-fn describe(v: &Node<'_>) -> &'static str {
-    match v {
-        Node::Str(_) => "a string",
-        Node::Int(_) => "a number",
-        Node::List(_) => "a list",
-        Node::Map(_) => "a mapping",
-        Node::Other(other) => describe_value(other),
+/// A whole number of 0 or more.
+fn as_count(v: &Node) -> Option<u64> {
+    match v.value {
+        Value::Int(n) => u64::try_from(n).ok(),
+        _ => None,
     }
 }
 
-fn describe_value(v: &serde_json::Value) -> &'static str {
-    use serde_json::Value;
-    match v {
+fn describe(v: &Node) -> &'static str {
+    match &v.value {
         Value::Null => "nothing (null)",
         Value::Bool(_) => "a boolean",
-        Value::Number(n) if n.is_f64() => "a fractional number",
-        Value::Number(n) if n.as_i64().is_some_and(|i| i < 0) => "a negative number",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "a mapping",
+        Value::Float(_) => "a fractional number",
+        Value::Int(n) if *n < 0 => "a negative number",
+        Value::Int(_) => "a number",
+        Value::Str(_) => "a string",
+        Value::Seq(_) => "a list",
+        Value::Map(_) => "a mapping",
     }
 }
 
-/// The YAML parser's message without its drawn excerpt: "line 2 column 15:
-/// illegal placement of ':' indicator".
-pub fn yaml_error(e: &impl std::fmt::Display) -> String {
-    let text = e.to_string();
-    let first = text.lines().next().unwrap_or_default();
-    let first = first.split(" --> ").next().unwrap_or(first);
-    first.trim().trim_start_matches("error:").trim().to_owned()
+/// A plan problem for YAML that does not parse: `what` says which YAML,
+/// the parser's sentence follows, and the line is the parser's, else
+/// `fallback_line`. The plan area's one conversion from [`YamlError`].
+pub(super) fn yaml_problem(
+    code: &'static str,
+    error: &YamlError,
+    fallback_line: u32,
+    what: &str,
+) -> Problem {
+    Problem::error(
+        code,
+        Some(error.line.unwrap_or(fallback_line)),
+        format!("{what}: {}", error.message),
+    )
 }
 
 #[cfg(test)]
@@ -446,5 +435,15 @@ mod tests {
         assert_eq!(problems[0].code, "PLAN_MALFORMED_YAML");
         let line = problems[0].line.unwrap();
         assert!((21..=23).contains(&line), "{line}");
+    }
+
+    #[test]
+    fn key_lines_come_from_the_parser() {
+        // A quoted key and a flow mapping: no `key:` line to scan for.
+        let yaml = "{expected_paths: [a], min_file_count: 1,\n commit_message_pattern: \"\",\n bash_syntax_check: [], forbidden_paths: [],\n must_contain: [], \"extra\": on}\n";
+        let mut problems = Vec::new();
+        assert!(parse(yaml, 30, 4, &mut problems).is_some());
+        let got: Vec<(&str, Option<u32>)> = problems.iter().map(|p| (p.code, p.line)).collect();
+        assert_eq!(got, [("PLAN_MANIFEST_UNKNOWN_KEY", Some(34))]);
     }
 }

@@ -4,8 +4,9 @@
 //! matching lines with regular expressions: a label inside a code fence or a
 //! heading inside a list stays what it is. The plan parser then works on this
 //! flat list: headings, lines of text (each paragraph and list item split at
-//! its line breaks, with its backticked spans), code fences, tables, and the
-//! YAML front matter, each with its 1-based source line.
+//! its line breaks, with its backticked spans), code fences and tables, each
+//! with its 1-based source line. The front matter is not Markdown: the
+//! caller splits it off first ([`crate::yaml::front_matter`]).
 
 use pulldown_cmark::{
     CodeBlockKind, Event, HeadingLevel, MetadataBlockKind, Options, Parser, Tag, TagEnd,
@@ -14,11 +15,6 @@ use pulldown_cmark::{
 /// One piece of a plan's Markdown.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Block {
-    /// YAML front matter between `---` lines at the top.
-    FrontMatter {
-        text: String,
-        line: u32,
-    },
     Heading {
         level: u8,
         text: String,
@@ -121,137 +117,27 @@ impl LineIndex {
     }
 }
 
-/// Flattens `source` into blocks.
+/// Flattens `source`, the Markdown after any front matter, into blocks;
+/// `first_line` is the file line `source` starts on.
 ///
-/// A long plan is cut at its `### Step` headings (see [`step_boundaries`]
-/// for when that is exact) into pieces of about [`PIECE`] bytes, each parsed
-/// on its own. Small pieces keep pulldown-cmark's event tree small, so its
-/// memory is reused from one piece to the next instead of growing to tens of
-/// megabytes and paying a page fault per new page; and the pieces are shared
-/// out to several threads in contiguous runs.
-pub fn blocks(source: &str) -> Vec<Block> {
-    if source.len() < 2 * PIECE {
-        return blocks_of(source, 0);
-    }
-    let Some(cuts) = step_boundaries(source, PIECE) else {
-        return blocks_of(source, 0);
-    };
-    // Each piece starts at a line start; its lines are offset by the lines
-    // before it, counted once over the whole source.
-    let mut pieces = Vec::with_capacity(cuts.len() + 1);
-    let (mut start, mut lines_before) = (0, 0usize);
-    for cut in cuts.into_iter().chain(std::iter::once(source.len())) {
-        if let Some(piece) = source.get(start..cut) {
-            pieces.push((piece, u32::try_from(lines_before).unwrap_or(u32::MAX)));
-            lines_before += memchr::memchr_iter(b'\n', piece.as_bytes()).count();
-        }
-        start = cut;
-    }
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(8);
-    let parse_run = |run: &[(&str, u32)]| {
-        let mut out = Vec::new();
-        for &(piece, offset) in run {
-            blocks_into(piece, offset, &mut out);
-        }
-        out
-    };
-    if threads < 2 {
-        return parse_run(&pieces);
-    }
-    let per_thread = pieces.len().div_ceil(threads);
-    let parsed: Vec<Vec<Block>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = pieces
-            .chunks(per_thread)
-            .map(|run| scope.spawn(move || parse_run(run)))
-            .collect();
-        workers.into_iter().filter_map(|w| w.join().ok()).collect()
-    });
-    if parsed.len() != pieces.chunks(per_thread).len() {
-        return blocks_of(source, 0);
-    }
-    super::join_runs(parsed)
-}
-
-/// The size of the pieces a long plan is parsed in: large enough that the
-/// cost of starting a parser is lost in it, small enough to stay in cache.
-const PIECE: usize = 64 * 1024;
-
-/// Byte offsets of `### Step` lines at which the document can be cut without
-/// changing how it parses, about `every` bytes apart; `None` when the
-/// document has constructs that could hold such a line without it being a
-/// heading (a `~~~` fence, HTML blocks, block quotes), so it is parsed whole.
-///
-/// A line starting at column 0 with `### ` is an ATX heading and closes any
-/// open list, paragraph or indented fence, unless a fence opened at column 0
-/// to 3 is still open, which is tracked here. A link reference definition
-/// (`[name]: url`) applies to the whole document, so one anywhere also keeps
-/// it whole.
-fn step_boundaries(source: &str, every: usize) -> Option<Vec<usize>> {
-    if may_define_links(source) {
-        return None;
-    }
-    let mut cuts = Vec::new();
-    let mut fence: Option<(u8, usize)> = None;
-    let mut last = 0;
-    let mut next = 0;
-    while next < source.len() {
-        let at = next;
-        let rest = source.as_bytes().get(at..).unwrap_or_default();
-        next = memchr::memchr(b'\n', rest).map_or(source.len(), |i| at + i + 1);
-        let line = source.get(at..next).unwrap_or_default();
-        let indent = line.len() - line.trim_start_matches(' ').len();
-        let rest = line.trim_start_matches(' ');
-        if rest.starts_with("~~~")
-            || (indent < 4 && (rest.starts_with('<') || rest.starts_with('>')))
-        {
-            return None;
-        }
-        let ticks = rest.bytes().take_while(|&b| b == b'`').count();
-        match fence {
-            Some((_, open)) if ticks >= open && indent < 4 && rest.trim_end().len() == ticks => {
-                fence = None
-            }
-            Some(_) => {}
-            None if ticks >= 3 && indent < 4 => fence = Some((b'`', ticks)),
-            None => {
-                if indent == 0 && line.starts_with("### Step ") && at - last >= every && at > 0 {
-                    cuts.push(at);
-                    last = at;
-                }
-            }
-        }
-    }
-    Some(cuts)
-}
-
-/// Whether some line could be a link reference definition: `[…]:` after
-/// spaces and list markers. Generous (a `[x]: y` inside a fence counts too):
-/// a false alarm only costs parsing the document in one piece.
-fn may_define_links(source: &str) -> bool {
-    let bytes = source.as_bytes();
-    memchr::memmem::find_iter(bytes, b"]:").any(|at| {
-        let start =
-            memchr::memrchr(b'\n', bytes.get(..at).unwrap_or_default()).map_or(0, |i| i + 1);
-        let line = source.get(start..at).unwrap_or_default();
-        line.trim_start_matches(|c: char| {
-            c.is_ascii_whitespace() || "-*+.)".contains(c) || c.is_ascii_digit()
-        })
-        .starts_with('[')
-    })
-}
-
-/// Flattens one piece; `line_offset` is added to every line.
-fn blocks_of(source: &str, line_offset: u32) -> Vec<Block> {
+/// The document is parsed whole, on this thread: a plan of a thousand steps
+/// takes a few milliseconds, less than starting threads or cutting it into
+/// pieces would save (benches/README.md, figures 4 and 5).
+pub fn blocks(source: &str, first_line: u32) -> Vec<Block> {
     let mut out = Vec::new();
-    blocks_into(source, line_offset, &mut out);
+    blocks_into(source, first_line.saturating_sub(1), &mut out);
     out
 }
 
-/// Flattens one piece onto the end of `out`.
+/// Flattens `source` onto the end of `out`; `line_offset` is added to
+/// every line.
 fn blocks_into(source: &str, line_offset: u32, out: &mut Vec<Block>) {
     let index = LineIndex::new(source);
+    // pulldown-cmark reads a `---` line, text and a closing `---` as a
+    // metadata block anywhere in a document, not only at the top. The front
+    // matter never reaches it, but the option stays so that such a pair
+    // further down reads as it always has: skipped, not a rule and a
+    // heading.
     let options = Options::ENABLE_YAML_STYLE_METADATA_BLOCKS
         | Options::ENABLE_TABLES
         | Options::ENABLE_TASKLISTS
@@ -281,7 +167,8 @@ struct Builder {
     pending_task: Option<bool>,
     heading: Option<(u8, String, u32)>,
     code: Option<(String, String, u32, u32)>,
-    metadata: Option<(String, u32)>,
+    /// Inside a `---` … `---` block further down (see [`blocks_into`]).
+    metadata: bool,
     table_depth: u32,
     /// Bytes from the current event to the end of its source line.
     room: usize,
@@ -308,15 +195,9 @@ impl Builder {
             }
             return;
         }
-        if let Some((text, _)) = self.metadata.as_mut() {
-            match event {
-                Event::Text(t) => text.push_str(&t),
-                Event::End(TagEnd::MetadataBlock(_)) => {
-                    if let Some((text, line)) = self.metadata.take() {
-                        out.push(Block::FrontMatter { text, line });
-                    }
-                }
-                _ => {}
+        if self.metadata {
+            if let Event::End(TagEnd::MetadataBlock(_)) = event {
+                self.metadata = false;
             }
             return;
         }
@@ -354,8 +235,7 @@ impl Builder {
         match event {
             Event::Start(Tag::MetadataBlock(MetadataBlockKind::YamlStyle)) => {
                 self.flush(out);
-                // The content starts on the line after the opening `---`.
-                self.metadata = Some((String::new(), line + 1));
+                self.metadata = true;
             }
             Event::Start(Tag::Heading { level, .. }) => {
                 self.flush(out);
@@ -463,24 +343,18 @@ mod tests {
 
     #[test]
     fn lines_are_exact() {
-        let src = "---\nplan_version: 1.7\n---\n# Title\n\n- **Files:** `a.rs` (new), `b.rs`\n- **Verify:**\n  `cargo test`\n\n  ```yaml\n  k: v\n  ```\n";
-        let blocks = blocks(src);
+        // The Markdown after a three-line front matter starts on line 4.
+        let src = "# Title\n\n- **Files:** `a.rs` (new), `b.rs`\n- **Verify:**\n  `cargo test`\n\n  ```yaml\n  k: v\n  ```\n";
+        let blocks = blocks(src, 4);
         assert_eq!(
             blocks[0],
-            Block::FrontMatter {
-                text: "plan_version: 1.7\n".into(),
-                line: 2
-            }
-        );
-        assert_eq!(
-            blocks[1],
             Block::Heading {
                 level: 1,
                 text: "Title".into(),
                 line: 4
             }
         );
-        let Block::Text(files) = &blocks[2] else {
+        let Block::Text(files) = &blocks[1] else {
             panic!("{blocks:?}")
         };
         assert_eq!(files.text, "Files: `a.rs` (new), `b.rs`");
@@ -489,11 +363,11 @@ mod tests {
             vec![(7, "a.rs"), (21, "b.rs")]
         );
         assert_eq!((files.line, files.item), (6, Some(1)));
-        let Block::Text(verify) = &blocks[3] else {
+        let Block::Text(verify) = &blocks[2] else {
             panic!()
         };
         assert_eq!((verify.text.as_str(), verify.line), ("Verify:", 7));
-        let Block::Text(cont) = &blocks[4] else {
+        let Block::Text(cont) = &blocks[3] else {
             panic!()
         };
         assert_eq!(
@@ -501,35 +375,15 @@ mod tests {
             ("`cargo test`", 8, None)
         );
         assert!(
-            matches!(&blocks[5], Block::Code { info, line: 10, content_line: 11, .. } if info == "yaml")
+            matches!(&blocks[4], Block::Code { info, line: 10, content_line: 11, .. } if info == "yaml")
         );
     }
 
     #[test]
-    fn pieces_parse_like_the_whole() {
-        let mut src =
-            String::from("---\nplan_version: 1.7\n---\n# Plan\n\n## Implementation Plan\n\n");
-        for i in 1..=6000 {
-            src.push_str(&format!("### Step {i}: s\n- **Files:** `a{i}.rs` (new)\n- **Changes:** *some* text\n  over two lines\n- **Manifest:**\n  ```yaml\n  k: [a]\n  ```\n\n"));
-            if i % 500 == 0 {
-                src.push_str("```\n### Step 0: inside a fence, not a heading\n```\n\n");
-            }
-        }
-        assert!(
-            src.len() > 512 * 1024,
-            "large enough to be cut: {}",
-            src.len()
-        );
-        assert!(step_boundaries(&src, 64 * 1024).is_some_and(|c| !c.is_empty()));
-        assert_eq!(blocks(&src), blocks_of(&src, 0));
-        // A link defined in one step and used in another: parsed whole.
-        src.push_str("- see [the spec]\n\n[the spec]: https://example.com\n");
-        src.insert_str(
-            src.find("### Step 2:").unwrap(),
-            "Read [the spec] first.\n\n",
-        );
-        assert!(step_boundaries(&src, 64 * 1024).is_none());
-        assert_eq!(blocks(&src), blocks_of(&src, 0));
+    fn a_dashed_block_further_down_is_skipped() {
+        let blocks = blocks("# T\n\n---\nnot: markdown\n---\n\ntext\n", 1);
+        assert_eq!(blocks.len(), 2, "{blocks:?}");
+        assert!(matches!(&blocks[1], Block::Text(t) if t.text == "text" && t.line == 7));
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! header, every step with its fields and manifest, the session-spec
 //! sections, the Execution Strategy and the Verification criteria, each with
 //! its source line, and every [`Problem`] found. The Markdown is read with a
-//! real CommonMark parser ([`markdown`]); [`fields`] reads a step's labels;
+//! real CommonMark parser ([`markdown`]), its front matter and manifests with
+//! the crate's YAML reader ([`crate::yaml`]); [`fields`] reads a step's labels;
 //! [`manifest`] parses or synthesises manifests; [`check`] holds the checks
 //! over the whole model; [`render`] prints the `validate` and `dry-run`
 //! reports.
@@ -24,7 +25,6 @@ pub mod render;
 pub mod step;
 pub mod strategy;
 pub mod version;
-pub mod yaml_lite;
 
 use std::path::Path;
 
@@ -75,18 +75,4 @@ pub fn load(path: &Path) -> Result<Plan, PlanLoadError> {
         path: shown,
         problems,
     })
-}
-
-/// The runs in order, in one list. The first run's list is grown rather
-/// than a new one filled: a large allocation grows by remapping its pages,
-/// where a new one would touch (and fault in) every page again.
-pub(crate) fn join_runs<T>(runs: Vec<Vec<T>>) -> Vec<T> {
-    let mut runs = runs.into_iter();
-    let mut all = runs.next().unwrap_or_default();
-    let rest: Vec<Vec<T>> = runs.collect();
-    all.reserve(rest.iter().map(Vec::len).sum());
-    for run in rest {
-        all.extend(run);
-    }
-    all
 }

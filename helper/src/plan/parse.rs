@@ -4,6 +4,8 @@
 
 use serde_json::Value;
 
+use crate::yaml::{self, front_matter};
+
 use super::check;
 use super::criterion;
 use super::fields::{self, Label, RawField};
@@ -18,7 +20,11 @@ use super::version;
 /// Parses `source` (read from `file`). A file that is neither a trekplan nor
 /// a session spec gives only its problems.
 pub fn parse(source: &str, file: &str) -> Result<Plan, Vec<Problem>> {
-    let blocks = markdown::blocks(source);
+    // An unclosed `---` at the top is no front matter: the Markdown reader
+    // sees it as a rule, as it always has.
+    let front = front_matter::split(source).ok().flatten();
+    let (body, body_line) = front.map_or((source, 1), |f| (f.body, f.body_line));
+    let blocks = markdown::blocks(body, body_line);
     let doc = Doc::new(&blocks);
     let mut problems = Vec::new();
 
@@ -65,7 +71,7 @@ pub fn parse(source: &str, file: &str) -> Result<Plan, Vec<Problem>> {
         return Err(problems);
     };
 
-    let header = Header::read(&blocks, &mut problems);
+    let header = Header::read(front.as_ref(), &blocks, &mut problems);
     let strict = header
         .version
         .as_deref()
@@ -258,42 +264,18 @@ struct Header {
 }
 
 impl Header {
-    fn read(blocks: &[Block], problems: &mut Vec<Problem>) -> Self {
+    fn read(
+        front: Option<&front_matter::Block<'_>>,
+        blocks: &[Block],
+        problems: &mut Vec<Problem>,
+    ) -> Self {
         let mut header = Self {
             version: None,
             version_line: None,
             profile: None,
         };
-        if let Some(Block::FrontMatter { text, line }) = blocks.first() {
-            match serde_saphyr::from_str::<Value>(text) {
-                Ok(Value::Object(map)) => {
-                    header.profile = map
-                        .get("profile")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned);
-                }
-                Ok(Value::Null) => {}
-                Ok(_) => problems.push(Problem::error(
-                    "PLAN_FRONT_MATTER",
-                    Some(*line),
-                    "the front matter must be a YAML mapping (key: value lines)",
-                )),
-                Err(e) => problems.push(Problem::error(
-                    "PLAN_FRONT_MATTER",
-                    Some(*line),
-                    format!(
-                        "the front matter is not valid YAML: {}",
-                        super::manifest::yaml_error(&e)
-                    ),
-                )),
-            }
-            // Read the version as written: YAML would turn 1.10 into 1.1.
-            for (i, l) in text.lines().enumerate() {
-                if let Some(v) = l.trim().strip_prefix("plan_version:") {
-                    header.version = Some(unquote(v.trim()).to_owned());
-                    header.version_line = Some(line + u32::try_from(i).unwrap_or(0));
-                }
-            }
+        if let Some(front) = front {
+            header.read_front_matter(front, problems);
         }
         if header.version.is_none() {
             for block in blocks {
@@ -321,6 +303,61 @@ impl Header {
         }
         header
     }
+
+    fn read_front_matter(&mut self, front: &front_matter::Block<'_>, problems: &mut Vec<Problem>) {
+        let line = front.first_line;
+        if front.yaml.trim().is_empty() {
+            return;
+        }
+        let tree = match front.tree() {
+            Ok(tree) => tree,
+            Err(e) => {
+                problems.push(super::manifest::yaml_problem(
+                    "PLAN_FRONT_MATTER",
+                    &e,
+                    line,
+                    "the front matter is not valid YAML",
+                ));
+                // The version the broken YAML claims, from its text: the
+                // parser gives no tree (so no spans) to take it from, and a
+                // broken front matter's version is still checked and
+                // reported at its line, as it always was.
+                for (i, l) in front.yaml.lines().enumerate() {
+                    if let Some(v) = l.trim().strip_prefix("plan_version:") {
+                        self.version = Some(unquote(v.trim()).to_owned());
+                        self.version_line =
+                            Some(line.saturating_add(u32::try_from(i).unwrap_or(0)));
+                    }
+                }
+                return;
+            }
+        };
+        match &tree.value {
+            yaml::Value::Map(_) => {}
+            yaml::Value::Null => return,
+            _ => {
+                problems.push(Problem::error(
+                    "PLAN_FRONT_MATTER",
+                    Some(line),
+                    "the front matter must be a YAML mapping (key: value lines)",
+                ));
+                return;
+            }
+        }
+        self.profile = tree
+            .get("profile")
+            .and_then(yaml::Node::as_str)
+            .map(str::to_owned);
+        if let Some((key, value)) = tree.entry("plan_version") {
+            // Read the version as written: YAML would turn 1.10 into 1.1.
+            let written = value
+                .source(front.yaml)
+                .map(|v| unquote(v.trim()).to_owned())
+                .or_else(|| value.value.scalar_text());
+            self.version = Some(written.unwrap_or_default());
+            self.version_line = Some(key.line);
+        }
+    }
 }
 
 fn unquote(v: &str) -> &str {
@@ -330,49 +367,16 @@ fn unquote(v: &str) -> &str {
         .unwrap_or(v)
 }
 
-/// Steps are independent of each other, so a long plan is read on several
-/// threads; a short one on this thread (spawning would cost more).
 fn read_steps(
     doc: &Doc<'_>,
     headings: &[StepHeading],
     strict: bool,
     problems: &mut Vec<Problem>,
 ) -> Vec<Step> {
-    const PER_THREAD: usize = 512;
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(8);
-    if headings.len() < 2 * PER_THREAD || threads < 2 {
-        return headings
-            .iter()
-            .map(|h| read_step(h, doc.under(h.index, 3), strict, problems))
-            .collect();
-    }
-    let chunk = headings.len().div_ceil(threads);
-    let parts: Vec<(Vec<Step>, Vec<Problem>)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = headings
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    let mut found = Vec::new();
-                    let steps = part
-                        .iter()
-                        .map(|h| read_step(h, doc.under(h.index, 3), strict, &mut found))
-                        .collect();
-                    (steps, found)
-                })
-            })
-            .collect();
-        // A worker that panicked would be a bug; its steps are then missing
-        // rather than the whole run aborting.
-        workers.into_iter().filter_map(|w| w.join().ok()).collect()
-    });
-    let mut steps = Vec::with_capacity(parts.len());
-    for (part, found) in parts {
-        steps.push(part);
-        problems.extend(found);
-    }
-    super::join_runs(steps)
+    headings
+        .iter()
+        .map(|h| read_step(h, doc.under(h.index, 3), strict, problems))
+        .collect()
 }
 
 fn read_step(
@@ -564,20 +568,23 @@ fn read_session_spec(doc: &Doc<'_>, strict: bool, problems: &mut Vec<Problem>) -
     let manifest_heading = doc.section_heading("Session Manifest");
     let mut manifest = None;
     if let Some((_, i)) = manifest_heading {
-        if let Some(Block::Code { text, line, .. }) = doc
+        if let Some(Block::Code {
+            text,
+            line,
+            content_line,
+            ..
+        }) = doc
             .under(i, 2)
             .iter()
             .find(|b| matches!(b, Block::Code { .. }))
         {
-            match serde_saphyr::from_str::<Value>(text) {
+            match yaml::from_str_at::<Value>(text, *content_line) {
                 Ok(v) => manifest = Some(v),
-                Err(e) => problems.push(Problem::error(
+                Err(e) => problems.push(super::manifest::yaml_problem(
                     "PLAN_MALFORMED_YAML",
-                    Some(*line),
-                    format!(
-                        "the Session Manifest's YAML does not parse: {}",
-                        super::manifest::yaml_error(&e)
-                    ),
+                    &e,
+                    *line,
+                    "the Session Manifest's YAML does not parse",
                 )),
             }
         }

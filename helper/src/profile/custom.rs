@@ -95,20 +95,7 @@ pub fn parse(name: &str, text: &str, origin: &str) -> Result<Profile, Vec<Proble
     let value: Value = if text.trim().is_empty() {
         Value::Object(serde_json::Map::new())
     } else {
-        serde_saphyr::from_str(text).map_err(|e| {
-            let mut p = Problem::new(
-                code::PROFILE_NOT_YAML,
-                format!(
-                    "not valid YAML: {}",
-                    e.to_string().lines().next().unwrap_or("")
-                ),
-            );
-            p.line = e
-                .location()
-                .and_then(|l| u32::try_from(l.line()).ok())
-                .filter(|l| *l > 0);
-            vec![p]
-        })?
+        crate::yaml::from_str(text).map_err(|e| vec![yaml_problem(&e)])?
     };
     let problems = schema::check("profile", &value, &CODES);
     if !problems.is_empty() {
@@ -141,6 +128,15 @@ pub fn parse(name: &str, text: &str, origin: &str) -> Result<Profile, Vec<Proble
         profile.parallel_agents = u32::try_from(n).unwrap_or(profile.parallel_agents);
     }
     Ok(profile)
+}
+
+/// The profile area's one conversion from a YAML error.
+fn yaml_problem(e: &crate::yaml::YamlError) -> Problem {
+    Problem::new(
+        code::PROFILE_NOT_YAML,
+        format!("not valid YAML: {}", e.message),
+    )
+    .at(e.line)
 }
 
 #[cfg(test)]

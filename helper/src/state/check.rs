@@ -11,10 +11,10 @@ use serde_json::Value;
 use super::CODES;
 use super::code;
 use super::session_state::{PRODUCER, PROMPT_FILE, PromptFrontMatter};
-use crate::front_matter;
 use crate::problem::Problem;
 use crate::schema;
 use crate::validation::ValidationReport;
+use crate::yaml::front_matter;
 
 /// Validates the state file at `path` (and its sibling prompt, if present).
 pub fn validate_file(path: &Path) -> ValidationReport {
@@ -71,7 +71,7 @@ pub fn check_prompt(state: &Value, prompt_text: &str) -> Vec<Problem> {
             }
             Err(e) => {
                 let mut p = Problem::new(code::STATE_PROMPT_BAD_FRONT_MATTER, e.to_string());
-                p.line = e.line().and_then(|l| u32::try_from(l).ok());
+                p.line = e.line();
                 return vec![p];
             }
         };

@@ -77,7 +77,7 @@ pub struct PromptFrontMatter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::front_matter;
+    use crate::yaml::front_matter;
 
     #[test]
     fn the_prompt_front_matter_reads_back() {
