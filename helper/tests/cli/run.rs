@@ -7,14 +7,12 @@
 // A failed unwrap or index in a test is a failed assertion with its location.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-mod support;
-
 use std::fs;
 use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use support::{Case, Ran};
+use crate::common::{Case, Ran};
 
 fn run(input: &str) -> (Case, Ran) {
     let case = Case::new(&["run"]).stdin(input);

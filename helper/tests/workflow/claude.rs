@@ -12,17 +12,14 @@
 // A failed unwrap or index in a test is a failed assertion with its location.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-mod mock_api;
-mod workflow_support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mock_api::{MockApi, Turn, Usage};
+use crate::common::{Dir, Run, collect, wait_until};
+use crate::mock_api::{MockApi, Turn, Usage};
 use serde_json::{Value, json};
 use tempfile::TempDir;
-use workflow_support::{Dir, Run, collect, wait_until};
 
 /// `claude` on `PATH`, or `None` after saying the test is skipped. Under
 /// `CI` a missing CLI fails the test: CI installs it, so its absence there
@@ -257,7 +254,7 @@ fn the_mock_speaks_http_on_one_connection() {
     // A quota probe in between takes no turn.
     let (status, _, body) = exchange(json!({"model": "m1", "max_tokens": 1, "messages": []}));
     assert_eq!(status, 200);
-    assert!(body.contains(mock_api::SIDE_REPLY), "{body}");
+    assert!(body.contains(crate::mock_api::SIDE_REPLY), "{body}");
 
     let (status, kind, body) = exchange(
         json!({"model": "m1", "max_tokens": 100, "tools": tools, "stream": true, "messages": []}),
@@ -317,7 +314,7 @@ fn the_mock_speaks_http_on_one_connection() {
         );
     }
     let (_, _, body) = exchange(json!({"max_tokens": 100, "tools": tools, "messages": []}));
-    assert!(body.contains(mock_api::EXHAUSTED), "{body}");
+    assert!(body.contains(crate::mock_api::EXHAUSTED), "{body}");
 
     let requests = mock.requests();
     assert_eq!(requests.len(), 6);
@@ -341,7 +338,7 @@ fn flow(ran: &Run) -> Vec<String> {
     ran.events
         .iter()
         .filter(|e| !(e["type"] == "log" && e["level"] == "info"))
-        .map(workflow_support::brief)
+        .map(crate::common::brief)
         .collect()
 }
 
@@ -1001,7 +998,7 @@ fn the_agent_example_runs_end_to_end() {
     if claude_or_skip("the_agent_example_runs_end_to_end").is_none() {
         return;
     }
-    let yaml = std::fs::read_to_string(workflow_support::examples().join("agent.yaml")).unwrap();
+    let yaml = std::fs::read_to_string(crate::common::examples().join("agent.yaml")).unwrap();
     let dir = Dir::new();
     let summary = dir.path().join("summary.md");
     let setup = Setup::in_dir(

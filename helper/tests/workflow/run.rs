@@ -3,7 +3,7 @@
 //! binary and the real `sh` on files in temp dirs.
 //!
 //! Event streams are compared whole and in order (see
-//! `workflow_support::brief` for the short form); every `--ci` line is
+//! `crate::common::brief` for the short form); every `--ci` line is
 //! validated against `schemas/event.schema.json` on the way. Nothing here
 //! asserts that something is fast: overlap and ordering are proved by the
 //! steps' own output (barrier files, timestamps), and the only time bounds
@@ -12,18 +12,16 @@
 // A failed unwrap or index in a test is a failed assertion with its location.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-mod workflow_support;
-
 use std::collections::HashMap;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use crate::common::{Dir, collect, examples, wait_until};
 use serde_json::Value;
-use workflow_support::{Dir, collect, examples, wait_until};
 
 /// Writes `yaml` as `wf.yaml` in a fresh dir and runs it with `--ci`.
-fn run(yaml: &str, args: &[&str]) -> (Dir, workflow_support::Run) {
+fn run(yaml: &str, args: &[&str]) -> (Dir, crate::common::Run) {
     let dir = Dir::new();
     dir.write("wf.yaml", yaml);
     let ran = dir.ci("wf.yaml", args);
