@@ -15,7 +15,12 @@
 #![allow(dead_code, unreachable_pub, unused_imports)]
 
 pub mod case;
+pub mod env;
+pub mod skip;
+pub mod wait;
 pub mod workflow;
 
 pub use case::{Case, Ran};
-pub use workflow::{Dir, Run, brief, collect, elide_duration, examples, fixtures, wait_until};
+pub use skip::{skip, tool_or_skip};
+pub use wait::{ended, pid_in, wait_until};
+pub use workflow::{Dir, Run, brief, collect, elide_duration, examples, fixtures};
