@@ -488,12 +488,13 @@ fn sigint_and_sighup_too() {
     interrupted_by(nix::sys::signal::Signal::SIGHUP);
 }
 
-/// The escaped process writes only once the block is out (the test then
-/// creates `go`), and the log is read once that process has ended.
+/// The command ends once its child has left for a session of its own (it
+/// has written its pid); the escaped process writes only once the block is
+/// out (the test then creates `go`), and the log is read once it has ended.
 #[test]
 fn an_escaped_process_cannot_write_into_the_log_after_the_block() {
     let (case, ran) = run(
-        "command: setsid sh -c 'echo $$ > escaped.pid; i=0; until [ -e go ] || [ $i -ge 600 ]; do i=$((i+1)); sleep 0.05; done; echo late' & echo early\n",
+        "command: setsid sh -c 'echo $$ > escaped.pid; i=0; until [ -e go ] || [ $i -ge 600 ]; do i=$((i+1)); sleep 0.05; done; echo late' & i=0; until [ -s escaped.pid ] || [ $i -ge 1000 ]; do i=$((i+1)); sleep 0.01; done; echo early\n",
     );
     assert_eq!(ran.field("TAIL"), Some("early"));
     let pid = pid_in(&case.path().join("escaped.pid"), Duration::from_secs(10))

@@ -883,7 +883,7 @@ fn a_prompt_step_timeout_exits_3() {
 /// when the CLI dies before it can (a timeout of one second caught it
 /// starting the tool), the orphaned shell went on and created the file
 /// after the run had exited 3. The supervisor now finds such processes by
-/// the mark in their environment (`run_cli.rs` proves that part alone,
+/// the mark in their environment (`cli/run.rs` proves that part alone,
 /// with a double fork); this test checks the end result with the real CLI.
 #[test]
 fn a_timed_out_step_leaves_no_agent_command_running() {
