@@ -415,10 +415,8 @@ fn a_finished_command_leaves_nothing_running_in_its_group() {
 
 fn interrupted_by(signal: nix::sys::signal::Signal) {
     let case = Case::new(&["run"]);
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("voyage-helper"))
+    let mut child = crate::common::env::helper(case.path(), case.path())
         .arg("run")
-        .current_dir(case.path())
-        .env("PWD", case.path())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

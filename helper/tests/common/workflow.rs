@@ -1,5 +1,6 @@
-//! Workflow files written into a fresh temp dir, the real `voyage-helper` binary run on them with the real
-//! `sh`, and every `--ci` line checked against `schemas/event.schema.json`.
+//! Workflow files written into a fresh temp dir, the real `voyage-helper`
+//! binary run on them with the real `sh`, and every `--ci` line checked
+//! against `schemas/event.schema.json`.
 //!
 //! [`collect`] is the one place a `--ci` run's stdout is read: each line must
 //! be a JSON object that validates against the event schema, or the test
