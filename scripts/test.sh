@@ -45,9 +45,11 @@ cargo nextest run --workspace --locked --profile ci || status=$?
 # Close with what did not run here and one aggregate line, both read from
 # nextest's JUnit report (the root element counts tests, failures and
 # errors; every test's output is stored, so the SKIPPED lines are there).
-attr() { sed -n "s/.*<testsuites [^>]*$1=\"\([0-9]*\)\".*/\1/p" "$junit" | head -n 1; }
+root=
+attr() { sed -n "s/.* $1=\"\([0-9]*\)\".*/\1/p" <<<"$root"; }
 tests=0 failed=0
 if [[ -f "$junit" ]]; then
+  root=$(grep -m 1 -o '<testsuites [^>]*>' "$junit" || true)
   tests=$(attr tests) failures=$(attr failures) errors=$(attr errors)
   failed=$((${failures:-0} + ${errors:-0}))
   skipped=$(grep -o 'SKIPPED: [^<]*' "$junit" |
