@@ -3,6 +3,10 @@
 #
 #   scripts/test.sh            everything
 #   scripts/test.sh --quick    tests only
+#
+# The tests run under cargo-nextest (`cargo install cargo-nextest --locked`);
+# the last line is always `tests: N passed, N failed`, and the exit status
+# is nextest's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,14 +28,36 @@ if [[ "${1:-}" != "--quick" ]]; then
   echo "== cargo clippy"
   cargo clippy --workspace --all-targets --locked -- -D warnings
 fi
-echo "== cargo test"
-# Keep cargo's own output, and close with one aggregate line over every test
-# binary (cargo prints one `test result:` per binary, the last often a doc-test
-# run with nothing in it).
-results=$(mktemp)
-trap 'rm -f "$results"' EXIT
+echo "== cargo nextest run"
+# One runner: cargo-nextest runs every test of the workspace (the unit tests
+# in each crate, the integration-test binaries), each test in a process of
+# its own, with the `ci` profile of .config/nextest.toml. nextest runs no
+# doctests; there are none (both libraries set `doctest = false`).
+if ! cargo nextest --version >/dev/null 2>&1; then
+  echo "cargo-nextest is not installed: cargo install cargo-nextest --locked (.ci/run does this)" >&2
+  exit 1
+fi
+junit=target/nextest/ci/junit.xml
+rm -f "$junit"
 status=0
-cargo test --workspace --locked 2>&1 | tee "$results" || status=$?
-awk '/^test result: / { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed;/) p += $i; if ($(i+1) ~ /^failed;/) f += $i } }
-     END { printf "tests: %d passed, %d failed\n", p, f }' "$results"
+cargo nextest run --workspace --locked --profile ci || status=$?
+
+# Close with what did not run here and one aggregate line, both read from
+# nextest's JUnit report (the root element counts tests, failures and
+# errors; every test's output is stored, so the SKIPPED lines are there).
+root=
+attr() { sed -n "s/.* $1=\"\([0-9]*\)\".*/\1/p" <<<"$root"; }
+tests=0 failed=0
+if [[ -f "$junit" ]]; then
+  root=$(grep -m 1 -o '<testsuites [^>]*>' "$junit" || true)
+  tests=$(attr tests) failures=$(attr failures) errors=$(attr errors)
+  failed=$((${failures:-0} + ${errors:-0}))
+  skipped=$(grep -o 'SKIPPED: [^<]*' "$junit" |
+    sed -e 's/&quot;/"/g' -e "s/&apos;/'/g" -e 's/&lt;/</g' -e 's/&gt;/>/g' -e 's/&amp;/\&/g' || true)
+  if [[ -n "$skipped" ]]; then
+    echo "== passed without running here: $(printf '%s\n' "$skipped" | wc -l | tr -d ' ')"
+    printf '%s\n' "$skipped"
+  fi
+fi
+echo "tests: $((${tests:-0} - failed)) passed, $failed failed"
 exit "$status"

@@ -13,6 +13,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
+/// How a test that cannot run here says so (`SKIPPED: <test>: <reason>`):
+/// the file the helper's tests use, so both crates skip the same way.
+#[path = "../../helper/tests/common/skip.rs"]
+pub mod skip;
+
+pub use skip::{find_on_path, is_executable_file};
+
 /// The repository root (the plugin root), found from this crate's manifest dir.
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -80,18 +87,6 @@ fn build_helper() -> io::Result<PathBuf> {
         .find_map(|msg| msg.get("executable")?.as_str().map(PathBuf::from))
         .filter(|path| is_executable_file(path))
         .ok_or_else(|| io::Error::other("cargo reported no voyage-helper executable"))
-}
-
-/// The first executable file called `name` on the test process's own `PATH`.
-pub fn find_on_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|candidate| is_executable_file(candidate))
-}
-
-fn is_executable_file(path: &Path) -> bool {
-    fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// Makes `dir` hold symlinks to the host's `tools` (found on this process's

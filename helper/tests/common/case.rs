@@ -2,19 +2,11 @@
 //! arguments, and every stream that comes back.
 //!
 //! Each case runs the real `voyage-helper` binary in a fresh temp directory
-//! with `VOYAGE_*`, `CLAUDE_*`, `EXECUTANT_*` and `TREKEXECUTE_*` cleared and `HOME`/`XDG_DATA_HOME` pointed
-//! into that directory, so nothing of the developer's machine leaks in.
-//!
-//! Shared by several test crates, each using part of it (hence `dead_code`);
-//! `pub` items are reachable only within each test crate.
+//! with the developer's environment cleared ([`super::env::helper`]) and
+//! `HOME`/`XDG_DATA_HOME` pointed into that directory, so nothing of the
+//! developer's machine leaks in.
 
-#![allow(
-    dead_code,
-    unreachable_pub,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -101,25 +93,12 @@ impl Case {
 
     /// The command with other arguments and stdin (same directory and env).
     pub fn command_with(&self, args: &[String], stdin: &[u8]) -> Command {
-        let mut cmd = Command::cargo_bin("voyage-helper").unwrap();
-        for (key, _) in std::env::vars_os() {
-            let key = key.to_string_lossy().into_owned();
-            if key.starts_with("VOYAGE_")
-                || key.starts_with("CLAUDE_")
-                || key.starts_with("EXECUTANT_")
-                || key.starts_with("TREKEXECUTE_")
-            {
-                cmd.env_remove(&key);
-            }
-        }
         let cwd = self
             .cwd
             .clone()
             .unwrap_or_else(|| self.dir.path().to_path_buf());
-        cmd.current_dir(&cwd)
-            .env("PWD", &cwd)
-            .env("HOME", self.dir.path())
-            .env("XDG_DATA_HOME", self.dir.path().join("data"))
+        let mut cmd = Command::from_std(super::env::helper(&cwd, self.dir.path()));
+        cmd.env("XDG_DATA_HOME", self.dir.path().join("data"))
             .args(args)
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .write_stdin(stdin.to_vec());

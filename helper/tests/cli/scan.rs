@@ -4,10 +4,8 @@
 // A failed unwrap or index in a test is a failed assertion with its location.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-mod support;
-
+use crate::common::Case;
 use serde_json::{Value, json};
-use support::Case;
 
 /// A PreToolUse input for Bash with every field of the protocol (hooks
 /// research §1), plus `extra` merged in.
@@ -33,14 +31,14 @@ fn bash_input(command: &str) -> Value {
     })
 }
 
-fn hook(input: impl AsRef<[u8]>) -> support::Ran {
+fn hook(input: impl AsRef<[u8]>) -> crate::common::Ran {
     let ran = Case::new(&["hook", "pre-tool-use"]).stdin(input).run();
     assert_eq!(ran.stderr, "", "the hook writes nothing to stderr");
     assert_eq!(ran.status, 0, "the hook always exits 0: {}", ran.stdout);
     ran
 }
 
-fn decision(ran: &support::Ran) -> Value {
+fn decision(ran: &crate::common::Ran) -> Value {
     assert_eq!(
         ran.stdout.lines().count(),
         1,

@@ -7,14 +7,12 @@
 // A failed unwrap or index in a test is a failed assertion with its location.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-mod support;
-
 use std::fs;
 use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use support::{Case, Ran};
+use crate::common::{Case, Ran, ended, pid_in, skip, wait_until};
 
 fn run(input: &str) -> (Case, Ran) {
     let case = Case::new(&["run"]).stdin(input);
@@ -417,10 +415,8 @@ fn a_finished_command_leaves_nothing_running_in_its_group() {
 
 fn interrupted_by(signal: nix::sys::signal::Signal) {
     let case = Case::new(&["run"]);
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("voyage-helper"))
+    let mut child = crate::common::env::helper(case.path(), case.path())
         .arg("run")
-        .current_dir(case.path())
-        .env("PWD", case.path())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -433,20 +429,23 @@ fn interrupted_by(signal: nix::sys::signal::Signal) {
     }
     // Wait (bounded) for the command to have started and printed its group.
     let logs = case.path().join(".temp/voyage/logs");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let pgid = loop {
+    let mut pgid = None;
+    let started = wait_until(Duration::from_secs(10), || {
         let log = fs::read_dir(&logs)
             .ok()
             .and_then(|mut d| d.next())
             .and_then(Result::ok);
-        if let Some(text) = log.and_then(|e| fs::read_to_string(e.path()).ok())
-            && let Some(p) = text.lines().find_map(|l| l.strip_prefix("pgid="))
-        {
-            break p.trim().parse::<u32>().unwrap();
-        }
-        assert!(Instant::now() < deadline, "the command never started");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+        pgid = log
+            .and_then(|e| fs::read_to_string(e.path()).ok())
+            .and_then(|text| {
+                text.lines()
+                    .find_map(|l| l.strip_prefix("pgid="))
+                    .map(|p| p.trim().parse::<u32>().unwrap())
+            });
+        pgid.is_some()
+    });
+    assert!(started, "the command never started");
+    let pgid = pgid.unwrap();
     let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
     nix::sys::signal::kill(pid, signal).unwrap();
     let status = child.wait().unwrap();
@@ -487,21 +486,36 @@ fn sigint_and_sighup_too() {
     interrupted_by(nix::sys::signal::Signal::SIGHUP);
 }
 
+/// The command ends once its child has left for a session of its own (it
+/// has written its pid); the escaped process writes only once the block is
+/// out (the test then creates `go`), and the log is read once it has ended.
 #[test]
 fn an_escaped_process_cannot_write_into_the_log_after_the_block() {
-    let (_case, ran) = run("command: setsid sh -c 'sleep 4; echo late' & echo early\n");
+    let (case, ran) = run(
+        "command: setsid sh -c 'echo $$ > escaped.pid; i=0; until [ -e go ] || [ $i -ge 600 ]; do i=$((i+1)); sleep 0.05; done; echo late' & i=0; until [ -s escaped.pid ] || [ $i -ge 1000 ]; do i=$((i+1)); sleep 0.01; done; echo early\n",
+    );
     assert_eq!(ran.field("TAIL"), Some("early"));
-    std::thread::sleep(Duration::from_secs(5));
+    let pid = pid_in(&case.path().join("escaped.pid"), Duration::from_secs(10))
+        .expect("the escaped process wrote its pid");
+    fs::write(case.path().join("go"), "").unwrap();
+    assert!(
+        wait_until(Duration::from_secs(40), || ended(pid)),
+        "the escaped process {pid} never ended"
+    );
     assert_eq!(fs::read_to_string(ran.log_path()).unwrap(), "early\n");
 }
 
 /// A timeout also stops what left the group for a session of its own (an
 /// agent CLI's tool shells do), whether its parent is still there or not
 /// (a double fork leaves it to us), though a command that simply ends may
-/// leave such a process running (the test above).
-#[cfg(target_os = "linux")]
+/// leave such a process running (the test above). Linux only: elsewhere
+/// the supervisor cannot find them by their mark.
 #[test]
 fn timeout_stops_processes_in_sessions_of_their_own() {
+    if !cfg!(target_os = "linux") {
+        skip("only Linux finds processes by their mark (it reads /proc)");
+        return;
+    }
     let (case, ran) = run(
         "command: setsid sh -c 'echo $$ > child.pid; exec sleep 300' & setsid sh -c 'sleep 300 >/dev/null 2>&1 & echo $! > orphan.pid'; wait\ntimeout: 1\n",
     );

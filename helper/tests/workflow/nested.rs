@@ -8,9 +8,7 @@
 // A failed unwrap or index in a test is a failed assertion with its location.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-mod workflow_support;
-
-use workflow_support::{Dir, elide_duration};
+use crate::common::{Dir, elide_duration};
 
 fn s(items: &[&str]) -> Vec<String> {
     items.iter().map(|i| (*i).to_owned()).collect()
@@ -25,7 +23,7 @@ fn compat() -> Dir {
 /// Asserts a load-time refusal: exit 2, no events, `error[code]` first on
 /// stderr, containing every fragment. Returns that line.
 #[track_caller]
-fn refused(ran: &workflow_support::Run, code: &str, fragments: &[&str]) -> String {
+fn refused(ran: &crate::common::Run, code: &str, fragments: &[&str]) -> String {
     ran.status_is(2);
     assert!(ran.events.is_empty(), "{:?}", ran.briefs());
     let line = ran

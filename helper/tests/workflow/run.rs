@@ -3,7 +3,7 @@
 //! binary and the real `sh` on files in temp dirs.
 //!
 //! Event streams are compared whole and in order (see
-//! `workflow_support::brief` for the short form); every `--ci` line is
+//! `crate::common::brief` for the short form); every `--ci` line is
 //! validated against `schemas/event.schema.json` on the way. Nothing here
 //! asserts that something is fast: overlap and ordering are proved by the
 //! steps' own output (barrier files, timestamps), and the only time bounds
@@ -12,18 +12,16 @@
 // A failed unwrap or index in a test is a failed assertion with its location.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-mod workflow_support;
-
 use std::collections::HashMap;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use crate::common::{Dir, collect, ended, examples, skip, wait_until};
 use serde_json::Value;
-use workflow_support::{Dir, collect, examples, wait_until};
 
 /// Writes `yaml` as `wf.yaml` in a fresh dir and runs it with `--ci`.
-fn run(yaml: &str, args: &[&str]) -> (Dir, workflow_support::Run) {
+fn run(yaml: &str, args: &[&str]) -> (Dir, crate::common::Run) {
     let dir = Dir::new();
     dir.write("wf.yaml", yaml);
     let ran = dir.ci("wf.yaml", args);
@@ -346,14 +344,21 @@ fn last_output_keeps_the_last_100_lines_of_the_last_executed_step() {
 /// A step's background processes with their output redirected keep running
 /// for later steps, as in Executant; once they end they are reaped, so a
 /// long run does not pile up zombies. (Linux: the count reads /proc.)
-#[cfg(target_os = "linux")]
 #[test]
 fn background_processes_outlive_their_step_and_are_reaped_when_they_end() {
+    if !cfg!(target_os = "linux") {
+        skip("counts zombies in /proc, which only Linux has");
+        return;
+    }
     // A zombie's stat reads `pid (comm) Z ppid …`; the step's sh has the
     // helper as its parent ($PPID).
     let count = r#"n=0; for f in /proc/[0-9]*/stat; do set -- $(sed 's/.*) //' "$f" 2>/dev/null); [ "$1" = Z ] && [ "$2" = "$PPID" ] && n=$((n + 1)); done; echo "zombies=$n""#;
+    // `settle` waits (at most 20 s) until the five short sleeps have ended:
+    // zombies, or gone.
+    let settle = r#"for p in $(cat sleepers); do i=0; while [ $i -lt 400 ]; do set -- $(sed 's/.*) //' /proc/$p/stat 2>/dev/null); [ "${1:-Z}" = Z ] && break; i=$((i + 1)); sleep 0.05; done; done"#;
     let yaml = format!(
-        "goal: servers\nsteps:\n  - name: start\n    repeat: 5\n    command: sleep 0.3 >/dev/null 2>&1 &\n  - name: server\n    command: sleep 30 >/dev/null 2>&1 & echo $! > server.pid\n  - name: alive\n    command: kill -0 $(cat server.pid) && echo server-up\n  - name: settle\n    command: sleep 1\n  - name: count\n    command: '{}'\n",
+        "goal: servers\nsteps:\n  - name: start\n    repeat: 5\n    command: sleep 0.3 >/dev/null 2>&1 & echo $! >> sleepers\n  - name: server\n    command: sleep 30 >/dev/null 2>&1 & echo $! > server.pid\n  - name: alive\n    command: kill -0 $(cat server.pid) && echo server-up\n  - name: settle\n    command: '{}'\n  - name: count\n    command: '{}'\n",
+        settle.replace('\'', "''"),
         count.replace('\'', "''")
     );
     let (dir, ran) = run(&yaml, &[]);
@@ -1094,15 +1099,6 @@ fn a_failing_concurrent_iteration_fails_the_loop_unless_it_continues_on_error() 
 
 // ---------------------------------------------------------- timeouts §1.6
 
-/// Whether process `pid` is still alive (not gone, not a zombie).
-fn alive(pid: &str) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return false;
-    };
-    let state = stat.rsplit(')').next().unwrap_or("").trim_start();
-    !state.starts_with('Z')
-}
-
 #[test]
 fn a_timeout_kills_the_whole_group_and_exits_3() {
     let dir = Dir::new();
@@ -1136,9 +1132,9 @@ steps:
     assert_eq!(ran.last()["error"]["name"], "TimeoutError");
     assert_eq!(ran.last()["error"]["code"], "WORKFLOW_STEP_TIMEOUT");
     let pid = std::fs::read_to_string(dir.path().join("pid")).unwrap();
-    let pid = pid.trim();
+    let pid: i32 = pid.trim().parse().unwrap();
     assert!(
-        wait_until(Duration::from_secs(5), || !alive(pid)),
+        wait_until(Duration::from_secs(5), || ended(pid)),
         "the grandchild sleep ({pid}) was killed"
     );
     assert!(

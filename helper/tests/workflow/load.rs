@@ -9,13 +9,11 @@
 // A failed unwrap or index in a test is a failed assertion with its location.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-mod workflow_support;
-
+use crate::common::{Dir, examples};
 use serde_json::Value;
-use workflow_support::{Dir, examples};
 
 /// Writes `yaml` as `wf.yaml` and runs it with `--ci`.
-fn run(yaml: &str, args: &[&str]) -> workflow_support::Run {
+fn run(yaml: &str, args: &[&str]) -> crate::common::Run {
     let dir = Dir::new();
     dir.write("wf.yaml", yaml);
     dir.ci("wf.yaml", args)

@@ -4,11 +4,9 @@
 // A failed unwrap or index in a test is a failed assertion with its location.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-mod support;
-
 use std::process::ExitCode;
 
-use support::Case;
+use crate::common::Case;
 
 #[test]
 fn version_and_help() {

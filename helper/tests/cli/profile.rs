@@ -4,13 +4,11 @@
 // A failed unwrap or index in a test is a failed assertion with its location.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-mod support;
-
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::common::Case;
 use serde_json::Value;
-use support::Case;
 
 fn brief(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

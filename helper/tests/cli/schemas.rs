@@ -4,12 +4,10 @@
 // A failed unwrap or index in a test is a failed assertion with its location.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-mod support;
-
 use std::path::Path;
 
+use crate::common::Case;
 use serde_json::Value;
-use support::Case;
 
 fn schema_file(name: &str) -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -4,12 +4,10 @@
 // A failed unwrap or index in a test is a failed assertion with its location.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-mod support;
-
 use std::fs;
 
+use crate::common::Case;
 use serde_json::Value;
-use support::Case;
 
 const STATES: [&str; 8] = [
     "start",

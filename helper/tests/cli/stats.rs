@@ -4,14 +4,12 @@
 // A failed unwrap or index in a test is a failed assertion with its location.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-mod support;
-
 use std::collections::HashSet;
 use std::fs;
 use std::process::{Command, Stdio};
 
+use crate::common::Case;
 use serde_json::Value;
-use support::Case;
 
 fn lines(path: &std::path::Path) -> Vec<Value> {
     fs::read_to_string(path)

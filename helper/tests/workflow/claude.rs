@@ -5,42 +5,28 @@
 //! events it makes of the CLI's stream, and what the CLI sent on its
 //! behalf (model, system prompt, prompt text, tools, tool results).
 //!
-//! Without `claude` on `PATH` each test prints that it was skipped and
-//! passes, except under `CI`, which installs the CLI and so fails instead.
+//! Without `claude` on `PATH` each test prints `SKIPPED: <test>: <reason>`
+//! on stderr and passes, except under `CI`, which installs the CLI and so
+//! fails instead.
 //! Every `--ci` line is validated against `schemas/event.schema.json`.
 
 // A failed unwrap or index in a test is a failed assertion with its location.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-mod mock_api;
-mod workflow_support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mock_api::{MockApi, Turn, Usage};
+use crate::common::{Dir, Run, collect, wait_until};
+use crate::mock_api::{MockApi, Turn, Usage};
 use serde_json::{Value, json};
 use tempfile::TempDir;
-use workflow_support::{Dir, Run, collect, wait_until};
 
 /// `claude` on `PATH`, or `None` after saying the test is skipped. Under
 /// `CI` a missing CLI fails the test: CI installs it, so its absence there
 /// is a broken setup, not a reason to pass.
-fn claude_or_skip(test: &str) -> Option<PathBuf> {
-    let found = std::env::var_os("PATH").and_then(|path| {
-        std::env::split_paths(&path)
-            .map(|dir| dir.join("claude"))
-            .find(|candidate| candidate.is_file())
-    });
-    if found.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{test}: `claude` is not on PATH, and CI is set (CI installs it)"
-        );
-        println!("{test}: skipped, `claude` is not on PATH");
-    }
-    found
+fn claude_or_skip() -> Option<PathBuf> {
+    crate::common::tool_or_skip("claude", "npm install -g @anthropic-ai/claude-code")
 }
 
 /// What every claude run here gets: a fresh `HOME` (no settings, no
@@ -129,7 +115,7 @@ fn s(items: &[&str]) -> Vec<String> {
 /// the mock's usage numbers, and the mock saw the prompt.
 #[test]
 fn the_mock_drives_the_real_cli() {
-    let Some(claude) = claude_or_skip("the_mock_drives_the_real_cli") else {
+    let Some(claude) = claude_or_skip() else {
         return;
     };
     let mock = MockApi::start(vec![
@@ -257,7 +243,7 @@ fn the_mock_speaks_http_on_one_connection() {
     // A quota probe in between takes no turn.
     let (status, _, body) = exchange(json!({"model": "m1", "max_tokens": 1, "messages": []}));
     assert_eq!(status, 200);
-    assert!(body.contains(mock_api::SIDE_REPLY), "{body}");
+    assert!(body.contains(crate::mock_api::SIDE_REPLY), "{body}");
 
     let (status, kind, body) = exchange(
         json!({"model": "m1", "max_tokens": 100, "tools": tools, "stream": true, "messages": []}),
@@ -317,7 +303,7 @@ fn the_mock_speaks_http_on_one_connection() {
         );
     }
     let (_, _, body) = exchange(json!({"max_tokens": 100, "tools": tools, "messages": []}));
-    assert!(body.contains(mock_api::EXHAUSTED), "{body}");
+    assert!(body.contains(crate::mock_api::EXHAUSTED), "{body}");
 
     let requests = mock.requests();
     assert_eq!(requests.len(), 6);
@@ -341,7 +327,7 @@ fn flow(ran: &Run) -> Vec<String> {
     ran.events
         .iter()
         .filter(|e| !(e["type"] == "log" && e["level"] == "info"))
-        .map(workflow_support::brief)
+        .map(crate::common::brief)
         .collect()
 }
 
@@ -405,7 +391,7 @@ fn path_with(first: &Path) -> String {
 /// invocation, and the report summing them.
 #[test]
 fn a_text_only_step() {
-    if claude_or_skip("a_text_only_step").is_none() {
+    if claude_or_skip().is_none() {
         return;
     }
     let setup = Setup::new(
@@ -470,7 +456,7 @@ fn a_text_only_step() {
 /// calls.
 #[test]
 fn a_tool_round_trip() {
-    if claude_or_skip("a_tool_round_trip").is_none() {
+    if claude_or_skip().is_none() {
         return;
     }
     let setup = Setup::new(
@@ -543,7 +529,7 @@ fn a_tool_round_trip() {
 /// still offered Bash and the call ran.)
 #[test]
 fn allowed_tools_empty_takes_every_tool_away() {
-    let Some(real) = claude_or_skip("allowed_tools_empty_takes_every_tool_away") else {
+    let Some(real) = claude_or_skip() else {
         return;
     };
     let setup = Setup::new(
@@ -582,7 +568,7 @@ fn allowed_tools_empty_takes_every_tool_away() {
 /// leaves Bash out of the request.
 #[test]
 fn allowed_tools_is_the_set_the_model_is_offered() {
-    if claude_or_skip("allowed_tools_is_the_set_the_model_is_offered").is_none() {
+    if claude_or_skip().is_none() {
         return;
     }
     let setup = Setup::new(
@@ -608,8 +594,7 @@ fn allowed_tools_is_the_set_the_model_is_offered() {
 /// reached the API.
 #[test]
 fn model_and_append_system_prompt_reach_the_cli_and_the_api() {
-    let Some(real) = claude_or_skip("model_and_append_system_prompt_reach_the_cli_and_the_api")
-    else {
+    let Some(real) = claude_or_skip() else {
         return;
     };
     let setup = Setup::new(
@@ -705,7 +690,7 @@ steps:
 /// receives them in the prompt text itself.
 #[test]
 fn context_files_are_prepended_to_the_prompt() {
-    if claude_or_skip("context_files_are_prepended_to_the_prompt").is_none() {
+    if claude_or_skip().is_none() {
         return;
     }
     let setup = Setup::new(
@@ -756,7 +741,7 @@ steps:
 /// real CLI runs a Bash call in the run's working directory).
 #[test]
 fn the_output_file_is_a_post_condition() {
-    if claude_or_skip("the_output_file_is_a_post_condition").is_none() {
+    if claude_or_skip().is_none() {
         return;
     }
     let yaml = r#"goal: output
@@ -808,7 +793,7 @@ steps:
 /// message, and the run exits 1 without a report.
 #[test]
 fn an_api_error_fails_the_step_with_its_message() {
-    if claude_or_skip("an_api_error_fails_the_step_with_its_message").is_none() {
+    if claude_or_skip().is_none() {
         return;
     }
     let setup = Setup::new(
@@ -868,7 +853,7 @@ fn a_missing_claude_fails_the_step_naming_it() {
 /// (whether that command is stopped too is the next test's question).
 #[test]
 fn a_prompt_step_timeout_exits_3() {
-    if claude_or_skip("a_prompt_step_timeout_exits_3").is_none() {
+    if claude_or_skip().is_none() {
         return;
     }
     let setup = Setup::new(
@@ -898,11 +883,11 @@ fn a_prompt_step_timeout_exits_3() {
 /// when the CLI dies before it can (a timeout of one second caught it
 /// starting the tool), the orphaned shell went on and created the file
 /// after the run had exited 3. The supervisor now finds such processes by
-/// the mark in their environment (`run_cli.rs` proves that part alone,
+/// the mark in their environment (`cli/run.rs` proves that part alone,
 /// with a double fork); this test checks the end result with the real CLI.
 #[test]
 fn a_timed_out_step_leaves_no_agent_command_running() {
-    if claude_or_skip("a_timed_out_step_leaves_no_agent_command_running").is_none() {
+    if claude_or_skip().is_none() {
         return;
     }
     // The limit leaves the CLI time to start (about a second here) and
@@ -911,7 +896,7 @@ fn a_timed_out_step_leaves_no_agent_command_running() {
         "goal: slow\nsteps:\n  - name: slow\n    prompt: wait\n    timeout_seconds: 5\n",
         vec![Turn::tool(
             "Bash",
-            json!({"command": "touch started; sleep 8; touch outlived-the-timeout"}),
+            json!({"command": "echo $$ > agent.pid; touch started; sleep 8; touch outlived-the-timeout"}),
         )],
     );
     let ran = setup.run();
@@ -921,10 +906,17 @@ fn a_timed_out_step_leaves_no_agent_command_running() {
         "the agent's command never started: {}",
         setup.seen()
     );
-    let marker = setup.dir.path().join("outlived-the-timeout");
-    let appeared = wait_until(Duration::from_secs(6), || marker.exists());
+    // Once the command's shell has ended (stopped, or done after its
+    // `sleep 8`), the marker says which.
+    let pid = crate::common::pid_in(&setup.dir.path().join("agent.pid"), Duration::from_secs(5))
+        .expect("the agent's command wrote its pid");
     assert!(
-        !appeared,
+        wait_until(Duration::from_secs(20), || crate::common::ended(pid)),
+        "the agent's command ({pid}) never ended"
+    );
+    let marker = setup.dir.path().join("outlived-the-timeout");
+    assert!(
+        !marker.exists(),
         "the agent's command was still running after the step timed out"
     );
 }
@@ -936,7 +928,7 @@ fn a_timed_out_step_leaves_no_agent_command_running() {
 /// carries the loop's top-level index.
 #[test]
 fn a_prompt_step_in_a_for_each() {
-    if claude_or_skip("a_prompt_step_in_a_for_each").is_none() {
+    if claude_or_skip().is_none() {
         return;
     }
     let setup = Setup::new(
@@ -998,10 +990,10 @@ steps:
 /// command prints it.
 #[test]
 fn the_agent_example_runs_end_to_end() {
-    if claude_or_skip("the_agent_example_runs_end_to_end").is_none() {
+    if claude_or_skip().is_none() {
         return;
     }
-    let yaml = std::fs::read_to_string(workflow_support::examples().join("agent.yaml")).unwrap();
+    let yaml = std::fs::read_to_string(crate::common::examples().join("agent.yaml")).unwrap();
     let dir = Dir::new();
     let summary = dir.path().join("summary.md");
     let setup = Setup::in_dir(
@@ -1040,7 +1032,7 @@ fn the_agent_example_runs_end_to_end() {
 /// runs' lines and the agent's words.
 #[test]
 fn self_healing_fixes_a_failing_command_and_runs_it_again() {
-    if claude_or_skip("self_healing_fixes_a_failing_command_and_runs_it_again").is_none() {
+    if claude_or_skip().is_none() {
         return;
     }
     let setup = Setup::new(
@@ -1128,7 +1120,7 @@ steps:
 /// one did.
 #[test]
 fn self_healing_gives_up_after_its_attempts() {
-    if claude_or_skip("self_healing_gives_up_after_its_attempts").is_none() {
+    if claude_or_skip().is_none() {
         return;
     }
     let setup = Setup::new(
@@ -1183,7 +1175,7 @@ fn verdict(pass: bool, feedback: &str) -> Turn {
 /// words are not the step's output, its cost is the step's.
 #[test]
 fn the_judge_sends_a_step_back_with_its_feedback() {
-    if claude_or_skip("the_judge_sends_a_step_back_with_its_feedback").is_none() {
+    if claude_or_skip().is_none() {
         return;
     }
     let setup = Setup::new(
@@ -1263,7 +1255,7 @@ fn the_judge_sends_a_step_back_with_its_feedback() {
 /// Five rejected attempts fail the step.
 #[test]
 fn the_judge_fails_a_step_after_five_rejections() {
-    if claude_or_skip("the_judge_fails_a_step_after_five_rejections").is_none() {
+    if claude_or_skip().is_none() {
         return;
     }
     let mut turns = Vec::new();
@@ -1291,7 +1283,7 @@ fn the_judge_fails_a_step_after_five_rejections() {
 /// the attempt is accepted ungraded, with a warning.
 #[test]
 fn a_judge_that_cannot_answer_accepts_the_attempt_with_a_warning() {
-    if claude_or_skip("a_judge_that_cannot_answer_accepts_the_attempt_with_a_warning").is_none() {
+    if claude_or_skip().is_none() {
         return;
     }
     let setup = Setup::new(
@@ -1323,7 +1315,7 @@ fn a_judge_that_cannot_answer_accepts_the_attempt_with_a_warning() {
 /// second writes it.
 #[test]
 fn a_judged_step_checks_its_output_file_after_the_judge() {
-    if claude_or_skip("a_judged_step_checks_its_output_file_after_the_judge").is_none() {
+    if claude_or_skip().is_none() {
         return;
     }
     let dir = Dir::new();
@@ -1352,7 +1344,7 @@ fn a_judged_step_checks_its_output_file_after_the_judge() {
 /// told it was stopped, and the next run passes.
 #[test]
 fn self_healing_fixes_a_command_that_ran_past_its_timeout() {
-    if claude_or_skip("self_healing_fixes_a_command_that_ran_past_its_timeout").is_none() {
+    if claude_or_skip().is_none() {
         return;
     }
     let setup = Setup::new(
@@ -1392,7 +1384,7 @@ fn self_healing_fixes_a_command_that_ran_past_its_timeout() {
 /// `step:error`, completed where the model left fields out.
 #[test]
 fn a_failed_agent_run_gets_a_retrospective() {
-    if claude_or_skip("a_failed_agent_run_gets_a_retrospective").is_none() {
+    if claude_or_skip().is_none() {
         return;
     }
     let yaml = "goal: retro\nsteps:\n  - name: ask\n    prompt: Say hi.\n  - name: fail\n    command: echo boom; exit 4\n";
@@ -1447,7 +1439,7 @@ fn a_failed_agent_run_gets_a_retrospective() {
 /// without agent steps: a shell command failing starts no agent call.
 #[test]
 fn no_retrospective_when_turned_off_or_without_agent_steps() {
-    if claude_or_skip("no_retrospective_when_turned_off_or_without_agent_steps").is_none() {
+    if claude_or_skip().is_none() {
         return;
     }
     let agent = Setup::new(
@@ -1479,7 +1471,7 @@ fn no_retrospective_when_turned_off_or_without_agent_steps() {
 /// whole.
 #[test]
 fn a_prompt_too_long_for_the_command_line_goes_on_stdin() {
-    let Some(real) = claude_or_skip("a_prompt_too_long_for_the_command_line_goes_on_stdin") else {
+    let Some(real) = claude_or_skip() else {
         return;
     };
     let setup = Setup::new(

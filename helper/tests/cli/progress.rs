@@ -6,13 +6,11 @@
 // A failed unwrap or index in a test is a failed assertion with its location.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-mod support;
-
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::common::{Case, Ran};
 use serde_json::{Value, json};
-use support::{Case, Ran};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/progress")

@@ -1,6 +1,6 @@
-//! Shared by the `workflow_*` test crates: workflow files written into a
-//! fresh temp dir, the real `voyage-helper` binary run on them with the real
-//! `sh`, and every `--ci` line checked against `schemas/event.schema.json`.
+//! Workflow files written into a fresh temp dir, the real `voyage-helper`
+//! binary run on them with the real `sh`, and every `--ci` line checked
+//! against `schemas/event.schema.json`.
 //!
 //! [`collect`] is the one place a `--ci` run's stdout is read: each line must
 //! be a JSON object that validates against the event schema, or the test
@@ -12,8 +12,6 @@
 //! stream, in order, with `assert_eq!`.
 
 #![allow(
-    dead_code,
-    unreachable_pub,
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::indexing_slicing,
@@ -93,27 +91,12 @@ impl Dir {
         }
     }
 
-    /// The binary with `args`, in this dir, with nothing of the developer's
-    /// environment that could change a run (`VOYAGE_*`, `EXECUTANT_*`,
-    /// `CLAUDE_*`, `TRACEPARENT`), `HOME` in the dir, and logging and the
-    /// failure retrospective off (their tests turn them back on).
+    /// The binary with `args`, in this dir ([`super::env::helper`]: nothing
+    /// of the developer's environment, `HOME` in the dir), with logging and
+    /// the failure retrospective off (their tests turn them back on).
     pub fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_voyage-helper"));
-        for (key, _) in std::env::vars_os() {
-            let key = key.to_string_lossy().into_owned();
-            if key.starts_with("VOYAGE_")
-                || key.starts_with("CLAUDE_")
-                || key.starts_with("EXECUTANT_")
-                || key.starts_with("TREKEXECUTE_")
-                || key == "TRACEPARENT"
-            {
-                cmd.env_remove(&key);
-            }
-        }
-        cmd.current_dir(self.path())
-            .env("PWD", self.path())
-            .env("HOME", self.path())
-            .env("VOYAGE_LOG", "0")
+        let mut cmd = super::env::helper(self.path(), self.path());
+        cmd.env("VOYAGE_LOG", "0")
             // A failed agent run would start an analysis; the tests of it
             // turn it back on.
             .env("VOYAGE_RETROSPECTIVE", "0")
@@ -327,16 +310,4 @@ pub fn elide_duration(text: &str) -> String {
         return format!("{} (…)", &text[..open]);
     }
     text.to_owned()
-}
-
-/// Polls until `cond` holds, for at most `limit`; says whether it held.
-pub fn wait_until(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
-    let start = Instant::now();
-    while start.elapsed() < limit {
-        if cond() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    cond()
 }

@@ -3,13 +3,11 @@
 // A failed unwrap or index in a test is a failed assertion with its location.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-mod support;
-
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 
+use crate::common::Case;
 use serde_json::Value;
-use support::Case;
 
 const STATE: &str = ".session-state.local.json";
 const PROMPT: &str = "NEXT-SESSION-PROMPT.local.md";
@@ -117,8 +115,8 @@ fn write_atomic_refuses_and_leaves_the_file_untouched() {
 fn write_atomic_into_a_read_only_directory_is_exit_2() {
     // root ignores directory permissions, so this only means something for
     // other users (the /proc case above covers root).
-    let uid = std::process::Command::new("id").arg("-u").output().unwrap();
-    if String::from_utf8_lossy(&uid.stdout).trim() == "0" {
+    if crate::common::skip::running_as_root() {
+        crate::common::skip("running as root, which ignores directory permissions");
         return;
     }
     let case = Case::new(&[]);
@@ -133,7 +131,7 @@ fn write_atomic_into_a_read_only_directory_is_exit_2() {
     assert_eq!(fs::read_to_string(dir.join("p.json")).unwrap(), "old");
 }
 
-fn write_state(case: &Case, status: &str, label: &str) -> support::Ran {
+fn write_state(case: &Case, status: &str, label: &str) -> crate::common::Ran {
     case.run_with(&[
         "state",
         "write",

@@ -3,11 +3,9 @@
 // A failed unwrap or index in a test is a failed assertion with its location.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-mod support;
-
 use std::path::{Path, PathBuf};
 
-use support::Case;
+use crate::common::Case;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -15,7 +13,7 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn verdict(args: &[&str], stdin: &str) -> support::Ran {
+fn verdict(args: &[&str], stdin: &str) -> crate::common::Ran {
     let mut all = vec!["verdict"];
     all.extend_from_slice(args);
     let ran = Case::new(&all).stdin(stdin).run();

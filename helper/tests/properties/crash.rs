@@ -16,6 +16,7 @@
 
 use std::fs;
 use std::io::Write;
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
@@ -62,7 +63,11 @@ fn progress_doc(steps: u32, marker: &str) -> Value {
 }
 
 /// Runs `cmd` with `stdin`, killing it after `delay` (if still running).
-/// Returns whether it was killed before it finished.
+/// Returns whether it was killed before it finished, as its exit status
+/// says (a writer that finished just before the kill counts as finished).
+///
+/// The short sleeps are the kill timer: the child is checked every 50 µs
+/// until the moment to kill it comes.
 fn run_and_kill(mut cmd: Command, stdin: &[u8], delay: Duration) -> bool {
     let mut child = cmd.stdin(Stdio::piped()).spawn().unwrap();
     if let Some(mut input) = child.stdin.take() {
@@ -76,8 +81,8 @@ fn run_and_kill(mut cmd: Command, stdin: &[u8], delay: Duration) -> bool {
         }
         if Instant::now() >= deadline {
             child.kill().unwrap(); // SIGKILL
-            child.wait().unwrap();
-            return true;
+            let status = child.wait().unwrap();
+            return status.signal() == Some(nix::sys::signal::Signal::SIGKILL as i32);
         }
         std::thread::sleep(Duration::from_micros(50));
     }

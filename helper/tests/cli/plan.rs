@@ -4,13 +4,11 @@
 // A failed unwrap or index in a test is a failed assertion with its location.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-mod support;
-
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use support::Case;
+use crate::common::Case;
 
 fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -18,7 +16,7 @@ fn fixture(rel: &str) -> PathBuf {
         .join(rel)
 }
 
-fn run(args: &[&str]) -> support::Ran {
+fn run(args: &[&str]) -> crate::common::Ran {
     Case::new(args).run()
 }
 

@@ -1,0 +1,24 @@
+//! The CLI tests: each subcommand group of `voyage-helper` run as a user
+//! runs it, the real binary on files in temp dirs, one module per group.
+//!
+//! One test binary for all of them (not one per file): each binary links
+//! the whole library, so a few binaries build and link in a fraction of the
+//! time. Shared builders are in `../common/`.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod gate;
+mod plan;
+mod plan_fixtures;
+mod profile;
+mod progress;
+mod run;
+mod scan;
+mod scan_corpus;
+mod schemas;
+mod state;
+mod stats;
+mod toplevel;
+mod verdict;
+mod verdict_fixtures;

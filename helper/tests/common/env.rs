@@ -1,0 +1,25 @@
+//! The `voyage-helper` binary with nothing of the developer's environment
+//! that could change a run: the one place the tests' commands are built
+//! from ([`super::Case`] and [`super::Dir`] both start here).
+
+use std::path::Path;
+use std::process::Command;
+
+/// Prefixes of the variables the helper reads (its own, Claude Code's, the
+/// Executant fallbacks, the plan executor's budget).
+const READ_BY_THE_HELPER: [&str; 4] = ["VOYAGE_", "CLAUDE_", "EXECUTANT_", "TREKEXECUTE_"];
+
+/// `voyage-helper` to run in `cwd` (`PWD` too) with `HOME` at `home`, and
+/// every `VOYAGE_*`, `CLAUDE_*`, `EXECUTANT_*` and `TREKEXECUTE_*` variable
+/// and `TRACEPARENT` removed.
+pub fn helper(cwd: &Path, home: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_voyage-helper"));
+    for (key, _) in std::env::vars_os() {
+        let key = key.to_string_lossy();
+        if key == "TRACEPARENT" || READ_BY_THE_HELPER.iter().any(|p| key.starts_with(p)) {
+            cmd.env_remove(&*key);
+        }
+    }
+    cmd.current_dir(cwd).env("PWD", cwd).env("HOME", home);
+    cmd
+}

@@ -1,0 +1,16 @@
+//! Properties that hold for any input and any interruption: no parser or
+//! subcommand panics on random or hostile input, the denylist engine's
+//! invariants, and writers killed at random moments leave a whole file.
+//!
+//! proptest keeps the seeds of past failures in
+//! `../proptest-regressions/<module>.txt` (its default place for a test
+//! binary with a `main.rs`) and replays them first.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod crash;
+mod no_panic;
+mod no_panic_state;
+mod plan_no_panic;
+mod scan_properties;
