@@ -143,7 +143,7 @@ impl Problem {
 
     /// Writes `error[CODE]: message (file:line, …)` (or `warning[…]`) and
     /// a newline.
-    pub fn render_text(&self, out: &mut impl Write) -> io::Result<()> {
+    pub fn render_text<W: Write + ?Sized>(&self, out: &mut W) -> io::Result<()> {
         writeln!(out, "{}[{}]: {self}", self.severity.word(), self.code)
     }
 }
@@ -259,11 +259,18 @@ mod tests {
             ("STATE_", crate::atomic_file::code::ALL),
             ("STATS_", crate::stats::code::ALL),
             ("WORKFLOW_", crate::workflow::code::ALL),
+            ("BRIEF_", crate::brief::code::ALL),
+            ("PLAN_", crate::plan::code::ALL),
         ];
         let mut seen = std::collections::BTreeSet::new();
         for (prefix, codes) in areas {
             for (code, what) in *codes {
-                assert!(code.starts_with(prefix), "{code} lacks {prefix}");
+                // Two plan codes are older than the prefixes (seed Phase 4).
+                let unprefixed = ["NO_VERIFICATION_SECTION", "NO_CRITERIA"].contains(code);
+                assert!(
+                    code.starts_with(prefix) || unprefixed,
+                    "{code} lacks {prefix}"
+                );
                 assert!(!what.is_empty(), "{code} says nothing");
                 assert!(seen.insert(*code), "{code} is declared twice");
             }

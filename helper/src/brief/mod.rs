@@ -2,13 +2,16 @@
 //! `brief_version` and, per phase, the signals `effort` (low, standard,
 //! high) and an optional `model`. `brief validate` checks it.
 
+pub mod code;
+
 use std::io::Write;
 use std::path::Path;
 
 use serde::Serialize;
 
 use crate::exit;
-use crate::plan::{Problem, version};
+use crate::plan::version;
+use crate::problem::Problem;
 use crate::yaml::{Node, Value, front_matter};
 
 /// The efforts a phase signal may ask for.
@@ -36,22 +39,20 @@ impl Brief {
     pub fn parse(source: &str, soft: bool) -> Self {
         let mut brief = Self::default();
         let Some(front) = front_matter::split(source).ok().flatten() else {
-            brief.problems.push(Problem::error(
-                "BRIEF_NO_FRONT_MATTER",
-                Some(1),
-                "the brief has no YAML front matter (a --- block at the top with brief_version)",
-            ));
+            brief.problems.push(Problem::new(code::BRIEF_NO_FRONT_MATTER, "the brief has no YAML front matter (a --- block at the top with brief_version)").at_line(1));
             return brief;
         };
         let line = front.first_line;
         let tree = match front.tree() {
             Ok(tree) if matches!(tree.value, Value::Map(_)) => tree,
             Ok(_) | Err(_) => {
-                brief.problems.push(Problem::error(
-                    "BRIEF_FRONT_MATTER",
-                    Some(line),
-                    "the front matter is not a YAML mapping",
-                ));
+                brief.problems.push(
+                    Problem::new(
+                        code::BRIEF_FRONT_MATTER,
+                        "the front matter is not a YAML mapping",
+                    )
+                    .at_line(line),
+                );
                 return brief;
             }
         };
@@ -88,19 +89,11 @@ impl Brief {
                     let (effort, model) = (text("effort"), text("model"));
                     let phase_name = &phase.text;
                     if !matches!(signal.value, Value::Map(_)) {
-                        brief.problems.push(Problem::error(
-                            "BRIEF_INVALID_SIGNAL",
-                            Some(phase.line),
-                            format!("phase_signals.{phase_name} must be a mapping with effort (and optionally model)"),
-                        ));
+                        brief.problems.push(Problem::new(code::BRIEF_INVALID_SIGNAL, format!("phase_signals.{phase_name} must be a mapping with effort (and optionally model)")).at_line(phase.line));
                     } else if let Some(e) = effort.as_deref().filter(|e| !EFFORTS.contains(e)) {
-                        brief.problems.push(Problem::error(
-                            "BRIEF_INVALID_EFFORT",
-                            Some(key_line(signal, "effort")),
-                            format!(
+                        brief.problems.push(Problem::new(code::BRIEF_INVALID_EFFORT, format!(
                                 "phase_signals.{phase_name}.effort is \"{e}\"; use low, standard or high"
-                            ),
-                        ));
+                            )).at_line(key_line(signal, "effort")));
                     }
                     brief.phase_signals.push(PhaseSignal {
                         phase: phase_name.clone(),
@@ -109,11 +102,13 @@ impl Brief {
                     });
                 }
             }
-            Some(_) => brief.problems.push(Problem::error(
-                "BRIEF_INVALID_SIGNAL",
-                Some(key_line(&tree, "phase_signals")),
-                "phase_signals must map each phase to its signals",
-            )),
+            Some(_) => brief.problems.push(
+                Problem::new(
+                    code::BRIEF_INVALID_SIGNAL,
+                    "phase_signals must map each phase to its signals",
+                )
+                .at_line(key_line(&tree, "phase_signals")),
+            ),
         }
         let needs_signals = brief
             .brief_version
@@ -124,19 +119,21 @@ impl Brief {
                            without them every phase falls back to the profile";
             let line = Some(key_line(&tree, "brief_version"));
             brief.problems.push(if soft {
-                Problem::warning("BRIEF_V51_MISSING_SIGNALS", line, message)
+                Problem::warning(code::BRIEF_V51_MISSING_SIGNALS, message).at(line)
             } else {
-                Problem::error("BRIEF_V51_MISSING_SIGNALS", line, message)
+                Problem::new(code::BRIEF_V51_MISSING_SIGNALS, message).at(line)
             });
         }
         if let Some(v) = &brief.brief_version
             && version::parse(v).is_none()
         {
-            brief.problems.push(Problem::error(
-                "BRIEF_INVALID_VERSION",
-                Some(key_line(&tree, "brief_version")),
-                format!("brief_version \"{v}\" is not a version number such as 2.1"),
-            ));
+            brief.problems.push(
+                Problem::new(
+                    code::BRIEF_INVALID_VERSION,
+                    format!("brief_version \"{v}\" is not a version number such as 2.1"),
+                )
+                .at_line(key_line(&tree, "brief_version")),
+            );
         }
         brief
     }
@@ -152,10 +149,10 @@ pub fn validate(path: &Path, soft: bool, json: bool, out: &mut impl Write) -> u8
     let source = match std::fs::read(path) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(e) => {
-            eprintln!(
-                "error[BRIEF_UNREADABLE]: cannot read {}: {e}",
-                path.display()
-            );
+            crate::problem::eprint_all(&[Problem::new(
+                code::BRIEF_UNREADABLE,
+                format!("cannot read {}: {e}", path.display()),
+            )]);
             return exit::CANNOT_CHECK;
         }
     };
@@ -163,14 +160,22 @@ pub fn validate(path: &Path, soft: bool, json: bool, out: &mut impl Write) -> u8
     let valid = brief.problems.iter().all(|p| !p.is_error());
     let file = path.display().to_string();
     if json {
+        let in_file = |keep: fn(&Problem) -> bool| -> Vec<Problem> {
+            brief
+                .problems
+                .iter()
+                .filter(|p| keep(p))
+                .map(|p| p.clone().in_file(path))
+                .collect()
+        };
         let body = serde_json::json!({
             "file": file,
             "valid": valid,
             "brief_version": brief.brief_version,
             "phase_signals": brief.phase_signals,
             "phase_signals_partial": brief.phase_signals_partial,
-            "errors": brief.problems.iter().filter(|p| p.is_error()).collect::<Vec<_>>(),
-            "warnings": brief.problems.iter().filter(|p| !p.is_error()).collect::<Vec<_>>(),
+            "errors": in_file(|p| p.is_error()),
+            "warnings": in_file(|p| !p.is_error()),
         });
         let _ = writeln!(out, "{body:#}");
     } else {

@@ -4,9 +4,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::code;
 use super::model::Plan;
-use super::problem::Problem;
 use super::strategy::Strategy;
+use crate::problem::Problem;
 
 /// Duplicate and non-consecutive step numbers.
 pub fn steps(plan: &mut Plan) {
@@ -16,14 +17,14 @@ pub fn steps(plan: &mut Plan) {
     for step in &plan.steps {
         if let Some(first) = seen.insert(step.number, step.line) {
             problems.push(
-                Problem::error(
-                    "PLAN_DUPLICATE_STEP",
-                    Some(step.line),
+                Problem::new(
+                    code::PLAN_DUPLICATE_STEP,
                     format!(
                         "step {} is numbered like the step at line {first}; number steps once each",
                         step.number
                     ),
                 )
+                .at_line(step.line)
                 .in_step(step.number),
             );
         } else {
@@ -33,15 +34,15 @@ pub fn steps(plan: &mut Plan) {
                 previous.is_none() && plan.kind == super::model::PlanKind::SessionSpec;
             if step.number != expected && !first_of_slice {
                 problems.push(
-                    Problem::error(
-                        "PLAN_STEP_SEQUENCE",
-                        Some(step.line),
+                    Problem::new(
+                        code::PLAN_STEP_SEQUENCE,
                         format!(
                             "step {} follows step {}; expected step {expected}",
                             step.number,
                             previous.unwrap_or(0)
                         ),
                     )
+                    .at_line(step.line)
                     .in_step(step.number),
                 );
             }
@@ -75,21 +76,19 @@ fn assignments(
     for session in &strategy.sessions {
         for &step in &session.steps {
             if !steps.contains(&step) {
-                problems.push(Problem::error(
-                    "PLAN_STRATEGY_UNKNOWN_STEP",
-                    Some(session.line),
-                    format!(
-                        "Session {} lists step {step}, which the plan does not have",
-                        session.number
-                    ),
-                ));
+                problems.push(
+                    Problem::new(
+                        code::PLAN_STRATEGY_UNKNOWN_STEP,
+                        format!(
+                            "Session {} lists step {step}, which the plan does not have",
+                            session.number
+                        ),
+                    )
+                    .at_line(session.line),
+                );
             } else if let Some(other) = owner.insert(step, session.number) {
                 problems.push(
-                    Problem::error(
-                        "PLAN_STRATEGY_STEP_IN_TWO_SESSIONS",
-                        Some(session.line),
-                        format!("step {step} is in Session {other} and Session {}; give each step to one session", session.number),
-                    )
+                    Problem::new(code::PLAN_STRATEGY_STEP_IN_TWO_SESSIONS, format!("step {step} is in Session {other} and Session {}; give each step to one session", session.number)).at_line(session.line)
                     .in_step(step),
                 );
             }
@@ -98,11 +97,7 @@ fn assignments(
     for step in all {
         if !owner.contains_key(&step.number) {
             problems.push(
-                Problem::error(
-                    "PLAN_STRATEGY_UNASSIGNED_STEP",
-                    Some(step.line),
-                    format!("step {} belongs to no session of the Execution Strategy, so no session would run it", step.number),
-                )
+                Problem::new(code::PLAN_STRATEGY_UNASSIGNED_STEP, format!("step {} belongs to no session of the Execution Strategy, so no session would run it", step.number)).at_line(step.line)
                 .in_step(step.number),
             );
         }
@@ -113,27 +108,25 @@ fn dependencies(strategy: &Strategy, problems: &mut Vec<Problem>) {
     for session in &strategy.sessions {
         for &dep in &session.depends_on {
             match strategy.session(dep) {
-                None => problems.push(Problem::error(
-                    "PLAN_STRATEGY_UNKNOWN_DEPENDENCY",
-                    Some(session.line),
-                    format!(
-                        "Session {} depends on Session {dep}, which does not exist",
-                        session.number
-                    ),
-                )),
+                None => problems.push(
+                    Problem::new(
+                        code::PLAN_STRATEGY_UNKNOWN_DEPENDENCY,
+                        format!(
+                            "Session {} depends on Session {dep}, which does not exist",
+                            session.number
+                        ),
+                    )
+                    .at_line(session.line),
+                ),
                 Some(other) => {
                     if let (Some(mine), Some(theirs)) = (session.wave, other.wave)
                         && theirs >= mine
                         && dep != session.number
                     {
-                        problems.push(Problem::error(
-                                "PLAN_STRATEGY_DEPENDENCY_NOT_EARLIER",
-                                Some(session.line),
-                                format!(
+                        problems.push(Problem::new(code::PLAN_STRATEGY_DEPENDENCY_NOT_EARLIER, format!(
                                     "Session {} (wave {mine}) depends on Session {dep} (wave {theirs}); a dependency must run in an earlier wave",
                                     session.number
-                                ),
-                            ));
+                                )).at_line(session.line));
                     }
                 }
             }
@@ -147,16 +140,18 @@ fn dependencies(strategy: &Strategy, problems: &mut Vec<Problem>) {
             let key: BTreeSet<u32> = cycle.iter().copied().collect();
             if reported.insert(key.into_iter().collect::<Vec<_>>()) {
                 let chain: Vec<String> = cycle.iter().map(|n| format!("Session {n}")).collect();
-                problems.push(Problem::error(
-                    "PLAN_STRATEGY_DEPENDENCY_CYCLE",
-                    strategy
+                problems.push(
+                    Problem::new(
+                        code::PLAN_STRATEGY_DEPENDENCY_CYCLE,
+                        format!(
+                            "sessions depend on each other in a cycle: {}",
+                            chain.join(" -> ")
+                        ),
+                    )
+                    .at(strategy
                         .session(cycle.first().copied().unwrap_or(0))
-                        .map(|s| s.line),
-                    format!(
-                        "sessions depend on each other in a cycle: {}",
-                        chain.join(" -> ")
-                    ),
-                ));
+                        .map(|s| s.line)),
+                );
             }
         }
     }
@@ -198,28 +193,16 @@ fn waves(strategy: &Strategy, problems: &mut Vec<Problem>) {
     for wave in &strategy.order {
         for &number in &wave.sessions {
             match strategy.session(number) {
-                None => problems.push(Problem::error(
-                    "PLAN_STRATEGY_WAVE_MISMATCH",
-                    Some(wave.line),
-                    format!("the Execution Order puts Session {number} in wave {}, but there is no Session {number}", wave.number),
-                )),
+                None => problems.push(Problem::new(code::PLAN_STRATEGY_WAVE_MISMATCH, format!("the Execution Order puts Session {number} in wave {}, but there is no Session {number}", wave.number)).at_line(wave.line)),
                 Some(session) => {
                     if let Some((other, _)) = listed.insert(number, (wave.number, wave.line)) {
-                        problems.push(Problem::error(
-                            "PLAN_STRATEGY_WAVE_MISMATCH",
-                            Some(wave.line),
-                            format!("the Execution Order lists Session {number} in wave {other} and in wave {}", wave.number),
-                        ));
+                        problems.push(Problem::new(code::PLAN_STRATEGY_WAVE_MISMATCH, format!("the Execution Order lists Session {number} in wave {other} and in wave {}", wave.number)).at_line(wave.line));
                     } else if session.wave.is_some_and(|w| w != wave.number) {
-                        problems.push(Problem::error(
-                            "PLAN_STRATEGY_WAVE_MISMATCH",
-                            Some(session.line),
-                            format!(
+                        problems.push(Problem::new(code::PLAN_STRATEGY_WAVE_MISMATCH, format!(
                                 "Session {number} says Wave {}, but the Execution Order runs it in wave {}",
                                 session.wave.unwrap_or(0),
                                 wave.number
-                            ),
-                        ));
+                            )).at_line(session.line));
                     }
                 }
             }
@@ -227,14 +210,16 @@ fn waves(strategy: &Strategy, problems: &mut Vec<Problem>) {
     }
     for session in &strategy.sessions {
         if !listed.contains_key(&session.number) {
-            problems.push(Problem::error(
-                "PLAN_STRATEGY_WAVE_MISMATCH",
-                Some(session.line),
-                format!(
-                    "Session {} is missing from the Execution Order, so it would never run",
-                    session.number
-                ),
-            ));
+            problems.push(
+                Problem::new(
+                    code::PLAN_STRATEGY_WAVE_MISMATCH,
+                    format!(
+                        "Session {} is missing from the Execution Order, so it would never run",
+                        session.number
+                    ),
+                )
+                .at_line(session.line),
+            );
         }
     }
 }
@@ -257,16 +242,12 @@ fn overlaps(strategy: &Strategy, problems: &mut Vec<Problem>) {
                     .flat_map(|x| b.touch.iter().filter_map(move |y| overlap(x, y)))
                     .collect();
                 if !shared.is_empty() {
-                    problems.push(Problem::error(
-                        "PLAN_STRATEGY_SCOPE_OVERLAP",
-                        Some(b.line),
-                        format!(
+                    problems.push(Problem::new(code::PLAN_STRATEGY_SCOPE_OVERLAP, format!(
                             "Sessions {} and {} of wave {wave} both touch {}; they cannot run in parallel (move one to a later wave, or run with --fg)",
                             a.number,
                             b.number,
                             shared.join(", ")
-                        ),
-                    ));
+                        )).at_line(b.line));
                 }
             }
         }

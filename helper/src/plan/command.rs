@@ -15,12 +15,12 @@ fn unreadable(e: &PlanLoadError, json: bool, out: &mut impl Write) -> u8 {
         let body = serde_json::json!({
             "valid": false,
             "status": "FAIL",
-            "errors": [{"code": e.code(), "severity": "error", "message": e.to_string()}],
+            "errors": [e.problem()],
             "warnings": [],
         });
         let _ = writeln!(out, "{body:#}");
     } else {
-        eprintln!("error[{}]: {e}", e.code());
+        crate::problem::eprint_all(&[e.problem()]);
     }
     exit::CANNOT_CHECK
 }

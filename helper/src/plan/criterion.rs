@@ -6,13 +6,13 @@
 //! a fence tagged `bash`, `sh`, `shell` or `console`, each command line of
 //! which is a criterion (in `console` fences, the lines after `$ `).
 
-use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::markdown::Block;
 
 /// One command to run, with the words that describe it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Criterion {
     pub command: String,
     /// The rest of the bullet (e.g. "the whole suite passes"); empty for
@@ -22,7 +22,8 @@ pub struct Criterion {
     pub form: CriterionForm,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum CriterionForm {
     Bullet,

@@ -5,11 +5,11 @@
 //! keys, each checked for its type and each pattern for whether the audit can
 //! run it. Older plans get one synthesised from the step's own fields.
 
-use super::problem::Problem;
+use super::code;
 use super::step::{CommandRef, FileRef};
 use crate::pattern::{self, PatternError};
+use crate::problem::Problem;
 use crate::yaml::{self, Node, Value, YamlError};
-use schemars::JsonSchema;
 use serde::Serialize;
 
 /// The six keys, in the order the seed lists them.
@@ -22,7 +22,8 @@ pub const KEYS: [&str; 6] = [
     "must_contain",
 ];
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Manifest {
     pub expected_paths: Vec<String>,
     pub min_file_count: u64,
@@ -37,7 +38,8 @@ pub struct Manifest {
 }
 
 /// A file that must contain a pattern after the step.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct MustContain {
     pub path: String,
     pub pattern: String,
@@ -55,8 +57,9 @@ pub fn parse(
         Ok(v) => v,
         Err(e) => {
             let message = format!("step {step}: the Manifest's YAML does not parse");
-            problems
-                .push(yaml_problem("PLAN_MALFORMED_YAML", &e, fence_line, &message).in_step(step));
+            problems.push(
+                yaml_problem(code::PLAN_MALFORMED_YAML, &e, fence_line, &message).in_step(step),
+            );
             return None;
         }
     };
@@ -65,14 +68,14 @@ pub fn parse(
     let key_line = |key: &str| -> u32 { value.entry(key).map_or(fence_line, |(k, _)| k.line) };
     let Value::Map(entries) = &value.value else {
         problems.push(
-            Problem::error(
-                "PLAN_MANIFEST_WRONG_TYPE",
-                Some(fence_line),
+            Problem::new(
+                code::PLAN_MANIFEST_WRONG_TYPE,
                 format!(
                     "step {step}: the Manifest must be a YAML mapping with the keys {}",
                     KEYS.join(", ")
                 ),
             )
+            .at_line(fence_line)
             .in_step(step),
         );
         return None;
@@ -82,14 +85,14 @@ pub fn parse(
     for key in KEYS {
         if get(key).is_none() {
             found.push(
-                Problem::error(
-                    "PLAN_MANIFEST_MISSING_KEY",
-                    Some(fence_line),
+                Problem::new(
+                    code::PLAN_MANIFEST_MISSING_KEY,
                     format!(
                         "step {step}: the Manifest has no `{key}` (all six keys are required: {})",
                         KEYS.join(", ")
                     ),
                 )
+                .at_line(fence_line)
                 .in_step(step),
             );
         }
@@ -109,7 +112,7 @@ pub fn parse(
                     found,
                     &key_line,
                     step,
-                    "PLAN_MANIFEST_WRONG_TYPE",
+                    code::PLAN_MANIFEST_WRONG_TYPE,
                     key,
                     format!(
                         "step {step}: `{key}` must be a list of paths, not {}",
@@ -130,7 +133,7 @@ pub fn parse(
                 &mut found,
                 &key_line,
                 step,
-                "PLAN_MANIFEST_WRONG_TYPE",
+                code::PLAN_MANIFEST_WRONG_TYPE,
                 "min_file_count",
                 format!(
                     "step {step}: `min_file_count` must be a whole number of 0 or more, not {}",
@@ -163,7 +166,7 @@ pub fn parse(
                 &mut found,
                 &key_line,
                 step,
-                "PLAN_MANIFEST_WRONG_TYPE",
+                code::PLAN_MANIFEST_WRONG_TYPE,
                 "commit_message_pattern",
                 format!(
                     "step {step}: `commit_message_pattern` must be a string, not {}",
@@ -204,7 +207,7 @@ pub fn parse(
                         &mut found,
                         &key_line,
                         step,
-                        "PLAN_MANIFEST_WRONG_TYPE",
+                        code::PLAN_MANIFEST_WRONG_TYPE,
                         "must_contain",
                         format!(
                             "step {step}: each `must_contain` entry must be {{path, pattern}} with two strings, not {}",
@@ -220,7 +223,7 @@ pub fn parse(
                 &mut found,
                 &key_line,
                 step,
-                "PLAN_MANIFEST_WRONG_TYPE",
+                code::PLAN_MANIFEST_WRONG_TYPE,
                 "must_contain",
                 format!(
                     "step {step}: `must_contain` must be a list of {{path, pattern}}, not {}",
@@ -238,11 +241,7 @@ pub fn parse(
         let line = if key.line > 0 { key.line } else { fence_line };
         let key = &key.text;
         found.push(
-            Problem::warning(
-                "PLAN_MANIFEST_UNKNOWN_KEY",
-                Some(line),
-                format!("step {step}: the Manifest key `{key}` is not one the audit reads; check its spelling"),
-            )
+            Problem::warning(code::PLAN_MANIFEST_UNKNOWN_KEY, format!("step {step}: the Manifest key `{key}` is not one the audit reads; check its spelling")).at_line(line)
             .in_step(step),
         );
     }
@@ -316,13 +315,17 @@ fn bad(
     key: &str,
     message: String,
 ) {
-    found.push(Problem::error(code, Some(key_line(key)), message).in_step(step));
+    found.push(
+        Problem::new(code, message)
+            .at_line(key_line(key))
+            .in_step(step),
+    );
 }
 
 fn pattern_code(e: &PatternError) -> &'static str {
     match e {
-        PatternError::Unsupported { .. } => "PLAN_REGEX_UNSUPPORTED",
-        PatternError::Invalid(_) => "PLAN_INVALID_REGEX",
+        PatternError::Unsupported { .. } => code::PLAN_REGEX_UNSUPPORTED,
+        PatternError::Invalid(_) => code::PLAN_INVALID_REGEX,
     }
 }
 
@@ -356,11 +359,8 @@ pub(super) fn yaml_problem(
     fallback_line: u32,
     what: &str,
 ) -> Problem {
-    Problem::error(
-        code,
-        Some(error.line.unwrap_or(fallback_line)),
-        format!("{what}: {}", error.message),
-    )
+    Problem::new(code, format!("{what}: {}", error.message))
+        .at_line(error.line.unwrap_or(fallback_line))
 }
 
 #[cfg(test)]

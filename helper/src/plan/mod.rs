@@ -13,6 +13,7 @@
 //! reports.
 
 pub mod check;
+pub mod code;
 pub mod command;
 pub mod criterion;
 pub mod fields;
@@ -20,16 +21,19 @@ pub mod manifest;
 pub mod markdown;
 pub mod model;
 pub mod parse;
-pub mod problem;
 pub mod render;
 pub mod step;
 pub mod strategy;
 pub mod version;
 
+#[cfg(test)]
+mod schema_test;
+
 use std::path::Path;
 
+use crate::problem::Problem;
+
 pub use model::{CommandKind, Plan, PlanCommand, PlanKind};
-pub use problem::{Problem, Severity};
 pub use step::Step;
 
 /// Why a plan could not be loaded.
@@ -51,8 +55,8 @@ pub enum PlanLoadError {
 impl crate::problem::Coded for PlanLoadError {
     fn code(&self) -> &'static str {
         match self {
-            Self::Read { .. } => "PLAN_UNREADABLE",
-            Self::Unrecognized { .. } => "PLAN_UNRECOGNIZED_FORMAT",
+            Self::Read { .. } => code::PLAN_UNREADABLE,
+            Self::Unrecognized { .. } => code::PLAN_UNRECOGNIZED_FORMAT,
         }
     }
 }

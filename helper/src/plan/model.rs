@@ -1,15 +1,15 @@
 //! `Plan`: the whole parsed file, the model every other area reads.
 
-use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
 use super::criterion::Criterion;
-use super::problem::Problem;
 use super::step::{Field, Step};
 use super::strategy::Strategy;
+use crate::problem::Problem;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum PlanKind {
     /// `## Implementation Plan` with `### Step N:` headings.
@@ -29,7 +29,8 @@ impl PlanKind {
 }
 
 /// The parsed plan. `voyage-helper plan show --json` prints it.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Plan {
     /// The path it was read from, as given.
     pub file: String,
@@ -55,7 +56,8 @@ pub struct Plan {
 }
 
 /// The parts only a session spec has.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct SessionSpec {
     pub entry_condition: Option<Field>,
     pub touch: Vec<String>,
@@ -68,14 +70,16 @@ pub struct SessionSpec {
     pub manifest_line: Option<u32>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Verification {
     pub line: u32,
     pub criteria: Vec<Criterion>,
 }
 
 /// Which field a [`PlanCommand`] comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum CommandKind {
     Verify,
@@ -85,7 +89,8 @@ pub enum CommandKind {
 }
 
 /// A command the plan will have run, with where it is written.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct PlanCommand {
     pub kind: CommandKind,
     pub step: Option<u32>,

@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use super::code;
 use crate::yaml::{self, front_matter};
 
 use super::check;
@@ -12,14 +13,33 @@ use super::fields::{self, Label, RawField};
 use super::manifest;
 use super::markdown::{self, Block, TextLine};
 use super::model::{Plan, PlanKind, SessionSpec, Verification};
-use super::problem::Problem;
 use super::step::{Action, CommandRef, Field, FileRef, OnFailure, Step};
 use super::strategy::{self, Session, Strategy, Wave};
 use super::version;
+use crate::problem::Problem;
 
 /// Parses `source` (read from `file`). A file that is neither a trekplan nor
 /// a session spec gives only its problems.
 pub fn parse(source: &str, file: &str) -> Result<Plan, Vec<Problem>> {
+    let name_file = |problems: &mut Vec<Problem>| {
+        for p in problems {
+            p.file = Some(file.to_owned());
+        }
+    };
+    match parse_unnamed(source, file) {
+        Ok(mut plan) => {
+            name_file(&mut plan.problems);
+            Ok(plan)
+        }
+        Err(mut problems) => {
+            name_file(&mut problems);
+            Err(problems)
+        }
+    }
+}
+
+/// [`parse`], before each problem is given the file's name.
+fn parse_unnamed(source: &str, file: &str) -> Result<Plan, Vec<Problem>> {
     // An unclosed `---` at the top is no front matter: the Markdown reader
     // sees it as a rule, as it always has.
     let front = front_matter::split(source).ok().flatten();
@@ -48,7 +68,7 @@ pub fn parse(source: &str, file: &str) -> Result<Plan, Vec<Problem>> {
     } else {
         let seen: Vec<String> = problems
             .iter()
-            .filter(|p| p.code == "PLAN_FORBIDDEN_HEADING")
+            .filter(|p| p.code == code::PLAN_FORBIDDEN_HEADING)
             .filter_map(|p| p.message.split('"').nth(1).map(|h| format!("\"{h}\"")))
             .collect();
         let detail = if seen.is_empty() {
@@ -58,15 +78,11 @@ pub fn parse(source: &str, file: &str) -> Result<Plan, Vec<Problem>> {
         };
         problems.insert(
             0,
-            Problem::error(
-                "PLAN_UNRECOGNIZED_FORMAT",
-                Some(1),
-                format!(
+            Problem::new(code::PLAN_UNRECOGNIZED_FORMAT, format!(
                     "not a trekplan (`## Implementation Plan` with `### Step N: description` headings) \
                      nor a session spec (`## Dependencies` with `Entry condition:`, `## Scope Fence`, \
                      `## Exit Condition`){detail}"
-                ),
-            ),
+                )).at_line(1),
         );
         return Err(problems);
     };
@@ -83,12 +99,8 @@ pub fn parse(source: &str, file: &str) -> Result<Plan, Vec<Problem>> {
 
     let steps = read_steps(&doc, &step_headings, strict, &mut problems);
     if !strict && !steps.is_empty() {
-        problems.push(Problem::warning(
-            "PLAN_LEGACY",
-            header.version_line.or(Some(1)),
-            "legacy plan (no plan_version, or older than 1.7): manifests are synthesised from each step's \
-             Files and Checkpoint, so the audit is less precise; add `plan_version: 1.7` and a Manifest per step",
-        ));
+        problems.push(Problem::warning(code::PLAN_LEGACY, "legacy plan (no plan_version, or older than 1.7): manifests are synthesised from each step's \
+             Files and Checkpoint, so the audit is less precise; add `plan_version: 1.7` and a Manifest per step").at(header.version_line.or(Some(1))));
     }
 
     let session =
@@ -235,15 +247,11 @@ fn forbidden_headings(blocks: &[Block], problems: &mut Vec<Problem>) {
                 | "milestone"
         );
         if step_like && !allowed {
-            problems.push(Problem::error(
-                "PLAN_FORBIDDEN_HEADING",
-                Some(*line),
-                format!(
+            problems.push(Problem::new(code::PLAN_FORBIDDEN_HEADING, format!(
                     "heading \"{} {}\" is not a step heading; write steps as \"### Step N: <description>\"",
                     "#".repeat(usize::from(*level)),
                     heading_prefix(text)
-                ),
-            ));
+                )).at_line(*line));
         }
     }
 }
@@ -295,11 +303,13 @@ impl Header {
         if let (Some(v), Some(line)) = (&header.version, header.version_line)
             && version::parse(v).is_none()
         {
-            problems.push(Problem::error(
-                "PLAN_INVALID_VERSION",
-                Some(line),
-                format!("plan_version \"{v}\" is not a version number such as 1.7"),
-            ));
+            problems.push(
+                Problem::new(
+                    code::PLAN_INVALID_VERSION,
+                    format!("plan_version \"{v}\" is not a version number such as 1.7"),
+                )
+                .at_line(line),
+            );
         }
         header
     }
@@ -313,7 +323,7 @@ impl Header {
             Ok(tree) => tree,
             Err(e) => {
                 problems.push(super::manifest::yaml_problem(
-                    "PLAN_FRONT_MATTER",
+                    code::PLAN_FRONT_MATTER,
                     &e,
                     line,
                     "the front matter is not valid YAML",
@@ -336,11 +346,13 @@ impl Header {
             yaml::Value::Map(_) => {}
             yaml::Value::Null => return,
             _ => {
-                problems.push(Problem::error(
-                    "PLAN_FRONT_MATTER",
-                    Some(line),
-                    "the front matter must be a YAML mapping (key: value lines)",
-                ));
+                problems.push(
+                    Problem::new(
+                        code::PLAN_FRONT_MATTER,
+                        "the front matter must be a YAML mapping (key: value lines)",
+                    )
+                    .at_line(line),
+                );
                 return;
             }
         }
@@ -407,11 +419,7 @@ fn read_step(
     let verify = command(Label::Verify);
     if verify.is_none() {
         problems.push(
-            Problem::warning(
-                "PLAN_MISSING_VERIFY",
-                Some(heading.line),
-                format!("step {number} has no Verify command, so nothing checks it before its checkpoint"),
-            )
+            Problem::warning(code::PLAN_MISSING_VERIFY, format!("step {number} has no Verify command, so nothing checks it before its checkpoint")).at_line(heading.line)
             .in_step(number),
         );
     }
@@ -419,10 +427,10 @@ fn read_step(
         None => {
             problems.push(
                 Problem::warning(
-                    "PLAN_MISSING_ON_FAILURE",
-                    Some(heading.line),
+                    code::PLAN_MISSING_ON_FAILURE,
                     format!("step {number} has no On failure; escalate is assumed"),
                 )
+                .at_line(heading.line)
                 .in_step(number),
             );
             OnFailure {
@@ -440,15 +448,11 @@ fn read_step(
             None => {
                 let line = field(Label::Manifest).map_or(heading.line, |f| f.line);
                 problems.push(
-                    Problem::error(
-                        "PLAN_MISSING_MANIFEST",
-                        Some(line),
-                        format!(
+                    Problem::new(code::PLAN_MISSING_MANIFEST, format!(
                             "step {number} has no Manifest block with a YAML fence; plan_version 1.7 and later require one \
                              per step (re-run planning, or add the six keys: {})",
                             manifest::KEYS.join(", ")
-                        ),
-                    )
+                        )).at_line(line)
                     .in_step(number),
                 );
                 None
@@ -523,11 +527,7 @@ fn read_on_failure(field: &RawField<'_>, step: u32, problems: &mut Vec<Problem>)
         },
         None => {
             problems.push(
-                Problem::warning(
-                    "PLAN_INVALID_ON_FAILURE",
-                    Some(field.line),
-                    format!("step {step}: On failure \"{text}\" does not start with revert, retry, skip or escalate; escalate is assumed"),
-                )
+                Problem::warning(code::PLAN_INVALID_ON_FAILURE, format!("step {step}: On failure \"{text}\" does not start with revert, retry, skip or escalate; escalate is assumed")).at_line(field.line)
                 .in_step(step),
             );
             OnFailure {
@@ -581,7 +581,7 @@ fn read_session_spec(doc: &Doc<'_>, strict: bool, problems: &mut Vec<Problem>) -
             match yaml::from_str_at::<Value>(text, *content_line) {
                 Ok(v) => manifest = Some(v),
                 Err(e) => problems.push(super::manifest::yaml_problem(
-                    "PLAN_MALFORMED_YAML",
+                    code::PLAN_MALFORMED_YAML,
                     &e,
                     *line,
                     "the Session Manifest's YAML does not parse",
@@ -589,11 +589,7 @@ fn read_session_spec(doc: &Doc<'_>, strict: bool, problems: &mut Vec<Problem>) -
             }
         }
     } else if strict {
-        problems.push(Problem::warning(
-            "PLAN_MISSING_SESSION_MANIFEST",
-            exit_heading.map(|(l, _)| l),
-            "this session spec has no `## Session Manifest`; the session audit falls back to the step manifests",
-        ));
+        problems.push(Problem::warning(code::PLAN_MISSING_SESSION_MANIFEST, "this session spec has no `## Session Manifest`; the session audit falls back to the step manifests").at(exit_heading.map(|(l, _)| l)));
     }
     SessionSpec {
         entry_condition,
@@ -772,21 +768,13 @@ fn read_verification(
                 names.join(", ")
             )
         };
-        problems.push(Problem::warning(
-            "NO_VERIFICATION_SECTION",
-            near.first().map(|(line, _)| *line),
-            format!("the plan has no `## Verification` section, so the criteria runner will fail it: a plan that promises no end-to-end check cannot be verified{hint}"),
-        ));
+        problems.push(Problem::warning(code::NO_VERIFICATION_SECTION, format!("the plan has no `## Verification` section, so the criteria runner will fail it: a plan that promises no end-to-end check cannot be verified{hint}")).at(near.first().map(|(line, _)| *line)));
         return None;
     };
     let criteria = criterion::read(doc.under(index, 2));
     if criteria.is_empty() {
-        problems.push(Problem::warning(
-            "NO_CRITERIA",
-            Some(line),
-            "`## Verification` declares no criterion the runner reads; write each check as a bullet that starts \
-             with the command in backticks (- `cargo test` — all green) or put commands in a ```bash fence",
-        ));
+        problems.push(Problem::warning(code::NO_CRITERIA, "`## Verification` declares no criterion the runner reads; write each check as a bullet that starts \
+             with the command in backticks (- `cargo test` — all green) or put commands in a ```bash fence").at_line(line));
     }
     Some(Verification { line, criteria })
 }

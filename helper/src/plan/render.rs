@@ -4,37 +4,15 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use schemars::JsonSchema;
 use serde::Serialize;
 
+use super::code;
 use super::model::{Plan, PlanKind};
-use super::problem::{Problem, Severity};
+use crate::problem::Problem;
 
-/// A problem as `--json` prints it: with the file it is in.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct Located<'a> {
-    pub code: &'a str,
-    pub severity: Severity,
-    pub message: &'a str,
-    pub file: &'a str,
-    pub line: Option<u32>,
-    pub step: Option<u32>,
-}
-
-fn located<'a>(file: &'a str, p: &'a Problem) -> Located<'a> {
-    Located {
-        code: p.code,
-        severity: p.severity,
-        message: &p.message,
-        file,
-        line: p.line,
-        step: p.step,
-    }
-}
-
-/// `file:line`, or just the file.
-fn place(file: &str, line: Option<u32>) -> String {
-    line.map_or_else(|| file.to_owned(), |l| format!("{file}:{l}"))
+/// `file:line`, or just the file, as the reports show a problem's place.
+fn report_place(p: &Problem) -> String {
+    p.place().unwrap_or_default()
 }
 
 /// The outcome of `plan validate`.
@@ -51,8 +29,8 @@ pub struct Validation<'a> {
     pub steps: usize,
     pub manifests_valid: usize,
     pub manifests_synthesized: usize,
-    pub errors: Vec<Located<'a>>,
-    pub warnings: Vec<Located<'a>>,
+    pub errors: Vec<Problem>,
+    pub warnings: Vec<Problem>,
 }
 
 impl<'a> Validation<'a> {
@@ -63,15 +41,15 @@ impl<'a> Validation<'a> {
         problems: &'a [Problem],
         strict: bool,
     ) -> Self {
-        let errors: Vec<Located<'a>> = problems
+        let errors: Vec<Problem> = problems
             .iter()
             .filter(|p| p.is_error())
-            .map(|p| located(file, p))
+            .map(|p| p.clone().in_file_if_none(Path::new(file)))
             .collect();
-        let warnings: Vec<Located<'a>> = problems
+        let warnings: Vec<Problem> = problems
             .iter()
             .filter(|p| !p.is_error())
-            .map(|p| located(file, p))
+            .map(|p| p.clone().in_file_if_none(Path::new(file)))
             .collect();
         let valid = plan.is_some() && errors.is_empty() && (!strict || warnings.is_empty());
         let manifests = |synth: bool| {
@@ -132,16 +110,16 @@ impl<'a> Validation<'a> {
                 .errors
                 .first()
                 .or(if strict { self.warnings.first() } else { None })
-                .map_or("warnings with --strict", |e| e.message);
+                .map_or("warnings with --strict", |e| e.message.as_str());
             writeln!(out, "Reason: {reason}")?;
             writeln!(out, "Errors: {}", self.errors.len())?;
             for e in &self.errors {
-                writeln!(out, "- {} {}: {}", e.code, place(e.file, e.line), e.message)?;
+                writeln!(out, "- {} {}: {}", e.code, report_place(e), e.message)?;
             }
         }
         writeln!(out, "Warnings: {}", self.warnings.len())?;
         for w in &self.warnings {
-            writeln!(out, "- {} {}: {}", w.code, place(w.file, w.line), w.message)?;
+            writeln!(out, "- {} {}: {}", w.code, report_place(w), w.message)?;
         }
         writeln!(out)?;
         if self.valid {
@@ -156,10 +134,10 @@ impl<'a> Validation<'a> {
     fn fix_hint(&self) -> &'static str {
         let first = self.errors.first().map_or("", |e| e.code);
         match first {
-            "PLAN_UNRECOGNIZED_FORMAT" | "PLAN_FORBIDDEN_HEADING" => {
+            code::PLAN_UNRECOGNIZED_FORMAT | code::PLAN_FORBIDDEN_HEADING => {
                 "write steps as \"### Step N: <description>\" under \"## Implementation Plan\" (re-run /trekplan for the v1.7 format)"
             }
-            "PLAN_MISSING_MANIFEST" => {
+            code::PLAN_MISSING_MANIFEST => {
                 "add a Manifest with a ```yaml fence to every step, or re-run /trekplan"
             }
             "" => "resolve the warnings above, or validate without --strict",
@@ -169,7 +147,8 @@ impl<'a> Validation<'a> {
 }
 
 /// One row of the dry-run's step table.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct DryRunStep {
     pub number: u32,
     pub title: String,
@@ -180,7 +159,8 @@ pub struct DryRunStep {
 }
 
 /// A file a step names, looked up below the repository root.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct DryRunFile {
     pub path: String,
     pub step: u32,
@@ -189,7 +169,8 @@ pub struct DryRunFile {
 }
 
 /// One row of the execution preview.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct DryRunSession {
     pub wave: Option<u32>,
     pub session: u32,
@@ -201,7 +182,8 @@ pub struct DryRunSession {
 }
 
 /// The Phase 5 report.
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct DryRun {
     pub file: String,
     #[serde(rename = "type")]
@@ -415,7 +397,7 @@ impl DryRun {
                     out,
                     "- {kind} {} {}: {}",
                     p.code,
-                    place(&plan.file, p.line),
+                    report_place(p),
                     p.message
                 )?;
             }

@@ -1,26 +1,28 @@
 //! `Step`: one `### Step N: description` of a plan, with its fields.
 
-use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::manifest::Manifest;
 
 /// A text field of a step, with the line its label is on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Field {
     pub text: String,
     pub line: u32,
 }
 
 /// A command: the content of a field's first backticked span.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct CommandRef {
     pub command: String,
     pub line: u32,
 }
 
 /// A path from a step's `Files:`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct FileRef {
     pub path: String,
     /// Marked `(new)`: the step creates it.
@@ -29,7 +31,8 @@ pub struct FileRef {
 }
 
 /// What to do when a step's Verify fails (trekexecute Sub-step E).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Action {
     Revert,
@@ -60,7 +63,8 @@ impl Action {
 }
 
 /// A step's `On failure:`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct OnFailure {
     pub action: Action,
     /// The free text after the action word, e.g. "if parsing by hand fails,
@@ -71,7 +75,8 @@ pub struct OnFailure {
 }
 
 /// One step.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Step {
     pub number: u32,
     pub title: String,

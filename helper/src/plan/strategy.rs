@@ -1,11 +1,11 @@
 //! `## Execution Strategy`: sessions, their waves and dependencies, and the
 //! `### Execution Order` (trekexecute Phase 2, "Parse Execution Strategy").
 
-use schemars::JsonSchema;
 use serde::Serialize;
 
 /// The plan's split into sessions.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Strategy {
     pub line: u32,
     pub sessions: Vec<Session>,
@@ -14,7 +14,8 @@ pub struct Strategy {
 }
 
 /// One `### Session N: title`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Session {
     pub number: u32,
     pub title: String,
@@ -29,7 +30,8 @@ pub struct Session {
 }
 
 /// One line of the Execution Order: `Wave 1: Session 1, Session 2`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Wave {
     pub number: u32,
     pub sessions: Vec<u32>,

@@ -122,14 +122,14 @@ pub fn execute(options: &Options, out: &mut impl Write) -> u8 {
             let parsed = crate::brief::Brief::parse(&text, true);
             let mut errors = Vec::new();
             for p in &parsed.problems {
-                if p.code == "BRIEF_NO_FRONT_MATTER" {
+                if p.code == crate::brief::code::BRIEF_NO_FRONT_MATTER {
                     continue;
                 }
-                let mut problem = Problem::new(p.code, p.message.clone()).in_file(path);
-                problem.line = p.line;
-                match p.severity {
-                    crate::plan::Severity::Warning => warnings.push(problem),
-                    crate::plan::Severity::Error => errors.push(problem),
+                let problem = p.clone().in_file(path);
+                if problem.is_error() {
+                    errors.push(problem);
+                } else {
+                    warnings.push(problem);
                 }
             }
             if !errors.is_empty() {
@@ -156,9 +156,7 @@ pub fn execute(options: &Options, out: &mut impl Write) -> u8 {
         parallel_agents: profile.parallel_agents,
         warnings,
     };
-    for w in &resolution.warnings {
-        eprintln!("warning[{}]: {w}", w.code);
-    }
+    problem::eprint_all(&resolution.warnings);
     let _ = if options.json {
         serde_json::to_writer(&mut *out, &resolution)
             .map_err(io::Error::from)

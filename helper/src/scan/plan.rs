@@ -249,7 +249,7 @@ pub fn execute(options: &Options, out: &mut impl Write) -> u8 {
                 });
                 let _ = writeln!(out, "{body}");
             } else {
-                eprintln!("error[{}]: {e}", e.code());
+                crate::problem::eprint_all(&[e.problem()]);
             }
             return exit::CANNOT_CHECK;
         }

@@ -79,9 +79,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> u8 {
             return exit_code::INVALID;
         }
     };
-    for warning in &loaded.warnings {
-        eprintln!("warning[{}]: {warning}", warning.code);
-    }
+    crate::problem::eprint_all(&loaded.warnings);
     if let Some(step) = &filter.step {
         let known = loaded
             .workflow
@@ -238,11 +236,8 @@ pub fn validate(file: &Path, vars: &[String], json: bool, out: &mut dyn Write) -
         let _ = serde_json::to_writer_pretty(&mut *out, &report);
         let _ = writeln!(out);
     } else {
-        for problem in errors.iter() {
-            let _ = writeln!(out, "error[{}]: {problem}", problem.code);
-        }
-        for warning in warnings {
-            let _ = writeln!(out, "warning[{}]: {warning}", warning.code);
+        for problem in errors.iter().chain(warnings) {
+            let _ = problem.render_text(out);
         }
         if let (true, Some(loaded)) = (valid, &loaded) {
             let _ = writeln!(

@@ -15,12 +15,13 @@
 
 use std::path::Path;
 
+use super::code;
 use super::model::{
     CommandTask, Items, LogTask, LoopTask, Origin, PromptTask, Task, Vars, Workflow, WorkflowTask,
 };
 use super::placeholder;
 use super::yaml::{self, Key, Node, Value};
-use crate::problem::Problem;
+use crate::problem::{Problem, Severity};
 
 /// Most items `repeat:` may ask for: each becomes a string in the model and
 /// in the `workflow:start` event.
@@ -73,7 +74,7 @@ pub struct Loaded {
 pub fn load_file(path: &Path, given: &[(String, String)]) -> Result<Loaded, Problem> {
     let source = std::fs::read_to_string(path).map_err(|e| {
         Problem::new(
-            "WORKFLOW_UNREADABLE",
+            code::WORKFLOW_UNREADABLE,
             format!("cannot read the workflow file: {e}"),
         )
         .in_file(path)
@@ -100,7 +101,7 @@ pub fn load_source(
 ) -> Result<Loaded, Problem> {
     let doc = yaml::parse(&source).map_err(|e| {
         let problem = Problem::new(
-            "WORKFLOW_YAML_SYNTAX",
+            code::WORKFLOW_YAML_SYNTAX,
             format!("the file is not valid YAML: {}", e.message),
         )
         .in_file(path);
@@ -121,7 +122,7 @@ pub fn load_source(
         let task = loader.step(node, &vars, false)?;
         if let Some((_, first)) = names.iter().find(|(n, _)| n == task.name()) {
             return Err(loader.problem(
-                "WORKFLOW_DUPLICATE_STEP",
+                code::WORKFLOW_DUPLICATE_STEP,
                 node.line,
                 format!(
                     "duplicate step name \"{}\" (first used on line {first}); top-level step names must be unique so --step and --from-step can find them",
@@ -185,7 +186,7 @@ impl Loader<'_> {
 
     fn field_problem(&self, step: &str, field: &str, node: &Node, message: String) -> Problem {
         self.problem(
-            "WORKFLOW_INVALID_FIELD",
+            code::WORKFLOW_INVALID_FIELD,
             node.line,
             format!("step \"{step}\", field `{field}`: {message}"),
         )
@@ -197,7 +198,7 @@ impl Loader<'_> {
     ) -> Result<(String, Vec<Declared>, &'d [Node]), Problem> {
         let Value::Map(entries) = &doc.value else {
             return Err(self.problem(
-                "WORKFLOW_NOT_A_MAPPING",
+                code::WORKFLOW_NOT_A_MAPPING,
                 doc.line,
                 format!(
                     "a workflow file is a mapping with `goal:` and `steps:`, but this file holds {}",
@@ -214,14 +215,14 @@ impl Loader<'_> {
             }) => s.clone(),
             Some(node) => {
                 return Err(self.problem(
-                    "WORKFLOW_INVALID_FIELD",
+                    code::WORKFLOW_INVALID_FIELD,
                     node.line,
                     format!("`goal` must be a string, found {}", node.value.kind()),
                 ));
             }
             None => {
                 return Err(self.problem(
-                    "WORKFLOW_MISSING_FIELD",
+                    code::WORKFLOW_MISSING_FIELD,
                     doc.line,
                     "the workflow has no `goal:` (a one-line description of what it does)".into(),
                 ));
@@ -234,7 +235,7 @@ impl Loader<'_> {
             }) => items.as_slice(),
             Some(node) => {
                 return Err(self.problem(
-                    "WORKFLOW_INVALID_FIELD",
+                    code::WORKFLOW_INVALID_FIELD,
                     node.line,
                     format!(
                         "`steps` must be a list of steps, found {}",
@@ -244,7 +245,7 @@ impl Loader<'_> {
             }
             None => {
                 return Err(self.problem(
-                    "WORKFLOW_MISSING_FIELD",
+                    code::WORKFLOW_MISSING_FIELD,
                     doc.line,
                     "the workflow has no `steps:` list".into(),
                 ));
@@ -265,7 +266,7 @@ impl Loader<'_> {
                         Value::Null => None,
                         Value::Seq(_) | Value::Map(_) => {
                             return Err(self.problem(
-                                "WORKFLOW_INVALID_FIELD",
+                                code::WORKFLOW_INVALID_FIELD,
                                 node.line,
                                 format!(
                                     "var `{}` must be a string (its default) or empty (required), found {}",
@@ -286,7 +287,7 @@ impl Loader<'_> {
             }
             Some(node) => {
                 return Err(self.problem(
-                    "WORKFLOW_INVALID_FIELD",
+                    code::WORKFLOW_INVALID_FIELD,
                     node.line,
                     format!(
                         "`vars` must be a mapping of names to default values, found {}",
@@ -315,7 +316,7 @@ impl Loader<'_> {
                     format!("it declares: {}", known.join(", "))
                 };
                 return Err(self.problem(
-                    "WORKFLOW_UNDECLARED_VAR",
+                    code::WORKFLOW_UNDECLARED_VAR,
                     line,
                     format!(
                         "the workflow was given var `{name}` but does not declare it under `vars:` ({known})"
@@ -340,7 +341,7 @@ impl Loader<'_> {
         if let Some(first) = missing.first() {
             let names: Vec<&str> = missing.iter().map(|d| d.name.as_str()).collect();
             return Err(self.problem(
-                "WORKFLOW_MISSING_VAR",
+                code::WORKFLOW_MISSING_VAR,
                 first.line,
                 format!(
                     "missing required var(s) {}: give each with --var NAME=VALUE (or in the `vars:` of the step that runs this workflow)",
@@ -357,11 +358,12 @@ impl Loader<'_> {
                 let hint = closest(&key.text, known)
                     .map(|k| format!(" (did you mean `{k}`?)"))
                     .unwrap_or_default();
-                let warning = self.problem(
-                    "WORKFLOW_UNKNOWN_KEY",
+                let mut warning = self.problem(
+                    code::WORKFLOW_UNKNOWN_KEY,
                     key.line,
                     format!("unknown key `{}` in {place} is ignored{hint}", key.text),
                 );
+                warning.severity = Severity::Warning;
                 self.warnings.push(warning);
             }
         }
@@ -371,7 +373,7 @@ impl Loader<'_> {
     fn step(&mut self, node: &Node, vars: &Vars, in_loop: bool) -> Result<Task, Problem> {
         let Value::Map(entries) = &node.value else {
             return Err(self.problem(
-                "WORKFLOW_INVALID_STEP",
+                code::WORKFLOW_INVALID_STEP,
                 node.line,
                 format!(
                     "a step is a mapping with at least `name:`, found {}",
@@ -387,14 +389,14 @@ impl Loader<'_> {
             }) => s.clone(),
             Some(n) => {
                 return Err(self.problem(
-                    "WORKFLOW_INVALID_FIELD",
+                    code::WORKFLOW_INVALID_FIELD,
                     n.line,
                     format!("a step's `name` must be a string, found {}", n.value.kind()),
                 ));
             }
             None => {
                 return Err(self.problem(
-                    "WORKFLOW_MISSING_FIELD",
+                    code::WORKFLOW_MISSING_FIELD,
                     node.line,
                     "this step has no `name:`".into(),
                 ));
@@ -497,7 +499,7 @@ impl Loader<'_> {
             Items::List((1..=count).map(|i| i.to_string()).collect())
         } else {
             return Err(self.problem(
-                "WORKFLOW_INVALID_STEP",
+                code::WORKFLOW_INVALID_STEP,
                 step.line,
                 format!("step \"{name}\" is not a loop"),
             ));
@@ -655,7 +657,7 @@ impl Loader<'_> {
                     // the field's own line), so the editor lands on it.
                     let line = step.fields.get("workflow").map_or(step.line, |n| n.line);
                     return Err(self.problem(
-                        "WORKFLOW_NESTED_IN_LOOP",
+                        code::WORKFLOW_NESTED_IN_LOOP,
                         line,
                         format!(
                             "step \"{name}\", field `workflow`: runs a nested workflow inside a forEach/repeat loop, which is not supported; run the loop inside the child workflow instead"
@@ -719,7 +721,7 @@ impl Loader<'_> {
                     Some(n) => (n, self.text(name, "prompt", n)?),
                     None => {
                         return Err(self.problem(
-                            "WORKFLOW_MISSING_FIELD",
+                            code::WORKFLOW_MISSING_FIELD,
                             step.line,
                             format!(
                                 "step \"{name}\" has type prompt but no `prompt:` (a step needs `command:`, `prompt:`, `message:` or `workflow:` to do something)"
@@ -820,7 +822,7 @@ impl Loader<'_> {
         match step.fields.get(key) {
             Some(node) => Ok((node, self.text(step.name, key, node)?)),
             None => Err(self.problem(
-                "WORKFLOW_MISSING_FIELD",
+                code::WORKFLOW_MISSING_FIELD,
                 step.line,
                 format!("step \"{}\" has type {kind} but no `{key}:`", step.name),
             )),
@@ -940,7 +942,7 @@ impl Loader<'_> {
     ) -> Result<String, Problem> {
         let Some(value) = vars.get(var) else {
             return Err(self.problem(
-                "WORKFLOW_UNDEFINED_VAR",
+                code::WORKFLOW_UNDEFINED_VAR,
                 node.line,
                 format!(
                     "step \"{step}\", field `{field}`: names the var \"{var}\", which is not declared; `{field}:` takes the name of a var holding a path, so add `{var}: <path>` under `vars:`"
@@ -962,7 +964,7 @@ impl Loader<'_> {
         match placeholder::first_unknown(&filled) {
             None => Ok(filled),
             Some(unknown) => Err(self.problem(
-                "WORKFLOW_UNKNOWN_PLACEHOLDER",
+                code::WORKFLOW_UNKNOWN_PLACEHOLDER,
                 node.line,
                 format!(
                     "step \"{step}\", field `{field}`: contains the unknown placeholder \"{{{{{unknown}}}}}\"; declare `{unknown}` under `vars:` (only {{{{item}}}} is filled in at run time)"

@@ -148,19 +148,3 @@ fn plan_show_validates_against_its_schema() {
         assert!(errors.is_empty(), "{rel}: {}", errors.join("\n"));
     }
 }
-
-#[test]
-fn the_plan_schema_file_is_generated_from_the_model() {
-    let generated = serde_json::to_string_pretty(&schemars::schema_for!(voyage_helper::plan::Plan))
-        .unwrap()
-        + "\n";
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas/plan.schema.json");
-    if std::env::var_os("VOYAGE_BLESS").is_some() {
-        fs::write(&path, &generated).unwrap();
-    }
-    assert_eq!(
-        fs::read_to_string(&path).unwrap(),
-        generated,
-        "schemas/plan.schema.json is stale: run `VOYAGE_BLESS=1 cargo test -p voyage-helper --test plan_fixtures`"
-    );
-}

@@ -1,0 +1,12 @@
+//! The problem codes of `brief validate` (and of the briefs `profile
+//! resolve --brief` reads).
+
+crate::problem::codes! {
+    BRIEF_UNREADABLE => "the brief cannot be read",
+    BRIEF_NO_FRONT_MATTER => "the brief has no YAML front matter",
+    BRIEF_FRONT_MATTER => "the front matter does not parse or is not a mapping",
+    BRIEF_INVALID_SIGNAL => "phase_signals, or one phase's signals, is not a mapping with an effort",
+    BRIEF_INVALID_EFFORT => "a phase's effort is not low, standard or high",
+    BRIEF_V51_MISSING_SIGNALS => "a brief of version 5.1 or later lacks phase signals",
+    BRIEF_INVALID_VERSION => "brief_version is not a version number",
+}
