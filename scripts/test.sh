@@ -37,7 +37,7 @@ if ! cargo nextest --version >/dev/null 2>&1; then
   echo "cargo-nextest is not installed: cargo install cargo-nextest --locked (.ci/run does this)" >&2
   exit 1
 fi
-junit=target/nextest/ci/junit.xml
+junit=${CARGO_TARGET_DIR:-target}/nextest/ci/junit.xml
 rm -f "$junit"
 status=0
 cargo nextest run --workspace --locked --profile ci || status=$?
