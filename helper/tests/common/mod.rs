@@ -23,4 +23,4 @@ pub mod workflow;
 pub use case::{Case, Ran};
 pub use skip::{skip, tool_or_skip};
 pub use wait::{ended, pid_in, wait_until};
-pub use workflow::{Dir, Run, brief, collect, elide_duration, examples, fixtures};
+pub use workflow::{Dir, Run, brief, collect, copy_examples, elide_duration, examples, fixtures};

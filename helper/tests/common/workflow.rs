@@ -159,6 +159,18 @@ pub fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/workflows")
 }
 
+/// Copies the example workflow files into `dir` (they refer to each other
+/// by relative path). Files only: a run of an example (`scripts/demo.sh`)
+/// leaves its log directory beside them.
+pub fn copy_examples(dir: &Path) {
+    for entry in std::fs::read_dir(examples()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+}
+
 fn event_validator() -> &'static jsonschema::Validator {
     static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
     VALIDATOR.get_or_init(|| {

@@ -9,7 +9,7 @@
 // A failed unwrap or index in a test is a failed assertion with its location.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-use crate::common::{Dir, examples};
+use crate::common::{Dir, copy_examples, examples};
 use serde_json::Value;
 
 /// Writes `yaml` as `wf.yaml` and runs it with `--ci`.
@@ -853,16 +853,7 @@ fn every_example_workflow_validates() {
         seen += 1;
         let dir = Dir::new();
         let name = path.file_name().unwrap().to_str().unwrap().to_owned();
-        // The examples reference each other by relative path.
-        // Only the workflow files: a run of an example (scripts/demo.sh)
-        // leaves its log directory beside them.
-        for other in std::fs::read_dir(examples()).unwrap() {
-            let other = other.unwrap().path();
-            if !other.is_file() {
-                continue;
-            }
-            std::fs::copy(&other, dir.path().join(other.file_name().unwrap())).unwrap();
-        }
+        copy_examples(dir.path());
         let text = dir.plain(&["workflow", "validate", &name]);
         let json = dir.plain(&["workflow", "validate", "--json", &name]);
         let report: Value = serde_json::from_str(&json.stdout).unwrap();

@@ -17,7 +17,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::common::{Dir, collect, ended, examples, skip, wait_until};
+use crate::common::{Dir, collect, copy_examples, ended, skip, wait_until};
 use serde_json::Value;
 
 /// Writes `yaml` as `wf.yaml` in a fresh dir and runs it with `--ci`.
@@ -1542,10 +1542,7 @@ fn all_five_exit_codes() {
 #[test]
 fn the_examples_run_with_their_documented_exit_codes() {
     let dir = Dir::new();
-    for entry in std::fs::read_dir(examples()).unwrap() {
-        let path = entry.unwrap().path();
-        std::fs::copy(&path, dir.path().join(path.file_name().unwrap())).unwrap();
-    }
+    copy_examples(dir.path());
     for (file, args, code) in [
         ("hello.yaml", &[][..], 0),
         ("hello.yaml", &["--var", "who=CI"], 0),
