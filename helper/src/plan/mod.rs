@@ -12,6 +12,7 @@
 //! reports.
 
 pub mod check;
+pub mod cli;
 pub mod command;
 pub mod criterion;
 pub mod fields;

@@ -81,13 +81,6 @@ pub fn log_dir_for(workflow_dir: &Path) -> PathBuf {
         .join("logs")
 }
 
-/// Whether logging is on: `VOYAGE_LOG=0` or `EXECUTANT_LOG=0` turn it off.
-pub fn logging_enabled() -> bool {
-    ["VOYAGE_LOG", "EXECUTANT_LOG"]
-        .iter()
-        .all(|name| std::env::var_os(name).is_none_or(|v| v != "0"))
-}
-
 const RULE: &str = "━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━";
 
 /// The run's log file, in Executant's format: a header, a banner per step,

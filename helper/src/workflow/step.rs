@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, PoisonError};
 
 use super::event::{ErrorInfo, Event};
+use super::settings::Settings;
 
 /// The cancel files looked for in the workflow's directory: ours, and
 /// Executant's so that existing tooling keeps working.
@@ -47,6 +48,8 @@ pub struct Context {
     pub work_dir: PathBuf,
     /// Set when the helper receives SIGINT, SIGTERM or SIGHUP.
     pub stop: Arc<AtomicBool>,
+    /// What the environment asks of the run, read once at the edge.
+    pub settings: Settings,
 }
 
 impl Context {
