@@ -20,8 +20,9 @@ use crate::{brief, gate, plan, profile, progress, run, scan, state, stats, verdi
 /// auditing steps.
 ///
 /// Exit codes: 0 checked and fine, 1 checked and not fine, 2 could not check
-/// (usage error, unreadable input). `run`, `verdict`, `hook pre-tool-use`
-/// and `workflow` document their own.
+/// (usage error, unreadable input, output that cannot be written; a reader
+/// that closed the pipe early gets a quiet 0). `run`, `verdict`,
+/// `hook pre-tool-use` and `workflow` document their own.
 #[derive(Debug, Parser)]
 #[command(
     name = "voyage-helper",

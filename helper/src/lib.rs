@@ -24,7 +24,8 @@
 //!   reports), [`write_reply`] (what writers print), [`front_matter`],
 //!   [`data_dir`], [`clock`].
 //! - [`cli`]: the top of the command-line tree (each area owns its flags
-//!   and their `execute`, in `<area>/cli.rs`); [`exit`]: the exit codes.
+//!   and their `execute`, in `<area>/cli.rs`); [`exit`]: the exit codes;
+//!   [`output`]: what a write error of stdout becomes.
 
 pub mod brief;
 pub mod cli;
@@ -33,6 +34,7 @@ pub mod data_dir;
 pub mod exit;
 pub mod front_matter;
 pub mod gate;
+pub mod output;
 pub mod pattern;
 pub mod plan;
 pub mod problem;
@@ -64,11 +66,13 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
-            // --help and --version are "errors" to clap but succeed for us.
-            let _ = e.print();
+            let printed = e.print();
+            // --help and --version are "errors" to clap but succeed for us;
+            // help that cannot be written is output like any other.
             if !e.use_stderr() {
-                return ExitCode::from(exit::OK);
+                return ExitCode::from(output::exit_code(printed.map(|()| exit::OK)));
             }
+            // A usage error keeps its code even when stderr is gone.
             return ExitCode::from(if args.get(1).is_some_and(|a| a == "workflow") {
                 // Executant's code for a bad flag is 1: 2 means an invalid
                 // workflow file there, and CI wrappers tell them apart.
@@ -78,8 +82,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             });
         }
     };
-    // Output that could not be written: the answer was not delivered.
-    ExitCode::from(dispatch(cli).unwrap_or(exit::CANNOT_CHECK))
+    ExitCode::from(output::exit_code(dispatch(cli)))
 }
 
 /// Runs the subcommand: each area's own `execute`, on stdout.

@@ -49,7 +49,8 @@ use super::{Input, Options, current_dir, execute, read_stdin};
 /// the same way. `--json` prints the same fields as one JSON object.
 ///
 /// Exit status: 0 for ok and timeout, 2 for every error. Nothing is ever
-/// written to stderr.
+/// written to stderr, unless stdout itself cannot be written: then
+/// `error: cannot write output: ...` and exit 2 (a closed pipe: exit 0).
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct RunArgs {
@@ -99,7 +100,7 @@ impl RunArgs {
     }
 
     /// `run`: resolves the arguments where the shell stands, runs, prints
-    /// the block. A write error of stdout is returned.
+    /// the block. A write error of stdout is returned (see `crate::output`).
     pub fn execute(self, out: &mut impl Write) -> io::Result<u8> {
         let pwd = match current_dir() {
             Ok(pwd) => pwd,

@@ -90,7 +90,10 @@ pub struct ValidateArgs {
 /// (the nearest `.claude/voyage.local` from the workflow's directory up to
 /// its git work tree's root, else one in the workflow's directory);
 /// VOYAGE_LOG=0 or EXECUTANT_LOG=0 turn it off.
-/// Warnings and the error that ended a run go to stderr.
+/// Warnings and the error that ended a run go to stderr. If stdout cannot
+/// be written, the run is stopped as SIGTERM would stop it, and exits 2
+/// with `error: cannot write output: ...` on stderr (0, quietly, when the
+/// reader closed the pipe).
 ///
 /// CANCEL. A file `.voyage-cancel` (or `.executant-cancel`) in the
 /// workflow's directory stops the run before its next step (nested runs

@@ -7,11 +7,19 @@
 //! [`Settings`], read once by the caller). Buffers are flushed whenever no
 //! event is waiting and before exiting, so a cancelled run's last line is on
 //! stdout before exit code 4.
+//!
+//! When stdout cannot be written (the NDJSON stream's or the live view's
+//! reader went away, a full disk), nobody can follow the run any more: it is
+//! stopped as a stopping signal would stop it (the running command's group
+//! gets SIGTERM, no further step starts), and `run` returns the write error,
+//! which `crate::output` turns into the exit status (a closed pipe: 0,
+//! quietly; anything else: 2 with a message). The log file, if any, still
+//! records the run to its end.
 
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;
 
@@ -43,7 +51,8 @@ pub mod code {
 /// blocks on a full channel instead of growing memory.
 const CHANNEL_DEPTH: usize = 4096;
 
-/// `workflow run`: the exit code.
+/// `workflow run`: the exit code, or the error that made stdout unwritable
+/// (the run was stopped then).
 pub fn run(args: &RunArgs, settings: Settings, out: &mut impl Write) -> io::Result<u8> {
     let started = Instant::now();
     let prepared = parse_vars(&args.vars).and_then(|vars| {
@@ -143,6 +152,7 @@ pub fn run(args: &RunArgs, settings: Settings, out: &mut impl Write) -> io::Resu
             args.no_retrospective || !retrospective,
         ),
     };
+    let mut unwritable: Option<io::Error> = None;
     let finish = std::thread::scope(|scope| {
         let runner = scope.spawn(|| {
             let sender = sender;
@@ -155,6 +165,14 @@ pub fn run(args: &RunArgs, settings: Settings, out: &mut impl Write) -> io::Resu
             }
             // Nothing is waiting: a good moment to let the output out.
             consumers.iter_mut().for_each(|c| c.flush());
+            if unwritable.is_none()
+                && let Some(e) = consumers.iter_mut().find_map(|c| c.take_error())
+            {
+                // Nobody can follow the run any more: stop it, as a
+                // stopping signal would (see the module's comment).
+                unwritable = Some(e);
+                ctx.stop.store(true, Ordering::SeqCst);
+            }
         }
         runner.join().unwrap_or_else(|_| {
             Finish::Failed(Failure::failed(
@@ -165,6 +183,9 @@ pub fn run(args: &RunArgs, settings: Settings, out: &mut impl Write) -> io::Resu
     });
     for id in signal_ids {
         signal_hook::low_level::unregister(id);
+    }
+    if let Some(e) = unwritable {
+        return Err(e);
     }
     Ok(match finish {
         Finish::Complete => code::SUCCESS,

@@ -46,7 +46,8 @@ pub struct Context {
     /// file is looked for (nested runs share it), and `VOYAGE_WORKFLOW_DIR`
     /// of every command.
     pub work_dir: PathBuf,
-    /// Set when the helper receives SIGINT, SIGTERM or SIGHUP.
+    /// Set when the helper receives SIGINT, SIGTERM or SIGHUP (or stdout
+    /// can no longer be written).
     pub stop: Arc<AtomicBool>,
     /// What the environment asks of the run, read once at the edge.
     pub settings: Settings,
