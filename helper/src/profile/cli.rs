@@ -118,6 +118,8 @@ impl clap::Args for ResolveArgs {
     }
 }
 
+// The flags of each subcommand. Its help is the variant's doc comment; a
+// doc comment on the struct would be a second source of it (clap reads both).
 #[derive(Debug, Clone, clap::Args)]
 pub struct ResolveFlags {
     /// brief, research, plan, execute or review.

@@ -94,6 +94,8 @@ impl EventCommand {
     }
 }
 
+// The flags of each subcommand. Its help is the variant's doc comment; a
+// doc comment on the struct would be a second source of it (clap reads both).
 #[derive(Debug, Clone, clap::Args)]
 pub struct AppendArgs {
     /// The kind: 1 to 64 of a-z, 0-9, _ and - (e.g. trekexecute).

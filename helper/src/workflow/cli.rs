@@ -40,6 +40,8 @@ impl Command {
     }
 }
 
+// The flags of each subcommand. Its help is the variant's doc comment; a
+// doc comment on the struct would be a second source of it (clap reads both).
 #[derive(Debug, Clone, clap::Args)]
 pub struct ValidateArgs {
     /// Print the report as JSON.
