@@ -8,6 +8,7 @@
 pub const OK: u8 = 0;
 /// Checked, and not fine (e.g. `verdict` on a failed or timed-out run).
 pub const NOT_OK: u8 = 1;
-/// Could not check: a usage error, unreadable input, an internal error, and
+/// Could not check: a usage error, unreadable input, an internal error,
+/// output that cannot be written (`crate::output`; a closed pipe is 0), and
 /// every `STATUS: error` block of `run`.
 pub const CANNOT_CHECK: u8 = 2;

@@ -23,7 +23,9 @@
 //! - shared: [`problem`] (coded problems), [`validation`] (validator
 //!   reports), [`write_reply`] (what writers print), [`front_matter`],
 //!   [`data_dir`], [`clock`].
-//! - [`cli`]: the command-line tree; [`exit`]: the exit codes.
+//! - [`cli`]: the top of the command-line tree (each area owns its flags
+//!   and their `execute`, in `<area>/cli.rs`); [`exit`]: the exit codes;
+//!   [`output`]: what a write error of stdout becomes.
 
 pub mod ansi;
 pub mod atomic_file;
@@ -34,6 +36,7 @@ pub mod data_dir;
 pub mod exit;
 pub mod front_matter;
 pub mod gate;
+pub mod output;
 pub mod pattern;
 pub mod plan;
 pub mod problem;
@@ -52,14 +55,12 @@ pub mod write_reply;
 pub mod yaml;
 
 use std::ffi::OsString;
-use std::io::{self, Write};
+use std::io;
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser};
+use clap::Parser;
 
-use cli::{
-    Cli, EventCommand, ProfileCommand, ProgressCommand, StateCommand, StatsCommand, Subcommand,
-};
+use cli::{Cli, Subcommand};
 
 /// Parses `args`, runs the subcommand and returns the process exit code.
 /// Safe to call more than once in one process.
@@ -68,11 +69,14 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
-            // --help and --version are "errors" to clap but succeed for us.
-            let _ = e.print();
-            return ExitCode::from(if !e.use_stderr() {
-                exit::OK
-            } else if args.get(1).is_some_and(|a| a == "workflow") {
+            let printed = e.print();
+            // --help and --version are "errors" to clap but succeed for us;
+            // help that cannot be written is output like any other.
+            if !e.use_stderr() {
+                return ExitCode::from(output::exit_code(printed.map(|()| exit::OK)));
+            }
+            // A usage error keeps its code even when stderr is gone.
+            return ExitCode::from(if args.get(1).is_some_and(|a| a == "workflow") {
                 // Executant's code for a bad flag is 1: 2 means an invalid
                 // workflow file there, and CI wrappers tell them apart.
                 workflow::command::exit_code::STEP_FAILED
@@ -81,313 +85,29 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             });
         }
     };
-    ExitCode::from(dispatch(cli))
+    ExitCode::from(output::exit_code(dispatch(cli)))
 }
 
-fn dispatch(cli: Cli) -> u8 {
+/// Runs the subcommand: each area's own `execute`, on stdout.
+fn dispatch(cli: Cli) -> io::Result<u8> {
     let stdout = io::stdout();
     let mut out = stdout.lock();
     match cli.command {
-        Subcommand::Run(args) => {
-            let pwd = match run::current_dir() {
-                Ok(pwd) => pwd,
-                Err(e) => {
-                    // No directory to run in: still answer with a block.
-                    let block = run::block::Block::PreLaunch {
-                        reason: format!("working directory missing: {e}"),
-                    };
-                    let _ = block.render_text(&mut out);
-                    return exit::CANNOT_CHECK;
-                }
-            };
-            let options = args.into_options(pwd);
-            run::execute(&options, &mut out)
-        }
-        Subcommand::Verdict(args) => verdict::execute(&args.into_options(), &mut out),
-        Subcommand::Plan(command) => match command {
-            cli::PlanCommand::Validate {
-                strict,
-                json,
-                plan: path,
-            } => plan::command::validate(&path, strict, json, &mut out),
-            cli::PlanCommand::Show { json, plan: path } => {
-                plan::command::show(&path, json, &mut out)
-            }
-            cli::PlanCommand::DryRun { json, plan: path } => {
-                plan::command::dry_run(&path, json, &mut out)
-            }
-        },
-        Subcommand::Brief(cli::BriefCommand::Validate {
-            soft,
-            json,
-            brief: path,
-        }) => brief::validate(&path, soft, json, &mut out),
-        Subcommand::Scan(cli::ScanCommand::Command(args)) => {
-            scan::execute_command(&args.into_options(), &mut out)
-        }
-        Subcommand::Scan(cli::ScanCommand::Plan(args)) => {
-            scan::plan::execute(&args.into_options(), &mut out)
-        }
-        Subcommand::Hook(cli::HookCommand::PreToolUse) => scan::hook::execute(&mut out),
-        Subcommand::Write(args) => state::execute_write(
-            &state::WriteOptions {
-                path: args.path,
-                schema: args.schema,
-                json: args.json,
-            },
-            &mut io::stdin().lock(),
-            &mut out,
-        ),
-        Subcommand::State(command) => dispatch_state(command, &mut out),
-        Subcommand::Progress(command) => dispatch_progress(command, &mut out),
-        Subcommand::Stats(command) => dispatch_stats(command, &mut out),
-        Subcommand::Event(EventCommand::Emit {
-            event,
-            payload,
-            kind,
-        }) => stats::execute_event(
-            &stats::EventOptions {
-                event,
-                payload: payload.map(source),
-                kind,
-                data_dir: data_dir::resolve(),
-            },
-            &mut io::stdin().lock(),
-            &mut out,
-        ),
-        Subcommand::Gate(args) => gate::execute(
-            &gate::Options {
-                state: args.state,
-                event: args.event,
-                gates: args.gates,
-                effort: args.effort,
-                json: args.json,
-                record: !args.no_record,
-                data_dir: data_dir::resolve(),
-            },
-            &mut out,
-        ),
-        Subcommand::Profile(ProfileCommand::Resolve {
-            phase,
-            brief,
-            profile,
-            plan,
-            json,
-        }) => profile::execute(
-            &profile::Options {
-                phase,
-                brief,
-                plan,
-                choice: profile::resolve::Choice {
-                    flag: profile,
-                    env: std::env::var("VOYAGE_PROFILE").ok(),
-                    plan: None,
-                },
-                project: std::path::PathBuf::from("."),
-                data_dir: data_dir::resolve(),
-                json,
-            },
-            &mut out,
-        ),
-        Subcommand::Schema { name } => match name {
-            None => {
-                for name in schema::names() {
-                    let _ = writeln!(out, "{name}");
-                }
-                exit::OK
-            }
-            Some(name) => match schema::find(&name) {
-                Some(text) => {
-                    let _ = out.write_all(text.as_bytes());
-                    exit::OK
-                }
-                None => {
-                    eprintln!(
-                        "error: no schema named '{name}' (known: {})",
-                        schema::names().join(", ")
-                    );
-                    exit::CANNOT_CHECK
-                }
-            },
-        },
-        Subcommand::Workflow(cli::WorkflowCommand::Run(args)) => {
-            workflow::command::run(&args.into_options(), &mut out)
-        }
-        Subcommand::Workflow(cli::WorkflowCommand::Validate { json, vars, file }) => {
-            workflow::command::validate(&file, &vars, json, &mut out)
-        }
-        Subcommand::Completions { shell } => {
-            let mut command = Cli::command();
-            clap_complete::generate(shell, &mut command, "voyage-helper", &mut out);
-            let _ = out.flush();
-            exit::OK
-        }
-    }
-}
-
-/// `-` (or nothing) means stdin.
-fn source(text: String) -> stats::Source {
-    if text == "-" {
-        stats::Source::Stdin
-    } else {
-        stats::Source::Arg(text)
-    }
-}
-
-fn dispatch_state(command: StateCommand, out: &mut impl Write) -> u8 {
-    match command {
-        StateCommand::Write {
-            project,
-            brief,
-            label,
-            status,
-            json,
-        } => state::execute_state_write(
-            &state::StateWriteOptions {
-                project,
-                brief,
-                label,
-                status,
-                json,
-            },
-            out,
-        ),
-        StateCommand::Validate { json, file } => {
-            state::execute_state_validate(&state::StateValidateOptions { file, json }, out)
-        }
-    }
-}
-
-fn dispatch_progress(command: ProgressCommand, out: &mut impl Write) -> u8 {
-    match command {
-        ProgressCommand::Init {
-            plan,
-            project,
-            session,
-            file,
-            mode,
-            json,
-        } => progress::execute_init(
-            &progress::InitOptions {
-                locate: progress::Locate {
-                    file,
-                    plan,
-                    project,
-                    session,
-                },
-                mode,
-                json,
-            },
-            out,
-        ),
-        ProgressCommand::Show { locate, json } => progress::execute_show(
-            &progress::ShowOptions {
-                locate: locate.into_locate(),
-                json,
-            },
-            out,
-        ),
-        ProgressCommand::Step {
-            step,
-            status,
-            error,
-            commit,
-            manifest_audit,
-            drift,
-            checkpoint_drift,
-            locate,
-            json,
-        } => {
-            let json_arg = |flag: &'static str, text: Option<String>, want_array: bool| {
-                text.map(|t| match serde_json::from_str::<serde_json::Value>(&t) {
-                    Ok(v) if v.is_array() == want_array && (want_array || v.is_object()) => Ok(v),
-                    _ => Err(problem::Problem::new(
-                        progress::code::PROGRESS_NOT_JSON,
-                        format!(
-                            "{flag} must be a JSON {}",
-                            if want_array { "array" } else { "object" }
-                        ),
-                    )),
-                })
-                .transpose()
-            };
-            let (drift, checkpoint_drift) = match (
-                json_arg("--drift", drift, true),
-                json_arg("--checkpoint-drift", checkpoint_drift, false),
-            ) {
-                (Ok(d), Ok(c)) => (d, c),
-                (Err(p), _) | (_, Err(p)) => {
-                    problem::eprint_all(&[p]);
-                    return exit::NOT_OK;
-                }
-            };
-            progress::execute_step(
-                &progress::StepOptions {
-                    locate: locate.into_locate(),
-                    update: progress::transition::StepUpdate {
-                        step,
-                        status: None,
-                        error,
-                        commit,
-                        manifest_audit: manifest_audit
-                            .as_deref()
-                            .and_then(progress::status::ManifestAudit::parse),
-                        drift,
-                        checkpoint_drift,
-                    },
-                    status_word: status,
-                    json,
-                },
-                out,
-            )
-        }
-        ProgressCommand::ResumePoint { locate, json } => progress::execute_resume_point(
-            &progress::ResumeOptions {
-                locate: locate.into_locate(),
-                json,
-            },
-            out,
-        ),
-        ProgressCommand::Finish {
-            status,
-            summary,
-            plan_verification,
-            locate,
-            json,
-        } => progress::execute_finish(
-            &progress::FinishOptions {
-                locate: locate.into_locate(),
-                status_word: status,
-                summary,
-                plan_verification,
-                json,
-            },
-            out,
-        ),
-        ProgressCommand::Validate { json, file } => {
-            progress::execute_validate(&progress::ValidateOptions { file, json }, out)
-        }
-    }
-}
-
-fn dispatch_stats(command: StatsCommand, out: &mut impl Write) -> u8 {
-    match command {
-        StatsCommand::Append { kind, record } => stats::execute_append(
-            &stats::AppendOptions {
-                kind,
-                record: record.map_or(stats::Source::Stdin, source),
-                data_dir: data_dir::resolve(),
-            },
-            &mut io::stdin().lock(),
-            out,
-        ),
-        StatsCommand::Show { kind, json } => stats::execute_show(
-            &stats::ShowOptions {
-                kind,
-                data_dir: data_dir::resolve(),
-                json,
-            },
-            out,
-        ),
+        Subcommand::Run(args) => args.execute(&mut out),
+        Subcommand::Verdict(args) => args.execute(&mut out),
+        Subcommand::Plan(command) => command.execute(&mut out),
+        Subcommand::Brief(command) => command.execute(&mut out),
+        Subcommand::Scan(command) => command.execute(&mut out),
+        Subcommand::Hook(command) => command.execute(&mut out),
+        Subcommand::Schema { name } => schema::print(name.as_deref(), &mut out),
+        Subcommand::Write(args) => args.execute(&mut out),
+        Subcommand::State(command) => command.execute(&mut out),
+        Subcommand::Progress(command) => command.execute(&mut out),
+        Subcommand::Stats(command) => command.execute(&mut out),
+        Subcommand::Event(command) => command.execute(&mut out),
+        Subcommand::Gate(args) => args.execute(&mut out),
+        Subcommand::Profile(command) => command.execute(&mut out),
+        Subcommand::Workflow(command) => command.execute(&mut out),
+        Subcommand::Completions { shell } => cli::completions(shell, &mut out),
     }
 }

@@ -9,9 +9,12 @@
 //! that fails anywhere under it is reported with that code (the nearest tag
 //! wins), so the codes live beside the rules they name.
 
+use std::io::{self, Write};
+
 use jsonschema::error::ValidationErrorKind;
 use serde_json::Value;
 
+use crate::exit;
 use crate::problem::Problem;
 
 /// Every schema by name: the file name without `.schema.json`.
@@ -104,6 +107,30 @@ pub struct Codes {
     /// naming anything else counts as `other`, so a typo in a schema cannot
     /// invent a code).
     pub tagged: &'static [(&'static str, &'static str)],
+}
+
+/// `schema [NAME]`: the names, one a line, or the schema called `name`.
+/// Exit 0, or 2 for an unknown name (or the error writing).
+pub fn print(name: Option<&str>, out: &mut impl Write) -> io::Result<u8> {
+    match name {
+        None => {
+            for name in names() {
+                writeln!(out, "{name}")?;
+            }
+        }
+        Some(name) => match find(name) {
+            Some(text) => out.write_all(text.as_bytes())?,
+            None => {
+                eprintln!(
+                    "error: no schema named '{name}' (known: {})",
+                    names().join(", ")
+                );
+                return Ok(exit::CANNOT_CHECK);
+            }
+        },
+    }
+    out.flush()?;
+    Ok(exit::OK)
 }
 
 /// Checks `instance` against the embedded schema `name` and returns every

@@ -55,9 +55,10 @@ impl ValidationReport {
 
     /// `--json`: the report on stdout. Text: `FILE: valid` on stdout, or
     /// each problem as `error[CODE]: …` on stdout and a closing count line.
-    pub fn print(&self, json: bool, out: &mut impl Write) -> u8 {
-        let _ = self.write(json, out);
-        self.exit_code()
+    /// Returns the exit code, or the error writing the report.
+    pub fn print(&self, json: bool, out: &mut impl Write) -> io::Result<u8> {
+        self.write(json, out)?;
+        Ok(self.exit_code())
     }
 
     fn write(&self, json: bool, out: &mut impl Write) -> io::Result<()> {

@@ -2,10 +2,10 @@
 //! `brief_version` and, per phase, the signals `effort` (low, standard,
 //! high) and an optional `model`. `brief validate` checks it.
 
+pub mod cli;
 pub mod code;
 
-use std::io::Write;
-use std::path::Path;
+use std::io::{self, Write};
 
 use serde::Serialize;
 
@@ -144,8 +144,10 @@ impl Brief {
     }
 }
 
-/// `brief validate`: 0 valid, 1 not, 2 unreadable.
-pub fn validate(path: &Path, soft: bool, json: bool, out: &mut impl Write) -> u8 {
+/// `brief validate`: 0 valid, 1 not, 2 unreadable (or the error writing
+/// the report).
+pub fn validate(args: &cli::ValidateArgs, out: &mut impl Write) -> io::Result<u8> {
+    let (path, soft, json) = (&args.brief, args.soft, args.json);
     let source = match std::fs::read(path) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(e) => {
@@ -153,7 +155,7 @@ pub fn validate(path: &Path, soft: bool, json: bool, out: &mut impl Write) -> u8
                 code::BRIEF_UNREADABLE,
                 format!("cannot read {}: {e}", path.display()),
             )]);
-            return exit::CANNOT_CHECK;
+            return Ok(exit::CANNOT_CHECK);
         }
     };
     let brief = Brief::parse(&source, soft);
@@ -177,9 +179,9 @@ pub fn validate(path: &Path, soft: bool, json: bool, out: &mut impl Write) -> u8
             "errors": in_file(|p| p.is_error()),
             "warnings": in_file(|p| !p.is_error()),
         });
-        let _ = writeln!(out, "{body:#}");
+        writeln!(out, "{body:#}")?;
     } else {
-        let _ = writeln!(
+        writeln!(
             out,
             "{}: {}",
             file,
@@ -188,16 +190,17 @@ pub fn validate(path: &Path, soft: bool, json: bool, out: &mut impl Write) -> u8
             } else {
                 "INVALID brief"
             }
-        );
+        )?;
         for p in &brief.problems {
             let kind = if p.is_error() { "error" } else { "warning" };
             let at = p
                 .line
                 .map_or_else(|| file.clone(), |l| format!("{file}:{l}"));
-            let _ = writeln!(out, "- {kind} {} {at}: {}", p.code, p.message);
+            writeln!(out, "- {kind} {} {at}: {}", p.code, p.message)?;
         }
     }
-    if valid { exit::OK } else { exit::NOT_OK }
+    out.flush()?;
+    Ok(if valid { exit::OK } else { exit::NOT_OK })
 }
 
 #[cfg(test)]

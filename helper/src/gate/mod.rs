@@ -10,16 +10,18 @@
 //! when an explicit flag beat a different brief signal (once per run, since
 //! `begin` is sent once).
 
+pub mod cli;
 pub mod code;
 pub mod machine;
 pub mod mode;
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::Path;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use cli::GateArgs;
 use machine::{Action, Event, State};
 use mode::{Effort, GatesFlag, Mode, ModeSource};
 
@@ -28,19 +30,6 @@ use crate::exit;
 use crate::problem::{self, Problem};
 use crate::stats;
 use crate::write_reply::WriteReply;
-
-/// Options of one `gate` call, as typed.
-#[derive(Debug, Clone)]
-pub struct Options {
-    pub state: String,
-    pub event: String,
-    pub gates: Option<String>,
-    pub effort: Option<String>,
-    pub json: bool,
-    /// Record the override event (on `begin`).
-    pub record: bool,
-    pub data_dir: Option<PathBuf>,
-}
 
 /// What `gate --json` prints (schema `gate-decision`).
 #[derive(Debug, Clone, Serialize)]
@@ -74,37 +63,42 @@ fn words<T: Copy>(all: &[T], f: impl Fn(T) -> &'static str) -> String {
     all.iter().map(|&v| f(v)).collect::<Vec<_>>().join(", ")
 }
 
-/// `gate`: exit 0 decided, 1 an event the state refuses, 2 bad words.
-pub fn execute(options: &Options, out: &mut impl Write) -> u8 {
+/// `gate`: exit 0 decided, 1 an event the state refuses, 2 bad words (or
+/// the error writing the decision). The override event goes to `data_dir`.
+pub fn execute(
+    options: &GateArgs,
+    data_dir: Option<&Path>,
+    out: &mut impl Write,
+) -> io::Result<u8> {
     let Some(state) = State::parse(&options.state) else {
-        return usage(
+        return Ok(usage(
             code::GATE_BAD_STATE,
             format!(
                 "unknown state '{}'; one of {}",
                 options.state,
                 words(State::ALL, State::as_str)
             ),
-        );
+        ));
     };
     let Some(event) = Event::parse(&options.event) else {
-        return usage(
+        return Ok(usage(
             code::GATE_BAD_EVENT,
             format!(
                 "unknown event '{}'; one of {}",
                 options.event,
                 words(Event::ALL, Event::as_str)
             ),
-        );
+        ));
     };
     let flag = match options.gates.as_deref() {
         None => GatesFlag::Absent,
         Some(word) => match GatesFlag::parse(word) {
             Some(f) => f,
             None => {
-                return usage(
+                return Ok(usage(
                     code::GATE_BAD_MODE,
                     format!("unknown --gates '{word}'; one of open, adaptive, closed, true, false"),
-                );
+                ));
             }
         },
     };
@@ -113,10 +107,10 @@ pub fn execute(options: &Options, out: &mut impl Write) -> u8 {
         Some(word) => match Effort::parse(word) {
             Some(e) => Some(e),
             None => {
-                return usage(
+                return Ok(usage(
                     code::GATE_BAD_EFFORT,
                     format!("unknown --effort '{word}'; one of low, standard, high"),
-                );
+                ));
             }
         },
     };
@@ -130,10 +124,12 @@ pub fn execute(options: &Options, out: &mut impl Write) -> u8 {
             code::GATE_ILLEGAL_EVENT,
             format!("{state} + {event}: refused ({why})"),
         )]);
-        return exit::NOT_OK;
+        return Ok(exit::NOT_OK);
     };
     let override_recorded = match (event, resolved.overridden) {
-        (Event::Begin, Some(signal)) if options.record => Some(record_override(options, signal)),
+        (Event::Begin, Some(signal)) if !options.no_record => {
+            Some(record_override(data_dir, signal))
+        }
         _ => None,
     };
     let decision = Decision {
@@ -150,20 +146,19 @@ pub fn execute(options: &Options, out: &mut impl Write) -> u8 {
         strict_audit: resolved.mode == Mode::Closed,
         override_recorded,
     };
-    let _ = if options.json {
-        serde_json::to_writer(&mut *out, &decision)
-            .map_err(io::Error::from)
-            .and_then(|()| writeln!(out))
+    if options.json {
+        serde_json::to_writer(&mut *out, &decision)?;
+        writeln!(out)?;
     } else {
-        render_text(&decision, out)
-    };
-    let _ = out.flush();
-    exit::OK
+        render_text(&decision, out)?;
+    }
+    out.flush()?;
+    Ok(exit::OK)
 }
 
 /// Appends `gates_mode_flag_override` (seed "High-effort behavior"); a
 /// failure is reported in the decision, never fatal.
-fn record_override(options: &Options, signal: Effort) -> WriteReply {
+fn record_override(data_dir: Option<&Path>, signal: Effort) -> WriteReply {
     let mut payload = Map::new();
     payload.insert("flag".into(), Value::String("--gates".into()));
     payload.insert(
@@ -172,7 +167,7 @@ fn record_override(options: &Options, signal: Effort) -> WriteReply {
     );
     let name = "gates_mode_flag_override";
     let rec = stats::event::record(name, payload, &UtcTime::now().rfc3339());
-    match stats::append(options.data_dir.as_deref(), stats::EVENT_KIND, &rec) {
+    match stats::append(data_dir, stats::EVENT_KIND, &rec) {
         Ok(path) => {
             let mut reply = WriteReply::written(&path);
             reply.event = Some(name.into());

@@ -1,16 +1,17 @@
 //! The `plan` subcommands: read the file, run the checks, render, and say
 //! the exit code. The only I/O of the area.
 
-use std::io::Write;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use super::cli::{DryRunArgs, ShowArgs, ValidateArgs};
 use super::render::{DryRun, Validation};
 use super::{PlanLoadError, load};
 use crate::exit;
 use crate::problem::Coded;
 
 /// Prints a load error the way each output form expects; returns the code.
-fn unreadable(e: &PlanLoadError, json: bool, out: &mut impl Write) -> u8 {
+fn unreadable(e: &PlanLoadError, json: bool, out: &mut impl Write) -> io::Result<u8> {
     if json {
         let body = serde_json::json!({
             "valid": false,
@@ -18,15 +19,17 @@ fn unreadable(e: &PlanLoadError, json: bool, out: &mut impl Write) -> u8 {
             "errors": [e.problem()],
             "warnings": [],
         });
-        let _ = writeln!(out, "{body:#}");
+        writeln!(out, "{body:#}")?;
+        out.flush()?;
     } else {
         crate::problem::eprint_all(&[e.problem()]);
     }
-    exit::CANNOT_CHECK
+    Ok(exit::CANNOT_CHECK)
 }
 
 /// `plan validate`: 0 ready, 1 not, 2 unreadable.
-pub fn validate(path: &Path, strict: bool, json: bool, out: &mut impl Write) -> u8 {
+pub fn validate(args: &ValidateArgs, out: &mut impl Write) -> io::Result<u8> {
+    let (path, strict, json) = (&args.plan, args.strict, args.json);
     let file = path.display().to_string();
     let (plan, problems) = match load(path) {
         Ok(plan) => {
@@ -37,110 +40,115 @@ pub fn validate(path: &Path, strict: bool, json: bool, out: &mut impl Write) -> 
         Err(e) => return unreadable(&e, json, out),
     };
     let report = Validation::of(&file, plan.as_ref(), &problems, strict);
-    let _ = if json {
-        report.render_json(out)
+    if json {
+        report.render_json(out)?;
     } else {
-        report.render_text(out, strict)
-    };
-    if report.valid { exit::OK } else { exit::NOT_OK }
+        report.render_text(out, strict)?;
+    }
+    out.flush()?;
+    Ok(if report.valid { exit::OK } else { exit::NOT_OK })
 }
 
 /// Loads the plan, or reports why not (as `plan validate` would) and
-/// returns the exit code.
-fn load_or_report(path: &Path, json: bool, out: &mut impl Write) -> Result<super::Plan, u8> {
+/// returns the exit code (`Ok(Err(code))`), or the error writing that.
+fn load_or_report(
+    path: &Path,
+    json: bool,
+    out: &mut impl Write,
+) -> io::Result<Result<super::Plan, u8>> {
     match load(path) {
-        Ok(plan) => Ok(plan),
+        Ok(plan) => Ok(Ok(plan)),
         Err(PlanLoadError::Unrecognized { problems, path }) => {
             let report = Validation::of(&path, None, &problems, false);
-            let _ = if json {
-                report.render_json(out)
+            if json {
+                report.render_json(out)?;
             } else {
-                report.render_text(out, false)
-            };
-            Err(exit::NOT_OK)
+                report.render_text(out, false)?;
+            }
+            out.flush()?;
+            Ok(Err(exit::NOT_OK))
         }
-        Err(e) => Err(unreadable(&e, json, out)),
+        Err(e) => unreadable(&e, json, out).map(Err),
     }
 }
 
 /// `plan show`: the model as JSON, or the Phase 2 summary as text.
-pub fn show(path: &Path, json: bool, out: &mut impl Write) -> u8 {
-    let plan = match load_or_report(path, json, out) {
+pub fn show(args: &ShowArgs, out: &mut impl Write) -> io::Result<u8> {
+    let plan = match load_or_report(&args.plan, args.json, out)? {
         Ok(plan) => plan,
-        Err(code) => return code,
+        Err(code) => return Ok(code),
     };
-    if json {
-        let _ = serde_json::to_writer_pretty(&mut *out, &plan)
-            .map_err(std::io::Error::from)
-            .and_then(|()| writeln!(out));
-        return exit::OK;
+    if args.json {
+        serde_json::to_writer_pretty(&mut *out, &plan)?;
+        writeln!(out)?;
+        out.flush()?;
+        return Ok(exit::OK);
     }
-    let _ = (|| -> std::io::Result<()> {
-        writeln!(out, "Type: {}", plan.kind.label())?;
-        writeln!(out, "Steps: {}", plan.steps.len())?;
-        if let Some(s) = &plan.strategy {
+    writeln!(out, "Type: {}", plan.kind.label())?;
+    writeln!(out, "Steps: {}", plan.steps.len())?;
+    if let Some(s) = &plan.strategy {
+        writeln!(
+            out,
+            "Execution Strategy: {} sessions across {} waves",
+            s.sessions.len(),
+            s.wave_count()
+        )?;
+    }
+    if let Some(spec) = &plan.session {
+        if let Some(entry) = &spec.entry_condition {
+            writeln!(out, "Entry condition: {}", entry.text)?;
+        }
+        writeln!(
+            out,
+            "Scope fence: {} touch, {} never-touch",
+            spec.touch.len(),
+            spec.never_touch.len()
+        )?;
+    }
+    let warnings: Vec<_> = plan.warnings().collect();
+    if !warnings.is_empty() {
+        writeln!(out, "Warnings:")?;
+        for w in warnings {
             writeln!(
                 out,
-                "Execution Strategy: {} sessions across {} waves",
-                s.sessions.len(),
-                s.wave_count()
+                "- {} {}: {}",
+                w.code,
+                w.line.map_or_else(String::new, |l| format!("line {l}")),
+                w.message
             )?;
         }
-        if let Some(spec) = &plan.session {
-            if let Some(entry) = &spec.entry_condition {
-                writeln!(out, "Entry condition: {}", entry.text)?;
-            }
-            writeln!(
-                out,
-                "Scope fence: {} touch, {} never-touch",
-                spec.touch.len(),
-                spec.never_touch.len()
-            )?;
-        }
-        let warnings: Vec<_> = plan.warnings().collect();
-        if !warnings.is_empty() {
-            writeln!(out, "Warnings:")?;
-            for w in warnings {
-                writeln!(
-                    out,
-                    "- {} {}: {}",
-                    w.code,
-                    w.line.map_or_else(String::new, |l| format!("line {l}")),
-                    w.message
-                )?;
-            }
-        }
-        for e in plan.errors() {
-            writeln!(
-                out,
-                "error {} {}: {}",
-                e.code,
-                e.line.map_or_else(String::new, |l| format!("line {l}")),
-                e.message
-            )?;
-        }
-        Ok(())
-    })();
-    exit::OK
+    }
+    for e in plan.errors() {
+        writeln!(
+            out,
+            "error {} {}: {}",
+            e.code,
+            e.line.map_or_else(String::new, |l| format!("line {l}")),
+            e.message
+        )?;
+    }
+    out.flush()?;
+    Ok(exit::OK)
 }
 
 /// `plan dry-run`: 0 ready, 1 needs attention, 2 unreadable.
-pub fn dry_run(path: &Path, json: bool, out: &mut impl Write) -> u8 {
-    let plan = match load_or_report(path, json, out) {
+pub fn dry_run(args: &DryRunArgs, out: &mut impl Write) -> io::Result<u8> {
+    let plan = match load_or_report(&args.plan, args.json, out)? {
         Ok(plan) => plan,
-        Err(code) => return code,
+        Err(code) => return Ok(code),
     };
-    let report = DryRun::of(&plan, &repo_root(path));
-    let _ = if json {
-        report.render_json(out)
+    let report = DryRun::of(&plan, &repo_root(&args.plan));
+    if args.json {
+        report.render_json(out)?;
     } else {
-        report.render_text(&plan, out)
-    };
-    if report.issues == 0 {
+        report.render_text(&plan, out)?;
+    }
+    out.flush()?;
+    Ok(if report.issues == 0 {
         exit::OK
     } else {
         exit::NOT_OK
-    }
+    })
 }
 
 /// The root step paths are relative to: the git work tree holding the plan,

@@ -13,6 +13,7 @@
 //! reports.
 
 pub mod check;
+pub mod cli;
 pub mod code;
 pub mod command;
 pub mod criterion;

@@ -8,6 +8,7 @@
 //! - [`resolve`]: flag → env → plan → default, then brief > profile.
 
 pub mod builtin;
+pub mod cli;
 pub mod code;
 pub mod custom;
 pub mod model;
@@ -15,30 +16,17 @@ pub mod resolve;
 
 use std::fs;
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::Path;
 
 use serde::Serialize;
 
+use cli::ResolveArgs;
 use model::PHASES;
-use resolve::{Choice, ProfileSource, Sources};
+use resolve::{ProfileSource, Sources};
 
 use crate::exit;
 use crate::problem::Coded;
 use crate::problem::{self, Problem};
-
-/// Options of `profile resolve`, resolved from the CLI and environment.
-#[derive(Debug, Clone)]
-pub struct Options {
-    pub phase: String,
-    pub brief: Option<PathBuf>,
-    /// The plan whose front matter may name the profile.
-    pub plan: Option<PathBuf>,
-    pub choice: Choice,
-    /// Where `voyage-profiles/` is looked for first.
-    pub project: PathBuf,
-    pub data_dir: Option<PathBuf>,
-    pub json: bool,
-}
 
 /// The profile part of the answer.
 #[derive(Debug, Clone, Serialize)]
@@ -66,11 +54,20 @@ fn fail(code: u8, problems: &[Problem]) -> u8 {
     code
 }
 
+/// Where `voyage-profiles/` is looked for first: the current directory.
+const PROJECT: &str = ".";
+
 /// `profile resolve`: exit 0 resolved, 1 bad profile or brief content, 2
-/// unreadable input or usage.
-pub fn execute(options: &Options, out: &mut impl Write) -> u8 {
+/// unreadable input or usage (or the error writing the answer). Custom
+/// profiles are looked for in the project, then in `data_dir`.
+pub fn execute(
+    args: &ResolveArgs,
+    data_dir: Option<&Path>,
+    out: &mut impl Write,
+) -> io::Result<u8> {
+    let options = &args.flags;
     if !PHASES.contains(&options.phase.as_str()) {
-        return fail(
+        return Ok(fail(
             exit::CANNOT_CHECK,
             &[Problem::new(
                 code::PROFILE_BAD_PHASE,
@@ -80,9 +77,9 @@ pub fn execute(options: &Options, out: &mut impl Write) -> u8 {
                     PHASES.join(", ")
                 ),
             )],
-        );
+        ));
     }
-    let mut choice = options.choice.clone();
+    let mut choice = args.choice();
     if let Some(path) = &options.plan {
         match crate::plan::load(path) {
             Ok(plan) => choice.plan = plan.profile,
@@ -91,14 +88,14 @@ pub fn execute(options: &Options, out: &mut impl Write) -> u8 {
                     crate::plan::PlanLoadError::Read { .. } => exit::CANNOT_CHECK,
                     crate::plan::PlanLoadError::Unrecognized { .. } => exit::NOT_OK,
                 };
-                return fail(code, &[e.problem().in_file(path)]);
+                return Ok(fail(code, &[e.problem().in_file(path)]));
             }
         }
     }
     let (name, source) = resolve::choose(&choice);
-    let profile = match resolve::find(&name, &options.project, options.data_dir.as_deref()) {
+    let profile = match resolve::find(&name, Path::new(PROJECT), data_dir) {
         Ok(p) => p,
-        Err(problems) => return fail(exit::NOT_OK, &problems),
+        Err(problems) => return Ok(fail(exit::NOT_OK, &problems)),
     };
     let mut warnings = Vec::new();
     let signals = match &options.brief {
@@ -107,14 +104,14 @@ pub fn execute(options: &Options, out: &mut impl Write) -> u8 {
             let text = match fs::read_to_string(path) {
                 Ok(t) => t,
                 Err(e) => {
-                    return fail(
+                    return Ok(fail(
                         exit::CANNOT_CHECK,
                         &[Problem::new(
                             code::PROFILE_BRIEF_UNREADABLE,
                             format!("cannot read: {e}"),
                         )
                         .in_file(path)],
-                    );
+                    ));
                 }
             };
             // A brief without front matter has no signals; anything else the
@@ -133,14 +130,14 @@ pub fn execute(options: &Options, out: &mut impl Write) -> u8 {
                 }
             }
             if !errors.is_empty() {
-                return fail(exit::NOT_OK, &errors);
+                return Ok(fail(exit::NOT_OK, &errors));
             }
             Some(parsed)
         }
     };
     let composed = match resolve::compose(&options.phase, signals.as_ref(), &profile) {
         Ok(c) => c,
-        Err(p) => return fail(exit::NOT_OK, &[p]),
+        Err(p) => return Ok(fail(exit::NOT_OK, &[p])),
     };
     let resolution = Resolution {
         phase: options.phase.clone(),
@@ -157,15 +154,14 @@ pub fn execute(options: &Options, out: &mut impl Write) -> u8 {
         warnings,
     };
     problem::eprint_all(&resolution.warnings);
-    let _ = if options.json {
-        serde_json::to_writer(&mut *out, &resolution)
-            .map_err(io::Error::from)
-            .and_then(|()| writeln!(out))
+    if options.json {
+        serde_json::to_writer(&mut *out, &resolution)?;
+        writeln!(out)?;
     } else {
-        render_text(&resolution, out)
-    };
-    let _ = out.flush();
-    exit::OK
+        render_text(&resolution, out)?;
+    }
+    out.flush()?;
+    Ok(exit::OK)
 }
 
 fn render_text(r: &Resolution, out: &mut impl Write) -> io::Result<()> {

@@ -39,9 +39,20 @@ pub fn from_env_value(value: Option<&OsStr>) -> (u32, Option<String>) {
     }
 }
 
+/// The budget a run starts with, read from the environment once, at the
+/// edge (`progress`'s [`Command::execute`](super::cli::Command::execute)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Budget {
+    pub cap: u32,
+    /// Why the variable's value was not used, for a warning where the
+    /// budget is used.
+    pub warning: Option<String>,
+}
+
 /// The budget from the process environment.
-pub fn from_env() -> (u32, Option<String>) {
-    from_env_value(std::env::var_os(BUDGET_ENV).as_deref())
+pub fn from_env() -> Budget {
+    let (cap, warning) = from_env_value(std::env::var_os(BUDGET_ENV).as_deref());
+    Budget { cap, warning }
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@
 
 pub mod budget;
 pub mod check;
+pub mod cli;
 pub mod code;
 pub mod file;
 pub mod init;
@@ -25,13 +26,14 @@ pub mod render;
 pub mod status;
 pub mod transition;
 
-use std::io::Write;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+pub use cli::Locate;
+use cli::{FinishArgs, InitArgs, ResumePointArgs, ShowArgs, StepArgs, ValidateArgs};
 use model::Progress;
 use render::Reply;
 use status::{RunStatus, StepStatus};
-use transition::StepUpdate;
 
 use crate::clock::UtcTime;
 use crate::exit;
@@ -48,14 +50,6 @@ pub const CODES: schema::Codes = schema::Codes {
 };
 
 /// Where the progress file is: given, or derived as Phase 3 says.
-#[derive(Debug, Clone, Default)]
-pub struct Locate {
-    pub file: Option<PathBuf>,
-    pub plan: Option<PathBuf>,
-    pub project: Option<PathBuf>,
-    pub session: Option<u32>,
-}
-
 impl Locate {
     /// The progress file's path, or a usage problem.
     pub fn resolve(&self) -> Result<PathBuf, Problem> {
@@ -75,15 +69,21 @@ impl Locate {
 
 /// Prints a refusal (stderr, and the JSON reply with `--json`) and returns
 /// its exit code.
-fn refuse(mut reply: Reply, json: bool, code: u8, problem: Problem, out: &mut impl Write) -> u8 {
+fn refuse(
+    mut reply: Reply,
+    json: bool,
+    code: u8,
+    problem: Problem,
+    out: &mut impl Write,
+) -> io::Result<u8> {
     problem::eprint_all(std::slice::from_ref(&problem));
     if json {
         reply.ok = false;
         reply.problem = Some(problem);
-        let _ = reply.render_json(out);
-        let _ = out.flush();
+        reply.render_json(out)?;
+        out.flush()?;
     }
-    code
+    Ok(code)
 }
 
 /// Loads the file for a writer: a missing or broken file is exit 2 with
@@ -99,15 +99,15 @@ fn load_for_update(path: &Path) -> Result<Progress, (u8, Problem)> {
     })
 }
 
-/// Seeds a missing `iterations_remaining` from the environment (seed Phase
-/// 3, "Backfill-on-absent"). Returns whether it did, and any warning.
-fn backfill(progress: &mut Progress, warnings: &mut Vec<String>) -> bool {
+/// Seeds a missing `iterations_remaining` from the budget the environment
+/// set (seed Phase 3, "Backfill-on-absent"). Returns whether it did; the
+/// budget's warning, if any, joins `warnings` only then.
+fn backfill(progress: &mut Progress, budget: &budget::Budget, warnings: &mut Vec<String>) -> bool {
     if progress.iterations_remaining.is_some() {
         return false;
     }
-    let (cap, warning) = budget::from_env();
-    warnings.extend(warning);
-    progress.iterations_remaining = Some(cap);
+    warnings.extend(budget.warning.clone());
+    progress.iterations_remaining = Some(budget.cap);
     true
 }
 
@@ -117,32 +117,24 @@ fn print_warnings(warnings: &[String]) {
     }
 }
 
-/// Options of `progress show`.
-#[derive(Debug, Clone)]
-pub struct ShowOptions {
-    pub locate: Locate,
-    pub json: bool,
-}
-
 /// `progress show`: exit 0, or 2 when the file is missing or broken.
-pub fn execute_show(options: &ShowOptions, out: &mut impl Write) -> u8 {
+pub fn execute_show(options: &ShowArgs, out: &mut impl Write) -> io::Result<u8> {
     let path = match options.locate.resolve() {
         Ok(p) => p,
-        Err(p) => return refuse_plain(exit::CANNOT_CHECK, p),
+        Err(p) => return Ok(refuse_plain(exit::CANNOT_CHECK, p)),
     };
     let progress = match load_for_update(&path) {
         Ok(p) => p,
-        Err((code, p)) => return refuse_plain(code, p),
+        Err((code, p)) => return Ok(refuse_plain(code, p)),
     };
-    let _ = if options.json {
-        serde_json::to_writer_pretty(&mut *out, &progress)
-            .map_err(std::io::Error::from)
-            .and_then(|()| writeln!(out))
+    if options.json {
+        serde_json::to_writer_pretty(&mut *out, &progress)?;
+        writeln!(out)?;
     } else {
-        render::render_show(&path.display().to_string(), &progress, out)
-    };
-    let _ = out.flush();
-    exit::OK
+        render::render_show(&path.display().to_string(), &progress, out)?;
+    }
+    out.flush()?;
+    Ok(exit::OK)
 }
 
 fn refuse_plain(code: u8, problem: Problem) -> u8 {
@@ -150,29 +142,26 @@ fn refuse_plain(code: u8, problem: Problem) -> u8 {
     code
 }
 
-/// Options of `progress step`.
-#[derive(Debug, Clone)]
-pub struct StepOptions {
-    pub locate: Locate,
-    pub update: StepUpdate,
-    /// The `--status` word as typed, checked here.
-    pub status_word: String,
-    pub json: bool,
-}
-
 /// `progress step N --status S`: exit 0 applied, 1 refused, 2 no usable file.
-pub fn execute_step(options: &StepOptions, out: &mut impl Write) -> u8 {
+pub fn execute_step(
+    options: &StepArgs,
+    budget: &budget::Budget,
+    out: &mut impl Write,
+) -> io::Result<u8> {
+    let mut update = match options.update() {
+        Ok(update) => update,
+        Err(p) => return Ok(refuse_plain(exit::NOT_OK, p)),
+    };
     let path = match options.locate.resolve() {
         Ok(p) => p,
-        Err(p) => return refuse_plain(exit::CANNOT_CHECK, p),
+        Err(p) => return Ok(refuse_plain(exit::CANNOT_CHECK, p)),
     };
     let mut reply = Reply::new("step", &path);
-    reply.step = Some(options.update.step);
-    let mut update = options.update.clone();
-    update.status = StepStatus::parse_settable(&options.status_word);
+    reply.step = Some(update.step);
+    update.status = StepStatus::parse_settable(&options.status);
     if update.status.is_none() {
         let words: Vec<&str> = StepStatus::SETTABLE.iter().map(|s| s.as_str()).collect();
-        let legacy = if options.status_word == "passed" {
+        let legacy = if options.status == "passed" {
             " (`passed` is the legacy word: write completed)"
         } else {
             ""
@@ -181,7 +170,7 @@ pub fn execute_step(options: &StepOptions, out: &mut impl Write) -> u8 {
             code::PROGRESS_BAD_STATUS,
             format!(
                 "unknown step status '{}'{legacy}; one of {}",
-                options.status_word,
+                options.status,
                 words.join(", ")
             ),
         );
@@ -191,7 +180,7 @@ pub fn execute_step(options: &StepOptions, out: &mut impl Write) -> u8 {
         Ok(p) => p,
         Err((code, p)) => return refuse(reply, options.json, code, p, out),
     };
-    reply.backfilled = backfill(&mut progress, &mut reply.warnings);
+    reply.backfilled = backfill(&mut progress, budget, &mut reply.warnings);
     let now = UtcTime::now().rfc3339();
     let applied = match transition::apply(&mut progress, &update, &now) {
         Ok(a) => a,
@@ -209,8 +198,8 @@ pub fn execute_step(options: &StepOptions, out: &mut impl Write) -> u8 {
     reply.previous_status = Some(applied.from.as_str().into());
     reply.attempts = Some(applied.attempts);
     reply.retry = applied.retry;
-    let _ = if options.json {
-        reply.render_json(out)
+    if options.json {
+        reply.render_json(out)?;
     } else {
         let mut line = format!("step {}: {} -> {}", applied.step, applied.from, applied.to);
         if applied.to == StepStatus::InProgress {
@@ -224,26 +213,23 @@ pub fn execute_step(options: &StepOptions, out: &mut impl Write) -> u8 {
         if let Some(n) = applied.iterations_remaining {
             line.push_str(&format!("; {n} recovery/retry iterations left"));
         }
-        writeln!(out, "{line}")
-    };
-    let _ = out.flush();
-    exit::OK
-}
-
-/// Options of `progress resume-point`.
-#[derive(Debug, Clone)]
-pub struct ResumeOptions {
-    pub locate: Locate,
-    pub json: bool,
+        writeln!(out, "{line}")?;
+    }
+    out.flush()?;
+    Ok(exit::OK)
 }
 
 /// `progress resume-point`: the first step not completed. A missing
 /// `iterations_remaining` is seeded and written back. Exit 0, or 2 when the
 /// file is missing or broken.
-pub fn execute_resume_point(options: &ResumeOptions, out: &mut impl Write) -> u8 {
+pub fn execute_resume_point(
+    options: &ResumePointArgs,
+    budget: &budget::Budget,
+    out: &mut impl Write,
+) -> io::Result<u8> {
     let path = match options.locate.resolve() {
         Ok(p) => p,
-        Err(p) => return refuse_plain(exit::CANNOT_CHECK, p),
+        Err(p) => return Ok(refuse_plain(exit::CANNOT_CHECK, p)),
     };
     let reply = Reply::new("resume-point", &path);
     let mut progress = match load_for_update(&path) {
@@ -251,7 +237,7 @@ pub fn execute_resume_point(options: &ResumeOptions, out: &mut impl Write) -> u8
         Err((code, p)) => return refuse(reply, options.json, code, p, out),
     };
     let mut reply = reply;
-    if backfill(&mut progress, &mut reply.warnings) {
+    if backfill(&mut progress, budget, &mut reply.warnings) {
         reply.backfilled = true;
         if let Err((code, p)) = file::save(&path, &progress) {
             return refuse(reply, options.json, code, p, out);
@@ -261,57 +247,45 @@ pub fn execute_resume_point(options: &ResumeOptions, out: &mut impl Write) -> u8
     let mut reply = reply.counted(&progress);
     reply.step = progress.resume_point();
     reply.status = Some(progress.status.as_str().into());
-    let _ = if options.json {
-        reply.render_json(out)
+    if options.json {
+        reply.render_json(out)?;
     } else {
         match reply.step {
             Some(n) => writeln!(
                 out,
                 "Resuming from step {n}. {}/{} steps already completed.",
                 reply.completed_steps, reply.total_steps
-            ),
-            None => writeln!(out, "All {} steps completed.", reply.total_steps),
+            )?,
+            None => writeln!(out, "All {} steps completed.", reply.total_steps)?,
         }
-    };
+    }
     if reply.backfilled {
         eprintln!(
             "note: iterations_remaining was missing; seeded to {}",
             progress.iterations_remaining.unwrap_or_default()
         );
     }
-    let _ = out.flush();
-    exit::OK
-}
-
-/// Options of `progress finish`.
-#[derive(Debug, Clone)]
-pub struct FinishOptions {
-    pub locate: Locate,
-    pub status_word: String,
-    /// `--summary`: JSON, or else kept as a string.
-    pub summary: Option<String>,
-    /// `--plan-verification`: a JSON object.
-    pub plan_verification: Option<String>,
-    pub json: bool,
+    out.flush()?;
+    Ok(exit::OK)
 }
 
 /// `progress finish --status S`: the run's final status (seed Phase 8,
 /// "Progress + state-file writes"). `completed` needs every step completed
 /// or skipped. Exit 0, 1 refused, 2 no usable file.
-pub fn execute_finish(options: &FinishOptions, out: &mut impl Write) -> u8 {
+pub fn execute_finish(options: &FinishArgs, out: &mut impl Write) -> io::Result<u8> {
     let path = match options.locate.resolve() {
         Ok(p) => p,
-        Err(p) => return refuse_plain(exit::CANNOT_CHECK, p),
+        Err(p) => return Ok(refuse_plain(exit::CANNOT_CHECK, p)),
     };
     let reply = Reply::new("finish", &path);
-    let status = match RunStatus::parse(&options.status_word) {
+    let status = match RunStatus::parse(&options.status) {
         Some(s) if s != RunStatus::InProgress => s,
         _ => {
             let p = Problem::new(
                 code::PROGRESS_BAD_STATUS,
                 format!(
                     "unknown final status '{}'; one of completed, failed, stopped, partial",
-                    options.status_word
+                    options.status
                 ),
             );
             return refuse(reply, options.json, exit::NOT_OK, p, out);
@@ -372,59 +346,45 @@ pub fn execute_finish(options: &FinishOptions, out: &mut impl Write) -> u8 {
     let mut reply = reply.counted(&progress);
     reply.status = Some(status.as_str().into());
     reply.previous_status = Some(previous.as_str().into());
-    let _ = if options.json {
-        reply.render_json(out)
+    if options.json {
+        reply.render_json(out)?;
     } else {
         writeln!(
             out,
             "run {previous} -> {status}: {}/{} steps completed",
             reply.completed_steps, reply.total_steps
-        )
-    };
-    let _ = out.flush();
-    exit::OK
-}
-
-/// Options of `progress validate`.
-#[derive(Debug, Clone)]
-pub struct ValidateOptions {
-    pub file: PathBuf,
-    pub json: bool,
+        )?;
+    }
+    out.flush()?;
+    Ok(exit::OK)
 }
 
 /// `progress validate FILE`: exit 0 valid, 1 problems, 2 unreadable.
-pub fn execute_validate(options: &ValidateOptions, out: &mut impl Write) -> u8 {
+pub fn execute_validate(options: &ValidateArgs, out: &mut impl Write) -> io::Result<u8> {
     check::validate_file(&options.file).print(options.json, out)
-}
-
-/// Options of `progress init`.
-#[derive(Debug, Clone)]
-pub struct InitOptions {
-    pub locate: Locate,
-    pub mode: String,
-    pub json: bool,
 }
 
 /// `progress init`: exit 0 created, replaced or kept; 1 the plan is not a
 /// plan or has no such session; 2 unreadable plan, broken file kept in
 /// resume or step mode, or a failed write.
-pub fn execute_init(options: &InitOptions, out: &mut impl Write) -> u8 {
-    let mut locate = options.locate.clone();
-    if locate.plan.is_none() {
-        locate.plan = locate.project.as_deref().map(path::project_plan);
-    }
+pub fn execute_init(
+    options: &InitArgs,
+    budget: &budget::Budget,
+    out: &mut impl Write,
+) -> io::Result<u8> {
+    let locate = options.locate();
     let Some(plan_path) = locate.plan.clone() else {
-        return refuse_plain(
+        return Ok(refuse_plain(
             exit::CANNOT_CHECK,
             Problem::new(
                 code::PROGRESS_NO_TARGET,
-                "say which plan: --plan PLAN or --project DIR",
+                "say which plan: PLAN, --plan PLAN or --project DIR",
             ),
-        );
+        ));
     };
     let path = match locate.resolve() {
         Ok(p) => p,
-        Err(p) => return refuse_plain(exit::CANNOT_CHECK, p),
+        Err(p) => return Ok(refuse_plain(exit::CANNOT_CHECK, p)),
     };
     let mut reply = Reply::new("init", &path);
     let mode = if locate.session.is_some() && options.mode == "execute" {
@@ -460,8 +420,8 @@ pub fn execute_init(options: &InitOptions, out: &mut impl Write) -> u8 {
             let mut reply = reply.counted(&existing);
             reply.status = Some(existing.status.as_str().into());
             reply.previous_status = reply.status.clone();
-            let _ = if options.json {
-                reply.render_json(out)
+            if options.json {
+                reply.render_json(out)?;
             } else {
                 writeln!(
                     out,
@@ -469,10 +429,10 @@ pub fn execute_init(options: &InitOptions, out: &mut impl Write) -> u8 {
                     path.display(),
                     reply.completed_steps,
                     reply.total_steps
-                )
-            };
-            let _ = out.flush();
-            return exit::OK;
+                )?;
+            }
+            out.flush()?;
+            return Ok(exit::OK);
         }
         Ok(existing) => {
             reply.previous_status = Some(existing.status.as_str().into());
@@ -505,8 +465,8 @@ pub fn execute_init(options: &InitOptions, out: &mut impl Write) -> u8 {
             "replaced"
         }
     };
-    let (budget, warning) = budget::from_env();
-    reply.warnings.extend(warning);
+    reply.warnings.extend(budget.warning.clone());
+    let budget = budget.cap;
     let progress = init::fresh(&facts, &mode, budget, &UtcTime::now().rfc3339());
     if let Err((code, p)) = file::save(&path, &progress) {
         return refuse(reply, options.json, code, p, out);
@@ -514,16 +474,16 @@ pub fn execute_init(options: &InitOptions, out: &mut impl Write) -> u8 {
     print_warnings(&reply.warnings);
     let mut reply = reply.counted(&progress);
     reply.status = Some(progress.status.as_str().into());
-    let _ = if options.json {
-        reply.render_json(out)
+    if options.json {
+        reply.render_json(out)?;
     } else {
         writeln!(
             out,
             "{verb} {}: {} steps pending, {budget} recovery/retry iterations",
             path.display(),
             reply.total_steps
-        )
-    };
-    let _ = out.flush();
-    exit::OK
+        )?;
+    }
+    out.flush()?;
+    Ok(exit::OK)
 }

@@ -12,6 +12,7 @@
 //! a block on stdout.
 
 pub mod block;
+pub mod cli;
 pub mod labels;
 pub mod log_file;
 pub mod request;
@@ -111,21 +112,20 @@ pub fn read_stdin() -> Vec<u8> {
 }
 
 /// Runs the request described by `options` and prints its block to `out`.
-/// Returns the process exit code.
-pub fn execute(options: &Options, out: &mut impl Write) -> u8 {
+/// Returns the process exit code, or the error writing the block.
+pub fn execute(options: &Options, out: &mut impl Write) -> io::Result<u8> {
     let block = produce(options);
-    let written = if options.json {
-        block.render_json(out)
+    if options.json {
+        block.render_json(out)?;
     } else {
-        block.render_text(out)
-    };
-    // A closed stdout leaves nobody to tell; the exit code still says it.
-    let _ = written.and_then(|()| out.flush());
-    if block.is_error() {
+        block.render_text(out)?;
+    }
+    out.flush()?;
+    Ok(if block.is_error() {
         EXIT_ERROR
     } else {
         EXIT_REPORTED
-    }
+    })
 }
 
 fn produce(options: &Options) -> Block {

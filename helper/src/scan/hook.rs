@@ -71,8 +71,12 @@ pub fn execute(out: &mut impl Write) -> u8 {
     }
     // A hook whose answer cannot be written has nothing else to say: exit 0
     // with no output is "no decision", as the protocol wants for a reader
-    // that went away.
-    let _ = out.write_all(&reply).and_then(|()| out.flush());
+    // that went away. (Exit 1 would be a hook error, and exit 2 a block for
+    // a call that may be harmless; this is why the hook, alone, does not
+    // hand write errors to `crate::output`.)
+    if out.write_all(&reply).and_then(|()| out.flush()).is_err() {
+        return crate::exit::OK;
+    }
     crate::exit::OK
 }
 

@@ -22,6 +22,7 @@
 pub mod arg;
 pub mod call;
 pub mod checks;
+pub mod cli;
 pub mod engine;
 pub mod finding;
 pub mod flow;
@@ -42,34 +43,32 @@ pub use engine::{judge_command, judge_path};
 pub use finding::{Decision, Finding, Judgement};
 pub use scanner::Context;
 
-use std::io::Write;
+use std::io::{self, Write};
 
 use crate::exit;
 
-/// Options of one `scan command` call.
-#[derive(Debug, Clone)]
-pub struct CommandOptions {
-    pub command: String,
-    pub json: bool,
-    pub context: Context,
-}
-
 /// `scan command`: judges the command, prints the result to `out`, and
-/// returns the exit code: 0 pass or warning, 1 blocked, 2 no command.
-pub fn execute_command(options: &CommandOptions, out: &mut impl Write) -> u8 {
-    if options.command.trim().is_empty() {
+/// returns the exit code: 0 pass or warning, 1 blocked, 2 no command (or
+/// the error writing the result).
+pub fn execute_command(
+    args: &cli::ScanCommandArgs,
+    ctx: &Context,
+    out: &mut impl Write,
+) -> io::Result<u8> {
+    let command = args.line();
+    if command.trim().is_empty() {
         eprintln!("error: no command given (voyage-helper scan command -- COMMAND)");
-        return exit::CANNOT_CHECK;
+        return Ok(exit::CANNOT_CHECK);
     }
-    let judgement = judge_command(&options.command, &options.context);
-    let written = if options.json {
-        render::render_json(&options.command, &judgement, out)
+    let judgement = judge_command(&command, ctx);
+    if args.json {
+        render::render_json(&command, &judgement, out)?;
     } else {
-        render::render_text(&judgement, out)
-    };
-    let _ = written.and_then(|()| out.flush());
-    match judgement.decision() {
+        render::render_text(&judgement, out)?;
+    }
+    out.flush()?;
+    Ok(match judgement.decision() {
         Decision::Block => exit::NOT_OK,
         Decision::Warn | Decision::Allow => exit::OK,
-    }
+    })
 }

@@ -21,6 +21,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use super::cli::ScanPlanArgs;
 use super::finding::{Decision, Judgement, one_line_text};
 use super::render::FindingJson;
 use super::rule::Severity;
@@ -28,14 +29,6 @@ use super::{Context, judge_command};
 use crate::exit;
 use crate::plan::{CommandKind, PlanCommand, PlanLoadError, load};
 use crate::problem::Coded;
-
-/// Options of one `scan plan` call.
-#[derive(Debug, Clone)]
-pub struct Options {
-    pub plan: std::path::PathBuf,
-    pub json: bool,
-    pub context: Context,
-}
 
 /// One plan command and its judgement.
 #[derive(Debug, Clone)]
@@ -236,33 +229,34 @@ fn short_place(command: &PlanCommand) -> String {
 }
 
 /// `scan plan`: 0 nothing blocked, 1 something blocked, 2 the plan cannot
-/// be read or is no plan.
-pub fn execute(options: &Options, out: &mut impl Write) -> u8 {
-    let scan = match Scan::of(&options.plan, &options.context) {
+/// be read or is no plan (or the error writing the result).
+pub fn execute(args: &ScanPlanArgs, ctx: &Context, out: &mut impl Write) -> io::Result<u8> {
+    let scan = match Scan::of(&args.plan, ctx) {
         Ok(scan) => scan,
         Err(e) => {
-            if options.json {
+            if args.json {
                 let body = serde_json::json!({
-                    "file": options.plan.display().to_string(),
+                    "file": args.plan.display().to_string(),
                     "status": "ERROR",
                     "error": {"code": e.code(), "message": e.to_string()},
                 });
-                let _ = writeln!(out, "{body}");
+                writeln!(out, "{body}")?;
+                out.flush()?;
             } else {
                 crate::problem::eprint_all(&[e.problem()]);
             }
-            return exit::CANNOT_CHECK;
+            return Ok(exit::CANNOT_CHECK);
         }
     };
-    let written = if options.json {
-        scan.render_json(out)
+    if args.json {
+        scan.render_json(out)?;
     } else {
-        scan.render_text(out)
-    };
-    let _ = written.and_then(|()| out.flush());
-    if scan.blocked() > 0 {
+        scan.render_text(out)?;
+    }
+    out.flush()?;
+    Ok(if scan.blocked() > 0 {
         exit::NOT_OK
     } else {
         exit::OK
-    }
+    })
 }

@@ -11,14 +11,15 @@
 //! - [`pair`]: writing the pair so that both change or neither does.
 
 pub mod check;
+pub mod cli;
 pub mod code;
 pub mod pair;
 pub mod session_state;
 
-use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::io::{self, Read, Write};
 
 pub use crate::atomic_file::{AtomicWriteError, write_atomic};
+use cli::{StateWriteArgs, ValidateArgs, WriteArgs};
 use session_state::SessionState;
 
 use crate::clock::UtcTime;
@@ -40,18 +41,14 @@ pub const CODES: schema::Codes = schema::Codes {
     tagged: code::ALL,
 };
 
-/// Options of `write --atomic PATH`.
-#[derive(Debug, Clone)]
-pub struct WriteOptions {
-    pub path: PathBuf,
-    /// Validate stdin against this embedded schema first.
-    pub schema: Option<String>,
-    pub json: bool,
-}
-
 /// `write --atomic`: stdin replaces `path` whole, or nothing changes.
-/// Exit 0 written, 1 refused by `--schema`, 2 could not write.
-pub fn execute_write(options: &WriteOptions, stdin: &mut impl Read, out: &mut impl Write) -> u8 {
+/// Exit 0 written, 1 refused by `--schema`, 2 could not write (or the error
+/// writing the reply).
+pub fn execute_write(
+    options: &WriteArgs,
+    stdin: &mut impl Read,
+    out: &mut impl Write,
+) -> io::Result<u8> {
     let mut bytes = Vec::new();
     let read = stdin.take(MAX_DOCUMENT_BYTES + 1).read_to_end(&mut bytes);
     let outcome = match read {
@@ -76,7 +73,7 @@ pub fn execute_write(options: &WriteOptions, stdin: &mut impl Read, out: &mut im
     })
 }
 
-fn write_checked(options: &WriteOptions, bytes: &[u8]) -> Result<WriteReply, (u8, Problem)> {
+fn write_checked(options: &WriteArgs, bytes: &[u8]) -> Result<WriteReply, (u8, Problem)> {
     if let Some(name) = &options.schema {
         if schema::find(name).is_none() {
             return Err((
@@ -121,7 +118,7 @@ fn finish(
     outcome: Result<WriteReply, (u8, Problem)>,
     out: &mut impl Write,
     decorate: impl FnOnce(&mut WriteReply),
-) -> u8 {
+) -> io::Result<u8> {
     let (code, reply) = match outcome {
         Ok(mut reply) => {
             decorate(&mut reply);
@@ -133,30 +130,20 @@ fn finish(
         }
     };
     if json {
-        let _ = reply.render_json(out);
+        reply.render_json(out)?;
     } else if let Some(path) = &reply.path {
-        let _ = match &reply.prompt_path {
-            Some(prompt) => writeln!(out, "wrote {path} and {prompt}"),
-            None => writeln!(out, "wrote {path}"),
-        };
+        match &reply.prompt_path {
+            Some(prompt) => writeln!(out, "wrote {path} and {prompt}")?,
+            None => writeln!(out, "wrote {path}")?,
+        }
     }
-    let _ = out.flush();
-    code
-}
-
-/// Options of `state write`.
-#[derive(Debug, Clone)]
-pub struct StateWriteOptions {
-    pub project: PathBuf,
-    pub brief: String,
-    pub label: String,
-    pub status: String,
-    pub json: bool,
+    out.flush()?;
+    Ok(code)
 }
 
 /// `state write`: the handover pair, both or neither.
 /// Exit 0 written, 1 refused input, 2 could not write.
-pub fn execute_state_write(options: &StateWriteOptions, out: &mut impl Write) -> u8 {
+pub fn execute_state_write(options: &StateWriteArgs, out: &mut impl Write) -> io::Result<u8> {
     let state = SessionState {
         schema_version: 1,
         project: options.project.display().to_string(),
@@ -169,15 +156,8 @@ pub fn execute_state_write(options: &StateWriteOptions, out: &mut impl Write) ->
     finish(options.json, outcome, out, |_| {})
 }
 
-/// Options of `state validate`.
-#[derive(Debug, Clone)]
-pub struct StateValidateOptions {
-    pub file: PathBuf,
-    pub json: bool,
-}
-
 /// `state validate FILE`: exit 0 valid, 1 problems, 2 unreadable.
-pub fn execute_state_validate(options: &StateValidateOptions, out: &mut impl Write) -> u8 {
+pub fn execute_state_validate(options: &ValidateArgs, out: &mut impl Write) -> io::Result<u8> {
     let report = check::validate_file(&options.file);
     report.print(options.json, out)
 }

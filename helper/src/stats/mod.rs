@@ -11,6 +11,7 @@
 //! - [`event`]: known events and the export allowlist.
 //! - [`jsonl`]: locked whole-line appends; [`summary`]: `stats show`.
 
+pub mod cli;
 pub mod code;
 pub mod event;
 pub mod jsonl;
@@ -18,10 +19,12 @@ pub mod kind;
 pub mod record;
 pub mod summary;
 
-use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
+
+use cli::{AppendArgs, EmitArgs, ShowArgs};
 
 use crate::clock::UtcTime;
 use crate::exit;
@@ -42,22 +45,15 @@ pub enum Source {
     Stdin,
 }
 
-/// Options of `stats append KIND`.
-#[derive(Debug, Clone)]
-pub struct AppendOptions {
-    pub kind: String,
-    pub record: Source,
-    /// The data directory, resolved (None: no HOME either).
-    pub data_dir: Option<PathBuf>,
-}
-
-/// Options of `event emit`.
-#[derive(Debug, Clone)]
-pub struct EventOptions {
-    pub event: String,
-    pub payload: Option<Source>,
-    pub kind: String,
-    pub data_dir: Option<PathBuf>,
+impl Source {
+    /// A command-line value: `-` means stdin.
+    pub fn from_arg(text: &str) -> Self {
+        if text == "-" {
+            Self::Stdin
+        } else {
+            Self::Arg(text.to_owned())
+        }
+    }
 }
 
 fn read_source(source: &Source, stdin: &mut impl Read) -> Result<Vec<u8>, Problem> {
@@ -106,7 +102,7 @@ pub fn append(
 }
 
 /// Prints the writer's reply and returns 0 (written) or 1 (not written).
-fn reply(outcome: Result<WriteReply, Problem>, out: &mut impl Write) -> u8 {
+fn reply(outcome: Result<WriteReply, Problem>, out: &mut impl Write) -> io::Result<u8> {
     let (code, reply) = match outcome {
         Ok(r) => (exit::OK, r),
         Err(p) => {
@@ -114,35 +110,45 @@ fn reply(outcome: Result<WriteReply, Problem>, out: &mut impl Write) -> u8 {
             (exit::NOT_OK, WriteReply::refused(&p))
         }
     };
-    let _ = reply.render_json(out);
-    let _ = out.flush();
-    code
+    reply.render_json(out)?;
+    out.flush()?;
+    Ok(code)
 }
 
-/// `stats append KIND [RECORD]`.
-pub fn execute_append(options: &AppendOptions, stdin: &mut impl Read, out: &mut impl Write) -> u8 {
+/// `stats append KIND [RECORD]`, into `data_dir` (None: no HOME either).
+pub fn execute_append(
+    options: &AppendArgs,
+    data_dir: Option<&Path>,
+    stdin: &mut impl Read,
+    out: &mut impl Write,
+) -> io::Result<u8> {
     let outcome = (|| {
         kind::check(&options.kind).map_err(|m| Problem::new(code::STATS_BAD_KIND, m))?;
-        let bytes = read_source(&options.record, stdin)?;
+        let bytes = read_source(&options.record(), stdin)?;
         let rec = record::parse_object(&bytes, "record")?;
         let rec = record::with_ts(rec, &UtcTime::now().rfc3339());
-        let path = append(options.data_dir.as_deref(), &options.kind, &rec)?;
+        let path = append(data_dir, &options.kind, &rec)?;
         Ok(WriteReply::written(&path))
     })();
     reply(outcome, out)
 }
 
-/// `event emit --event NAME [--payload -|JSON]`.
-pub fn execute_event(options: &EventOptions, stdin: &mut impl Read, out: &mut impl Write) -> u8 {
+/// `event emit --event NAME [--payload -|JSON]`, into `data_dir`.
+pub fn execute_event(
+    options: &EmitArgs,
+    data_dir: Option<&Path>,
+    stdin: &mut impl Read,
+    out: &mut impl Write,
+) -> io::Result<u8> {
     let outcome = (|| {
         event::check_name(&options.event)
             .map_err(|m| Problem::new(code::STATS_BAD_EVENT_NAME, m))?;
-        let payload = match &options.payload {
+        let payload = match &options.payload() {
             None => Map::new(),
             Some(source) => record::parse_object(&read_source(source, stdin)?, "payload")?,
         };
         let rec = event::record(&options.event, payload, &UtcTime::now().rfc3339());
-        let path = append(options.data_dir.as_deref(), &options.kind, &rec)?;
+        let path = append(data_dir, &options.kind, &rec)?;
         let mut reply = WriteReply::written(&path);
         reply.event = Some(options.event.clone());
         reply.known_event = Some(event::is_known(&options.event));
@@ -151,28 +157,24 @@ pub fn execute_event(options: &EventOptions, stdin: &mut impl Read, out: &mut im
     reply(outcome, out)
 }
 
-/// Options of `stats show`.
-#[derive(Debug, Clone)]
-pub struct ShowOptions {
-    pub kind: Option<String>,
-    pub data_dir: Option<PathBuf>,
-    pub json: bool,
-}
-
 /// `stats show [KIND]`: exit 0, or 2 when the directory cannot be read.
-pub fn execute_show(options: &ShowOptions, out: &mut impl Write) -> u8 {
+pub fn execute_show(
+    options: &ShowArgs,
+    data_dir: Option<&Path>,
+    out: &mut impl Write,
+) -> io::Result<u8> {
     if let Some(k) = &options.kind
         && let Err(m) = kind::check(k)
     {
         problem::eprint_all(&[Problem::new(code::STATS_BAD_KIND, m)]);
-        return exit::CANNOT_CHECK;
+        return Ok(exit::CANNOT_CHECK);
     }
-    let Some(dir) = &options.data_dir else {
+    let Some(dir) = data_dir else {
         problem::eprint_all(&[Problem::new(
             code::STATS_NO_DATA_DIR,
             "no data directory: set CLAUDE_PLUGIN_DATA, VOYAGE_DATA_DIR, XDG_DATA_HOME or HOME",
         )]);
-        return exit::CANNOT_CHECK;
+        return Ok(exit::CANNOT_CHECK);
     };
     let summary = match summary::summarize_dir(dir, options.kind.as_deref()) {
         Ok(s) => s,
@@ -181,16 +183,15 @@ pub fn execute_show(options: &ShowOptions, out: &mut impl Write) -> u8 {
                 code::STATS_UNREADABLE,
                 format!("cannot read {}: {e}", dir.display()),
             )]);
-            return exit::CANNOT_CHECK;
+            return Ok(exit::CANNOT_CHECK);
         }
     };
-    let _ = if options.json {
-        serde_json::to_writer_pretty(&mut *out, &summary)
-            .map_err(std::io::Error::from)
-            .and_then(|()| writeln!(out))
+    if options.json {
+        serde_json::to_writer_pretty(&mut *out, &summary)?;
+        writeln!(out)?;
     } else {
-        summary::render_text(&summary, out)
-    };
-    let _ = out.flush();
-    exit::OK
+        summary::render_text(&summary, out)?;
+    }
+    out.flush()?;
+    Ok(exit::OK)
 }

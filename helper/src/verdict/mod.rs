@@ -8,6 +8,7 @@
 //! ([`recognizer::pick`]), judging what can be judged ([`expect`]) and
 //! rendering the reply ([`reply`]).
 
+pub mod cli;
 pub mod expect;
 pub mod failure;
 pub mod lines;
@@ -16,7 +17,7 @@ pub mod reply;
 pub mod runners;
 
 use std::fs::File;
-use std::io::Write;
+use std::io::{self, Write};
 use std::path::PathBuf;
 
 use expect::{RunFacts, RunKind};
@@ -77,20 +78,20 @@ pub struct Options {
 }
 
 /// Builds the reply, prints it to `out` and returns the exit code:
-/// 0 PASS, 1 FAIL or TIMEOUT, 2 ERROR.
-pub fn execute(options: &Options, out: &mut impl Write) -> u8 {
+/// 0 PASS, 1 FAIL or TIMEOUT, 2 ERROR (or the error writing it).
+pub fn execute(options: &Options, out: &mut impl Write) -> io::Result<u8> {
     let reply = build(&options.input);
-    let written = if options.json {
-        reply.render_json(out)
+    if options.json {
+        reply.render_json(out)?;
     } else {
-        reply.render_text(out)
-    };
-    let _ = written.and_then(|()| out.flush());
-    match reply.verdict {
+        reply.render_text(out)?;
+    }
+    out.flush()?;
+    Ok(match reply.verdict {
         Verdict::Pass => exit::OK,
         Verdict::Fail | Verdict::Timeout => exit::NOT_OK,
         Verdict::Error => exit::CANNOT_CHECK,
-    }
+    })
 }
 
 /// The reply for `input` (reads the log it names).

@@ -35,6 +35,7 @@ use super::child::{WORKFLOW_DIR_VAR, time_limit, timed_out};
 use super::code;
 use super::event::{Event, Level, TokenUsage};
 use super::lines::LineSplitter;
+use super::settings::STRUCTURED_RETRIES_VAR;
 use super::step::{Context, Emit, Failure, StepError};
 use crate::ansi::clean;
 use crate::proc::supervise::{Ending, Job, Leftovers, Stderr, supervise};
@@ -47,8 +48,6 @@ const PROGRAM: &str = "claude";
 const MAX_JSON_LINE: usize = 64 << 20;
 /// How many lines that were not JSON a failure message quotes (the last).
 pub const QUOTED_LINES: usize = 20;
-/// The CLI's limit on answers that miss the JSON Schema.
-const STRUCTURED_RETRIES_VAR: &str = "MAX_STRUCTURED_OUTPUT_RETRIES";
 
 /// Runs the CLI once, its stream turned into events through `emit`.
 pub fn call(call: &Call<'_>, ctx: &Context, emit: &dyn Emit) -> Result<(), StepError> {
@@ -64,7 +63,7 @@ pub fn call(call: &Call<'_>, ctx: &Context, emit: &dyn Emit) -> Result<(), StepE
     let mut env: Vec<(&str, &OsStr)> = vec![(WORKFLOW_DIR_VAR, ctx.work_dir.as_os_str())];
     // Fewer schema retries than the CLI's default, as Executant asks,
     // unless the user chose.
-    if call.json_schema.is_some() && std::env::var_os(STRUCTURED_RETRIES_VAR).is_none() {
+    if call.json_schema.is_some() && !ctx.settings.structured_retries_chosen {
         env.push((STRUCTURED_RETRIES_VAR, OsStr::new("2")));
     }
     let mut stream = Stream::default();

@@ -3,27 +3,38 @@
 //! `run` loads and resolves the file (problems: exit 2), starts the runner
 //! on a thread of its own and tees its events, from one loop, to the
 //! consumers: NDJSON on stdout with `--ci`, else the live view; and the log
-//! file unless `VOYAGE_LOG=0` / `EXECUTANT_LOG=0`. Buffers are flushed
-//! whenever no event is waiting and before exiting, so a cancelled run's
-//! last line is on stdout before exit code 4.
+//! file unless `VOYAGE_LOG=0` / `EXECUTANT_LOG=0` (the environment's
+//! [`Settings`], read once by the caller). Buffers are flushed whenever no
+//! event is waiting and before exiting, so a cancelled run's last line is on
+//! stdout before exit code 4.
+//!
+//! When stdout cannot be written (the NDJSON stream's or the live view's
+//! reader went away, a full disk), nobody can follow the run any more: it is
+//! stopped as a stopping signal would stop it (the running command's group
+//! gets SIGTERM, no further step starts), and `run` returns the write error,
+//! which `crate::output` turns into the exit status (a closed pipe: 0,
+//! quietly; anything else: 2 with a message). The log file, if any, still
+//! records the run to its end.
 
-use std::io::{BufWriter, IsTerminal, Write};
+use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;
 
 use serde::Serialize;
 
+use super::cli::{RunArgs, ValidateArgs};
 use super::code;
-use super::consumers::{Consumer, LogFile, Ndjson, log_dir_for, logging_enabled};
+use super::consumers::{Consumer, LogFile, Ndjson, log_dir_for};
 use super::event::Event;
 use super::filter::Filter;
 use super::live::Live;
 use super::load::{self, Loaded};
 use super::resolve;
 use super::runner::{self, RunOptions};
+use super::settings::Settings;
 use super::step::{Context, Failure, Finish};
 use super::yaml;
 use crate::problem::Problem;
@@ -41,20 +52,9 @@ pub mod exit_code {
 /// blocks on a full channel instead of growing memory.
 const CHANNEL_DEPTH: usize = 4096;
 
-/// Options of one `workflow run`.
-#[derive(Debug, Clone)]
-pub struct RunArgs {
-    pub file: PathBuf,
-    pub ci: bool,
-    pub step: Option<String>,
-    pub from_step: Option<String>,
-    pub to_step: Option<String>,
-    pub vars: Vec<String>,
-    pub no_retrospective: bool,
-}
-
-/// `workflow run`.
-pub fn run(args: &RunArgs, out: &mut dyn Write) -> u8 {
+/// `workflow run`: the exit code, or the error that made stdout unwritable
+/// (the run was stopped then).
+pub fn run(args: &RunArgs, settings: Settings, out: &mut impl Write) -> io::Result<u8> {
     let started = Instant::now();
     let prepared = parse_vars(&args.vars).and_then(|vars| {
         let filter = Filter::parse(
@@ -69,14 +69,14 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> u8 {
         Err(problem) => {
             // Executant exits 1 on a bad flag value.
             report_problem(&problem);
-            return exit_code::STEP_FAILED;
+            return Ok(exit_code::STEP_FAILED);
         }
     };
     let loaded = match load_and_resolve(&args.file, &vars) {
         Ok(loaded) => loaded,
         Err(problem) => {
             report_problem(&problem);
-            return exit_code::INVALID;
+            return Ok(exit_code::INVALID);
         }
     };
     crate::problem::eprint_all(&loaded.warnings);
@@ -111,11 +111,17 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> u8 {
             signal_ids.push(id);
         }
     }
-    let ctx = Context { work_dir, stop };
+    let retrospective = settings.retrospective;
+    let (log, width) = (settings.log, settings.width);
+    let ctx = Context {
+        work_dir,
+        stop,
+        settings,
+    };
 
     let mut consumers: Vec<Box<dyn Consumer + '_>> = Vec::new();
     let mut log_path = None;
-    if logging_enabled() {
+    if log {
         match LogFile::create(&log_dir_for(&dir), &workflow.goal) {
             Ok(log) => {
                 log_path = Some(log.path().to_path_buf());
@@ -136,21 +142,20 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> u8 {
         ))));
     } else {
         let terminal = std::io::stdout().is_terminal();
-        let stdout = BufWriter::with_capacity(1 << 16, std::io::stdout());
-        consumers.push(Box::new(Live::new(
-            stdout,
-            log_path,
-            terminal,
-            terminal_width(),
-        )));
+        let stdout = BufWriter::with_capacity(1 << 16, out);
+        consumers.push(Box::new(Live::new(stdout, log_path, terminal, width)));
     }
 
     let (sender, receiver) = mpsc::sync_channel::<Event>(CHANNEL_DEPTH);
     let options = RunOptions {
         filter,
         report: true,
-        retrospective: super::retrospective::wanted(&workflow, args.no_retrospective),
+        retrospective: super::retrospective::wanted(
+            &workflow,
+            args.no_retrospective || !retrospective,
+        ),
     };
+    let mut unwritable: Option<io::Error> = None;
     let finish = std::thread::scope(|scope| {
         let runner = scope.spawn(|| {
             let sender = sender;
@@ -163,6 +168,14 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> u8 {
             }
             // Nothing is waiting: a good moment to let the output out.
             consumers.iter_mut().for_each(|c| c.flush());
+            if unwritable.is_none()
+                && let Some(e) = consumers.iter_mut().find_map(|c| c.take_error())
+            {
+                // Nobody can follow the run any more: stop it, as a
+                // stopping signal would (see the module's comment).
+                unwritable = Some(e);
+                ctx.stop.store(true, Ordering::SeqCst);
+            }
         }
         runner.join().unwrap_or_else(|_| {
             Finish::Failed(Failure::failed(
@@ -174,7 +187,10 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> u8 {
     for id in signal_ids {
         signal_hook::low_level::unregister(id);
     }
-    match finish {
+    if let Some(e) = unwritable {
+        return Err(e);
+    }
+    Ok(match finish {
         Finish::Complete => exit_code::SUCCESS,
         Finish::Cancelled => exit_code::CANCELLED,
         Finish::Failed(failure) => {
@@ -190,7 +206,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> u8 {
                 exit_code::STEP_FAILED
             }
         }
-    }
+    })
 }
 
 /// The JSON `workflow validate --json` prints.
@@ -206,12 +222,13 @@ struct ValidateReport<'a> {
 
 /// `workflow validate`: load, resolve nested references, and check the
 /// document against `schemas/workflow.schema.json`.
-pub fn validate(file: &Path, vars: &[String], json: bool, out: &mut dyn Write) -> u8 {
-    let vars = match parse_vars(vars) {
+pub fn validate(args: &ValidateArgs, out: &mut impl Write) -> io::Result<u8> {
+    let (file, json) = (args.file.as_path(), args.json);
+    let vars = match parse_vars(&args.vars) {
         Ok(v) => v,
         Err(problem) => {
             report_problem(&problem);
-            return exit_code::STEP_FAILED;
+            return Ok(exit_code::STEP_FAILED);
         }
     };
     let (loaded, mut errors) = match load_and_resolve(file, &vars) {
@@ -233,27 +250,28 @@ pub fn validate(file: &Path, vars: &[String], json: bool, out: &mut dyn Write) -
             errors,
             warnings,
         };
-        let _ = serde_json::to_writer_pretty(&mut *out, &report);
-        let _ = writeln!(out);
+        serde_json::to_writer_pretty(&mut *out, &report)?;
+        writeln!(out)?;
     } else {
         for problem in errors.iter().chain(warnings) {
-            let _ = problem.render_text(out);
+            problem.render_text(out)?;
         }
         if let (true, Some(loaded)) = (valid, &loaded) {
-            let _ = writeln!(
+            writeln!(
                 out,
                 "valid: {} ({} steps, {} warnings)",
                 file.display(),
                 loaded.workflow.tasks.len(),
                 warnings.len()
-            );
+            )?;
         }
     }
-    if valid {
+    out.flush()?;
+    Ok(if valid {
         exit_code::SUCCESS
     } else {
         exit_code::INVALID
-    }
+    })
 }
 
 /// What the schema finds wrong with the document (the loader's checks come
@@ -322,19 +340,7 @@ fn workflow_dir(file: &Path) -> PathBuf {
     }
 }
 
-/// The terminal's width from `COLUMNS` when the shell exports it, else 80
-/// (asking the terminal itself would take an `ioctl`, which needs unsafe
-/// code; a narrower guess only shortens the live view's lines).
-fn terminal_width() -> usize {
-    std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .filter(|c| *c > 0)
-        .unwrap_or(80)
-}
-
+/// Best-effort, as every diagnostic on stderr (`crate::output`).
 fn report_problem(problem: &Problem) {
-    let stderr = std::io::stderr();
-    let mut err = stderr.lock();
-    let _ = problem.render_text(&mut err);
+    crate::problem::eprint_all(std::slice::from_ref(problem));
 }

@@ -21,38 +21,70 @@ pub trait Consumer {
     /// The run ended without `workflow:complete` or `workflow:cancelled`
     /// because a step failed with `failure`.
     fn failed(&mut self, _failure: &str, _duration_ms: u64) {}
+    /// The error that ended this consumer's writing to stdout, handed over
+    /// once; the run then stops ([`super::command`]). The log file never
+    /// has one: a full disk ends the log, not the run.
+    fn take_error(&mut self) -> Option<io::Error> {
+        None
+    }
+}
+
+/// The first error of a writer to stdout, kept until it is taken; after it
+/// the writer writes nothing more. (Each event is one call that cannot
+/// return it, so it waits here for the loop to ask.)
+#[derive(Debug, Default)]
+pub struct Broken {
+    broken: bool,
+    error: Option<io::Error>,
+}
+
+impl Broken {
+    /// Runs `write` unless writing has ended; its error ends it.
+    pub fn write<W>(&mut self, out: &mut W, write: impl FnOnce(&mut W) -> io::Result<()>) {
+        if self.broken {
+            return;
+        }
+        if let Err(e) = write(out) {
+            self.broken = true;
+            self.error = Some(e);
+        }
+    }
+
+    /// The error that ended writing, once.
+    pub fn take(&mut self) -> Option<io::Error> {
+        self.error.take()
+    }
 }
 
 /// `--ci`: one JSON object per line on stdout.
 pub struct Ndjson<W: Write> {
     out: W,
-    broken: bool,
+    broken: Broken,
 }
 
 impl<W: Write> Ndjson<W> {
     pub fn new(out: W) -> Self {
-        Self { out, broken: false }
+        Self {
+            out,
+            broken: Broken::default(),
+        }
     }
 }
 
 impl<W: Write> Consumer for Ndjson<W> {
     fn observe(&mut self, event: &Event) {
-        if self.broken {
-            return;
-        }
-        // A reader that went away (EPIPE) ends our writing, not the run.
-        let written = serde_json::to_writer(&mut self.out, event)
-            .map_err(io::Error::from)
-            .and_then(|()| self.out.write_all(b"\n"));
-        if written.is_err() {
-            self.broken = true;
-        }
+        self.broken.write(&mut self.out, |out| {
+            serde_json::to_writer(&mut *out, event)?;
+            out.write_all(b"\n")
+        });
     }
 
     fn flush(&mut self) {
-        if !self.broken && self.out.flush().is_err() {
-            self.broken = true;
-        }
+        self.broken.write(&mut self.out, Write::flush);
+    }
+
+    fn take_error(&mut self) -> Option<io::Error> {
+        self.broken.take()
     }
 }
 
@@ -79,13 +111,6 @@ pub fn log_dir_for(workflow_dir: &Path) -> PathBuf {
     found
         .unwrap_or_else(|| start.join(".claude").join("voyage.local"))
         .join("logs")
-}
-
-/// Whether logging is on: `VOYAGE_LOG=0` or `EXECUTANT_LOG=0` turn it off.
-pub fn logging_enabled() -> bool {
-    ["VOYAGE_LOG", "EXECUTANT_LOG"]
-        .iter()
-        .all(|name| std::env::var_os(name).is_none_or(|v| v != "0"))
 }
 
 const RULE: &str = "━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━";

@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 use std::io::Write;
 use std::path::PathBuf;
 
-use super::consumers::{Consumer, level_word, retrospective_lines};
+use super::consumers::{Broken, Consumer, level_word, retrospective_lines};
 use super::event::{Event, IterationStatus, Level, tool_argument};
 use super::text::duration_words;
 
@@ -21,6 +21,8 @@ pub const WINDOW: usize = 5;
 
 pub struct Live<W: Write> {
     out: W,
+    /// The first write error: it ends the view (and the run).
+    broken: Broken,
     /// Redraw a window of the last lines instead of printing them all.
     terminal: bool,
     /// Characters a window line may take, so it never wraps (a wrapped line
@@ -43,6 +45,7 @@ impl<W: Write> Live<W> {
     pub fn new(out: W, log_path: Option<PathBuf>, terminal: bool, width: usize) -> Self {
         Self {
             out,
+            broken: Broken::default(),
             terminal,
             width: width.max(20),
             window: VecDeque::with_capacity(WINDOW),
@@ -60,14 +63,18 @@ impl<W: Write> Live<W> {
     /// next flush).
     fn say(&mut self, text: std::fmt::Arguments<'_>) {
         self.clear_window();
-        let _ = self.out.write_fmt(text);
-        let _ = self.out.write_all(b"\n");
+        self.broken.write(&mut self.out, |out| {
+            out.write_fmt(text)?;
+            out.write_all(b"\n")
+        });
     }
 
     fn clear_window(&mut self) {
         if self.drawn > 0 {
             // Up to the first window line, then clear to the end of screen.
-            let _ = write!(self.out, "\x1b[{}F\x1b[J", self.drawn);
+            let drawn = self.drawn;
+            self.broken
+                .write(&mut self.out, |out| write!(out, "\x1b[{drawn}F\x1b[J"));
             self.drawn = 0;
         }
     }
@@ -82,7 +89,8 @@ impl<W: Write> Live<W> {
                 .map(|c| if c == '\t' { ' ' } else { c })
                 .take(room)
                 .collect();
-            let _ = writeln!(self.out, "  │ {shown}");
+            self.broken
+                .write(&mut self.out, |out| writeln!(out, "  │ {shown}"));
         }
         self.drawn = self.window.len();
     }
@@ -245,7 +253,11 @@ impl<W: Write> Consumer for Live<W> {
         if self.terminal && !self.window.is_empty() {
             self.draw_window();
         }
-        let _ = self.out.flush();
+        self.broken.write(&mut self.out, Write::flush);
+    }
+
+    fn take_error(&mut self) -> Option<std::io::Error> {
+        self.broken.take()
     }
 
     fn failed(&mut self, failure: &str, duration_ms: u64) {

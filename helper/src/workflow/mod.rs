@@ -15,21 +15,23 @@
 //!   [`retrospective`] that analyses a fatal failure;
 //! - [`consumers`] turn the events into NDJSON and a log file, [`live`] into
 //!   the view for people;
-//! - [`command`] is the I/O edge that wires them together.
+//! - [`command`] is the I/O edge that wires them together; [`cli`] holds
+//!   the subcommands' flags, and [`settings`] what the environment asks
+//!   (`VOYAGE_*`, then `EXECUTANT_*`), read once there.
 //!
 //! Modules depend on one another in layers, without cycles (a loop's
 //! children and a nested workflow reach the runner through a function it
 //! hands down, not an import):
 //!
 //! 1. the data: [`model`], [`yaml`], [`placeholder`], [`text`], [`filter`],
-//!    [`event`], and [`step`] (where events go, the run's context, how a
+//!    [`event`], [`settings`], and [`step`] (where events go, the run's context, how a
 //!    step ends); [`load`] and [`resolve`] above them;
 //! 2. what a child process shares ([`child`], [`lines`]), the agent call
 //!    ([`call`], [`answer`]), then the workers: [`shell`], [`claude`],
 //!    [`provider`], [`judge`], [`healing`], [`retrospective`], [`script`],
 //!    [`prompt`], [`loops`], [`nested`];
 //! 3. the [`runner`];
-//! 4. the edge: [`consumers`], [`live`], [`command`].
+//! 4. the edge: [`consumers`], [`live`], [`command`], [`cli`].
 //!
 //! The OpenCode provider and the terminal UI come in later releases; the
 //! provider dispatch and the events already have their place.
@@ -38,6 +40,7 @@ pub mod answer;
 pub mod call;
 pub mod child;
 pub mod claude;
+pub mod cli;
 pub mod code;
 pub mod command;
 pub mod consumers;
@@ -58,6 +61,7 @@ pub mod resolve;
 pub mod retrospective;
 pub mod runner;
 pub mod script;
+pub mod settings;
 pub mod shell;
 pub mod step;
 pub mod text;

@@ -18,7 +18,7 @@ use super::step::{Context, Emit, Failure, StepError};
 /// Runs a prompt step with the provider it asks for, or fails saying why
 /// it cannot.
 pub fn run(task: &PromptTask, ctx: &Context, emit: &dyn Emit) -> Result<(), StepError> {
-    let wanted = requested(task);
+    let wanted = requested(task, ctx.settings.provider.as_deref());
     let Some(provider) = Provider::named(&wanted) else {
         return Err(StepError::Failed(Failure::failed(
             code::WORKFLOW_NO_PROVIDER,

@@ -46,18 +46,15 @@ impl Provider {
     }
 }
 
-/// The provider a prompt step asks for: its `provider:`, else
-/// `VOYAGE_PROVIDER`, else `EXECUTANT_PROVIDER`, else `claude`.
-pub fn requested(task: &PromptTask) -> String {
+/// The provider a prompt step asks for: its `provider:`, else the
+/// environment's (`VOYAGE_PROVIDER`, else `EXECUTANT_PROVIDER`:
+/// [`Settings::provider`](super::settings::Settings::provider)), else
+/// `claude`.
+pub fn requested(task: &PromptTask, from_env: Option<&str>) -> String {
     task.provider
         .clone()
-        .or_else(|| non_empty_env("VOYAGE_PROVIDER"))
-        .or_else(|| non_empty_env("EXECUTANT_PROVIDER"))
+        .or_else(|| from_env.map(str::to_owned))
         .unwrap_or_else(|| "claude".to_owned())
-}
-
-fn non_empty_env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
 #[cfg(test)]

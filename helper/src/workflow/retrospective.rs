@@ -35,13 +35,10 @@ const WORKFLOW_CHARS: usize = 12_000;
 const SCHEMA: &str = r#"{"type":"object","properties":{"summary":{"type":"string"},"rootCause":{"type":"string"},"evidence":{"type":"array","items":{"type":"string"}},"suggestions":{"type":"array","items":{"type":"object","properties":{"step":{"type":"string"},"issue":{"type":"string"},"change":{"type":"string"},"severity":{"type":"string","enum":["low","medium","high"]}},"required":["issue","change"]}},"workflowFixable":{"type":"boolean"},"refineInstruction":{"type":"string"}},"required":["summary","rootCause","evidence","suggestions","workflowFixable","refineInstruction"]}"#;
 
 /// Whether a top-level failure of `workflow` gets a retrospective, given
-/// `--no-retrospective`.
-pub fn wanted(workflow: &Workflow, no_retrospective: bool) -> bool {
-    let off = |name: &str| std::env::var(name).is_ok_and(|v| v == "0");
-    !no_retrospective
-        && !off("VOYAGE_RETROSPECTIVE")
-        && !off("EXECUTANT_RETROSPECTIVE")
-        && workflow.tasks.iter().any(uses_an_agent)
+/// that it is `off` (`--no-retrospective`, or the environment's
+/// [`Settings::retrospective`](super::settings::Settings::retrospective)).
+pub fn wanted(workflow: &Workflow, off: bool) -> bool {
+    !off && workflow.tasks.iter().any(uses_an_agent)
 }
 
 fn uses_an_agent(task: &Task) -> bool {
@@ -75,10 +72,11 @@ pub fn run(failed: &Failed<'_>, ctx: &Context, emit: &dyn Emit) {
         format!("analysing why \"{name}\" failed…"),
     ));
     let prompt = prompt(failed);
-    let model = std::env::var("VOYAGE_MODEL")
-        .or_else(|_| std::env::var("EXECUTANT_MODEL"))
-        .ok()
-        .filter(|m| !m.is_empty())
+    // VOYAGE_MODEL, else EXECUTANT_MODEL, read once at the edge.
+    let model = ctx
+        .settings
+        .model
+        .clone()
         .unwrap_or_else(|| "sonnet".to_owned());
     let label = format!("{name}:retrospective");
     let no_tools: Vec<String> = Vec::new();

@@ -13,6 +13,7 @@ use std::sync::{Arc, PoisonError};
 
 use super::code;
 use super::event::{ErrorInfo, Event};
+use super::settings::Settings;
 
 /// The cancel files looked for in the workflow's directory: ours, and
 /// Executant's so that existing tooling keeps working.
@@ -46,8 +47,11 @@ pub struct Context {
     /// file is looked for (nested runs share it), and `VOYAGE_WORKFLOW_DIR`
     /// of every command.
     pub work_dir: PathBuf,
-    /// Set when the helper receives SIGINT, SIGTERM or SIGHUP.
+    /// Set when the helper receives SIGINT, SIGTERM or SIGHUP (or stdout
+    /// can no longer be written).
     pub stop: Arc<AtomicBool>,
+    /// What the environment asks of the run, read once at the edge.
+    pub settings: Settings,
 }
 
 impl Context {

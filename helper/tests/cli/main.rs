@@ -8,7 +8,9 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod areas;
 mod gate;
+mod output_errors;
 mod plan;
 mod plan_fixtures;
 mod profile;

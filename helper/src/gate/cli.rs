@@ -1,0 +1,83 @@
+//! `gate`'s command line: the flags, run by [`GateArgs::execute`]. The
+//! data directory (where the override event is recorded) is resolved once,
+//! there.
+
+use std::io::{self, Write};
+
+use crate::data_dir;
+
+/// Decide what the run does at an autonomy boundary
+///
+/// MODES. --gates open|adaptive|closed is the operator's flag (`true` is the
+/// bare --gates flag: closed; `false` means no flag). Without a flag the
+/// brief's --effort decides: low → open, standard → adaptive, high →
+/// closed; without either, adaptive. A flag beats the effort signal; when
+/// they disagree, `--event begin` records the gates_mode_flag_override
+/// event (payload {flag, signal_effort}). open runs sessions one after
+/// another (sequential_only); closed audits strictly (strict_audit).
+///
+/// STATES × EVENTS (action → next state; blank cells are refused with
+/// GATE_ILLEGAL_EVENT, exit 1):
+///
+///     state                event          open / adaptive              closed
+///     start                begin          continue → executing         continue → executing
+///     executing            step-failed    continue → executing         pause → awaiting-operator
+///     executing            wave-complete  continue → executing         pause → awaiting-wave-merge
+///     executing            run-complete   continue → auditing          continue → auditing
+///     auditing             audit-drift    continue → executing         pause → awaiting-operator
+///     auditing             audit-pass     pause → awaiting-main-merge  pause → awaiting-main-merge
+///     awaiting-operator    approve        continue → executing         continue → executing
+///     awaiting-operator    decline        stop → held                  stop → held
+///     awaiting-wave-merge  approve        continue → executing         continue → executing
+///     awaiting-wave-merge  decline        stop → held                  stop → held
+///     awaiting-main-merge  approve        continue → finalized         continue → finalized
+///     awaiting-main-merge  decline        stop → held                  stop → held
+///     finalized, held      (any)          refused: the run is over
+///
+/// The main-merge gate (auditing + audit-pass) pauses in every mode. A
+/// failed step in open or adaptive mode goes on to the plan's own
+/// `On failure:` clause. pause means: ask the operator, then send approve
+/// or decline from the awaiting state.
+///
+/// OUTPUT, one `KEY: value` per line:
+///
+///     ACTION: continue|pause|stop
+///     NEXT: <state>
+///     BOUNDARY: main-merge-gate|wave-merge-gate|gates-halt   (at a boundary)
+///     EMIT: <event> …        lifecycle events to record with `event emit`
+///     GATES: <mode> (flag|brief|default)
+///     OVERRIDE: --gates beat the brief's effort <effort>     (when it did)
+///
+/// --json prints one object (schema gate-decision).
+///
+/// Exit status: 0 decided, 1 an event the state refuses, 2 an unknown
+/// state, event, mode or effort.
+#[derive(Debug, Clone, clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct GateArgs {
+    /// Where the run is (see the table).
+    #[arg(long, value_name = "STATE")]
+    pub state: String,
+    /// What just happened (see the table).
+    #[arg(long, value_name = "EVENT")]
+    pub event: String,
+    /// The operator's --gates: open, adaptive, closed, true or false.
+    #[arg(long, value_name = "MODE")]
+    pub gates: Option<String>,
+    /// The brief's effort for the execute phase: low, standard or high.
+    #[arg(long, value_name = "EFFORT")]
+    pub effort: Option<String>,
+    /// Do not record the override event on `begin`.
+    #[arg(long)]
+    pub no_record: bool,
+    /// Print the decision as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl GateArgs {
+    /// Decides and prints; a write error of `out` is returned.
+    pub fn execute(self, out: &mut impl Write) -> io::Result<u8> {
+        super::execute(&self, data_dir::resolve().as_deref(), out)
+    }
+}

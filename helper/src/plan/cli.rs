@@ -1,0 +1,87 @@
+//! `plan`'s command line: its subcommands and their flags, each run by
+//! [`Command::execute`] through [`super::command`], the area's I/O edge.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use super::command;
+
+/// Parse, check and preview trekplans and session specs.
+///
+/// A trekplan has `## Implementation Plan` with `### Step N: description`
+/// headings; a session spec has `## Dependencies` (with `Entry condition:`),
+/// `## Scope Fence` and `## Exit Condition`. Each step may carry Files,
+/// Changes, Reuses, Test first, Verify, On failure, Checkpoint and a
+/// Manifest (a ```yaml fence); plans at `plan_version: 1.7` or later must
+/// carry a manifest per step, older ones get one synthesised.
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// Check a plan's schema: the READY / FAIL report.
+    ///
+    /// Every problem has a stable code and a line, for example
+    /// PLAN_MISSING_MANIFEST, PLAN_MALFORMED_YAML, PLAN_INVALID_REGEX,
+    /// PLAN_REGEX_UNSUPPORTED (lookaround, backreferences),
+    /// PLAN_FORBIDDEN_HEADING, PLAN_STRATEGY_SCOPE_OVERLAP, and the warnings
+    /// PLAN_MISSING_VERIFY, PLAN_LEGACY, NO_VERIFICATION_SECTION and
+    /// NO_CRITERIA. `--json` prints `{file, status, valid, type,
+    /// plan_version, legacy_plan, steps, manifests_valid,
+    /// manifests_synthesized, errors[], warnings[]}`, each problem
+    /// `{code, severity, message, file, line, step}`.
+    ///
+    /// Exit status: 0 READY, 1 FAIL, 2 the file cannot be read.
+    Validate(ValidateArgs),
+    /// Print the parsed plan: every step, field, manifest, session and
+    /// criterion with its source line (see `voyage-helper schema plan`).
+    ///
+    /// Without --json, the short summary of trekexecute Phase 2. Exit status:
+    /// 0 parsed, 1 not a plan, 2 unreadable.
+    Show(ShowArgs),
+    /// Preview a run without running anything: the step table, each file a
+    /// step names checked below the repository root, entry and exit
+    /// conditions, the sessions and waves with the command that starts each
+    /// session, and the verdict (READY or NEEDS ATTENTION).
+    ///
+    /// Exit status: 0 READY, 1 NEEDS ATTENTION, 2 unreadable.
+    DryRun(DryRunArgs),
+}
+
+impl Command {
+    /// Runs the subcommand; a write error of `out` is returned.
+    pub fn execute(self, out: &mut impl Write) -> io::Result<u8> {
+        match self {
+            Self::Validate(args) => command::validate(&args, out),
+            Self::Show(args) => command::show(&args, out),
+            Self::DryRun(args) => command::dry_run(&args, out),
+        }
+    }
+}
+
+// The flags of each subcommand. Its help is the variant's doc comment; a
+// doc comment on the struct would be a second source of it (clap reads both).
+#[derive(Debug, Clone, clap::Args)]
+pub struct ValidateArgs {
+    /// Warnings fail the validation too.
+    #[arg(long)]
+    pub strict: bool,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// The plan file.
+    pub plan: PathBuf,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct ShowArgs {
+    /// Print the whole model as JSON.
+    #[arg(long)]
+    pub json: bool,
+    pub plan: PathBuf,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct DryRunArgs {
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    pub plan: PathBuf,
+}

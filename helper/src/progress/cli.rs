@@ -1,0 +1,322 @@
+//! `progress`'s command line: its subcommands and flags, each run by
+//! [`Command::execute`]. The recovery budget
+//! (`TREKEXECUTE_MAX_RECOVERY_ITERATIONS`) is read once, there.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use super::budget;
+use super::code;
+use super::status::ManifestAudit;
+use super::transition::StepUpdate;
+use crate::problem::Problem;
+
+/// Which progress file: `--file`, or derived from a project or a plan.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Locate {
+    /// The progress file itself.
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["plan", "project"])]
+    pub file: Option<PathBuf>,
+    /// The plan: the file is `.trekexecute-progress-<slug>.json` beside it.
+    #[arg(long, value_name = "PLAN")]
+    pub plan: Option<PathBuf>,
+    /// The project: the file is `DIR/progress.json`.
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// One session's file: `-session-N` before `.json`.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub session: Option<u32>,
+}
+
+/// The progress file: the ground truth of a run (Phase 3, Phase 6)
+///
+/// Every subcommand that changes the file reads it, checks it against the
+/// `progress` schema and the rules, and replaces it atomically; a refused
+/// change leaves it untouched. Say which file with --file PATH, or let it be
+/// derived: --project DIR → DIR/progress.json; --plan PLAN →
+/// .trekexecute-progress-<slug>.json beside the plan; --session N adds
+/// -session-N.
+#[derive(Debug, clap::Subcommand)]
+#[command(verbatim_doc_comment)]
+pub enum Command {
+    /// Start a progress file from a plan: every step pending.
+    ///
+    /// The plan is PLAN (or --plan PLAN), or DIR/plan.md with --project
+    /// DIR. The file goes where Phase 3 puts it (DIR/progress.json with
+    /// --project, .trekexecute-progress-<slug>.json beside the plan
+    /// otherwise, -session-N with --session N), or to --file PATH. It records
+    /// plan_type (plan or session-spec), plan_version (or legacy), the mode,
+    /// and iterations_remaining from TREKEXECUTE_MAX_RECOVERY_ITERATIONS
+    /// (default 25). With --session N on a plan with an Execution Strategy,
+    /// only that session's steps are listed.
+    ///
+    /// A file already there: --mode execute (the default; session with
+    /// --session) replaces it, with a warning on stderr when its run was
+    /// unfinished (in_progress, failed, stopped, partial) since --resume
+    /// could continue it; --mode resume and --mode step keep it as it is.
+    ///
+    /// OUTPUT: `created|replaced PATH: N steps pending, B recovery/retry
+    /// iterations` or `kept PATH (MODE): M/T steps completed`; with --json
+    /// one line (schema progress-reply).
+    ///
+    /// Exit status: 0 written or kept, 1 not a plan or no such session, 2
+    /// unreadable plan, a broken file kept in resume or step mode, or a
+    /// failed write.
+    #[command(verbatim_doc_comment)]
+    Init(InitArgs),
+    /// Print the run and a table of its steps (--json: the file itself).
+    Show(ShowArgs),
+    /// Record a step's new status.
+    ///
+    /// Legal changes (anything else is PROGRESS_ILLEGAL_TRANSITION):
+    ///
+    ///     from \ to     in_progress    completed  failed  blocked  skipped
+    ///     pending       attempt 1      -          -       yes      yes
+    ///     in_progress   next attempt   yes        yes     yes      yes
+    ///     failed        retry          -          -       -        yes
+    ///     blocked       retry          -          -       -        yes
+    ///     skipped       attempt/retry  -          -       -        -
+    ///     completed     -              -          -       -        -
+    ///
+    /// Each move to in_progress starts an attempt. A step has at most 3
+    /// (initial + 2 retries): a 4th is refused with PROGRESS_RETRY_CAP. Every
+    /// attempt beyond a step's first is a retry and spends one of the run's
+    /// iterations_remaining; once that is 0, retries are refused with
+    /// PROGRESS_BUDGET_EXHAUSTED (first attempts still start). A missing
+    /// iterations_remaining is first seeded from
+    /// TREKEXECUTE_MAX_RECOVERY_ITERATIONS (default 25).
+    ///
+    /// completed sets completed_at and manifest_audit: pass; with
+    /// --manifest-audit fail it is refused (PROGRESS_MANIFEST_FAILED: a step
+    /// whose manifest failed is failed). --commit and --checkpoint-drift go
+    /// with completed; --error, --drift and --manifest-audit with failed,
+    /// blocked or skipped. Every change sets current_step and updated_at; a
+    /// step starting sets the run back to in_progress.
+    ///
+    /// OUTPUT: `step N: FROM -> TO (attempt A of 3[, a retry]); R
+    /// recovery/retry iterations left`, or with --json one line (schema
+    /// progress-reply). Refusals go to stderr as `error[CODE]: …`.
+    ///
+    /// Exit status: 0 recorded, 1 refused, 2 missing or broken file.
+    #[command(verbatim_doc_comment)]
+    Step(StepArgs),
+    /// Print where a resumed run starts: the first step not completed.
+    ///
+    /// Legacy `passed` counts as completed. When the file has no
+    /// iterations_remaining, it is seeded from
+    /// TREKEXECUTE_MAX_RECOVERY_ITERATIONS (default 25) and written back.
+    ///
+    /// OUTPUT: `Resuming from step N. M/T steps already completed.` or
+    /// `All T steps completed.`; with --json one line (schema
+    /// progress-reply; `step` is null when all are completed).
+    ///
+    /// Exit status: 0, or 2 for a missing or broken file.
+    #[command(verbatim_doc_comment)]
+    ResumePoint(ResumePointArgs),
+    /// Record the run's final status (Phase 8).
+    ///
+    /// completed is refused (PROGRESS_INCOMPLETE) while any step is neither
+    /// completed nor skipped.
+    ///
+    /// Exit status: 0 recorded, 1 refused, 2 missing or broken file.
+    #[command(verbatim_doc_comment)]
+    Finish(FinishArgs),
+    /// Check a progress file against the `progress` schema.
+    ///
+    /// Checks the run's status (in_progress, completed, failed, stopped,
+    /// partial), each step's (pending, in_progress, completed, failed,
+    /// skipped, blocked, and legacy passed), attempts 0..3, a non-negative
+    /// integer iterations_remaining, the required keys (schema_version,
+    /// plan, plan_type, plan_version, status, steps); unknown keys are fine.
+    /// Every problem is listed.
+    ///
+    /// Codes: PROGRESS_NOT_JSON, PROGRESS_NOT_OBJECT, PROGRESS_MISSING_KEY,
+    /// PROGRESS_BAD_STATUS, PROGRESS_BAD_BUDGET, PROGRESS_BAD_ATTEMPTS,
+    /// PROGRESS_BAD_STEP_KEY, PROGRESS_BAD_VERSION, PROGRESS_BAD_VALUE,
+    /// PROGRESS_NOT_FOUND, PROGRESS_UNREADABLE.
+    ///
+    /// Exit status: 0 valid, 1 problems found, 2 missing or unreadable.
+    #[command(verbatim_doc_comment)]
+    Validate(ValidateArgs),
+}
+
+impl Command {
+    /// Runs the subcommand; a write error of `out` is returned.
+    pub fn execute(self, out: &mut impl Write) -> io::Result<u8> {
+        let budget = budget::from_env();
+        match self {
+            Self::Init(args) => super::execute_init(&args, &budget, out),
+            Self::Show(args) => super::execute_show(&args, out),
+            Self::Step(args) => super::execute_step(&args, &budget, out),
+            Self::ResumePoint(args) => super::execute_resume_point(&args, &budget, out),
+            Self::Finish(args) => super::execute_finish(&args, out),
+            Self::Validate(args) => super::execute_validate(&args, out),
+        }
+    }
+}
+
+// The flags of each subcommand. Its help is the variant's doc comment; a
+// doc comment on the struct would be a second source of it (clap reads both).
+#[derive(Debug, Clone, clap::Args)]
+pub struct InitArgs {
+    /// The plan or session spec.
+    #[arg(value_name = "PLAN")]
+    pub plan: Option<PathBuf>,
+    /// The plan or session spec, as a flag (the same as PLAN).
+    #[arg(long = "plan", value_name = "PLAN", conflicts_with = "plan")]
+    pub plan_flag: Option<PathBuf>,
+    /// The project directory (its plan.md unless PLAN says otherwise).
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// One session's file and steps.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub session: Option<u32>,
+    /// Write here instead of the derived path.
+    #[arg(long, value_name = "PATH")]
+    pub file: Option<PathBuf>,
+    /// execute, resume, step or session.
+    #[arg(long, value_name = "MODE", default_value = "execute")]
+    pub mode: String,
+    /// Print the reply as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct ShowArgs {
+    #[command(flatten)]
+    pub locate: Locate,
+    /// Print the progress document as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct StepArgs {
+    /// The step number.
+    #[arg(value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub step: u32,
+    /// pending, in_progress, completed, failed, skipped or blocked.
+    #[arg(long, value_name = "STATUS")]
+    pub status: String,
+    /// What went wrong (failed, blocked, skipped).
+    #[arg(long, value_name = "TEXT")]
+    pub error: Option<String>,
+    /// The checkpoint commit (completed).
+    #[arg(long, value_name = "SHA")]
+    pub commit: Option<String>,
+    /// The manifest audit's result: pass or fail.
+    #[arg(long, value_name = "RESULT", value_parser = ["pass", "fail"])]
+    pub manifest_audit: Option<String>,
+    /// manifest_drift, a JSON array: [{"check": …, "reason": …}].
+    #[arg(long, value_name = "JSON")]
+    pub drift: Option<String>,
+    /// checkpoint_drift, a JSON object: {"expected_pattern": …, "actual_message": …}.
+    #[arg(long, value_name = "JSON")]
+    pub checkpoint_drift: Option<String>,
+    #[command(flatten)]
+    pub locate: Locate,
+    /// Print the reply as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct ResumePointArgs {
+    #[command(flatten)]
+    pub locate: Locate,
+    /// Print the reply as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct FinishArgs {
+    /// completed, failed, stopped or partial.
+    #[arg(long, value_name = "STATUS")]
+    pub status: String,
+    /// The summary: JSON, or else kept as text.
+    #[arg(long, value_name = "JSON|TEXT")]
+    pub summary: Option<String>,
+    /// Phase 7's result: {"status": "passed|failed|not-run", …}.
+    #[arg(long, value_name = "JSON")]
+    pub plan_verification: Option<String>,
+    #[command(flatten)]
+    pub locate: Locate,
+    /// Print the reply as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct ValidateArgs {
+    /// Print the report as one JSON object (schema validation-report).
+    #[arg(long)]
+    pub json: bool,
+    /// The progress file.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+}
+
+impl InitArgs {
+    /// The plan: PLAN or `--plan` (clap refuses both), else the project's
+    /// `plan.md`.
+    pub fn plan(&self) -> Option<PathBuf> {
+        self.plan
+            .clone()
+            .or_else(|| self.plan_flag.clone())
+            .or_else(|| self.project.as_deref().map(super::path::project_plan))
+    }
+
+    /// Where the progress file goes: `--file`, or derived from the plan.
+    pub fn locate(&self) -> Locate {
+        Locate {
+            file: self.file.clone(),
+            plan: self.plan(),
+            project: self.project.clone(),
+            session: self.session,
+        }
+    }
+}
+
+impl StepArgs {
+    /// The change asked for, with `--drift` and `--checkpoint-drift` parsed
+    /// (the status word is checked later, against the file's rules).
+    pub fn update(&self) -> Result<StepUpdate, Problem> {
+        Ok(StepUpdate {
+            step: self.step,
+            status: None,
+            error: self.error.clone(),
+            commit: self.commit.clone(),
+            manifest_audit: self
+                .manifest_audit
+                .as_deref()
+                .and_then(ManifestAudit::parse),
+            drift: json_arg("--drift", self.drift.as_deref(), true)?,
+            checkpoint_drift: json_arg(
+                "--checkpoint-drift",
+                self.checkpoint_drift.as_deref(),
+                false,
+            )?,
+        })
+    }
+}
+
+/// A flag's JSON value: an array when `want_array`, else an object.
+fn json_arg(
+    flag: &'static str,
+    text: Option<&str>,
+    want_array: bool,
+) -> Result<Option<serde_json::Value>, Problem> {
+    text.map(|t| match serde_json::from_str::<serde_json::Value>(t) {
+        Ok(v) if v.is_array() == want_array && (want_array || v.is_object()) => Ok(v),
+        _ => Err(Problem::new(
+            code::PROGRESS_NOT_JSON,
+            format!(
+                "{flag} must be a JSON {}",
+                if want_array { "array" } else { "object" }
+            ),
+        )),
+    })
+    .transpose()
+}

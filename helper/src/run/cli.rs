@@ -1,0 +1,119 @@
+//! `run`'s command line: the flags, and the one place they (or stdin) are
+//! turned into the [`Options`] of a call. The core needs another shape than
+//! the flags (the input is either flags or stdin's labels, and relative
+//! directories need the shell's current one), hence [`RunArgs::into_options`].
+
+use std::ffi::OsString;
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use super::block::Block;
+use super::{Input, Options, current_dir, execute, read_stdin};
+
+/// Run one shell command with a log, and print a short block about it.
+///
+/// The command runs as `bash -c <command>` in its own process group, with
+/// stdin from /dev/null and stdout+stderr merged into a log file under
+/// `<root>/.temp/voyage/logs/` (root: the enclosing git work tree, else the
+/// directory it runs in). Its output never reaches your terminal: you get the
+/// block, and open LOG: for more.
+///
+/// INPUT. Either flags (`voyage-helper run --timeout 60 -- cargo test`), or,
+/// with no flags, `label: value` lines on stdin, as the executor skill sends
+/// them:
+///
+///     command: cargo test --workspace      (required; run verbatim)
+///     cwd: crates/core                     (optional; relative to here)
+///     timeout: 300                         (optional; 1..86400 s, default 600)
+///     expect-exit: 0                       (optional; 0..255 or nonzero)
+///
+/// Labels count only at column 0 and in lower case; unknown lines are
+/// ignored; the first occurrence of a label wins.
+///
+/// OUTPUT (stable; the skill and scripts parse it), one line each, in order:
+///
+///     RESULT: SUCCESS|DEVIATION   SUCCESS only for ok with the expected exit
+///     STATUS: ok|timeout|error
+///     EXIT: <n>                   exit code, 128+signal, or 124 on timeout
+///     DURATION: <n>s              whole seconds
+///     LOG: <path>
+///     LINES: <n>                  newlines in the log
+///     TAIL: <line>                last line with content (max 400 chars)
+///     REASON: <text>              only with STATUS: error
+///
+/// Refused input prints only RESULT, STATUS: error and REASON. Exit codes
+/// 126 and 127 are reported as STATUS: error ("command not found or not
+/// executable"). On timeout, or if this process gets SIGINT, SIGTERM or
+/// SIGHUP, the command's whole process group gets SIGTERM, 2 s of grace, then
+/// SIGKILL; whatever a finished command left running in its group is stopped
+/// the same way. `--json` prints the same fields as one JSON object.
+///
+/// Exit status: 0 for ok and timeout, 2 for every error. Nothing is ever
+/// written to stderr, unless stdout itself cannot be written: then
+/// `error: cannot write output: ...` and exit 2 (a closed pipe: exit 0).
+#[derive(Debug, clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct RunArgs {
+    /// Directory to run in (absolute, or relative to the current one).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<OsString>,
+
+    /// Seconds before the command's process group is stopped (1..86400).
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<String>,
+
+    /// The exit code that counts as RESULT: SUCCESS (0..255, or nonzero).
+    #[arg(long, value_name = "CODE")]
+    pub expect_exit: Option<String>,
+
+    /// Print the block as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+
+    /// The command, after `--`; several words are joined with spaces.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<OsString>,
+}
+
+impl RunArgs {
+    /// Resolves the arguments; `pwd` is where relative `cwd` values start.
+    pub fn into_options(self, pwd: PathBuf) -> Options {
+        let flags_given = !self.command.is_empty()
+            || self.cwd.is_some()
+            || self.timeout.is_some()
+            || self.expect_exit.is_some();
+        let input = if flags_given {
+            Input::Flags(Options::flags(
+                &self.command,
+                self.cwd,
+                self.timeout,
+                self.expect_exit,
+            ))
+        } else {
+            Input::Stdin(read_stdin())
+        };
+        Options {
+            input,
+            json: self.json,
+            pwd,
+        }
+    }
+
+    /// `run`: resolves the arguments where the shell stands, runs, prints
+    /// the block. A write error of stdout is returned (see `crate::output`).
+    pub fn execute(self, out: &mut impl Write) -> io::Result<u8> {
+        let pwd = match current_dir() {
+            Ok(pwd) => pwd,
+            Err(e) => {
+                // No directory to run in: still answer with a block.
+                let block = Block::PreLaunch {
+                    reason: format!("working directory missing: {e}"),
+                };
+                block.render_text(out)?;
+                out.flush()?;
+                return Ok(super::EXIT_ERROR);
+            }
+        };
+        execute(&self.into_options(pwd), out)
+    }
+}

@@ -1,0 +1,175 @@
+//! `scan`'s and `hook`'s command lines: their subcommands and flags, each
+//! run by an `execute` here. The judging context (`$HOME`) is read once, here
+//! at the edge ([`Context::from_env`]).
+
+use std::ffi::OsString;
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use super::Context;
+
+/// Check commands against the security denylist before they run.
+///
+/// The denylist (trekexecute Phase 2.4, Sub-step D1, Hard rules 14 to 16)
+/// is judged on what bash would actually run: the command is parsed by a
+/// real shell parser, wrappers (sudo, env, xargs, find -exec, timeout, ...)
+/// come off, code given to bash -c, eval, a here-document or a pipe into a
+/// shell is parsed and judged in turn, and every spelling of a flag counts.
+/// Text that is only data (echo 'rm -rf /', a commit message, a grep
+/// pattern) is never judged as a command.
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    Command(ScanCommandArgs),
+    Plan(ScanPlanArgs),
+}
+
+/// Scan every command of a plan before it runs (trekexecute Phase 2.4).
+///
+/// Judges each step's Verify and Checkpoint command, the Exit Condition
+/// checklist and the Verification criteria, with the same engine and rules
+/// as `scan command`. OUTPUT, for each rule that fired:
+///
+///     Security scan: Step <N> — <Verify|Checkpoint> (line <L>)
+///                    or: <Exit Condition|Verification> (line <L>)
+///       Command: <the command as the plan writes it>
+///       BLOCKED|WARNING: <pattern name> (<rule-id>)
+///
+/// then, when anything is blocked:
+///
+///     SECURITY SCAN FAILED: <n> dangerous command(s) found in plan.
+///     Blocked commands:
+///       Step <N>: <command> → <pattern name>: <what matched>
+///     ...and the options (fix the plan, --dry-run, --fg)
+///
+/// otherwise the warnings, if any, under `Security advisories:` as
+/// `  Step <N>: <command> → <pattern name> (<safer alternative>)`, and last
+/// `Security scan: PASS (<n> commands checked)`.
+///
+/// `--json` prints {"file", "status": "FAILED"|"PASS", "commands_checked",
+/// "blocked_commands", "commands_with_advisories", "commands": [{"kind",
+/// "step", "line", "command", "decision", "findings": [...]}]} (schema:
+/// scan-plan); an unreadable plan prints {"file", "status": "ERROR",
+/// "error": {"code", "message"}}.
+///
+/// Exit status: 0 nothing blocked, 1 a command is blocked, 2 the plan cannot
+/// be read or is no plan.
+#[derive(Debug, Clone, clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct ScanPlanArgs {
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+
+    /// The plan file.
+    pub plan: PathBuf,
+}
+
+/// Judge one shell command line.
+///
+/// OUTPUT, one block per rule that fired, then the result line:
+///
+///     BLOCKED: <rule-id> (<pattern name>)      or WARNING: ...
+///       Command: <the command as judged, wrappers and quoting removed>
+///       Why: <what matched>
+///       Inside: <bash -c > $(...) ...>       only for nested code
+///       Safer: <what to do instead>
+///     RESULT: BLOCKED|WARNING|PASS (<n> blocked, <n> warnings)
+///
+/// `--json` prints one object instead: {"command", "decision":
+/// "block"|"warn"|"allow", "findings": [{"rule", "severity", "name",
+/// "command", "detail", "via", "instead"}]} (schema: scan-command).
+///
+/// RULES. Blocked: rm-recursive-force, rm-critical-path,
+/// chmod-world-writable, download-to-shell, decode-to-shell, eval-expansion,
+/// disk-format, disk-write, system-power, fork-bomb, cron-persistence,
+/// kill-all, history-erase, git-hooks-write, credentials-write,
+/// env-file-write, shell-config-write, claude-config-write, and unscannable
+/// (the parser rejects the command, or it nests deeper than the scanner
+/// checks: it fails closed). Warned: dependency-change, git-force-push,
+/// git-reset-hard, git-clean-force, find-delete, opaque-command (a command
+/// name or shell code only known at run time).
+///
+/// Exit status: 0 PASS or WARNING, 1 BLOCKED, 2 no command given.
+#[derive(Debug, Clone, clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct ScanCommandArgs {
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+
+    /// The command, after `--`; several words are joined with spaces.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<OsString>,
+}
+
+impl ScanCommandArgs {
+    /// The command line judged: the words after `--`, joined with spaces.
+    pub fn line(&self) -> String {
+        let words: Vec<String> = self
+            .command
+            .iter()
+            .map(|w| w.to_string_lossy().into_owned())
+            .collect();
+        words.join(" ")
+    }
+}
+
+impl Command {
+    /// Runs the subcommand; a write error of `out` is returned.
+    pub fn execute(self, out: &mut impl Write) -> io::Result<u8> {
+        let ctx = Context::from_env();
+        match self {
+            Self::Command(args) => super::execute_command(&args, &ctx, out),
+            Self::Plan(args) => super::plan::execute(&args, &ctx, out),
+        }
+    }
+}
+
+/// Claude Code hooks.
+#[derive(Debug, clap::Subcommand)]
+pub enum HookCommand {
+    /// The PreToolUse hook: the denylist guard for Bash and file tools.
+    ///
+    /// Wired by the plugin's hooks/hooks.json for the tools Bash, Write,
+    /// Edit, MultiEdit and NotebookEdit. Reads Claude Code's hook JSON on
+    /// stdin. For Bash it judges tool_input.command like `scan command`; for
+    /// the file tools it judges tool_input.file_path (notebook_path for
+    /// NotebookEdit) against the protected paths (.git/hooks/, ~/.ssh,
+    /// ~/.aws, ~/.gnupg, .env files, shell rc files, .claude/settings.json,
+    /// .claude/hooks/, block devices, cron tables, shell history).
+    ///
+    /// OUTPUT on stdout, with exit status 0:
+    ///
+    ///     blocked  {"hookSpecificOutput":{"hookEventName":"PreToolUse",
+    ///               "permissionDecision":"deny",
+    ///               "permissionDecisionReason":"voyage: blocked <rule> ..."}}
+    ///     warned   {"hookSpecificOutput":{"hookEventName":"PreToolUse",
+    ///               "additionalContext":"voyage: warning <rule> ..."},
+    ///               "systemMessage":"voyage: warning <rule> ..."}
+    ///     allowed  nothing at all (the normal permission flow goes on;
+    ///              "allow" is never sent)
+    ///
+    /// The reason is one line: the rule, the command as judged, what
+    /// matched, and a safer alternative. Schema: hook-pre-tool-use-output.
+    ///
+    /// FAILS OPEN: input that is not JSON, has no tool_name or tool_input,
+    /// names another tool or event, or is larger than 64 MiB gets no output
+    /// and exit 0, as if the hook were not installed. It never exits 1.
+    ///
+    /// NEVER FAILS OPEN ON ITS OWN FAULT: if the check itself fails (an
+    /// internal error, in any thread), the call is denied as unscannable:
+    /// the deny reply above on stdout, the reason on stderr, exit 2 (Claude
+    /// Code's blocking error, which blocks whatever stdout holds).
+    #[command(verbatim_doc_comment)]
+    PreToolUse,
+}
+
+impl HookCommand {
+    /// Runs the hook. It answers through its exit status and never returns
+    /// a write error: see [`super::hook::execute`].
+    pub fn execute(self, out: &mut impl Write) -> io::Result<u8> {
+        match self {
+            Self::PreToolUse => Ok(super::hook::execute(out)),
+        }
+    }
+}

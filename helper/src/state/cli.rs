@@ -1,0 +1,138 @@
+//! `write --atomic`'s and `state`'s command lines: the flags, each
+//! subcommand run by an `execute` here.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+/// Replace a file with stdin, atomically
+///
+/// A reader or a crash sees the old document or the new one, never a mix.
+/// Stdin is written to a temporary file in PATH's directory, fsynced, given
+/// the mode of the file it replaces (a new file gets 0666 less the umask),
+/// renamed over PATH, and the directory is fsynced. A crash or a kill at any
+/// moment leaves PATH as it was or as it is now; a failed write leaves it
+/// untouched and no temporary file behind. A symlink at PATH is followed.
+///
+/// A writer killed mid-write leaves its temporary file,
+/// `.NAME.voyage-tmp.PID.N`, beside PATH. The next write of PATH removes
+/// those whose writer has exited (and is older than 5 s) or that are older
+/// than 15 minutes, unless the directory is too large to list cheaply.
+///
+/// With `--schema NAME`, stdin must be a JSON document valid against that
+/// embedded schema (`voyage-helper schema` lists them), or nothing is
+/// written.
+///
+/// OUTPUT: `wrote PATH` on stdout; with --json one line
+/// `{"written": true, "path": …, "bytes": N}` or
+/// `{"written": false, "code": …, "reason": …}`. Problems also go to stderr
+/// as `error[CODE]: …`.
+///
+/// Exit status: 0 written, 1 refused by --schema, 2 could not write
+/// (missing directory, PATH is a directory, no permission).
+#[derive(Debug, Clone, clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct WriteArgs {
+    /// Write atomically (the only mode; required so that the guarantee is
+    /// visible where it is relied on).
+    #[arg(long, required = true)]
+    pub atomic: bool,
+
+    /// Check stdin against this embedded schema first (e.g. `progress`).
+    #[arg(long, value_name = "NAME")]
+    pub schema: Option<String>,
+
+    /// Print the reply as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+
+    /// The file to replace or create.
+    #[arg(value_name = "PATH")]
+    pub path: PathBuf,
+}
+
+impl WriteArgs {
+    /// `write --atomic`: stdin replaces PATH; a write error of `out` is
+    /// returned.
+    pub fn execute(self, out: &mut impl Write) -> io::Result<u8> {
+        super::execute_write(&self, &mut io::stdin().lock(), out)
+    }
+}
+
+/// The session handover pair a run leaves behind (Phase 8).
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// Write .session-state.local.json and NEXT-SESSION-PROMPT.local.md.
+    ///
+    /// Both go into DIR. The state record holds schema_version 1, project,
+    /// next_session_brief_path, next_session_label, status and updated_at
+    /// (schema `session-state`); the prompt's front matter holds
+    /// produced_by: trekexecute, produced_at (the same instant as
+    /// updated_at), project and status, then a line saying to resume with
+    /// /trekcontinue.
+    ///
+    /// Both files are written so that both change or neither does: they are
+    /// checked, staged as complete temporary files, then renamed into place,
+    /// the prompt first and the record last; if the second rename fails the
+    /// first is undone.
+    ///
+    /// Exit status: 0 written, 1 refused input (unknown status, empty
+    /// label, a label of several lines), 2 could not write.
+    #[command(verbatim_doc_comment)]
+    Write(StateWriteArgs),
+    /// Check a .session-state.local.json (and the prompt beside it).
+    ///
+    /// The record is checked against the `session-state` schema (unknown
+    /// keys are fine). When NEXT-SESSION-PROMPT.local.md sits beside it, its
+    /// front matter must say produced_by: trekexecute and agree with the
+    /// record on the instant, the project and the status.
+    ///
+    /// Codes: STATE_NOT_JSON, STATE_NOT_OBJECT, STATE_MISSING_KEY,
+    /// STATE_BAD_VERSION, STATE_BAD_STATUS, STATE_BAD_TIME, STATE_BAD_VALUE,
+    /// STATE_PROMPT_NO_FRONT_MATTER, STATE_PROMPT_BAD_FRONT_MATTER,
+    /// STATE_PROMPT_PRODUCER, STATE_PAIR_MISMATCH, STATE_UNREADABLE.
+    ///
+    /// Exit status: 0 valid, 1 problems found, 2 unreadable.
+    #[command(verbatim_doc_comment)]
+    Validate(ValidateArgs),
+}
+
+impl Command {
+    /// Runs the subcommand; a write error of `out` is returned.
+    pub fn execute(self, out: &mut impl Write) -> io::Result<u8> {
+        match self {
+            Self::Write(args) => super::execute_state_write(&args, out),
+            Self::Validate(args) => super::execute_state_validate(&args, out),
+        }
+    }
+}
+
+// The flags of each subcommand. Its help is the variant's doc comment; a
+// doc comment on the struct would be a second source of it (clap reads both).
+#[derive(Debug, Clone, clap::Args)]
+pub struct StateWriteArgs {
+    /// The project directory (it must exist).
+    #[arg(long, value_name = "DIR")]
+    pub project: PathBuf,
+    /// The next session's brief, or the current one after the last session.
+    #[arg(long, value_name = "PATH")]
+    pub brief: String,
+    /// The next session's label, or `Complete` after the last one.
+    #[arg(long, value_name = "TEXT")]
+    pub label: String,
+    /// The run's final status: completed, failed, stopped or partial.
+    #[arg(long, value_name = "STATUS")]
+    pub status: String,
+    /// Print the reply as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct ValidateArgs {
+    /// Print the report as one JSON object (schema validation-report).
+    #[arg(long)]
+    pub json: bool,
+    /// The state file.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+}

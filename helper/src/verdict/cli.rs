@@ -1,0 +1,109 @@
+//! `verdict`'s command line: the flags, and the one place they (or stdin's
+//! labels) become the [`Options`] of a call.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use super::{Input, Options, execute};
+use crate::run::read_stdin;
+
+/// Turn a command's log into the executor skill's short reply.
+///
+/// Reads the log once, front to back, and recognises the aggregate line and
+/// the failures of cargo test, cargo nextest, pytest, go test, node --test,
+/// jest, vitest, mocha, tsc, eslint and rspec, plus any `N passed, N failed`
+/// line. Without a recognised aggregate, SUMMARY is the log's last non-empty
+/// line.
+///
+/// INPUT. Flags, or with no flags `label: value` lines on stdin (labels in
+/// any case, so the block `run` printed can be passed on as it is):
+///
+///     log: <path>          the LOG: of the run (required)
+///     exit: <n>            its EXIT: (required, an integer)
+///     duration: <d>        its DURATION:, shown as given (default -)
+///     status: <s>          its STATUS: ok, timeout or error (default ok)
+///     reason: <text>       its REASON:, the SUMMARY of an error
+///     expect: <sentence>   the wanted outcome, e.g. "all green"
+///
+/// OUTPUT (at most 40 lines, in this order):
+///
+///     VERDICT: PASS|FAIL|TIMEOUT|ERROR (exit <n>, <duration>)
+///     EXPECT: met|not met|undecided - <why>     only with --expect
+///     SUMMARY: <the tool's aggregate line, verbatim>
+///     FAILURES:                                 only when something failed
+///     - <test or target> - <message>
+///         <first stack frame>
+///     - +<N> more, see LOG                      past 10 failures
+///     LOG: <path>
+///
+/// EXPECT is decided only where a machine can: "all green", "passes",
+/// "fails", "exit code 3" and the like against the exit code; anything that
+/// needs reading (why a test fails, "without warnings") is `undecided - ...`
+/// for the model to judge. Input errors print `VERDICT: ERROR (exit -, -)`
+/// and a SUMMARY saying what is missing.
+///
+/// Exit status: 0 PASS, 1 FAIL or TIMEOUT, 2 ERROR.
+#[derive(Debug, clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct VerdictArgs {
+    /// The log file a run wrote.
+    #[arg(long, value_name = "PATH")]
+    pub log: Option<PathBuf>,
+
+    /// The run's exit code.
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub exit: Option<String>,
+
+    /// The run's duration, shown as given (e.g. 34s).
+    #[arg(long, value_name = "D")]
+    pub duration: Option<String>,
+
+    /// The run's STATUS: ok, timeout or error.
+    #[arg(long, value_name = "STATUS")]
+    pub status: Option<String>,
+
+    /// The run's REASON: (with --status error).
+    #[arg(long, value_name = "TEXT")]
+    pub reason: Option<String>,
+
+    /// One sentence naming the wanted outcome, e.g. "all green".
+    #[arg(long, value_name = "TEXT")]
+    pub expect: Option<String>,
+
+    /// Print the reply as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl VerdictArgs {
+    /// The call's options: the flags, or with none the labels on stdin.
+    pub fn into_options(self) -> Options {
+        let flags_given = self.log.is_some()
+            || self.exit.is_some()
+            || self.duration.is_some()
+            || self.status.is_some()
+            || self.reason.is_some()
+            || self.expect.is_some();
+        let input = if flags_given {
+            Input {
+                log: self.log,
+                exit: self.exit,
+                duration: self.duration,
+                status: self.status,
+                reason: self.reason,
+                expect: self.expect,
+            }
+        } else {
+            Input::parse_labels(&read_stdin())
+        };
+        Options {
+            input,
+            json: self.json,
+        }
+    }
+
+    /// `verdict`: builds and prints the reply; a write error is returned.
+    pub fn execute(self, out: &mut impl Write) -> io::Result<u8> {
+        execute(&self.into_options(), out)
+    }
+}

@@ -1,0 +1,136 @@
+//! `workflow`'s command line: its subcommands and flags, each run by
+//! [`Command::execute`] through [`super::command`], the area's I/O edge.
+//! The environment's settings (`VOYAGE_*`, then `EXECUTANT_*`) are read
+//! once, there ([`Settings::from_env`]).
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use super::command;
+use super::settings::Settings;
+
+/// Run YAML workflows in Executant's format.
+///
+/// Command, log, loop and nested workflow steps, with a typed event stream.
+/// A workflow file has a `goal:`, `steps:` and optional `vars:`; see
+/// `voyage-helper schema workflow` for every field, and `examples/` in the
+/// repository for runnable ones. Prompt (agent) steps run the Claude Code
+/// CLI (`claude`), with the judge, self-healing and a failure retrospective
+/// as `workflow run --help` says.
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    Run(RunArgs),
+    /// Check a workflow file without running it: the schema, vars and
+    /// placeholders, and every nested `workflow:` reference (loaded too).
+    ///
+    /// Problems print as `error[CODE]: message (file:line)`, unknown keys as
+    /// warnings. `--json` prints `{file, valid, goal, steps, errors[],
+    /// warnings[]}`. Exit status: 0 valid, 2 invalid or unreadable (as
+    /// `workflow run` exits on such a file), 1 a malformed --var.
+    Validate(ValidateArgs),
+}
+
+impl Command {
+    /// Runs the subcommand; a write error of `out` is returned.
+    pub fn execute(self, out: &mut impl Write) -> io::Result<u8> {
+        match self {
+            Self::Run(args) => command::run(&args, Settings::from_env(), out),
+            Self::Validate(args) => command::validate(&args, out),
+        }
+    }
+}
+
+// The flags of each subcommand. Its help is the variant's doc comment; a
+// doc comment on the struct would be a second source of it (clap reads both).
+#[derive(Debug, Clone, clap::Args)]
+pub struct ValidateArgs {
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Give a var, as `workflow run` would (repeatable).
+    #[arg(long = "var", value_name = "NAME=VALUE")]
+    pub vars: Vec<String>,
+    /// The workflow file.
+    pub file: PathBuf,
+}
+
+/// Run a workflow: each step in order, with a log file and a live view
+/// (or, with --ci, an NDJSON event stream).
+///
+/// STEPS. `command:` runs `sh -c` in the current directory, in its own
+/// process group, stdout and stderr merged line by line; `message:` logs a
+/// line; `forEach:` (a list, or a shell command whose output lines are the
+/// items) and `repeat: N` run their `steps:` once per item, `{{item}}`
+/// filled in, `concurrency: N` on a pool of N workers; `workflow:` runs
+/// another file as a nested run. `{{var}}` placeholders come from `vars:`,
+/// overridden by --var.
+///
+/// AGENTS. `prompt:` runs `claude --print PROMPT --output-format stream-json
+/// --verbose --permission-mode bypassPermissions --model MODEL` (model:
+/// defaults to sonnet; allowed_tools: [..] becomes --allowedTools and
+/// --tools, the set the model is offered, [] none at all;
+/// append_system_prompt: is passed on; context: files come before the
+/// prompt). The agent's words, tool calls, cost and tokens become
+/// events; the run's report sums the cost. Running as root, the CLI wants
+/// IS_SANDBOX=1 for bypassPermissions. A step asking for another provider
+/// (provider:, VOYAGE_PROVIDER, EXECUTANT_PROVIDER) fails with
+/// WORKFLOW_NO_PROVIDER. A command step with self_healing: true that fails
+/// is handed to claude (sonnet, Bash/Read/Write/Edit/Glob/Grep) to fix the
+/// cause, then runs again, up to max_healing_attempts runs (default 5);
+/// only the command's exit code decides (step:healing events). A prompt
+/// step with llm_as_judge: true is graded after each attempt by a second
+/// claude that may only read (Read, Grep, Glob); a rejected attempt runs
+/// again with the feedback, up to 5 attempts (step:judge events).
+///
+/// OUTPUT. With --ci, one JSON event per line on stdout, in Executant's
+/// format (`voyage-helper schema event`): workflow:start, step:start,
+/// log, output:text, step:complete or step:error, ..., workflow:report,
+/// workflow:complete. Without it, a line per step with its status and
+/// duration, the step's output under it (on a terminal only its last 5
+/// lines, redrawn in place), and a summary. Either way a log
+/// file goes to `.claude/voyage.local/logs/<UTC YYYYMMDD-HHMMSS>_<goal>.log`
+/// (the nearest `.claude/voyage.local` from the workflow's directory up to
+/// its git work tree's root, else one in the workflow's directory);
+/// VOYAGE_LOG=0 or EXECUTANT_LOG=0 turn it off.
+/// Warnings and the error that ended a run go to stderr. If stdout cannot
+/// be written, the run is stopped as SIGTERM would stop it, and exits 2
+/// with `error: cannot write output: ...` on stderr (0, quietly, when the
+/// reader closed the pipe).
+///
+/// CANCEL. A file `.voyage-cancel` (or `.executant-cancel`) in the
+/// workflow's directory stops the run before its next step (nested runs
+/// check it too); it is removed when seen. SIGINT, SIGTERM and SIGHUP stop
+/// the running command's process group and cancel the run the same way.
+///
+/// Exit status: 0 success, 1 a step failed (or a bad flag value), 2 the
+/// file, its vars or a nested reference is invalid, 3 a step timed out
+/// (timeout_seconds), 4 cancelled.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RunArgs {
+    /// Print NDJSON events on stdout instead of the live view.
+    #[arg(long)]
+    pub ci: bool,
+    /// Run only this top-level step (its name, or its number from 1); the
+    /// others are skipped.
+    #[arg(long, value_name = "NAME|N")]
+    pub step: Option<String>,
+    /// Resume: skip the steps before N. A dotted path goes on into loops:
+    /// 3.2.1 is step 3, its iteration 2, that iteration's child 1.
+    #[arg(long, value_name = "N[.M...]")]
+    pub from_step: Option<String>,
+    /// Stop after top-level step N (inclusive).
+    #[arg(long, value_name = "N")]
+    pub to_step: Option<String>,
+    /// Set a var declared under `vars:` (repeatable); required vars (those
+    /// declared without a value) must be given.
+    #[arg(long = "var", value_name = "NAME=VALUE")]
+    pub vars: Vec<String>,
+    /// No post-mortem of a failed run. Without it, when a workflow with
+    /// agent steps fails, one claude call without tools explains why
+    /// (step:retrospective); VOYAGE_RETROSPECTIVE=0 or
+    /// EXECUTANT_RETROSPECTIVE=0 also turn it off.
+    #[arg(long)]
+    pub no_retrospective: bool,
+    /// The workflow file.
+    pub file: PathBuf,
+}

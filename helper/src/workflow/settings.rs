@@ -1,0 +1,115 @@
+//! The user's settings for a workflow run that come from the environment
+//! (DESIGN.md, "Paths and environment"), read once, at the edge
+//! ([`Settings::from_env`] in `workflow run`), and handed down as values: the
+//! `VOYAGE_*` name first, Executant's `EXECUTANT_*` name as its fallback, so
+//! that an Executant user's environment keeps working.
+
+use std::ffi::OsString;
+
+/// The Claude Code CLI's limit on answers that miss the JSON Schema (its own
+/// variable, which every call inherits).
+pub const STRUCTURED_RETRIES_VAR: &str = "MAX_STRUCTURED_OUTPUT_RETRIES";
+
+/// What the environment asks of a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    /// The provider of prompt steps that name none: `VOYAGE_PROVIDER`, else
+    /// `EXECUTANT_PROVIDER` (an empty value counts as unset).
+    pub provider: Option<String>,
+    /// The retrospective's model: `VOYAGE_MODEL` when set, else
+    /// `EXECUTANT_MODEL`; `None` (or empty) means the default.
+    pub model: Option<String>,
+    /// Whether a failed run may get a retrospective: `VOYAGE_RETROSPECTIVE=0`
+    /// or `EXECUTANT_RETROSPECTIVE=0` turn it off.
+    pub retrospective: bool,
+    /// Whether the run writes a log file: `VOYAGE_LOG=0` or
+    /// `EXECUTANT_LOG=0` turn it off.
+    pub log: bool,
+    /// The live view's width: `COLUMNS` when the shell exports it, else 80
+    /// (asking the terminal itself would take an `ioctl`, which needs unsafe
+    /// code; a narrower guess only shortens the live view's lines).
+    pub width: usize,
+    /// Whether the user set [`STRUCTURED_RETRIES_VAR`] for the CLI: then
+    /// calls with a JSON Schema leave it as chosen (else they get 2).
+    pub structured_retries_chosen: bool,
+}
+
+impl Default for Settings {
+    /// The settings of an empty environment.
+    fn default() -> Self {
+        Self::from_lookup(|_| None)
+    }
+}
+
+impl Settings {
+    /// The settings of this process's environment.
+    pub fn from_env() -> Self {
+        Self::from_lookup(|name| std::env::var_os(name))
+    }
+
+    /// The settings of any environment lookup (for tests).
+    pub fn from_lookup(env: impl Fn(&str) -> Option<OsString>) -> Self {
+        // Only text counts, as `std::env::var` reads it.
+        let text = |name: &str| env(name).and_then(|v| v.into_string().ok());
+        let non_empty = |name: &str| text(name).filter(|v| !v.is_empty());
+        let is_zero = |name: &str| text(name).is_some_and(|v| v == "0");
+        Self {
+            provider: non_empty("VOYAGE_PROVIDER").or_else(|| non_empty("EXECUTANT_PROVIDER")),
+            model: text("VOYAGE_MODEL")
+                .or_else(|| text("EXECUTANT_MODEL"))
+                .filter(|m| !m.is_empty()),
+            retrospective: !is_zero("VOYAGE_RETROSPECTIVE") && !is_zero("EXECUTANT_RETROSPECTIVE"),
+            log: ["VOYAGE_LOG", "EXECUTANT_LOG"]
+                .iter()
+                .all(|name| env(name).is_none_or(|v| v != "0")),
+            width: text("COLUMNS")
+                .and_then(|c| c.parse().ok())
+                .filter(|c| *c > 0)
+                .unwrap_or(80),
+            structured_retries_chosen: env(STRUCTURED_RETRIES_VAR).is_some(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(pairs: &[(&str, &str)]) -> Settings {
+        Settings::from_lookup(|name| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| OsString::from(v))
+        })
+    }
+
+    #[test]
+    fn voyage_names_first_then_executant() {
+        let s = settings(&[
+            ("VOYAGE_PROVIDER", "claude"),
+            ("EXECUTANT_PROVIDER", "opencode"),
+        ]);
+        assert_eq!(s.provider.as_deref(), Some("claude"));
+        let s = settings(&[("VOYAGE_PROVIDER", ""), ("EXECUTANT_PROVIDER", "opencode")]);
+        assert_eq!(s.provider.as_deref(), Some("opencode"));
+        // A set but empty VOYAGE_MODEL means the default, as it always did.
+        let s = settings(&[("VOYAGE_MODEL", ""), ("EXECUTANT_MODEL", "haiku")]);
+        assert_eq!(s.model, None);
+        let s = settings(&[("EXECUTANT_MODEL", "haiku")]);
+        assert_eq!(s.model.as_deref(), Some("haiku"));
+    }
+
+    #[test]
+    fn switches_and_width() {
+        assert_eq!(Settings::default(), settings(&[]));
+        let d = Settings::default();
+        assert!(d.retrospective && d.log);
+        assert_eq!(d.width, 80);
+        assert!(!settings(&[("EXECUTANT_RETROSPECTIVE", "0")]).retrospective);
+        assert!(!settings(&[("VOYAGE_LOG", "0")]).log);
+        assert!(settings(&[("VOYAGE_LOG", "1")]).log);
+        assert_eq!(settings(&[("COLUMNS", "120")]).width, 120);
+        assert_eq!(settings(&[("COLUMNS", "0")]).width, 80);
+    }
+}
