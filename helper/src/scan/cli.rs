@@ -159,7 +159,10 @@ pub enum HookCommand {
     /// NEVER FAILS OPEN ON ITS OWN FAULT: if the check itself fails (an
     /// internal error, in any thread), the call is denied as unscannable:
     /// the deny reply above on stdout, the reason on stderr, exit 2 (Claude
-    /// Code's blocking error, which blocks whatever stdout holds).
+    /// Code's blocking error, which blocks whatever stdout holds). A denial
+    /// that cannot be written to stdout is made the same way: its reason on
+    /// stderr, exit 2. Any other answer that cannot be written is no
+    /// decision (exit 0).
     #[command(verbatim_doc_comment)]
     PreToolUse,
 }

@@ -69,13 +69,16 @@ pub fn execute(out: &mut impl Write) -> u8 {
     if render(&answer, &mut reply).is_err() {
         return EXIT_BLOCKING_ERROR;
     }
-    // A hook whose answer cannot be written has nothing else to say: exit 0
-    // with no output is "no decision", as the protocol wants for a reader
-    // that went away. (Exit 1 would be a hook error, and exit 2 a block for
-    // a call that may be harmless; this is why the hook, alone, does not
-    // hand write errors to `crate::output`.)
-    if out.write_all(&reply).and_then(|()| out.flush()).is_err() {
-        return crate::exit::OK;
+    // An answer that cannot be written: a denial still blocks, by exit 2
+    // with its reason on stderr (Claude Code's blocking error); anything
+    // else is "no decision", exit 0, since exit 1 would be a hook error and
+    // exit 2 would block a call the check let through. This is why the
+    // hook, alone, does not hand write errors to `crate::output`.
+    if out.write_all(&reply).and_then(|()| out.flush()).is_err()
+        && let Answer::Deny(reason) = &answer
+    {
+        write_fd(io::stderr(), format!("{reason}\n").as_bytes());
+        return EXIT_BLOCKING_ERROR;
     }
     crate::exit::OK
 }

@@ -160,22 +160,34 @@ fn run_and_verdict_report_a_write_error() {
     assert!(text(&ran.stderr).starts_with(MESSAGE));
 }
 
-/// The hook answers through its exit status: an answer that cannot be
-/// written is no decision (exit 0, nothing on stderr), never exit 1 or 2.
+/// The hook answers through its exit status when its answer cannot be
+/// written: a denial still blocks (exit 2, Claude Code's blocking error, the
+/// reason on stderr); a warning becomes no decision (exit 0, silent); it
+/// never exits 1, a non-blocking hook error.
 #[test]
-fn the_hook_never_reports_a_write_error() {
+fn a_hook_answer_that_cannot_be_written_still_blocks_a_denied_call() {
     let dir = tempfile::tempdir().unwrap();
-    let mut cmd = helper(&["hook", "pre-tool-use"], dir.path());
     let input = dir.path().join("call.json");
-    fs::write(
-        &input,
-        r#"{"tool_name":"Bash","tool_input":{"command":"rm -rf /"}}"#,
-    )
-    .unwrap();
-    cmd.stdin(File::open(&input).unwrap());
-    let ran = to_full_disk(cmd);
-    assert_eq!(ran.status.code(), Some(0));
-    assert_eq!(text(&ran.stderr), "");
+    for (command, code) in [("rm -rf /", 2), ("git push -f", 0), ("ls", 0)] {
+        fs::write(
+            &input,
+            format!(r#"{{"tool_name":"Bash","tool_input":{{"command":"{command}"}}}}"#),
+        )
+        .unwrap();
+        let mut cmd = helper(&["hook", "pre-tool-use"], dir.path());
+        cmd.stdin(File::open(&input).unwrap());
+        let ran = to_full_disk(cmd);
+        assert_eq!(ran.status.code(), Some(code), "{command}");
+        let stderr = text(&ran.stderr);
+        if code == 2 {
+            assert!(
+                stderr.starts_with("voyage: blocked rm-recursive-force"),
+                "{stderr}"
+            );
+        } else {
+            assert_eq!(stderr, "", "{command}");
+        }
+    }
 }
 
 /// `workflow run --ci` whose event stream cannot be written stops the run
