@@ -21,8 +21,9 @@
 //! - [`proc`]: the one place that spawns and signals processes.
 //! - [`schema`]: the embedded JSON Schemas of `schemas/`.
 //! - shared: [`problem`] (coded problems), [`validation`] (validator
-//!   reports), [`write_reply`] (what writers print), [`front_matter`],
-//!   [`data_dir`], [`clock`].
+//!   reports), [`write_reply`] (what writers print), [`yaml`] (the YAML and
+//!   front-matter reader), [`ansi`] (the ANSI cleaner), [`atomic_file`] (the
+//!   atomic writer), [`data_dir`], [`clock`].
 //! - [`cli`]: the top of the command-line tree (each area owns its flags
 //!   and their `execute`, in `<area>/cli.rs`); [`exit`]: the exit codes;
 //!   [`output`]: what a write error of stdout becomes.
@@ -34,8 +35,9 @@ pub mod cli;
 pub mod clock;
 pub mod data_dir;
 pub mod exit;
-pub mod front_matter;
 pub mod gate;
+#[doc(hidden)]
+pub mod internals;
 pub mod output;
 pub mod pattern;
 pub mod plan;

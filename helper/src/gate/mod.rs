@@ -22,8 +22,10 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use cli::GateArgs;
-use machine::{Action, Event, State};
-use mode::{Effort, GatesFlag, Mode, ModeSource};
+use machine::Action;
+pub use machine::{Event, State};
+pub use mode::{Effort, GatesFlag};
+use mode::{Mode, ModeSource};
 
 use crate::clock::UtcTime;
 use crate::exit;

@@ -35,6 +35,7 @@ use std::path::Path;
 use crate::problem::Problem;
 
 pub use model::{CommandKind, Plan, PlanCommand, PlanKind};
+pub use parse::parse;
 pub use step::Step;
 
 /// Why a plan could not be loaded.

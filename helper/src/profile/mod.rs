@@ -21,7 +21,8 @@ use std::path::Path;
 use serde::Serialize;
 
 use cli::ResolveArgs;
-use model::PHASES;
+pub use custom::{check_name, parse};
+pub use model::PHASES;
 use resolve::{ProfileSource, Sources};
 
 use crate::exit;

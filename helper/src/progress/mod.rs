@@ -31,9 +31,12 @@ use std::path::{Path, PathBuf};
 
 pub use cli::Locate;
 use cli::{FinishArgs, InitArgs, ResumePointArgs, ShowArgs, StepArgs, ValidateArgs};
-use model::Progress;
+pub use file::{conforms, parse};
+pub use model::Progress;
 use render::Reply;
-use status::{RunStatus, StepStatus};
+use status::RunStatus;
+pub use status::StepStatus;
+pub use transition::{StepUpdate, apply};
 
 use crate::clock::UtcTime;
 use crate::exit;

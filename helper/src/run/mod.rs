@@ -25,9 +25,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use block::{Block, Ran, Status};
-use labels::Labels;
-use request::Request;
+pub use labels::Labels;
+pub use log_file::slug;
+pub use request::{MAX_TIMEOUT_SECS, Request};
 use runner::Ending;
+pub use tally::{LineTally, TAIL_MAX_CHARS};
 
 use crate::clock::UtcTime;
 

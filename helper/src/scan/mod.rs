@@ -40,7 +40,9 @@ pub mod word;
 pub mod wrapper;
 
 pub use engine::{judge_command, judge_path};
-pub use finding::{Decision, Finding, Judgement};
+pub use finding::{Decision, Finding, Judgement, MAX_EXCERPT_CHARS};
+pub use render::{render_json, render_text};
+pub use rule::{RULES, find};
 pub use scanner::Context;
 
 use std::io::{self, Write};

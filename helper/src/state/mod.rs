@@ -19,6 +19,7 @@ pub mod session_state;
 use std::io::{self, Read, Write};
 
 pub use crate::atomic_file::{AtomicWriteError, write_atomic};
+pub use check::{check_prompt, validate_text};
 use cli::{StateWriteArgs, ValidateArgs, WriteArgs};
 use session_state::SessionState;
 

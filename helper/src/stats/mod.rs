@@ -25,6 +25,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use cli::{AppendArgs, EmitArgs, ShowArgs};
+pub use event::{check_name, record};
+pub use record::{parse_object, with_ts};
+pub use summary::summarize_reader;
 
 use crate::clock::UtcTime;
 use crate::exit;

@@ -20,8 +20,11 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use expect::{RunFacts, RunKind};
+pub use expect::{RunFacts, RunKind, judge};
+pub use lines::MAX_LINE_BYTES;
+pub use reply::MAX_LINES;
 use reply::{MAX_BULLETS, Reply, Verdict};
+pub use runners::{Findings, scan};
 
 use crate::exit;
 

@@ -66,3 +66,8 @@ pub mod shell;
 pub mod step;
 pub mod text;
 pub mod yaml;
+
+pub use claude::{QUOTED_LINES, Stream};
+pub use event::Event;
+pub use lines::LineSplitter;
+pub use load::load_source;
