@@ -48,17 +48,17 @@ pub struct Cli {
 #[command(defer = true)]
 pub enum Subcommand {
     #[command(about = "Run one shell command with a log, and print a short block about it.")]
-    Run(run::cli::RunArgs),
+    Run(run::RunArgs),
     #[command(about = "Turn a command's log into the executor skill's short reply.")]
-    Verdict(verdict::cli::VerdictArgs),
+    Verdict(verdict::VerdictArgs),
     #[command(subcommand)]
-    Plan(plan::cli::Command),
+    Plan(plan::Command),
     #[command(subcommand)]
-    Brief(brief::cli::Command),
+    Brief(brief::Command),
     #[command(subcommand)]
-    Scan(scan::cli::Command),
+    Scan(scan::Command),
     #[command(subcommand)]
-    Hook(scan::cli::HookCommand),
+    Hook(scan::HookCommand),
     /// Print the JSON Schema of a format the helper reads or writes.
     ///
     /// Without a name, list the names. The schemas describe every `--json`
@@ -69,21 +69,21 @@ pub enum Subcommand {
         name: Option<String>,
     },
     #[command(about = "Replace a file with stdin, atomically")]
-    Write(state::cli::WriteArgs),
+    Write(state::WriteArgs),
     #[command(subcommand)]
-    State(state::cli::Command),
+    State(state::Command),
     #[command(subcommand)]
-    Progress(progress::cli::Command),
+    Progress(progress::Command),
     #[command(subcommand)]
-    Stats(stats::cli::Command),
+    Stats(stats::Command),
     #[command(subcommand)]
-    Event(stats::cli::EventCommand),
+    Event(stats::EventCommand),
     #[command(about = "Decide what the run does at an autonomy boundary")]
-    Gate(gate::cli::GateArgs),
+    Gate(gate::GateArgs),
     #[command(subcommand)]
-    Profile(profile::cli::Command),
+    Profile(profile::Command),
     #[command(subcommand)]
-    Workflow(workflow::cli::Command),
+    Workflow(workflow::Command),
     /// Print a shell completion script.
     ///
     /// For bash: `voyage-helper completions bash > ~/.local/share/bash-completion/completions/voyage-helper`.

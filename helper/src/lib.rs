@@ -81,7 +81,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             return ExitCode::from(if args.get(1).is_some_and(|a| a == "workflow") {
                 // Executant's code for a bad flag is 1: 2 means an invalid
                 // workflow file there, and CI wrappers tell them apart.
-                workflow::command::exit_code::STEP_FAILED
+                workflow::exit_code::STEP_FAILED
             } else {
                 exit::CANNOT_CHECK
             });

@@ -2,8 +2,10 @@
 //! `brief_version` and, per phase, the signals `effort` (low, standard,
 //! high) and an optional `model`. `brief validate` checks it.
 
-pub mod cli;
+mod cli;
 pub mod code;
+
+pub use cli::Command;
 
 use std::io::{self, Write};
 

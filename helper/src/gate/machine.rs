@@ -105,7 +105,7 @@ impl Action {
 
 /// One decision of the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Step {
+pub(super) struct Step {
     pub action: Action,
     pub next: State,
     /// The boundary this is, when it is one.
@@ -124,7 +124,7 @@ const fn go(next: State) -> Step {
 }
 
 /// The table in the module docs; `None` for a refused cell.
-pub fn decide(state: State, event: Event, mode: Mode) -> Option<Step> {
+pub(super) fn decide(state: State, event: Event, mode: Mode) -> Option<Step> {
     use Event as E;
     use State as S;
     let closed = mode == Mode::Closed;

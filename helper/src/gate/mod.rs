@@ -10,10 +10,10 @@
 //! when an explicit flag beat a different brief signal (once per run, since
 //! `begin` is sent once).
 
-pub mod cli;
+mod cli;
 pub mod code;
-pub mod machine;
-pub mod mode;
+mod machine;
+mod mode;
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -21,7 +21,7 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use cli::GateArgs;
+pub use cli::GateArgs;
 use machine::Action;
 pub use machine::{Event, State};
 pub use mode::{Effort, GatesFlag};
@@ -168,7 +168,7 @@ fn record_override(data_dir: Option<&Path>, signal: Effort) -> WriteReply {
         Value::String(signal.as_str().into()),
     );
     let name = "gates_mode_flag_override";
-    let rec = stats::event::record(name, payload, &UtcTime::now().rfc3339());
+    let rec = stats::record(name, payload, &UtcTime::now().rfc3339());
     match stats::append(data_dir, stats::EVENT_KIND, &rec) {
         Ok(path) => {
             let mut reply = WriteReply::written(&path);

@@ -12,23 +12,25 @@
 //! over the whole model; [`render`] prints the `validate` and `dry-run`
 //! reports.
 
-pub mod check;
-pub mod cli;
+mod check;
+mod cli;
 pub mod code;
-pub mod command;
-pub mod criterion;
-pub mod fields;
-pub mod manifest;
-pub mod markdown;
-pub mod model;
-pub mod parse;
-pub mod render;
-pub mod step;
-pub mod strategy;
+mod command;
+mod criterion;
+mod fields;
+mod manifest;
+mod markdown;
+mod model;
+mod parse;
+mod render;
+mod step;
+mod strategy;
 pub mod version;
 
 #[cfg(test)]
 mod schema_test;
+
+pub use cli::Command;
 
 use std::path::Path;
 

@@ -7,12 +7,12 @@
 //! - the brief's `phase_signals` come from the `brief` area's model.
 //! - [`resolve`]: flag → env → plan → default, then brief > profile.
 
-pub mod builtin;
-pub mod cli;
+mod builtin;
+mod cli;
 pub mod code;
-pub mod custom;
-pub mod model;
-pub mod resolve;
+mod custom;
+mod model;
+mod resolve;
 
 use std::fs;
 use std::io::{self, Write};
@@ -20,6 +20,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+pub use cli::Command;
 use cli::ResolveArgs;
 pub use custom::{check_name, parse};
 pub use model::PHASES;

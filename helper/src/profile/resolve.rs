@@ -39,7 +39,7 @@ pub struct Choice {
 }
 
 /// The name and its source.
-pub fn choose(choice: &Choice) -> (String, ProfileSource) {
+pub(super) fn choose(choice: &Choice) -> (String, ProfileSource) {
     let pick = |v: &Option<String>| {
         v.as_deref()
             .map(str::trim)
@@ -58,7 +58,11 @@ pub fn choose(choice: &Choice) -> (String, ProfileSource) {
 }
 
 /// The profile called `name`: built-in, or a custom file.
-pub fn find(name: &str, project: &Path, data_dir: Option<&Path>) -> Result<Profile, Vec<Problem>> {
+pub(super) fn find(
+    name: &str,
+    project: &Path,
+    data_dir: Option<&Path>,
+) -> Result<Profile, Vec<Problem>> {
     if let Some(p) = builtin::find(name) {
         return Ok(p);
     }
@@ -84,7 +88,7 @@ pub struct Sources {
 
 /// One phase, composed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Composed {
+pub(super) struct Composed {
     pub effort: String,
     pub model: String,
     pub sources: Sources,
@@ -92,7 +96,7 @@ pub struct Composed {
 
 impl Composed {
     /// `brief`, `profile`, or `brief+profile`.
-    pub fn source(&self) -> &'static str {
+    pub(super) fn source(&self) -> &'static str {
         match (
             self.sources.effort == "brief",
             self.sources.model == "brief",
@@ -105,7 +109,11 @@ impl Composed {
 }
 
 /// The composition rule for `phase`.
-pub fn compose(phase: &str, brief: Option<&Brief>, profile: &Profile) -> Result<Composed, Problem> {
+pub(super) fn compose(
+    phase: &str,
+    brief: Option<&Brief>,
+    profile: &Profile,
+) -> Result<Composed, Problem> {
     let signal = brief.and_then(|b| b.signal(phase));
     let (effort, effort_source) = match signal.and_then(|s| s.effort.clone()) {
         Some(e) => (e, "brief"),

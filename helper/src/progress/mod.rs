@@ -14,21 +14,22 @@
 //! - [`mod@file`]: load and save through the schema; [`check`]: `validate`.
 //! - [`render`]: `show` and the replies.
 
-pub mod budget;
-pub mod check;
-pub mod cli;
+mod budget;
+mod check;
+mod cli;
 pub mod code;
-pub mod file;
-pub mod init;
-pub mod model;
-pub mod path;
-pub mod render;
-pub mod status;
-pub mod transition;
+mod file;
+mod init;
+mod model;
+mod path;
+mod render;
+mod status;
+mod transition;
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+pub use cli::Command;
 pub use cli::Locate;
 use cli::{FinishArgs, InitArgs, ResumePointArgs, ShowArgs, StepArgs, ValidateArgs};
 pub use file::{conforms, parse};

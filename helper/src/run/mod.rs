@@ -11,13 +11,15 @@
 //! `run` never writes to stderr: every outcome, including refused input, is
 //! a block on stdout.
 
-pub mod block;
-pub mod cli;
-pub mod labels;
-pub mod log_file;
-pub mod request;
-pub mod runner;
-pub mod tally;
+mod block;
+mod cli;
+mod labels;
+mod log_file;
+mod request;
+mod runner;
+mod tally;
+
+pub use cli::RunArgs;
 
 use std::ffi::OsString;
 use std::io::{self, Read, Write};

@@ -23,7 +23,7 @@ const STACK_BYTES: usize = 256 << 20;
 /// Under the hook's 10 s timeout in `hooks/hooks.json` (a hook that times
 /// out lets the call through), well over the 0.3 s a 1 MB command takes.
 /// Debug builds (the test suite) run about ten times slower and get more.
-pub const WATCHDOG: Duration = if cfg!(debug_assertions) {
+pub(super) const WATCHDOG: Duration = if cfg!(debug_assertions) {
     Duration::from_secs(120)
 } else {
     Duration::from_secs(8)

@@ -19,25 +19,27 @@
 //! judges every command of a plan ([`plan`], on the plan area's model); the
 //! PreToolUse hook answers Claude Code ([`hook`]).
 
-pub mod arg;
-pub mod call;
-pub mod checks;
-pub mod cli;
-pub mod engine;
-pub mod finding;
-pub mod flow;
-pub mod getopt;
+mod arg;
+mod call;
+mod checks;
+mod cli;
+mod engine;
+mod finding;
+mod flow;
+mod getopt;
 pub mod hook;
-pub mod parse;
-pub mod paths;
-pub mod plan;
-pub mod program;
-pub mod render;
-pub mod rule;
-pub mod scanner;
-pub mod walk;
-pub mod word;
-pub mod wrapper;
+mod parse;
+mod paths;
+mod plan;
+mod program;
+mod render;
+mod rule;
+mod scanner;
+mod walk;
+mod word;
+mod wrapper;
+
+pub use cli::{Command, HookCommand};
 
 pub use engine::{judge_command, judge_path};
 pub use finding::{Decision, Finding, Judgement, MAX_EXCERPT_CHARS};

@@ -10,17 +10,18 @@
 //! - [`check`]: `state validate`, the schema plus the pair's agreement.
 //! - [`pair`]: writing the pair so that both change or neither does.
 
-pub mod check;
-pub mod cli;
+mod check;
+mod cli;
 pub mod code;
-pub mod pair;
-pub mod session_state;
+mod pair;
+mod session_state;
 
 use std::io::{self, Read, Write};
 
 pub use crate::atomic_file::{AtomicWriteError, write_atomic};
 pub use check::{check_prompt, validate_text};
-use cli::{StateWriteArgs, ValidateArgs, WriteArgs};
+pub use cli::{Command, WriteArgs};
+use cli::{StateWriteArgs, ValidateArgs};
 use session_state::SessionState;
 
 use crate::clock::UtcTime;

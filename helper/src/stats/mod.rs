@@ -11,13 +11,13 @@
 //! - [`event`]: known events and the export allowlist.
 //! - [`jsonl`]: locked whole-line appends; [`summary`]: `stats show`.
 
-pub mod cli;
+mod cli;
 pub mod code;
-pub mod event;
-pub mod jsonl;
-pub mod kind;
-pub mod record;
-pub mod summary;
+mod event;
+mod jsonl;
+mod kind;
+mod record;
+mod summary;
 
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use cli::{AppendArgs, EmitArgs, ShowArgs};
+pub use cli::{Command, EventCommand};
 pub use event::{check_name, record};
 pub use record::{parse_object, with_ts};
 pub use summary::summarize_reader;

@@ -8,13 +8,15 @@
 //! ([`recognizer::pick`]), judging what can be judged ([`expect`]) and
 //! rendering the reply ([`reply`]).
 
-pub mod cli;
-pub mod expect;
-pub mod failure;
-pub mod lines;
-pub mod recognizer;
-pub mod reply;
-pub mod runners;
+mod cli;
+mod expect;
+mod failure;
+mod lines;
+mod recognizer;
+mod reply;
+mod runners;
+
+pub use cli::VerdictArgs;
 
 use std::fs::File;
 use std::io::{self, Write};
