@@ -32,7 +32,7 @@ use crate::{brief, gate, plan, profile, progress, run, scan, state, stats, verdi
     max_term_width = 100
 )]
 #[command(after_help = "Run 'voyage-helper <command> --help' for what a command prints.")]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     pub command: Subcommand,
 }
@@ -46,7 +46,7 @@ pub struct Cli {
 // attribute: a one-line doc comment would lose its final full stop).
 #[derive(Debug, clap::Subcommand)]
 #[command(defer = true)]
-pub enum Subcommand {
+pub(crate) enum Subcommand {
     #[command(about = "Run one shell command with a log, and print a short block about it.")]
     Run(run::RunArgs),
     #[command(about = "Turn a command's log into the executor skill's short reply.")]
@@ -95,7 +95,7 @@ pub enum Subcommand {
 }
 
 /// `completions SHELL`: the script for `shell`, drawn from the whole tree.
-pub fn completions(shell: Shell, out: &mut impl Write) -> io::Result<u8> {
+pub(crate) fn completions(shell: Shell, out: &mut impl Write) -> io::Result<u8> {
     let mut command = Cli::command();
     clap_complete::generate(shell, &mut command, "voyage-helper", out);
     out.flush()?;

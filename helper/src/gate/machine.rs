@@ -84,7 +84,7 @@ words! {
 /// What the caller does now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Action {
+pub(crate) enum Action {
     /// Go on without asking.
     Continue,
     /// Ask the operator (AskUserQuestion), then send approve or decline.
@@ -94,7 +94,7 @@ pub enum Action {
 }
 
 impl Action {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Continue => "continue",
             Self::Pause => "pause",

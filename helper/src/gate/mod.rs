@@ -11,7 +11,7 @@
 //! `begin` is sent once).
 
 mod cli;
-pub mod code;
+pub(crate) mod code;
 mod machine;
 mod mode;
 
@@ -21,7 +21,7 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-pub use cli::GateArgs;
+pub(crate) use cli::GateArgs;
 use machine::Action;
 pub use machine::{Event, State};
 pub use mode::{Effort, GatesFlag};
@@ -35,7 +35,7 @@ use crate::write_reply::WriteReply;
 
 /// What `gate --json` prints (schema `gate-decision`).
 #[derive(Debug, Clone, Serialize)]
-pub struct Decision {
+pub(crate) struct Decision {
     pub state: State,
     pub event: Event,
     pub action: Action,
@@ -67,7 +67,7 @@ fn words<T: Copy>(all: &[T], f: impl Fn(T) -> &'static str) -> String {
 
 /// `gate`: exit 0 decided, 1 an event the state refuses, 2 bad words (or
 /// the error writing the decision). The override event goes to `data_dir`.
-pub fn execute(
+pub(crate) fn execute(
     options: &GateArgs,
     data_dir: Option<&Path>,
     out: &mut impl Write,
@@ -184,7 +184,7 @@ fn record_override(data_dir: Option<&Path>, signal: Effort) -> WriteReply {
 }
 
 /// The text form: one `key: value` per line.
-pub fn render_text(d: &Decision, out: &mut impl Write) -> io::Result<()> {
+pub(crate) fn render_text(d: &Decision, out: &mut impl Write) -> io::Result<()> {
     writeln!(out, "ACTION: {}", d.action.as_str())?;
     writeln!(out, "NEXT: {}", d.next_state)?;
     if let Some(b) = d.boundary {

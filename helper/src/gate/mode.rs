@@ -105,7 +105,7 @@ impl GatesFlag {
 /// Where the mode came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum ModeSource {
+pub(crate) enum ModeSource {
     Flag,
     Brief,
     Default,

@@ -14,7 +14,7 @@
 
 mod check;
 mod cli;
-pub mod code;
+pub(crate) mod code;
 mod command;
 mod criterion;
 mod fields;
@@ -25,24 +25,23 @@ mod parse;
 mod render;
 mod step;
 mod strategy;
-pub mod version;
+pub(crate) mod version;
 
 #[cfg(test)]
 mod schema_test;
 
-pub use cli::Command;
+pub(crate) use cli::Command;
 
 use std::path::Path;
 
 use crate::problem::Problem;
 
-pub use model::{CommandKind, Plan, PlanCommand, PlanKind};
+pub(crate) use model::{CommandKind, Plan, PlanCommand, PlanKind};
 pub use parse::parse;
-pub use step::Step;
 
 /// Why a plan could not be loaded.
 #[derive(Debug, thiserror::Error)]
-pub enum PlanLoadError {
+pub(crate) enum PlanLoadError {
     #[error("cannot read {path}: {source}")]
     Read {
         path: String,
@@ -67,7 +66,7 @@ impl crate::problem::Coded for PlanLoadError {
 
 /// Reads and parses the plan at `path`. Invalid UTF-8 is replaced, never an
 /// error: the problems will point at what it breaks.
-pub fn load(path: &Path) -> Result<Plan, PlanLoadError> {
+pub(crate) fn load(path: &Path) -> Result<Plan, PlanLoadError> {
     let shown = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|source| PlanLoadError::Read {
         path: shown.clone(),

@@ -9,7 +9,7 @@
 
 mod builtin;
 mod cli;
-pub mod code;
+pub(crate) mod code;
 mod custom;
 mod model;
 mod resolve;
@@ -20,7 +20,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-pub use cli::Command;
+pub(crate) use cli::Command;
 use cli::ResolveArgs;
 pub use custom::{check_name, parse};
 pub use model::PHASES;
@@ -32,7 +32,7 @@ use crate::problem::{self, Problem};
 
 /// The profile part of the answer.
 #[derive(Debug, Clone, Serialize)]
-pub struct ProfileRef {
+pub(crate) struct ProfileRef {
     pub name: String,
     pub source: ProfileSource,
     pub origin: String,
@@ -40,7 +40,7 @@ pub struct ProfileRef {
 
 /// What `profile resolve --json` prints (schema `profile-resolution`).
 #[derive(Debug, Clone, Serialize)]
-pub struct Resolution {
+pub(crate) struct Resolution {
     pub phase: String,
     pub effort: String,
     pub model: String,
@@ -62,7 +62,7 @@ const PROJECT: &str = ".";
 /// `profile resolve`: exit 0 resolved, 1 bad profile or brief content, 2
 /// unreadable input or usage (or the error writing the answer). Custom
 /// profiles are looked for in the project, then in `data_dir`.
-pub fn execute(
+pub(crate) fn execute(
     args: &ResolveArgs,
     data_dir: Option<&Path>,
     out: &mut impl Write,

@@ -23,7 +23,7 @@ use crate::problem::Problem;
 /// Where the profile's name came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum ProfileSource {
+pub(crate) enum ProfileSource {
     Flag,
     Env,
     Inheritance,
@@ -32,7 +32,7 @@ pub enum ProfileSource {
 
 /// The inputs that can name a profile, in order of precedence.
 #[derive(Debug, Clone, Default)]
-pub struct Choice {
+pub(crate) struct Choice {
     pub flag: Option<String>,
     pub env: Option<String>,
     pub plan: Option<String>,
@@ -81,7 +81,7 @@ pub(super) fn find(
 
 /// Where a field's value came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Sources {
+pub(crate) struct Sources {
     pub effort: &'static str,
     pub model: &'static str,
 }

@@ -42,7 +42,7 @@ pub(super) fn from_env_value(value: Option<&OsStr>) -> (u32, Option<String>) {
 /// The budget a run starts with, read from the environment once, at the
 /// edge (`progress`'s [`Command::execute`](super::cli::Command::execute)).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Budget {
+pub(crate) struct Budget {
     pub cap: u32,
     /// Why the variable's value was not used, for a warning where the
     /// budget is used.

@@ -12,11 +12,11 @@ use serde_json::Value;
 use super::CODES;
 use super::code;
 use super::model::Progress;
+use crate::atomic_file::write_atomic;
 use crate::exit;
 use crate::problem::Coded;
 use crate::problem::Problem;
 use crate::schema;
-use crate::state::write_atomic;
 
 /// The most bytes a progress file may have (a plan of thousands of steps is
 /// well under a megabyte).

@@ -17,7 +17,7 @@
 mod budget;
 mod check;
 mod cli;
-pub mod code;
+pub(crate) mod code;
 mod file;
 mod init;
 mod model;
@@ -29,8 +29,8 @@ mod transition;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-pub use cli::Command;
-pub use cli::Locate;
+pub(crate) use cli::Command;
+pub(crate) use cli::Locate;
 use cli::{FinishArgs, InitArgs, ResumePointArgs, ShowArgs, StepArgs, ValidateArgs};
 pub use file::{conforms, parse};
 pub use model::Progress;
@@ -56,7 +56,7 @@ pub const CODES: schema::Codes = schema::Codes {
 /// Where the progress file is: given, or derived as Phase 3 says.
 impl Locate {
     /// The progress file's path, or a usage problem.
-    pub fn resolve(&self) -> Result<PathBuf, Problem> {
+    pub(crate) fn resolve(&self) -> Result<PathBuf, Problem> {
         if let Some(file) = &self.file {
             return Ok(file.clone());
         }
@@ -122,7 +122,7 @@ fn print_warnings(warnings: &[String]) {
 }
 
 /// `progress show`: exit 0, or 2 when the file is missing or broken.
-pub fn execute_show(options: &ShowArgs, out: &mut impl Write) -> io::Result<u8> {
+pub(crate) fn execute_show(options: &ShowArgs, out: &mut impl Write) -> io::Result<u8> {
     let path = match options.locate.resolve() {
         Ok(p) => p,
         Err(p) => return Ok(refuse_plain(exit::CANNOT_CHECK, p)),
@@ -147,7 +147,7 @@ fn refuse_plain(code: u8, problem: Problem) -> u8 {
 }
 
 /// `progress step N --status S`: exit 0 applied, 1 refused, 2 no usable file.
-pub fn execute_step(
+pub(crate) fn execute_step(
     options: &StepArgs,
     budget: &budget::Budget,
     out: &mut impl Write,
@@ -226,7 +226,7 @@ pub fn execute_step(
 /// `progress resume-point`: the first step not completed. A missing
 /// `iterations_remaining` is seeded and written back. Exit 0, or 2 when the
 /// file is missing or broken.
-pub fn execute_resume_point(
+pub(crate) fn execute_resume_point(
     options: &ResumePointArgs,
     budget: &budget::Budget,
     out: &mut impl Write,
@@ -276,7 +276,7 @@ pub fn execute_resume_point(
 /// `progress finish --status S`: the run's final status (seed Phase 8,
 /// "Progress + state-file writes"). `completed` needs every step completed
 /// or skipped. Exit 0, 1 refused, 2 no usable file.
-pub fn execute_finish(options: &FinishArgs, out: &mut impl Write) -> io::Result<u8> {
+pub(crate) fn execute_finish(options: &FinishArgs, out: &mut impl Write) -> io::Result<u8> {
     let path = match options.locate.resolve() {
         Ok(p) => p,
         Err(p) => return Ok(refuse_plain(exit::CANNOT_CHECK, p)),
@@ -364,14 +364,14 @@ pub fn execute_finish(options: &FinishArgs, out: &mut impl Write) -> io::Result<
 }
 
 /// `progress validate FILE`: exit 0 valid, 1 problems, 2 unreadable.
-pub fn execute_validate(options: &ValidateArgs, out: &mut impl Write) -> io::Result<u8> {
+pub(crate) fn execute_validate(options: &ValidateArgs, out: &mut impl Write) -> io::Result<u8> {
     check::validate_file(&options.file).print(options.json, out)
 }
 
 /// `progress init`: exit 0 created, replaced or kept; 1 the plan is not a
 /// plan or has no such session; 2 unreadable plan, broken file kept in
 /// resume or step mode, or a failed write.
-pub fn execute_init(
+pub(crate) fn execute_init(
     options: &InitArgs,
     budget: &budget::Budget,
     out: &mut impl Write,

@@ -66,7 +66,7 @@ pub fn judge_command(command: &str, ctx: &Context) -> Judgement {
 }
 
 /// Judges a write of `path` by a file tool (Write, Edit, NotebookEdit).
-pub fn judge_path(path: &str, ctx: &Context) -> Judgement {
+pub(crate) fn judge_path(path: &str, ctx: &Context) -> Judgement {
     let mut scanner = Scanner::new(ctx);
     if let Some((rule, detail)) = paths::check(path, Write::Replace, ctx.home.as_deref()) {
         scanner.report(rule, &[Arg::literal(path)], detail);

@@ -27,7 +27,7 @@ mod engine;
 mod finding;
 mod flow;
 mod getopt;
-pub mod hook;
+pub(crate) mod hook;
 mod parse;
 mod paths;
 mod plan;
@@ -39,10 +39,10 @@ mod walk;
 mod word;
 mod wrapper;
 
-pub use cli::{Command, HookCommand};
+pub(crate) use cli::{Command, HookCommand};
 
-pub use engine::{judge_command, judge_path};
-pub use finding::{Decision, Finding, Judgement, MAX_EXCERPT_CHARS};
+pub use engine::judge_command;
+pub use finding::{Decision, Judgement, MAX_EXCERPT_CHARS};
 pub use render::{render_json, render_text};
 pub use rule::{RULES, find};
 pub use scanner::Context;
@@ -54,7 +54,7 @@ use crate::exit;
 /// `scan command`: judges the command, prints the result to `out`, and
 /// returns the exit code: 0 pass or warning, 1 blocked, 2 no command (or
 /// the error writing the result).
-pub fn execute_command(
+pub(crate) fn execute_command(
     args: &cli::ScanCommandArgs,
     ctx: &Context,
     out: &mut impl Write,

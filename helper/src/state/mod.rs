@@ -12,18 +12,18 @@
 
 mod check;
 mod cli;
-pub mod code;
+pub(crate) mod code;
 mod pair;
 mod session_state;
 
 use std::io::{self, Read, Write};
 
-pub use crate::atomic_file::{AtomicWriteError, write_atomic};
 pub use check::{check_prompt, validate_text};
-pub use cli::{Command, WriteArgs};
+pub(crate) use cli::{Command, WriteArgs};
 use cli::{StateWriteArgs, ValidateArgs};
 use session_state::SessionState;
 
+use crate::atomic_file::write_atomic;
 use crate::clock::UtcTime;
 use crate::exit;
 use crate::problem::Coded;
@@ -33,10 +33,10 @@ use crate::write_reply::WriteReply;
 
 /// The most bytes `write --atomic` accepts on stdin (state files are small;
 /// this bounds memory when something else is piped in by mistake).
-pub const MAX_DOCUMENT_BYTES: u64 = 64 * 1024 * 1024;
+pub(crate) const MAX_DOCUMENT_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The problems `state` reports from a schema check.
-pub const CODES: schema::Codes = schema::Codes {
+pub(crate) const CODES: schema::Codes = schema::Codes {
     missing_key: code::STATE_MISSING_KEY,
     not_object: code::STATE_NOT_OBJECT,
     other: code::STATE_BAD_VALUE,
@@ -46,7 +46,7 @@ pub const CODES: schema::Codes = schema::Codes {
 /// `write --atomic`: stdin replaces `path` whole, or nothing changes.
 /// Exit 0 written, 1 refused by `--schema`, 2 could not write (or the error
 /// writing the reply).
-pub fn execute_write(
+pub(crate) fn execute_write(
     options: &WriteArgs,
     stdin: &mut impl Read,
     out: &mut impl Write,
@@ -145,7 +145,10 @@ fn finish(
 
 /// `state write`: the handover pair, both or neither.
 /// Exit 0 written, 1 refused input, 2 could not write.
-pub fn execute_state_write(options: &StateWriteArgs, out: &mut impl Write) -> io::Result<u8> {
+pub(crate) fn execute_state_write(
+    options: &StateWriteArgs,
+    out: &mut impl Write,
+) -> io::Result<u8> {
     let state = SessionState {
         schema_version: 1,
         project: options.project.display().to_string(),
@@ -159,7 +162,10 @@ pub fn execute_state_write(options: &StateWriteArgs, out: &mut impl Write) -> io
 }
 
 /// `state validate FILE`: exit 0 valid, 1 problems, 2 unreadable.
-pub fn execute_state_validate(options: &ValidateArgs, out: &mut impl Write) -> io::Result<u8> {
+pub(crate) fn execute_state_validate(
+    options: &ValidateArgs,
+    out: &mut impl Write,
+) -> io::Result<u8> {
     let report = check::validate_file(&options.file);
     report.print(options.json, out)
 }

@@ -16,7 +16,7 @@ mod recognizer;
 mod reply;
 mod runners;
 
-pub use cli::VerdictArgs;
+pub(crate) use cli::VerdictArgs;
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -77,14 +77,14 @@ impl Input {
 
 /// Options of one `verdict` call.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub(crate) struct Options {
     pub input: Input,
     pub json: bool,
 }
 
 /// Builds the reply, prints it to `out` and returns the exit code:
 /// 0 PASS, 1 FAIL or TIMEOUT, 2 ERROR (or the error writing it).
-pub fn execute(options: &Options, out: &mut impl Write) -> io::Result<u8> {
+pub(crate) fn execute(options: &Options, out: &mut impl Write) -> io::Result<u8> {
     let reply = build(&options.input);
     if options.json {
         reply.render_json(out)?;

@@ -40,12 +40,12 @@ use super::yaml;
 use crate::problem::Problem;
 
 /// Exit codes of `workflow run`, Executant's.
-pub mod exit_code {
-    pub const SUCCESS: u8 = 0;
-    pub const STEP_FAILED: u8 = 1;
-    pub const INVALID: u8 = 2;
-    pub const TIMED_OUT: u8 = 3;
-    pub const CANCELLED: u8 = 4;
+pub(crate) mod exit_code {
+    pub(crate) const SUCCESS: u8 = 0;
+    pub(crate) const STEP_FAILED: u8 = 1;
+    pub(crate) const INVALID: u8 = 2;
+    pub(crate) const TIMED_OUT: u8 = 3;
+    pub(crate) const CANCELLED: u8 = 4;
 }
 
 /// Events the runner may be ahead of the consumers by; a fast command

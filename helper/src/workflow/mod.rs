@@ -41,7 +41,7 @@ mod call;
 mod child;
 mod claude;
 mod cli;
-pub mod code;
+pub(crate) mod code;
 mod command;
 mod consumers;
 mod event;
@@ -67,10 +67,10 @@ mod step;
 mod text;
 mod yaml;
 
-pub use cli::Command;
+pub(crate) use cli::Command;
 
 pub use claude::{QUOTED_LINES, Stream};
-pub use command::exit_code;
+pub(crate) use command::exit_code;
 pub use event::Event;
 pub use lines::LineSplitter;
 pub use load::load_source;
