@@ -41,6 +41,10 @@
 //! the area's own), `proc::supervise` (`Job`, `Ending`, `Stderr`), and `scan::hook`
 //! (`hook::answer`, `hook::render`).
 
+// The docs link the private modules and items they describe: they are read
+// with `cargo doc --document-private-items` (STYLE.md, "Docs and doc tests").
+#![allow(rustdoc::private_intra_doc_links)]
+
 mod ansi;
 mod atomic_file;
 mod brief;

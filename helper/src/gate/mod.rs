@@ -15,16 +15,17 @@ pub(crate) mod code;
 mod machine;
 mod mode;
 
+pub(crate) use cli::GateArgs;
+pub use machine::{Event, State};
+pub use mode::{Effort, GatesFlag};
+
 use std::io::{self, Write};
 use std::path::Path;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-pub(crate) use cli::GateArgs;
 use machine::Action;
-pub use machine::{Event, State};
-pub use mode::{Effort, GatesFlag};
 use mode::{Mode, ModeSource};
 
 use crate::clock::UtcTime;

@@ -27,17 +27,16 @@ mod step;
 mod strategy;
 pub(crate) mod version;
 
+pub(crate) use cli::Command;
+pub(crate) use model::{CommandKind, Plan, PlanCommand, PlanKind};
+pub use parse::parse;
+
 #[cfg(test)]
 mod schema_test;
-
-pub(crate) use cli::Command;
 
 use std::path::Path;
 
 use crate::problem::Problem;
-
-pub(crate) use model::{CommandKind, Plan, PlanCommand, PlanKind};
-pub use parse::parse;
 
 /// Why a plan could not be loaded.
 #[derive(Debug, thiserror::Error)]

@@ -14,16 +14,17 @@ mod custom;
 mod model;
 mod resolve;
 
+pub(crate) use cli::Command;
+pub use custom::{check_name, parse};
+pub use model::PHASES;
+
 use std::fs;
 use std::io::{self, Write};
 use std::path::Path;
 
 use serde::Serialize;
 
-pub(crate) use cli::Command;
 use cli::ResolveArgs;
-pub use custom::{check_name, parse};
-pub use model::PHASES;
 use resolve::{ProfileSource, Sources};
 
 use crate::exit;

@@ -26,18 +26,19 @@ mod render;
 mod status;
 mod transition;
 
+pub(crate) use cli::Command;
+pub(crate) use cli::Locate;
+pub use file::{conforms, parse};
+pub use model::Progress;
+pub use status::StepStatus;
+pub use transition::{StepUpdate, apply};
+
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-pub(crate) use cli::Command;
-pub(crate) use cli::Locate;
 use cli::{FinishArgs, InitArgs, ResumePointArgs, ShowArgs, StepArgs, ValidateArgs};
-pub use file::{conforms, parse};
-pub use model::Progress;
 use render::Reply;
 use status::RunStatus;
-pub use status::StepStatus;
-pub use transition::{StepUpdate, apply};
 
 use crate::clock::UtcTime;
 use crate::exit;

@@ -20,6 +20,10 @@ mod runner;
 mod tally;
 
 pub(crate) use cli::RunArgs;
+pub use labels::Labels;
+pub use log_file::slug;
+pub use request::{MAX_TIMEOUT_SECS, Request};
+pub use tally::{LineTally, TAIL_MAX_CHARS};
 
 use std::ffi::OsString;
 use std::io::{self, Read, Write};
@@ -27,11 +31,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use block::{Block, Ran, Status};
-pub use labels::Labels;
-pub use log_file::slug;
-pub use request::{MAX_TIMEOUT_SECS, Request};
 use runner::Ending;
-pub use tally::{LineTally, TAIL_MAX_CHARS};
 
 use crate::clock::UtcTime;
 

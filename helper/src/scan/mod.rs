@@ -40,7 +40,6 @@ mod word;
 mod wrapper;
 
 pub(crate) use cli::{Command, HookCommand};
-
 pub use engine::judge_command;
 pub use finding::{Decision, Judgement, MAX_EXCERPT_CHARS};
 pub use render::{render_json, render_text};

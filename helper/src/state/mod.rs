@@ -1,10 +1,9 @@
 //! Crash-safe state files (DESIGN.md area `state/`; seed Phase 8, Handover
 //! 7): `write --atomic`, `state write`, `state validate`.
 //!
-//! - [`atomic`]: the write primitive every state and progress file goes
-//!   through (temp file, fsync, rename, fsync of the directory, mode kept).
-//! - [`temp`]: the temporary files' names, and sweeping up those of killed
-//!   writers.
+//! - every write goes through the crate's atomic writer,
+//!   [`crate::atomic_file`] (temp file, fsync, rename, fsync of the
+//!   directory, mode kept; killed writers' temporary files swept up).
 //! - [`session_state`]: the handover pair `.session-state.local.json` +
 //!   `NEXT-SESSION-PROMPT.local.md`.
 //! - [`check`]: `state validate`, the schema plus the pair's agreement.
@@ -16,10 +15,11 @@ pub(crate) mod code;
 mod pair;
 mod session_state;
 
-use std::io::{self, Read, Write};
-
 pub use check::{check_prompt, validate_text};
 pub(crate) use cli::{Command, WriteArgs};
+
+use std::io::{self, Read, Write};
+
 use cli::{StateWriteArgs, ValidateArgs};
 use session_state::SessionState;
 

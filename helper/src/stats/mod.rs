@@ -19,16 +19,17 @@ mod kind;
 mod record;
 mod summary;
 
+pub(crate) use cli::{Command, EventCommand};
+pub use event::{check_name, record};
+pub use record::{parse_object, with_ts};
+pub use summary::summarize_reader;
+
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
 use cli::{AppendArgs, EmitArgs, ShowArgs};
-pub(crate) use cli::{Command, EventCommand};
-pub use event::{check_name, record};
-pub use record::{parse_object, with_ts};
-pub use summary::summarize_reader;
 
 use crate::clock::UtcTime;
 use crate::exit;

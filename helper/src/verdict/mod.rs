@@ -17,16 +17,16 @@ mod reply;
 mod runners;
 
 pub(crate) use cli::VerdictArgs;
+pub use expect::{RunFacts, RunKind, judge};
+pub use lines::MAX_LINE_BYTES;
+pub use reply::MAX_LINES;
+pub use runners::{Findings, scan};
 
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-pub use expect::{RunFacts, RunKind, judge};
-pub use lines::MAX_LINE_BYTES;
-pub use reply::MAX_LINES;
 use reply::{MAX_BULLETS, Reply, Verdict};
-pub use runners::{Findings, scan};
 
 use crate::exit;
 

@@ -67,9 +67,8 @@ mod step;
 mod text;
 mod yaml;
 
-pub(crate) use cli::Command;
-
 pub use claude::{QUOTED_LINES, Stream};
+pub(crate) use cli::Command;
 pub(crate) use command::exit_code;
 pub use event::Event;
 pub use lines::LineSplitter;
