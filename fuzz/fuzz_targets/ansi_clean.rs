@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use voyage_helper::ansi::clean;
+use voyage_helper::internals::ansi::clean;
 
 fuzz_target!(|data: &[u8]| {
     let cleaned = clean(data);

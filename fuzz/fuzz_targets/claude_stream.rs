@@ -12,9 +12,7 @@
 use std::sync::Mutex;
 
 use libfuzzer_sys::fuzz_target;
-use voyage_helper::workflow::claude::Stream;
-use voyage_helper::workflow::event::Event;
-use voyage_helper::workflow::lines::LineSplitter;
+use voyage_helper::internals::workflow::{Event, LineSplitter, Stream};
 
 fn read(output: &[u8], chunk: usize) -> (Vec<String>, String) {
     let events = Mutex::new(Vec::new());

@@ -9,8 +9,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use voyage_helper::yaml::front_matter::{parse, split};
-use voyage_helper::brief::Brief;
+use voyage_helper::internals::brief::Brief;
+use voyage_helper::internals::yaml::front_matter::{parse, split};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

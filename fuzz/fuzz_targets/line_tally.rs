@@ -10,7 +10,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use voyage_helper::run::tally::{LineTally, TAIL_MAX_CHARS};
+use voyage_helper::internals::run::{LineTally, TAIL_MAX_CHARS};
 
 /// Splits off the chunk sizes; the rest is the output.
 fn split(data: &[u8]) -> (&[u8], &[u8]) {

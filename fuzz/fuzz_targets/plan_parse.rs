@@ -7,9 +7,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use voyage_helper::brief::Brief;
-use voyage_helper::plan::parse::parse;
-use voyage_helper::yaml;
+use voyage_helper::internals::brief::Brief;
+use voyage_helper::internals::plan::parse;
+use voyage_helper::internals::yaml;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

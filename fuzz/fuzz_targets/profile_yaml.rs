@@ -6,8 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use voyage_helper::profile::custom::parse;
-use voyage_helper::profile::model::PHASES;
+use voyage_helper::internals::profile::{PHASES, parse};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

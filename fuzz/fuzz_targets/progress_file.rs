@@ -10,11 +10,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use voyage_helper::progress::file::{conforms, parse};
-use voyage_helper::progress::status::StepStatus;
-use voyage_helper::progress::transition::{StepUpdate, apply};
-use voyage_helper::progress::{CODES, model::Progress};
-use voyage_helper::schema;
+use voyage_helper::internals::progress::{
+    CODES, Progress, StepStatus, StepUpdate, apply, conforms, parse,
+};
+use voyage_helper::internals::schema;
 
 fuzz_target!(|data: &[u8]| {
     // The last 8 bytes pick the changes; the rest is the file.

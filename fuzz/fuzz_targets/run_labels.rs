@@ -11,9 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
-use voyage_helper::run::labels::Labels;
-use voyage_helper::run::log_file::slug;
-use voyage_helper::run::request::{MAX_TIMEOUT_SECS, Request};
+use voyage_helper::internals::run::{Labels, MAX_TIMEOUT_SECS, Request, slug};
 
 /// The directory relative `cwd:` values are glued onto, with a few entries
 /// so that some relative values exist.

@@ -11,9 +11,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use voyage_helper::scan::finding::MAX_EXCERPT_CHARS;
-use voyage_helper::scan::hook::{self, Answer};
-use voyage_helper::scan::{Context, Decision, judge_command, render};
+use voyage_helper::internals::scan::hook::{self, Answer};
+use voyage_helper::internals::scan::{
+    Context, Decision, MAX_EXCERPT_CHARS, judge_command, render_json, render_text,
+};
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
@@ -28,9 +29,9 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(judgement, judge_command(&text, &ctx), "not deterministic");
 
     let mut out = Vec::new();
-    render::render_text(&judgement, &mut out).expect("rendering into a Vec");
+    render_text(&judgement, &mut out).expect("rendering into a Vec");
     let mut json = Vec::new();
-    render::render_json(&text, &judgement, &mut json).expect("rendering into a Vec");
+    render_json(&text, &judgement, &mut json).expect("rendering into a Vec");
     assert_eq!(json.iter().filter(|&&b| b == b'\n').count(), 1);
 
     let input = serde_json::json!({

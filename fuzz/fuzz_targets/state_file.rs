@@ -8,7 +8,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use voyage_helper::state::check::{check_prompt, validate_text};
+use voyage_helper::internals::state::{check_prompt, validate_text};
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

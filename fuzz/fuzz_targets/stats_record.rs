@@ -11,20 +11,20 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use voyage_helper::stats::{event, record, summary};
+use voyage_helper::internals::stats;
 
 fuzz_target!(|data: &[u8]| {
-    if let Ok(map) = record::parse_object(data, "record") {
-        let with = record::with_ts(map.clone(), "now");
+    if let Ok(map) = stats::parse_object(data, "record") {
+        let with = stats::with_ts(map.clone(), "now");
         assert_eq!(with.keys().next().map(String::as_str), Some("ts"));
         assert_eq!(with.len(), map.len() + usize::from(!map.contains_key("ts")));
-        let rec = event::record("e", map.clone(), "now");
+        let rec = stats::record("e", map.clone(), "now");
         for key in rec["not_exportable"].as_array().into_iter().flatten() {
             assert!(map.contains_key(key.as_str().unwrap_or("")));
         }
     }
     let lines = data.split(|b| *b == b'\n').count() as u64;
-    if let Ok(s) = summary::summarize_reader("k", Path::new("f"), data) {
+    if let Ok(s) = stats::summarize_reader("k", Path::new("f"), data) {
         assert!(s.records + s.bad_lines <= lines);
         assert!(s.runs <= s.records);
     }

@@ -12,9 +12,7 @@ use std::path::PathBuf;
 use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
-use voyage_helper::verdict::expect::{RunFacts, RunKind, judge};
-use voyage_helper::verdict::reply::MAX_LINES;
-use voyage_helper::verdict::{Input, build};
+use voyage_helper::internals::verdict::{Input, MAX_LINES, RunFacts, RunKind, build, judge};
 
 /// A failing `cargo test` log, so replies have failures to lay out.
 static LOG: LazyLock<(tempfile::TempDir, PathBuf)> = LazyLock::new(|| {

@@ -13,8 +13,7 @@ use std::collections::HashSet;
 use std::io::{self, Read};
 
 use libfuzzer_sys::fuzz_target;
-use voyage_helper::verdict::lines::MAX_LINE_BYTES;
-use voyage_helper::verdict::runners::{Findings, scan};
+use voyage_helper::internals::verdict::{Findings, MAX_LINE_BYTES, scan};
 
 /// `FailureList`'s `KEEP`: "How many failures are kept in full".
 const KEPT_FAILURES: usize = 64;

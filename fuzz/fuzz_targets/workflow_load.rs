@@ -11,7 +11,7 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use voyage_helper::workflow::load::load_source;
+use voyage_helper::internals::workflow::load_source;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

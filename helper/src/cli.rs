@@ -32,7 +32,7 @@ use crate::{brief, gate, plan, profile, progress, run, scan, state, stats, verdi
     max_term_width = 100
 )]
 #[command(after_help = "Run 'voyage-helper <command> --help' for what a command prints.")]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     pub command: Subcommand,
 }
@@ -46,19 +46,19 @@ pub struct Cli {
 // attribute: a one-line doc comment would lose its final full stop).
 #[derive(Debug, clap::Subcommand)]
 #[command(defer = true)]
-pub enum Subcommand {
+pub(crate) enum Subcommand {
     #[command(about = "Run one shell command with a log, and print a short block about it.")]
-    Run(run::cli::RunArgs),
+    Run(run::RunArgs),
     #[command(about = "Turn a command's log into the executor skill's short reply.")]
-    Verdict(verdict::cli::VerdictArgs),
+    Verdict(verdict::VerdictArgs),
     #[command(subcommand)]
-    Plan(plan::cli::Command),
+    Plan(plan::Command),
     #[command(subcommand)]
-    Brief(brief::cli::Command),
+    Brief(brief::Command),
     #[command(subcommand)]
-    Scan(scan::cli::Command),
+    Scan(scan::Command),
     #[command(subcommand)]
-    Hook(scan::cli::HookCommand),
+    Hook(scan::HookCommand),
     /// Print the JSON Schema of a format the helper reads or writes.
     ///
     /// Without a name, list the names. The schemas describe every `--json`
@@ -69,21 +69,21 @@ pub enum Subcommand {
         name: Option<String>,
     },
     #[command(about = "Replace a file with stdin, atomically")]
-    Write(state::cli::WriteArgs),
+    Write(state::WriteArgs),
     #[command(subcommand)]
-    State(state::cli::Command),
+    State(state::Command),
     #[command(subcommand)]
-    Progress(progress::cli::Command),
+    Progress(progress::Command),
     #[command(subcommand)]
-    Stats(stats::cli::Command),
+    Stats(stats::Command),
     #[command(subcommand)]
-    Event(stats::cli::EventCommand),
+    Event(stats::EventCommand),
     #[command(about = "Decide what the run does at an autonomy boundary")]
-    Gate(gate::cli::GateArgs),
+    Gate(gate::GateArgs),
     #[command(subcommand)]
-    Profile(profile::cli::Command),
+    Profile(profile::Command),
     #[command(subcommand)]
-    Workflow(workflow::cli::Command),
+    Workflow(workflow::Command),
     /// Print a shell completion script.
     ///
     /// For bash: `voyage-helper completions bash > ~/.local/share/bash-completion/completions/voyage-helper`.
@@ -95,7 +95,7 @@ pub enum Subcommand {
 }
 
 /// `completions SHELL`: the script for `shell`, drawn from the whole tree.
-pub fn completions(shell: Shell, out: &mut impl Write) -> io::Result<u8> {
+pub(crate) fn completions(shell: Shell, out: &mut impl Write) -> io::Result<u8> {
     let mut command = Cli::command();
     clap_complete::generate(shell, &mut command, "voyage-helper", out);
     out.flush()?;

@@ -7,7 +7,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// A broken-down UTC time, to the second.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct UtcTime {
+pub(crate) struct UtcTime {
     pub year: i64,
     pub month: u32,
     pub day: u32,
@@ -18,7 +18,7 @@ pub struct UtcTime {
 
 impl UtcTime {
     /// The current time. A clock before 1970 counts as 1970.
-    pub fn now() -> Self {
+    pub(crate) fn now() -> Self {
         let secs = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_secs())
@@ -27,7 +27,7 @@ impl UtcTime {
     }
 
     /// Converts seconds since the Unix epoch.
-    pub fn from_unix(secs: i64) -> Self {
+    pub(crate) fn from_unix(secs: i64) -> Self {
         let days = secs.div_euclid(86_400);
         let rem = secs.rem_euclid(86_400);
         let (year, month, day) = civil_from_days(days);
@@ -44,7 +44,7 @@ impl UtcTime {
     }
 
     /// `20260914T101500Z`: the form used in log file names.
-    pub fn compact(&self) -> String {
+    pub(crate) fn compact(&self) -> String {
         format!(
             "{:04}{:02}{:02}T{:02}{:02}{:02}Z",
             self.year, self.month, self.day, self.hour, self.minute, self.second
@@ -52,7 +52,7 @@ impl UtcTime {
     }
 
     /// `2026-09-14T10:15:00Z`: RFC 3339, for records.
-    pub fn rfc3339(&self) -> String {
+    pub(crate) fn rfc3339(&self) -> String {
         format!(
             "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
             self.year, self.month, self.day, self.hour, self.minute, self.second

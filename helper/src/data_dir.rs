@@ -8,12 +8,12 @@ use std::path::PathBuf;
 
 /// The data directory for this environment, or `None` when not even `HOME`
 /// is set.
-pub fn resolve() -> Option<PathBuf> {
+pub(crate) fn resolve() -> Option<PathBuf> {
     resolve_from(|key| std::env::var_os(key))
 }
 
 /// [`resolve`] over any environment lookup (for tests).
-pub fn resolve_from(env: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+pub(crate) fn resolve_from(env: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
     let get = |key: &str| env(key).filter(|v| !v.is_empty()).map(PathBuf::from);
     get("CLAUDE_PLUGIN_DATA")
         .or_else(|| get("VOYAGE_DATA_DIR"))

@@ -21,38 +21,57 @@
 //! - [`proc`]: the one place that spawns and signals processes.
 //! - [`schema`]: the embedded JSON Schemas of `schemas/`.
 //! - shared: [`problem`] (coded problems), [`validation`] (validator
-//!   reports), [`write_reply`] (what writers print), [`front_matter`],
-//!   [`data_dir`], [`clock`].
+//!   reports), [`write_reply`] (what writers print), [`yaml`] (the YAML and
+//!   front-matter reader), [`ansi`] (the ANSI cleaner), [`atomic_file`] (the
+//!   atomic writer), [`data_dir`], [`clock`].
 //! - [`cli`]: the top of the command-line tree (each area owns its flags
 //!   and their `execute`, in `<area>/cli.rs`); [`exit`]: the exit codes;
 //!   [`output`]: what a write error of stdout becomes.
+//!
+//! Visibility says who may use what, and the compiler checks it. Every
+//! module above is private; the only public items are [`run`] (all the
+//! binary calls) and [`internals`] (what the integration tests and the fuzz
+//! targets call, hidden from the docs). Inside an area the submodules are
+//! private and the area's `mod.rs` re-exports what others may use: with
+//! `pub use` when [`internals`] re-exports it too, with `pub(crate) use`
+//! when only other areas do (`unreachable_pub` tells the two apart). A
+//! submodule stays visible only where callers name items through it, because
+//! the bare names would clash or say nothing: each area's `code` table
+//! (`code::ALL`), `yaml::front_matter` and `plan::version` (a `parse` next to
+//! the area's own), `proc::supervise` (`Job`, `Ending`, `Stderr`), and `scan::hook`
+//! (`hook::answer`, `hook::render`).
 
-pub mod ansi;
-pub mod atomic_file;
-pub mod brief;
-pub mod cli;
-pub mod clock;
-pub mod data_dir;
-pub mod exit;
-pub mod front_matter;
-pub mod gate;
-pub mod output;
-pub mod pattern;
-pub mod plan;
-pub mod problem;
-pub mod proc;
-pub mod profile;
-pub mod progress;
-pub mod run;
-pub mod scan;
-pub mod schema;
-pub mod state;
-pub mod stats;
-pub mod validation;
-pub mod verdict;
-pub mod workflow;
-pub mod write_reply;
-pub mod yaml;
+// The docs link the private modules and items they describe: they are read
+// with `cargo doc --document-private-items` (STYLE.md, "Docs and doc tests").
+#![allow(rustdoc::private_intra_doc_links)]
+
+mod ansi;
+mod atomic_file;
+mod brief;
+mod cli;
+mod clock;
+mod data_dir;
+mod exit;
+mod gate;
+#[doc(hidden)]
+pub mod internals;
+mod output;
+mod pattern;
+mod plan;
+mod problem;
+mod proc;
+mod profile;
+mod progress;
+mod run;
+mod scan;
+mod schema;
+mod state;
+mod stats;
+mod validation;
+mod verdict;
+mod workflow;
+mod write_reply;
+mod yaml;
 
 use std::ffi::OsString;
 use std::io;
@@ -79,7 +98,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             return ExitCode::from(if args.get(1).is_some_and(|a| a == "workflow") {
                 // Executant's code for a bad flag is 1: 2 means an invalid
                 // workflow file there, and CI wrappers tell them apart.
-                workflow::command::exit_code::STEP_FAILED
+                workflow::exit_code::STEP_FAILED
             } else {
                 exit::CANNOT_CHECK
             });

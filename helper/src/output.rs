@@ -24,7 +24,7 @@ use std::io::{self, Write};
 use crate::exit;
 
 /// The exit code for a subcommand's result.
-pub fn exit_code(result: io::Result<u8>) -> u8 {
+pub(crate) fn exit_code(result: io::Result<u8>) -> u8 {
     match result {
         Ok(code) => code,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => exit::OK,

@@ -9,7 +9,7 @@
 
 /// Why a pattern cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum PatternError {
+pub(crate) enum PatternError {
     /// A construct the engine cannot express.
     #[error(
         "uses {construct} `{text}` at character {at}, which Voyage's regex engine cannot run (it guarantees linear time); rewrite the pattern without it"
@@ -24,7 +24,7 @@ pub enum PatternError {
 }
 
 /// The pattern in the engine's syntax: a `/…/flags` literal unwrapped.
-pub fn normalise(pattern: &str) -> String {
+pub(crate) fn normalise(pattern: &str) -> String {
     if let Some(body) = pattern.strip_prefix('/')
         && let Some(end) = body.rfind('/')
     {
@@ -44,7 +44,7 @@ pub fn normalise(pattern: &str) -> String {
 
 /// Checks that `pattern` can be compiled and run, without building the
 /// matcher (parsing is enough, and much cheaper over a 10,000-step plan).
-pub fn check(pattern: &str) -> Result<(), PatternError> {
+pub(crate) fn check(pattern: &str) -> Result<(), PatternError> {
     if is_plain(pattern) {
         return Ok(());
     }
@@ -59,7 +59,8 @@ pub fn check(pattern: &str) -> Result<(), PatternError> {
 }
 
 /// Compiles `pattern` for matching.
-pub fn compile(pattern: &str) -> Result<regex::Regex, PatternError> {
+#[cfg(test)]
+fn compile(pattern: &str) -> Result<regex::Regex, PatternError> {
     let pattern = normalise(pattern);
     if let Some(found) = unsupported(&pattern) {
         return Err(found);

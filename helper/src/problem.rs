@@ -168,7 +168,7 @@ impl fmt::Display for Problem {
 
 /// An error type with a stable code: its problem is the code and its
 /// message, so every area turns such errors into problems the same way.
-pub trait Coded: fmt::Display {
+pub(crate) trait Coded: fmt::Display {
     fn code(&self) -> &'static str;
 
     fn problem(&self) -> Problem {
@@ -179,7 +179,7 @@ pub trait Coded: fmt::Display {
 /// Prints each problem to stderr. A diagnostic that cannot be written has
 /// nowhere else to go, so a failed write to stderr is ignored; the exit
 /// status still says what happened.
-pub fn eprint_all(problems: &[Problem]) {
+pub(crate) fn eprint_all(problems: &[Problem]) {
     let stderr = io::stderr();
     let mut err = stderr.lock();
     for problem in problems {
@@ -199,11 +199,14 @@ macro_rules! codes {
     ($($name:ident => $what:literal),* $(,)?) => {
         $(
             #[doc = $what]
-            pub const $name: &str = stringify!($name);
+            // Some codes are raised only by name, through a schema's
+            // `x-voyage-code` (schemas/*.schema.json), never as a constant.
+            #[allow(dead_code)]
+            pub(crate) const $name: &str = stringify!($name);
         )*
         /// Every code of this area, with what it means.
         #[allow(dead_code)]
-        pub const ALL: &[(&str, &str)] = &[$((stringify!($name), $what)),*];
+        pub(crate) const ALL: &[(&str, &str)] = &[$((stringify!($name), $what)),*];
     };
 }
 pub(crate) use codes;

@@ -18,7 +18,7 @@ use crate::exit;
 use crate::problem::Problem;
 
 /// Every schema by name: the file name without `.schema.json`.
-pub const SCHEMAS: &[(&str, &str)] = &[
+pub(crate) const SCHEMAS: &[(&str, &str)] = &[
     ("event", include_str!("../../schemas/event.schema.json")),
     (
         "event-record",
@@ -85,12 +85,12 @@ pub const SCHEMAS: &[(&str, &str)] = &[
 ];
 
 /// The schema called `name`.
-pub fn find(name: &str) -> Option<&'static str> {
+pub(crate) fn find(name: &str) -> Option<&'static str> {
     SCHEMAS.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
 }
 
 /// The names, for help and error messages.
-pub fn names() -> Vec<&'static str> {
+pub(crate) fn names() -> Vec<&'static str> {
     SCHEMAS.iter().map(|(n, _)| *n).collect()
 }
 
@@ -111,7 +111,7 @@ pub struct Codes {
 
 /// `schema [NAME]`: the names, one a line, or the schema called `name`.
 /// Exit 0, or 2 for an unknown name (or the error writing).
-pub fn print(name: Option<&str>, out: &mut impl Write) -> io::Result<u8> {
+pub(crate) fn print(name: Option<&str>, out: &mut impl Write) -> io::Result<u8> {
     match name {
         None => {
             for name in names() {

@@ -11,7 +11,7 @@ use crate::exit;
 use crate::problem::Problem;
 
 #[derive(Debug, Clone, Serialize)]
-pub struct ValidationReport {
+pub(crate) struct ValidationReport {
     pub file: String,
     pub valid: bool,
     pub problems: Vec<Problem>,
@@ -22,7 +22,7 @@ pub struct ValidationReport {
 
 impl ValidationReport {
     /// A report on `file`; every problem gets the file name if it has none.
-    pub fn new(file: &Path, problems: Vec<Problem>) -> Self {
+    pub(crate) fn new(file: &Path, problems: Vec<Problem>) -> Self {
         let problems: Vec<Problem> = problems
             .into_iter()
             .map(|p| if p.file.is_none() { p.in_file(file) } else { p })
@@ -36,14 +36,14 @@ impl ValidationReport {
     }
 
     /// The file could not be read: one problem, exit 2.
-    pub fn unreadable(file: &Path, problem: Problem) -> Self {
+    pub(crate) fn unreadable(file: &Path, problem: Problem) -> Self {
         Self {
             unreadable: true,
             ..Self::new(file, vec![problem])
         }
     }
 
-    pub fn exit_code(&self) -> u8 {
+    pub(crate) fn exit_code(&self) -> u8 {
         if self.unreadable {
             exit::CANNOT_CHECK
         } else if self.valid {
@@ -56,7 +56,7 @@ impl ValidationReport {
     /// `--json`: the report on stdout. Text: `FILE: valid` on stdout, or
     /// each problem as `error[CODE]: …` on stdout and a closing count line.
     /// Returns the exit code, or the error writing the report.
-    pub fn print(&self, json: bool, out: &mut impl Write) -> io::Result<u8> {
+    pub(crate) fn print(&self, json: bool, out: &mut impl Write) -> io::Result<u8> {
         self.write(json, out)?;
         Ok(self.exit_code())
     }

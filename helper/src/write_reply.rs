@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::problem::Problem;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct WriteReply {
+pub(crate) struct WriteReply {
     pub written: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
@@ -32,7 +32,7 @@ pub struct WriteReply {
 }
 
 impl WriteReply {
-    pub fn written(path: &Path) -> Self {
+    pub(crate) fn written(path: &Path) -> Self {
         Self {
             written: true,
             path: Some(path.display().to_string()),
@@ -41,7 +41,7 @@ impl WriteReply {
     }
 
     /// A refusal; the reason is the problem's text on one line.
-    pub fn refused(problem: &Problem) -> Self {
+    pub(crate) fn refused(problem: &Problem) -> Self {
         let reason = problem.to_string().replace(['\n', '\r'], " ");
         Self {
             written: false,
@@ -52,7 +52,7 @@ impl WriteReply {
     }
 
     /// One line of JSON.
-    pub fn render_json(&self, out: &mut impl Write) -> io::Result<()> {
+    pub(crate) fn render_json(&self, out: &mut impl Write) -> io::Result<()> {
         serde_json::to_writer(&mut *out, self)?;
         writeln!(out)
     }

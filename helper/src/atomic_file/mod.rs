@@ -32,7 +32,7 @@ mod temp;
 
 /// The codes of a failed atomic write: the `write --atomic` codes, shared
 /// by every writer that goes through it.
-pub mod code {
+pub(crate) mod code {
     crate::problem::codes! {
         STATE_TARGET_IS_DIRECTORY => "the path to write is a directory",
         STATE_NO_DIRECTORY => "the directory to write in does not exist",
@@ -43,7 +43,7 @@ pub mod code {
 
 /// Why an atomic write did not happen. In every case the target is as it was.
 #[derive(Debug, Error)]
-pub enum AtomicWriteError {
+pub(crate) enum AtomicWriteError {
     #[error("{path} is a directory")]
     IsDirectory { path: PathBuf },
     #[error("directory {dir} does not exist")]
@@ -69,7 +69,7 @@ impl crate::problem::Coded for AtomicWriteError {
 const NEW_FILE_MODE: u32 = 0o666;
 
 /// Replaces (or creates) `path` with `bytes`, atomically and durably.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AtomicWriteError> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AtomicWriteError> {
     let staged = stage(path, bytes)?;
     staged.commit()
 }
@@ -78,7 +78,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AtomicWriteError> {
 /// Dropping it without [`Staged::commit`] removes it and changes nothing;
 /// several staged files let a caller commit them one after another.
 #[derive(Debug)]
-pub struct Staged {
+pub(crate) struct Staged {
     /// The temporary file; `None` once renamed over the target.
     temp: Option<PathBuf>,
     target: PathBuf,
@@ -88,7 +88,7 @@ pub struct Staged {
 }
 
 /// Writes `bytes` to a temporary file beside `path`, ready to replace it.
-pub fn stage(path: &Path, bytes: &[u8]) -> Result<Staged, AtomicWriteError> {
+pub(crate) fn stage(path: &Path, bytes: &[u8]) -> Result<Staged, AtomicWriteError> {
     let target = resolve_target(path)?;
     let dir = match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -135,12 +135,13 @@ fn fill(file: &mut File, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
 
 impl Staged {
     /// The file this will replace.
-    pub fn target(&self) -> &Path {
+    #[cfg(test)]
+    fn target(&self) -> &Path {
         &self.target
     }
 
     /// Renames the temporary file over the target and fsyncs the directory.
-    pub fn commit(mut self) -> Result<(), AtomicWriteError> {
+    pub(crate) fn commit(mut self) -> Result<(), AtomicWriteError> {
         let Some(temp_path) = self.temp.take() else {
             return Ok(());
         };

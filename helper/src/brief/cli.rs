@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 /// Check a `brief.md`'s front matter.
 #[derive(Debug, clap::Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Check brief_version and phase_signals (effort low, standard or high,
     /// optional model, per phase).
     ///
@@ -18,7 +18,7 @@ pub enum Command {
 
 impl Command {
     /// Runs the subcommand; a write error of `out` is returned.
-    pub fn execute(self, out: &mut impl Write) -> io::Result<u8> {
+    pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
         match self {
             Self::Validate(args) => super::validate(&args, out),
         }
@@ -28,7 +28,7 @@ impl Command {
 // The flags of each subcommand. Its help is the variant's doc comment; a
 // doc comment on the struct would be a second source of it (clap reads both).
 #[derive(Debug, Clone, clap::Args)]
-pub struct ValidateArgs {
+pub(crate) struct ValidateArgs {
     /// Report missing phase signals as a warning, not an error.
     #[arg(long)]
     pub soft: bool,

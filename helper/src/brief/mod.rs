@@ -2,8 +2,10 @@
 //! `brief_version` and, per phase, the signals `effort` (low, standard,
 //! high) and an optional `model`. `brief validate` checks it.
 
-pub mod cli;
-pub mod code;
+mod cli;
+pub(crate) mod code;
+
+pub(crate) use cli::Command;
 
 use std::io::{self, Write};
 
@@ -15,7 +17,7 @@ use crate::problem::Problem;
 use crate::yaml::{Node, Value, front_matter};
 
 /// The efforts a phase signal may ask for.
-pub const EFFORTS: [&str; 3] = ["low", "standard", "high"];
+pub(crate) const EFFORTS: [&str; 3] = ["low", "standard", "high"];
 
 /// One phase's signals.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -146,7 +148,7 @@ impl Brief {
 
 /// `brief validate`: 0 valid, 1 not, 2 unreadable (or the error writing
 /// the report).
-pub fn validate(args: &cli::ValidateArgs, out: &mut impl Write) -> io::Result<u8> {
+pub(crate) fn validate(args: &cli::ValidateArgs, out: &mut impl Write) -> io::Result<u8> {
     let (path, soft, json) = (&args.brief, args.soft, args.json);
     let source = match std::fs::read(path) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),

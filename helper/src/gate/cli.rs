@@ -54,7 +54,7 @@ use crate::data_dir;
 /// state, event, mode or effort.
 #[derive(Debug, Clone, clap::Args)]
 #[command(verbatim_doc_comment)]
-pub struct GateArgs {
+pub(crate) struct GateArgs {
     /// Where the run is (see the table).
     #[arg(long, value_name = "STATE")]
     pub state: String,
@@ -77,7 +77,7 @@ pub struct GateArgs {
 
 impl GateArgs {
     /// Decides and prints; a write error of `out` is returned.
-    pub fn execute(self, out: &mut impl Write) -> io::Result<u8> {
+    pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
         super::execute(&self, data_dir::resolve().as_deref(), out)
     }
 }

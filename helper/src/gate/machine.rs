@@ -84,7 +84,7 @@ words! {
 /// What the caller does now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Action {
+pub(crate) enum Action {
     /// Go on without asking.
     Continue,
     /// Ask the operator (AskUserQuestion), then send approve or decline.
@@ -94,7 +94,7 @@ pub enum Action {
 }
 
 impl Action {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Continue => "continue",
             Self::Pause => "pause",
@@ -105,7 +105,7 @@ impl Action {
 
 /// One decision of the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Step {
+pub(super) struct Step {
     pub action: Action,
     pub next: State,
     /// The boundary this is, when it is one.
@@ -124,7 +124,7 @@ const fn go(next: State) -> Step {
 }
 
 /// The table in the module docs; `None` for a refused cell.
-pub fn decide(state: State, event: Event, mode: Mode) -> Option<Step> {
+pub(super) fn decide(state: State, event: Event, mode: Mode) -> Option<Step> {
     use Event as E;
     use State as S;
     let closed = mode == Mode::Closed;

@@ -10,10 +10,14 @@
 //! when an explicit flag beat a different brief signal (once per run, since
 //! `begin` is sent once).
 
-pub mod cli;
-pub mod code;
-pub mod machine;
-pub mod mode;
+mod cli;
+pub(crate) mod code;
+mod machine;
+mod mode;
+
+pub(crate) use cli::GateArgs;
+pub use machine::{Event, State};
+pub use mode::{Effort, GatesFlag};
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -21,9 +25,8 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use cli::GateArgs;
-use machine::{Action, Event, State};
-use mode::{Effort, GatesFlag, Mode, ModeSource};
+use machine::Action;
+use mode::{Mode, ModeSource};
 
 use crate::clock::UtcTime;
 use crate::exit;
@@ -33,7 +36,7 @@ use crate::write_reply::WriteReply;
 
 /// What `gate --json` prints (schema `gate-decision`).
 #[derive(Debug, Clone, Serialize)]
-pub struct Decision {
+pub(crate) struct Decision {
     pub state: State,
     pub event: Event,
     pub action: Action,
@@ -65,7 +68,7 @@ fn words<T: Copy>(all: &[T], f: impl Fn(T) -> &'static str) -> String {
 
 /// `gate`: exit 0 decided, 1 an event the state refuses, 2 bad words (or
 /// the error writing the decision). The override event goes to `data_dir`.
-pub fn execute(
+pub(crate) fn execute(
     options: &GateArgs,
     data_dir: Option<&Path>,
     out: &mut impl Write,
@@ -166,7 +169,7 @@ fn record_override(data_dir: Option<&Path>, signal: Effort) -> WriteReply {
         Value::String(signal.as_str().into()),
     );
     let name = "gates_mode_flag_override";
-    let rec = stats::event::record(name, payload, &UtcTime::now().rfc3339());
+    let rec = stats::record(name, payload, &UtcTime::now().rfc3339());
     match stats::append(data_dir, stats::EVENT_KIND, &rec) {
         Ok(path) => {
             let mut reply = WriteReply::written(&path);
@@ -182,7 +185,7 @@ fn record_override(data_dir: Option<&Path>, signal: Effort) -> WriteReply {
 }
 
 /// The text form: one `key: value` per line.
-pub fn render_text(d: &Decision, out: &mut impl Write) -> io::Result<()> {
+pub(crate) fn render_text(d: &Decision, out: &mut impl Write) -> io::Result<()> {
     writeln!(out, "ACTION: {}", d.action.as_str())?;
     writeln!(out, "NEXT: {}", d.next_state)?;
     if let Some(b) = d.boundary {

@@ -105,7 +105,7 @@ impl GatesFlag {
 /// Where the mode came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum ModeSource {
+pub(crate) enum ModeSource {
     Flag,
     Brief,
     Default,
@@ -113,7 +113,7 @@ pub enum ModeSource {
 
 /// The chosen mode, and whether a flag overrode a different brief signal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Resolved {
+pub(super) struct Resolved {
     pub mode: Mode,
     pub source: ModeSource,
     /// The flag won against an effort signal that implied another mode.
@@ -121,7 +121,7 @@ pub struct Resolved {
 }
 
 /// Flag, then effort, then `adaptive`.
-pub fn resolve(flag: GatesFlag, effort: Option<Effort>) -> Resolved {
+pub(super) fn resolve(flag: GatesFlag, effort: Option<Effort>) -> Resolved {
     match (flag, effort) {
         (GatesFlag::Explicit(mode), Some(e)) => Resolved {
             mode,

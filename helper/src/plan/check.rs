@@ -10,7 +10,7 @@ use super::strategy::Strategy;
 use crate::problem::Problem;
 
 /// Duplicate and non-consecutive step numbers.
-pub fn steps(plan: &mut Plan) {
+pub(super) fn steps(plan: &mut Plan) {
     let mut seen = BTreeMap::new();
     let mut problems = Vec::new();
     let mut previous: Option<u32> = None;
@@ -53,7 +53,7 @@ pub fn steps(plan: &mut Plan) {
 }
 
 /// Every check of the Execution Strategy, if the plan has one.
-pub fn strategy(plan: &mut Plan) {
+pub(super) fn strategy(plan: &mut Plan) {
     let Some(strategy) = &plan.strategy else {
         return;
     };
@@ -255,7 +255,7 @@ fn overlaps(strategy: &Strategy, problems: &mut Vec<Problem>) {
 }
 
 /// The overlapping part of two scope paths, if they overlap.
-pub fn overlap(a: &str, b: &str) -> Option<String> {
+pub(super) fn overlap(a: &str, b: &str) -> Option<String> {
     let norm = |p: &str| {
         let p = p.trim().trim_start_matches("./").trim_end_matches('/');
         if p == "." {

@@ -15,7 +15,7 @@ use super::command;
 /// Manifest (a ```yaml fence); plans at `plan_version: 1.7` or later must
 /// carry a manifest per step, older ones get one synthesised.
 #[derive(Debug, clap::Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Check a plan's schema: the READY / FAIL report.
     ///
     /// Every problem has a stable code and a line, for example
@@ -47,7 +47,7 @@ pub enum Command {
 
 impl Command {
     /// Runs the subcommand; a write error of `out` is returned.
-    pub fn execute(self, out: &mut impl Write) -> io::Result<u8> {
+    pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
         match self {
             Self::Validate(args) => command::validate(&args, out),
             Self::Show(args) => command::show(&args, out),
@@ -59,7 +59,7 @@ impl Command {
 // The flags of each subcommand. Its help is the variant's doc comment; a
 // doc comment on the struct would be a second source of it (clap reads both).
 #[derive(Debug, Clone, clap::Args)]
-pub struct ValidateArgs {
+pub(crate) struct ValidateArgs {
     /// Warnings fail the validation too.
     #[arg(long)]
     pub strict: bool,
@@ -71,7 +71,7 @@ pub struct ValidateArgs {
 }
 
 #[derive(Debug, Clone, clap::Args)]
-pub struct ShowArgs {
+pub(crate) struct ShowArgs {
     /// Print the whole model as JSON.
     #[arg(long)]
     pub json: bool,
@@ -79,7 +79,7 @@ pub struct ShowArgs {
 }
 
 #[derive(Debug, Clone, clap::Args)]
-pub struct DryRunArgs {
+pub(crate) struct DryRunArgs {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,

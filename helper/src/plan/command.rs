@@ -28,7 +28,7 @@ fn unreadable(e: &PlanLoadError, json: bool, out: &mut impl Write) -> io::Result
 }
 
 /// `plan validate`: 0 ready, 1 not, 2 unreadable.
-pub fn validate(args: &ValidateArgs, out: &mut impl Write) -> io::Result<u8> {
+pub(super) fn validate(args: &ValidateArgs, out: &mut impl Write) -> io::Result<u8> {
     let (path, strict, json) = (&args.plan, args.strict, args.json);
     let file = path.display().to_string();
     let (plan, problems) = match load(path) {
@@ -73,7 +73,7 @@ fn load_or_report(
 }
 
 /// `plan show`: the model as JSON, or the Phase 2 summary as text.
-pub fn show(args: &ShowArgs, out: &mut impl Write) -> io::Result<u8> {
+pub(super) fn show(args: &ShowArgs, out: &mut impl Write) -> io::Result<u8> {
     let plan = match load_or_report(&args.plan, args.json, out)? {
         Ok(plan) => plan,
         Err(code) => return Ok(code),
@@ -132,7 +132,7 @@ pub fn show(args: &ShowArgs, out: &mut impl Write) -> io::Result<u8> {
 }
 
 /// `plan dry-run`: 0 ready, 1 needs attention, 2 unreadable.
-pub fn dry_run(args: &DryRunArgs, out: &mut impl Write) -> io::Result<u8> {
+pub(super) fn dry_run(args: &DryRunArgs, out: &mut impl Write) -> io::Result<u8> {
     let plan = match load_or_report(&args.plan, args.json, out)? {
         Ok(plan) => plan,
         Err(code) => return Ok(code),

@@ -31,10 +31,10 @@ pub enum CriterionForm {
 }
 
 /// Fence tags whose content is run as shell.
-pub const SHELL_TAGS: [&str; 4] = ["bash", "sh", "shell", "console"];
+pub(super) const SHELL_TAGS: [&str; 4] = ["bash", "sh", "shell", "console"];
 
 /// Reads the criteria in `blocks` (one section's content).
-pub fn read(blocks: &[Block]) -> Vec<Criterion> {
+pub(super) fn read(blocks: &[Block]) -> Vec<Criterion> {
     let mut out = Vec::new();
     for block in blocks {
         match block {

@@ -8,7 +8,7 @@ use super::markdown::{Block, TextLine};
 
 /// The labels a step may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Label {
+pub(super) enum Label {
     Files,
     Changes,
     Reuses,
@@ -22,7 +22,7 @@ pub enum Label {
 impl Label {
     /// Recognises `Label:` at the start of `text`; returns the label and the
     /// byte offset where its value starts.
-    pub fn at_start(text: &str) -> Option<(Self, usize)> {
+    pub(super) fn at_start(text: &str) -> Option<(Self, usize)> {
         let colon = memchr::memchr(b':', text.as_bytes())?;
         let name = text.get(..colon)?.trim();
         // Every label is short: normalise it on the stack (lower case,
@@ -55,7 +55,7 @@ impl Label {
 /// 10,000-step plan has 60,000 fields, and copying their lines and fences
 /// cost more than reading them.
 #[derive(Debug, Clone)]
-pub struct RawField<'a> {
+pub(super) struct RawField<'a> {
     pub label: Label,
     pub line: u32,
     pub lines: Vec<FieldLine<'a>>,
@@ -66,18 +66,18 @@ pub struct RawField<'a> {
 /// A line of a field's value: a line of text from byte `from` on (the first
 /// line starts after its label and the spaces after it).
 #[derive(Debug, Clone, Copy)]
-pub struct FieldLine<'a> {
+pub(super) struct FieldLine<'a> {
     source: &'a TextLine,
     from: usize,
 }
 
 impl<'a> FieldLine<'a> {
-    pub fn text(&self) -> &'a str {
+    pub(super) fn text(&self) -> &'a str {
         self.source.text.get(self.from..).unwrap_or_default()
     }
 
     /// The backticked spans of [`Self::text`], with their byte offsets in it.
-    pub fn spans(&self) -> impl Iterator<Item = (usize, &'a str)> + use<'a> {
+    pub(super) fn spans(&self) -> impl Iterator<Item = (usize, &'a str)> + use<'a> {
         let from = self.from;
         self.source
             .spans()
@@ -85,14 +85,14 @@ impl<'a> FieldLine<'a> {
             .map(move |(o, s)| (o - from, s))
     }
 
-    pub fn line(&self) -> u32 {
+    pub(super) fn line(&self) -> u32 {
         self.source.line
     }
 }
 
 impl RawField<'_> {
     /// All the text, lines joined by spaces.
-    pub fn text(&self) -> String {
+    pub(super) fn text(&self) -> String {
         self.lines
             .iter()
             .map(|l| l.text().trim())
@@ -103,7 +103,7 @@ impl RawField<'_> {
 
     /// The first backticked span, or else the fence's first line, or else
     /// the plain text.
-    pub fn command(&self) -> Option<String> {
+    pub(super) fn command(&self) -> Option<String> {
         if let Some((_, span)) = self.lines.iter().flat_map(FieldLine::spans).next() {
             return Some(span.trim().to_owned()).filter(|s| !s.is_empty());
         }
@@ -122,7 +122,7 @@ impl RawField<'_> {
 }
 
 /// Splits a step's content into fields.
-pub fn read(blocks: &[Block]) -> Vec<RawField<'_>> {
+pub(super) fn read(blocks: &[Block]) -> Vec<RawField<'_>> {
     let mut fields: Vec<RawField<'_>> = Vec::new();
     for block in blocks {
         match block {

@@ -13,7 +13,7 @@ use crate::yaml::{self, Node, Value, YamlError};
 use serde::Serialize;
 
 /// The six keys, in the order the seed lists them.
-pub const KEYS: [&str; 6] = [
+pub(super) const KEYS: [&str; 6] = [
     "expected_paths",
     "min_file_count",
     "commit_message_pattern",
@@ -47,7 +47,7 @@ pub struct MustContain {
 
 /// Parses a manifest's YAML. `fence_line` is the line of the opening fence.
 /// Every problem found is pushed; `None` when the manifest is unusable.
-pub fn parse(
+pub(super) fn parse(
     yaml: &str,
     fence_line: u32,
     step: u32,
@@ -262,7 +262,7 @@ pub fn parse(
 /// The legacy manifest (trekexecute Phase 2, "Legacy mode"): the step's
 /// files, their count, the first three words of the checkpoint's commit
 /// message (regex-escaped, anchored at the start), its `.sh` files.
-pub fn synthesize(files: &[FileRef], checkpoint: Option<&CommandRef>) -> Manifest {
+pub(super) fn synthesize(files: &[FileRef], checkpoint: Option<&CommandRef>) -> Manifest {
     let expected_paths: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
     let words: Vec<&str> = checkpoint
         .and_then(|c| commit_message(&c.command))
@@ -290,7 +290,7 @@ pub fn synthesize(files: &[FileRef], checkpoint: Option<&CommandRef>) -> Manifes
 }
 
 /// The message of `git commit -m "…"` (or `-m '…'`, `--message=…`).
-pub fn commit_message(command: &str) -> Option<&str> {
+pub(super) fn commit_message(command: &str) -> Option<&str> {
     let after = command
         .find("-m ")
         .map(|i| &command[i + 3..])

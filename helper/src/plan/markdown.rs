@@ -14,7 +14,7 @@ use pulldown_cmark::{
 
 /// One piece of a plan's Markdown.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Block {
+pub(super) enum Block {
     Heading {
         level: u8,
         text: String,
@@ -38,7 +38,7 @@ pub enum Block {
 
 /// One line of prose, with its code spans.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct TextLine {
+pub(super) struct TextLine {
     /// The text with emphasis markers dropped and code spans kept in
     /// backticks.
     pub text: String,
@@ -59,7 +59,7 @@ pub struct TextLine {
 impl TextLine {
     /// The backticked spans, in order, each with the byte offset of its
     /// opening backtick in `text`.
-    pub fn spans(&self) -> impl Iterator<Item = (usize, &str)> {
+    pub(super) fn spans(&self) -> impl Iterator<Item = (usize, &str)> {
         self.span_at.iter().map(|&(at, len)| {
             let content = self.text.get(at + 1..at + 1 + len).unwrap_or_default();
             (at, content)
@@ -67,39 +67,41 @@ impl TextLine {
     }
 
     /// The first backticked span, if any.
-    pub fn first_span(&self) -> Option<(usize, &str)> {
+    pub(super) fn first_span(&self) -> Option<(usize, &str)> {
         self.spans().next()
     }
 }
 
 /// Maps byte offsets to 1-based line numbers.
-pub struct LineIndex {
+pub(super) struct LineIndex {
     starts: Vec<usize>,
 }
 
 impl LineIndex {
-    pub fn new(text: &str) -> Self {
+    pub(super) fn new(text: &str) -> Self {
         let mut starts = vec![0];
         starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
         Self { starts }
     }
 
     /// The 1-based line holding byte `offset`.
-    pub fn line(&self, offset: usize) -> u32 {
+    #[cfg(test)]
+    fn line(&self, offset: usize) -> u32 {
         self.locate(offset).0
     }
 
     /// The 1-based line holding byte `offset`, and the offset where the
     /// next line starts (`usize::MAX` on the last line).
-    pub fn locate(&self, offset: usize) -> (u32, usize) {
+    #[cfg(test)]
+    fn locate(&self, offset: usize) -> (u32, usize) {
         let mut cursor = 0;
         self.locate_from(&mut cursor, offset)
     }
 
-    /// [`Self::locate`] starting from the line found last time (`cursor`).
+    /// `locate` starting from the line found last time (`cursor`).
     /// A parser's events come nearly in source order, so a few steps
     /// forward usually find the line; otherwise a binary search does.
-    pub fn locate_from(&self, cursor: &mut usize, offset: usize) -> (u32, usize) {
+    pub(super) fn locate_from(&self, cursor: &mut usize, offset: usize) -> (u32, usize) {
         const STEPS: usize = 4;
         let mut index = *cursor;
         let behind = index == 0 || self.starts.get(index - 1).is_none_or(|&s| s > offset);
@@ -123,7 +125,7 @@ impl LineIndex {
 /// The document is parsed whole, on this thread: a plan of a thousand steps
 /// takes a few milliseconds, less than starting threads or cutting it into
 /// pieces would save (benches/README.md, figures 4 and 5).
-pub fn blocks(source: &str, first_line: u32) -> Vec<Block> {
+pub(super) fn blocks(source: &str, first_line: u32) -> Vec<Block> {
     let mut out = Vec::new();
     blocks_into(source, first_line.saturating_sub(1), &mut out);
     out

@@ -12,20 +12,24 @@
 //! over the whole model; [`render`] prints the `validate` and `dry-run`
 //! reports.
 
-pub mod check;
-pub mod cli;
-pub mod code;
-pub mod command;
-pub mod criterion;
-pub mod fields;
-pub mod manifest;
-pub mod markdown;
-pub mod model;
-pub mod parse;
-pub mod render;
-pub mod step;
-pub mod strategy;
-pub mod version;
+mod check;
+mod cli;
+pub(crate) mod code;
+mod command;
+mod criterion;
+mod fields;
+mod manifest;
+mod markdown;
+mod model;
+mod parse;
+mod render;
+mod step;
+mod strategy;
+pub(crate) mod version;
+
+pub(crate) use cli::Command;
+pub(crate) use model::{CommandKind, Plan, PlanCommand, PlanKind};
+pub use parse::parse;
 
 #[cfg(test)]
 mod schema_test;
@@ -34,12 +38,9 @@ use std::path::Path;
 
 use crate::problem::Problem;
 
-pub use model::{CommandKind, Plan, PlanCommand, PlanKind};
-pub use step::Step;
-
 /// Why a plan could not be loaded.
 #[derive(Debug, thiserror::Error)]
-pub enum PlanLoadError {
+pub(crate) enum PlanLoadError {
     #[error("cannot read {path}: {source}")]
     Read {
         path: String,
@@ -64,7 +65,7 @@ impl crate::problem::Coded for PlanLoadError {
 
 /// Reads and parses the plan at `path`. Invalid UTF-8 is replaced, never an
 /// error: the problems will point at what it breaks.
-pub fn load(path: &Path) -> Result<Plan, PlanLoadError> {
+pub(crate) fn load(path: &Path) -> Result<Plan, PlanLoadError> {
     let shown = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|source| PlanLoadError::Read {
         path: shown.clone(),

@@ -17,7 +17,7 @@ fn report_place(p: &Problem) -> String {
 
 /// The outcome of `plan validate`.
 #[derive(Debug, Serialize)]
-pub struct Validation<'a> {
+pub(super) struct Validation<'a> {
     pub file: &'a str,
     /// `READY` or `FAIL`.
     pub status: &'static str,
@@ -35,7 +35,7 @@ pub struct Validation<'a> {
 
 impl<'a> Validation<'a> {
     /// `strict`: warnings fail the validation too.
-    pub fn of(
+    pub(super) fn of(
         file: &'a str,
         plan: Option<&'a Plan>,
         problems: &'a [Problem],
@@ -75,12 +75,12 @@ impl<'a> Validation<'a> {
         }
     }
 
-    pub fn render_json(&self, out: &mut impl Write) -> io::Result<()> {
+    pub(super) fn render_json(&self, out: &mut impl Write) -> io::Result<()> {
         serde_json::to_writer_pretty(&mut *out, self)?;
         writeln!(out)
     }
 
-    pub fn render_text(&self, out: &mut impl Write, strict: bool) -> io::Result<()> {
+    pub(super) fn render_text(&self, out: &mut impl Write, strict: bool) -> io::Result<()> {
         writeln!(out, "=== Schema Validation: {} ===", self.status)?;
         writeln!(out, "File: {}", self.file)?;
         if let Some(kind) = self.kind {
@@ -149,7 +149,7 @@ impl<'a> Validation<'a> {
 /// One row of the dry-run's step table.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
-pub struct DryRunStep {
+pub(super) struct DryRunStep {
     pub number: u32,
     pub title: String,
     pub verify: Option<String>,
@@ -161,7 +161,7 @@ pub struct DryRunStep {
 /// A file a step names, looked up below the repository root.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
-pub struct DryRunFile {
+pub(super) struct DryRunFile {
     pub path: String,
     pub step: u32,
     pub exists: bool,
@@ -171,7 +171,7 @@ pub struct DryRunFile {
 /// One row of the execution preview.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
-pub struct DryRunSession {
+pub(super) struct DryRunSession {
     pub wave: Option<u32>,
     pub session: u32,
     pub title: String,
@@ -184,7 +184,7 @@ pub struct DryRunSession {
 /// The Phase 5 report.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
-pub struct DryRun {
+pub(super) struct DryRun {
     pub file: String,
     #[serde(rename = "type")]
     pub kind: &'static str,
@@ -201,7 +201,7 @@ pub struct DryRun {
 
 impl DryRun {
     /// Builds the report; files are looked up below `root`.
-    pub fn of(plan: &Plan, root: &Path) -> Self {
+    pub(super) fn of(plan: &Plan, root: &Path) -> Self {
         let steps: Vec<DryRunStep> = plan
             .steps
             .iter()
@@ -275,12 +275,12 @@ impl DryRun {
         }
     }
 
-    pub fn render_json(&self, out: &mut impl Write) -> io::Result<()> {
+    pub(super) fn render_json(&self, out: &mut impl Write) -> io::Result<()> {
         serde_json::to_writer_pretty(&mut *out, self)?;
         writeln!(out)
     }
 
-    pub fn render_text(&self, plan: &Plan, out: &mut impl Write) -> io::Result<()> {
+    pub(super) fn render_text(&self, plan: &Plan, out: &mut impl Write) -> io::Result<()> {
         let name = Path::new(&self.file)
             .file_name()
             .map_or_else(|| self.file.clone(), |n| n.to_string_lossy().into_owned());

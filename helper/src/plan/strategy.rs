@@ -55,7 +55,7 @@ impl Strategy {
 
 /// Numbers in a list such as `1, 2`, `1-3`, `Session 1, Session 2`, `S1, S2`
 /// or `none`.
-pub fn numbers(text: &str) -> Vec<u32> {
+pub(super) fn numbers(text: &str) -> Vec<u32> {
     let mut out = Vec::new();
     for part in text.split([',', ';', '&']).flat_map(|p| p.split(" and ")) {
         let digits: Vec<u32> = part

@@ -1,7 +1,7 @@
 //! Plan versions: `1.7`, `1.10`, `2` — compared as numbers, part by part.
 
 /// The numeric parts of a version, or `None` if it is not one.
-pub fn parse(text: &str) -> Option<Vec<u64>> {
+pub(crate) fn parse(text: &str) -> Option<Vec<u64>> {
     let text = text.trim().trim_start_matches(['v', 'V']);
     if text.is_empty() {
         return None;
@@ -10,7 +10,7 @@ pub fn parse(text: &str) -> Option<Vec<u64>> {
 }
 
 /// `text` is at least `major.minor`.
-pub fn at_least(text: &str, major: u64, minor: u64) -> bool {
+pub(crate) fn at_least(text: &str, major: u64, minor: u64) -> bool {
     parse(text).is_some_and(|parts| {
         let have = (
             parts.first().copied().unwrap_or(0),

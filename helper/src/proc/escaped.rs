@@ -15,11 +15,11 @@ use nix::sys::wait::{WaitPidFlag, waitpid};
 use nix::unistd::Pid;
 
 /// The variable that marks a supervised command's processes.
-pub const MARK_VAR: &str = "VOYAGE_JOB";
+pub(crate) const MARK_VAR: &str = "VOYAGE_JOB";
 
 /// A mark no other command of any helper process carries: our pid and a
 /// count.
-pub fn new_mark() -> String {
+pub(crate) fn new_mark() -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNT: AtomicU64 = AtomicU64::new(0);
     let n = COUNT.fetch_add(1, Ordering::Relaxed);
@@ -28,7 +28,7 @@ pub fn new_mark() -> String {
 
 /// One process found in `/proc`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Process {
+pub(crate) struct Process {
     pub pid: i32,
     parent: i32,
     group: i32,
@@ -40,7 +40,7 @@ pub struct Process {
 /// The living processes outside `group` that carry `mark`, or descend from
 /// `leader` (give it only while the leader is unreaped: its pid cannot have
 /// been handed out again then).
-pub fn find(mark: &str, leader: Option<i32>, group: i32) -> Vec<Process> {
+pub(crate) fn find(mark: &str, leader: Option<i32>, group: i32) -> Vec<Process> {
     let all: Vec<Process> = processes().into_iter().filter(|p| !p.zombie).collect();
     let mut found: Vec<Process> = all
         .iter()
@@ -69,12 +69,12 @@ pub fn find(mark: &str, leader: Option<i32>, group: i32) -> Vec<Process> {
 
 /// Whether the process found is still running (not gone, not a zombie, not
 /// replaced by another holding the same pid).
-pub fn is_alive(process: &Process) -> bool {
+pub(crate) fn is_alive(process: &Process) -> bool {
     read_process(process.pid).is_some_and(|now| now.start == process.start && !now.zombie)
 }
 
 /// Sends `signal` to each process that is still the one that was found.
-pub fn signal_all(processes: &[Process], signal: Signal) {
+pub(crate) fn signal_all(processes: &[Process], signal: Signal) {
     for p in processes.iter().filter(|p| is_alive(p)) {
         let _ = kill(Pid::from_raw(p.pid), signal);
     }
@@ -83,7 +83,7 @@ pub fn signal_all(processes: &[Process], signal: Signal) {
 /// Reaps those of `processes` that ended as our children (the subreaper
 /// makes orphans ours), so they do not stay zombies until we exit. Only a
 /// zombie that is still the process found, and ours, is waited for.
-pub fn reap(processes: &[Process]) {
+pub(crate) fn reap(processes: &[Process]) {
     let us = i32::try_from(std::process::id()).unwrap_or(0);
     for p in processes {
         if read_process(p.pid)

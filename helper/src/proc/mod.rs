@@ -13,10 +13,10 @@
 //! and "no process of the group survives" is something we observe rather
 //! than hope for.
 
-pub mod escaped;
+mod escaped;
 mod signals;
-pub mod supervise;
+pub(crate) mod supervise;
 mod unix;
 
-pub use signals::SignalWatch;
-pub use unix::{Group, GroupLeader, Signal, signal_name};
+pub(crate) use signals::SignalWatch;
+pub(crate) use unix::{Group, GroupLeader, Signal, signal_name};

@@ -17,14 +17,14 @@ use signal_hook::consts::{SIGCHLD, SIGHUP, SIGINT, SIGTERM};
 /// The signals that ask the helper to stop.
 const STOPPING: [i32; 3] = [SIGINT, SIGTERM, SIGHUP];
 
-pub struct SignalWatch {
+pub(crate) struct SignalWatch {
     wake: UnixStream,
     stop: Arc<AtomicUsize>,
     ids: Vec<SigId>,
 }
 
 impl SignalWatch {
-    pub fn install() -> io::Result<Self> {
+    pub(crate) fn install() -> io::Result<Self> {
         let (wake, wake_sender) = UnixStream::pair()?;
         wake.set_nonblocking(true)?;
         let stop = Arc::new(AtomicUsize::new(0));
@@ -51,18 +51,18 @@ impl SignalWatch {
     }
 
     /// Readable when a watched signal has arrived since the last [`Self::drain`].
-    pub fn fd(&self) -> BorrowedFd<'_> {
+    pub(crate) fn fd(&self) -> BorrowedFd<'_> {
         self.wake.as_fd()
     }
 
     /// Empties the wake-up socket.
-    pub fn drain(&mut self) {
+    pub(crate) fn drain(&mut self) {
         let mut buf = [0u8; 64];
         while matches!(self.wake.read(&mut buf), Ok(n) if n > 0) {}
     }
 
     /// The stopping signal received since the last call, if any.
-    pub fn take_stop(&self) -> Option<i32> {
+    pub(crate) fn take_stop(&self) -> Option<i32> {
         match self.stop.swap(0, Ordering::SeqCst) {
             0 => None,
             n => i32::try_from(n).ok(),

@@ -36,12 +36,12 @@ use super::escaped::{self, Process};
 use super::{Group, GroupLeader, Signal, SignalWatch, signal_name};
 
 /// How long the group gets between SIGTERM and SIGKILL.
-pub const GRACE: Duration = Duration::from_secs(2);
+pub(crate) const GRACE: Duration = Duration::from_secs(2);
 /// How long to wait for the group to be gone after SIGKILL (a process stuck
 /// in the kernel cannot die sooner; we report rather than hang).
-pub const KILL_WAIT: Duration = Duration::from_secs(5);
+pub(crate) const KILL_WAIT: Duration = Duration::from_secs(5);
 /// How long to wait for the output pipe to close once the group is gone.
-pub const DRAIN: Duration = Duration::from_millis(500);
+pub(crate) const DRAIN: Duration = Duration::from_millis(500);
 /// Read size for the output pipe.
 const CHUNK: usize = 128 * 1024;
 /// Most bytes handed over per wake-up before looking at signals and deadlines.
@@ -53,7 +53,7 @@ const NO_DEADLINE: Duration = Duration::from_secs(10 * 365 * 24 * 3600);
 /// What happens to processes the command leaves running in its group after
 /// the leader exits (`server &`, a daemonised helper).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Leftovers {
+pub(crate) enum Leftovers {
     /// Stop them (TERM, grace, KILL): `voyage-helper run` promises that no
     /// member of the group outlives the command.
     Stop,
@@ -66,7 +66,7 @@ pub enum Leftovers {
 
 /// Where a supervised command's stderr goes.
 #[derive(Debug, Clone, Copy)]
-pub enum Stderr<'a> {
+pub(crate) enum Stderr<'a> {
     /// Into the output pipe, interleaved with stdout as written.
     Merged,
     /// Into this file (the caller reads it afterwards).
@@ -75,7 +75,7 @@ pub enum Stderr<'a> {
 
 /// One command to supervise.
 #[derive(Debug, Clone, Copy)]
-pub struct Job<'a> {
+pub(crate) struct Job<'a> {
     /// The program, then its arguments: `["sh", "-c", line]` for a shell
     /// command line. Never empty.
     pub argv: &'a [&'a OsStr],
@@ -98,7 +98,7 @@ pub struct Job<'a> {
 
 /// How the run ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Ending {
+pub(crate) enum Ending {
     /// The command exited by itself with this shell-style code.
     Exited(i32),
     /// The deadline passed; the code the leader died with.
@@ -110,7 +110,7 @@ pub enum Ending {
 
 /// How a supervised command ended, and how long it took.
 #[derive(Debug, Clone)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     pub ending: Ending,
     pub duration: Duration,
 }
@@ -134,7 +134,7 @@ enum Phase {
 /// Runs `argv` with `input` (or `/dev/null`) on its stdin, handing every
 /// chunk of its output (stdout, and stderr when merged) to `output` as it
 /// arrives.
-pub fn supervise(job: Job<'_>, output: &mut dyn FnMut(&[u8])) -> io::Result<Outcome> {
+pub(crate) fn supervise(job: Job<'_>, output: &mut dyn FnMut(&[u8])) -> io::Result<Outcome> {
     reap_kept_groups();
     // Watch for signals before the child exists, so none slips between.
     let mut signals = SignalWatch::install()?;

@@ -9,11 +9,11 @@ use nix::sys::signal::killpg;
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
 
-pub use nix::sys::signal::Signal;
+pub(crate) use nix::sys::signal::Signal;
 
 /// A child started as the leader of a new process group.
 #[derive(Debug)]
-pub struct GroupLeader {
+pub(crate) struct GroupLeader {
     pid: Pid,
 }
 
@@ -23,7 +23,7 @@ impl GroupLeader {
     /// The caller must drop `command` afterwards if it holds pipe ends that
     /// the parent should not keep open. The child is reaped through
     /// [`Group::reap_exited`], never through `std::process::Child`.
-    pub fn spawn(command: &mut Command) -> io::Result<Self> {
+    pub(crate) fn spawn(command: &mut Command) -> io::Result<Self> {
         become_subreaper();
         let child = command.process_group(0).spawn()?;
         let raw = i32::try_from(child.id())
@@ -35,13 +35,8 @@ impl GroupLeader {
         })
     }
 
-    /// The leader's pid, which is also the group id.
-    pub fn pid(&self) -> u32 {
-        self.pid.as_raw().unsigned_abs()
-    }
-
     /// A handle on the group, safe to share with other threads.
-    pub fn group(&self) -> Group {
+    pub(crate) fn group(&self) -> Group {
         Group { pgid: self.pid }
     }
 }
@@ -60,19 +55,19 @@ fn become_subreaper() {
 
 /// The process group of a [`GroupLeader`].
 #[derive(Debug, Clone, Copy)]
-pub struct Group {
+pub(crate) struct Group {
     pgid: Pid,
 }
 
 impl Group {
     /// The group's id, which is its leader's pid.
-    pub fn id(self) -> i32 {
+    pub(crate) fn id(self) -> i32 {
         self.pgid.as_raw()
     }
 
     /// Sends `signal` to every process in the group. A group that is already
     /// gone is not an error.
-    pub fn signal(self, signal: Signal) {
+    pub(crate) fn signal(self, signal: Signal) {
         // ESRCH: nobody left. EPERM: a member changed credentials (a setuid
         // program); there is nothing more we may do to it.
         let _ = killpg(self.pgid, signal);
@@ -82,7 +77,7 @@ impl Group {
     /// `on_leader` with the leader's shell-style exit code (the code, or
     /// 128 + signal) when it is among them. Returns `true` once no member is
     /// left among our children (with the subreaper, that is every member).
-    pub fn reap_exited(self, mut on_leader: impl FnMut(i32)) -> bool {
+    pub(crate) fn reap_exited(self, mut on_leader: impl FnMut(i32)) -> bool {
         let members = Pid::from_raw(-self.pgid.as_raw());
         loop {
             match waitpid(members, Some(WaitPidFlag::WNOHANG)) {
@@ -101,7 +96,7 @@ impl Group {
 }
 
 /// `SIGTERM`-style name of a signal number, for messages.
-pub fn signal_name(signal: i32) -> String {
+pub(crate) fn signal_name(signal: i32) -> String {
     Signal::try_from(signal)
         .map(|s| s.as_str().to_owned())
         .unwrap_or_else(|_| format!("signal {signal}"))

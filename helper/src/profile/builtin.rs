@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use super::model::{PHASES, Profile};
 
 /// The name used when nothing else chooses a profile.
-pub const DEFAULT_PROFILE: &str = "premium";
+pub(super) const DEFAULT_PROFILE: &str = "premium";
 
 const TABLE: &[(&str, &str, [&str; 5], u32)] = &[
     (
@@ -47,12 +47,12 @@ const TABLE: &[(&str, &str, [&str; 5], u32)] = &[
 ];
 
 /// The built-in names.
-pub fn names() -> Vec<&'static str> {
+pub(super) fn names() -> Vec<&'static str> {
     TABLE.iter().map(|(n, ..)| *n).collect()
 }
 
 /// The built-in profile called `name`.
-pub fn find(name: &str) -> Option<Profile> {
+pub(super) fn find(name: &str) -> Option<Profile> {
     let (name, description, models, parallel) = TABLE.iter().find(|(n, ..)| *n == name)?;
     let phase_models: BTreeMap<String, String> = PHASES
         .iter()

@@ -13,7 +13,7 @@ use crate::data_dir;
 
 /// Profiles: which model each phase uses.
 #[derive(Debug, clap::Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Compose one phase's effort and model from the brief and the profile.
     ///
     /// PROFILE. --profile NAME, else $VOYAGE_PROFILE, else the plan's front
@@ -55,7 +55,7 @@ pub enum Command {
 
 impl Command {
     /// Runs the subcommand; a write error of `out` is returned.
-    pub fn execute(self, out: &mut impl Write) -> io::Result<u8> {
+    pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
         match self {
             Self::Resolve(args) => super::execute(&args, data_dir::resolve().as_deref(), out),
         }
@@ -66,7 +66,7 @@ impl Command {
 /// `VOYAGE_PROFILE` rather than `--profile`: the answer reports the source
 /// (flag or env), which only clap's matches know.
 #[derive(Debug, Clone)]
-pub struct ResolveArgs {
+pub(crate) struct ResolveArgs {
     pub flags: ResolveFlags,
     pub profile_from_env: bool,
 }
@@ -74,7 +74,7 @@ pub struct ResolveArgs {
 impl ResolveArgs {
     /// The names that can choose the profile, in their order (the plan's is
     /// filled in once the plan is read).
-    pub fn choice(&self) -> Choice {
+    pub(crate) fn choice(&self) -> Choice {
         let name = self.flags.profile.clone();
         let (flag, env) = if self.profile_from_env {
             (None, name)
@@ -121,7 +121,7 @@ impl clap::Args for ResolveArgs {
 // The flags of each subcommand. Its help is the variant's doc comment; a
 // doc comment on the struct would be a second source of it (clap reads both).
 #[derive(Debug, Clone, clap::Args)]
-pub struct ResolveFlags {
+pub(crate) struct ResolveFlags {
     /// brief, research, plan, execute or review.
     #[arg(long, value_name = "PHASE")]
     pub phase: String,

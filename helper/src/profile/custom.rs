@@ -15,9 +15,9 @@ use crate::problem::Problem;
 use crate::schema;
 
 /// The folder custom profiles live in.
-pub const FOLDER: &str = "voyage-profiles";
+pub(super) const FOLDER: &str = "voyage-profiles";
 /// The most bytes a profile file may have.
-pub const MAX_FILE_BYTES: u64 = 256 * 1024;
+pub(super) const MAX_FILE_BYTES: u64 = 256 * 1024;
 
 const CODES: schema::Codes = schema::Codes {
     missing_key: code::PROFILE_BAD_VALUE,
@@ -44,7 +44,7 @@ pub fn check_name(name: &str) -> Result<(), Problem> {
 }
 
 /// The files that may hold profile `name`, in the order they are tried.
-pub fn candidates(name: &str, project: &Path, data_dir: Option<&Path>) -> Vec<PathBuf> {
+pub(super) fn candidates(name: &str, project: &Path, data_dir: Option<&Path>) -> Vec<PathBuf> {
     let mut dirs = vec![project.join(FOLDER)];
     dirs.extend(data_dir.map(|d| d.join(FOLDER)));
     dirs.iter()
@@ -58,7 +58,7 @@ pub fn candidates(name: &str, project: &Path, data_dir: Option<&Path>) -> Vec<Pa
 }
 
 /// Finds and reads profile `name`; `Ok(None)` when no file holds it.
-pub fn load(
+pub(super) fn load(
     name: &str,
     project: &Path,
     data_dir: Option<&Path>,

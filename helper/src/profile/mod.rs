@@ -7,12 +7,16 @@
 //! - the brief's `phase_signals` come from the `brief` area's model.
 //! - [`resolve`]: flag → env → plan → default, then brief > profile.
 
-pub mod builtin;
-pub mod cli;
-pub mod code;
-pub mod custom;
-pub mod model;
-pub mod resolve;
+mod builtin;
+mod cli;
+pub(crate) mod code;
+mod custom;
+mod model;
+mod resolve;
+
+pub(crate) use cli::Command;
+pub use custom::{check_name, parse};
+pub use model::PHASES;
 
 use std::fs;
 use std::io::{self, Write};
@@ -21,7 +25,6 @@ use std::path::Path;
 use serde::Serialize;
 
 use cli::ResolveArgs;
-use model::PHASES;
 use resolve::{ProfileSource, Sources};
 
 use crate::exit;
@@ -30,7 +33,7 @@ use crate::problem::{self, Problem};
 
 /// The profile part of the answer.
 #[derive(Debug, Clone, Serialize)]
-pub struct ProfileRef {
+pub(crate) struct ProfileRef {
     pub name: String,
     pub source: ProfileSource,
     pub origin: String,
@@ -38,7 +41,7 @@ pub struct ProfileRef {
 
 /// What `profile resolve --json` prints (schema `profile-resolution`).
 #[derive(Debug, Clone, Serialize)]
-pub struct Resolution {
+pub(crate) struct Resolution {
     pub phase: String,
     pub effort: String,
     pub model: String,
@@ -60,7 +63,7 @@ const PROJECT: &str = ".";
 /// `profile resolve`: exit 0 resolved, 1 bad profile or brief content, 2
 /// unreadable input or usage (or the error writing the answer). Custom
 /// profiles are looked for in the project, then in `data_dir`.
-pub fn execute(
+pub(crate) fn execute(
     args: &ResolveArgs,
     data_dir: Option<&Path>,
     out: &mut impl Write,

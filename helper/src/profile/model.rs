@@ -8,11 +8,8 @@ use serde::Serialize;
 /// The phases a profile and a brief's `phase_signals` speak of.
 pub const PHASES: &[&str] = &["brief", "research", "plan", "execute", "review"];
 
-/// The effort words of a brief's `phase_signals`.
-pub const EFFORTS: &[&str] = &["low", "standard", "high"];
-
 /// The effort when the brief gives none for the phase.
-pub const DEFAULT_EFFORT: &str = "standard";
+pub(super) const DEFAULT_EFFORT: &str = "standard";
 
 /// A resolved profile.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -23,7 +23,7 @@ use crate::problem::Problem;
 /// Where the profile's name came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum ProfileSource {
+pub(crate) enum ProfileSource {
     Flag,
     Env,
     Inheritance,
@@ -32,14 +32,14 @@ pub enum ProfileSource {
 
 /// The inputs that can name a profile, in order of precedence.
 #[derive(Debug, Clone, Default)]
-pub struct Choice {
+pub(crate) struct Choice {
     pub flag: Option<String>,
     pub env: Option<String>,
     pub plan: Option<String>,
 }
 
 /// The name and its source.
-pub fn choose(choice: &Choice) -> (String, ProfileSource) {
+pub(super) fn choose(choice: &Choice) -> (String, ProfileSource) {
     let pick = |v: &Option<String>| {
         v.as_deref()
             .map(str::trim)
@@ -58,7 +58,11 @@ pub fn choose(choice: &Choice) -> (String, ProfileSource) {
 }
 
 /// The profile called `name`: built-in, or a custom file.
-pub fn find(name: &str, project: &Path, data_dir: Option<&Path>) -> Result<Profile, Vec<Problem>> {
+pub(super) fn find(
+    name: &str,
+    project: &Path,
+    data_dir: Option<&Path>,
+) -> Result<Profile, Vec<Problem>> {
     if let Some(p) = builtin::find(name) {
         return Ok(p);
     }
@@ -77,14 +81,14 @@ pub fn find(name: &str, project: &Path, data_dir: Option<&Path>) -> Result<Profi
 
 /// Where a field's value came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Sources {
+pub(crate) struct Sources {
     pub effort: &'static str,
     pub model: &'static str,
 }
 
 /// One phase, composed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Composed {
+pub(super) struct Composed {
     pub effort: String,
     pub model: String,
     pub sources: Sources,
@@ -92,7 +96,7 @@ pub struct Composed {
 
 impl Composed {
     /// `brief`, `profile`, or `brief+profile`.
-    pub fn source(&self) -> &'static str {
+    pub(super) fn source(&self) -> &'static str {
         match (
             self.sources.effort == "brief",
             self.sources.model == "brief",
@@ -105,7 +109,11 @@ impl Composed {
 }
 
 /// The composition rule for `phase`.
-pub fn compose(phase: &str, brief: Option<&Brief>, profile: &Profile) -> Result<Composed, Problem> {
+pub(super) fn compose(
+    phase: &str,
+    brief: Option<&Brief>,
+    profile: &Profile,
+) -> Result<Composed, Problem> {
     let signal = brief.and_then(|b| b.signal(phase));
     let (effort, effort_source) = match signal.and_then(|s| s.effort.clone()) {
         Some(e) => (e, "brief"),

@@ -10,16 +10,16 @@
 use std::ffi::OsStr;
 
 /// The environment variable that sets the budget.
-pub const BUDGET_ENV: &str = "TREKEXECUTE_MAX_RECOVERY_ITERATIONS";
+pub(super) const BUDGET_ENV: &str = "TREKEXECUTE_MAX_RECOVERY_ITERATIONS";
 /// The budget when the variable is unset.
-pub const DEFAULT_BUDGET: u32 = 25;
+pub(super) const DEFAULT_BUDGET: u32 = 25;
 /// Attempts per step: the initial one and two retries.
-pub const MAX_ATTEMPTS: u32 = 3;
+pub(super) const MAX_ATTEMPTS: u32 = 3;
 
 /// The budget for this run: the variable's value, or the default. A value
 /// that is not a non-negative integer is not used; the second element then
 /// says why, for a warning.
-pub fn from_env_value(value: Option<&OsStr>) -> (u32, Option<String>) {
+pub(super) fn from_env_value(value: Option<&OsStr>) -> (u32, Option<String>) {
     let Some(raw) = value else {
         return (DEFAULT_BUDGET, None);
     };
@@ -42,7 +42,7 @@ pub fn from_env_value(value: Option<&OsStr>) -> (u32, Option<String>) {
 /// The budget a run starts with, read from the environment once, at the
 /// edge (`progress`'s [`Command::execute`](super::cli::Command::execute)).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Budget {
+pub(crate) struct Budget {
     pub cap: u32,
     /// Why the variable's value was not used, for a warning where the
     /// budget is used.
@@ -50,7 +50,7 @@ pub struct Budget {
 }
 
 /// The budget from the process environment.
-pub fn from_env() -> Budget {
+pub(super) fn from_env() -> Budget {
     let (cap, warning) = from_env_value(std::env::var_os(BUDGET_ENV).as_deref());
     Budget { cap, warning }
 }

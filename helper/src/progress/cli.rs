@@ -13,7 +13,7 @@ use crate::problem::Problem;
 
 /// Which progress file: `--file`, or derived from a project or a plan.
 #[derive(Debug, Clone, Default, clap::Args)]
-pub struct Locate {
+pub(crate) struct Locate {
     /// The progress file itself.
     #[arg(long, value_name = "PATH", conflicts_with_all = ["plan", "project"])]
     pub file: Option<PathBuf>,
@@ -38,7 +38,7 @@ pub struct Locate {
 /// -session-N.
 #[derive(Debug, clap::Subcommand)]
 #[command(verbatim_doc_comment)]
-pub enum Command {
+pub(crate) enum Command {
     /// Start a progress file from a plan: every step pending.
     ///
     /// The plan is PLAN (or --plan PLAN), or DIR/plan.md with --project
@@ -142,7 +142,7 @@ pub enum Command {
 
 impl Command {
     /// Runs the subcommand; a write error of `out` is returned.
-    pub fn execute(self, out: &mut impl Write) -> io::Result<u8> {
+    pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
         let budget = budget::from_env();
         match self {
             Self::Init(args) => super::execute_init(&args, &budget, out),
@@ -158,7 +158,7 @@ impl Command {
 // The flags of each subcommand. Its help is the variant's doc comment; a
 // doc comment on the struct would be a second source of it (clap reads both).
 #[derive(Debug, Clone, clap::Args)]
-pub struct InitArgs {
+pub(crate) struct InitArgs {
     /// The plan or session spec.
     #[arg(value_name = "PLAN")]
     pub plan: Option<PathBuf>,
@@ -183,7 +183,7 @@ pub struct InitArgs {
 }
 
 #[derive(Debug, Clone, clap::Args)]
-pub struct ShowArgs {
+pub(crate) struct ShowArgs {
     #[command(flatten)]
     pub locate: Locate,
     /// Print the progress document as JSON.
@@ -192,7 +192,7 @@ pub struct ShowArgs {
 }
 
 #[derive(Debug, Clone, clap::Args)]
-pub struct StepArgs {
+pub(crate) struct StepArgs {
     /// The step number.
     #[arg(value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub step: u32,
@@ -222,7 +222,7 @@ pub struct StepArgs {
 }
 
 #[derive(Debug, Clone, clap::Args)]
-pub struct ResumePointArgs {
+pub(crate) struct ResumePointArgs {
     #[command(flatten)]
     pub locate: Locate,
     /// Print the reply as one JSON object.
@@ -231,7 +231,7 @@ pub struct ResumePointArgs {
 }
 
 #[derive(Debug, Clone, clap::Args)]
-pub struct FinishArgs {
+pub(crate) struct FinishArgs {
     /// completed, failed, stopped or partial.
     #[arg(long, value_name = "STATUS")]
     pub status: String,
@@ -249,7 +249,7 @@ pub struct FinishArgs {
 }
 
 #[derive(Debug, Clone, clap::Args)]
-pub struct ValidateArgs {
+pub(crate) struct ValidateArgs {
     /// Print the report as one JSON object (schema validation-report).
     #[arg(long)]
     pub json: bool,
@@ -261,7 +261,7 @@ pub struct ValidateArgs {
 impl InitArgs {
     /// The plan: PLAN or `--plan` (clap refuses both), else the project's
     /// `plan.md`.
-    pub fn plan(&self) -> Option<PathBuf> {
+    pub(crate) fn plan(&self) -> Option<PathBuf> {
         self.plan
             .clone()
             .or_else(|| self.plan_flag.clone())
@@ -269,7 +269,7 @@ impl InitArgs {
     }
 
     /// Where the progress file goes: `--file`, or derived from the plan.
-    pub fn locate(&self) -> Locate {
+    pub(crate) fn locate(&self) -> Locate {
         Locate {
             file: self.file.clone(),
             plan: self.plan(),
@@ -282,7 +282,7 @@ impl InitArgs {
 impl StepArgs {
     /// The change asked for, with `--drift` and `--checkpoint-drift` parsed
     /// (the status word is checked later, against the file's rules).
-    pub fn update(&self) -> Result<StepUpdate, Problem> {
+    pub(crate) fn update(&self) -> Result<StepUpdate, Problem> {
         Ok(StepUpdate {
             step: self.step,
             status: None,

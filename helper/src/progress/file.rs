@@ -12,26 +12,26 @@ use serde_json::Value;
 use super::CODES;
 use super::code;
 use super::model::Progress;
+use crate::atomic_file::write_atomic;
 use crate::exit;
 use crate::problem::Coded;
 use crate::problem::Problem;
 use crate::schema;
-use crate::state::write_atomic;
 
 /// The most bytes a progress file may have (a plan of thousands of steps is
 /// well under a megabyte).
-pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+pub(super) const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Why a progress file could not be used. `problems` name every reason.
 #[derive(Debug, Clone)]
-pub struct LoadError {
+pub(super) struct LoadError {
     /// The file is missing (as opposed to present but broken).
     pub missing: bool,
     pub problems: Vec<Problem>,
 }
 
 /// Reads and checks the progress file at `path`.
-pub fn load(path: &Path) -> Result<Progress, LoadError> {
+pub(super) fn load(path: &Path) -> Result<Progress, LoadError> {
     let fail = |missing, problems: Vec<Problem>| LoadError {
         missing,
         problems: problems.into_iter().map(|p| p.in_file(path)).collect(),
@@ -176,7 +176,7 @@ pub fn conforms(value: &Value) -> bool {
 /// atomically. A document that does not conform (a flag's value the schema
 /// refuses) is not written: exit 1 with the schema's code; a failed write is
 /// exit 2.
-pub fn save(path: &Path, progress: &Progress) -> Result<(), (u8, Problem)> {
+pub(super) fn save(path: &Path, progress: &Progress) -> Result<(), (u8, Problem)> {
     let value = progress.to_value();
     if !conforms(&value)
         && let Some(problem) = schema::check("progress", &value, &CODES).into_iter().next()

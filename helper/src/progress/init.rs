@@ -23,11 +23,11 @@ use crate::plan::{Plan, PlanKind};
 use crate::problem::Problem;
 
 /// The modes a run may start in.
-pub const MODES: &[&str] = &["execute", "resume", "step", "session"];
+pub(super) const MODES: &[&str] = &["execute", "resume", "step", "session"];
 
 /// What a plan contributes to its progress file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlanFacts {
+pub(super) struct PlanFacts {
     pub plan: String,
     /// `plan` or `session-spec`.
     pub plan_type: &'static str,
@@ -39,7 +39,7 @@ pub struct PlanFacts {
 impl PlanFacts {
     /// The facts of `plan`, read from `path`; with `session`, only that
     /// session's steps (when the plan splits into sessions).
-    pub fn of(plan: &Plan, path: &Path, session: Option<u32>) -> Result<Self, Problem> {
+    pub(super) fn of(plan: &Plan, path: &Path, session: Option<u32>) -> Result<Self, Problem> {
         let mut steps: Vec<u32> = plan.steps.iter().map(|s| s.number).collect();
         if let (Some(n), Some(strategy)) = (session, &plan.strategy) {
             let Some(s) = strategy.sessions.iter().find(|s| s.number == n) else {
@@ -79,7 +79,7 @@ impl PlanFacts {
 }
 
 /// A progress document with every step pending.
-pub fn fresh(facts: &PlanFacts, mode: &str, budget: u32, now: &str) -> Progress {
+pub(super) fn fresh(facts: &PlanFacts, mode: &str, budget: u32, now: &str) -> Progress {
     let steps: BTreeMap<StepKey, StepRecord> = facts
         .steps
         .iter()

@@ -14,26 +14,31 @@
 //! - [`mod@file`]: load and save through the schema; [`check`]: `validate`.
 //! - [`render`]: `show` and the replies.
 
-pub mod budget;
-pub mod check;
-pub mod cli;
-pub mod code;
-pub mod file;
-pub mod init;
-pub mod model;
-pub mod path;
-pub mod render;
-pub mod status;
-pub mod transition;
+mod budget;
+mod check;
+mod cli;
+pub(crate) mod code;
+mod file;
+mod init;
+mod model;
+mod path;
+mod render;
+mod status;
+mod transition;
+
+pub(crate) use cli::Command;
+pub(crate) use cli::Locate;
+pub use file::{conforms, parse};
+pub use model::Progress;
+pub use status::StepStatus;
+pub use transition::{StepUpdate, apply};
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-pub use cli::Locate;
 use cli::{FinishArgs, InitArgs, ResumePointArgs, ShowArgs, StepArgs, ValidateArgs};
-use model::Progress;
 use render::Reply;
-use status::{RunStatus, StepStatus};
+use status::RunStatus;
 
 use crate::clock::UtcTime;
 use crate::exit;
@@ -52,7 +57,7 @@ pub const CODES: schema::Codes = schema::Codes {
 /// Where the progress file is: given, or derived as Phase 3 says.
 impl Locate {
     /// The progress file's path, or a usage problem.
-    pub fn resolve(&self) -> Result<PathBuf, Problem> {
+    pub(crate) fn resolve(&self) -> Result<PathBuf, Problem> {
         if let Some(file) = &self.file {
             return Ok(file.clone());
         }
@@ -118,7 +123,7 @@ fn print_warnings(warnings: &[String]) {
 }
 
 /// `progress show`: exit 0, or 2 when the file is missing or broken.
-pub fn execute_show(options: &ShowArgs, out: &mut impl Write) -> io::Result<u8> {
+pub(crate) fn execute_show(options: &ShowArgs, out: &mut impl Write) -> io::Result<u8> {
     let path = match options.locate.resolve() {
         Ok(p) => p,
         Err(p) => return Ok(refuse_plain(exit::CANNOT_CHECK, p)),
@@ -143,7 +148,7 @@ fn refuse_plain(code: u8, problem: Problem) -> u8 {
 }
 
 /// `progress step N --status S`: exit 0 applied, 1 refused, 2 no usable file.
-pub fn execute_step(
+pub(crate) fn execute_step(
     options: &StepArgs,
     budget: &budget::Budget,
     out: &mut impl Write,
@@ -222,7 +227,7 @@ pub fn execute_step(
 /// `progress resume-point`: the first step not completed. A missing
 /// `iterations_remaining` is seeded and written back. Exit 0, or 2 when the
 /// file is missing or broken.
-pub fn execute_resume_point(
+pub(crate) fn execute_resume_point(
     options: &ResumePointArgs,
     budget: &budget::Budget,
     out: &mut impl Write,
@@ -272,7 +277,7 @@ pub fn execute_resume_point(
 /// `progress finish --status S`: the run's final status (seed Phase 8,
 /// "Progress + state-file writes"). `completed` needs every step completed
 /// or skipped. Exit 0, 1 refused, 2 no usable file.
-pub fn execute_finish(options: &FinishArgs, out: &mut impl Write) -> io::Result<u8> {
+pub(crate) fn execute_finish(options: &FinishArgs, out: &mut impl Write) -> io::Result<u8> {
     let path = match options.locate.resolve() {
         Ok(p) => p,
         Err(p) => return Ok(refuse_plain(exit::CANNOT_CHECK, p)),
@@ -360,14 +365,14 @@ pub fn execute_finish(options: &FinishArgs, out: &mut impl Write) -> io::Result<
 }
 
 /// `progress validate FILE`: exit 0 valid, 1 problems, 2 unreadable.
-pub fn execute_validate(options: &ValidateArgs, out: &mut impl Write) -> io::Result<u8> {
+pub(crate) fn execute_validate(options: &ValidateArgs, out: &mut impl Write) -> io::Result<u8> {
     check::validate_file(&options.file).print(options.json, out)
 }
 
 /// `progress init`: exit 0 created, replaced or kept; 1 the plan is not a
 /// plan or has no such session; 2 unreadable plan, broken file kept in
 /// resume or step mode, or a failed write.
-pub fn execute_init(
+pub(crate) fn execute_init(
     options: &InitArgs,
     budget: &budget::Budget,
     out: &mut impl Write,

@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 
 /// The progress file for a plan, a project, and optionally one session.
-pub fn progress_path(
+pub(super) fn progress_path(
     plan: Option<&Path>,
     project: Option<&Path>,
     session: Option<u32>,
@@ -32,7 +32,7 @@ pub fn progress_path(
 }
 
 /// The plan of a project: `DIR/plan.md` (seed Phase 1, `--project`).
-pub fn project_plan(project: &Path) -> PathBuf {
+pub(super) fn project_plan(project: &Path) -> PathBuf {
     project.join("plan.md")
 }
 

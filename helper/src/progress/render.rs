@@ -11,7 +11,7 @@ use crate::problem::Problem;
 
 /// What `progress init|step|finish|resume-point --json` print.
 #[derive(Debug, Clone, Serialize)]
-pub struct Reply {
+pub(super) struct Reply {
     pub ok: bool,
     pub action: &'static str,
     pub path: String,
@@ -35,7 +35,7 @@ pub struct Reply {
 }
 
 impl Reply {
-    pub fn new(action: &'static str, path: &std::path::Path) -> Self {
+    pub(super) fn new(action: &'static str, path: &std::path::Path) -> Self {
         Self {
             ok: true,
             action,
@@ -56,7 +56,7 @@ impl Reply {
 
     /// Fills the counts from the document.
     #[must_use]
-    pub fn counted(mut self, progress: &Progress) -> Self {
+    pub(super) fn counted(mut self, progress: &Progress) -> Self {
         let tally = progress.tally();
         self.completed_steps = tally.completed;
         self.total_steps = tally.total;
@@ -64,14 +64,14 @@ impl Reply {
         self
     }
 
-    pub fn render_json(&self, out: &mut impl Write) -> io::Result<()> {
+    pub(super) fn render_json(&self, out: &mut impl Write) -> io::Result<()> {
         serde_json::to_writer(&mut *out, self)?;
         writeln!(out)
     }
 }
 
 /// `progress show` for people.
-pub fn render_show(path: &str, p: &Progress, out: &mut impl Write) -> io::Result<()> {
+pub(super) fn render_show(path: &str, p: &Progress, out: &mut impl Write) -> io::Result<()> {
     let t = p.tally();
     writeln!(out, "progress  {path}")?;
     writeln!(

@@ -174,7 +174,7 @@ pub fn apply(progress: &mut Progress, update: &StepUpdate, now: &str) -> Result<
 }
 
 /// The table in the module docs.
-pub fn legal(from: StepStatus, to: StepStatus) -> bool {
+pub(super) fn legal(from: StepStatus, to: StepStatus) -> bool {
     use StepStatus::{Blocked, Completed, Failed, InProgress, Passed, Pending, Skipped};
     match (from, to) {
         (Completed | Passed, _) | (_, Pending | Passed) => false,

@@ -24,7 +24,7 @@ use serde::Serialize;
 /// How the run ended, as `STATUS:` says it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Status {
+pub(super) enum Status {
     Ok,
     Timeout,
     Error,
@@ -42,7 +42,7 @@ impl Status {
 
 /// Everything `run` reports about one call.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Block {
+pub(super) enum Block {
     /// Nothing ran: the input or the log file was refused.
     PreLaunch { reason: String },
     /// The command was started.
@@ -51,7 +51,7 @@ pub enum Block {
 
 /// The report of a command that was started.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Ran {
+pub(super) struct Ran {
     pub status: Status,
     /// `EXIT:`: the code, 128 + signal, or 124 on a timeout.
     pub exit: i32,
@@ -82,7 +82,7 @@ struct JsonBlock<'a> {
 
 /// Whole seconds, rounded to the nearest (the original printed bash's
 /// `SECONDS`, whole seconds too).
-pub fn whole_seconds(d: Duration) -> u64 {
+pub(super) fn whole_seconds(d: Duration) -> u64 {
     (d.as_millis().saturating_add(500) / 1000)
         .try_into()
         .unwrap_or(u64::MAX)
@@ -90,12 +90,12 @@ pub fn whole_seconds(d: Duration) -> u64 {
 
 impl Block {
     /// `true` when the run is reported as `RESULT: SUCCESS`.
-    pub fn is_success(&self) -> bool {
+    pub(super) fn is_success(&self) -> bool {
         matches!(self, Self::Ran(r) if r.success)
     }
 
     /// `true` for `STATUS: error` blocks, which make `run` exit 2.
-    pub fn is_error(&self) -> bool {
+    pub(super) fn is_error(&self) -> bool {
         match self {
             Self::PreLaunch { .. } => true,
             Self::Ran(r) => r.status == Status::Error,
@@ -110,7 +110,7 @@ impl Block {
         }
     }
 
-    pub fn render_text(&self, out: &mut impl Write) -> io::Result<()> {
+    pub(super) fn render_text(&self, out: &mut impl Write) -> io::Result<()> {
         writeln!(out, "RESULT: {}", self.result())?;
         match self {
             Self::PreLaunch { reason } => {
@@ -134,7 +134,7 @@ impl Block {
         Ok(())
     }
 
-    pub fn render_json(&self, out: &mut impl Write) -> io::Result<()> {
+    pub(super) fn render_json(&self, out: &mut impl Write) -> io::Result<()> {
         let json = match self {
             Self::PreLaunch { reason } => JsonBlock {
                 result: self.result(),

@@ -53,7 +53,7 @@ use super::{Input, Options, current_dir, execute, read_stdin};
 /// `error: cannot write output: ...` and exit 2 (a closed pipe: exit 0).
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     /// Directory to run in (absolute, or relative to the current one).
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<OsString>,
@@ -77,7 +77,7 @@ pub struct RunArgs {
 
 impl RunArgs {
     /// Resolves the arguments; `pwd` is where relative `cwd` values start.
-    pub fn into_options(self, pwd: PathBuf) -> Options {
+    pub(crate) fn into_options(self, pwd: PathBuf) -> Options {
         let flags_given = !self.command.is_empty()
             || self.cwd.is_some()
             || self.timeout.is_some()
@@ -101,7 +101,7 @@ impl RunArgs {
 
     /// `run`: resolves the arguments where the shell stands, runs, prints
     /// the block. A write error of stdout is returned (see `crate::output`).
-    pub fn execute(self, out: &mut impl Write) -> io::Result<u8> {
+    pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
         let pwd = match current_dir() {
             Ok(pwd) => pwd,
             Err(e) => {

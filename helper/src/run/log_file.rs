@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use crate::clock::UtcTime;
 
 /// The log directory below the root.
-pub const LOG_SUBDIR: &str = ".temp/voyage/logs";
+pub(super) const LOG_SUBDIR: &str = ".temp/voyage/logs";
 
 /// How many characters of the command the slug is made from.
 const SLUG_SOURCE_CHARS: usize = 40;
@@ -43,7 +43,7 @@ pub fn slug(command: &str) -> String {
 /// The directory logs are written under for a run in `cwd`: the top of the
 /// git work tree holding `cwd` (symlinks resolved, as git reports it), or
 /// `cwd` as spelled with one trailing `/` dropped.
-pub fn root_for(cwd: &Path) -> PathBuf {
+pub(super) fn root_for(cwd: &Path) -> PathBuf {
     if let Ok(real) = fs::canonicalize(cwd)
         && let Some(top) = real.ancestors().find(|dir| dir.join(".git").exists())
     {
@@ -57,13 +57,13 @@ pub fn root_for(cwd: &Path) -> PathBuf {
 }
 
 /// The file name of a log: `<UTC stamp>-<slug>-<pid>.log`.
-pub fn file_name(at: UtcTime, command: &str, pid: u32) -> String {
+pub(super) fn file_name(at: UtcTime, command: &str, pid: u32) -> String {
     format!("{}-{}-{pid}.log", at.compact(), slug(command))
 }
 
 /// Why the log could not be created; the text is the block's `REASON:`.
 #[derive(Debug, thiserror::Error)]
-pub enum LogError {
+pub(super) enum LogError {
     #[error("cannot write log: {}", .0.display())]
     Dir(PathBuf),
     #[error("cannot write log: {}", .0.display())]
@@ -71,7 +71,7 @@ pub enum LogError {
 }
 
 /// Creates (or truncates) the log file for a run, with its directory.
-pub fn create(root: &Path, name: &str) -> Result<(PathBuf, File), LogError> {
+pub(super) fn create(root: &Path, name: &str) -> Result<(PathBuf, File), LogError> {
     let dir = root.join(LOG_SUBDIR);
     fs::create_dir_all(&dir).map_err(|_| LogError::Dir(dir.clone()))?;
     let path = dir.join(name);

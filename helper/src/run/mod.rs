@@ -11,13 +11,19 @@
 //! `run` never writes to stderr: every outcome, including refused input, is
 //! a block on stdout.
 
-pub mod block;
-pub mod cli;
-pub mod labels;
-pub mod log_file;
-pub mod request;
-pub mod runner;
-pub mod tally;
+mod block;
+mod cli;
+mod labels;
+mod log_file;
+mod request;
+mod runner;
+mod tally;
+
+pub(crate) use cli::RunArgs;
+pub use labels::Labels;
+pub use log_file::slug;
+pub use request::{MAX_TIMEOUT_SECS, Request};
+pub use tally::{LineTally, TAIL_MAX_CHARS};
 
 use std::ffi::OsString;
 use std::io::{self, Read, Write};
@@ -25,22 +31,20 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use block::{Block, Ran, Status};
-use labels::Labels;
-use request::Request;
 use runner::Ending;
 
 use crate::clock::UtcTime;
 
 /// Exit code `run` uses for `ok` and `timeout` blocks.
-pub const EXIT_REPORTED: u8 = 0;
+pub(crate) const EXIT_REPORTED: u8 = 0;
 /// Exit code `run` uses for every `error` block.
-pub const EXIT_ERROR: u8 = 2;
+pub(crate) const EXIT_ERROR: u8 = 2;
 /// `EXIT:` of a timed-out run, as the original forced it (and GNU `timeout`).
-pub const TIMEOUT_EXIT: i32 = 124;
+pub(crate) const TIMEOUT_EXIT: i32 = 124;
 
 /// Where the input of one `run` call comes from, resolved from the CLI.
 #[derive(Debug, Clone)]
-pub enum Input {
+pub(crate) enum Input {
     /// `label: value` lines, as the skill sends them.
     Stdin(Vec<u8>),
     /// The same inputs given as flags.
@@ -49,7 +53,7 @@ pub enum Input {
 
 /// Options of one `run` call.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub(crate) struct Options {
     pub input: Input,
     pub json: bool,
     /// The directory relative `cwd:` values are glued onto.
@@ -59,7 +63,7 @@ pub struct Options {
 impl Options {
     /// Builds the labels from flag values; `command` words are joined with
     /// single spaces into one shell line.
-    pub fn flags(
+    pub(crate) fn flags(
         command: &[OsString],
         cwd: Option<OsString>,
         timeout: Option<String>,
@@ -84,7 +88,7 @@ impl Options {
 /// The directory a shell would call the current one: `$PWD` when it is an
 /// absolute path to the same directory (it keeps the caller's symlinked
 /// spelling, as the original's `$PWD` did), else the real current directory.
-pub fn current_dir() -> io::Result<PathBuf> {
+pub(crate) fn current_dir() -> io::Result<PathBuf> {
     let real = std::env::current_dir()?;
     if let Some(pwd) = std::env::var_os("PWD").map(PathBuf::from)
         && pwd.is_absolute()
@@ -105,7 +109,7 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 
 /// Reads all of stdin (the contract reads to end of file before anything
 /// else). A read error counts as empty input, which reports `missing command:`.
-pub fn read_stdin() -> Vec<u8> {
+pub(crate) fn read_stdin() -> Vec<u8> {
     let mut input = Vec::new();
     let _ = io::stdin().lock().read_to_end(&mut input);
     input
@@ -113,7 +117,7 @@ pub fn read_stdin() -> Vec<u8> {
 
 /// Runs the request described by `options` and prints its block to `out`.
 /// Returns the process exit code, or the error writing the block.
-pub fn execute(options: &Options, out: &mut impl Write) -> io::Result<u8> {
+pub(crate) fn execute(options: &Options, out: &mut impl Write) -> io::Result<u8> {
     let block = produce(options);
     if options.json {
         block.render_json(out)?;

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use super::labels::Labels;
 
 /// Default timeout when `timeout:` is absent (run.sh §2).
-pub const DEFAULT_TIMEOUT_SECS: u64 = 600;
+pub(super) const DEFAULT_TIMEOUT_SECS: u64 = 600;
 /// Upper bound for `timeout:`: one day.
 pub const MAX_TIMEOUT_SECS: u64 = 86_400;
 

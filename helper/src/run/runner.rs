@@ -12,11 +12,11 @@ use std::time::Duration;
 use super::tally::LineTally;
 use crate::proc::supervise::{Job, Leftovers, Stderr, supervise};
 
-pub use crate::proc::supervise::Ending;
+pub(super) use crate::proc::supervise::Ending;
 
 /// What a finished run reports.
 #[derive(Debug, Clone)]
-pub struct Outcome {
+pub(super) struct Outcome {
     pub ending: Ending,
     pub duration: Duration,
     pub lines: u64,
@@ -25,7 +25,12 @@ pub struct Outcome {
 
 /// Runs `bash -c <command>` in `cwd` with stdin from `/dev/null`, its output
 /// copied to `log`, for at most `timeout`.
-pub fn run(command: &OsStr, cwd: &Path, timeout: Duration, mut log: File) -> io::Result<Outcome> {
+pub(super) fn run(
+    command: &OsStr,
+    cwd: &Path,
+    timeout: Duration,
+    mut log: File,
+) -> io::Result<Outcome> {
     let mut tally = LineTally::new();
     let job = Job {
         argv: &[OsStr::new("bash"), OsStr::new("-c"), command],

@@ -4,7 +4,7 @@
 /// Where the unknown parts of a word (or of text on a pipe) came from: the
 /// output of a download, of a decoder, or of something the engine cannot see.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Taint {
+pub(super) struct Taint {
     /// Holds output of curl, wget, nc and the like.
     pub download: bool,
     /// Holds output of base64 -d, xxd -r and the like.
@@ -14,13 +14,13 @@ pub struct Taint {
 }
 
 impl Taint {
-    pub const OPAQUE: Self = Self {
+    pub(super) const OPAQUE: Self = Self {
         download: false,
         decode: false,
         opaque: true,
     };
 
-    pub fn union(self, other: Self) -> Self {
+    pub(super) fn union(self, other: Self) -> Self {
         Self {
             download: self.download || other.download,
             decode: self.decode || other.decode,
@@ -29,14 +29,14 @@ impl Taint {
     }
 
     /// Download or decoder output: never acceptable as code.
-    pub fn is_hostile(self) -> bool {
+    pub(super) fn is_hostile(self) -> bool {
         self.download || self.decode
     }
 }
 
 /// One expanded word.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Arg {
+pub(super) struct Arg {
     /// The value where known; unknown parts keep their source spelling
     /// (`$X`, `$(cmd)`), and `$HOME` reads as `~`.
     pub text: String,
@@ -54,7 +54,7 @@ pub struct Arg {
 
 impl Arg {
     /// A literal word (tests and derived values).
-    pub fn literal(text: &str) -> Self {
+    pub(super) fn literal(text: &str) -> Self {
         Self {
             text: text.to_owned(),
             exact: true,
@@ -64,7 +64,7 @@ impl Arg {
 
     /// Literal text that came out of a substitution: exact, but a glob
     /// pattern where it holds glob characters.
-    pub fn derived(text: &str) -> Self {
+    pub(super) fn derived(text: &str) -> Self {
         Self {
             glob: super::word::is_pattern(text),
             ..Self::literal(text)
@@ -72,19 +72,19 @@ impl Arg {
     }
 
     /// The text if it is fully known.
-    pub fn exact_text(&self) -> Option<&str> {
+    pub(super) fn exact_text(&self) -> Option<&str> {
         self.exact.then_some(self.text.as_str())
     }
 
     /// True for a known word equal to `text`.
-    pub fn is(&self, text: &str) -> bool {
+    pub(super) fn is(&self, text: &str) -> bool {
         self.exact && self.text == text
     }
 }
 
 /// The words as a person would retype them: joined by spaces, a word with
 /// spaces or shell characters in single quotes.
-pub fn display(words: &[Arg]) -> String {
+pub(super) fn display(words: &[Arg]) -> String {
     let mut out = String::new();
     for (i, word) in words.iter().enumerate() {
         if i > 0 {
@@ -105,7 +105,7 @@ fn quote(text: &str, exact: bool) -> String {
 }
 
 /// The words joined by single spaces, as `echo` prints them.
-pub fn display_plain(words: &[Arg]) -> String {
+pub(super) fn display_plain(words: &[Arg]) -> String {
     words
         .iter()
         .map(|w| w.text.as_str())

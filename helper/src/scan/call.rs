@@ -75,7 +75,7 @@ const SUSPECTS: &[&str] = &["rm", "sh"];
 
 impl Scanner<'_> {
     /// Judges the command `argv` reading `stdin`; returns what it prints.
-    pub fn call(&mut self, argv: &[Arg], stdin: &Flow) -> Flow {
+    pub(super) fn call(&mut self, argv: &[Arg], stdin: &Flow) -> Flow {
         let Some((first, args)) = argv.split_first() else {
             return Flow::empty();
         };
@@ -205,7 +205,7 @@ impl Scanner<'_> {
     }
 
     /// Words run as shell code (`bash -c`, `su -c`, `ssh host …`).
-    pub fn code(&mut self, via: &str, words: &[Arg], stdin: &Flow) -> Flow {
+    pub(super) fn code(&mut self, via: &str, words: &[Arg], stdin: &Flow) -> Flow {
         let taint = words.iter().fold(Taint::default(), |t, w| t.union(w.taint));
         if self.refuse_hostile(taint, words, "runs it as shell code") {
             return Flow::unknown();
@@ -567,7 +567,7 @@ fn executor_run(name: &str, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Option<
             ..Arg::default()
         });
     }
-    let labels = crate::run::labels::Labels::parse(stdin.literal_text()?.as_bytes());
+    let labels = crate::run::Labels::parse(stdin.literal_text()?.as_bytes());
     let command = String::from_utf8_lossy(&labels.command?).into_owned();
     Some(Arg::derived(&command))
 }

@@ -18,7 +18,7 @@ use super::Context;
 /// Text that is only data (echo 'rm -rf /', a commit message, a grep
 /// pattern) is never judged as a command.
 #[derive(Debug, clap::Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     Command(ScanCommandArgs),
     Plan(ScanPlanArgs),
 }
@@ -55,7 +55,7 @@ pub enum Command {
 /// be read or is no plan.
 #[derive(Debug, Clone, clap::Args)]
 #[command(verbatim_doc_comment)]
-pub struct ScanPlanArgs {
+pub(crate) struct ScanPlanArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -92,7 +92,7 @@ pub struct ScanPlanArgs {
 /// Exit status: 0 PASS or WARNING, 1 BLOCKED, 2 no command given.
 #[derive(Debug, Clone, clap::Args)]
 #[command(verbatim_doc_comment)]
-pub struct ScanCommandArgs {
+pub(crate) struct ScanCommandArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -104,7 +104,7 @@ pub struct ScanCommandArgs {
 
 impl ScanCommandArgs {
     /// The command line judged: the words after `--`, joined with spaces.
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         let words: Vec<String> = self
             .command
             .iter()
@@ -116,7 +116,7 @@ impl ScanCommandArgs {
 
 impl Command {
     /// Runs the subcommand; a write error of `out` is returned.
-    pub fn execute(self, out: &mut impl Write) -> io::Result<u8> {
+    pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
         let ctx = Context::from_env();
         match self {
             Self::Command(args) => super::execute_command(&args, &ctx, out),
@@ -127,7 +127,7 @@ impl Command {
 
 /// Claude Code hooks.
 #[derive(Debug, clap::Subcommand)]
-pub enum HookCommand {
+pub(crate) enum HookCommand {
     /// The PreToolUse hook: the denylist guard for Bash and file tools.
     ///
     /// Wired by the plugin's hooks/hooks.json for the tools Bash, Write,
@@ -170,7 +170,7 @@ pub enum HookCommand {
 impl HookCommand {
     /// Runs the hook. It answers through its exit status and never returns
     /// a write error: see [`super::hook::execute`].
-    pub fn execute(self, out: &mut impl Write) -> io::Result<u8> {
+    pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
         match self {
             Self::PreToolUse => Ok(super::hook::execute(out)),
         }

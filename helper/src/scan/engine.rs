@@ -23,7 +23,7 @@ const STACK_BYTES: usize = 256 << 20;
 /// Under the hook's 10 s timeout in `hooks/hooks.json` (a hook that times
 /// out lets the call through), well over the 0.3 s a 1 MB command takes.
 /// Debug builds (the test suite) run about ten times slower and get more.
-pub const WATCHDOG: Duration = if cfg!(debug_assertions) {
+pub(super) const WATCHDOG: Duration = if cfg!(debug_assertions) {
     Duration::from_secs(120)
 } else {
     Duration::from_secs(8)
@@ -66,7 +66,7 @@ pub fn judge_command(command: &str, ctx: &Context) -> Judgement {
 }
 
 /// Judges a write of `path` by a file tool (Write, Edit, NotebookEdit).
-pub fn judge_path(path: &str, ctx: &Context) -> Judgement {
+pub(crate) fn judge_path(path: &str, ctx: &Context) -> Judgement {
     let mut scanner = Scanner::new(ctx);
     if let Some((rule, detail)) = paths::check(path, Write::Replace, ctx.home.as_deref()) {
         scanner.report(rule, &[Arg::literal(path)], detail);

@@ -126,7 +126,7 @@ impl Judgement {
 }
 
 /// `text` cut to `max` characters, with `…` when cut.
-pub fn clip(text: &str, max: usize) -> String {
+pub(super) fn clip(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         return text.to_owned();
     }
@@ -136,7 +136,7 @@ pub fn clip(text: &str, max: usize) -> String {
 }
 
 /// Newlines and tabs shown as spaces, so a finding stays on one line.
-pub fn one_line_text(text: &str) -> String {
+pub(super) fn one_line_text(text: &str) -> String {
     text.chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect()

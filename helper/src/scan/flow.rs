@@ -6,11 +6,11 @@
 use super::arg::Taint;
 
 /// Longest literal text a flow carries; past this it is only "unknown".
-pub const MAX_LITERAL_BYTES: usize = 1 << 20;
+pub(super) const MAX_LITERAL_BYTES: usize = 1 << 20;
 
 /// The text itself, as far as it is known.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Text {
+pub(super) enum Text {
     /// Whatever the caller's stdin is (a top-level command's own input).
     Inherited,
     /// Known text: echo of literals, a here-document, a substitution of those.
@@ -23,14 +23,14 @@ pub enum Text {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Flow {
+pub(super) struct Flow {
     pub text: Text,
     /// What is mixed into the text.
     pub taint: Taint,
 }
 
 impl Flow {
-    pub fn inherited() -> Self {
+    pub(super) fn inherited() -> Self {
         Self {
             text: Text::Inherited,
             taint: Taint::default(),
@@ -38,17 +38,17 @@ impl Flow {
     }
 
     /// No output at all (an empty, known text).
-    pub fn empty() -> Self {
+    pub(super) fn empty() -> Self {
         Self::literal(String::new())
     }
 
     /// Output the engine cannot see.
-    pub fn unknown() -> Self {
+    pub(super) fn unknown() -> Self {
         Self::tainted(Taint::OPAQUE)
     }
 
     /// Known text (unknown past [`MAX_LITERAL_BYTES`]).
-    pub fn literal(text: String) -> Self {
+    pub(super) fn literal(text: String) -> Self {
         if text.len() > MAX_LITERAL_BYTES {
             return Self::unknown();
         }
@@ -58,7 +58,7 @@ impl Flow {
         }
     }
 
-    pub fn file() -> Self {
+    pub(super) fn file() -> Self {
         Self {
             text: Text::File,
             taint: Taint::default(),
@@ -66,7 +66,7 @@ impl Flow {
     }
 
     /// Unknown text with `taint` mixed in.
-    pub fn tainted(taint: Taint) -> Self {
+    pub(super) fn tainted(taint: Taint) -> Self {
         Self {
             text: Text::Unknown,
             taint: taint.union(Taint::OPAQUE),
@@ -74,7 +74,7 @@ impl Flow {
     }
 
     /// The known text, if any.
-    pub fn literal_text(&self) -> Option<&str> {
+    pub(super) fn literal_text(&self) -> Option<&str> {
         match &self.text {
             Text::Literal(t) => Some(t),
             Text::Inherited | Text::File | Text::Unknown => None,
@@ -82,7 +82,7 @@ impl Flow {
     }
 
     /// The output of this command followed by `next`'s.
-    pub fn then(self, next: Self) -> Self {
+    pub(super) fn then(self, next: Self) -> Self {
         let taint = self.taint.union(next.taint);
         let text = match (self.text, next.text) {
             (Text::Literal(mut a), Text::Literal(b)) if a.len() + b.len() <= MAX_LITERAL_BYTES => {

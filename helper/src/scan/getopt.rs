@@ -10,7 +10,7 @@ use super::arg::Arg;
 
 /// What a program accepts.
 #[derive(Debug, Clone, Copy)]
-pub struct Spec {
+pub(super) struct Spec {
     /// Short options that take a value (`-n 5`, `-n5`).
     pub short_with_value: &'static str,
     /// Long options, with whether each takes a value.
@@ -21,7 +21,7 @@ pub struct Spec {
 }
 
 impl Spec {
-    pub const fn new(
+    pub(super) const fn new(
         short_with_value: &'static str,
         long: &'static [(&'static str, bool)],
     ) -> Self {
@@ -33,7 +33,7 @@ impl Spec {
     }
 
     /// Options stop at the first operand.
-    pub const fn posix(mut self) -> Self {
+    pub(super) const fn posix(mut self) -> Self {
         self.permute = false;
         self
     }
@@ -54,7 +54,7 @@ impl Spec {
 
 /// One option as read.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Opt {
+pub(super) enum Opt {
     Short(char),
     /// The full name (abbreviations resolved), without `--`.
     Long(String),
@@ -62,7 +62,7 @@ pub enum Opt {
 
 /// The options and operands of one command line.
 #[derive(Debug, Clone, Default)]
-pub struct Parsed<'a> {
+pub(super) struct Parsed<'a> {
     /// Every option in order, with its value if it took one.
     pub opts: Vec<(Opt, Option<&'a str>)>,
     pub operands: Vec<&'a Arg>,
@@ -72,23 +72,23 @@ pub struct Parsed<'a> {
 }
 
 impl<'a> Parsed<'a> {
-    pub fn has_short(&self, c: char) -> bool {
+    pub(super) fn has_short(&self, c: char) -> bool {
         self.opts.iter().any(|(o, _)| *o == Opt::Short(c))
     }
 
-    pub fn has_long(&self, name: &str) -> bool {
+    pub(super) fn has_long(&self, name: &str) -> bool {
         self.opts
             .iter()
             .any(|(o, _)| matches!(o, Opt::Long(n) if n == name))
     }
 
     /// True when any of the short letters or long names is present.
-    pub fn has(&self, shorts: &str, longs: &[&str]) -> bool {
+    pub(super) fn has(&self, shorts: &str, longs: &[&str]) -> bool {
         shorts.chars().any(|c| self.has_short(c)) || longs.iter().any(|l| self.has_long(l))
     }
 
     /// The spelling of the first matching option, for messages.
-    pub fn spelling(&self, shorts: &str, longs: &[&str]) -> Option<String> {
+    pub(super) fn spelling(&self, shorts: &str, longs: &[&str]) -> Option<String> {
         self.opts.iter().find_map(|(o, _)| match o {
             Opt::Short(c) if shorts.contains(*c) => Some(format!("-{c}")),
             Opt::Long(n) if longs.contains(&n.as_str()) => Some(format!("--{n}")),
@@ -97,7 +97,7 @@ impl<'a> Parsed<'a> {
     }
 
     /// Values of a short or long option, in order.
-    pub fn values(&self, short: Option<char>, long: Option<&str>) -> Vec<&'a str> {
+    pub(super) fn values(&self, short: Option<char>, long: Option<&str>) -> Vec<&'a str> {
         self.opts
             .iter()
             .filter(|(o, _)| match o {
@@ -110,7 +110,7 @@ impl<'a> Parsed<'a> {
 }
 
 /// Reads `args` (the words after the program name) by `spec`.
-pub fn parse<'a>(args: &'a [Arg], spec: &Spec) -> Parsed<'a> {
+pub(super) fn parse<'a>(args: &'a [Arg], spec: &Spec) -> Parsed<'a> {
     let mut parsed = Parsed {
         rest: args.len(),
         ..Parsed::default()

@@ -39,25 +39,25 @@ use super::finding::{Decision, Finding, Judgement, clip};
 use super::scanner::Context;
 
 /// Largest hook input read; past this the hook answers nothing.
-pub const MAX_INPUT_BYTES: u64 = 64 << 20;
+pub(crate) const MAX_INPUT_BYTES: u64 = 64 << 20;
 /// Longest reason or message sent (Claude Code caps strings at 10,000).
-pub const MAX_MESSAGE_CHARS: usize = 2_000;
+pub(crate) const MAX_MESSAGE_CHARS: usize = 2_000;
 /// Tools whose target path is judged.
-pub const FILE_TOOLS: &[&str] = &["Write", "Edit", "MultiEdit", "NotebookEdit"];
+pub(crate) const FILE_TOOLS: &[&str] = &["Write", "Edit", "MultiEdit", "NotebookEdit"];
 
 /// Exit status of a call blocked because the check itself failed: Claude
 /// Code's blocking error (research/hooks/hooks-protocol.md §2).
-pub const EXIT_BLOCKING_ERROR: u8 = 2;
+pub(crate) const EXIT_BLOCKING_ERROR: u8 = 2;
 
 /// The reason sent when the check itself failed.
-pub const PANIC_REASON: &str = "voyage: blocked unscannable: the denylist check failed with an \
+pub(crate) const PANIC_REASON: &str = "voyage: blocked unscannable: the denylist check failed with an \
 internal error, so this call was not checked. Safer: retry it; if it is blocked again, split \
 the command into simpler ones or run it yourself outside Claude Code.";
 
 /// `hook pre-tool-use`: reads the call on stdin, writes the answer in one
 /// write, and returns the exit status (0; or 2 from the panic hook, which
 /// never returns).
-pub fn execute(out: &mut impl Write) -> u8 {
+pub(crate) fn execute(out: &mut impl Write) -> u8 {
     block_on_panic();
     #[cfg(feature = "fault-injection")]
     fault::maybe_panic("hook");
@@ -111,9 +111,9 @@ fn write_fd(fd: impl std::os::fd::AsFd, mut bytes: &[u8]) {
 /// (tests/tests/hook_panic.rs). Compiled only with the `fault-injection`
 /// feature, which no shipped build enables.
 #[cfg(feature = "fault-injection")]
-pub mod fault {
+pub(super) mod fault {
     /// Panics when `VOYAGE_FAULT` names `place`.
-    pub fn maybe_panic(place: &str) {
+    pub(crate) fn maybe_panic(place: &str) {
         if std::env::var("VOYAGE_FAULT").is_ok_and(|p| p == place) {
             panic!("fault injected at {place}");
         }
@@ -133,7 +133,7 @@ pub enum Answer {
 
 /// Reads stdin (at most [`MAX_INPUT_BYTES`]); `None` when it is larger or
 /// unreadable.
-pub fn read_input() -> Option<Vec<u8>> {
+pub(crate) fn read_input() -> Option<Vec<u8>> {
     let mut input = Vec::new();
     io::stdin()
         .lock()

@@ -19,28 +19,31 @@
 //! judges every command of a plan ([`plan`], on the plan area's model); the
 //! PreToolUse hook answers Claude Code ([`hook`]).
 
-pub mod arg;
-pub mod call;
-pub mod checks;
-pub mod cli;
-pub mod engine;
-pub mod finding;
-pub mod flow;
-pub mod getopt;
-pub mod hook;
-pub mod parse;
-pub mod paths;
-pub mod plan;
-pub mod program;
-pub mod render;
-pub mod rule;
-pub mod scanner;
-pub mod walk;
-pub mod word;
-pub mod wrapper;
+mod arg;
+mod call;
+mod checks;
+mod cli;
+mod engine;
+mod finding;
+mod flow;
+mod getopt;
+pub(crate) mod hook;
+mod parse;
+mod paths;
+mod plan;
+mod program;
+mod render;
+mod rule;
+mod scanner;
+mod walk;
+mod word;
+mod wrapper;
 
-pub use engine::{judge_command, judge_path};
-pub use finding::{Decision, Finding, Judgement};
+pub(crate) use cli::{Command, HookCommand};
+pub use engine::judge_command;
+pub use finding::{Decision, Judgement, MAX_EXCERPT_CHARS};
+pub use render::{render_json, render_text};
+pub use rule::{RULES, find};
 pub use scanner::Context;
 
 use std::io::{self, Write};
@@ -50,7 +53,7 @@ use crate::exit;
 /// `scan command`: judges the command, prints the result to `out`, and
 /// returns the exit code: 0 pass or warning, 1 blocked, 2 no command (or
 /// the error writing the result).
-pub fn execute_command(
+pub(crate) fn execute_command(
     args: &cli::ScanCommandArgs,
     ctx: &Context,
     out: &mut impl Write,

@@ -9,16 +9,16 @@ use brush_parser::{Parser, ParserOptions};
 /// Deepest bracket nesting a text may have before parsing. brush-parser
 /// recurses once or more per level; a few thousand levels overflow a thread's
 /// stack. No command written for a person nests anywhere near this.
-pub const MAX_NESTING: usize = 100;
+pub(super) const MAX_NESTING: usize = 100;
 
 /// Most `(` a text may have beyond its `)`. brush-parser backtracks
 /// exponentially on a run of unclosed parentheses (each may open a subshell
 /// or an arithmetic command); such text is a syntax error in bash anyway.
-pub const MAX_UNCLOSED_PARENS: usize = 12;
+pub(super) const MAX_UNCLOSED_PARENS: usize = 12;
 
 /// Why a text could not be parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Failure {
+pub(super) enum Failure {
     /// Brackets nested deeper than [`MAX_NESTING`].
     TooDeep,
     /// The parser's own message.
@@ -35,7 +35,7 @@ impl std::fmt::Display for Failure {
 }
 
 /// Parses `text` as a bash program.
-pub fn parse(text: &str) -> Result<Program, Failure> {
+pub(super) fn parse(text: &str) -> Result<Program, Failure> {
     if nesting(text) > MAX_NESTING {
         return Err(Failure::TooDeep);
     }
@@ -66,7 +66,7 @@ pub fn parse(text: &str) -> Result<Program, Failure> {
 
 /// The deepest nesting of `(`, `{` and `[` in `text`, quotes ignored: an
 /// upper bound of what the parser will recurse through, cheap to compute.
-pub fn nesting(text: &str) -> usize {
+pub(super) fn nesting(text: &str) -> usize {
     let mut depth: usize = 0;
     let mut deepest = 0;
     for byte in text.bytes() {

@@ -7,7 +7,7 @@ use super::rule::{self, Rule};
 
 /// How a command touches a path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Write {
+pub(super) enum Write {
     /// Replaced or truncated (`>`, `cp`, `tee`, `dd of=`, `truncate`).
     Replace,
     /// Added to (`>>`, `tee -a`).
@@ -19,7 +19,11 @@ pub enum Write {
 }
 
 /// The rule a write to `path` breaks, with a few words on why.
-pub fn check(path: &str, write: Write, home: Option<&str>) -> Option<(&'static Rule, String)> {
+pub(super) fn check(
+    path: &str,
+    write: Write,
+    home: Option<&str>,
+) -> Option<(&'static Rule, String)> {
     let norm = normalize(path, home);
     let parts: Vec<&str> = norm.split('/').filter(|p| !p.is_empty()).collect();
     let base = parts.last().copied().unwrap_or_default();
@@ -127,7 +131,7 @@ fn is_env_file(base: &str) -> bool {
 }
 
 /// `/dev/sda`, `/dev/nvme0n1p2`, `/dev/disk2`, `/dev/mapper/root`, ...
-pub fn is_block_device(norm: &str) -> bool {
+pub(super) fn is_block_device(norm: &str) -> bool {
     const DISKS: &[&str] = &[
         "sd", "hd", "vd", "xvd", "nvme", "mmcblk", "disk", "rdisk", "md", "dm-", "mapper/", "sr",
         "nbd",
@@ -137,7 +141,7 @@ pub fn is_block_device(norm: &str) -> bool {
 }
 
 /// `/etc/crontab`, `/etc/cron.d/x`, `/var/spool/cron/...`, ...
-pub fn is_cron_path(norm: &str) -> bool {
+pub(super) fn is_cron_path(norm: &str) -> bool {
     norm.starts_with("/etc/cron")
         || norm == "/etc/anacrontab"
         || norm.starts_with("/var/spool/cron")
@@ -148,7 +152,7 @@ pub fn is_cron_path(norm: &str) -> bool {
 
 /// The path with home spelled `~`, `.`, empty and `..` segments resolved
 /// lexically, and no trailing slash.
-pub fn normalize(path: &str, home: Option<&str>) -> String {
+pub(super) fn normalize(path: &str, home: Option<&str>) -> String {
     let home = home
         .map(|h| h.trim_end_matches('/'))
         .filter(|h| !h.is_empty());

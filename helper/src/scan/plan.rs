@@ -32,21 +32,21 @@ use crate::problem::Coded;
 
 /// One plan command and its judgement.
 #[derive(Debug, Clone)]
-pub struct Checked {
+pub(super) struct Checked {
     pub command: PlanCommand,
     pub judgement: Judgement,
 }
 
 /// The scan of a whole plan.
 #[derive(Debug, Clone)]
-pub struct Scan {
+pub(super) struct Scan {
     pub file: String,
     pub commands: Vec<Checked>,
 }
 
 impl Scan {
     /// Judges every command of the plan at `path`.
-    pub fn of(path: &Path, ctx: &Context) -> Result<Self, PlanLoadError> {
+    pub(super) fn of(path: &Path, ctx: &Context) -> Result<Self, PlanLoadError> {
         let plan = load(path)?;
         let commands = plan
             .commands()
@@ -68,11 +68,11 @@ impl Scan {
             .filter(move |c| c.judgement.decision() == decision)
     }
 
-    pub fn blocked(&self) -> usize {
+    pub(super) fn blocked(&self) -> usize {
         self.with(Decision::Block).count()
     }
 
-    pub fn render_text(&self, out: &mut impl Write) -> io::Result<()> {
+    pub(super) fn render_text(&self, out: &mut impl Write) -> io::Result<()> {
         for checked in &self.commands {
             for finding in &checked.judgement.findings {
                 writeln!(out, "Security scan: {}", place(&checked.command))?;
@@ -153,7 +153,7 @@ impl Scan {
         )
     }
 
-    pub fn render_json(&self, out: &mut impl Write) -> io::Result<()> {
+    pub(super) fn render_json(&self, out: &mut impl Write) -> io::Result<()> {
         let blocked = self.blocked();
         let doc = PlanJson {
             file: &self.file,
@@ -230,7 +230,7 @@ fn short_place(command: &PlanCommand) -> String {
 
 /// `scan plan`: 0 nothing blocked, 1 something blocked, 2 the plan cannot
 /// be read or is no plan (or the error writing the result).
-pub fn execute(args: &ScanPlanArgs, ctx: &Context, out: &mut impl Write) -> io::Result<u8> {
+pub(super) fn execute(args: &ScanPlanArgs, ctx: &Context, out: &mut impl Write) -> io::Result<u8> {
     let scan = match Scan::of(&args.plan, ctx) {
         Ok(scan) => scan,
         Err(e) => {

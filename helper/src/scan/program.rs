@@ -5,7 +5,7 @@
 use super::arg::Arg;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Program {
+pub(super) enum Program {
     /// A program found by name or by absolute path: its file name.
     Named(String),
     /// A path relative to the working directory: the project's own file.
@@ -14,7 +14,7 @@ pub enum Program {
     Computed,
 }
 
-pub fn program(word: &Arg) -> Program {
+pub(super) fn program(word: &Arg) -> Program {
     let text = word.text.as_str();
     let slash = text.rfind('/');
     let base = slash.map_or(text, |i| text.get(i + 1..).unwrap_or_default());

@@ -23,7 +23,7 @@ use super::rule::Severity;
 
 /// One finding on the wire (`scan command --json`, `scan plan --json`).
 #[derive(Debug, Serialize)]
-pub struct FindingJson<'a> {
+pub(super) struct FindingJson<'a> {
     /// The rule's stable id.
     pub rule: &'static str,
     pub severity: Severity,
@@ -61,7 +61,7 @@ struct CommandJson<'a> {
 }
 
 /// The closing line's counts: `1 blocked, 2 warnings`.
-pub fn counts(judgement: &Judgement) -> String {
+pub(super) fn counts(judgement: &Judgement) -> String {
     let blocked = judgement.with(Severity::Block).count();
     let warnings = judgement.with(Severity::Warn).count();
     let plural = if warnings == 1 { "" } else { "s" };

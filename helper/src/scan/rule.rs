@@ -50,7 +50,7 @@ macro_rules! rules {
     ($($konst:ident: $id:literal, $sev:ident, $name:literal, $catches:literal, $instead:literal;)*) => {
         $(
             #[doc = $catches]
-            pub static $konst: Rule = Rule {
+            pub(super) static $konst: Rule = Rule {
                 id: $id,
                 severity: Severity::$sev,
                 name: $name,

@@ -10,10 +10,10 @@ use super::rule::{self, Rule};
 
 /// Deepest nesting of code inside code (`bash -c "$(sh -c '…')"`) that is
 /// judged; anything deeper is refused.
-pub const MAX_DEPTH: usize = 12;
+pub(super) const MAX_DEPTH: usize = 12;
 /// Most texts parsed for one judgement (each substitution, `-c` string and
 /// shell-fed here-document is one); past this the command is refused.
-pub const MAX_PARSES: usize = 5_000;
+pub(super) const MAX_PARSES: usize = 5_000;
 
 /// What the engine knows about the machine it judges for.
 #[derive(Debug, Clone, Default)]
@@ -31,7 +31,7 @@ impl Context {
     }
 }
 
-pub struct Scanner<'c> {
+pub(super) struct Scanner<'c> {
     pub ctx: &'c Context,
     pub judgement: Judgement,
     /// The nesting of the code being walked, outermost first.
@@ -46,7 +46,7 @@ pub struct Scanner<'c> {
 }
 
 impl<'c> Scanner<'c> {
-    pub fn new(ctx: &'c Context) -> Self {
+    pub(super) fn new(ctx: &'c Context) -> Self {
         Self {
             ctx,
             judgement: Judgement::default(),
@@ -59,18 +59,18 @@ impl<'c> Scanner<'c> {
     }
 
     /// Records that `rule` fired on `words` (the command as judged).
-    pub fn report(&mut self, rule: &'static Rule, words: &[Arg], detail: String) {
+    pub(super) fn report(&mut self, rule: &'static Rule, words: &[Arg], detail: String) {
         let command = super::arg::display(words);
         self.report_text(rule, &command, detail);
     }
 
-    pub fn report_text(&mut self, rule: &'static Rule, command: &str, detail: String) {
+    pub(super) fn report_text(&mut self, rule: &'static Rule, command: &str, detail: String) {
         self.judgement
             .push(Finding::new(rule, command, detail, &self.via));
     }
 
     /// Runs `walk` with `via` added to the nesting trail.
-    pub fn inside<T>(&mut self, via: &str, walk: impl FnOnce(&mut Self) -> T) -> T {
+    pub(super) fn inside<T>(&mut self, via: &str, walk: impl FnOnce(&mut Self) -> T) -> T {
         self.via.push(via.to_owned());
         let out = walk(self);
         self.via.pop();
@@ -80,7 +80,7 @@ impl<'c> Scanner<'c> {
     /// Parses `text` as shell code run with `stdin`, judges it one level
     /// deeper, and returns what it prints. Text that cannot be parsed, or
     /// nests too deep, is refused ([`rule::UNSCANNABLE`]).
-    pub fn nested(&mut self, text: &str, via: &str, stdin: &Flow) -> Flow {
+    pub(super) fn nested(&mut self, text: &str, via: &str, stdin: &Flow) -> Flow {
         if self.depth >= MAX_DEPTH {
             self.report_text(
                 &rule::UNSCANNABLE,
@@ -120,7 +120,7 @@ impl<'c> Scanner<'c> {
     /// Judges `text` as code in case it is code, keeping only blocks: text
     /// that fails to parse, or whose commands merely warn, adds nothing
     /// (nesting past the caps still blocks).
-    pub fn blocks_only(&mut self, text: &str, via: &str) {
+    pub(super) fn blocks_only(&mut self, text: &str, via: &str) {
         // The spaces around `$(( … ))`'s content are no part of the code; a
         // here-document's closing line with one after it would not parse.
         let text = text.trim();
@@ -138,7 +138,7 @@ impl<'c> Scanner<'c> {
     }
 
     /// Judges a whole top-level command.
-    pub fn top(&mut self, text: &str) {
+    pub(super) fn top(&mut self, text: &str) {
         self.parses += 1;
         match parse::parse(text) {
             Ok(program) => {

@@ -37,7 +37,7 @@ fn is_socket(path: &str) -> bool {
 }
 
 impl Scanner<'_> {
-    pub fn program(&mut self, program: &Program, stdin: &Flow) -> Flow {
+    pub(super) fn program(&mut self, program: &Program, stdin: &Flow) -> Flow {
         let mut out = Flow::empty();
         for list in &program.complete_commands {
             out = out.then(self.list(list, stdin));

@@ -17,11 +17,11 @@ use super::rule;
 use super::scanner::Scanner;
 
 /// Most words one brace expression may expand to; the rest are dropped.
-pub const MAX_BRACE_WORDS: usize = 64;
+pub(super) const MAX_BRACE_WORDS: usize = 64;
 /// Most `{` in a word that is brace-expanded. brush-parser's brace grammar
 /// backtracks exponentially on runs of unbalanced braces; real brace
 /// expressions have one or two.
-pub const MAX_BRACES: usize = 6;
+pub(super) const MAX_BRACES: usize = 6;
 
 /// Builds one word from its pieces.
 #[derive(Debug, Default)]
@@ -73,7 +73,7 @@ impl Builder {
 
 impl Scanner<'_> {
     /// The fields `word` (its source text) expands to.
-    pub fn expand(&mut self, word: &str) -> Vec<Arg> {
+    pub(super) fn expand(&mut self, word: &str) -> Vec<Arg> {
         brace_alternatives(word)
             .iter()
             .flat_map(|alternative| self.expand_one(alternative))
@@ -82,7 +82,7 @@ impl Scanner<'_> {
 
     /// The text of a here-document body, with the substitutions of an
     /// unquoted one judged.
-    pub fn expand_heredoc(&mut self, body: &str, expands: bool) -> Arg {
+    pub(super) fn expand_heredoc(&mut self, body: &str, expands: bool) -> Arg {
         if !expands {
             return Arg::literal(body);
         }
@@ -99,7 +99,7 @@ impl Scanner<'_> {
 
     /// Judges the substitutions in `text` (a default value, an arithmetic
     /// expression, an array index), whose value does not matter.
-    pub fn embedded(&mut self, text: &str) {
+    pub(super) fn embedded(&mut self, text: &str) {
         if !text.contains(['$', '`']) {
             return;
         }
@@ -314,7 +314,7 @@ fn parse_word(raw: &str) -> Option<Vec<WordPieceWithSource>> {
 }
 
 /// The longest run of ASCII digits in `text`.
-pub fn longest_digit_run(text: &str) -> usize {
+pub(super) fn longest_digit_run(text: &str) -> usize {
     text.split(|c: char| !c.is_ascii_digit())
         .map(str::len)
         .max()
@@ -322,7 +322,7 @@ pub fn longest_digit_run(text: &str) -> usize {
 }
 
 /// True when `text` holds a glob: `*`, `?`, or a `[` closed by a `]`.
-pub fn is_pattern(text: &str) -> bool {
+pub(super) fn is_pattern(text: &str) -> bool {
     text.contains(['*', '?'])
         || text
             .find('[')
@@ -440,7 +440,7 @@ fn product(heads: &[String], tails: &[String]) -> Vec<String> {
 }
 
 /// Decodes the body of `$'…'`; `None` for an escape it does not know.
-pub fn ansi_c(body: &str) -> Option<String> {
+pub(super) fn ansi_c(body: &str) -> Option<String> {
     let mut out = String::new();
     let mut chars = body.chars().peekable();
     while let Some(c) = chars.next() {

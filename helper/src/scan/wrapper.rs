@@ -11,7 +11,7 @@ use super::getopt::{self, Spec};
 
 /// What a wrapper runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Inner {
+pub(super) enum Inner {
     /// The words from this index of its arguments on, as a command.
     Command(usize),
     /// These words, joined with spaces, as shell code.
@@ -112,7 +112,7 @@ const SCRIPT: Spec = Spec::new("cEIOBTm", &[("command", true), ("log-out", true)
 const SSH: Spec = Spec::new("BbcDEeFIiJLlmOopQRSWw", &[]).posix();
 
 /// What the wrapper `name` runs, or `None` when `name` is no wrapper.
-pub fn unwrap(name: &str, args: &[Arg]) -> Option<Inner> {
+pub(super) fn unwrap(name: &str, args: &[Arg]) -> Option<Inner> {
     let run = |spec: &Spec| {
         let p = getopt::parse(args, spec);
         command_at(args, p.rest)

@@ -17,7 +17,7 @@ use crate::validation::ValidationReport;
 use crate::yaml::front_matter;
 
 /// Validates the state file at `path` (and its sibling prompt, if present).
-pub fn validate_file(path: &Path) -> ValidationReport {
+pub(super) fn validate_file(path: &Path) -> ValidationReport {
     let text = match fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) => {

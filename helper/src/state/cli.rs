@@ -31,7 +31,7 @@ use std::path::PathBuf;
 /// (missing directory, PATH is a directory, no permission).
 #[derive(Debug, Clone, clap::Args)]
 #[command(verbatim_doc_comment)]
-pub struct WriteArgs {
+pub(crate) struct WriteArgs {
     /// Write atomically (the only mode; required so that the guarantee is
     /// visible where it is relied on).
     #[arg(long, required = true)]
@@ -53,14 +53,14 @@ pub struct WriteArgs {
 impl WriteArgs {
     /// `write --atomic`: stdin replaces PATH; a write error of `out` is
     /// returned.
-    pub fn execute(self, out: &mut impl Write) -> io::Result<u8> {
+    pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
         super::execute_write(&self, &mut io::stdin().lock(), out)
     }
 }
 
 /// The session handover pair a run leaves behind (Phase 8).
 #[derive(Debug, clap::Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Write .session-state.local.json and NEXT-SESSION-PROMPT.local.md.
     ///
     /// Both go into DIR. The state record holds schema_version 1, project,
@@ -98,7 +98,7 @@ pub enum Command {
 
 impl Command {
     /// Runs the subcommand; a write error of `out` is returned.
-    pub fn execute(self, out: &mut impl Write) -> io::Result<u8> {
+    pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
         match self {
             Self::Write(args) => super::execute_state_write(&args, out),
             Self::Validate(args) => super::execute_state_validate(&args, out),
@@ -109,7 +109,7 @@ impl Command {
 // The flags of each subcommand. Its help is the variant's doc comment; a
 // doc comment on the struct would be a second source of it (clap reads both).
 #[derive(Debug, Clone, clap::Args)]
-pub struct StateWriteArgs {
+pub(crate) struct StateWriteArgs {
     /// The project directory (it must exist).
     #[arg(long, value_name = "DIR")]
     pub project: PathBuf,
@@ -128,7 +128,7 @@ pub struct StateWriteArgs {
 }
 
 #[derive(Debug, Clone, clap::Args)]
-pub struct ValidateArgs {
+pub(crate) struct ValidateArgs {
     /// Print the report as one JSON object (schema validation-report).
     #[arg(long)]
     pub json: bool,

@@ -1,27 +1,29 @@
 //! Crash-safe state files (DESIGN.md area `state/`; seed Phase 8, Handover
 //! 7): `write --atomic`, `state write`, `state validate`.
 //!
-//! - [`atomic`]: the write primitive every state and progress file goes
-//!   through (temp file, fsync, rename, fsync of the directory, mode kept).
-//! - [`temp`]: the temporary files' names, and sweeping up those of killed
-//!   writers.
+//! - every write goes through the crate's atomic writer,
+//!   [`crate::atomic_file`] (temp file, fsync, rename, fsync of the
+//!   directory, mode kept; killed writers' temporary files swept up).
 //! - [`session_state`]: the handover pair `.session-state.local.json` +
 //!   `NEXT-SESSION-PROMPT.local.md`.
 //! - [`check`]: `state validate`, the schema plus the pair's agreement.
 //! - [`pair`]: writing the pair so that both change or neither does.
 
-pub mod check;
-pub mod cli;
-pub mod code;
-pub mod pair;
-pub mod session_state;
+mod check;
+mod cli;
+pub(crate) mod code;
+mod pair;
+mod session_state;
+
+pub use check::{check_prompt, validate_text};
+pub(crate) use cli::{Command, WriteArgs};
 
 use std::io::{self, Read, Write};
 
-pub use crate::atomic_file::{AtomicWriteError, write_atomic};
-use cli::{StateWriteArgs, ValidateArgs, WriteArgs};
+use cli::{StateWriteArgs, ValidateArgs};
 use session_state::SessionState;
 
+use crate::atomic_file::write_atomic;
 use crate::clock::UtcTime;
 use crate::exit;
 use crate::problem::Coded;
@@ -31,10 +33,10 @@ use crate::write_reply::WriteReply;
 
 /// The most bytes `write --atomic` accepts on stdin (state files are small;
 /// this bounds memory when something else is piped in by mistake).
-pub const MAX_DOCUMENT_BYTES: u64 = 64 * 1024 * 1024;
+pub(crate) const MAX_DOCUMENT_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The problems `state` reports from a schema check.
-pub const CODES: schema::Codes = schema::Codes {
+pub(crate) const CODES: schema::Codes = schema::Codes {
     missing_key: code::STATE_MISSING_KEY,
     not_object: code::STATE_NOT_OBJECT,
     other: code::STATE_BAD_VALUE,
@@ -44,7 +46,7 @@ pub const CODES: schema::Codes = schema::Codes {
 /// `write --atomic`: stdin replaces `path` whole, or nothing changes.
 /// Exit 0 written, 1 refused by `--schema`, 2 could not write (or the error
 /// writing the reply).
-pub fn execute_write(
+pub(crate) fn execute_write(
     options: &WriteArgs,
     stdin: &mut impl Read,
     out: &mut impl Write,
@@ -143,7 +145,10 @@ fn finish(
 
 /// `state write`: the handover pair, both or neither.
 /// Exit 0 written, 1 refused input, 2 could not write.
-pub fn execute_state_write(options: &StateWriteArgs, out: &mut impl Write) -> io::Result<u8> {
+pub(crate) fn execute_state_write(
+    options: &StateWriteArgs,
+    out: &mut impl Write,
+) -> io::Result<u8> {
     let state = SessionState {
         schema_version: 1,
         project: options.project.display().to_string(),
@@ -157,7 +162,10 @@ pub fn execute_state_write(options: &StateWriteArgs, out: &mut impl Write) -> io
 }
 
 /// `state validate FILE`: exit 0 valid, 1 problems, 2 unreadable.
-pub fn execute_state_validate(options: &ValidateArgs, out: &mut impl Write) -> io::Result<u8> {
+pub(crate) fn execute_state_validate(
+    options: &ValidateArgs,
+    out: &mut impl Write,
+) -> io::Result<u8> {
     let report = check::validate_file(&options.file);
     report.print(options.json, out)
 }

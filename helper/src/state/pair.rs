@@ -24,7 +24,10 @@ use crate::schema;
 use crate::write_reply::WriteReply;
 
 /// Writes `state` and its prompt into `project_dir`.
-pub fn write_pair(project_dir: &Path, state: &SessionState) -> Result<WriteReply, (u8, Problem)> {
+pub(super) fn write_pair(
+    project_dir: &Path,
+    state: &SessionState,
+) -> Result<WriteReply, (u8, Problem)> {
     check_input(project_dir, state)?;
     let (state_path, prompt_path) = SessionState::paths(project_dir);
     let io_err = |e: AtomicWriteError| (exit::CANNOT_CHECK, e.problem());

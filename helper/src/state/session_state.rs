@@ -11,18 +11,18 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 /// File name of the state record in the project directory.
-pub const STATE_FILE: &str = ".session-state.local.json";
+pub(super) const STATE_FILE: &str = ".session-state.local.json";
 /// File name of the prompt written beside it.
-pub const PROMPT_FILE: &str = "NEXT-SESSION-PROMPT.local.md";
+pub(super) const PROMPT_FILE: &str = "NEXT-SESSION-PROMPT.local.md";
 /// The producer the prompt's front matter names.
-pub const PRODUCER: &str = "trekexecute";
+pub(super) const PRODUCER: &str = "trekexecute";
 
 /// The run statuses a session state may record.
-pub const STATUSES: &[&str] = &["completed", "failed", "stopped", "partial"];
+pub(super) const STATUSES: &[&str] = &["completed", "failed", "stopped", "partial"];
 
 /// `.session-state.local.json`, schema `session-state`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SessionState {
+pub(super) struct SessionState {
     pub schema_version: u32,
     pub project: String,
     pub next_session_brief_path: String,
@@ -33,12 +33,12 @@ pub struct SessionState {
 
 impl SessionState {
     /// The two paths of the pair in `project_dir`.
-    pub fn paths(project_dir: &Path) -> (PathBuf, PathBuf) {
+    pub(super) fn paths(project_dir: &Path) -> (PathBuf, PathBuf) {
         (project_dir.join(STATE_FILE), project_dir.join(PROMPT_FILE))
     }
 
     /// The state file's bytes: pretty JSON and a final newline.
-    pub fn to_json_bytes(&self) -> Vec<u8> {
+    pub(super) fn to_json_bytes(&self) -> Vec<u8> {
         let mut bytes = serde_json::to_vec_pretty(self).unwrap_or_default();
         bytes.push(b'\n');
         bytes
@@ -47,7 +47,7 @@ impl SessionState {
     /// The prompt file: front matter (`produced_by`, `produced_at`,
     /// `project`, `status`, and the next session's label and brief), then a
     /// short body saying how to go on.
-    pub fn prompt(&self) -> String {
+    pub(super) fn prompt(&self) -> String {
         // JSON strings are valid YAML scalars, whatever the text holds.
         let quote = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
         format!(
@@ -67,7 +67,7 @@ impl SessionState {
 
 /// The prompt's front matter, as `state validate` reads it back.
 #[derive(Debug, Clone, Default, Deserialize)]
-pub struct PromptFrontMatter {
+pub(super) struct PromptFrontMatter {
     pub produced_by: Option<String>,
     pub produced_at: Option<String>,
     pub project: Option<String>,

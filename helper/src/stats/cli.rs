@@ -9,7 +9,7 @@ use crate::data_dir;
 
 /// Stats records (Phase 9).
 #[derive(Debug, clap::Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Append one record to <data dir>/<KIND>-stats.jsonl.
     ///
     /// The record is RECORD, or stdin when RECORD is left out or `-`. It
@@ -40,7 +40,7 @@ pub enum Command {
 
 impl Command {
     /// Runs the subcommand; a write error of `out` is returned.
-    pub fn execute(self, out: &mut impl Write) -> io::Result<u8> {
+    pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
         let data_dir = data_dir::resolve();
         match self {
             Self::Append(args) => {
@@ -53,7 +53,7 @@ impl Command {
 
 /// Lifecycle events (Phase 8 main-merge gate, gates override).
 #[derive(Debug, clap::Subcommand)]
-pub enum EventCommand {
+pub(crate) enum EventCommand {
     /// Record a lifecycle event in <data dir>/trekexecute-stats.jsonl.
     ///
     /// The line is {ts, event, known_event, payload, not_exportable}.
@@ -84,7 +84,7 @@ pub enum EventCommand {
 
 impl EventCommand {
     /// Runs the subcommand; a write error of `out` is returned.
-    pub fn execute(self, out: &mut impl Write) -> io::Result<u8> {
+    pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
         let data_dir = data_dir::resolve();
         match self {
             Self::Emit(args) => {
@@ -97,7 +97,7 @@ impl EventCommand {
 // The flags of each subcommand. Its help is the variant's doc comment; a
 // doc comment on the struct would be a second source of it (clap reads both).
 #[derive(Debug, Clone, clap::Args)]
-pub struct AppendArgs {
+pub(crate) struct AppendArgs {
     /// The kind: 1 to 64 of a-z, 0-9, _ and - (e.g. trekexecute).
     #[arg(value_name = "KIND")]
     pub kind: String,
@@ -107,7 +107,7 @@ pub struct AppendArgs {
 }
 
 #[derive(Debug, Clone, clap::Args)]
-pub struct ShowArgs {
+pub(crate) struct ShowArgs {
     /// Only this kind.
     #[arg(value_name = "KIND")]
     pub kind: Option<String>,
@@ -118,7 +118,7 @@ pub struct ShowArgs {
 
 impl AppendArgs {
     /// Where the record comes from: RECORD, or stdin.
-    pub fn record(&self) -> Source {
+    pub(crate) fn record(&self) -> Source {
         self.record
             .as_deref()
             .map_or(Source::Stdin, Source::from_arg)
@@ -126,7 +126,7 @@ impl AppendArgs {
 }
 
 #[derive(Debug, Clone, clap::Args)]
-pub struct EmitArgs {
+pub(crate) struct EmitArgs {
     /// The event's name.
     #[arg(long, value_name = "NAME")]
     pub event: String,
@@ -140,7 +140,7 @@ pub struct EmitArgs {
 
 impl EmitArgs {
     /// Where the payload comes from, if given.
-    pub fn payload(&self) -> Option<Source> {
+    pub(crate) fn payload(&self) -> Option<Source> {
         self.payload.as_deref().map(Source::from_arg)
     }
 }

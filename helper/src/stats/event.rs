@@ -11,7 +11,7 @@
 use serde_json::{Map, Value};
 
 /// The lifecycle events the executor emits.
-pub const KNOWN_EVENTS: &[&str] = &[
+pub(super) const KNOWN_EVENTS: &[&str] = &[
     // The terminal boundary was reached; the operator is asked (always).
     "main-merge-gate",
     // The operator confirmed the main-merge step.
@@ -30,7 +30,7 @@ pub const KNOWN_EVENTS: &[&str] = &[
 
 /// Payload keys that may be exported: small, fixed vocabularies and counts,
 /// never paths or free text.
-pub const EXPORT_ALLOWLIST: &[&str] = &[
+pub(super) const EXPORT_ALLOWLIST: &[&str] = &[
     "wave",
     "wave_count",
     "session",
@@ -50,9 +50,9 @@ pub const EXPORT_ALLOWLIST: &[&str] = &[
 ];
 
 /// The most characters an event name may have.
-pub const MAX_NAME_CHARS: usize = 64;
+pub(super) const MAX_NAME_CHARS: usize = 64;
 
-pub fn is_known(name: &str) -> bool {
+pub(super) fn is_known(name: &str) -> bool {
     KNOWN_EVENTS.contains(&name)
 }
 

@@ -24,10 +24,10 @@ use thiserror::Error;
 use super::code;
 
 /// The longest a writer waits for the lock.
-pub const LOCK_WAIT: Duration = Duration::from_secs(3);
+pub(super) const LOCK_WAIT: Duration = Duration::from_secs(3);
 
 #[derive(Debug, Error)]
-pub enum AppendError {
+pub(super) enum AppendError {
     #[error("cannot open {path}: {source}")]
     Open { path: String, source: io::Error },
     #[error("{path} stayed locked by another writer for {secs} s", secs = LOCK_WAIT.as_secs())]
@@ -50,7 +50,7 @@ impl crate::problem::Coded for AppendError {
 }
 
 /// Appends `line` (without its newline) to `path` as one line.
-pub fn append_line(path: &Path, line: &[u8], wait: Duration) -> Result<(), AppendError> {
+pub(super) fn append_line(path: &Path, line: &[u8], wait: Duration) -> Result<(), AppendError> {
     let name = || path.display().to_string();
     let file = OpenOptions::new()
         .read(true)

@@ -2,11 +2,11 @@
 //! short lower-case word: no path separators, no dots, nothing to escape.
 
 /// The most characters a kind may have.
-pub const MAX_KIND_CHARS: usize = 64;
+pub(super) const MAX_KIND_CHARS: usize = 64;
 
 /// `Ok` when `kind` is 1 to 64 of `[a-z0-9_-]`, starting with a letter or
 /// digit; otherwise the reason.
-pub fn check(kind: &str) -> Result<(), String> {
+pub(super) fn check(kind: &str) -> Result<(), String> {
     let first_ok = kind
         .chars()
         .next()
@@ -25,12 +25,12 @@ pub fn check(kind: &str) -> Result<(), String> {
 }
 
 /// The file name of a kind's stats.
-pub fn file_name(kind: &str) -> String {
+pub(super) fn file_name(kind: &str) -> String {
     format!("{kind}-stats.jsonl")
 }
 
 /// The kind a stats file name belongs to, if it is one.
-pub fn from_file_name(name: &str) -> Option<&str> {
+pub(super) fn from_file_name(name: &str) -> Option<&str> {
     let kind = name.strip_suffix("-stats.jsonl")?;
     check(kind).ok().map(|()| kind)
 }

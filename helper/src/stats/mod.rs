@@ -11,13 +11,18 @@
 //! - [`event`]: known events and the export allowlist.
 //! - [`jsonl`]: locked whole-line appends; [`summary`]: `stats show`.
 
-pub mod cli;
-pub mod code;
-pub mod event;
-pub mod jsonl;
-pub mod kind;
-pub mod record;
-pub mod summary;
+mod cli;
+pub(crate) mod code;
+mod event;
+mod jsonl;
+mod kind;
+mod record;
+mod summary;
+
+pub(crate) use cli::{Command, EventCommand};
+pub use event::{check_name, record};
+pub use record::{parse_object, with_ts};
+pub use summary::summarize_reader;
 
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -34,11 +39,11 @@ use crate::write_reply::WriteReply;
 
 /// The kind events go to unless told otherwise (seed "High-effort
 /// behavior": the record lands in `trekexecute-stats.jsonl`).
-pub const EVENT_KIND: &str = "trekexecute";
+pub(crate) const EVENT_KIND: &str = "trekexecute";
 
 /// Where the record comes from.
 #[derive(Debug, Clone)]
-pub enum Source {
+pub(crate) enum Source {
     /// Given on the command line.
     Arg(String),
     /// Read from stdin.
@@ -47,7 +52,7 @@ pub enum Source {
 
 impl Source {
     /// A command-line value: `-` means stdin.
-    pub fn from_arg(text: &str) -> Self {
+    pub(crate) fn from_arg(text: &str) -> Self {
         if text == "-" {
             Self::Stdin
         } else {
@@ -76,7 +81,7 @@ fn read_source(source: &Source, stdin: &mut impl Read) -> Result<Vec<u8>, Proble
 }
 
 /// Appends `rec` as one line of `<data dir>/<kind>-stats.jsonl`.
-pub fn append(
+pub(crate) fn append(
     data_dir: Option<&std::path::Path>,
     kind_name: &str,
     rec: &Map<String, Value>,
@@ -116,7 +121,7 @@ fn reply(outcome: Result<WriteReply, Problem>, out: &mut impl Write) -> io::Resu
 }
 
 /// `stats append KIND [RECORD]`, into `data_dir` (None: no HOME either).
-pub fn execute_append(
+pub(crate) fn execute_append(
     options: &AppendArgs,
     data_dir: Option<&Path>,
     stdin: &mut impl Read,
@@ -134,7 +139,7 @@ pub fn execute_append(
 }
 
 /// `event emit --event NAME [--payload -|JSON]`, into `data_dir`.
-pub fn execute_event(
+pub(crate) fn execute_event(
     options: &EmitArgs,
     data_dir: Option<&Path>,
     stdin: &mut impl Read,
@@ -158,7 +163,7 @@ pub fn execute_event(
 }
 
 /// `stats show [KIND]`: exit 0, or 2 when the directory cannot be read.
-pub fn execute_show(
+pub(crate) fn execute_show(
     options: &ShowArgs,
     data_dir: Option<&Path>,
     out: &mut impl Write,

@@ -7,7 +7,7 @@ use super::code;
 use crate::problem::Problem;
 
 /// The most bytes one record may have.
-pub const MAX_RECORD_BYTES: usize = 1024 * 1024;
+pub(super) const MAX_RECORD_BYTES: usize = 1024 * 1024;
 
 /// Parses `input` as one JSON object. `what` names it in messages
 /// ("record", "payload"); the codes say which rule failed.

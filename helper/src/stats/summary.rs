@@ -35,14 +35,14 @@ pub struct KindSummary {
 
 /// Everything `stats show` prints.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Summary {
+pub(super) struct Summary {
     pub data_dir: String,
     pub kinds: Vec<KindSummary>,
 }
 
 /// Summarises one stats file (read line by line; constant memory per line
 /// count, whatever the file's size).
-pub fn summarize_file(kind: &str, path: &Path) -> io::Result<KindSummary> {
+pub(super) fn summarize_file(kind: &str, path: &Path) -> io::Result<KindSummary> {
     let file = File::open(path)?;
     summarize_reader(kind, path, BufReader::new(file))
 }
@@ -91,7 +91,7 @@ pub fn summarize_reader(kind: &str, path: &Path, reader: impl BufRead) -> io::Re
 
 /// Summarises every `<kind>-stats.jsonl` in `dir`, or only `only`'s.
 /// A missing directory is an empty summary.
-pub fn summarize_dir(dir: &Path, only: Option<&str>) -> io::Result<Summary> {
+pub(super) fn summarize_dir(dir: &Path, only: Option<&str>) -> io::Result<Summary> {
     let mut kinds = Vec::new();
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
@@ -122,7 +122,7 @@ pub fn summarize_dir(dir: &Path, only: Option<&str>) -> io::Result<Summary> {
 }
 
 /// The table a person reads.
-pub fn render_text(summary: &Summary, out: &mut impl Write) -> io::Result<()> {
+pub(super) fn render_text(summary: &Summary, out: &mut impl Write) -> io::Result<()> {
     writeln!(out, "stats in {}", summary.data_dir)?;
     if summary.kinds.is_empty() {
         return writeln!(out, "no stats recorded yet");

@@ -45,7 +45,7 @@ use crate::run::read_stdin;
 /// Exit status: 0 PASS, 1 FAIL or TIMEOUT, 2 ERROR.
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
-pub struct VerdictArgs {
+pub(crate) struct VerdictArgs {
     /// The log file a run wrote.
     #[arg(long, value_name = "PATH")]
     pub log: Option<PathBuf>,
@@ -77,7 +77,7 @@ pub struct VerdictArgs {
 
 impl VerdictArgs {
     /// The call's options: the flags, or with none the labels on stdin.
-    pub fn into_options(self) -> Options {
+    pub(crate) fn into_options(self) -> Options {
         let flags_given = self.log.is_some()
             || self.exit.is_some()
             || self.duration.is_some()
@@ -103,7 +103,7 @@ impl VerdictArgs {
     }
 
     /// `verdict`: builds and prints the reply; a write error is returned.
-    pub fn execute(self, out: &mut impl Write) -> io::Result<u8> {
+    pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
         execute(&self.into_options(), out)
     }
 }

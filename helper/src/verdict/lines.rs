@@ -13,7 +13,10 @@ use crate::ansi::clean;
 pub const MAX_LINE_BYTES: usize = 4096;
 
 /// Calls `each` with every line of `reader`, cleaned, and its 1-based number.
-pub fn for_each_line(mut reader: impl Read, mut each: impl FnMut(&str, u64)) -> io::Result<()> {
+pub(super) fn for_each_line(
+    mut reader: impl Read,
+    mut each: impl FnMut(&str, u64),
+) -> io::Result<()> {
     let mut buf = vec![0u8; 64 * 1024];
     let mut line: Vec<u8> = Vec::with_capacity(256);
     let mut number = 0u64;

@@ -8,19 +8,24 @@
 //! ([`recognizer::pick`]), judging what can be judged ([`expect`]) and
 //! rendering the reply ([`reply`]).
 
-pub mod cli;
-pub mod expect;
-pub mod failure;
-pub mod lines;
-pub mod recognizer;
-pub mod reply;
-pub mod runners;
+mod cli;
+mod expect;
+mod failure;
+mod lines;
+mod recognizer;
+mod reply;
+mod runners;
+
+pub(crate) use cli::VerdictArgs;
+pub use expect::{RunFacts, RunKind, judge};
+pub use lines::MAX_LINE_BYTES;
+pub use reply::MAX_LINES;
+pub use runners::{Findings, scan};
 
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use expect::{RunFacts, RunKind};
 use reply::{MAX_BULLETS, Reply, Verdict};
 
 use crate::exit;
@@ -72,14 +77,14 @@ impl Input {
 
 /// Options of one `verdict` call.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub(crate) struct Options {
     pub input: Input,
     pub json: bool,
 }
 
 /// Builds the reply, prints it to `out` and returns the exit code:
 /// 0 PASS, 1 FAIL or TIMEOUT, 2 ERROR (or the error writing it).
-pub fn execute(options: &Options, out: &mut impl Write) -> io::Result<u8> {
+pub(crate) fn execute(options: &Options, out: &mut impl Write) -> io::Result<u8> {
     let reply = build(&options.input);
     if options.json {
         reply.render_json(out)?;

@@ -8,14 +8,14 @@ use super::failure::FailureList;
 
 /// An aggregate line and where it stood.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Summary {
+pub(super) struct Summary {
     pub text: String,
     pub line: u64,
 }
 
 /// What a recogniser has found so far.
 #[derive(Debug, Default, Clone)]
-pub struct Found {
+pub(super) struct Found {
     /// The aggregate line, once seen.
     pub summary: Option<Summary>,
     pub failures: FailureList,
@@ -23,7 +23,7 @@ pub struct Found {
 
 impl Found {
     /// Records `line` (trimmed) as the aggregate line.
-    pub fn summarise(&mut self, line: &str, number: u64) {
+    pub(super) fn summarise(&mut self, line: &str, number: u64) {
         self.summary = Some(Summary {
             text: line.trim().to_owned(),
             line: number,
@@ -32,7 +32,7 @@ impl Found {
 }
 
 /// A runner's output format, learnt line by line.
-pub trait Recognizer {
+pub(super) trait Recognizer {
     /// The runner's name, for `--json` and tests (e.g. `cargo test`).
     fn runner(&self) -> &'static str;
     /// Takes in the next cleaned line (see [`super::lines`]).
@@ -52,7 +52,7 @@ pub trait Recognizer {
 /// aggregate line came last (a wrapper's own summary after a tool's wins
 /// over it), or, where none saw an aggregate line, the one with the most
 /// failures. Ties go to the earlier, more specific recogniser.
-pub fn pick(recognizers: &[Box<dyn Recognizer>]) -> Option<&dyn Recognizer> {
+pub(super) fn pick(recognizers: &[Box<dyn Recognizer>]) -> Option<&dyn Recognizer> {
     let with_summary = recognizers
         .iter()
         .filter_map(|r| r.summary().map(|s| (s.line, r)))

@@ -24,7 +24,7 @@ use super::failure::Failure;
 /// The most lines a reply may have.
 pub const MAX_LINES: usize = 40;
 /// The most failure bullets shown before `+N more`.
-pub const MAX_BULLETS: usize = 10;
+pub(super) const MAX_BULLETS: usize = 10;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "UPPERCASE")]

@@ -12,14 +12,14 @@ use super::step::Emit;
 /// retrospective): keeps its structured answer and its words, passes its
 /// cost and tokens on to `costs_to` when given, and drops the rest (its
 /// reading is not the step's output).
-pub struct Answer<'a> {
+pub(super) struct Answer<'a> {
     costs_to: Option<&'a dyn Emit>,
     structured: Mutex<Option<Value>>,
     texts: Mutex<Vec<String>>,
 }
 
 impl<'a> Answer<'a> {
-    pub fn new(costs_to: Option<&'a dyn Emit>) -> Self {
+    pub(super) fn new(costs_to: Option<&'a dyn Emit>) -> Self {
         Self {
             costs_to,
             structured: Mutex::new(None),
@@ -28,7 +28,7 @@ impl<'a> Answer<'a> {
     }
 
     /// The structured answer, if one came, and the words.
-    pub fn into_parts(self) -> (Option<Value>, Vec<String>) {
+    pub(super) fn into_parts(self) -> (Option<Value>, Vec<String>) {
         (
             self.structured
                 .into_inner()

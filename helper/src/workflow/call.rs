@@ -13,7 +13,7 @@ use super::step::Failure;
 
 /// One run of an agent CLI.
 #[derive(Debug, Clone, Copy)]
-pub struct Call<'a> {
+pub(super) struct Call<'a> {
     /// Names the call in messages: the step, or `build:heal-2`.
     pub name: &'a str,
     pub prompt: &'a str,
@@ -31,7 +31,7 @@ pub struct Call<'a> {
 impl<'a> Call<'a> {
     /// A prompt step's call, with its prompt already completed (its
     /// `context:` files, or a judge's retry).
-    pub fn for_step(task: &'a PromptTask, prompt: &'a str) -> Self {
+    pub(super) fn for_step(task: &'a PromptTask, prompt: &'a str) -> Self {
         Self {
             name: &task.name,
             prompt,
@@ -48,7 +48,7 @@ impl<'a> Call<'a> {
 /// What the agent may do without asking. Nobody answers a question during
 /// a run, so whatever would need one is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Permissions {
+pub(super) enum Permissions {
     /// Whatever its tools can do: a step's work, a fixing agent's fix.
     Bypass,
     /// Only what needs no asking: a judge or an analysis that reads.
@@ -56,12 +56,12 @@ pub enum Permissions {
 }
 
 /// The code of a call whose CLI is not on `PATH`.
-pub const NOT_FOUND: &str = code::WORKFLOW_AGENT_NOT_FOUND;
+pub(super) const NOT_FOUND: &str = code::WORKFLOW_AGENT_NOT_FOUND;
 /// The code of a CLI that could not be started otherwise (a prompt too long
 /// for one argument, say).
-pub const NOT_STARTED: &str = code::WORKFLOW_AGENT_NOT_STARTED;
+pub(super) const NOT_STARTED: &str = code::WORKFLOW_AGENT_NOT_STARTED;
 
 /// Whether a failure is the CLI never having started.
-pub fn never_started(failure: &Failure) -> bool {
+pub(super) fn never_started(failure: &Failure) -> bool {
     failure.code == NOT_FOUND || failure.code == NOT_STARTED
 }

@@ -10,16 +10,16 @@ use super::text::duration_words;
 
 /// The variable every command gets: the top-level workflow file's
 /// directory (commands run in the current directory, which may differ).
-pub const WORKFLOW_DIR_VAR: &str = "VOYAGE_WORKFLOW_DIR";
+pub(super) const WORKFLOW_DIR_VAR: &str = "VOYAGE_WORKFLOW_DIR";
 
 /// A step's `timeout_seconds` as a limit (the loader keeps it positive and
 /// under a year).
-pub fn time_limit(seconds: Option<f64>) -> Option<Duration> {
+pub(super) fn time_limit(seconds: Option<f64>) -> Option<Duration> {
     seconds.and_then(|s| Duration::try_from_secs_f64(s).ok())
 }
 
 /// The failure of a step stopped at its `timeout_seconds`.
-pub fn timed_out(step: &str, limit: Option<f64>) -> StepError {
+pub(super) fn timed_out(step: &str, limit: Option<f64>) -> StepError {
     let limit = limit.unwrap_or_default();
     // Under a minute, the limit as written (0.3s, 5s); above, in words
     // (1m 05s), as Executant says it.

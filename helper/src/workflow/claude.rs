@@ -50,7 +50,7 @@ const MAX_JSON_LINE: usize = 64 << 20;
 pub const QUOTED_LINES: usize = 20;
 
 /// Runs the CLI once, its stream turned into events through `emit`.
-pub fn call(call: &Call<'_>, ctx: &Context, emit: &dyn Emit) -> Result<(), StepError> {
+pub(super) fn call(call: &Call<'_>, ctx: &Context, emit: &dyn Emit) -> Result<(), StepError> {
     ctx.check_stopped()?;
     let args = arguments(call);
     let mut argv: Vec<&OsStr> = vec![OsStr::new(PROGRAM)];
@@ -106,7 +106,7 @@ pub fn call(call: &Call<'_>, ctx: &Context, emit: &dyn Emit) -> Result<(), StepE
 }
 
 /// The CLI's arguments after the program name, in Executant's order.
-pub fn arguments(call: &Call<'_>) -> Vec<OsString> {
+pub(super) fn arguments(call: &Call<'_>) -> Vec<OsString> {
     let mut args: Vec<OsString> = vec!["--print".into()];
     // A prompt too long for one argument goes on stdin, where the CLI
     // reads it when none is given.

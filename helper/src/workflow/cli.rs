@@ -18,7 +18,7 @@ use super::settings::Settings;
 /// CLI (`claude`), with the judge, self-healing and a failure retrospective
 /// as `workflow run --help` says.
 #[derive(Debug, clap::Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     Run(RunArgs),
     /// Check a workflow file without running it: the schema, vars and
     /// placeholders, and every nested `workflow:` reference (loaded too).
@@ -32,7 +32,7 @@ pub enum Command {
 
 impl Command {
     /// Runs the subcommand; a write error of `out` is returned.
-    pub fn execute(self, out: &mut impl Write) -> io::Result<u8> {
+    pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
         match self {
             Self::Run(args) => command::run(&args, Settings::from_env(), out),
             Self::Validate(args) => command::validate(&args, out),
@@ -43,7 +43,7 @@ impl Command {
 // The flags of each subcommand. Its help is the variant's doc comment; a
 // doc comment on the struct would be a second source of it (clap reads both).
 #[derive(Debug, Clone, clap::Args)]
-pub struct ValidateArgs {
+pub(crate) struct ValidateArgs {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
@@ -106,7 +106,7 @@ pub struct ValidateArgs {
 /// file, its vars or a nested reference is invalid, 3 a step timed out
 /// (timeout_seconds), 4 cancelled.
 #[derive(Debug, Clone, clap::Args)]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     /// Print NDJSON events on stdout instead of the live view.
     #[arg(long)]
     pub ci: bool,

@@ -40,12 +40,12 @@ use super::yaml;
 use crate::problem::Problem;
 
 /// Exit codes of `workflow run`, Executant's.
-pub mod exit_code {
-    pub const SUCCESS: u8 = 0;
-    pub const STEP_FAILED: u8 = 1;
-    pub const INVALID: u8 = 2;
-    pub const TIMED_OUT: u8 = 3;
-    pub const CANCELLED: u8 = 4;
+pub(crate) mod exit_code {
+    pub(crate) const SUCCESS: u8 = 0;
+    pub(crate) const STEP_FAILED: u8 = 1;
+    pub(crate) const INVALID: u8 = 2;
+    pub(crate) const TIMED_OUT: u8 = 3;
+    pub(crate) const CANCELLED: u8 = 4;
 }
 
 /// Events the runner may be ahead of the consumers by; a fast command
@@ -54,7 +54,7 @@ const CHANNEL_DEPTH: usize = 4096;
 
 /// `workflow run`: the exit code, or the error that made stdout unwritable
 /// (the run was stopped then).
-pub fn run(args: &RunArgs, settings: Settings, out: &mut impl Write) -> io::Result<u8> {
+pub(super) fn run(args: &RunArgs, settings: Settings, out: &mut impl Write) -> io::Result<u8> {
     let started = Instant::now();
     let prepared = parse_vars(&args.vars).and_then(|vars| {
         let filter = Filter::parse(
@@ -222,7 +222,7 @@ struct ValidateReport<'a> {
 
 /// `workflow validate`: load, resolve nested references, and check the
 /// document against `schemas/workflow.schema.json`.
-pub fn validate(args: &ValidateArgs, out: &mut impl Write) -> io::Result<u8> {
+pub(super) fn validate(args: &ValidateArgs, out: &mut impl Write) -> io::Result<u8> {
     let (file, json) = (args.file.as_path(), args.json);
     let vars = match parse_vars(&args.vars) {
         Ok(v) => v,

@@ -14,7 +14,7 @@ use super::text::{duration_words, grouped, slugify};
 use crate::clock::UtcTime;
 
 /// Something that observes every event.
-pub trait Consumer {
+pub(super) trait Consumer {
     fn observe(&mut self, event: &Event);
     /// Pushes buffered output out.
     fn flush(&mut self);
@@ -33,14 +33,14 @@ pub trait Consumer {
 /// the writer writes nothing more. (Each event is one call that cannot
 /// return it, so it waits here for the loop to ask.)
 #[derive(Debug, Default)]
-pub struct Broken {
+pub(super) struct Broken {
     broken: bool,
     error: Option<io::Error>,
 }
 
 impl Broken {
     /// Runs `write` unless writing has ended; its error ends it.
-    pub fn write<W>(&mut self, out: &mut W, write: impl FnOnce(&mut W) -> io::Result<()>) {
+    pub(super) fn write<W>(&mut self, out: &mut W, write: impl FnOnce(&mut W) -> io::Result<()>) {
         if self.broken {
             return;
         }
@@ -51,19 +51,19 @@ impl Broken {
     }
 
     /// The error that ended writing, once.
-    pub fn take(&mut self) -> Option<io::Error> {
+    pub(super) fn take(&mut self) -> Option<io::Error> {
         self.error.take()
     }
 }
 
 /// `--ci`: one JSON object per line on stdout.
-pub struct Ndjson<W: Write> {
+pub(super) struct Ndjson<W: Write> {
     out: W,
     broken: Broken,
 }
 
 impl<W: Write> Ndjson<W> {
-    pub fn new(out: W) -> Self {
+    pub(super) fn new(out: W) -> Self {
         Self {
             out,
             broken: Broken::default(),
@@ -94,7 +94,7 @@ impl<W: Write> Consumer for Ndjson<W> {
 /// tree's root (outside a work tree, at `workflow_dir` itself) so that a
 /// stray `.claude` in `/tmp` or a home directory never collects the logs of
 /// unrelated projects.
-pub fn log_dir_for(workflow_dir: &Path) -> PathBuf {
+pub(super) fn log_dir_for(workflow_dir: &Path) -> PathBuf {
     let start = fs::canonicalize(workflow_dir).unwrap_or_else(|_| workflow_dir.to_path_buf());
     let in_work_tree = start.ancestors().any(|dir| dir.join(".git").exists());
     let mut found = None;
@@ -118,7 +118,7 @@ const RULE: &str = "━━━━━━━━━━━━━━━━━━━━
 /// The run's log file, in Executant's format: a header, a banner per step,
 /// every output line, `[level] text` for log events, iteration markers, the
 /// run report and a footer.
-pub struct LogFile {
+pub(super) struct LogFile {
     path: PathBuf,
     out: Option<BufWriter<File>>,
     slug: String,
@@ -127,7 +127,7 @@ pub struct LogFile {
 
 impl LogFile {
     /// Creates `<dir>/<YYYYMMDD-HHMMSS>_<goal-slug>.log` (UTC).
-    pub fn create(dir: &Path, goal: &str) -> io::Result<Self> {
+    pub(super) fn create(dir: &Path, goal: &str) -> io::Result<Self> {
         fs::create_dir_all(dir)?;
         let now = UtcTime::now();
         let stamp = format!(
@@ -145,7 +145,7 @@ impl LogFile {
         })
     }
 
-    pub fn path(&self) -> &Path {
+    pub(super) fn path(&self) -> &Path {
         &self.path
     }
 

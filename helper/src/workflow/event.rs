@@ -276,7 +276,7 @@ pub struct StepSummary {
 
 /// The argument of an `output:tool` call that says what it did (a path, a
 /// command): for the log file, the live view and a fixing agent's history.
-pub fn tool_argument(tool: &str, input: &serde_json::Value) -> String {
+pub(super) fn tool_argument(tool: &str, input: &serde_json::Value) -> String {
     let key = match tool {
         "Read" => input.get("file_path").or_else(|| input.get("path")),
         "Edit" | "Write" => input.get("file_path"),

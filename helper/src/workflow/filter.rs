@@ -8,7 +8,7 @@ use super::code;
 use crate::problem::Problem;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Filter {
+pub(super) struct Filter {
     /// Run only this step: its number or its name.
     pub step: Option<String>,
     /// Resume here.
@@ -20,7 +20,7 @@ pub struct Filter {
 impl Filter {
     /// Builds a filter from the flag values, refusing values that cannot
     /// mean anything.
-    pub fn parse(
+    pub(super) fn parse(
         step: Option<String>,
         from: Option<&str>,
         to: Option<&str>,
@@ -54,7 +54,7 @@ impl Filter {
     }
 
     /// Whether top-level step `number` (1-based) called `name` is skipped.
-    pub fn skips(&self, number: u64, name: &str) -> bool {
+    pub(super) fn skips(&self, number: u64, name: &str) -> bool {
         if let Some(step) = &self.step {
             let by_number = positive(step).is_some_and(|n| n == number);
             return !by_number && name != step;
@@ -72,7 +72,7 @@ impl Filter {
 
     /// The rest of the `--from-step` path for step `number`, when the path
     /// starts there.
-    pub fn resume_within(&self, number: u64) -> Option<&[u64]> {
+    pub(super) fn resume_within(&self, number: u64) -> Option<&[u64]> {
         let from = self.from.as_deref()?;
         match from.split_first() {
             Some((first, rest)) if *first == number => Some(rest),

@@ -26,13 +26,13 @@ use super::step::{Context, Emit, Failure, StepError};
 use super::text::tail;
 
 /// Runs, counting the first, when the step does not say.
-pub const DEFAULT_ATTEMPTS: u32 = 5;
+pub(super) const DEFAULT_ATTEMPTS: u32 = 5;
 /// The exit code a run stopped by its timeout counts as (the shell's).
 const TIMEOUT_CODE: i32 = 124;
 /// The tools the fixing agent is offered.
 const TOOLS: [&str; 6] = ["Bash", "Read", "Write", "Edit", "Glob", "Grep"];
 /// Who fixes: Claude, as in Executant (a script step names no provider).
-pub const FIXER: Provider = Provider::Claude;
+pub(super) const FIXER: Provider = Provider::Claude;
 /// The model the fixing agent runs on.
 const MODEL: &str = "sonnet";
 /// How much of a failed run's output the agent is shown (its end).
@@ -41,7 +41,7 @@ const SHOWN_CHARS: usize = 12_000;
 
 /// Runs `task` until it passes or its attempts are used up. Every line of
 /// every run, and the agent's words, go to `captured` (the `output:` file).
-pub fn run(
+pub(super) fn run(
     task: &CommandTask,
     ctx: &Context,
     emit: &dyn Emit,

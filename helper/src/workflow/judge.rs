@@ -26,7 +26,7 @@ use super::step::{Context, Emit, Failure, StepError};
 use super::text::{head, tail};
 
 /// Attempts of the step, the first included.
-pub const MAX_ATTEMPTS: u32 = 5;
+pub(super) const MAX_ATTEMPTS: u32 = 5;
 /// How much of an attempt's answer the judge and the retry are shown (its
 /// end).
 const SHOWN_CHARS: usize = 24_000;
@@ -35,7 +35,7 @@ const SHOWN_CHARS: usize = 24_000;
 const ASKED_CHARS: usize = 64_000;
 /// Who grades: Claude whatever the step's provider, as Executant's
 /// judge does by default.
-pub const JUDGE: Provider = Provider::Claude;
+pub(super) const JUDGE: Provider = Provider::Claude;
 const MODEL: &str = "sonnet";
 const TOOLS: [&str; 3] = ["Read", "Grep", "Glob"];
 /// What the judge must answer.
@@ -43,7 +43,7 @@ const VERDICT_SCHEMA: &str = r#"{"type":"object","properties":{"pass":{"type":"b
 
 /// Runs a judged prompt step with `provider`; `prompt` is the step's
 /// prompt with its context, read once.
-pub fn run(
+pub(super) fn run(
     provider: Provider,
     task: &PromptTask,
     prompt: &str,
@@ -91,7 +91,7 @@ pub fn run(
 
 /// The judge's answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Verdict {
+pub(super) struct Verdict {
     pub pass: bool,
     pub feedback: String,
 }

@@ -4,7 +4,7 @@
 
 /// Longest text one `output:text` event carries; a longer line arrives in
 /// pieces of this size, so one endless line cannot exhaust memory.
-pub const MAX_LINE: usize = 1 << 20;
+pub(super) const MAX_LINE: usize = 1 << 20;
 
 /// Cuts a byte stream into lines; a line longer than its limit arrives in
 /// pieces of that size.

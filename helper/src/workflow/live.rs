@@ -17,9 +17,9 @@ use super::event::{Event, IterationStatus, Level, tool_argument};
 use super::text::duration_words;
 
 /// Lines of the running step shown on a terminal.
-pub const WINDOW: usize = 5;
+pub(super) const WINDOW: usize = 5;
 
-pub struct Live<W: Write> {
+pub(super) struct Live<W: Write> {
     out: W,
     /// The first write error: it ends the view (and the run).
     broken: Broken,
@@ -42,7 +42,7 @@ pub struct Live<W: Write> {
 
 impl<W: Write> Live<W> {
     /// `terminal`: whether `out` is a terminal `width` characters wide.
-    pub fn new(out: W, log_path: Option<PathBuf>, terminal: bool, width: usize) -> Self {
+    pub(super) fn new(out: W, log_path: Option<PathBuf>, terminal: bool, width: usize) -> Self {
         Self {
             out,
             broken: Broken::default(),

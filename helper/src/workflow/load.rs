@@ -25,11 +25,11 @@ use crate::problem::{Problem, Severity};
 
 /// Most items `repeat:` may ask for: each becomes a string in the model and
 /// in the `workflow:start` event.
-pub const MAX_REPEAT: i128 = 100_000;
+pub(super) const MAX_REPEAT: i128 = 100_000;
 
 /// Longest `timeout_seconds:` accepted (a year): long enough for any step,
 /// short enough that a deadline computed from it cannot overflow.
-pub const MAX_TIMEOUT_SECONDS: f64 = 31_536_000.0;
+pub(super) const MAX_TIMEOUT_SECONDS: f64 = 31_536_000.0;
 /// Keys a top-level document may have.
 const TOP_KEYS: &[&str] = &["goal", "steps", "vars"];
 /// Keys a step may have.
@@ -60,7 +60,7 @@ const STEP_KEYS: &[&str] = &[
 ];
 
 /// The model Executant's loader stores on a prompt step without `model:`.
-pub const DEFAULT_MODEL: &str = "sonnet";
+pub(super) const DEFAULT_MODEL: &str = "sonnet";
 
 /// A loaded workflow and what the loader had to say about it.
 #[derive(Debug, Clone)]
@@ -71,7 +71,7 @@ pub struct Loaded {
 
 /// Reads and loads the workflow file at `path`, with `given` vars (from
 /// `--var`, or from the `vars:` of the step that references it).
-pub fn load_file(path: &Path, given: &[(String, String)]) -> Result<Loaded, Problem> {
+pub(super) fn load_file(path: &Path, given: &[(String, String)]) -> Result<Loaded, Problem> {
     let source = std::fs::read_to_string(path).map_err(|e| {
         Problem::new(
             code::WORKFLOW_UNREADABLE,

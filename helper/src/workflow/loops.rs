@@ -33,14 +33,14 @@ use super::step::{Context, Emit, Failure, StepError};
 
 /// Most iterations a concurrent loop runs at once, whatever its
 /// `concurrency:` (each is a thread, most of it waiting on a command).
-pub const MAX_WORKERS: usize = 256;
+pub(super) const MAX_WORKERS: usize = 256;
 
 /// Runs one child step to its end (with the `--from-step` path within it):
 /// the runner's `run_task`.
-pub type RunChild = fn(&Task, Option<&[u64]>, &Context, &dyn Emit) -> Result<(), StepError>;
+pub(super) type RunChild = fn(&Task, Option<&[u64]>, &Context, &dyn Emit) -> Result<(), StepError>;
 
 /// Runs a loop step, its children through `run_child`.
-pub fn run(
+pub(super) fn run(
     task: &LoopTask,
     resume: Option<&[u64]>,
     ctx: &Context,
@@ -345,7 +345,7 @@ impl Emit for WithoutIterations<'_> {
 /// commands, prompts, messages, allowed tools, and inside nested loops
 /// (their shell source and children, which therefore see this item, not
 /// their own — Executant's behaviour, kept for compatibility).
-pub fn with_item(task: &Task, item: &str) -> Task {
+pub(super) fn with_item(task: &Task, item: &str) -> Task {
     let mut task = task.clone();
     fill_in_place(&mut task, item);
     task

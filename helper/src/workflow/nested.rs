@@ -27,7 +27,7 @@ use super::text::duration_words;
 
 /// Runs a `workflow:` step: its resolved child through `run_child`, which
 /// runs a whole workflow into the [`Emit`] it is given.
-pub fn run(
+pub(super) fn run(
     step: &WorkflowTask,
     resume: Option<&[u64]>,
     emit: &dyn Emit,

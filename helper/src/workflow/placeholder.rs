@@ -8,10 +8,10 @@
 use super::model::Vars;
 
 /// The placeholder filled in per loop iteration rather than at load.
-pub const ITEM: &str = "item";
+pub(super) const ITEM: &str = "item";
 
 /// `text` with every declared var's `{{name}}` replaced by its value.
-pub fn fill(text: &str, vars: &Vars) -> String {
+pub(super) fn fill(text: &str, vars: &Vars) -> String {
     if !text.contains("{{") {
         return text.to_owned();
     }
@@ -27,7 +27,7 @@ pub fn fill(text: &str, vars: &Vars) -> String {
 
 /// The name in the first `{{word}}` left in `text` other than `{{item}}`
 /// (ASCII word characters only, as Executant's `\w` matches them).
-pub fn first_unknown(text: &str) -> Option<&str> {
+pub(super) fn first_unknown(text: &str) -> Option<&str> {
     let mut rest = text;
     while let Some(start) = rest.find("{{") {
         let after = rest.get(start + 2..)?;
@@ -46,7 +46,7 @@ pub fn first_unknown(text: &str) -> Option<&str> {
 }
 
 /// `text` with every `{{item}}` replaced by `item`.
-pub fn fill_item(text: &str, item: &str) -> String {
+pub(super) fn fill_item(text: &str, item: &str) -> String {
     text.replace("{{item}}", item)
 }
 

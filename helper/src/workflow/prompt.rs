@@ -17,7 +17,7 @@ use super::step::{Context, Emit, Failure, StepError};
 
 /// Runs a prompt step with the provider it asks for, or fails saying why
 /// it cannot.
-pub fn run(task: &PromptTask, ctx: &Context, emit: &dyn Emit) -> Result<(), StepError> {
+pub(super) fn run(task: &PromptTask, ctx: &Context, emit: &dyn Emit) -> Result<(), StepError> {
     let wanted = requested(task, ctx.settings.provider.as_deref());
     let Some(provider) = Provider::named(&wanted) else {
         return Err(StepError::Failed(Failure::failed(
@@ -47,7 +47,7 @@ pub fn run(task: &PromptTask, ctx: &Context, emit: &dyn Emit) -> Result<(), Step
 
 /// The prompt with the step's `context:` files before it, each as
 /// `### <path>` and a fenced block, read relative to the current directory.
-pub fn with_context(task: &PromptTask) -> Result<String, StepError> {
+pub(super) fn with_context(task: &PromptTask) -> Result<String, StepError> {
     if task.context_files.is_empty() {
         return Ok(task.prompt.clone());
     }

@@ -17,29 +17,34 @@ use super::step::{Context, Emit, StepError};
 
 /// An agent CLI that runs calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Provider {
+pub(super) enum Provider {
     /// The Claude Code CLI in print mode.
     Claude,
 }
 
 impl Provider {
     /// The providers this build can run.
-    pub const ALL: [Provider; 1] = [Provider::Claude];
+    pub(super) const ALL: [Provider; 1] = [Provider::Claude];
 
     /// The name steps and `VOYAGE_PROVIDER` use for it.
-    pub fn name(self) -> &'static str {
+    pub(super) fn name(self) -> &'static str {
         match self {
             Provider::Claude => "claude",
         }
     }
 
     /// The provider called `name`, if this build can run it.
-    pub fn named(name: &str) -> Option<Provider> {
+    pub(super) fn named(name: &str) -> Option<Provider> {
         Self::ALL.into_iter().find(|p| p.name() == name)
     }
 
     /// Runs `call` once, its events through `emit`.
-    pub fn call(self, call: &Call<'_>, ctx: &Context, emit: &dyn Emit) -> Result<(), StepError> {
+    pub(super) fn call(
+        self,
+        call: &Call<'_>,
+        ctx: &Context,
+        emit: &dyn Emit,
+    ) -> Result<(), StepError> {
         match self {
             Provider::Claude => claude::call(call, ctx, emit),
         }
@@ -50,7 +55,7 @@ impl Provider {
 /// environment's (`VOYAGE_PROVIDER`, else `EXECUTANT_PROVIDER`:
 /// [`Settings::provider`](super::settings::Settings::provider)), else
 /// `claude`.
-pub fn requested(task: &PromptTask, from_env: Option<&str>) -> String {
+pub(super) fn requested(task: &PromptTask, from_env: Option<&str>) -> String {
     task.provider
         .clone()
         .or_else(|| from_env.map(str::to_owned))

@@ -19,13 +19,13 @@ use super::model::{Origin, Task, Workflow};
 use crate::problem::Problem;
 
 /// Most nested levels below the top workflow.
-pub const MAX_DEPTH: usize = 10;
+pub(super) const MAX_DEPTH: usize = 10;
 /// Most workflows resolved across the whole tree (the top one not counted).
-pub const MAX_TOTAL: usize = 50;
+pub(super) const MAX_TOTAL: usize = 50;
 
 /// Resolves every `workflow:` step of `loaded`, recursively; warnings of the
 /// children are added to `loaded.warnings`.
-pub fn resolve(loaded: &mut Loaded) -> Result<(), Problem> {
+pub(super) fn resolve(loaded: &mut Loaded) -> Result<(), Problem> {
     let root = canonical_key(Path::new(&loaded.workflow.source_path));
     let budget = AtomicUsize::new(0);
     let mut warnings = Vec::new();

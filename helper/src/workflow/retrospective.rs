@@ -25,7 +25,7 @@ use super::text::{head, tail};
 /// Who analyses: Claude, whatever the steps' providers. (Executant
 /// follows `EXECUTANT_PROVIDER` here; while this build runs no other
 /// provider, that would only lose the analysis.)
-pub const ANALYST: Provider = Provider::Claude;
+pub(super) const ANALYST: Provider = Provider::Claude;
 /// The analysis may take this long; it stands between the failure and the
 /// run's end.
 const TIMEOUT_SECONDS: f64 = 120.0;
@@ -37,7 +37,7 @@ const SCHEMA: &str = r#"{"type":"object","properties":{"summary":{"type":"string
 /// Whether a top-level failure of `workflow` gets a retrospective, given
 /// that it is `off` (`--no-retrospective`, or the environment's
 /// [`Settings::retrospective`](super::settings::Settings::retrospective)).
-pub fn wanted(workflow: &Workflow, off: bool) -> bool {
+pub(super) fn wanted(workflow: &Workflow, off: bool) -> bool {
     !off && workflow.tasks.iter().any(uses_an_agent)
 }
 
@@ -55,7 +55,7 @@ fn uses_an_agent(task: &Task) -> bool {
 }
 
 /// What the analysis is given about the failure.
-pub struct Failed<'a> {
+pub(super) struct Failed<'a> {
     pub workflow: &'a Workflow,
     pub task: &'a Task,
     pub index: i64,
@@ -65,7 +65,7 @@ pub struct Failed<'a> {
 }
 
 /// Runs the analysis and emits `step:retrospective`, or a warning.
-pub fn run(failed: &Failed<'_>, ctx: &Context, emit: &dyn Emit) {
+pub(super) fn run(failed: &Failed<'_>, ctx: &Context, emit: &dyn Emit) {
     let name = failed.task.name();
     emit.emit(Event::log(
         Level::Info,
@@ -116,7 +116,7 @@ pub fn run(failed: &Failed<'_>, ctx: &Context, emit: &dyn Emit) {
 
 /// The answer with every field present: missing text empty, missing lists
 /// empty, and `workflowFixable` false without an instruction to act on.
-pub fn normalise(step: &str, value: &Value) -> Option<Value> {
+pub(super) fn normalise(step: &str, value: &Value) -> Option<Value> {
     let answer = value.as_object()?;
     let text = |key: &str| answer.get(key).and_then(Value::as_str).unwrap_or_default();
     let strings: Vec<Value> = answer

@@ -26,13 +26,13 @@ use super::step::{Context, Emit, Finish, StepError};
 use super::{loops, nested, prompt, retrospective, script};
 
 /// Lines of a step's output kept for `lastOutput`.
-pub const LAST_OUTPUT_LINES: usize = 100;
+pub(super) const LAST_OUTPUT_LINES: usize = 100;
 /// Context size above which a call is billed at the extended rate.
 const OVERFLOW_THRESHOLD: u64 = 200_000;
 
 /// Options that differ between the top-level run and nested ones.
 #[derive(Debug, Clone, Default)]
-pub struct RunOptions {
+pub(super) struct RunOptions {
     pub filter: Filter,
     /// Emit `workflow:report` before `workflow:complete` (top level only).
     pub report: bool,
@@ -41,7 +41,7 @@ pub struct RunOptions {
 }
 
 /// Runs `workflow`, emitting its events, and says how it ended.
-pub fn run(
+pub(super) fn run(
     workflow: &Arc<Workflow>,
     options: &RunOptions,
     ctx: &Context,
@@ -150,7 +150,7 @@ pub fn run(
 }
 
 /// Runs one step (top-level, or a loop's child) to its end.
-pub fn run_task(
+pub(super) fn run_task(
     task: &Task,
     resume: Option<&[u64]>,
     ctx: &Context,

@@ -14,7 +14,7 @@ use super::step::{Context, Emit, Failure, StepError};
 /// Runs a script step, emitting its lines (with `self_healing:`, handing
 /// failures to an agent between attempts); writes them to the step's
 /// `output:` file when it succeeds.
-pub fn run(task: &CommandTask, ctx: &Context, emit: &dyn Emit) -> Result<(), StepError> {
+pub(super) fn run(task: &CommandTask, ctx: &Context, emit: &dyn Emit) -> Result<(), StepError> {
     let mut captured: Option<Vec<String>> = task.output.as_ref().map(|_| Vec::new());
     if task.self_healing {
         healing::run(task, ctx, emit, captured.as_mut())?;

@@ -8,11 +8,11 @@ use std::ffi::OsString;
 
 /// The Claude Code CLI's limit on answers that miss the JSON Schema (its own
 /// variable, which every call inherits).
-pub const STRUCTURED_RETRIES_VAR: &str = "MAX_STRUCTURED_OUTPUT_RETRIES";
+pub(super) const STRUCTURED_RETRIES_VAR: &str = "MAX_STRUCTURED_OUTPUT_RETRIES";
 
 /// What the environment asks of a run.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Settings {
+pub(super) struct Settings {
     /// The provider of prompt steps that name none: `VOYAGE_PROVIDER`, else
     /// `EXECUTANT_PROVIDER` (an empty value counts as unset).
     pub provider: Option<String>,
@@ -43,12 +43,12 @@ impl Default for Settings {
 
 impl Settings {
     /// The settings of this process's environment.
-    pub fn from_env() -> Self {
+    pub(super) fn from_env() -> Self {
         Self::from_lookup(|name| std::env::var_os(name))
     }
 
     /// The settings of any environment lookup (for tests).
-    pub fn from_lookup(env: impl Fn(&str) -> Option<OsString>) -> Self {
+    pub(super) fn from_lookup(env: impl Fn(&str) -> Option<OsString>) -> Self {
         // Only text counts, as `std::env::var` reads it.
         let text = |name: &str| env(name).and_then(|v| v.into_string().ok());
         let non_empty = |name: &str| text(name).filter(|v| !v.is_empty());

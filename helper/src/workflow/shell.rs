@@ -29,7 +29,7 @@ const ITEMS_MAX_BYTES: usize = 16 << 20;
 
 /// Runs the command once, emitting each line and showing it to `seen`;
 /// its exit code, or the error of a timeout, a cancel or a failed start.
-pub fn attempt(
+pub(super) fn attempt(
     task: &CommandTask,
     ctx: &Context,
     emit: &dyn Emit,
@@ -72,7 +72,7 @@ pub fn attempt(
 
 /// The items a shell `forEach:` source prints: its non-blank stdout lines,
 /// not trimmed.
-pub fn shell_items(command: &str, ctx: &Context) -> Result<Vec<String>, StepError> {
+pub(super) fn shell_items(command: &str, ctx: &Context) -> Result<Vec<String>, StepError> {
     ctx.check_stopped()?;
     let mut out = Vec::new();
     let mut too_big = false;

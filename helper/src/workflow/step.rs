@@ -17,7 +17,7 @@ use super::settings::Settings;
 
 /// The cancel files looked for in the workflow's directory: ours, and
 /// Executant's so that existing tooling keeps working.
-pub const CANCEL_FILES: [&str; 2] = [".voyage-cancel", ".executant-cancel"];
+pub(super) const CANCEL_FILES: [&str; 2] = [".voyage-cancel", ".executant-cancel"];
 
 /// Where events go. Implementations must be cheap: the runner calls this
 /// once per output line.
@@ -42,7 +42,7 @@ impl Emit for std::sync::Mutex<Vec<Event>> {
 }
 
 /// What the whole run needs to know besides the workflow.
-pub struct Context {
+pub(super) struct Context {
     /// The top-level workflow file's directory, absolute: where the cancel
     /// file is looked for (nested runs share it), and `VOYAGE_WORKFLOW_DIR`
     /// of every command.
@@ -59,7 +59,7 @@ impl Context {
     /// every piece of work (loop iterations and children, before each
     /// command), not only between top-level steps, so that a signal landing
     /// between two commands of a loop stops it.
-    pub fn check_stopped(&self) -> Result<(), StepError> {
+    pub(super) fn check_stopped(&self) -> Result<(), StepError> {
         if self.stop.load(Ordering::SeqCst) {
             Err(StepError::Cancelled)
         } else {
@@ -70,7 +70,7 @@ impl Context {
     /// Whether the run should stop before the next top-level step: a
     /// stopping signal arrived, or a cancel file exists (it is removed).
     /// The cancel file, as in Executant, is looked at only there.
-    pub fn cancel_requested(&self) -> bool {
+    pub(super) fn cancel_requested(&self) -> bool {
         if self.stop.load(Ordering::SeqCst) {
             return true;
         }
@@ -89,21 +89,21 @@ impl Context {
 
 /// Why a step did not succeed.
 #[derive(Debug, Clone, PartialEq)]
-pub enum StepError {
+pub(super) enum StepError {
     Failed(Failure),
     /// The run was cancelled while the step ran.
     Cancelled,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Failure {
+pub(super) struct Failure {
     pub code: &'static str,
     pub message: String,
     pub timed_out: bool,
 }
 
 impl Failure {
-    pub fn failed(code: &'static str, message: String) -> Self {
+    pub(super) fn failed(code: &'static str, message: String) -> Self {
         Self {
             code,
             message,
@@ -111,7 +111,7 @@ impl Failure {
         }
     }
 
-    pub fn timed_out(message: String) -> Self {
+    pub(super) fn timed_out(message: String) -> Self {
         Self {
             code: code::WORKFLOW_STEP_TIMEOUT,
             message,
@@ -120,7 +120,7 @@ impl Failure {
     }
 
     /// The failure as a `step:error` event carries it.
-    pub fn info(&self) -> ErrorInfo {
+    pub(super) fn info(&self) -> ErrorInfo {
         ErrorInfo {
             name: if self.timed_out {
                 "TimeoutError"
@@ -136,7 +136,7 @@ impl Failure {
 
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Finish {
+pub(super) enum Finish {
     Complete,
     Failed(Failure),
     Cancelled,

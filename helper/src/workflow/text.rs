@@ -5,7 +5,7 @@
 /// The goal as a file-name slug: lower case, every run of characters outside
 /// `[a-z0-9]` one `-`, no `-` at either end, at most `max` characters;
 /// `task` when nothing is left.
-pub fn slugify(text: &str, max: usize) -> String {
+pub(super) fn slugify(text: &str, max: usize) -> String {
     let mut out = String::new();
     for c in text.to_lowercase().chars() {
         if c.is_ascii_lowercase() || c.is_ascii_digit() {
@@ -24,7 +24,7 @@ pub fn slugify(text: &str, max: usize) -> String {
 }
 
 /// The first `max` bytes of `text` at most, cut between characters.
-pub fn head(text: &str, max: usize) -> &str {
+pub(super) fn head(text: &str, max: usize) -> &str {
     let cut = (0..=max.min(text.len()))
         .rev()
         .find(|&i| text.is_char_boundary(i))
@@ -33,7 +33,7 @@ pub fn head(text: &str, max: usize) -> &str {
 }
 
 /// The last `max` bytes of `text` at most, cut between characters.
-pub fn tail(text: &str, max: usize) -> &str {
+pub(super) fn tail(text: &str, max: usize) -> &str {
     let from = text.len().saturating_sub(max);
     let cut = (from..=text.len())
         .find(|&i| text.is_char_boundary(i))
@@ -42,7 +42,7 @@ pub fn tail(text: &str, max: usize) -> &str {
 }
 
 /// `45s`, `3m 12s`, `1h 05m`.
-pub fn duration_words(ms: u64) -> String {
+pub(super) fn duration_words(ms: u64) -> String {
     let total = (ms + 500) / 1000;
     if total < 60 {
         return format!("{total}s");
@@ -55,7 +55,7 @@ pub fn duration_words(ms: u64) -> String {
 }
 
 /// `123,456`.
-pub fn grouped(n: u64) -> String {
+pub(super) fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {

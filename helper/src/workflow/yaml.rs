@@ -8,9 +8,9 @@
 //! `port: 8080` where Executant's schema library refused a number). So
 //! [`parse`] builds the tree and [`super::load`] walks it.
 
-pub use crate::yaml::{Key, Node, Value, YamlError};
+pub(super) use crate::yaml::{Key, Node, Value, YamlError};
 
 /// Parses one workflow document.
-pub fn parse(source: &str) -> Result<Node, YamlError> {
+pub(super) fn parse(source: &str) -> Result<Node, YamlError> {
     crate::yaml::parse(source)
 }

@@ -19,17 +19,18 @@
 //! nothing downstream adds offsets by hand.
 
 mod error;
-pub mod front_matter;
+pub(crate) mod front_matter;
 mod tree;
 
-pub use error::YamlError;
-pub use tree::{Key, Node, Value};
+pub(crate) use error::YamlError;
+pub(crate) use tree::Key;
+pub use tree::{Node, Value};
 
 use serde::de::DeserializeOwned;
 use serde_saphyr::Spanned;
 
 /// The parser's options, the same for every reader.
-pub fn options() -> serde_saphyr::Options {
+pub(crate) fn options() -> serde_saphyr::Options {
     let mut options = serde_saphyr::Options::default();
     // The default budget and alias limits stay on (written out so that a
     // change of the library's defaults shows here): they are what keeps an
@@ -51,7 +52,10 @@ pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, YamlError> {
 
 /// [`from_str`] for YAML that starts on line `first_line` of its file:
 /// error lines are lines of the file.
-pub fn from_str_at<T: DeserializeOwned>(text: &str, first_line: u32) -> Result<T, YamlError> {
+pub(crate) fn from_str_at<T: DeserializeOwned>(
+    text: &str,
+    first_line: u32,
+) -> Result<T, YamlError> {
     serde_saphyr::from_str_with_options::<T>(text, options())
         .map_err(|e| YamlError::from_parser(&e, first_line))
 }
@@ -63,7 +67,7 @@ pub fn parse(text: &str) -> Result<Node, YamlError> {
 
 /// [`parse`] for YAML that starts on line `first_line` of its file: every
 /// node's line, and an error's, is a line of the file.
-pub fn parse_at(text: &str, first_line: u32) -> Result<Node, YamlError> {
+pub(crate) fn parse_at(text: &str, first_line: u32) -> Result<Node, YamlError> {
     match serde_saphyr::from_str_with_options::<Spanned<Value>>(text, options()) {
         Ok(spanned) => {
             let mut node = Node::from_spanned(spanned);

@@ -16,7 +16,7 @@ use std::io::Write;
 use std::path::Path;
 
 use serde_json::Value;
-use voyage_helper::scan::{Context, Decision, judge_command};
+use voyage_helper::internals::scan::{Context, Decision, judge_command};
 
 struct Line {
     number: usize,
@@ -67,7 +67,7 @@ fn corpus_is_large_unique_and_balanced() {
                 .as_deref()
                 .expect("block and warn lines name a rule");
             assert!(
-                voyage_helper::scan::rule::find(rule).is_some(),
+                voyage_helper::internals::scan::find(rule).is_some(),
                 "line {}: unknown rule {rule}",
                 line.number
             );

@@ -114,7 +114,7 @@ fn scan_command_schema_lists_every_rule() {
         .iter()
         .map(|v| v.as_str().unwrap())
         .collect();
-    let rules: Vec<&str> = voyage_helper::scan::rule::RULES
+    let rules: Vec<&str> = voyage_helper::internals::scan::RULES
         .iter()
         .map(|r| r.id)
         .collect();

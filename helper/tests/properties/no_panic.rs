@@ -17,16 +17,13 @@ use std::io::{self, Read};
 use std::path::Path;
 
 use proptest::prelude::*;
-use voyage_helper::ansi::clean;
-use voyage_helper::run::labels::Labels;
-use voyage_helper::run::log_file::slug;
-use voyage_helper::run::request::{MAX_TIMEOUT_SECS, Request};
-use voyage_helper::run::tally::{LineTally, TAIL_MAX_CHARS};
-use voyage_helper::verdict::expect::{RunFacts, RunKind, judge};
-use voyage_helper::verdict::lines::MAX_LINE_BYTES;
-use voyage_helper::verdict::reply::MAX_LINES;
-use voyage_helper::verdict::runners::{Findings, scan};
-use voyage_helper::verdict::{Input, build};
+use voyage_helper::internals::ansi::clean;
+use voyage_helper::internals::run::{
+    Labels, LineTally, MAX_TIMEOUT_SECS, Request, TAIL_MAX_CHARS, slug,
+};
+use voyage_helper::internals::verdict::{
+    Findings, Input, MAX_LINE_BYTES, MAX_LINES, RunFacts, RunKind, build, judge, scan,
+};
 
 /// `FailureList` keeps this many failures in full and only counts the rest.
 const KEPT_FAILURES: usize = 64;
@@ -467,8 +464,7 @@ const STREAM_WORDS: &[&str] = &[
 /// step and the code, and the chunking changes nothing.
 fn check_claude_stream(output: &[u8], cuts: &[usize]) {
     use std::sync::Mutex;
-    use voyage_helper::workflow::claude::{QUOTED_LINES, Stream};
-    use voyage_helper::workflow::lines::LineSplitter;
+    use voyage_helper::internals::workflow::{LineSplitter, QUOTED_LINES, Stream};
 
     let read = |cuts: &[usize]| {
         let events = Mutex::new(Vec::new());

@@ -13,17 +13,12 @@ use std::path::Path;
 use proptest::prelude::*;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use voyage_helper::brief::Brief;
-use voyage_helper::front_matter;
-use voyage_helper::gate::{machine, mode};
-use voyage_helper::profile::custom;
-use voyage_helper::progress::model::Progress;
-use voyage_helper::progress::status::StepStatus;
-use voyage_helper::progress::transition::{StepUpdate, apply};
-use voyage_helper::progress::{CODES, file};
-use voyage_helper::schema;
-use voyage_helper::state::check::{check_prompt, validate_text};
-use voyage_helper::stats::{event, record, summary};
+use voyage_helper::internals::brief::Brief;
+use voyage_helper::internals::progress::{self, CODES, Progress, StepStatus, StepUpdate, apply};
+use voyage_helper::internals::schema;
+use voyage_helper::internals::state::{check_prompt, validate_text};
+use voyage_helper::internals::yaml::front_matter;
+use voyage_helper::internals::{gate, profile, stats};
 
 const WORDS: &[&str] = &[
     "{",
@@ -95,7 +90,7 @@ fn input() -> impl Strategy<Value = Vec<u8>> {
 
 fn check_all(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
-    if let Ok(mut progress) = file::parse(&text) {
+    if let Ok(mut progress) = progress::parse(&text) {
         for (i, status) in StepStatus::SETTABLE.into_iter().enumerate() {
             let update = StepUpdate {
                 step: u32::try_from(i % 3).unwrap() + 1,
@@ -120,27 +115,27 @@ fn check_all(data: &[u8]) {
     }
     let _ = front_matter::parse::<serde_json::Value>(&text);
     let _ = Brief::parse(&text, true);
-    if let Ok(p) = custom::parse("x", &text, "x.yaml") {
+    if let Ok(p) = profile::parse("x", &text, "x.yaml") {
         assert!(p.parallel_agents >= 1);
     }
-    if let Ok(map) = record::parse_object(data, "record") {
-        let with = record::with_ts(map.clone(), "now");
+    if let Ok(map) = stats::parse_object(data, "record") {
+        let with = stats::with_ts(map.clone(), "now");
         assert_eq!(
             with.keys().next().map(String::as_str),
             Some("ts"),
             "ts comes first"
         );
-        let _ = event::record("e", map, "now");
+        let _ = stats::record("e", map, "now");
     }
-    let s = summary::summarize_reader("k", Path::new("f"), data).unwrap();
+    let s = stats::summarize_reader("k", Path::new("f"), data).unwrap();
     assert!(s.runs <= s.records);
     let word = text.lines().next().unwrap_or("");
-    let _ = machine::State::parse(word);
-    let _ = machine::Event::parse(word);
-    let _ = mode::GatesFlag::parse(word);
-    let _ = mode::Effort::parse(word);
-    let _ = custom::check_name(word);
-    let _ = event::check_name(word);
+    let _ = gate::State::parse(word);
+    let _ = gate::Event::parse(word);
+    let _ = gate::GatesFlag::parse(word);
+    let _ = gate::Effort::parse(word);
+    let _ = profile::check_name(word);
+    let _ = stats::check_name(word);
 }
 
 /// Values a mutation may put anywhere in a progress document.
@@ -256,12 +251,12 @@ proptest! {
     /// schema refuses, and reads every document exactly as the slow path.
     #[test]
     fn the_fast_path_agrees_with_the_schema(doc in mutated_progress()) {
-        let fast = Progress::deserialize(&doc).is_ok() && file::conforms(&doc);
+        let fast = Progress::deserialize(&doc).is_ok() && progress::conforms(&doc);
         let problems = schema::check("progress", &doc, &CODES);
         if fast {
             prop_assert!(problems.is_empty(), "fast path accepted {doc}: {problems:?}");
         }
-        let parsed = file::parse(&doc.to_string());
+        let parsed = progress::parse(&doc.to_string());
         prop_assert_eq!(parsed.is_ok(), problems.is_empty() && Progress::deserialize(&doc).is_ok(), "{}", doc);
     }
 }

@@ -8,8 +8,8 @@
 use std::path::Path;
 
 use proptest::prelude::*;
-use voyage_helper::brief::Brief;
-use voyage_helper::plan::parse::parse;
+use voyage_helper::internals::brief::Brief;
+use voyage_helper::internals::plan::parse;
 
 const PIECES: &[&str] = &[
     "---\n",

@@ -12,7 +12,7 @@
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 use proptest::prelude::*;
-use voyage_helper::scan::{Context, Decision, Judgement, judge_command};
+use voyage_helper::internals::scan::{Context, Decision, Judgement, judge_command};
 
 fn judge(command: &str) -> Judgement {
     let ctx = Context {

@@ -22,7 +22,7 @@ const SPEC: Spec = Spec::new(
     ],
 );
 
-pub fn check(args: &[Arg]) -> Option<Hit> {
+pub(super) fn check(args: &[Arg]) -> Option<Hit> {
     let parsed = getopt::parse(args, &SPEC);
     let mode = parsed.operands.first()?;
     world_writable(mode.exact_text()?).then(|| {
@@ -34,7 +34,7 @@ pub fn check(args: &[Arg]) -> Option<Hit> {
 }
 
 /// True when `mode` grants write permission to others.
-pub fn world_writable(mode: &str) -> bool {
+pub(super) fn world_writable(mode: &str) -> bool {
     if !mode.is_empty() && mode.len() <= 5 && mode.chars().all(|c| c.is_digit(8)) {
         return u32::from_str_radix(mode, 8).is_ok_and(|m| m & 0o002 != 0);
     }

@@ -10,7 +10,7 @@ use crate::scan::rule;
 
 const SPEC: Spec = Spec::new("usT", &[("help", false), ("version", false)]);
 
-pub fn check(args: &[Arg]) -> Option<Hit> {
+pub(super) fn check(args: &[Arg]) -> Option<Hit> {
     let parsed = getopt::parse(args, &SPEC);
     let lists = parsed.has_short('l');
     if parsed.has_short('e') {

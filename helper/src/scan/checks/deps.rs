@@ -6,7 +6,7 @@ use super::Hit;
 use crate::scan::arg::Arg;
 use crate::scan::rule;
 
-pub fn check(name: &str, args: &[Arg]) -> Option<Hit> {
+pub(crate) fn check(name: &str, args: &[Arg]) -> Option<Hit> {
     let words: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
     let operands: Vec<&str> = words
         .iter()

@@ -17,11 +17,11 @@ const FORMATTERS: &[&str] = &[
     "mkexfatfs",
 ];
 
-pub fn is_formatter(name: &str) -> bool {
+pub(super) fn is_formatter(name: &str) -> bool {
     name.starts_with("mkfs") || FORMATTERS.contains(&name)
 }
 
-pub fn check_format(name: &str, args: &[Arg]) -> Option<Hit> {
+pub(super) fn check_format(name: &str, args: &[Arg]) -> Option<Hit> {
     let asks_for_help = !args.is_empty()
         && args
             .iter()

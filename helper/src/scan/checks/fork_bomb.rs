@@ -4,12 +4,12 @@
 //! adds a check on the raw text for when the parser rejects the command.
 
 /// Why a self-calling function was reported.
-pub fn detail(name: &str) -> String {
+pub(crate) fn detail(name: &str) -> String {
     format!("function {name} calls itself through a pipe or in the background")
 }
 
 /// The classic shape `NAME(){ NAME|NAME& };NAME`, blanks ignored.
-pub fn looks_like(text: &str) -> bool {
+pub(crate) fn looks_like(text: &str) -> bool {
     let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
     let Some(open) = squeezed.find("(){") else {
         return false;

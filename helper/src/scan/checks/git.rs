@@ -71,7 +71,7 @@ const CLEAN: Spec = Spec::new(
     ],
 );
 
-pub fn check(args: &[Arg]) -> Option<Hit> {
+pub(super) fn check(args: &[Arg]) -> Option<Hit> {
     let global = getopt::parse(args, &GLOBAL);
     if let Some(value) = global
         .values(Some('c'), None)

@@ -6,7 +6,7 @@ use super::Hit;
 use crate::scan::arg::Arg;
 use crate::scan::rule;
 
-pub fn check(args: &[Arg]) -> Option<Hit> {
+pub(crate) fn check(args: &[Arg]) -> Option<Hit> {
     args.iter()
         .filter_map(Arg::exact_text)
         .take_while(|t| *t != "--")
@@ -15,7 +15,7 @@ pub fn check(args: &[Arg]) -> Option<Hit> {
 }
 
 /// `unset HISTFILE`, `set +o history`: history switched off.
-pub fn check_switch(name: &str, args: &[Arg]) -> Option<Hit> {
+pub(crate) fn check_switch(name: &str, args: &[Arg]) -> Option<Hit> {
     let fires = match name {
         "unset" => args.iter().any(|a| a.is("HISTFILE")),
         "set" => args
@@ -27,7 +27,7 @@ pub fn check_switch(name: &str, args: &[Arg]) -> Option<Hit> {
 }
 
 /// `HISTFILE=/dev/null`, `HISTSIZE=0`: history sent nowhere.
-pub fn check_variable(name: &str, value: Option<&str>) -> Option<Hit> {
+pub(crate) fn check_variable(name: &str, value: Option<&str>) -> Option<Hit> {
     let fires = match (name, value) {
         ("HISTFILE", Some(v)) => v.is_empty() || v == "/dev/null",
         ("HISTSIZE" | "HISTFILESIZE" | "SAVEHIST", Some(v)) => v == "0",

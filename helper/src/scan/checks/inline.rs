@@ -30,7 +30,7 @@ const MAX_STRINGS: usize = 32;
 
 /// The shell commands `code` hands to a shell-running call; with
 /// `backticks`, also the text between backticks (Perl, Ruby, PHP).
-pub fn shell_strings(code: &str, backticks: bool) -> Vec<String> {
+pub(crate) fn shell_strings(code: &str, backticks: bool) -> Vec<String> {
     let mut found = Vec::new();
     for call in CALLS {
         let mut from = 0;

@@ -6,7 +6,7 @@ use crate::scan::arg::Arg;
 use crate::scan::rule;
 
 /// `kill [-s SIG | -n NUM | -SIG] [--] PID...`: a PID of -1.
-pub fn check(args: &[Arg]) -> Option<Hit> {
+pub(super) fn check(args: &[Arg]) -> Option<Hit> {
     let mut signal_given = false;
     let mut options_over = false;
     let mut words = args.iter();
@@ -44,7 +44,7 @@ pub fn check(args: &[Arg]) -> Option<Hit> {
 }
 
 /// `pkill -9 -1`, `killall -9 -1`: -1 after a signal.
-pub fn check_pkill(args: &[Arg]) -> Option<Hit> {
+pub(super) fn check_pkill(args: &[Arg]) -> Option<Hit> {
     let mut signal_given = false;
     for arg in args {
         if arg.is("-1") && signal_given {

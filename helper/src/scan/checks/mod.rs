@@ -2,18 +2,18 @@
 //! rules they break. Which program a command runs (after wrappers, paths and
 //! quoting) is settled before these are called, by [`super::call`].
 
-pub mod chmod;
-pub mod cron;
-pub mod deps;
-pub mod disk;
-pub mod fork_bomb;
-pub mod git;
-pub mod history;
-pub mod inline;
-pub mod kill;
-pub mod power;
-pub mod rm;
-pub mod writes;
+mod chmod;
+mod cron;
+pub(super) mod deps;
+mod disk;
+pub(super) mod fork_bomb;
+mod git;
+pub(super) mod history;
+pub(super) mod inline;
+mod kill;
+mod power;
+pub(super) mod rm;
+mod writes;
 
 use super::arg::Arg;
 use super::rule::Rule;
@@ -21,13 +21,13 @@ use super::scanner::Context;
 
 /// A rule that fired, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hit {
+pub(super) struct Hit {
     pub rule: &'static Rule,
     pub detail: String,
 }
 
 impl Hit {
-    pub fn new(rule: &'static Rule, detail: impl Into<String>) -> Self {
+    pub(super) fn new(rule: &'static Rule, detail: impl Into<String>) -> Self {
         Self {
             rule,
             detail: detail.into(),
@@ -36,7 +36,7 @@ impl Hit {
 }
 
 /// Every rule `name` (a program's file name) breaks with `args`.
-pub fn judge(name: &str, args: &[Arg], ctx: &Context) -> Vec<Hit> {
+pub(super) fn judge(name: &str, args: &[Arg], ctx: &Context) -> Vec<Hit> {
     let hit = match name {
         "rm" => return rm::check(args, ctx),
         "chmod" => chmod::check(args),

@@ -5,7 +5,7 @@ use super::Hit;
 use crate::scan::arg::Arg;
 use crate::scan::rule;
 
-pub fn check(name: &str, args: &[Arg]) -> Option<Hit> {
+pub(super) fn check(name: &str, args: &[Arg]) -> Option<Hit> {
     let has = |word: &str| args.iter().any(|a| a.is(word));
     let operand = args
         .iter()

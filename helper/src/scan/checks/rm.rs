@@ -52,7 +52,7 @@ const CRITICAL: &[&str] = &[
     "/Applications",
 ];
 
-pub fn check(args: &[Arg], ctx: &Context) -> Vec<Hit> {
+pub(crate) fn check(args: &[Arg], ctx: &Context) -> Vec<Hit> {
     let parsed = getopt::parse(args, &SPEC);
     let mut hits = Vec::new();
     let recursive = parsed.spelling("rR", &["recursive"]);

@@ -79,7 +79,7 @@ const WGET: Spec = Spec::new(
 );
 
 /// The paths `name` writes with `args`, and how.
-pub fn targets(name: &str, args: &[Arg]) -> Vec<(Arg, Write)> {
+pub(super) fn targets(name: &str, args: &[Arg]) -> Vec<(Arg, Write)> {
     let all = |spec: &Spec, write: Write| -> Vec<(Arg, Write)> {
         getopt::parse(args, spec)
             .operands
@@ -171,14 +171,14 @@ pub fn targets(name: &str, args: &[Arg]) -> Vec<(Arg, Write)> {
 
 impl Scanner<'_> {
     /// Judges a write of `target` by the command `words`.
-    pub fn write_target(&mut self, words: &[Arg], target: &Arg, write: Write) {
+    pub(crate) fn write_target(&mut self, words: &[Arg], target: &Arg, write: Write) {
         if let Some((rule, detail)) = paths::check(&target.text, write, self.ctx.home.as_deref()) {
             self.report(rule, words, detail);
         }
     }
 
     /// Judges every path the program `name` writes.
-    pub fn program_writes(&mut self, name: &str, words: &[Arg], args: &[Arg]) {
+    pub(crate) fn program_writes(&mut self, name: &str, words: &[Arg], args: &[Arg]) {
         for (target, write) in targets(name, args) {
             self.write_target(words, &target, write);
         }

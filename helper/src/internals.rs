@@ -1,0 +1,91 @@
+//! What the integration tests (`helper/tests/`) and the fuzz targets
+//! (`fuzz/fuzz_targets/`) call below the command line, and nothing else.
+//!
+//! For tests and fuzzing only: no stability promise, hidden from the docs.
+//! Each submodule is an area, re-exporting from that area's own re-exports,
+//! so a test sees what another area would see and no more.
+
+/// The executor's command runner: labels, request, log name, output tally.
+pub mod run {
+    pub use crate::run::{Labels, LineTally, MAX_TIMEOUT_SECS, Request, TAIL_MAX_CHARS, slug};
+}
+
+/// The executor's reply built from a log.
+pub mod verdict {
+    pub use crate::verdict::{
+        Findings, Input, MAX_LINE_BYTES, MAX_LINES, RunFacts, RunKind, build, judge, scan,
+    };
+}
+
+/// The plan reader.
+pub mod plan {
+    pub use crate::plan::parse;
+}
+
+/// The brief reader.
+pub mod brief {
+    pub use crate::brief::Brief;
+}
+
+/// The denylist engine, its renderings and the PreToolUse hook.
+pub mod scan {
+    pub use crate::scan::{
+        Context, Decision, Judgement, MAX_EXCERPT_CHARS, RULES, find, judge_command, render_json,
+        render_text,
+    };
+
+    /// The `hook pre-tool-use` answer.
+    pub mod hook {
+        pub use crate::scan::hook::{Answer, answer, render};
+    }
+}
+
+/// State files: the checks of `state validate`.
+pub mod state {
+    pub use crate::state::{check_prompt, validate_text};
+}
+
+/// The progress file: reading, checking, step changes.
+pub mod progress {
+    pub use crate::progress::{CODES, Progress, StepStatus, StepUpdate, apply, conforms, parse};
+}
+
+/// Stats records and events.
+pub mod stats {
+    pub use crate::stats::{check_name, parse_object, record, summarize_reader, with_ts};
+}
+
+/// The autonomy gate's words.
+pub mod gate {
+    pub use crate::gate::{Effort, Event, GatesFlag, State};
+}
+
+/// Custom profiles.
+pub mod profile {
+    pub use crate::profile::{PHASES, check_name, parse};
+}
+
+/// Workflow loading and the claude provider's stream.
+pub mod workflow {
+    pub use crate::workflow::{Event, LineSplitter, QUOTED_LINES, Stream, load_source};
+}
+
+/// The YAML and front-matter reader.
+pub mod yaml {
+    pub use crate::yaml::{Node, Value, from_str, parse};
+
+    /// Front matter.
+    pub mod front_matter {
+        pub use crate::yaml::front_matter::{parse, split};
+    }
+}
+
+/// The ANSI cleaner.
+pub mod ansi {
+    pub use crate::ansi::clean;
+}
+
+/// The embedded JSON Schemas.
+pub mod schema {
+    pub use crate::schema::check;
+}
