@@ -3,12 +3,35 @@
 //! 2 the file could not be read.
 
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
 use crate::exit;
 use crate::problem::Problem;
+
+/// The flags of a file validator (`progress validate`, `state validate`).
+/// Its help is the subcommand's doc comment.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct ValidateArgs {
+    /// Print the report as one JSON object (schema validation-report).
+    #[arg(long)]
+    pub json: bool,
+    /// The file to check.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+}
+
+impl ValidateArgs {
+    /// Checks the file with `validate_file` and prints the report.
+    pub(crate) fn execute(
+        &self,
+        validate_file: fn(&Path) -> ValidationReport,
+        out: &mut impl Write,
+    ) -> io::Result<u8> {
+        validate_file(&self.file).print(self.json, out)
+    }
+}
 
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct ValidationReport {

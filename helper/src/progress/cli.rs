@@ -137,7 +137,7 @@ pub(crate) enum Command {
     ///
     /// Exit status: 0 valid, 1 problems found, 2 missing or unreadable.
     #[command(verbatim_doc_comment)]
-    Validate(ValidateArgs),
+    Validate(crate::validation::ValidateArgs),
 }
 
 impl Command {
@@ -150,7 +150,7 @@ impl Command {
             Self::Step(args) => super::execute_step(&args, &budget, out),
             Self::ResumePoint(args) => super::execute_resume_point(&args, &budget, out),
             Self::Finish(args) => super::execute_finish(&args, out),
-            Self::Validate(args) => super::execute_validate(&args, out),
+            Self::Validate(args) => args.execute(super::check::validate_file, out),
         }
     }
 }
@@ -246,16 +246,6 @@ pub(crate) struct FinishArgs {
     /// Print the reply as one JSON object.
     #[arg(long)]
     pub json: bool,
-}
-
-#[derive(Debug, Clone, clap::Args)]
-pub(crate) struct ValidateArgs {
-    /// Print the report as one JSON object (schema validation-report).
-    #[arg(long)]
-    pub json: bool,
-    /// The progress file.
-    #[arg(value_name = "FILE")]
-    pub file: PathBuf,
 }
 
 impl InitArgs {

@@ -36,7 +36,7 @@ pub use transition::{StepUpdate, apply};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use cli::{FinishArgs, InitArgs, ResumePointArgs, ShowArgs, StepArgs, ValidateArgs};
+use cli::{FinishArgs, InitArgs, ResumePointArgs, ShowArgs, StepArgs};
 use render::Reply;
 use status::RunStatus;
 
@@ -362,11 +362,6 @@ pub(crate) fn execute_finish(options: &FinishArgs, out: &mut impl Write) -> io::
     }
     out.flush()?;
     Ok(exit::OK)
-}
-
-/// `progress validate FILE`: exit 0 valid, 1 problems, 2 unreadable.
-pub(crate) fn execute_validate(options: &ValidateArgs, out: &mut impl Write) -> io::Result<u8> {
-    check::validate_file(&options.file).print(options.json, out)
 }
 
 /// `progress init`: exit 0 created, replaced or kept; 1 the plan is not a

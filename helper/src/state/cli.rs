@@ -93,7 +93,7 @@ pub(crate) enum Command {
     ///
     /// Exit status: 0 valid, 1 problems found, 2 unreadable.
     #[command(verbatim_doc_comment)]
-    Validate(ValidateArgs),
+    Validate(crate::validation::ValidateArgs),
 }
 
 impl Command {
@@ -101,7 +101,7 @@ impl Command {
     pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
         match self {
             Self::Write(args) => super::execute_state_write(&args, out),
-            Self::Validate(args) => super::execute_state_validate(&args, out),
+            Self::Validate(args) => args.execute(super::check::validate_file, out),
         }
     }
 }
@@ -125,14 +125,4 @@ pub(crate) struct StateWriteArgs {
     /// Print the reply as one JSON object.
     #[arg(long)]
     pub json: bool,
-}
-
-#[derive(Debug, Clone, clap::Args)]
-pub(crate) struct ValidateArgs {
-    /// Print the report as one JSON object (schema validation-report).
-    #[arg(long)]
-    pub json: bool,
-    /// The state file.
-    #[arg(value_name = "FILE")]
-    pub file: PathBuf,
 }

@@ -20,7 +20,7 @@ pub(crate) use cli::{Command, WriteArgs};
 
 use std::io::{self, Read, Write};
 
-use cli::{StateWriteArgs, ValidateArgs};
+use cli::StateWriteArgs;
 use session_state::SessionState;
 
 use crate::atomic_file::write_atomic;
@@ -159,13 +159,4 @@ pub(crate) fn execute_state_write(
     };
     let outcome = pair::write_pair(&options.project, &state);
     finish(options.json, outcome, out, |_| {})
-}
-
-/// `state validate FILE`: exit 0 valid, 1 problems, 2 unreadable.
-pub(crate) fn execute_state_validate(
-    options: &ValidateArgs,
-    out: &mut impl Write,
-) -> io::Result<u8> {
-    let report = check::validate_file(&options.file);
-    report.print(options.json, out)
 }
