@@ -17,7 +17,8 @@
 //! Entry points: [`engine::judge_command`] and [`engine::judge_path`]. The
 //! `scan command` subcommand renders a judgement ([`render`]); `scan plan`
 //! judges every command of a plan ([`plan`], on the plan area's model); the
-//! PreToolUse hook answers Claude Code ([`hook`]).
+//! PreToolUse hook answers Claude Code ([`hook`], reading its input with
+//! [`hook_input`]).
 
 mod arg;
 mod call;
@@ -28,6 +29,7 @@ mod finding;
 mod flow;
 mod getopt;
 pub(crate) mod hook;
+mod hook_input;
 mod parse;
 mod paths;
 mod plan;
