@@ -80,8 +80,10 @@ pub(crate) struct ScanPlanArgs {
 /// "command", "detail", "via", "instead"}]} (schema: scan-command).
 ///
 /// RULES. Blocked: rm-recursive-force, rm-critical-path,
-/// chmod-world-writable, download-to-shell, decode-to-shell, eval-expansion,
-/// disk-format, disk-write, system-power, fork-bomb, cron-persistence,
+/// git-clean-critical, rsync-delete-critical, chmod-world-writable,
+/// download-to-shell, decode-to-shell, eval-expansion, disk-format (not
+/// for a disk image file in the project), disk-write, system-power,
+/// fork-bomb, cron-persistence,
 /// kill-all, history-erase, git-hooks-write, credentials-write,
 /// env-file-write, shell-config-write, claude-config-write, and unscannable
 /// (the parser rejects the command, or it nests deeper than the scanner

@@ -9,7 +9,8 @@
 //! ([`call`], [`program`]): wrappers come off ([`wrapper`]), code handed to
 //! a shell, `eval` or a substitution is parsed and judged in turn
 //! ([`scanner`], depth-capped), text moving along pipes is tracked
-//! ([`flow`]) so that downloads and decoded text never reach a shell, and
+//! ([`flow`]) so that downloads and decoded text never reach a shell, `cd`
+//! is followed ([`cwd`]) so a command is judged where it runs, and
 //! the per-program checks ([`checks`], options read by [`getopt`]) and
 //! protected paths ([`paths`]) apply. The rules themselves are data
 //! ([`rule`]); results are [`finding`]s.
@@ -24,6 +25,7 @@ mod arg;
 mod call;
 mod checks;
 mod cli;
+mod cwd;
 mod engine;
 mod finding;
 mod flow;

@@ -57,6 +57,7 @@ pub(super) fn parse(text: &str) -> Result<Program, Failure> {
             "file descriptor number out of range".into(),
         ));
     }
+    let text = select_as_for(text);
     let options = ParserOptions::default();
     let mut parser = Parser::new(text.as_bytes(), &options);
     parser
@@ -122,6 +123,80 @@ fn huge_fd(text: &str) -> bool {
     false
 }
 
+/// `text` with each `select NAME` in command position spelled `for` (and
+/// three spaces, so offsets stay put). brush-parser 0.4 has no `select`
+/// compound, and rejected the valid `select x in a b; do …; done`; for
+/// judging, the two are one: the body runs with NAME set to one of the
+/// words (which one, the user picks at run time; `for` tries each). Quoted
+/// text is left alone; in a comment or a here-document the rewrite changes
+/// nothing that is judged, and where such text is run as code it is right.
+fn select_as_for(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("select") {
+        return text.into();
+    }
+    let bytes = text.as_bytes();
+    let mut out = bytes.to_vec();
+    let (mut single, mut double, mut escaped) = (false, false, false);
+    // Whether a command may start here: at the start, after a separator,
+    // or after a reserved word that opens a body.
+    let mut command_start = true;
+    let mut i = 0;
+    while let Some(&byte) = bytes.get(i) {
+        if escaped {
+            escaped = false;
+        } else if single {
+            single = byte != b'\'';
+        } else if byte == b'\\' {
+            escaped = true;
+        } else if double {
+            double = byte != b'"';
+        } else if byte == b'\'' {
+            single = true;
+        } else if byte == b'"' {
+            double = true;
+        } else if command_start && bytes.get(i..).is_some_and(is_select) {
+            out.splice(i..i + 6, *b"for   ");
+            i += 6;
+            command_start = false;
+            continue;
+        }
+        if !single && !double && !escaped {
+            if b";&|(){}\n".contains(&byte) {
+                command_start = true;
+            } else if byte.is_ascii_alphanumeric() || byte == b'_' {
+                let word_end = bytes
+                    .get(i..)
+                    .and_then(|rest| {
+                        rest.iter()
+                            .position(|b| !b.is_ascii_alphanumeric() && *b != b'_')
+                    })
+                    .map_or(bytes.len(), |n| i + n);
+                let word = bytes.get(i..word_end).unwrap_or_default();
+                command_start = matches!(word, b"do" | b"then" | b"else" | b"elif" | b"time");
+                i = word_end;
+                continue;
+            } else if !matches!(byte, b' ' | b'\t' | b'!') {
+                command_start = false;
+            }
+        }
+        i += 1;
+    }
+    String::from_utf8(out).map_or_else(|_| text.into(), Into::into)
+}
+
+/// `select` followed by blanks and a name, at the start of `rest`.
+fn is_select(rest: &[u8]) -> bool {
+    let Some(after) = rest.strip_prefix(b"select") else {
+        return false;
+    };
+    let name = after.trim_ascii_start();
+    after.len() > name.len()
+        && !after.starts_with(b"\n")
+        && name
+            .first()
+            .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
+}
+
 fn first_line(text: &str) -> String {
     text.lines()
         .next()
@@ -156,5 +231,24 @@ mod tests {
         assert!(parse("cat <<<\"\"").is_ok());
         assert_eq!(nesting("a (b) {c [d]}"), 2);
         assert_eq!(nesting(")))((("), 3);
+    }
+
+    #[test]
+    fn select_parses_as_for() {
+        for text in [
+            "select x in a b; do echo $x; done",
+            "select x; do break; done",
+            "if true; then select f in *.txt\ndo cat \"$f\"; break; done; fi",
+            "PS3='? '; select opt in yes no; do echo $opt; break; done",
+        ] {
+            assert!(parse(text).is_ok(), "{text}");
+        }
+        assert_eq!(
+            select_as_for("select x in a; do echo 'select y in b'; done"),
+            "for    x in a; do echo 'select y in b'; done"
+        );
+        assert_eq!(select_as_for("echo select x"), "echo select x");
+        assert_eq!(select_as_for("selectx in a"), "selectx in a");
+        assert_eq!(select_as_for("my_select x"), "my_select x");
     }
 }
