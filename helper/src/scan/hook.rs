@@ -26,8 +26,9 @@
 //!   error);
 //! - denied as `unscannable` when the input names Bash or a file tool, or
 //!   names no tool before it breaks off, but cannot be read to its end: cut
-//!   short, malformed, or larger than [`MAX_INPUT_BYTES`] (only that much is
-//!   read). The command it carries cannot be known, so it is not run.
+//!   short, malformed, unreadable (a read error on stdin), or larger than
+//!   [`MAX_INPUT_BYTES`] (only that much is read). The command it carries
+//!   cannot be known, so it is not run.
 //!
 //! A panic never lets a call through. The shipped binary aborts on panic
 //! (`panic = "abort"`), and an abort is a non-blocking hook error to Claude
