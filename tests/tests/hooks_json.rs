@@ -169,3 +169,26 @@ fn the_declared_command_line_denies_warns_and_stays_silent() {
         assert_eq!((status, stdout.as_str()), (0, ""));
     }
 }
+
+#[test]
+fn the_declared_command_line_judges_input_nested_past_serde_json_limit() {
+    // serde_json stops at 128 levels; Claude Code's input may nest deeper in
+    // a field the hook does not read, and the call must still be judged.
+    let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+    let mut input: Value =
+        serde_json::from_str(&pre_tool_use("Bash", json!({"command": "sudo rm -rf /"}))).unwrap();
+    input["extra"] = json!("DEEP");
+    let input = input.to_string().replace("\"DEEP\"", &deep);
+    for (_, command, _) in handlers() {
+        let (status, stdout, stderr) = run_handler(&command, &input);
+        assert_eq!((status, stderr.as_str()), (0, ""));
+        let out: Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(out["hookSpecificOutput"]["permissionDecision"], "deny");
+        assert!(
+            out["hookSpecificOutput"]["permissionDecisionReason"]
+                .as_str()
+                .unwrap()
+                .starts_with("voyage: blocked rm-recursive-force")
+        );
+    }
+}

@@ -126,12 +126,13 @@ impl Scanner<'_> {
             }
             "xargs" => return self.xargs(args, stdin),
             "find" => self.find(argv, args),
+            "cd" | "pushd" => self.change_dir(args),
             _ => {}
         }
         if let Some(detail) = network_shell(name, args) {
             self.report(&rule::DOWNLOAD_TO_SHELL, argv, detail);
         }
-        for hit in checks::judge(name, args, self.ctx) {
+        for hit in checks::judge(name, args, self.ctx, self.cwd.as_deref()) {
             self.report(hit.rule, argv, hit.detail);
         }
         self.program_writes(name, argv, args);
@@ -482,8 +483,19 @@ impl Scanner<'_> {
         self.inside("xargs", |s| s.call(&command, &Flow::inherited()))
     }
 
+    /// The rm-critical-path hit of deleting everything `find` matches under
+    /// `starts`, read like `rm -r STARTS`.
+    fn find_critical(&self, starts: &[Arg]) -> Option<checks::Hit> {
+        let mut as_rm = vec![Arg::literal("-r")];
+        as_rm.extend(starts.iter().cloned());
+        checks::rm::check(&as_rm, self.ctx, self.cwd.as_deref())
+            .into_iter()
+            .find(|h| h.rule.id == rule::RM_CRITICAL.id)
+    }
+
     /// `find … -exec CMD … ;` runs CMD on each match; `-delete` deletes.
     fn find(&mut self, argv: &[Arg], args: &[Arg]) {
+        let starts = find_starts(args);
         let mut words = args.iter().enumerate();
         while let Some((i, word)) = words.next() {
             match word.exact_text() {
@@ -513,36 +525,51 @@ impl Scanner<'_> {
                         .collect();
                     let via = format!("find {}", word.text);
                     self.inside(&via, |s| s.call(&command, &Flow::inherited()));
+                    // `{}` is each match, the start points first: `rm` of
+                    // them is a recursive delete of the start points.
+                    let rm = command.first().map(program);
+                    if matches!(rm, Some(Program::Named(name)) if name == "rm")
+                        && let Some(hit) = self.find_critical(&starts)
+                    {
+                        let detail = format!("find {} rm: {}", word.text, hit.detail);
+                        self.report(hit.rule, argv, detail);
+                    }
                     for _ in start..end {
                         words.next();
                     }
                 }
-                Some("-delete") => {
-                    let starts: Vec<Arg> = args
-                        .iter()
-                        .take_while(|a| !a.text.starts_with(['-', '(', '!']))
-                        .cloned()
-                        .collect();
-                    let mut as_rm = vec![Arg::literal("-r")];
-                    as_rm.extend(starts);
-                    let critical = checks::rm::check(&as_rm, self.ctx)
-                        .into_iter()
-                        .find(|h| h.rule.id == rule::RM_CRITICAL.id);
-                    match critical {
-                        Some(hit) => {
-                            self.report(hit.rule, argv, format!("find -delete: {}", hit.detail))
-                        }
-                        None => self.report(
-                            &rule::FIND_DELETE,
-                            argv,
-                            "-delete removes every match without asking".into(),
-                        ),
+                Some("-delete") => match self.find_critical(&starts) {
+                    Some(hit) => {
+                        self.report(hit.rule, argv, format!("find -delete: {}", hit.detail))
                     }
-                }
+                    None => self.report(
+                        &rule::FIND_DELETE,
+                        argv,
+                        "-delete removes every match without asking".into(),
+                    ),
+                },
                 _ => {}
             }
         }
     }
+}
+
+/// `find`'s start points: the words before its expression, after the
+/// options that may come first (`-H`, `-L`, `-P`, `-D LIST`, `-O3`).
+fn find_starts(args: &[Arg]) -> Vec<Arg> {
+    let mut rest = args;
+    while let Some((first, after)) = rest.split_first() {
+        rest = match first.exact_text() {
+            Some("-H" | "-L" | "-P") => after,
+            Some("-D") => after.get(1..).unwrap_or_default(),
+            Some(o) if o.starts_with("-O") => after,
+            _ => break,
+        };
+    }
+    rest.iter()
+        .take_while(|a| !a.text.starts_with(['-', '(', '!']))
+        .cloned()
+        .collect()
 }
 
 /// The command that `voyage-helper run` or the executor skill's `run.sh`

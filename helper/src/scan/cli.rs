@@ -80,8 +80,10 @@ pub(crate) struct ScanPlanArgs {
 /// "command", "detail", "via", "instead"}]} (schema: scan-command).
 ///
 /// RULES. Blocked: rm-recursive-force, rm-critical-path,
-/// chmod-world-writable, download-to-shell, decode-to-shell, eval-expansion,
-/// disk-format, disk-write, system-power, fork-bomb, cron-persistence,
+/// git-clean-critical, rsync-delete-critical, chmod-world-writable,
+/// download-to-shell, decode-to-shell, eval-expansion, disk-format (not
+/// for a disk image file in the project), disk-write, system-power,
+/// fork-bomb, cron-persistence,
 /// kill-all, history-erase, git-hooks-write, credentials-write,
 /// env-file-write, shell-config-write, claude-config-write, and unscannable
 /// (the parser rejects the command, or it nests deeper than the scanner
@@ -152,9 +154,21 @@ pub(crate) enum HookCommand {
     /// The reason is one line: the rule, the command as judged, what
     /// matched, and a safer alternative. Schema: hook-pre-tool-use-output.
     ///
-    /// FAILS OPEN: input that is not JSON, has no tool_name or tool_input,
-    /// names another tool or event, or is larger than 64 MiB gets no output
-    /// and exit 0, as if the hook were not installed. It never exits 1.
+    /// INPUT is read leniently: any nesting depth, lone surrogate escapes
+    /// and invalid UTF-8 (both read as U+FFFD), a leading byte-order mark;
+    /// unknown fields are skipped, and of a repeated key the last counts.
+    /// A command holding a NUL character is denied as unscannable.
+    ///
+    /// FAILS OPEN ONLY WHEN THERE IS NOTHING TO JUDGE: input that is not a
+    /// JSON object at all, names another event or another tool, or is a
+    /// whole object without a tool_name, a tool_input object or a command
+    /// (path) string gets no output and exit 0, as if the hook were not
+    /// installed. It never exits 1.
+    ///
+    /// CANNOT READ, DENIES: a call for Bash or a file tool (or one that
+    /// names no tool before it breaks off) whose input is cut short, not
+    /// well-formed JSON, unreadable, or larger than 64 MiB (only 64 MiB are
+    /// read) is denied as unscannable, with the reason saying which.
     ///
     /// NEVER FAILS OPEN ON ITS OWN FAULT: if the check itself fails (an
     /// internal error, in any thread), the call is denied as unscannable:

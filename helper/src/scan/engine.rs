@@ -31,11 +31,22 @@ pub(super) const WATCHDOG: Duration = if cfg!(debug_assertions) {
 
 /// Judges `command`, a shell command line, as bash would run it.
 ///
-/// The walk runs on its own thread with a large stack. If it panics, or is
+/// A command holding a NUL character is blocked as unscannable. The walk
+/// runs on its own thread with a large stack. If it panics, or is
 /// still running after [`WATCHDOG`] (the parser has been seen to loop on
 /// input it should reject), the command is blocked as unscannable; a thread
 /// that overran is left to end with the process.
 pub fn judge_command(command: &str, ctx: &Context) -> Judgement {
+    if command.contains('\0') {
+        // bash cannot be handed a NUL: `bash -c` stops at it, a script read
+        // from a file has it dropped (`r\0m` runs `rm`). Which one would run
+        // depends on how the command reaches bash, so neither is judged.
+        return unreadable(
+            command,
+            "the command holds a NUL character, which bash drops or stops at",
+            ctx,
+        );
+    }
     let (tx, rx) = mpsc::channel();
     let text = command.to_owned();
     let owned = ctx.clone();
@@ -62,6 +73,15 @@ pub fn judge_command(command: &str, ctx: &Context) -> Judgement {
     };
     let mut scanner = Scanner::new(ctx);
     scanner.report_text(&rule::UNSCANNABLE, command, why.into());
+    scanner.judgement
+}
+
+/// A judgement that blocks `what` as unscannable, for a command that cannot
+/// be judged as text (a NUL in it) or could not even be read (the hook's
+/// input, cut short or too large).
+pub(crate) fn unreadable(what: &str, why: &str, ctx: &Context) -> Judgement {
+    let mut scanner = Scanner::new(ctx);
+    scanner.report_text(&rule::UNSCANNABLE, what, why.to_owned());
     scanner.judgement
 }
 

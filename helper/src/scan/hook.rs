@@ -15,11 +15,20 @@
 //! - allow: no output at all. "allow" is never sent: it would skip the
 //!   user's own permission prompts.
 //!
-//! Input that is not a PreToolUse call this hook understands (not JSON, no
-//! `tool_name`, another tool, no `tool_input`, a command that is not a
-//! string, more than [`MAX_INPUT_BYTES`]) gets no output: the hook fails
-//! open, as a missing hook would, and never exits 1 (which Claude Code would
-//! show as a hook error).
+//! The input is read leniently ([`super::hook_input`]: any nesting depth,
+//! lone surrogates, invalid UTF-8, a byte-order mark), and the hook fails
+//! open only when there really is nothing to judge:
+//!
+//! - no output when the input is not a JSON object at all, names another
+//!   event or a tool not judged, or is a whole object without a tool name,
+//!   a `tool_input` object, or a command (path) string: as a missing hook
+//!   would, and never by exit 1 (which Claude Code would show as a hook
+//!   error);
+//! - denied as `unscannable` when the input names Bash or a file tool, or
+//!   names no tool before it breaks off, but cannot be read to its end: cut
+//!   short, malformed, unreadable (a read error on stdin), or larger than
+//!   [`MAX_INPUT_BYTES`] (only that much is read). The command it carries
+//!   cannot be known, so it is not run.
 //!
 //! A panic never lets a call through. The shipped binary aborts on panic
 //! (`panic = "abort"`), and an abort is a non-blocking hook error to Claude
@@ -32,13 +41,14 @@
 use std::io::{self, Read, Write};
 
 use serde::Serialize;
-use serde_json::Value;
 
-use super::engine::{judge_command, judge_path};
+use super::engine::{judge_command, judge_path, unreadable};
 use super::finding::{Decision, Finding, Judgement, clip};
+use super::hook_input::{self, HookInput};
 use super::scanner::Context;
 
-/// Largest hook input read; past this the hook answers nothing.
+/// Largest hook input read; a call larger than this is denied (unless what
+/// was read shows it is not one the hook judges).
 pub(crate) const MAX_INPUT_BYTES: u64 = 64 << 20;
 /// Longest reason or message sent (Claude Code caps strings at 10,000).
 pub(crate) const MAX_MESSAGE_CHARS: usize = 2_000;
@@ -62,7 +72,8 @@ pub(crate) fn execute(out: &mut impl Write) -> u8 {
     #[cfg(feature = "fault-injection")]
     fault::maybe_panic("hook");
     let ctx = Context::from_env();
-    let answer = read_input().map_or(Answer::Silent, |input| answer(&input, &ctx));
+    let (input, read_ok) = read_input();
+    let answer = answer_read(&input, read_ok, &ctx);
     // Rendered whole before anything reaches stdout, so a panic while
     // rendering leaves stdout empty for the panic hook's reply.
     let mut reply = Vec::new();
@@ -131,51 +142,99 @@ pub enum Answer {
     Warn(String),
 }
 
-/// Reads stdin (at most [`MAX_INPUT_BYTES`]); `None` when it is larger or
-/// unreadable.
-pub(crate) fn read_input() -> Option<Vec<u8>> {
+/// Reads stdin, at most one byte more than [`MAX_INPUT_BYTES`] (so that
+/// [`answer`] sees it is too large); and whether it was read without error.
+pub(crate) fn read_input() -> (Vec<u8>, bool) {
     let mut input = Vec::new();
-    io::stdin()
+    let read = io::stdin()
         .lock()
         .take(MAX_INPUT_BYTES + 1)
-        .read_to_end(&mut input)
-        .ok()?;
-    (input.len() as u64 <= MAX_INPUT_BYTES).then_some(input)
+        .read_to_end(&mut input);
+    (input, read.is_ok())
 }
 
-/// The answer to one hook input.
+/// [`MAX_INPUT_BYTES`] as a length in memory.
+const MAX_INPUT_LEN: usize = MAX_INPUT_BYTES as usize;
+
+/// Why a hook input could not be read to its end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unread {
+    TooLarge,
+    ReadError,
+    Malformed,
+}
+
+/// The answer to one hook input, the bytes read from stdin: more than
+/// [`MAX_INPUT_BYTES`] of them when the input was too large.
 pub fn answer(input: &[u8], ctx: &Context) -> Answer {
-    let Ok(Value::Object(call)) = serde_json::from_slice::<Value>(input) else {
-        return Answer::Silent;
+    answer_read(input, true, ctx)
+}
+
+/// [`answer`], for input whose reading failed part way unless `read_ok`.
+fn answer_read(input: &[u8], read_ok: bool, ctx: &Context) -> Answer {
+    let unread = if input.len() > MAX_INPUT_LEN {
+        Some(Unread::TooLarge)
+    } else if !read_ok {
+        Some(Unread::ReadError)
+    } else {
+        None
     };
-    if call
-        .get("hook_event_name")
-        .is_some_and(|e| e.as_str() != Some("PreToolUse"))
-    {
+    let Some(call) = hook_input::read(input.get(..MAX_INPUT_LEN).unwrap_or(input)) else {
+        // Not a JSON object at all, as far as it was read.
+        return match unread {
+            Some(why) => deny_unreadable(&HookInput::default(), why, ctx),
+            None => Answer::Silent,
+        };
+    };
+    if call.event.as_deref().is_some_and(|e| e != "PreToolUse") {
         return Answer::Silent;
     }
-    let tool = call.get("tool_name").and_then(Value::as_str);
-    let Some(tool_input) = call.get("tool_input").and_then(Value::as_object) else {
+    let judged = |tool: &str| tool == "Bash" || FILE_TOOLS.contains(&tool);
+    if call.tool.as_deref().is_some_and(|tool| !judged(tool)) {
         return Answer::Silent;
-    };
-    let text = |key: &str| tool_input.get(key).and_then(Value::as_str);
-    let judgement = match tool {
-        Some("Bash") => match text("command") {
-            Some(command) => judge_command(command, ctx),
+    }
+    if let Some(why) = unread.or((!call.whole).then_some(Unread::Malformed)) {
+        return deny_unreadable(&call, why, ctx);
+    }
+    let judgement = match call {
+        HookInput {
+            tool: Some(tool),
+            command: Some(command),
+            ..
+        } if tool == "Bash" => judge_command(&command, ctx),
+        HookInput {
+            tool: Some(tool),
+            file_path,
+            notebook_path,
+            ..
+        } if tool != "Bash" => match file_path.or(notebook_path) {
+            Some(path) => judge_path(&path, ctx),
             None => return Answer::Silent,
         },
-        Some(tool) if FILE_TOOLS.contains(&tool) => {
-            match text("file_path").or_else(|| text("notebook_path")) {
-                Some(path) => judge_path(path, ctx),
-                None => return Answer::Silent,
-            }
-        }
         _ => return Answer::Silent,
     };
+    decide(&judgement)
+}
+
+/// The denial of a call whose input could not be read to its end.
+fn deny_unreadable(call: &HookInput, why: Unread, ctx: &Context) -> Answer {
+    let what = call.tool.as_deref().unwrap_or("tool");
+    let why = match why {
+        Unread::TooLarge => format!(
+            "the hook input is larger than {} MiB, so the call was not read",
+            MAX_INPUT_BYTES >> 20
+        ),
+        Unread::ReadError => "the hook input could not be read".to_owned(),
+        Unread::Malformed => "the hook input is not well-formed JSON".to_owned(),
+    };
+    decide(&unreadable(&format!("({what} call)"), &why, ctx))
+}
+
+fn decide(judgement: &Judgement) -> Answer {
     match judgement.decision() {
         Decision::Allow => Answer::Silent,
-        Decision::Warn => Answer::Warn(message("warning", &judgement)),
-        Decision::Block => Answer::Deny(message("blocked", &judgement)),
+        Decision::Warn => Answer::Warn(message("warning", judgement)),
+        Decision::Block => Answer::Deny(message("blocked", judgement)),
     }
 }
 
@@ -288,6 +347,85 @@ mod tests {
         ] {
             assert_eq!(run(input), Answer::Silent, "{input}");
         }
+    }
+
+    fn denied_as(answer: &Answer, rule: &str) -> bool {
+        matches!(answer, Answer::Deny(r) if r.starts_with(&format!("voyage: blocked {rule} ")))
+    }
+
+    fn bash(command_json: &str) -> String {
+        format!(
+            r#"{{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{{"command":{command_json}}}}}"#
+        )
+    }
+
+    #[test]
+    fn input_as_it_may_really_arrive_is_judged() {
+        let deep = format!(
+            r#"{{"x":{}{},"tool_name":"Bash","tool_input":{{"command":"rm -rf /"}}}}"#,
+            "[".repeat(127),
+            "]".repeat(127)
+        );
+        assert!(denied_as(&run(&deep), "rm-recursive-force"));
+        let deeper = deep.replace("[", "[[[[[[[[").replace("]", "]]]]]]]]");
+        assert!(denied_as(&run(&deeper), "rm-recursive-force"));
+        let lone_elsewhere = r#"{"session_id":"\ud800","tool_name":"Bash","tool_input":{"description":"\udc00","command":"rm -rf /"}}"#;
+        assert!(denied_as(&run(lone_elsewhere), "rm-recursive-force"));
+        assert!(denied_as(
+            &run(&bash(r#""rm -rf / # \ud800""#)),
+            "rm-recursive-force"
+        ));
+        assert!(denied_as(
+            &run(&format!("\u{FEFF}{}", bash(r#""rm -rf /""#))),
+            "rm-recursive-force"
+        ));
+        assert!(denied_as(&run(&bash(r#""r\u0000m -rf /""#)), "unscannable"));
+    }
+
+    #[test]
+    fn raw_bytes_that_are_not_utf8_are_replaced() {
+        let mut input = br#"{"tool_name":"Bash","tool_input":{"command":"rm -rf / # "#.to_vec();
+        input.extend_from_slice(b"\xff\xc3\x28\"},\"x\":\"\xfe\"}");
+        assert!(denied_as(
+            &answer(&input, &Context::default()),
+            "rm-recursive-force"
+        ));
+    }
+
+    #[test]
+    fn a_call_that_cannot_be_read_whole_is_denied_unless_it_is_not_ours() {
+        for input in [
+            r#"{"tool_name":"Bash","tool_input":{"command":"ls""#,
+            r#"{"tool_name":"Bash","tool_input":{"command":"ls"}} x"#,
+            r#"{"tool_name":"Edit","tool_input":{"file_path":"/p/a","x":[}}"#,
+            r#"{"session_id":"s","#,
+            "{",
+        ] {
+            assert!(denied_as(&run(input), "unscannable"), "{input}");
+        }
+        for input in [
+            r#"{"tool_name":"Read","tool_input":{"file_path":"/p/a""#,
+            r#"{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"#,
+        ] {
+            assert_eq!(run(input), Answer::Silent, "{input}");
+        }
+        let huge = |tool: &str| {
+            let mut input =
+                format!(r#"{{"tool_name":"{tool}","tool_input":{{"command":"ls","description":""#)
+                    .into_bytes();
+            input.resize(MAX_INPUT_LEN + 1, b'a');
+            input
+        };
+        let ctx = Context::default();
+        let deny = answer(&huge("Bash"), &ctx);
+        assert!(denied_as(&deny, "unscannable"), "{deny:?}");
+        assert!(matches!(&deny, Answer::Deny(r) if r.contains("larger than 64 MiB")));
+        assert_eq!(answer(&huge("Read"), &ctx), Answer::Silent);
+        assert!(denied_as(&answer_read(b"", false, &ctx), "unscannable"));
+        assert!(denied_as(
+            &answer_read(br#"{"tool_name":"Bash""#, false, &ctx),
+            "unscannable"
+        ));
     }
 
     #[test]

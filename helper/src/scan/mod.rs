@@ -9,7 +9,8 @@
 //! ([`call`], [`program`]): wrappers come off ([`wrapper`]), code handed to
 //! a shell, `eval` or a substitution is parsed and judged in turn
 //! ([`scanner`], depth-capped), text moving along pipes is tracked
-//! ([`flow`]) so that downloads and decoded text never reach a shell, and
+//! ([`flow`]) so that downloads and decoded text never reach a shell, `cd`
+//! is followed ([`cwd`]) so a command is judged where it runs, and
 //! the per-program checks ([`checks`], options read by [`getopt`]) and
 //! protected paths ([`paths`]) apply. The rules themselves are data
 //! ([`rule`]); results are [`finding`]s.
@@ -17,17 +18,20 @@
 //! Entry points: [`engine::judge_command`] and [`engine::judge_path`]. The
 //! `scan command` subcommand renders a judgement ([`render`]); `scan plan`
 //! judges every command of a plan ([`plan`], on the plan area's model); the
-//! PreToolUse hook answers Claude Code ([`hook`]).
+//! PreToolUse hook answers Claude Code ([`hook`], reading its input with
+//! [`hook_input`]).
 
 mod arg;
 mod call;
 mod checks;
 mod cli;
+mod cwd;
 mod engine;
 mod finding;
 mod flow;
 mod getopt;
 pub(crate) mod hook;
+mod hook_input;
 mod parse;
 mod paths;
 mod plan;

@@ -60,7 +60,7 @@ pub(super) fn parse(text: &str) -> Result<Program, Failure> {
     let options = ParserOptions::default();
     let tokens = uncached_tokenize_str(text, &options.tokenizer_options())
         .map_err(|e| Failure::Syntax(first_line(&e.to_string())))?;
-    let closed = close_last_case_items(&tokens);
+    let closed = rewrite_for_parser(&tokens);
     let parsed = parse_tokens(closed.as_deref().unwrap_or(&tokens), &options);
     match parsed {
         // The rewrite can only help: should it ever trip the parser, the
@@ -71,9 +71,16 @@ pub(super) fn parse(text: &str) -> Result<Program, Failure> {
     .map_err(|e| Failure::Syntax(first_line(&e.to_string())))
 }
 
-/// The tokens with a `;;` before every `esac` that closes a case whose last
-/// item has none, or `None` when no case needs one.
+/// The tokens as brush-parser reads them best, or `None` when none needs
+/// changing. Two rewrites, neither of which changes what bash would run:
 ///
+/// `select NAME` becomes `for NAME`. brush-parser 0.4 has no `select`
+/// compound and rejected the valid `select x in a b; do …; done`; for
+/// judging, the two are one: the body runs with NAME set to one of the words
+/// (which one, the user picks at run time; `for` tries each).
+///
+/// A `;;` goes before every `esac` that closes a case whose last item has
+/// none.
 /// brush-parser reads the body of an item without `;;` twice: once as an
 /// item that must end in `;;`, which fails at the `esac`, then as the last
 /// item, which may end without. A case nested in that body is read twice on
@@ -83,11 +90,20 @@ pub(super) fn parse(text: &str) -> Result<Program, Failure> {
 ///
 /// `case` and `esac` count as keywords only where a command may start, as
 /// bash has it, so `echo esac` is left alone.
-fn close_last_case_items(tokens: &[Token]) -> Option<Vec<Token>> {
+fn rewrite_for_parser(tokens: &[Token]) -> Option<Vec<Token>> {
     let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
     let mut open_cases = 0usize;
     let mut inserted = false;
-    for token in tokens {
+    for (i, token) in tokens.iter().enumerate() {
+        if let Token::Word(word, span) = token
+            && word == "select"
+            && starts_command(out.last())
+            && matches!(tokens.get(i + 1), Some(Token::Word(name, _)) if is_name(name))
+        {
+            out.push(Token::Word("for".to_owned(), span.clone()));
+            inserted = true;
+            continue;
+        }
         // `case x in esac` is a case with no items.
         let after_in = matches!(out.last(), Some(Token::Word(w, _)) if w == "in");
         if let Token::Word(word, span) = token
@@ -114,6 +130,15 @@ fn close_last_case_items(tokens: &[Token]) -> Option<Vec<Token>> {
         out.push(token.clone());
     }
     inserted.then_some(out)
+}
+
+/// A shell variable name: a letter or `_`, then letters, digits or `_`.
+fn is_name(word: &str) -> bool {
+    let mut chars = word.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// Whether a word after `previous` stands where a command may start: first,
@@ -207,7 +232,7 @@ mod tests {
     fn words(text: &str) -> Vec<String> {
         let tokens = uncached_tokenize_str(text, &ParserOptions::default().tokenizer_options())
             .unwrap_or_default();
-        close_last_case_items(&tokens)
+        rewrite_for_parser(&tokens)
             .unwrap_or(tokens)
             .iter()
             .map(|t| t.to_str().to_owned())
@@ -238,7 +263,7 @@ mod tests {
             let tokens =
                 uncached_tokenize_str(unchanged, &ParserOptions::default().tokenizer_options())
                     .unwrap_or_default();
-            assert!(close_last_case_items(&tokens).is_none(), "{unchanged}");
+            assert!(rewrite_for_parser(&tokens).is_none(), "{unchanged}");
         }
     }
 
@@ -281,5 +306,35 @@ mod tests {
         assert!(parse("cat <<<\"\"").is_ok());
         assert_eq!(nesting("a (b) {c [d]}"), 2);
         assert_eq!(nesting(")))((("), 3);
+    }
+
+    #[test]
+    fn select_parses_as_for() {
+        for text in [
+            "select x in a b; do echo $x; done",
+            "select x; do break; done",
+            "if true; then select f in *.txt\ndo cat \"$f\"; break; done; fi",
+            "PS3='? '; select opt in yes no; do echo $opt; break; done",
+        ] {
+            assert!(parse(text).is_ok(), "{text}");
+        }
+        assert_eq!(
+            words("select x in a; do echo 'select y in b'; done"),
+            [
+                "for",
+                "x",
+                "in",
+                "a",
+                ";",
+                "do",
+                "echo",
+                "'select y in b'",
+                ";",
+                "done"
+            ]
+        );
+        assert_eq!(words("echo select x"), ["echo", "select", "x"]);
+        assert_eq!(words("select 'x' in a"), ["select", "'x'", "in", "a"]);
+        assert_eq!(words("my_select x"), ["my_select", "x"]);
     }
 }

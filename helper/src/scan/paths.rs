@@ -173,11 +173,14 @@ pub(super) fn normalize(path: &str, home: Option<&str>) -> String {
     for part in rest.split('/') {
         match part {
             "" | "." => {}
-            ".." => {
-                if parts.pop().is_none() && root == "." {
-                    parts.push("..");
+            // Above a relative start, `..` piles up (`../..`); above `/`
+            // or `~`, it stays there.
+            ".." => match parts.last() {
+                None | Some(&"..") if root == "." => parts.push(".."),
+                _ => {
+                    parts.pop();
                 }
-            }
+            },
             p => parts.push(p),
         }
     }
@@ -240,6 +243,7 @@ mod tests {
             "/home/annie/x"
         );
         assert_eq!(normalize("../a/./b/", None), "./../a/b");
+        assert_eq!(normalize("../..", None), "./../..");
         assert_eq!(normalize("/../..", None), "/");
         assert_eq!(normalize("~", None), "~");
     }

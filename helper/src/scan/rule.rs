@@ -68,8 +68,14 @@ rules! {
         "rm with both a recursive flag (-r, -R, --recursive) and a force flag (-f, --force), in any spelling or order.",
         "Delete the specific files by name without -f, or move the directory aside (mv build build.old) and let a person remove it.";
     RM_CRITICAL: "rm-critical-path", Block, "Recursive delete of a root, home or system directory",
-        "rm -r of /, ~, $HOME, a top-level system directory or '*' at the root, or any rm with --no-preserve-root.",
+        "rm -r of /, ~, $HOME, a top-level system directory or '*' at the root (also find -delete or find -exec rm from there, and a relative path after cd there), or any rm with --no-preserve-root.",
         "Name the exact project subdirectory to delete, relative to the repository.";
+    GIT_CLEAN_CRITICAL: "git-clean-critical", Block, "Delete untracked files of a root or home directory",
+        "git clean -f run at /, ~, $HOME, a top-level system directory or above the project (by -C, --work-tree or after cd), which deletes every file git does not track there.",
+        "Run git clean -n inside the project's own repository, then delete the paths it lists by name.";
+    RSYNC_DELETE_CRITICAL: "rsync-delete-critical", Block, "Mirror deletion onto a root or home directory",
+        "rsync with --delete (or --del, --delete-after, ...) whose destination is /, ~, $HOME, a top-level system directory or above the project, which deletes everything there the source lacks.",
+        "Sync into a named project subdirectory, and run it with --dry-run first.";
     CHMOD_WORLD_WRITABLE: "chmod-world-writable", Block, "World-writable permissions",
         "chmod with a mode that lets everyone write: 777, 666, 0777, a+w, o+rwx and the like, recursive or not.",
         "Grant only what is needed to the owner or group: chmod u+x FILE, chmod 755 DIR, chmod 644 FILE.";
@@ -83,7 +89,7 @@ rules! {
         "eval whose argument contains a variable, $(...) or backticks, so the code is only known at run time.",
         "Run the command directly instead of building it in a string, or use an array: \"${cmd[@]}\".";
     DISK_FORMAT: "disk-format", Block, "Disk destruction",
-        "mkfs and its relatives (mkfs.*, mke2fs, mkswap, wipefs, blkdiscard, newfs) that erase a file system.",
+        "mkfs and its relatives (mkfs.*, mke2fs, mkswap, wipefs, blkdiscard, newfs) that erase a file system, unless the target is a disk image file in the project (disk.img).",
         "Work on a disk image file instead of a device, and leave formatting to a person.";
     DISK_WRITE: "disk-write", Block, "Disk destruction",
         "Writing to a block device (/dev/sd*, /dev/nvme*, /dev/hd*, /dev/vd*, /dev/xvd*, /dev/mmcblk*, /dev/disk*) with dd of=, >, tee, cp and the like.",
@@ -125,8 +131,8 @@ rules! {
         "Adding or removing dependencies: npm/pnpm/yarn/bun install or add with packages, pip install, cargo add, go get, poetry add, uv add, gem install.",
         "Make dependency changes a planned step of their own, with the manifest and lock file in its Files: list.";
     GIT_FORCE_PUSH: "git-force-push", Warn, "History rewrite",
-        "git push --force, -f or a +refspec, which overwrites the remote branch.",
-        "Use git push --force-with-lease, which refuses when the remote moved.";
+        "git push --force, -f, --force-with-lease, --force-if-includes, --mirror or a +refspec, which overwrites the remote branch (a lease only checks that nobody pushed since).",
+        "Push to a new branch and open a pull request; if the rewrite is planned, let a person run git push --force-with-lease.";
     GIT_RESET_HARD: "git-reset-hard", Warn, "Discard uncommitted changes",
         "git reset --hard, which throws away uncommitted work in the tree.",
         "Stash first (git stash push -u), or reset only what you mean: git restore PATH.";

@@ -43,6 +43,9 @@ pub(super) struct Scanner<'c> {
     /// The command being walked runs beside a copy of another: it is a stage
     /// of a pipeline of two or more, or runs in the background.
     pub fanned_out: bool,
+    /// Where the command runs, once a `cd` moved it ([`super::cwd`]);
+    /// `None`: the project.
+    pub cwd: Option<String>,
 }
 
 impl<'c> Scanner<'c> {
@@ -55,6 +58,7 @@ impl<'c> Scanner<'c> {
             parses: 0,
             functions: Vec::new(),
             fanned_out: false,
+            cwd: None,
         }
     }
 

@@ -10,6 +10,7 @@ mod common;
 
 mod areas;
 mod gate;
+mod hook_input;
 mod output_errors;
 mod plan;
 mod plan_fixtures;

@@ -183,7 +183,6 @@ fn malformed_input_fails_open_silently() {
         other_event.to_string(),
         String::new(),
         "garbage".into(),
-        "{\"tool_name\": \"Bash\", \"tool_input\": {\"command\": \"rm -rf /\"".into(),
         "[1, 2]".into(),
         "null".into(),
         json!({"tool_name": "WebFetch", "tool_input": {"url": "x"}}).to_string(),

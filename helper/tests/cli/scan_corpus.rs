@@ -1,7 +1,9 @@
 //! The denylist corpus, `tests/data/denylist.jsonl`: every line is judged by
 //! the engine and must get the decision it expects (and, for a block or a
 //! warning, the rule it names). The test prints block recall and the
-//! false-positive rate on stderr, the figures the issue asks for.
+//! false-positive rate on stderr, the figures the issue asks for. The
+//! PreToolUse hook, given each line as a Bash call, must agree with the
+//! engine (what `scan command` prints) on every line.
 //!
 //! A line is `{"command", "expect": "block"|"warn"|"allow", "rule"?, "note"}`.
 //! The corpus holds every BLOCK and WARN pattern of trekexecute Phase 2.4 in
@@ -15,7 +17,8 @@ use std::collections::HashSet;
 use std::io::Write;
 use std::path::Path;
 
-use serde_json::Value;
+use serde_json::{Value, json};
+use voyage_helper::internals::scan::hook::{Answer, answer};
 use voyage_helper::internals::scan::{Context, Decision, judge_command};
 
 struct Line {
@@ -107,6 +110,24 @@ fn every_line_gets_its_decision_and_rule() {
                 f.rule.id == rule && f.rule.severity == judgement.deciding()[0].rule.severity
             })
         });
+        let hook_call = json!({
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": line.command},
+        })
+        .to_string();
+        let hook_agrees = matches!(
+            (answer(hook_call.as_bytes(), &ctx), decision),
+            (Answer::Deny(_), Decision::Block)
+                | (Answer::Warn(_), Decision::Warn)
+                | (Answer::Silent, Decision::Allow)
+        );
+        if !hook_agrees {
+            wrong.push(format!(
+                "line {}: {:?}: the hook disagrees with the engine's {decision:?}",
+                line.number, line.command
+            ));
+        }
         if decision != line.expect || !rule_ok {
             wrong.push(format!(
                 "line {}: {:?} expected {:?}{} got {:?} {:?}",

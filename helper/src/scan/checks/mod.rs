@@ -13,6 +13,7 @@ pub(super) mod inline;
 mod kill;
 mod power;
 pub(super) mod rm;
+mod rsync;
 mod writes;
 
 use super::arg::Arg;
@@ -35,10 +36,12 @@ impl Hit {
     }
 }
 
-/// Every rule `name` (a program's file name) breaks with `args`.
-pub(super) fn judge(name: &str, args: &[Arg], ctx: &Context) -> Vec<Hit> {
+/// Every rule `name` (a program's file name) breaks with `args`, run in
+/// `cwd` (where a `cd` moved it, [`super::cwd`]; `None`: the project).
+pub(super) fn judge(name: &str, args: &[Arg], ctx: &Context, cwd: Option<&str>) -> Vec<Hit> {
     let hit = match name {
-        "rm" => return rm::check(args, ctx),
+        "rm" => return rm::check(args, ctx, cwd),
+        "rsync" => rsync::check(args, ctx, cwd),
         "chmod" => chmod::check(args),
         "kill" => kill::check(args),
         "pkill" | "killall" => kill::check_pkill(args),
@@ -48,8 +51,8 @@ pub(super) fn judge(name: &str, args: &[Arg], ctx: &Context) -> Vec<Hit> {
         "shutdown" | "reboot" | "halt" | "poweroff" | "systemctl" | "init" | "telinit" => {
             power::check(name, args)
         }
-        "git" => git::check(args),
-        _ if disk::is_formatter(name) => disk::check_format(name, args),
+        "git" => git::check(args, ctx, cwd),
+        _ if disk::is_formatter(name) => disk::check_format(name, args, cwd),
         _ => deps::check(name, args),
     };
     hit.into_iter().collect()

@@ -4,6 +4,7 @@
 
 use super::Hit;
 use crate::scan::arg::Arg;
+use crate::scan::cwd;
 use crate::scan::getopt::{self, Spec};
 use crate::scan::paths;
 use crate::scan::rule;
@@ -52,7 +53,15 @@ const CRITICAL: &[&str] = &[
     "/Applications",
 ];
 
-pub(crate) fn check(args: &[Arg], ctx: &Context) -> Vec<Hit> {
+/// Whether `path` (as typed) is a root, home or system directory.
+pub(crate) fn is_critical(path: &str, home: Option<&str>) -> bool {
+    let norm = paths::normalize(path, home);
+    CRITICAL.contains(&norm.as_str()) || CRITICAL.contains(&path.trim_end_matches('/'))
+}
+
+/// The rules `rm ARGS` breaks, run in `cwd` (where a `cd` moved it; `None`:
+/// the project), against which relative operands are read.
+pub(crate) fn check(args: &[Arg], ctx: &Context, cwd: Option<&str>) -> Vec<Hit> {
     let parsed = getopt::parse(args, &SPEC);
     let mut hits = Vec::new();
     let recursive = parsed.spelling("rR", &["recursive"]);
@@ -75,13 +84,20 @@ pub(crate) fn check(args: &[Arg], ctx: &Context) -> Vec<Hit> {
         ));
     } else if recursive.is_some() {
         let home = ctx.home.as_deref();
-        if let Some(target) = parsed.operands.iter().find(|o| {
-            let norm = paths::normalize(&o.text, home);
-            CRITICAL.contains(&norm.as_str()) || CRITICAL.contains(&o.text.trim_end_matches('/'))
+        let moved = |o: &Arg| {
+            let text = cwd::known_path(o).filter(|_| cwd.is_some())?;
+            cwd::resolve(text, cwd, home).filter(|path| is_critical(path, home))
+        };
+        if let Some(target) = parsed.operands.iter().find_map(|o| {
+            if is_critical(&o.text, home) {
+                Some(o.text.clone())
+            } else {
+                moved(o).map(|path| format!("{path} ({} after cd)", o.text))
+            }
         }) {
             hits.push(Hit::new(
                 &rule::RM_CRITICAL,
-                format!("recursive delete of {}", target.text),
+                format!("recursive delete of {target}"),
             ));
         }
     }
@@ -97,7 +113,7 @@ mod tests {
         let ctx = Context {
             home: Some("/home/ann".into()),
         };
-        check(&args, &ctx).iter().map(|h| h.rule.id).collect()
+        check(&args, &ctx, None).iter().map(|h| h.rule.id).collect()
     }
 
     #[test]
@@ -129,5 +145,24 @@ mod tests {
         assert_eq!(ids("-rf /"), ["rm-recursive-force", "rm-critical-path"]);
         assert!(ids("-r build").is_empty());
         assert!(ids("-r /etc/myapp/cache").is_empty());
+    }
+
+    #[test]
+    fn relative_targets_are_read_from_where_cd_went() {
+        let ctx = Context {
+            home: Some("/home/ann".into()),
+        };
+        let ids_in = |line: &str, cwd: &str| -> Vec<&'static str> {
+            let args: Vec<Arg> = line.split_whitespace().map(Arg::literal).collect();
+            check(&args, &ctx, Some(cwd))
+                .iter()
+                .map(|h| h.rule.id)
+                .collect()
+        };
+        assert_eq!(ids_in("-r *", "/"), ["rm-critical-path"]);
+        assert_eq!(ids_in("-r .", "~"), ["rm-critical-path"]);
+        assert_eq!(ids_in("-r usr", "/"), ["rm-critical-path"]);
+        assert!(ids_in("-r build", "/tmp").is_empty());
+        assert!(ids("-r *").is_empty());
     }
 }
