@@ -12,7 +12,8 @@
 #                                           stats append)
 #   VOYAGE_BENCH_ONLY=hook scripts/bench.sh       only figure 6 (the hook), about 15 s;
 #                                           run and plan pick figures 1-3 and 4-5,
-#                                           workflow figures 9-13 (workflow run)
+#                                           workflow figures 9-13 (workflow run),
+#                                           scan figures 14-15 (hostile command lines)
 #
 # Needs bash, python3 and cargo. Uses hyperfine when installed (figures 1
 # and 2; a python3 timing loop otherwise) and /usr/bin/time when installed
@@ -27,6 +28,7 @@ cd "$(dirname "$0")/.."
 ROUNDS=10         # figures 1 and 2 alternate the two commands in this many rounds,
                   # so that a burst of load elsewhere hits both alike
 TRUE_RUNS=30      # runs of each command per round for figure 1 (300 in all)
+SCAN_RUNS=3       # runs of each command per round for figures 14 and 15 (ROUNDS rounds)
 SEQ_RUNS=8        # runs of each command per round for figure 2 (80 in all)
 WARMUP=3          # warm-up runs of each command per round
 POLL_RUNS=3       # runs of the simulated original run.sh poll loop (~1 s each)
@@ -245,6 +247,8 @@ def cmd_table(results, big_bytes):
     state_rows(d, row)
     if "wf_one" in d:
         workflow_rows(d, row)
+    if "scan_1mb" in d:
+        scan_rows(d, row)
 
     head = ("figure", "voyage", "baseline", "ratio/diff", "target", "result")
     widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(6)]
@@ -273,6 +277,16 @@ def state_rows(d, row):
             row("7c. the floor: only read, temp file, fsync, rename, fsync dir, mean",
                 f"{f['mean_ms']:.2f} ms", f"{fb['mean_ms']:.2f} ms",
                 f"{f['mean_ms'] / fb['mean_ms']:.2f}x", "reference", None)
+
+def scan_rows(d, row):
+    for key, fig, what in (("scan_1mb", "14", "the hook on a 1 MB command (`echo` and 512 Ki words)"),
+                           ("scan_case", "15", "the hook on `case` nested 25 deep")):
+        v, b = d[key]
+        row(f"{fig}. {what} vs `bash -c true`, mean wall", f"{v['mean_ms']:.2f} ms",
+            f"{b['mean_ms']:.2f} ms", f"{v['mean_ms'] - b['mean_ms']:+.2f} ms", "≤ 100 ms",
+            v["mean_ms"] <= 100.0)
+        row(f"{fig}a. same, CPU time of the process (user+sys)", f"{v['cpu_ms']:.2f} ms",
+            f"{b['cpu_ms']:.2f} ms", f"{v['cpu_ms'] - b['cpu_ms']:+.2f} ms", "info", None)
 
 def hook_rows(d, row):
     v, b = d["hook"]
@@ -558,6 +572,43 @@ if [[ -z "$only" || "$only" == hook ]]; then
   else
     VOYAGE_HELPER="$helper" ROUNDS=3 hook_pair hook_launcher "$tmp/typical.json" "$(q "$(pwd)/plugin/bin/voyage-helper")"
   fi
+fi
+
+# --- 14 and 15. judging hostile command lines ------------------------------------
+
+if [[ -z "$only" || "$only" == scan ]]; then
+  # Each command as the hook gets it from Claude Code. A command line is
+  # judged in time linear in its size: 14 is a 1 MB line of words, 15 a
+  # `case` nested 25 deep with no `;;` before each `esac`, which brush-parser
+  # once parsed in time doubling per level (22 levels took 6 s; see
+  # helper/src/scan/parse.rs). Both must pass, not just finish.
+  python3 - "$tmp" <<'PY'
+import json, sys
+def hook(path, command):
+    with open(path, "w") as f:
+        json.dump({"hook_event_name": "PreToolUse", "tool_name": "Bash",
+                   "tool_input": {"command": command}}, f)
+hook(sys.argv[1] + "/scan-1mb.json", "echo " + "a " * (512 * 1024))
+body = "echo nested"
+for _ in range(25):
+    body = f"case x in x) {body}\nesac"
+hook(sys.argv[1] + "/scan-case.json", body)
+PY
+  for key in 1mb case; do
+    [[ -z "$("$helper" hook pre-tool-use <"$tmp/scan-$key.json")" ]] ||
+      { echo "bench.sh: the hook did not let scan-$key through" >&2; exit 2; }
+  done
+  section "14 and 15. the hook on a 1 MB command and on a 25-deep nested case vs bash -c true ($ROUNDS x $SCAN_RUNS runs each)"
+  bash_bin="$(command -v bash)"
+  for key in 1mb case; do
+    files=()
+    for ((round = 1; round <= ROUNDS; round++)); do
+      py stdin "$tmp/scan_$key-$round.json" 1 "$SCAN_RUNS" \
+        "$tmp/scan-$key.json" "$(q "$helper") hook pre-tool-use" "$tmp/scan-$key.json" "$bash_bin -c true"
+      files+=("$tmp/scan_$key-$round.json")
+    done
+    py pool "$results" "scan_$key" "${files[@]}"
+  done
 fi
 
 # --- 7 and 8. the run-state writers ----------------------------------------------

@@ -23,7 +23,8 @@
 //! - shared: [`problem`] (coded problems), [`validation`] (validator
 //!   reports), [`write_reply`] (what writers print), [`yaml`] (the YAML and
 //!   front-matter reader), [`ansi`] (the ANSI cleaner), [`atomic_file`] (the
-//!   atomic writer), [`data_dir`], [`clock`].
+//!   atomic writer), [`input_file`] (the one reader of outside files, with
+//!   its size limits and refusals), [`data_dir`], [`clock`].
 //! - [`cli`]: the top of the command-line tree (each area owns its flags
 //!   and their `execute`, in `<area>/cli.rs`); [`exit`]: the exit codes;
 //!   [`output`]: what a write error of stdout becomes.
@@ -53,6 +54,7 @@ mod clock;
 mod data_dir;
 mod exit;
 mod gate;
+mod input_file;
 #[doc(hidden)]
 pub mod internals;
 mod output;

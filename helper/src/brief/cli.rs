@@ -11,8 +11,10 @@ pub(crate) enum Command {
     /// optional model, per phase).
     ///
     /// A brief at brief_version 2.1 or later needs phase_signals, or
-    /// `phase_signals_partial: true` (BRIEF_V51_MISSING_SIGNALS). Exit
-    /// status: 0 valid, 1 not, 2 unreadable.
+    /// `phase_signals_partial: true` (BRIEF_V51_MISSING_SIGNALS). A path
+    /// that is not a regular file is refused with BRIEF_NOT_A_FILE, a brief
+    /// over 16 MiB with BRIEF_TOO_LARGE. Exit status: 0 valid, 1 not, 2
+    /// unreadable.
     Validate(ValidateArgs),
 }
 

@@ -3,6 +3,8 @@
 
 crate::problem::codes! {
     BRIEF_UNREADABLE => "the brief cannot be read",
+    BRIEF_NOT_A_FILE => "the brief path names a directory, FIFO, device or socket, not a regular file",
+    BRIEF_TOO_LARGE => "the brief is larger than the helper reads (16 MiB)",
     BRIEF_NO_FRONT_MATTER => "the brief has no YAML front matter",
     BRIEF_FRONT_MATTER => "the front matter does not parse or is not a mapping",
     BRIEF_INVALID_SIGNAL => "phase_signals, or one phase's signals, is not a mapping with an effort",
@@ -10,3 +12,10 @@ crate::problem::codes! {
     BRIEF_V51_MISSING_SIGNALS => "a brief of version 5.1 or later lacks phase signals",
     BRIEF_INVALID_VERSION => "brief_version is not a version number",
 }
+
+/// The codes of a brief that cannot be read.
+pub(crate) const INPUT: crate::input_file::Codes = crate::input_file::Codes {
+    unreadable: BRIEF_UNREADABLE,
+    not_a_file: BRIEF_NOT_A_FILE,
+    too_large: BRIEF_TOO_LARGE,
+};

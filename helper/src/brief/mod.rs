@@ -8,6 +8,7 @@ pub(crate) mod code;
 pub(crate) use cli::Command;
 
 use std::io::{self, Write};
+use std::path::Path;
 
 use serde::Serialize;
 
@@ -146,15 +147,29 @@ impl Brief {
     }
 }
 
+/// The most bytes a brief may have; briefs are a few kilobytes.
+pub(crate) const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The text of the brief at `path` (invalid UTF-8 replaced: the checks
+/// point at what it breaks), for `brief validate` and `profile resolve
+/// --brief` alike.
+pub(crate) fn read(path: &Path) -> Result<String, crate::input_file::InputError> {
+    let bytes = crate::input_file::read(path, MAX_FILE_BYTES)?;
+    Ok(match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    })
+}
+
 /// `brief validate`: 0 valid, 1 not, 2 unreadable (or the error writing
 /// the report).
 pub(crate) fn validate(args: &cli::ValidateArgs, out: &mut impl Write) -> io::Result<u8> {
     let (path, soft, json) = (&args.brief, args.soft, args.json);
-    let source = match std::fs::read(path) {
-        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+    let source = match read(path) {
+        Ok(text) => text,
         Err(e) => {
             crate::problem::eprint_all(&[Problem::new(
-                code::BRIEF_UNREADABLE,
+                e.code(code::INPUT),
                 format!("cannot read {}: {e}", path.display()),
             )]);
             return Ok(exit::CANNOT_CHECK);

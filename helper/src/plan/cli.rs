@@ -28,6 +28,10 @@ pub(crate) enum Command {
     /// manifests_synthesized, errors[], warnings[]}`, each problem
     /// `{code, severity, message, file, line, step}`.
     ///
+    /// A path that is not a regular file (a directory, FIFO or device) is
+    /// refused with PLAN_NOT_A_FILE, a file over 16 MiB with PLAN_TOO_LARGE,
+    /// both unread; every reader of a plan does the same.
+    ///
     /// Exit status: 0 READY, 1 FAIL, 2 the file cannot be read.
     Validate(ValidateArgs),
     /// Print the parsed plan: every step, field, manifest, session and

@@ -4,6 +4,8 @@
 
 crate::problem::codes! {
     PLAN_UNREADABLE => "the plan file cannot be read",
+    PLAN_NOT_A_FILE => "the plan path names a directory, FIFO, device or socket, not a regular file",
+    PLAN_TOO_LARGE => "the plan file is larger than the helper reads (16 MiB)",
     PLAN_UNRECOGNIZED_FORMAT => "neither a trekplan nor a session spec",
     PLAN_FORBIDDEN_HEADING => "a step-like heading in another form than `### Step N: description`",
     PLAN_FRONT_MATTER => "the YAML front matter does not parse",
@@ -33,3 +35,10 @@ crate::problem::codes! {
     NO_VERIFICATION_SECTION => "a trekplan has no `## Verification` (warning; the criteria runner will fail)",
     NO_CRITERIA => "`## Verification` declares no criterion the runner reads (warning)",
 }
+
+/// The codes of a plan file that cannot be read.
+pub(crate) const INPUT: crate::input_file::Codes = crate::input_file::Codes {
+    unreadable: PLAN_UNREADABLE,
+    not_a_file: PLAN_NOT_A_FILE,
+    too_large: PLAN_TOO_LARGE,
+};

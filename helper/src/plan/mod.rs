@@ -44,7 +44,7 @@ pub(crate) enum PlanLoadError {
     #[error("cannot read {path}: {source}")]
     Read {
         path: String,
-        source: std::io::Error,
+        source: crate::input_file::InputError,
     },
     /// Neither a trekplan nor a session spec; the problems say what was seen.
     #[error("{path}: unrecognised plan format")]
@@ -57,20 +57,25 @@ pub(crate) enum PlanLoadError {
 impl crate::problem::Coded for PlanLoadError {
     fn code(&self) -> &'static str {
         match self {
-            Self::Read { .. } => code::PLAN_UNREADABLE,
+            Self::Read { source, .. } => source.code(code::INPUT),
             Self::Unrecognized { .. } => code::PLAN_UNRECOGNIZED_FORMAT,
         }
     }
 }
 
+/// The most bytes a plan file may have. The largest plans seen are well
+/// under a megabyte; parsing one this size takes about a second.
+pub(crate) const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
 /// Reads and parses the plan at `path`. Invalid UTF-8 is replaced, never an
 /// error: the problems will point at what it breaks.
 pub(crate) fn load(path: &Path) -> Result<Plan, PlanLoadError> {
     let shown = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| PlanLoadError::Read {
-        path: shown.clone(),
-        source,
-    })?;
+    let bytes =
+        crate::input_file::read(path, MAX_FILE_BYTES).map_err(|source| PlanLoadError::Read {
+            path: shown.clone(),
+            source,
+        })?;
     // Checking valid UTF-8 is several times faster than the lossy decoder
     // walking it in chunks, and a plan nearly always is valid.
     let source = match std::str::from_utf8(&bytes) {

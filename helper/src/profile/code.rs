@@ -13,3 +13,11 @@ crate::problem::codes! {
     PROFILE_UNREADABLE => "a profile file cannot be read",
     PROFILE_BRIEF_UNREADABLE => "the --brief file cannot be read",
 }
+
+/// The codes of a profile file that cannot be read. Only regular files are
+/// candidates, so one that is something else was swapped in: unreadable.
+pub(crate) const INPUT: crate::input_file::Codes = crate::input_file::Codes {
+    unreadable: PROFILE_UNREADABLE,
+    not_a_file: PROFILE_UNREADABLE,
+    too_large: PROFILE_TOO_LARGE,
+};

@@ -3,7 +3,6 @@
 //! phases a file leaves out come from the built-in it `extends` (premium by
 //! default).
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -70,20 +69,12 @@ pub(super) fn load(
     else {
         return Ok(None);
     };
-    let too_big = fs::metadata(&path)
-        .map(|m| m.len() > MAX_FILE_BYTES)
-        .unwrap_or(false);
-    if too_big {
-        return Err(vec![
-            Problem::new(
-                code::PROFILE_TOO_LARGE,
-                format!("larger than {MAX_FILE_BYTES} bytes"),
-            )
-            .in_file(&path),
-        ]);
-    }
-    let text = fs::read_to_string(&path).map_err(|e| {
-        vec![Problem::new(code::PROFILE_UNREADABLE, format!("cannot read: {e}")).in_file(&path)]
+    let text = crate::input_file::read_to_string(&path, MAX_FILE_BYTES).map_err(|e| {
+        let message = match e {
+            crate::input_file::InputError::TooLarge { .. } => e.to_string(),
+            _ => format!("cannot read: {e}"),
+        };
+        vec![Problem::new(e.code(code::INPUT), message).in_file(&path)]
     })?;
     parse(name, &text, &path.display().to_string())
         .map(Some)

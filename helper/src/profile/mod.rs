@@ -18,7 +18,6 @@ pub(crate) use cli::Command;
 pub use custom::{check_name, parse};
 pub use model::PHASES;
 
-use std::fs;
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -104,7 +103,7 @@ pub(crate) fn execute(
     let signals = match &options.brief {
         None => None,
         Some(path) => {
-            let text = match fs::read_to_string(path) {
+            let text = match crate::brief::read(path) {
                 Ok(t) => t,
                 Err(e) => {
                     return Ok(fail(

@@ -16,7 +16,12 @@ pub(super) fn validate_file(path: &Path) -> ValidationReport {
         Err(e) => {
             let unreadable = e.missing
                 || e.problems.iter().any(|p| {
-                    p.code == code::PROGRESS_UNREADABLE || p.code == code::PROGRESS_TOO_LARGE
+                    [
+                        code::PROGRESS_UNREADABLE,
+                        code::PROGRESS_NOT_A_FILE,
+                        code::PROGRESS_TOO_LARGE,
+                    ]
+                    .contains(&p.code)
                 });
             let mut report = ValidationReport::new(path, e.problems);
             report.unreadable = unreadable;

@@ -133,7 +133,8 @@ pub(crate) enum Command {
     /// Codes: PROGRESS_NOT_JSON, PROGRESS_NOT_OBJECT, PROGRESS_MISSING_KEY,
     /// PROGRESS_BAD_STATUS, PROGRESS_BAD_BUDGET, PROGRESS_BAD_ATTEMPTS,
     /// PROGRESS_BAD_STEP_KEY, PROGRESS_BAD_VERSION, PROGRESS_BAD_VALUE,
-    /// PROGRESS_NOT_FOUND, PROGRESS_UNREADABLE.
+    /// PROGRESS_NOT_FOUND, PROGRESS_UNREADABLE, PROGRESS_NOT_A_FILE (a
+    /// directory, FIFO or device), PROGRESS_TOO_LARGE (over 16 MiB).
     ///
     /// Exit status: 0 valid, 1 problems found, 2 missing or unreadable.
     #[command(verbatim_doc_comment)]

@@ -4,7 +4,8 @@ crate::problem::codes! {
     PROGRESS_NO_TARGET => "no --file, --project or --plan says which progress file",
     PROGRESS_NOT_FOUND => "there is no progress file where it was looked for",
     PROGRESS_UNREADABLE => "the progress file cannot be read",
-    PROGRESS_TOO_LARGE => "the progress file is larger than the helper reads",
+    PROGRESS_TOO_LARGE => "the progress file is larger than the helper reads (16 MiB)",
+    PROGRESS_NOT_A_FILE => "the progress path names a directory, FIFO, device or socket, not a regular file",
     PROGRESS_NOT_JSON => "the file, or a JSON flag's value, is not JSON of the right kind",
     PROGRESS_NOT_OBJECT => "the progress file is not a JSON object",
     PROGRESS_MISSING_KEY => "the progress file lacks a required key",
@@ -24,3 +25,10 @@ crate::problem::codes! {
     PROGRESS_MANIFEST_FAILED => "a step whose manifest audit failed cannot be completed (Hard rule 17)",
     PROGRESS_INCOMPLETE => "the run cannot be completed while steps are not",
 }
+
+/// The codes of a progress file that cannot be read.
+pub(crate) const INPUT: crate::input_file::Codes = crate::input_file::Codes {
+    unreadable: PROGRESS_UNREADABLE,
+    not_a_file: PROGRESS_NOT_A_FILE,
+    too_large: PROGRESS_TOO_LARGE,
+};

@@ -2,8 +2,6 @@
 //! ways: a file that does not validate is never modified, and a document
 //! that would not validate is never written.
 
-use std::fs;
-use std::io::ErrorKind;
 use std::path::Path;
 
 use serde::Deserialize;
@@ -14,6 +12,7 @@ use super::code;
 use super::model::Progress;
 use crate::atomic_file::write_atomic;
 use crate::exit;
+use crate::input_file::InputError;
 use crate::problem::Coded;
 use crate::problem::Problem;
 use crate::schema;
@@ -36,27 +35,9 @@ pub(super) fn load(path: &Path) -> Result<Progress, LoadError> {
         missing,
         problems: problems.into_iter().map(|p| p.in_file(path)).collect(),
     };
-    match fs::metadata(path) {
-        Ok(meta) if meta.len() > MAX_FILE_BYTES => {
-            return Err(fail(
-                false,
-                vec![Problem::new(
-                    code::PROGRESS_TOO_LARGE,
-                    format!("larger than {MAX_FILE_BYTES} bytes"),
-                )],
-            ));
-        }
-        Ok(meta) if meta.is_dir() => {
-            return Err(fail(
-                false,
-                vec![Problem::new(code::PROGRESS_UNREADABLE, "is a directory")],
-            ));
-        }
-        _ => {}
-    }
-    let text = match fs::read_to_string(path) {
+    let text = match crate::input_file::read_to_string(path, MAX_FILE_BYTES) {
         Ok(text) => text,
-        Err(e) if e.kind() == ErrorKind::NotFound => {
+        Err(InputError::NotFound(_)) => {
             return Err(fail(
                 true,
                 vec![Problem::new(
@@ -65,13 +46,19 @@ pub(super) fn load(path: &Path) -> Result<Progress, LoadError> {
                 )],
             ));
         }
-        Err(e) => {
+        Err(e @ InputError::Unreadable(_)) => {
             return Err(fail(
                 false,
                 vec![Problem::new(
-                    code::PROGRESS_UNREADABLE,
+                    code::INPUT.unreadable,
                     format!("cannot read: {e}"),
                 )],
+            ));
+        }
+        Err(e) => {
+            return Err(fail(
+                false,
+                vec![Problem::new(e.code(code::INPUT), e.to_string())],
             ));
         }
     };

@@ -41,7 +41,9 @@ use super::{Input, Options, current_dir, execute, read_stdin};
 ///     TAIL: <line>                last line with content (max 400 chars)
 ///     REASON: <text>              only with STATUS: error
 ///
-/// Refused input prints only RESULT, STATUS: error and REASON. Exit codes
+/// Refused input prints only RESULT, STATUS: error and REASON (a `cwd:`
+/// that does not exist: `working directory missing: <path>`; one that is a
+/// file: `cwd is not a directory: <path>`). Exit codes
 /// 126 and 127 are reported as STATUS: error ("command not found or not
 /// executable"). On timeout, or if this process gets SIGINT, SIGTERM or
 /// SIGHUP, the command's whole process group gets SIGTERM, 2 s of grace, then

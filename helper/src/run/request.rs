@@ -55,6 +55,8 @@ pub enum RequestError {
     EmptyCwd,
     #[error("working directory missing: {}", .0.display())]
     CwdMissing(PathBuf),
+    #[error("cwd is not a directory: {}", .0.display())]
+    CwdNotADirectory(PathBuf),
     #[error("invalid timeout: {0}")]
     InvalidTimeout(String),
     #[error("invalid timeout: {0} (more than {MAX_TIMEOUT_SECS} seconds)")]
@@ -78,8 +80,10 @@ impl Request {
             Some(c) if c.is_empty() => return Err(RequestError::EmptyCwd),
             Some(c) => glue(pwd, c),
         };
-        if !cwd.is_dir() {
-            return Err(RequestError::CwdMissing(cwd));
+        match std::fs::metadata(&cwd) {
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => return Err(RequestError::CwdNotADirectory(cwd)),
+            Err(_) => return Err(RequestError::CwdMissing(cwd)),
         }
         let timeout_secs = match &labels.timeout {
             None => DEFAULT_TIMEOUT_SECS,

@@ -93,3 +93,92 @@ pub(crate) fn judge_path(path: &str, ctx: &Context) -> Judgement {
     }
     scanner.judgement
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scan::finding::Decision;
+
+    fn rules(judgement: &Judgement) -> Vec<&'static str> {
+        judgement.findings.iter().map(|f| f.rule.id).collect()
+    }
+
+    /// `case` nested 25 deep, each item's body the next `case` and no `;;`
+    /// before `esac` (valid bash). brush-parser once parsed each body twice,
+    /// so this took longer than the watchdog and came back unscannable; it
+    /// must be judged like any other command (the time is benches' business,
+    /// scripts/bench.sh figure 15).
+    #[test]
+    fn nested_case_is_judged_not_timed_out() {
+        let nest = |inner: &str| {
+            (0..25).fold(inner.to_owned(), |body, _| {
+                format!("case a in a) {body}\nesac")
+            })
+        };
+        let ctx = Context::default();
+        assert_eq!(
+            judge_command(&nest("echo x"), &ctx).decision(),
+            Decision::Allow
+        );
+        let judged = judge_command(&nest("rm -rf /"), &ctx);
+        assert!(rules(&judged).contains(&"rm-recursive-force"), "{judged:?}");
+        assert!(!rules(&judged).contains(&"unscannable"), "{judged:?}");
+    }
+
+    /// The `case` grammar after the parser's token rewrite (`parse.rs`):
+    /// only the last item may lack its `;;`, and every item's body is judged.
+    #[test]
+    fn case_items_are_read_as_bash_reads_them() {
+        let ctx = Context::default();
+        for (command, rule) in [
+            (
+                "case x in a) echo;; b) rm -rf /\nesac",
+                "rm-recursive-force",
+            ),
+            (
+                "case x in (a) ;; (b) rm -rf / ;;& c) echo ;& esac",
+                "rm-recursive-force",
+            ),
+            ("case x in a) rm -rf /\nb) echo;; esac", "unscannable"),
+            ("case x in a) echo\nb) echo\nesac", "unscannable"),
+        ] {
+            let judged = judge_command(command, &ctx);
+            assert!(
+                rules(&judged).contains(&rule),
+                "{command}: {:?}",
+                rules(&judged)
+            );
+        }
+        for command in [
+            "case x in esac",
+            "case x in a) esac",
+            "case x in a|b) echo\n;;\nesac",
+        ] {
+            assert_eq!(
+                judge_command(command, &ctx).decision(),
+                Decision::Allow,
+                "{command}"
+            );
+        }
+    }
+
+    /// A 1 MB command line: half a million words, then the dangerous part.
+    #[test]
+    fn a_megabyte_command_is_judged_whole() {
+        let words = "a ".repeat(512 * 1024);
+        let ctx = Context::default();
+        let judged = judge_command(&format!("echo {words}"), &ctx);
+        assert_eq!(judged.decision(), Decision::Allow, "{:?}", rules(&judged));
+        let judged = judge_command(&format!("echo {words}&& rm -rf /"), &ctx);
+        assert!(
+            rules(&judged).contains(&"rm-recursive-force"),
+            "{:?}",
+            rules(&judged)
+        );
+        assert!(
+            !rules(&judged).contains(&"unscannable"),
+            "{:?}",
+            rules(&judged)
+        );
+    }
+}

@@ -112,6 +112,12 @@ impl Scanner<'_> {
 
     fn expand_one(&mut self, raw: &str) -> Vec<Arg> {
         let mut builder = Builder::new();
+        if is_plain(raw) {
+            // What brush-parser's word parser would return (one text piece,
+            // no glob), without its cost: most words of a long line are such.
+            builder.known(raw);
+            return builder.finish();
+        }
         match parse_word(raw) {
             Some(pieces) => self.pieces(raw, &pieces, false, &mut builder),
             None => self.unparsable_word(raw, &mut builder),
@@ -296,6 +302,16 @@ impl Scanner<'_> {
             }
         }
     }
+}
+
+/// A word of characters that mean nothing to bash's word expansion (no
+/// quote, escape, `$`, backquote, tilde, brace, glob or blank): its one field
+/// is its text.
+fn is_plain(raw: &str) -> bool {
+    !raw.is_empty()
+        && raw
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_./,:=@%+-".contains(&b))
 }
 
 /// brush-parser's word parser, or `None` where it fails or would panic:
@@ -515,6 +531,34 @@ mod tests {
         let f = fields(word);
         assert_eq!(f.len(), 1, "{word}: {f:?}");
         f.into_iter().next().map(|(t, _)| t).unwrap_or_default()
+    }
+
+    /// The shortcut for plain words gives what the word parser gives.
+    #[test]
+    fn plain_words_expand_as_the_parser_would() {
+        let ctx = Context::default();
+        for word in [
+            "a",
+            "rm",
+            "-rf",
+            "/",
+            "a=b",
+            "x.y/z,w:1@2%3+4",
+            "--force-with-lease=x",
+            "_",
+        ] {
+            assert!(is_plain(word), "{word}");
+            let mut scanner = Scanner::new(&ctx);
+            let mut builder = Builder::new();
+            let pieces = parse_word(word).unwrap_or_default();
+            scanner.pieces(word, &pieces, false, &mut builder);
+            assert_eq!(scanner.expand(word), builder.finish(), "{word}");
+        }
+        for word in [
+            "", "~", "a*", "[a]", "{a,b}", "$x", "'a'", "a\\b", "a b", "a`b`", "!x", "#x",
+        ] {
+            assert!(!is_plain(word), "{word}");
+        }
     }
 
     #[test]

@@ -3,14 +3,14 @@
 //! exists, that the two agree (producer `trekexecute`, the same instant,
 //! project and status).
 
-use std::fs;
 use std::path::Path;
 
 use serde_json::Value;
 
-use super::CODES;
 use super::code;
 use super::session_state::{PRODUCER, PROMPT_FILE, PromptFrontMatter};
+use super::{CODES, MAX_DOCUMENT_BYTES};
+use crate::input_file;
 use crate::problem::Problem;
 use crate::schema;
 use crate::validation::ValidationReport;
@@ -18,19 +18,22 @@ use crate::yaml::front_matter;
 
 /// Validates the state file at `path` (and its sibling prompt, if present).
 pub(super) fn validate_file(path: &Path) -> ValidationReport {
-    let text = match fs::read_to_string(path) {
+    let text = match input_file::read_to_string(path, MAX_DOCUMENT_BYTES) {
         Ok(text) => text,
         Err(e) => {
-            return ValidationReport::unreadable(
-                path,
-                Problem::new(code::STATE_UNREADABLE, format!("cannot read: {e}")),
-            );
+            let message = match e {
+                input_file::InputError::NotFound(_) | input_file::InputError::Unreadable(_) => {
+                    format!("cannot read: {e}")
+                }
+                _ => e.to_string(),
+            };
+            return ValidationReport::unreadable(path, Problem::new(e.code(code::INPUT), message));
         }
     };
     let mut problems = validate_text(&text);
     if problems.is_empty() {
         let prompt = path.with_file_name(PROMPT_FILE);
-        if let Ok(prompt_text) = fs::read_to_string(&prompt) {
+        if let Ok(prompt_text) = input_file::read_to_string(&prompt, MAX_DOCUMENT_BYTES) {
             let value: Value = serde_json::from_str(&text).unwrap_or_default();
             problems.extend(check_prompt(&value, &prompt_text).into_iter().map(|p| {
                 if p.file.is_none() {

@@ -89,7 +89,9 @@ pub(crate) enum Command {
     /// Codes: STATE_NOT_JSON, STATE_NOT_OBJECT, STATE_MISSING_KEY,
     /// STATE_BAD_VERSION, STATE_BAD_STATUS, STATE_BAD_TIME, STATE_BAD_VALUE,
     /// STATE_PROMPT_NO_FRONT_MATTER, STATE_PROMPT_BAD_FRONT_MATTER,
-    /// STATE_PROMPT_PRODUCER, STATE_PAIR_MISMATCH, STATE_UNREADABLE.
+    /// STATE_PROMPT_PRODUCER, STATE_PAIR_MISMATCH, STATE_UNREADABLE,
+    /// STATE_NOT_A_FILE (a directory, FIFO or device), STATE_TOO_LARGE (over
+    /// 64 MiB).
     ///
     /// Exit status: 0 valid, 1 problems found, 2 unreadable.
     #[command(verbatim_doc_comment)]

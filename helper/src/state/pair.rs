@@ -32,12 +32,9 @@ pub(super) fn write_pair(
     let (state_path, prompt_path) = SessionState::paths(project_dir);
     let io_err = |e: AtomicWriteError| (exit::CANNOT_CHECK, e.problem());
 
-    let old_prompt = match fs::read(&prompt_path) {
-        Ok(bytes) => Some(bytes),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        // A prompt path we cannot read (e.g. a directory): staging fails below.
-        Err(_) => None,
-    };
+    // Missing, or a path we cannot read (e.g. a directory): staging fails
+    // below.
+    let old_prompt = crate::input_file::read(&prompt_path, super::MAX_DOCUMENT_BYTES).ok();
     let staged_prompt =
         atomic_file::stage(&prompt_path, state.prompt().as_bytes()).map_err(io_err)?;
     let staged_state = atomic_file::stage(&state_path, &state.to_json_bytes()).map_err(io_err)?;

@@ -40,7 +40,11 @@ use crate::run::read_stdin;
 /// "fails", "exit code 3" and the like against the exit code; anything that
 /// needs reading (why a test fails, "without warnings") is `undecided - ...`
 /// for the model to judge. Input errors print `VERDICT: ERROR (exit -, -)`
-/// and a SUMMARY saying what is missing.
+/// and a SUMMARY saying what is missing or wrong: `log not found: <path>`,
+/// `log is a directory: <path>`, `log is a FIFO, not a regular file:
+/// <path>` (and the same for a device or socket). A log holding NUL bytes
+/// is binary: without a recognised aggregate line its SUMMARY is `(the log
+/// is binary, not text)`, never raw bytes.
 ///
 /// Exit status: 0 PASS, 1 FAIL or TIMEOUT, 2 ERROR.
 #[derive(Debug, clap::Args)]

@@ -3,7 +3,9 @@
 //! A log may be a gigabyte, or one enormous line. Lines are cut at
 //! [`MAX_LINE_BYTES`] (the rest of such a line is skipped, never buffered),
 //! decoded lossily, stripped of ANSI escape sequences (runners forced into
-//! colour still parse), of a trailing CR and of trailing whitespace.
+//! colour still parse), of a trailing CR and of trailing whitespace. A NUL
+//! byte anywhere marks the log as binary: text logs never hold one, and the
+//! reply then says so rather than quote raw bytes.
 
 use std::io::{self, Read};
 
@@ -12,11 +14,13 @@ use crate::ansi::clean;
 /// The longest line kept, in bytes; recognisers never need more.
 pub const MAX_LINE_BYTES: usize = 4096;
 
-/// Calls `each` with every line of `reader`, cleaned, and its 1-based number.
+/// Calls `each` with every line of `reader`, cleaned, and its 1-based
+/// number; returns whether the log held a NUL byte (is binary).
 pub(super) fn for_each_line(
     mut reader: impl Read,
     mut each: impl FnMut(&str, u64),
-) -> io::Result<()> {
+) -> io::Result<bool> {
+    let mut binary = false;
     let mut buf = vec![0u8; 64 * 1024];
     let mut line: Vec<u8> = Vec::with_capacity(256);
     let mut number = 0u64;
@@ -28,6 +32,7 @@ pub(super) fn for_each_line(
             Err(e) => return Err(e),
         };
         let mut rest = buf.get(..n).unwrap_or_default();
+        binary = binary || memchr::memchr(0, rest).is_some();
         while let Some(nl) = memchr::memchr(b'\n', rest) {
             push_bounded(&mut line, rest.get(..nl).unwrap_or_default());
             number += 1;
@@ -41,7 +46,7 @@ pub(super) fn for_each_line(
         number += 1;
         each(&clean(&line), number);
     }
-    Ok(())
+    Ok(binary)
 }
 
 fn push_bounded(line: &mut Vec<u8>, bytes: &[u8]) {
@@ -67,6 +72,8 @@ mod tests {
         );
         assert_eq!(lines(b""), vec![]);
         assert_eq!(lines(b"\n"), vec![(String::new(), 1)]);
+        assert!(!for_each_line(&b"text\n"[..], |_, _| ()).unwrap());
+        assert!(for_each_line(&b"ELF\0\x01\n"[..], |_, _| ()).unwrap());
     }
 
     #[test]

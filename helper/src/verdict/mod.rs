@@ -22,7 +22,6 @@ pub use lines::MAX_LINE_BYTES;
 pub use reply::MAX_LINES;
 pub use runners::{Findings, scan};
 
-use std::fs::File;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
@@ -99,14 +98,32 @@ pub(crate) fn execute(options: &Options, out: &mut impl Write) -> io::Result<u8>
     })
 }
 
+/// The summary of a log that holds NUL bytes, when no runner's aggregate
+/// line was recognised in it.
+const BINARY_LOG: &str = "(the log is binary, not text)";
+
+/// Why the log could not be opened, as the reply's summary says it.
+fn unopenable(log: &std::path::Path, e: &crate::input_file::InputError) -> String {
+    use crate::input_file::InputError;
+    let shown = log.display();
+    match e {
+        InputError::NotFound(_) => format!("log not found: {shown}"),
+        // "log is a directory: …", "log is a FIFO, not a regular file: …"
+        InputError::NotRegular(_) => format!("log {e}: {shown}"),
+        InputError::Unreadable(_) | InputError::TooLarge { .. } => {
+            format!("cannot read log: {shown}: {e}")
+        }
+    }
+}
+
 /// The reply for `input` (reads the log it names).
 pub fn build(input: &Input) -> Reply {
     let Some(log) = input.log.as_ref().filter(|l| !l.as_os_str().is_empty()) else {
         return Reply::input_error("missing log:".into());
     };
-    let file = match File::open(log) {
-        Ok(f) if log.is_file() => f,
-        _ => return Reply::input_error(format!("log not found: {}", log.display())),
+    let file = match crate::input_file::open(log) {
+        Ok(f) => f,
+        Err(e) => return Reply::input_error(unopenable(log, &e)),
     };
     let exit_code = match input.exit.as_deref().map(str::trim) {
         None | Some("") => return Reply::input_error("missing exit:".into()),
@@ -136,10 +153,15 @@ pub fn build(input: &Input) -> Reply {
         RunKind::TimedOut => Verdict::Timeout,
         RunKind::Error => Verdict::Error,
     };
-    let last_line = findings
-        .last_line
-        .clone()
-        .unwrap_or_else(|| "(the log is empty)".into());
+    // A binary log's last "line" is raw bytes; name what it is instead.
+    let last_line = if findings.binary {
+        BINARY_LOG.into()
+    } else {
+        findings
+            .last_line
+            .clone()
+            .unwrap_or_else(|| "(the log is empty)".into())
+    };
     let summary = match kind {
         RunKind::Error => input
             .reason

@@ -25,8 +25,11 @@ pub(crate) enum Command {
     ///
     /// Problems print as `error[CODE]: message (file:line)`, unknown keys as
     /// warnings. `--json` prints `{file, valid, goal, steps, errors[],
-    /// warnings[]}`. Exit status: 0 valid, 2 invalid or unreadable (as
-    /// `workflow run` exits on such a file), 1 a malformed --var.
+    /// warnings[]}`. A workflow path (or a nested reference) that is not a
+    /// regular file is refused with WORKFLOW_NOT_A_FILE, a file over 16 MiB
+    /// with WORKFLOW_TOO_LARGE. Exit status: 0 valid, 2 invalid or
+    /// unreadable (as `workflow run` exits on such a file), 1 a malformed
+    /// --var.
     Validate(ValidateArgs),
 }
 

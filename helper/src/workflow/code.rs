@@ -2,6 +2,8 @@
 
 crate::problem::codes! {
     WORKFLOW_UNREADABLE => "the workflow file cannot be read",
+    WORKFLOW_NOT_A_FILE => "the workflow path names a directory, FIFO, device or socket, not a regular file",
+    WORKFLOW_TOO_LARGE => "the workflow file is larger than the helper reads (16 MiB)",
     WORKFLOW_YAML_SYNTAX => "the workflow file is not valid YAML",
     WORKFLOW_NOT_A_MAPPING => "the workflow, or a step, is not a YAML mapping",
     WORKFLOW_MISSING_FIELD => "a required field (goal, steps, a step's name or kind) is missing",
@@ -41,3 +43,10 @@ crate::problem::codes! {
     WORKFLOW_JUDGE_FAILED => "the judge rejected every attempt",
     WORKFLOW_HEALING_EXHAUSTED => "self-healing ran out of attempts",
 }
+
+/// The codes of a workflow file that cannot be read.
+pub(crate) const INPUT: crate::input_file::Codes = crate::input_file::Codes {
+    unreadable: WORKFLOW_UNREADABLE,
+    not_a_file: WORKFLOW_NOT_A_FILE,
+    too_large: WORKFLOW_TOO_LARGE,
+};

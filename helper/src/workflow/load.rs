@@ -62,6 +62,11 @@ const STEP_KEYS: &[&str] = &[
 /// The model Executant's loader stores on a prompt step without `model:`.
 pub(super) const DEFAULT_MODEL: &str = "sonnet";
 
+/// The most bytes a workflow file (or one it references) may have, and a
+/// step's `context:` file. Workflows are a few kilobytes; the cap is there
+/// so a wrong path costs a refusal, not the machine's memory.
+pub(super) const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
 /// A loaded workflow and what the loader had to say about it.
 #[derive(Debug, Clone)]
 pub struct Loaded {
@@ -72,9 +77,9 @@ pub struct Loaded {
 /// Reads and loads the workflow file at `path`, with `given` vars (from
 /// `--var`, or from the `vars:` of the step that references it).
 pub(super) fn load_file(path: &Path, given: &[(String, String)]) -> Result<Loaded, Problem> {
-    let source = std::fs::read_to_string(path).map_err(|e| {
+    let source = crate::input_file::read_to_string(path, MAX_FILE_BYTES).map_err(|e| {
         Problem::new(
-            code::WORKFLOW_UNREADABLE,
+            e.code(code::INPUT),
             format!("cannot read the workflow file: {e}"),
         )
         .in_file(path)

@@ -53,7 +53,11 @@ pub(super) fn with_context(task: &PromptTask) -> Result<String, StepError> {
     }
     let mut out = String::new();
     for path in &task.context_files {
-        let text = std::fs::read_to_string(path).map_err(|e| {
+        let text = crate::input_file::read_to_string(
+            std::path::Path::new(path),
+            super::load::MAX_FILE_BYTES,
+        )
+        .map_err(|e| {
             StepError::Failed(Failure::failed(
                 code::WORKFLOW_CONTEXT_UNREADABLE,
                 format!(

@@ -11,6 +11,7 @@ mod common;
 mod areas;
 mod gate;
 mod hook_input;
+mod input_limits;
 mod output_errors;
 mod plan;
 mod plan_fixtures;

@@ -655,7 +655,7 @@ fn a_directory_in_the_way_is_exit_2() {
     fs::create_dir(case.path().join("p.json")).unwrap();
     let ran = step(&case, "1", "in_progress", &[]);
     assert_eq!(ran.status, 2);
-    assert!(ran.stderr.contains("PROGRESS_UNREADABLE"), "{}", ran.stderr);
+    assert!(ran.stderr.contains("PROGRESS_NOT_A_FILE"), "{}", ran.stderr);
 }
 
 #[test]

@@ -156,6 +156,10 @@ fn every_validation_rule_and_its_reason() {
         "command: true\ncwd: /no/such/dir\n",
         "working directory missing: /no/such/dir",
     );
+    pre_launch(
+        "command: true\ncwd: /dev/null\n",
+        "cwd is not a directory: /dev/null",
+    );
     for bad in ["0", "-1", "abc", "05", "1.5", ""] {
         pre_launch(
             &format!("command: true\ntimeout: {bad}\n"),

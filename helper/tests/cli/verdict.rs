@@ -160,7 +160,7 @@ fn input_errors_read_nothing_and_print_no_log_line() {
         ),
         (&[], "log: /no/such.log\n", "log not found: /no/such.log"),
         (&["--exit", "1"], "", "missing log:"),
-        (&["--log", "/", "--exit", "1"], "", "log not found: /"),
+        (&["--log", "/", "--exit", "1"], "", "log is a directory: /"),
     ];
     for (args, stdin, summary) in cases {
         let ran = verdict(args, stdin);

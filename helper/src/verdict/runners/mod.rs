@@ -32,6 +32,8 @@ pub struct Findings {
     pub failures: FailureList,
     /// The last non-empty line, the fallback summary.
     pub last_line: Option<String>,
+    /// The log held a NUL byte: binary, not text.
+    pub binary: bool,
 }
 
 /// All recognisers, most specific first (ties in [`pick`] go to the first).
@@ -56,7 +58,7 @@ fn all() -> Vec<Box<dyn Recognizer>> {
 pub fn scan(log: impl Read) -> io::Result<Findings> {
     let mut recognizers = all();
     let mut last_line = String::new();
-    for_each_line(log, |line, number| {
+    let binary = for_each_line(log, |line, number| {
         for r in &mut recognizers {
             r.feed(line, number);
         }
@@ -71,6 +73,7 @@ pub fn scan(log: impl Read) -> io::Result<Findings> {
         summary: chosen.and_then(|r| r.summary()).map(|s| s.text.clone()),
         failures: chosen.map(|r| r.failures().clone()).unwrap_or_default(),
         last_line: (!last_line.is_empty()).then_some(last_line),
+        binary,
     })
 }
 
