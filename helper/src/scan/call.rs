@@ -81,7 +81,10 @@ impl Scanner<'_> {
         };
         match program(first) {
             Program::Named(name) => self.named(&name, argv, args, stdin),
-            Program::Local => Flow::unknown(),
+            Program::Local => {
+                self.run_download(first, argv, "runs it");
+                Flow::unknown()
+            }
             Program::Computed => self.computed(argv, args, stdin),
         }
     }
@@ -129,6 +132,11 @@ impl Scanner<'_> {
             "cd" | "pushd" => self.change_dir(args),
             _ => {}
         }
+        if DOWNLOADERS.contains(&name) {
+            for file in download_files(name, args) {
+                self.note_download(&file);
+            }
+        }
         if let Some(detail) = network_shell(name, args) {
             self.report(&rule::DOWNLOAD_TO_SHELL, argv, detail);
         }
@@ -152,6 +160,9 @@ impl Scanner<'_> {
                 ..Taint::default()
             }),
             "base64" | "base32" | "basenc" | "uudecode" => Flow::tainted(decode),
+            // `rev` and `tr` undo a reversed or rotated command; what they
+            // read may itself be a download, which still counts as one.
+            "rev" | "tr" => Flow::tainted(decode.union(stdin.taint)),
             "xxd" if has(&["-r", "-revert", "-rp", "-r -p"]) => Flow::tainted(decode),
             "openssl" | "gpg" | "gpg2"
                 if has(&["-d", "-decrypt", "--decrypt", "-a", "-base64"]) =>
@@ -232,6 +243,34 @@ impl Scanner<'_> {
         self.nested(&text, via, stdin)
     }
 
+    /// Remembers that a downloader wrote `path`.
+    pub(super) fn note_download(&mut self, path: &str) {
+        let path = same_file(path);
+        if !matches!(path, "" | "-")
+            && !path.starts_with("/dev/")
+            && !self.downloaded.iter().any(|d| d == path)
+        {
+            self.downloaded.push(path.to_owned());
+        }
+    }
+
+    /// Blocks running `file` when a downloader wrote it earlier in the
+    /// command (`curl -o f URL && sh f`): the same as piping it in.
+    fn run_download(&mut self, file: &Arg, argv: &[Arg], what: &str) -> bool {
+        let Some(path) = file.exact_text().map(same_file) else {
+            return false;
+        };
+        let fetched = self.downloaded.iter().any(|d| d == path);
+        if fetched {
+            self.report(
+                &rule::DOWNLOAD_TO_SHELL,
+                argv,
+                format!("{path} was just downloaded and this {what}"),
+            );
+        }
+        fetched
+    }
+
     /// Blocks `taint` from a download or decoder reaching code.
     fn refuse_hostile(&mut self, taint: Taint, words: &[Arg], what: &str) -> bool {
         if taint.download {
@@ -287,6 +326,9 @@ impl Scanner<'_> {
             Some(script) if !matches!(script.text.as_str(), "-" | "/dev/stdin" | "/dev/fd/0") => {
                 if let Some(code) = &script.content {
                     return self.nested(code, &format!("{name} <(...)"), &Flow::inherited());
+                }
+                if self.run_download(script, argv, "runs it as a script") {
+                    return Flow::unknown();
                 }
                 if !self.refuse_hostile(script.taint, argv, "runs it as a script")
                     && !script.exact
@@ -372,6 +414,9 @@ impl Scanner<'_> {
                 }
             }
         }
+        if let Some(script) = args.first().filter(|a| !a.text.starts_with('-')) {
+            self.run_download(script, argv, "runs it as a program");
+        }
         let code_given = args.iter().any(|a| {
             a.exact
                 && (CODE_OPTIONS.contains(&a.text.as_str())
@@ -417,7 +462,9 @@ impl Scanner<'_> {
             Some(file) => match &file.content {
                 Some(code) => self.nested(code, "source <(...)", &Flow::inherited()),
                 None => {
-                    self.refuse_hostile(file.taint, argv, "runs it as shell code");
+                    if !self.run_download(file, argv, "runs it as shell code") {
+                        self.refuse_hostile(file.taint, argv, "runs it as shell code");
+                    }
                     Flow::unknown()
                 }
             },
@@ -599,6 +646,51 @@ fn executor_run(name: &str, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Option<
     Some(Arg::derived(&command))
 }
 
+/// Whether `name` fetches from the network ([`DOWNLOADERS`]).
+pub(super) fn is_downloader(name: &str) -> bool {
+    DOWNLOADERS.contains(&name)
+}
+
+/// `./f` and `f` are the same file.
+fn same_file(path: &str) -> &str {
+    path.trim_start_matches("./")
+}
+
+/// The files a downloader's options tell it to write: curl's `-o F`,
+/// `-sSLo F`, `-oF`, `--output F`, `--output=F`, and wget's `-O F`, `-qOF`,
+/// `--output-document=F`. (`curl -O` takes the name from the URL, which is
+/// not known here.) Unknown words are skipped.
+fn download_files(name: &str, args: &[Arg]) -> Vec<String> {
+    let (short, long) = match name {
+        "wget" => ('O', "--output-document"),
+        _ => ('o', "--output"),
+    };
+    let mut files = Vec::new();
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        let Some(text) = word.exact_text() else {
+            continue;
+        };
+        let value = if text == long {
+            words.next().and_then(Arg::exact_text)
+        } else if let Some(value) = text.strip_prefix(long).and_then(|r| r.strip_prefix('=')) {
+            Some(value)
+        } else if let Some(flags) = text.strip_prefix('-').filter(|f| !f.starts_with('-')) {
+            // A bundle of one-letter flags; the output option takes the rest
+            // of the word, or the next word when it ends the bundle.
+            match flags.split_once(short) {
+                Some((_, "")) => words.next().and_then(Arg::exact_text),
+                Some((_, rest)) => Some(rest),
+                None => None,
+            }
+        } else {
+            None
+        };
+        files.extend(value.map(str::to_owned));
+    }
+    files
+}
+
 /// `python3.12` → `python`.
 fn base_name(name: &str) -> &str {
     name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.')
@@ -715,4 +807,24 @@ fn unknown_taint(words: &[Arg]) -> Option<Taint> {
         .iter()
         .any(|w| !w.exact)
         .then(|| words.iter().fold(Taint::OPAQUE, |t, w| t.union(w.taint)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn download_files_in_every_spelling() {
+        let words = |s: &str| s.split(' ').map(Arg::literal).collect::<Vec<_>>();
+        let files = |name: &str, s: &str| download_files(name, &words(s));
+        assert_eq!(files("curl", "-fsSLo i.sh URL"), ["i.sh"]);
+        assert_eq!(files("curl", "-oi.sh URL"), ["i.sh"]);
+        assert_eq!(files("curl", "--output i.sh URL"), ["i.sh"]);
+        assert_eq!(files("curl", "--output=i.sh URL"), ["i.sh"]);
+        assert_eq!(files("wget", "-qO i.sh URL"), ["i.sh"]);
+        assert_eq!(files("wget", "--output-document=i.sh URL"), ["i.sh"]);
+        assert_eq!(files("wget", "-qO- URL"), ["-"]);
+        assert!(files("curl", "-O URL").is_empty());
+        assert!(files("wget", "-o log URL").is_empty());
+    }
 }

@@ -80,10 +80,10 @@ rules! {
         "chmod with a mode that lets everyone write: 777, 666, 0777, a+w, o+rwx and the like, recursive or not.",
         "Grant only what is needed to the owner or group: chmod u+x FILE, chmod 755 DIR, chmod 644 FILE.";
     DOWNLOAD_TO_SHELL: "download-to-shell", Block, "Remote code execution",
-        "The output of curl, wget, fetch, nc or similar run as code: piped, redirected or substituted into a shell, eval, source or an interpreter.",
+        "The output of curl, wget, fetch, nc, a /dev/tcp socket or similar run as code: piped, redirected or substituted into a shell, eval, source or an interpreter, or saved to a file that the same command then runs (curl -o f URL && sh f).",
         "Download to a file, read it, then run it as a separate step: curl -fsSLo install.sh URL && less install.sh.";
     DECODE_TO_SHELL: "decode-to-shell", Block, "Obfuscated code execution",
-        "Decoded text (base64, base32, xxd -r, openssl enc -d, uudecode) run as code by a shell, eval, source or an interpreter.",
+        "Decoded text (base64, base32, xxd -r, openssl enc -d, uudecode, and rev or tr undoing a reversed or rotated command) run as code by a shell, eval, source or an interpreter.",
         "Decode into a file, read it, and run the plain command itself.";
     EVAL_EXPANSION: "eval-expansion", Block, "Code injection via eval",
         "eval whose argument contains a variable, $(...) or backticks, so the code is only known at run time.",

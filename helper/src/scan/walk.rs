@@ -249,6 +249,12 @@ impl Scanner<'_> {
                             .into_iter()
                             .next()
                             .unwrap_or_default();
+                        if is_socket(&arg.text)
+                            && let Some(fd) = fd.filter(|fd| *fd > 2)
+                            && !self.sockets.contains(&fd)
+                        {
+                            self.sockets.push(fd);
+                        }
                         match write {
                             Some(write) => Some(Redirect::Write(arg, write)),
                             None if is_socket(&arg.text) => Some(Redirect::Socket),
@@ -259,9 +265,14 @@ impl Scanner<'_> {
                     IoFileRedirectTarget::Fd(_) => None,
                     IoFileRedirectTarget::Duplicate(word) => {
                         let target = self.expand(&word.value);
+                        let socket_fd = |t: &Arg| {
+                            t.exact_text()
+                                .and_then(|n| n.parse::<i32>().ok())
+                                .is_some_and(|n| self.sockets.contains(&n))
+                        };
                         target
                             .iter()
-                            .any(|t| is_socket(&t.text))
+                            .any(|t| is_socket(&t.text) || socket_fd(t))
                             .then_some(Redirect::Socket)
                     }
                     IoFileRedirectTarget::ProcessSubstitution(kind, subshell) => match kind {
@@ -365,10 +376,12 @@ impl Scanner<'_> {
         let mut input = stdin.clone();
         let mut into_process = Vec::new();
         let mut socket = false;
+        let mut writes = Vec::new();
         for redirect in redirects {
             match redirect {
                 Redirect::Write(target, write) => {
                     socket |= is_socket(&target.text);
+                    writes.push(target.clone());
                     self.write_target(&argv, &target, write);
                 }
                 Redirect::Input(flow) => input = flow,
@@ -391,6 +404,15 @@ impl Scanner<'_> {
             });
         }
         let out = self.call(&argv, &input);
+        if let Some(name) = argv.first().and_then(|a| match super::program::program(a) {
+            super::program::Program::Named(name) => Some(name),
+            _ => None,
+        }) && super::call::is_downloader(&name)
+        {
+            for target in writes.iter().filter_map(Arg::exact_text) {
+                self.note_download(target);
+            }
+        }
         for subshell in into_process {
             self.inside(">(...)", |s| s.list(&subshell.list, &out));
         }
