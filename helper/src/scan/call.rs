@@ -133,8 +133,12 @@ impl Scanner<'_> {
             _ => {}
         }
         if DOWNLOADERS.contains(&name) {
-            for file in download_files(name, args) {
-                self.note_download(&file);
+            // `curl -o f`, `wget -O f`: the files it writes (`curl -O` takes
+            // the name from the URL, which is not known here).
+            for (file, _) in checks::write_targets(name, args) {
+                if let Some(path) = file.exact_text() {
+                    self.note_download(path);
+                }
             }
         }
         if let Some(detail) = network_shell(name, args) {
@@ -656,41 +660,6 @@ fn same_file(path: &str) -> &str {
     path.trim_start_matches("./")
 }
 
-/// The files a downloader's options tell it to write: curl's `-o F`,
-/// `-sSLo F`, `-oF`, `--output F`, `--output=F`, and wget's `-O F`, `-qOF`,
-/// `--output-document=F`. (`curl -O` takes the name from the URL, which is
-/// not known here.) Unknown words are skipped.
-fn download_files(name: &str, args: &[Arg]) -> Vec<String> {
-    let (short, long) = match name {
-        "wget" => ('O', "--output-document"),
-        _ => ('o', "--output"),
-    };
-    let mut files = Vec::new();
-    let mut words = args.iter();
-    while let Some(word) = words.next() {
-        let Some(text) = word.exact_text() else {
-            continue;
-        };
-        let value = if text == long {
-            words.next().and_then(Arg::exact_text)
-        } else if let Some(value) = text.strip_prefix(long).and_then(|r| r.strip_prefix('=')) {
-            Some(value)
-        } else if let Some(flags) = text.strip_prefix('-').filter(|f| !f.starts_with('-')) {
-            // A bundle of one-letter flags; the output option takes the rest
-            // of the word, or the next word when it ends the bundle.
-            match flags.split_once(short) {
-                Some((_, "")) => words.next().and_then(Arg::exact_text),
-                Some((_, rest)) => Some(rest),
-                None => None,
-            }
-        } else {
-            None
-        };
-        files.extend(value.map(str::to_owned));
-    }
-    files
-}
-
 /// `python3.12` → `python`.
 fn base_name(name: &str) -> &str {
     name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.')
@@ -807,24 +776,4 @@ fn unknown_taint(words: &[Arg]) -> Option<Taint> {
         .iter()
         .any(|w| !w.exact)
         .then(|| words.iter().fold(Taint::OPAQUE, |t, w| t.union(w.taint)))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn download_files_in_every_spelling() {
-        let words = |s: &str| s.split(' ').map(Arg::literal).collect::<Vec<_>>();
-        let files = |name: &str, s: &str| download_files(name, &words(s));
-        assert_eq!(files("curl", "-fsSLo i.sh URL"), ["i.sh"]);
-        assert_eq!(files("curl", "-oi.sh URL"), ["i.sh"]);
-        assert_eq!(files("curl", "--output i.sh URL"), ["i.sh"]);
-        assert_eq!(files("curl", "--output=i.sh URL"), ["i.sh"]);
-        assert_eq!(files("wget", "-qO i.sh URL"), ["i.sh"]);
-        assert_eq!(files("wget", "--output-document=i.sh URL"), ["i.sh"]);
-        assert_eq!(files("wget", "-qO- URL"), ["-"]);
-        assert!(files("curl", "-O URL").is_empty());
-        assert!(files("wget", "-o log URL").is_empty());
-    }
 }

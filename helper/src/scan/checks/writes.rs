@@ -79,7 +79,7 @@ const WGET: Spec = Spec::new(
 );
 
 /// The paths `name` writes with `args`, and how.
-pub(super) fn targets(name: &str, args: &[Arg]) -> Vec<(Arg, Write)> {
+pub(crate) fn targets(name: &str, args: &[Arg]) -> Vec<(Arg, Write)> {
     let all = |spec: &Spec, write: Write| -> Vec<(Arg, Write)> {
         getopt::parse(args, spec)
             .operands
