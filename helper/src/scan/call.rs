@@ -416,6 +416,9 @@ impl Scanner<'_> {
                         &Flow::inherited(),
                     );
                 }
+                for effect in checks::inline::effects(code) {
+                    self.inline_effect(argv, effect);
+                }
             }
         }
         if let Some(script) = args.first().filter(|a| !a.text.starts_with('-')) {
@@ -430,6 +433,32 @@ impl Scanner<'_> {
             return Flow::unknown();
         }
         self.code_on_stdin(name, argv, stdin, false)
+    }
+
+    /// A one-line program's own deed, judged as the shell command that
+    /// would do the same: a tree delete as `rm -r PATH`, a write as a
+    /// redirection into the path, a fork loop as a fork bomb.
+    fn inline_effect(&mut self, argv: &[Arg], effect: checks::inline::Effect) {
+        use checks::inline::Effect;
+        match effect {
+            Effect::DeleteTree { call, path } => {
+                if let Some(hit) = self.find_critical(&[Arg::literal(&path)]) {
+                    self.report(hit.rule, argv, format!("{call}: {}", hit.detail));
+                }
+            }
+            Effect::Write { call, path, write } => {
+                if let Some((rule, detail)) =
+                    super::paths::check(&path, write, self.ctx.home.as_deref())
+                {
+                    self.report(rule, argv, format!("{call}: {detail}"));
+                }
+            }
+            Effect::ForkLoop => self.report(
+                &rule::FORK_BOMB,
+                argv,
+                "the program forks inside a loop that never ends".into(),
+            ),
+        }
     }
 
     /// `eval`: words joined and run as code. Anything expanded at run time

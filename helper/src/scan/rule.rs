@@ -68,7 +68,7 @@ rules! {
         "rm with both a recursive flag (-r, -R, --recursive) and a force flag (-f, --force), in any spelling or order.",
         "Delete the specific files by name without -f, or move the directory aside (mv build build.old) and let a person remove it.";
     RM_CRITICAL: "rm-critical-path", Block, "Recursive delete of a root, home or system directory",
-        "rm -r of /, ~, $HOME, a top-level system directory or '*' at the root (also find -delete or find -exec rm from there, and a relative path after cd there), or any rm with --no-preserve-root.",
+        "rm -r of /, ~, $HOME, a top-level system directory or '*' at the root (also find -delete or find -exec rm from there, a relative path after cd there, and a one-line program's shutil.rmtree, FileUtils.rm_rf, fs.rmSync with recursive or File::Path of them), or any rm with --no-preserve-root.",
         "Name the exact project subdirectory to delete, relative to the repository.";
     GIT_CLEAN_CRITICAL: "git-clean-critical", Block, "Delete untracked files of a root or home directory",
         "git clean -f run at /, ~, $HOME, a top-level system directory or above the project (by -C, --work-tree or after cd), which deletes every file git does not track there.",
@@ -98,7 +98,7 @@ rules! {
         "shutdown, reboot, halt, poweroff, init 0/6 and systemctl poweroff/reboot/halt.",
         "Stop only the process you started (kill PID), or ask a person to restart the machine.";
     FORK_BOMB: "fork-bomb", Block, "Fork bomb",
-        "A function that calls itself through a pipe or in the background, such as :(){ :|:& };:.",
+        "A function that calls itself through a pipe or in the background, such as :(){ :|:& };:, or a one-line program that forks in a loop without end (perl -e 'fork while 1').",
         "Bound the work: a loop with a fixed count, or xargs -P N for parallelism.";
     CRON: "cron-persistence", Block, "Persistence via cron",
         "crontab -e, installing or removing a crontab, and any write under /etc/cron*, /etc/anacrontab or /var/spool/cron.",
