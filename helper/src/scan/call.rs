@@ -132,13 +132,16 @@ impl Scanner<'_> {
             "cd" | "pushd" => self.change_dir(args),
             _ => {}
         }
-        if DOWNLOADERS.contains(&name) {
-            // `curl -o f`, `wget -O f`: the files it writes (`curl -O` takes
-            // the name from the URL, which is not known here).
+        // The files a download is saved to: `curl -o f`, `wget -O f`,
+        // `wget URL`, `curl -O URL`, and `tee f` or `dd of=f` reading one.
+        if DOWNLOADERS.contains(&name) || stdin.taint.download {
             for (file, _) in checks::write_targets(name, args) {
                 if let Some(path) = file.exact_text() {
                     self.note_download(path);
                 }
+            }
+            for path in checks::remote_names(name, args) {
+                self.note_download(&path);
             }
         }
         if let Some(detail) = network_shell(name, args) {
@@ -421,7 +424,7 @@ impl Scanner<'_> {
                 }
             }
         }
-        if let Some(script) = args.first().filter(|a| !a.text.starts_with('-')) {
+        if let Some(script) = args.iter().find(|a| !a.text.starts_with('-')) {
             self.run_download(script, argv, "runs it as a program");
         }
         let code_given = args.iter().any(|a| {
@@ -677,11 +680,6 @@ fn executor_run(name: &str, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Option<
     let labels = crate::run::Labels::parse(stdin.literal_text()?.as_bytes());
     let command = String::from_utf8_lossy(&labels.command?).into_owned();
     Some(Arg::derived(&command))
-}
-
-/// Whether `name` fetches from the network ([`DOWNLOADERS`]).
-pub(super) fn is_downloader(name: &str) -> bool {
-    DOWNLOADERS.contains(&name)
 }
 
 /// `./f` and `f` are the same file.

@@ -404,11 +404,8 @@ impl Scanner<'_> {
             });
         }
         let out = self.call(&argv, &input);
-        if let Some(name) = argv.first().and_then(|a| match super::program::program(a) {
-            super::program::Program::Named(name) => Some(name),
-            _ => None,
-        }) && super::call::is_downloader(&name)
-        {
+        // `curl URL > f`, `curl URL | cat > f`: the file holds a download.
+        if out.taint.download {
             for target in writes.iter().filter_map(Arg::exact_text) {
                 self.note_download(target);
             }

@@ -20,7 +20,7 @@ use super::arg::Arg;
 use super::rule::Rule;
 use super::scanner::Context;
 
-pub(super) use writes::targets as write_targets;
+pub(super) use writes::{remote_names, targets as write_targets};
 
 /// A rule that fired, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
