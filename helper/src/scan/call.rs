@@ -365,6 +365,11 @@ impl Scanner<'_> {
             return Flow::unknown();
         }
         if !is_shell {
+            // `python3 - <<'EOF'`, `echo '…' | perl`: the program is known.
+            if let Text::Literal(code) = &stdin.text {
+                let code = code.clone();
+                self.program_text(name, &format!("input of {name}"), &code, argv);
+            }
             return Flow::unknown();
         }
         match &stdin.text {
@@ -411,17 +416,7 @@ impl Scanner<'_> {
                 && arg.text != "-m"
                 && let Some(code) = args.get(i + 1).and_then(Arg::exact_text)
             {
-                let backticks = matches!(base_name(name), "perl" | "ruby" | "php" | "irb");
-                for command in checks::inline::shell_strings(code, backticks) {
-                    self.nested(
-                        &command,
-                        &format!("{name} {} (shell call)", arg.text),
-                        &Flow::inherited(),
-                    );
-                }
-                for effect in checks::inline::effects(code) {
-                    self.inline_effect(argv, effect);
-                }
+                self.program_text(name, &format!("{name} {}", arg.text), code, argv);
             }
         }
         if let Some(script) = args.iter().find(|a| !a.text.starts_with('-')) {
@@ -436,6 +431,20 @@ impl Scanner<'_> {
             return Flow::unknown();
         }
         self.code_on_stdin(name, argv, stdin, false)
+    }
+
+    /// The text of a program `name` runs (given by `via`: `python3 -c`,
+    /// `input of perl`): the shell commands it hands to system() and kin
+    /// are judged as shell, and what it does itself as the shell command
+    /// that would do the same.
+    fn program_text(&mut self, name: &str, via: &str, code: &str, argv: &[Arg]) {
+        let backticks = matches!(base_name(name), "perl" | "ruby" | "php" | "irb");
+        for command in checks::inline::shell_strings(code, backticks) {
+            self.nested(&command, &format!("{via} (shell call)"), &Flow::inherited());
+        }
+        for effect in checks::inline::effects(code) {
+            self.inline_effect(argv, effect);
+        }
     }
 
     /// A one-line program's own deed, judged as the shell command that

@@ -121,7 +121,7 @@ const TREE_DELETES: &[(&str, bool)] = &[
     ("rmdir", true),
 ];
 
-/// Calls that write their first argument whatever the mode.
+/// Calls that write (or delete) their first argument whatever the mode.
 const WRITE_CALLS: &[(&str, Write)] = &[
     ("appendFileSync", Write::Append),
     ("appendFile", Write::Append),
@@ -130,6 +130,10 @@ const WRITE_CALLS: &[(&str, Write)] = &[
     ("createWriteStream", Write::Replace),
     ("File.write", Write::Replace),
     ("IO.write", Write::Replace),
+    ("os.remove", Write::Remove),
+    ("unlinkSync", Write::Remove),
+    ("File.delete", Write::Remove),
+    ("unlink", Write::Remove),
 ];
 
 /// The home directory as programs spell it (double quotes are read as
@@ -496,6 +500,10 @@ mod tests {
             [write("appendFileSync", "~/.bashrc", Write::Append)]
         );
         assert!(effects("open(F, '<', 'x.txt')").is_empty());
+        assert_eq!(
+            effects("os.unlink(os.path.expanduser('~/.bash_history'))"),
+            [write("unlink", "~/.bash_history", Write::Remove)]
+        );
     }
 
     #[test]
