@@ -221,14 +221,23 @@ fn open_paren(text: &str) -> Option<&str> {
 /// literal, the home directory, a path wrapper around those, and joins by
 /// `+` or `/` of those.
 fn path_expr(text: &str) -> Option<(String, &str)> {
-    joined(text, false)
+    joined(text, false, 0)
 }
 
-/// [`path_expr`]; with `commas`, the arguments of a join call
-/// (`os.path.join(A, B)`) are joined too.
-fn joined(text: &str, commas: bool) -> Option<(String, &str)> {
-    let (mut path, mut rest) = path_part(text)?;
-    loop {
+/// Most wrappers inside one another, and most parts joined, read in one
+/// path: written-out paths are short, and an outside text must not cost
+/// more than linear time or deep recursion.
+const MAX_PATH_DEPTH: usize = 8;
+const MAX_PATH_PARTS: usize = 16;
+
+/// [`path_expr`] `depth` wrappers deep; with `commas`, the arguments of a
+/// join call (`os.path.join(A, B)`) are joined too.
+fn joined(text: &str, commas: bool, depth: usize) -> Option<(String, &str)> {
+    if depth > MAX_PATH_DEPTH {
+        return None;
+    }
+    let (mut path, mut rest) = path_part(text, depth)?;
+    for _ in 1..MAX_PATH_PARTS {
         let after = rest.trim_start();
         let next = after
             .strip_prefix(['+', '/'])
@@ -236,7 +245,7 @@ fn joined(text: &str, commas: bool) -> Option<(String, &str)> {
         let Some(next) = next else {
             break;
         };
-        let Some((more, after)) = path_part(next.trim_start()) else {
+        let Some((more, after)) = path_part(next.trim_start(), depth) else {
             break;
         };
         path = join(&path, &more);
@@ -246,14 +255,14 @@ fn joined(text: &str, commas: bool) -> Option<(String, &str)> {
 }
 
 /// One literal, home directory or wrapped path at the start of `text`.
-fn path_part(text: &str) -> Option<(String, &str)> {
+fn path_part(text: &str, depth: usize) -> Option<(String, &str)> {
     if let Some(home) = HOMES.iter().find(|h| starts_with_quotes(text, h)) {
         // A Perl string may go on after `$ENV{HOME}`: "$ENV{HOME}/.bashrc".
         return Some(("~".to_owned(), text.get(home.len()..).unwrap_or_default()));
     }
     if let Some(wrapper) = PATH_WRAPPERS.iter().find(|w| starts_with_quotes(text, w)) {
         let inside = text.get(wrapper.len()..).unwrap_or_default().trim_start();
-        let (path, rest) = joined(inside, true)?;
+        let (path, rest) = joined(inside, true, depth + 1)?;
         let rest = rest.trim_start();
         return Some((path, rest.strip_prefix(')').unwrap_or(rest)));
     }
@@ -298,7 +307,7 @@ fn opened(args: &str) -> Option<(String, Write)> {
             let rest = rest.trim_start().strip_prefix(',')?.trim_start();
             (mode, path_expr(rest)?.0)
         }
-        Some((mode, tail)) => (mode, path_part(&format!("'{}'", tail.trim_start()))?.0),
+        Some((mode, tail)) => (mode, path_part(&format!("'{}'", tail.trim_start()), 0)?.0),
         None => return None,
     };
     Some((path, mode))
@@ -504,6 +513,14 @@ mod tests {
             effects("os.unlink(os.path.expanduser('~/.bash_history'))"),
             [write("unlink", "~/.bash_history", Write::Remove)]
         );
+    }
+
+    #[test]
+    fn deep_or_long_paths_are_bounded() {
+        let deep = format!("shutil.rmtree({}'/'", "Path(".repeat(100_000));
+        assert!(effects(&deep).is_empty());
+        let long = format!("shutil.rmtree('/'{})", "+'a'".repeat(100_000));
+        assert_eq!(effects(&long).len(), 1);
     }
 
     #[test]
