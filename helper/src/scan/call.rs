@@ -157,6 +157,18 @@ impl Scanner<'_> {
     /// What `name` prints, for the next command in the pipeline.
     fn output(&mut self, name: &str, args: &[Arg], stdin: &Flow) -> Flow {
         let has = |words: &[&str]| args.iter().any(|a| words.iter().any(|w| a.is(w)));
+        // File operands (not options, not `x=y`): `cat f`, `rev f`; what
+        // they print is a download when one of them holds one.
+        let operands: Vec<&Arg> = args
+            .iter()
+            .filter(|a| !a.text.starts_with('-') && !a.text.contains('='))
+            .collect();
+        let files = !operands.is_empty();
+        let read = operands
+            .iter()
+            .map(|f| self.file_flow(f))
+            .find(|f| f.taint.download)
+            .unwrap_or_else(Flow::file);
         let decode = Taint {
             decode: true,
             ..Taint::default()
@@ -167,9 +179,16 @@ impl Scanner<'_> {
                 ..Taint::default()
             }),
             "base64" | "base32" | "basenc" | "uudecode" => Flow::tainted(decode),
-            // `rev` and `tr` undo a reversed or rotated command; what they
-            // read may itself be a download, which still counts as one.
-            "rev" | "tr" => Flow::tainted(decode.union(stdin.taint)),
+            // `rev` and `tr` undo a reversed or rotated command written in
+            // the line (`echo 'fr- mr' | rev | sh`); what they read may
+            // itself be a download, which still counts as one. Over the
+            // project's own file (`tr -d '\r' < build.sh | sh`) they hide
+            // nothing that running the file would not.
+            "rev" | "tr" => match stdin.text {
+                _ if name == "rev" && files => read,
+                Text::File | Text::Inherited if !stdin.taint.is_hostile() => stdin.clone(),
+                _ => Flow::tainted(decode.union(stdin.taint)),
+            },
             "xxd" if has(&["-r", "-revert", "-rp", "-r -p"]) => Flow::tainted(decode),
             "openssl" | "gpg" | "gpg2"
                 if has(&["-d", "-decrypt", "--decrypt", "-a", "-base64"]) =>
@@ -179,11 +198,8 @@ impl Scanner<'_> {
             "echo" => echo(args),
             "printf" => printf(args),
             "cat" | "tee" | "dd" => {
-                let files = args
-                    .iter()
-                    .any(|a| !a.text.starts_with('-') && !a.text.contains('='));
                 if name == "cat" && files {
-                    Flow::file()
+                    read
                 } else {
                     stdin.clone()
                 }
@@ -258,6 +274,22 @@ impl Scanner<'_> {
             && !self.downloaded.iter().any(|d| d == path)
         {
             self.downloaded.push(path.to_owned());
+        }
+    }
+
+    /// What reading `file` gives: a download when a downloader wrote it
+    /// earlier in the command, else the project's own file.
+    pub(super) fn file_flow(&self, file: &Arg) -> Flow {
+        let fetched = file
+            .exact_text()
+            .is_some_and(|path| self.downloaded.iter().any(|d| d == same_file(path)));
+        if fetched {
+            Flow::tainted(Taint {
+                download: true,
+                ..Taint::default()
+            })
+        } else {
+            Flow::file()
         }
     }
 

@@ -258,7 +258,7 @@ impl Scanner<'_> {
                         match write {
                             Some(write) => Some(Redirect::Write(arg, write)),
                             None if is_socket(&arg.text) => Some(Redirect::Socket),
-                            None if reads_stdin(fd) => Some(Redirect::Input(Flow::file())),
+                            None if reads_stdin(fd) => Some(Redirect::Input(self.file_flow(&arg))),
                             None => None,
                         }
                     }
