@@ -81,7 +81,10 @@ impl Scanner<'_> {
         };
         match program(first) {
             Program::Named(name) => self.named(&name, argv, args, stdin),
-            Program::Local => Flow::unknown(),
+            Program::Local => {
+                self.run_download(first, argv, "runs it");
+                Flow::unknown()
+            }
             Program::Computed => self.computed(argv, args, stdin),
         }
     }
@@ -129,6 +132,18 @@ impl Scanner<'_> {
             "cd" | "pushd" => self.change_dir(args),
             _ => {}
         }
+        // The files a download is saved to: `curl -o f`, `wget -O f`,
+        // `wget URL`, `curl -O URL`, and `tee f` or `dd of=f` reading one.
+        if DOWNLOADERS.contains(&name) || stdin.taint.download {
+            for (file, _) in checks::write_targets(name, args) {
+                if let Some(path) = file.exact_text() {
+                    self.note_download(path);
+                }
+            }
+            for path in checks::remote_names(name, args) {
+                self.note_download(&path);
+            }
+        }
         if let Some(detail) = network_shell(name, args) {
             self.report(&rule::DOWNLOAD_TO_SHELL, argv, detail);
         }
@@ -142,6 +157,18 @@ impl Scanner<'_> {
     /// What `name` prints, for the next command in the pipeline.
     fn output(&mut self, name: &str, args: &[Arg], stdin: &Flow) -> Flow {
         let has = |words: &[&str]| args.iter().any(|a| words.iter().any(|w| a.is(w)));
+        // File operands (not options, not `x=y`): `cat f`, `rev f`; what
+        // they print is a download when one of them holds one.
+        let operands: Vec<&Arg> = args
+            .iter()
+            .filter(|a| !a.text.starts_with('-') && !a.text.contains('='))
+            .collect();
+        let files = !operands.is_empty();
+        let read = operands
+            .iter()
+            .map(|f| self.file_flow(f))
+            .find(|f| f.taint.download)
+            .unwrap_or_else(Flow::file);
         let decode = Taint {
             decode: true,
             ..Taint::default()
@@ -152,6 +179,16 @@ impl Scanner<'_> {
                 ..Taint::default()
             }),
             "base64" | "base32" | "basenc" | "uudecode" => Flow::tainted(decode),
+            // `rev` and `tr` undo a reversed or rotated command written in
+            // the line (`echo 'fr- mr' | rev | sh`); what they read may
+            // itself be a download, which still counts as one. Over the
+            // project's own file (`tr -d '\r' < build.sh | sh`) they hide
+            // nothing that running the file would not.
+            "rev" | "tr" => match stdin.text {
+                _ if name == "rev" && files => read,
+                Text::File | Text::Inherited if !stdin.taint.is_hostile() => stdin.clone(),
+                _ => Flow::tainted(decode.union(stdin.taint)),
+            },
             "xxd" if has(&["-r", "-revert", "-rp", "-r -p"]) => Flow::tainted(decode),
             "openssl" | "gpg" | "gpg2"
                 if has(&["-d", "-decrypt", "--decrypt", "-a", "-base64"]) =>
@@ -161,11 +198,8 @@ impl Scanner<'_> {
             "echo" => echo(args),
             "printf" => printf(args),
             "cat" | "tee" | "dd" => {
-                let files = args
-                    .iter()
-                    .any(|a| !a.text.starts_with('-') && !a.text.contains('='));
                 if name == "cat" && files {
-                    Flow::file()
+                    read
                 } else {
                     stdin.clone()
                 }
@@ -232,6 +266,50 @@ impl Scanner<'_> {
         self.nested(&text, via, stdin)
     }
 
+    /// Remembers that a downloader wrote `path`.
+    pub(super) fn note_download(&mut self, path: &str) {
+        let path = same_file(path);
+        if !matches!(path, "" | "-")
+            && !path.starts_with("/dev/")
+            && !self.downloaded.iter().any(|d| d == path)
+        {
+            self.downloaded.push(path.to_owned());
+        }
+    }
+
+    /// What reading `file` gives: a download when a downloader wrote it
+    /// earlier in the command, else the project's own file.
+    pub(super) fn file_flow(&self, file: &Arg) -> Flow {
+        let fetched = file
+            .exact_text()
+            .is_some_and(|path| self.downloaded.iter().any(|d| d == same_file(path)));
+        if fetched {
+            Flow::tainted(Taint {
+                download: true,
+                ..Taint::default()
+            })
+        } else {
+            Flow::file()
+        }
+    }
+
+    /// Blocks running `file` when a downloader wrote it earlier in the
+    /// command (`curl -o f URL && sh f`): the same as piping it in.
+    fn run_download(&mut self, file: &Arg, argv: &[Arg], what: &str) -> bool {
+        let Some(path) = file.exact_text().map(same_file) else {
+            return false;
+        };
+        let fetched = self.downloaded.iter().any(|d| d == path);
+        if fetched {
+            self.report(
+                &rule::DOWNLOAD_TO_SHELL,
+                argv,
+                format!("{path} was just downloaded and this {what}"),
+            );
+        }
+        fetched
+    }
+
     /// Blocks `taint` from a download or decoder reaching code.
     fn refuse_hostile(&mut self, taint: Taint, words: &[Arg], what: &str) -> bool {
         if taint.download {
@@ -288,6 +366,9 @@ impl Scanner<'_> {
                 if let Some(code) = &script.content {
                     return self.nested(code, &format!("{name} <(...)"), &Flow::inherited());
                 }
+                if self.run_download(script, argv, "runs it as a script") {
+                    return Flow::unknown();
+                }
                 if !self.refuse_hostile(script.taint, argv, "runs it as a script")
                     && !script.exact
                     && script.taint.opaque
@@ -316,6 +397,11 @@ impl Scanner<'_> {
             return Flow::unknown();
         }
         if !is_shell {
+            // `python3 - <<'EOF'`, `echo '…' | perl`: the program is known.
+            if let Text::Literal(code) = &stdin.text {
+                let code = code.clone();
+                self.program_text(name, &format!("input of {name}"), &code, argv);
+            }
             return Flow::unknown();
         }
         match &stdin.text {
@@ -362,15 +448,11 @@ impl Scanner<'_> {
                 && arg.text != "-m"
                 && let Some(code) = args.get(i + 1).and_then(Arg::exact_text)
             {
-                let backticks = matches!(base_name(name), "perl" | "ruby" | "php" | "irb");
-                for command in checks::inline::shell_strings(code, backticks) {
-                    self.nested(
-                        &command,
-                        &format!("{name} {} (shell call)", arg.text),
-                        &Flow::inherited(),
-                    );
-                }
+                self.program_text(name, &format!("{name} {}", arg.text), code, argv);
             }
+        }
+        if let Some(script) = args.iter().find(|a| !a.text.starts_with('-')) {
+            self.run_download(script, argv, "runs it as a program");
         }
         let code_given = args.iter().any(|a| {
             a.exact
@@ -381,6 +463,46 @@ impl Scanner<'_> {
             return Flow::unknown();
         }
         self.code_on_stdin(name, argv, stdin, false)
+    }
+
+    /// The text of a program `name` runs (given by `via`: `python3 -c`,
+    /// `input of perl`): the shell commands it hands to system() and kin
+    /// are judged as shell, and what it does itself as the shell command
+    /// that would do the same.
+    fn program_text(&mut self, name: &str, via: &str, code: &str, argv: &[Arg]) {
+        let backticks = matches!(base_name(name), "perl" | "ruby" | "php" | "irb");
+        for command in checks::inline::shell_strings(code, backticks) {
+            self.nested(&command, &format!("{via} (shell call)"), &Flow::inherited());
+        }
+        for effect in checks::inline::effects(code) {
+            self.inline_effect(argv, effect);
+        }
+    }
+
+    /// A one-line program's own deed, judged as the shell command that
+    /// would do the same: a tree delete as `rm -r PATH`, a write as a
+    /// redirection into the path, a fork loop as a fork bomb.
+    fn inline_effect(&mut self, argv: &[Arg], effect: checks::inline::Effect) {
+        use checks::inline::Effect;
+        match effect {
+            Effect::DeleteTree { call, path } => {
+                if let Some(hit) = self.find_critical(&[Arg::literal(&path)]) {
+                    self.report(hit.rule, argv, format!("{call}: {}", hit.detail));
+                }
+            }
+            Effect::Write { call, path, write } => {
+                if let Some((rule, detail)) =
+                    super::paths::check(&path, write, self.ctx.home.as_deref())
+                {
+                    self.report(rule, argv, format!("{call}: {detail}"));
+                }
+            }
+            Effect::ForkLoop => self.report(
+                &rule::FORK_BOMB,
+                argv,
+                "the program forks inside a loop that never ends".into(),
+            ),
+        }
     }
 
     /// `eval`: words joined and run as code. Anything expanded at run time
@@ -417,7 +539,9 @@ impl Scanner<'_> {
             Some(file) => match &file.content {
                 Some(code) => self.nested(code, "source <(...)", &Flow::inherited()),
                 None => {
-                    self.refuse_hostile(file.taint, argv, "runs it as shell code");
+                    if !self.run_download(file, argv, "runs it as shell code") {
+                        self.refuse_hostile(file.taint, argv, "runs it as shell code");
+                    }
                     Flow::unknown()
                 }
             },
@@ -597,6 +721,11 @@ fn executor_run(name: &str, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Option<
     let labels = crate::run::Labels::parse(stdin.literal_text()?.as_bytes());
     let command = String::from_utf8_lossy(&labels.command?).into_owned();
     Some(Arg::derived(&command))
+}
+
+/// `./f` and `f` are the same file.
+fn same_file(path: &str) -> &str {
+    path.trim_start_matches("./")
 }
 
 /// `python3.12` → `python`.

@@ -68,7 +68,7 @@ rules! {
         "rm with both a recursive flag (-r, -R, --recursive) and a force flag (-f, --force), in any spelling or order.",
         "Delete the specific files by name without -f, or move the directory aside (mv build build.old) and let a person remove it.";
     RM_CRITICAL: "rm-critical-path", Block, "Recursive delete of a root, home or system directory",
-        "rm -r of /, ~, $HOME, a top-level system directory or '*' at the root (also find -delete or find -exec rm from there, and a relative path after cd there), or any rm with --no-preserve-root.",
+        "rm -r of /, ~, $HOME, a top-level system directory or '*' at the root (also find -delete or find -exec rm from there, a relative path after cd there, and a one-line program's shutil.rmtree, FileUtils.rm_rf, fs.rmSync with recursive or File::Path of them), or any rm with --no-preserve-root.",
         "Name the exact project subdirectory to delete, relative to the repository.";
     GIT_CLEAN_CRITICAL: "git-clean-critical", Block, "Delete untracked files of a root or home directory",
         "git clean -f run at /, ~, $HOME, a top-level system directory or above the project (by -C, --work-tree or after cd), which deletes every file git does not track there.",
@@ -80,10 +80,10 @@ rules! {
         "chmod with a mode that lets everyone write: 777, 666, 0777, a+w, o+rwx and the like, recursive or not.",
         "Grant only what is needed to the owner or group: chmod u+x FILE, chmod 755 DIR, chmod 644 FILE.";
     DOWNLOAD_TO_SHELL: "download-to-shell", Block, "Remote code execution",
-        "The output of curl, wget, fetch, nc or similar run as code: piped, redirected or substituted into a shell, eval, source or an interpreter.",
+        "The output of curl, wget, fetch, nc, a /dev/tcp socket or similar run as code: piped, redirected or substituted into a shell, eval, source or an interpreter, or saved to a file that the same command then runs (curl -o f URL && sh f).",
         "Download to a file, read it, then run it as a separate step: curl -fsSLo install.sh URL && less install.sh.";
     DECODE_TO_SHELL: "decode-to-shell", Block, "Obfuscated code execution",
-        "Decoded text (base64, base32, xxd -r, openssl enc -d, uudecode) run as code by a shell, eval, source or an interpreter.",
+        "Decoded text (base64, base32, xxd -r, openssl enc -d, uudecode, and rev or tr undoing a reversed or rotated command) run as code by a shell, eval, source or an interpreter.",
         "Decode into a file, read it, and run the plain command itself.";
     EVAL_EXPANSION: "eval-expansion", Block, "Code injection via eval",
         "eval whose argument contains a variable, $(...) or backticks, so the code is only known at run time.",
@@ -98,7 +98,7 @@ rules! {
         "shutdown, reboot, halt, poweroff, init 0/6 and systemctl poweroff/reboot/halt.",
         "Stop only the process you started (kill PID), or ask a person to restart the machine.";
     FORK_BOMB: "fork-bomb", Block, "Fork bomb",
-        "A function that calls itself through a pipe or in the background, such as :(){ :|:& };:.",
+        "A function that calls itself through a pipe or in the background, such as :(){ :|:& };:, or a one-line program that forks in a loop without end (perl -e 'fork while 1').",
         "Bound the work: a loop with a fixed count, or xargs -P N for parallelism.";
     CRON: "cron-persistence", Block, "Persistence via cron",
         "crontab -e, installing or removing a crontab, and any write under /etc/cron*, /etc/anacrontab or /var/spool/cron.",

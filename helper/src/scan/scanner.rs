@@ -46,6 +46,13 @@ pub(super) struct Scanner<'c> {
     /// Where the command runs, once a `cd` moved it ([`super::cwd`]);
     /// `None`: the project.
     pub cwd: Option<String>,
+    /// Files a downloader wrote earlier in the command (`curl -o f`,
+    /// `wget -O f`, `curl … > f`), so running one later is running the
+    /// download ([`super::call`]).
+    pub downloaded: Vec<String>,
+    /// File descriptors opened on a network socket (`exec 3<>/dev/tcp/…`),
+    /// so reading one (`<&3`) is reading the network.
+    pub sockets: Vec<i32>,
 }
 
 impl<'c> Scanner<'c> {
@@ -59,6 +66,8 @@ impl<'c> Scanner<'c> {
             functions: Vec::new(),
             fanned_out: false,
             cwd: None,
+            downloaded: Vec::new(),
+            sockets: Vec::new(),
         }
     }
 

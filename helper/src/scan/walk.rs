@@ -249,19 +249,30 @@ impl Scanner<'_> {
                             .into_iter()
                             .next()
                             .unwrap_or_default();
+                        if is_socket(&arg.text)
+                            && let Some(fd) = fd.filter(|fd| *fd > 2)
+                            && !self.sockets.contains(&fd)
+                        {
+                            self.sockets.push(fd);
+                        }
                         match write {
                             Some(write) => Some(Redirect::Write(arg, write)),
                             None if is_socket(&arg.text) => Some(Redirect::Socket),
-                            None if reads_stdin(fd) => Some(Redirect::Input(Flow::file())),
+                            None if reads_stdin(fd) => Some(Redirect::Input(self.file_flow(&arg))),
                             None => None,
                         }
                     }
                     IoFileRedirectTarget::Fd(_) => None,
                     IoFileRedirectTarget::Duplicate(word) => {
                         let target = self.expand(&word.value);
+                        let socket_fd = |t: &Arg| {
+                            t.exact_text()
+                                .and_then(|n| n.parse::<i32>().ok())
+                                .is_some_and(|n| self.sockets.contains(&n))
+                        };
                         target
                             .iter()
-                            .any(|t| is_socket(&t.text))
+                            .any(|t| is_socket(&t.text) || socket_fd(t))
                             .then_some(Redirect::Socket)
                     }
                     IoFileRedirectTarget::ProcessSubstitution(kind, subshell) => match kind {
@@ -365,10 +376,12 @@ impl Scanner<'_> {
         let mut input = stdin.clone();
         let mut into_process = Vec::new();
         let mut socket = false;
+        let mut writes = Vec::new();
         for redirect in redirects {
             match redirect {
                 Redirect::Write(target, write) => {
                     socket |= is_socket(&target.text);
+                    writes.push(target.clone());
                     self.write_target(&argv, &target, write);
                 }
                 Redirect::Input(flow) => input = flow,
@@ -391,6 +404,12 @@ impl Scanner<'_> {
             });
         }
         let out = self.call(&argv, &input);
+        // `curl URL > f`, `curl URL | cat > f`: the file holds a download.
+        if out.taint.download {
+            for target in writes.iter().filter_map(Arg::exact_text) {
+                self.note_download(target);
+            }
+        }
         for subshell in into_process {
             self.inside(">(...)", |s| s.list(&subshell.list, &out));
         }

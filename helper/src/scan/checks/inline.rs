@@ -2,6 +2,17 @@
 //! `perl -e 'system("…")'`, `node -e "execSync('…')"`, `ruby -e '`…`'`.
 //! The program itself is not shell and is never judged as shell; only the
 //! string literals handed to a known shell-running call are.
+//!
+//! What such a program does by itself is read too ([`effects`]), so that it
+//! cannot do through a library call what a BLOCK rule forbids a shell
+//! command: a recursive delete (`shutil.rmtree`, `FileUtils.rm_rf`,
+//! `fs.rmSync(…, {recursive})`, `File::Path`), a write to a protected path
+//! (`open(…, 'a')`, `fs.appendFileSync`, Perl's `open(F, '>>', …)`) and a
+//! fork without end. Paths are read only when written out (a literal, the
+//! home directory in its usual spellings, and joins of those); a path
+//! computed otherwise is not guessed at.
+
+use crate::scan::paths::Write;
 
 /// Calls that run their first argument as a shell command (or an argv list).
 const CALLS: &[&str] = &[
@@ -33,16 +44,8 @@ const MAX_STRINGS: usize = 32;
 pub(crate) fn shell_strings(code: &str, backticks: bool) -> Vec<String> {
     let mut found = Vec::new();
     for call in CALLS {
-        let mut from = 0;
-        while let Some(at) = code.get(from..).and_then(|rest| rest.find(call)) {
-            let start = from + at;
-            from = start + call.len();
-            // `mysystem` is another name; `os.system` also matches `system`.
-            let before = code.get(..start).and_then(|b| b.chars().next_back());
-            if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
-                continue;
-            }
-            if let Some(words) = code.get(from..).and_then(arguments)
+        for rest in call_sites(code, call) {
+            if let Some(words) = arguments(rest)
                 && !found.contains(&words)
             {
                 found.push(words);
@@ -64,6 +67,307 @@ pub(crate) fn shell_strings(code: &str, backticks: bool) -> Vec<String> {
         }
     }
     found
+}
+
+/// The text after each place `call` is named in `code`, as a whole name:
+/// `mysystem` is another name, while `os.system` also names `system`.
+fn call_sites<'a>(code: &'a str, call: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        loop {
+            let at = code.get(from..)?.find(call)?;
+            let start = from + at;
+            from = start + call.len();
+            let before = code.get(..start).and_then(|b| b.chars().next_back());
+            if !before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                return code.get(from..);
+            }
+        }
+    })
+    .take(MAX_STRINGS)
+}
+
+/// Something a one-line program does by itself that a BLOCK rule forbids.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Effect {
+    /// `call` deletes `path` and everything under it.
+    DeleteTree { call: &'static str, path: String },
+    /// `call` writes `path`.
+    Write {
+        call: &'static str,
+        path: String,
+        write: Write,
+    },
+    /// A fork inside a loop that never ends.
+    ForkLoop,
+}
+
+/// Calls that delete a directory tree, and whether they only do so when
+/// the program says `recursive` (Node's `fs.rm`, `fs.rmSync`, `fs.rmdir`).
+const TREE_DELETES: &[(&str, bool)] = &[
+    // Also `shutil.rmtree` and Perl's `File::Path::rmtree`.
+    ("rmtree", false),
+    ("remove_tree", false),
+    ("rm_rf", false),
+    ("rm_r", false),
+    ("remove_dir", false),
+    ("remove_entry", false),
+    ("remove_entry_secure", false),
+    ("rimraf", false),
+    ("rimraf.sync", false),
+    ("rmSync", true),
+    ("rm", true),
+    ("rmdirSync", true),
+    ("rmdir", true),
+];
+
+/// Calls that write (or delete) their first argument whatever the mode.
+const WRITE_CALLS: &[(&str, Write)] = &[
+    ("appendFileSync", Write::Append),
+    ("appendFile", Write::Append),
+    ("writeFileSync", Write::Replace),
+    ("writeFile", Write::Replace),
+    ("createWriteStream", Write::Replace),
+    ("File.write", Write::Replace),
+    ("IO.write", Write::Replace),
+    ("os.remove", Write::Remove),
+    ("unlinkSync", Write::Remove),
+    ("File.delete", Write::Remove),
+    ("unlink", Write::Remove),
+];
+
+/// The home directory as programs spell it (double quotes are read as
+/// single ones).
+const HOMES: &[&str] = &[
+    "os.path.expanduser('~')",
+    "pathlib.Path.home()",
+    "Path.home()",
+    "os.environ['HOME']",
+    "os.environ.get('HOME')",
+    "os.getenv('HOME')",
+    "require('os').homedir()",
+    "os.homedir()",
+    "process.env.HOME",
+    "process.env['HOME']",
+    "Dir.home",
+    "ENV['HOME']",
+    "ENV.fetch('HOME')",
+    "$ENV{HOME}",
+    "$ENV{'HOME'}",
+];
+
+/// Calls that hand back the path they are given, or the paths joined.
+const PATH_WRAPPERS: &[&str] = &[
+    "os.path.expanduser(",
+    "os.path.join(",
+    "os.path.abspath(",
+    "pathlib.Path(",
+    "Path(",
+    "File.expand_path(",
+    "File.join(",
+    "Pathname.new(",
+    "path.join(",
+    "path.resolve(",
+    "require('path').join(",
+    "catfile(",
+];
+
+/// Everything `code` does by itself that a BLOCK rule forbids.
+pub(crate) fn effects(code: &str) -> Vec<Effect> {
+    let mut found = Vec::new();
+    let recursive = code.contains("recursive");
+    for &(call, needs_recursive) in TREE_DELETES {
+        if needs_recursive && !recursive {
+            continue;
+        }
+        for rest in call_sites(code, call) {
+            if let Some((path, _)) = open_paren(rest).and_then(path_expr) {
+                found.push(Effect::DeleteTree { call, path });
+            }
+        }
+    }
+    for &(call, write) in WRITE_CALLS {
+        for rest in call_sites(code, call) {
+            if let Some((path, _)) = open_paren(rest).and_then(path_expr) {
+                found.push(Effect::Write { call, path, write });
+            }
+        }
+    }
+    for rest in call_sites(code, "open") {
+        if let Some((path, write)) = open_paren(rest).and_then(opened) {
+            found.push(Effect::Write {
+                call: "open",
+                path,
+                write,
+            });
+        }
+    }
+    if fork_loop(code) {
+        found.push(Effect::ForkLoop);
+    }
+    found.dedup();
+    found
+}
+
+/// `text` after a call name, past an opening parenthesis if there is one
+/// (Perl and Ruby may leave it out; what follows is then read as a path or
+/// not at all).
+fn open_paren(text: &str) -> Option<&str> {
+    let rest = text.trim_start();
+    Some(rest.strip_prefix('(').unwrap_or(rest).trim_start())
+}
+
+/// A path written out at the start of `text`, and what follows it: a
+/// literal, the home directory, a path wrapper around those, and joins by
+/// `+` or `/` of those.
+fn path_expr(text: &str) -> Option<(String, &str)> {
+    joined(text, false, 0)
+}
+
+/// Most wrappers inside one another, and most parts joined, read in one
+/// path: written-out paths are short, and an outside text must not cost
+/// more than linear time or deep recursion.
+const MAX_PATH_DEPTH: usize = 8;
+const MAX_PATH_PARTS: usize = 16;
+
+/// [`path_expr`] `depth` wrappers deep; with `commas`, the arguments of a
+/// join call (`os.path.join(A, B)`) are joined too.
+fn joined(text: &str, commas: bool, depth: usize) -> Option<(String, &str)> {
+    if depth > MAX_PATH_DEPTH {
+        return None;
+    }
+    let (mut path, mut rest) = path_part(text, depth)?;
+    for _ in 1..MAX_PATH_PARTS {
+        let after = rest.trim_start();
+        let next = after
+            .strip_prefix(['+', '/'])
+            .or_else(|| after.strip_prefix(',').filter(|_| commas));
+        let Some(next) = next else {
+            break;
+        };
+        let Some((more, after)) = path_part(next.trim_start(), depth) else {
+            break;
+        };
+        path = join(&path, &more);
+        rest = after;
+    }
+    Some((path, rest))
+}
+
+/// One literal, home directory or wrapped path at the start of `text`.
+fn path_part(text: &str, depth: usize) -> Option<(String, &str)> {
+    if let Some(home) = HOMES.iter().find(|h| starts_with_quotes(text, h)) {
+        // A Perl string may go on after `$ENV{HOME}`: "$ENV{HOME}/.bashrc".
+        return Some(("~".to_owned(), text.get(home.len()..).unwrap_or_default()));
+    }
+    if let Some(wrapper) = PATH_WRAPPERS.iter().find(|w| starts_with_quotes(text, w)) {
+        let inside = text.get(wrapper.len()..).unwrap_or_default().trim_start();
+        let (path, rest) = joined(inside, true, depth + 1)?;
+        let rest = rest.trim_start();
+        return Some((path, rest.strip_prefix(')').unwrap_or(rest)));
+    }
+    let (word, rest) = literal(text)?;
+    // Perl interpolates the home directory into a string.
+    let word = match word.strip_prefix("$ENV{HOME}") {
+        Some(tail) => format!("~{tail}"),
+        None => word,
+    };
+    Some((word, rest))
+}
+
+/// `base` and `more` joined as a path (`'/' + 'x'` and `join('/', 'x')`).
+fn join(base: &str, more: &str) -> String {
+    if more.starts_with('/') || base.ends_with('/') {
+        format!("{base}{more}")
+    } else {
+        format!("{base}/{more}")
+    }
+}
+
+/// Whether `text` starts with `prefix`, double quotes read as single ones.
+fn starts_with_quotes(text: &str, prefix: &str) -> bool {
+    text.get(..prefix.len())
+        .is_some_and(|head| head.replace('"', "'") == prefix)
+}
+
+/// The path an `open(…)` writes, and how: Python's and Ruby's
+/// `open(PATH, MODE)`, Perl's `open(FH, MODE, PATH)` and `open(FH, ">>PATH")`.
+fn opened(args: &str) -> Option<(String, Write)> {
+    if let Some((path, rest)) = path_expr(args) {
+        let rest = rest.trim_start().strip_prefix(',')?.trim_start();
+        let rest = rest.strip_prefix("mode=").unwrap_or(rest);
+        let (mode, _) = literal(rest)?;
+        return python_mode(&mode).map(|write| (path, write));
+    }
+    // Perl: a file handle first.
+    let (_, rest) = args.split_once(',')?;
+    let (first, rest) = literal(rest.trim_start())?;
+    let (mode, path) = match perl_mode(&first) {
+        Some((mode, "")) => {
+            let rest = rest.trim_start().strip_prefix(',')?.trim_start();
+            (mode, path_expr(rest)?.0)
+        }
+        Some((mode, tail)) => (mode, path_part(&format!("'{}'", tail.trim_start()), 0)?.0),
+        None => return None,
+    };
+    Some((path, mode))
+}
+
+/// A Python or Ruby mode string: `a` appends, `w` and `x` replace, `+`
+/// changes in place; a read leaves the file alone.
+fn python_mode(mode: &str) -> Option<Write> {
+    if mode.contains('a') {
+        Some(Write::Append)
+    } else if mode.contains(['w', 'x']) {
+        Some(Write::Replace)
+    } else if mode.contains('+') {
+        Some(Write::Modify)
+    } else {
+        None
+    }
+}
+
+/// A Perl mode at the start of `text` (`>>`, `>`, `+<`, `+>`), and what
+/// follows it.
+fn perl_mode(text: &str) -> Option<(Write, &str)> {
+    let text = text.trim_start();
+    [
+        ("+>>", Write::Append),
+        ("+>", Write::Replace),
+        ("+<", Write::Modify),
+        (">>", Write::Append),
+        (">", Write::Replace),
+    ]
+    .into_iter()
+    .find_map(|(mode, write)| text.strip_prefix(mode).map(|rest| (write, rest)))
+}
+
+/// A fork inside a loop that never ends: `while True: os.fork()`,
+/// `fork while 1`, `fork while fork`, `loop { fork }`,
+/// `while(true) child_process.fork(…)`, `for(;;) fork()`. Read on the text
+/// with blanks taken out; a bounded loop (`for i in range(3)`) is not one.
+fn fork_loop(code: &str) -> bool {
+    const FOREVER: &[&str] = &[
+        "whileTrue",
+        "while1",
+        "while(1)",
+        "while(true)",
+        "while(True)",
+        "for(;;)",
+        "loop{",
+        "loopdo",
+        "untilfalse",
+        "until(false)",
+        "until0",
+        "forkwhile",
+        "whilefork",
+        "forkuntil",
+        "1whilefork",
+        "redo",
+    ];
+    let squeezed: String = code.chars().filter(|c| !c.is_whitespace()).collect();
+    let forks = call_sites(code, "fork").next().is_some();
+    forks && FOREVER.iter().any(|f| squeezed.contains(f))
 }
 
 /// The string literal (or list of them, joined by spaces) after a call name.
@@ -138,5 +442,98 @@ mod tests {
         assert!(shell_strings("print('rm -rf /')", false).is_empty());
         assert!(shell_strings("console.log(`rm -rf /`)", false).is_empty());
         assert!(shell_strings("mysystem('x')", true).is_empty());
+    }
+
+    fn tree(call: &'static str, path: &str) -> Effect {
+        Effect::DeleteTree {
+            call,
+            path: path.into(),
+        }
+    }
+
+    fn write(call: &'static str, path: &str, write: Write) -> Effect {
+        Effect::Write {
+            call,
+            path: path.into(),
+            write,
+        }
+    }
+
+    #[test]
+    fn reads_tree_deletes() {
+        assert_eq!(
+            effects("import shutil; shutil.rmtree('/')"),
+            [tree("rmtree", "/")]
+        );
+        assert_eq!(
+            effects("import shutil,os; shutil.rmtree(os.path.expanduser(\"~\"))"),
+            [tree("rmtree", "~")]
+        );
+        assert_eq!(
+            effects("require 'fileutils'; FileUtils.rm_rf(Dir.home)"),
+            [tree("rm_rf", "~")]
+        );
+        assert_eq!(
+            effects("require('fs').rmSync('/', {recursive: true})"),
+            [tree("rmSync", "/")]
+        );
+        assert!(effects("require('fs').rmSync('/tmp/x.txt')").is_empty());
+        assert_eq!(
+            effects("use File::Path; rmtree '/etc'"),
+            [tree("rmtree", "/etc")]
+        );
+        assert!(effects("shutil.rmtree(build_dir)").is_empty());
+    }
+
+    #[test]
+    fn reads_writes() {
+        assert_eq!(
+            effects("open('/home/u/.bashrc', 'a').write('x')"),
+            [write("open", "/home/u/.bashrc", Write::Append)]
+        );
+        assert_eq!(
+            effects("open(os.path.join(os.path.expanduser('~'), '.bashrc'), mode='w')"),
+            [write("open", "~/.bashrc", Write::Replace)]
+        );
+        assert!(effects("print(open('/home/u/.bashrc').read())").is_empty());
+        assert_eq!(
+            effects("open(my $f, '>>', \"$ENV{HOME}/.bashrc\"); print $f 1"),
+            [write("open", "~/.bashrc", Write::Append)]
+        );
+        assert_eq!(
+            effects("open(F, \">>$ENV{HOME}/.zshrc\")"),
+            [write("open", "~/.zshrc", Write::Append)]
+        );
+        assert_eq!(
+            effects("require('fs').appendFileSync(require('os').homedir() + '/.bashrc', 'x')"),
+            [write("appendFileSync", "~/.bashrc", Write::Append)]
+        );
+        assert!(effects("open(F, '<', 'x.txt')").is_empty());
+        assert_eq!(
+            effects("os.unlink(os.path.expanduser('~/.bash_history'))"),
+            [write("unlink", "~/.bash_history", Write::Remove)]
+        );
+    }
+
+    #[test]
+    fn deep_or_long_paths_are_bounded() {
+        let deep = format!("shutil.rmtree({}'/'", "Path(".repeat(100_000));
+        assert!(effects(&deep).is_empty());
+        let long = format!("shutil.rmtree('/'{})", "+'a'".repeat(100_000));
+        assert_eq!(effects(&long).len(), 1);
+    }
+
+    #[test]
+    fn reads_fork_loops() {
+        assert_eq!(
+            effects("import os\nwhile True: os.fork()"),
+            [Effect::ForkLoop]
+        );
+        assert_eq!(effects("fork while 1"), [Effect::ForkLoop]);
+        assert_eq!(effects("fork while fork"), [Effect::ForkLoop]);
+        assert_eq!(effects("loop { fork }"), [Effect::ForkLoop]);
+        assert!(effects("import os; pid = os.fork()").is_empty());
+        assert!(effects("for (1..3) { fork }").is_empty());
+        assert!(effects("while (1) { print 1; last }").is_empty());
     }
 }

@@ -20,6 +20,8 @@ use super::arg::Arg;
 use super::rule::Rule;
 use super::scanner::Context;
 
+pub(super) use writes::{remote_names, targets as write_targets};
+
 /// A rule that fired, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Hit {

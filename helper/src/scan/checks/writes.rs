@@ -79,7 +79,7 @@ const WGET: Spec = Spec::new(
 );
 
 /// The paths `name` writes with `args`, and how.
-pub(super) fn targets(name: &str, args: &[Arg]) -> Vec<(Arg, Write)> {
+pub(crate) fn targets(name: &str, args: &[Arg]) -> Vec<(Arg, Write)> {
     let all = |spec: &Spec, write: Write| -> Vec<(Arg, Write)> {
         getopt::parse(args, spec)
             .operands
@@ -169,6 +169,33 @@ pub(super) fn targets(name: &str, args: &[Arg]) -> Vec<(Arg, Write)> {
     }
 }
 
+/// The files `curl -O URL` (`--remote-name`) and `wget URL` (without `-O`)
+/// save a download to: the last part of each URL's path, in the working
+/// directory. A URL ending in `/` gives a name the text does not show.
+pub(crate) fn remote_names(name: &str, args: &[Arg]) -> Vec<String> {
+    let p = match name {
+        "curl" => getopt::parse(args, &CURL),
+        "wget" => getopt::parse(args, &WGET),
+        _ => return Vec::new(),
+    };
+    let named_by_url = match name {
+        "curl" => p.has("O", &["remote-name", "remote-name-all"]),
+        _ => p.values(Some('O'), Some("output-document")).is_empty(),
+    };
+    if !named_by_url {
+        return Vec::new();
+    }
+    p.operands
+        .iter()
+        .filter_map(|a| {
+            let (_, rest) = a.exact_text()?.split_once("://")?;
+            let path = rest.split(['?', '#']).next()?;
+            let (_, file) = path.rsplit_once('/')?;
+            (!file.is_empty()).then(|| file.to_owned())
+        })
+        .collect()
+}
+
 impl Scanner<'_> {
     /// Judges a write of `target` by the command `words`.
     pub(crate) fn write_target(&mut self, words: &[Arg], target: &Arg, write: Write) {
@@ -216,5 +243,21 @@ mod tests {
         assert_eq!(paths("curl -fsSL -o out.sh https://x"), ["out.sh"]);
         assert_eq!(paths("wget -qO- https://x"), ["-"]);
         assert_eq!(paths("truncate -s 0 f"), ["f"]);
+    }
+
+    #[test]
+    fn remote_names_come_from_the_url() {
+        let names = |line: &str| {
+            let mut words = line.split_whitespace();
+            let name = words.next().unwrap_or_default();
+            let args: Vec<Arg> = words.map(Arg::literal).collect();
+            remote_names(name, &args)
+        };
+        assert_eq!(names("wget -q https://x.invalid/a/i.sh?v=1"), ["i.sh"]);
+        assert_eq!(names("curl -fsSLO https://x.invalid/i.sh"), ["i.sh"]);
+        assert_eq!(names("curl --remote-name https://x.invalid/i.sh"), ["i.sh"]);
+        assert!(names("curl -fsSL https://x.invalid/i.sh").is_empty());
+        assert!(names("wget -O f https://x.invalid/i.sh").is_empty());
+        assert!(names("wget https://x.invalid/").is_empty());
     }
 }
