@@ -88,10 +88,15 @@ pub(crate) fn execute(out: &mut impl Write) -> u8 {
     if out.write_all(&reply).and_then(|()| out.flush()).is_err()
         && let Answer::Deny(reason) = &answer
     {
-        write_fd(io::stderr(), format!("{reason}\n").as_bytes());
-        return EXIT_BLOCKING_ERROR;
+        return block_by_exit(reason);
     }
     crate::exit::OK
+}
+
+/// Blocks by Claude Code's blocking error: `reason` on stderr, exit 2.
+fn block_by_exit(reason: &str) -> u8 {
+    write_fd(io::stderr(), format!("{reason}\n").as_bytes());
+    EXIT_BLOCKING_ERROR
 }
 
 /// Replaces the panic hook with one that denies the call and exits 2.
@@ -102,8 +107,7 @@ fn block_on_panic() {
         if render(&deny, &mut reply).is_ok() {
             write_fd(io::stdout(), &reply);
         }
-        write_fd(io::stderr(), format!("{PANIC_REASON}\n").as_bytes());
-        std::process::exit(i32::from(EXIT_BLOCKING_ERROR));
+        std::process::exit(i32::from(block_by_exit(PANIC_REASON)));
     }));
 }
 
