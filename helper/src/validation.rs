@@ -48,7 +48,7 @@ impl ValidationReport {
     pub(crate) fn new(file: &Path, problems: Vec<Problem>) -> Self {
         let problems: Vec<Problem> = problems
             .into_iter()
-            .map(|p| if p.file.is_none() { p.in_file(file) } else { p })
+            .map(|p| p.in_file_if_none(file))
             .collect();
         Self {
             file: file.display().to_string(),

@@ -35,13 +35,11 @@ pub(super) fn validate_file(path: &Path) -> ValidationReport {
         let prompt = path.with_file_name(PROMPT_FILE);
         if let Ok(prompt_text) = input_file::read_to_string(&prompt, MAX_DOCUMENT_BYTES) {
             let value: Value = serde_json::from_str(&text).unwrap_or_default();
-            problems.extend(check_prompt(&value, &prompt_text).into_iter().map(|p| {
-                if p.file.is_none() {
-                    p.in_file(&prompt)
-                } else {
-                    p
-                }
-            }));
+            problems.extend(
+                check_prompt(&value, &prompt_text)
+                    .into_iter()
+                    .map(|p| p.in_file_if_none(&prompt)),
+            );
         }
     }
     ValidationReport::new(path, problems)
