@@ -85,6 +85,10 @@ impl Scanner<'_> {
                 self.run_download(first, argv, "runs it");
                 Flow::unknown()
             }
+            // A command name read from a download or a decoder.
+            Program::Computed if self.refuse_hostile(first.taint, argv, "runs it as a command") => {
+                Flow::unknown()
+            }
             Program::Computed => self.computed(argv, args, stdin),
         }
     }
@@ -108,6 +112,10 @@ impl Scanner<'_> {
         }
         if let Some(command) = executor_run(name, argv, args, stdin) {
             return self.code("voyage-helper run", &[command], &Flow::inherited());
+        }
+        self.declares(name, argv, args);
+        if self.sets_variables(name, args, stdin) && name != "printf" {
+            return Flow::empty();
         }
         let base = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
         match name {
@@ -236,7 +244,11 @@ impl Scanner<'_> {
                 "the command name is only known at run time".into(),
             );
         }
-        Flow::unknown()
+        // It could be a downloader: what it prints is not run as code.
+        Flow::tainted(Taint {
+            download: true,
+            ..Taint::default()
+        })
     }
 
     /// Words run as shell code (`bash -c`, `su -c`, `ssh host …`).
@@ -786,7 +798,7 @@ fn echo(args: &[Arg]) -> Flow {
 
 /// What `printf FORMAT ARGS` prints, when its words are known: `%s`, `%b`
 /// and `%d` filled in, escapes decoded; the format repeats for extra words.
-fn printf(args: &[Arg]) -> Flow {
+pub(super) fn printf(args: &[Arg]) -> Flow {
     let args = match args.first() {
         Some(first) if first.is("--") => args.get(1..).unwrap_or_default(),
         _ => args,

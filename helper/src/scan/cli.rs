@@ -14,7 +14,10 @@ use super::Context;
 /// is judged on what bash would actually run: the command is parsed by a
 /// real shell parser, wrappers (sudo, env, xargs, find -exec, timeout, ...)
 /// come off, code given to bash -c, eval, a here-document or a pipe into a
-/// shell is parsed and judged in turn, and every spelling of a flag counts.
+/// shell is parsed and judged in turn, every spelling of a flag counts, and
+/// what the command puts in variables, arrays or `read` is followed to where
+/// it is used (`F=-rf; rm $F /` is `rm -rf /`; an expansion that cannot be
+/// known is taken as what it could be).
 /// Text that is only data (echo 'rm -rf /', a commit message, a grep
 /// pattern) is never judged as a command.
 #[derive(Debug, clap::Subcommand)]

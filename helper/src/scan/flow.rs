@@ -81,6 +81,27 @@ impl Flow {
         }
     }
 
+    /// The output of one of two ways a command may run.
+    pub(super) fn either(self, other: Self) -> Self {
+        if self == other {
+            return self;
+        }
+        let taint = self.taint.union(other.taint);
+        let text = match (self.text, other.text) {
+            (Text::File, Text::File) => Text::File,
+            (Text::Inherited, Text::Inherited) => Text::Inherited,
+            _ => Text::Unknown,
+        };
+        Self {
+            taint: if text == Text::Unknown {
+                taint.union(Taint::OPAQUE)
+            } else {
+                taint
+            },
+            text,
+        }
+    }
+
     /// The output of this command followed by `next`'s.
     pub(super) fn then(self, next: Self) -> Self {
         let taint = self.taint.union(next.taint);

@@ -10,7 +10,10 @@
 //! a shell, `eval` or a substitution is parsed and judged in turn
 //! ([`scanner`], depth-capped), text moving along pipes is tracked
 //! ([`flow`]) so that downloads and decoded text never reach a shell, `cd`
-//! is followed ([`cwd`]) so a command is judged where it runs, and
+//! is followed ([`cwd`]) so a command is judged where it runs, what the
+//! command puts in variables and arrays is followed to where it is used
+//! ([`vars`], filled by assignments, loops and the builtins of
+//! [`setters`]), and
 //! the per-program checks ([`checks`], options read by [`getopt`]) and
 //! protected paths ([`paths`]) apply. The rules themselves are data
 //! ([`rule`]); results are [`finding`]s.
@@ -39,6 +42,8 @@ mod program;
 mod render;
 mod rule;
 mod scanner;
+mod setters;
+mod vars;
 mod walk;
 mod word;
 mod wrapper;

@@ -7,6 +7,7 @@ use super::finding::{Finding, Judgement};
 use super::flow::Flow;
 use super::parse;
 use super::rule::{self, Rule};
+use super::vars::Vars;
 
 /// Deepest nesting of code inside code (`bash -c "$(sh -c '…')"`) that is
 /// judged; anything deeper is refused.
@@ -53,6 +54,8 @@ pub(super) struct Scanner<'c> {
     /// File descriptors opened on a network socket (`exec 3<>/dev/tcp/…`),
     /// so reading one (`<&3`) is reading the network.
     pub sockets: Vec<i32>,
+    /// The variables the command set so far ([`super::vars`]).
+    pub vars: Vars,
 }
 
 impl<'c> Scanner<'c> {
@@ -68,6 +71,7 @@ impl<'c> Scanner<'c> {
             cwd: None,
             downloaded: Vec::new(),
             sockets: Vec::new(),
+            vars: Vars::default(),
         }
     }
 

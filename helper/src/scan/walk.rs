@@ -12,16 +12,22 @@ use brush_parser::ast::{
     SubshellCommand,
 };
 
-use super::arg::{Arg, Taint};
+use super::arg::{self, Arg, Taint};
 use super::checks::{fork_bomb, history};
 use super::flow::Flow;
 use super::paths::Write;
 use super::scanner::Scanner;
+use super::vars::Value;
+use super::word::MAX_VARIANTS;
+
+/// Highest array index an assignment (`a[N]=v`) is followed at; past it the
+/// value is taken as added at the end.
+const MAX_ARRAY_INDEX: usize = 1024;
 
 /// A redirection of one simple command, read.
 enum Redirect {
-    /// Output into a path.
-    Write(Arg, Write),
+    /// Output into a path (each path it can be).
+    Write(Vec<Arg>, Write),
     /// stdin from somewhere.
     Input(Flow),
     /// Output into a process: `>(cmd)`, walked once the command's output is
@@ -59,12 +65,15 @@ impl Scanner<'_> {
 
     fn and_or(&mut self, list: &AndOrList, stdin: &Flow, background: bool) -> Flow {
         let mut out = self.pipeline(&list.first, stdin, background);
+        // What follows `&&` or `||` may not run.
+        self.vars.branching += 1;
         for next in &list.additional {
             let pipeline = match next {
                 AndOr::And(p) | AndOr::Or(p) => p,
             };
             out = out.then(self.pipeline(pipeline, stdin, background));
         }
+        self.vars.branching -= 1;
         out
     }
 
@@ -110,7 +119,9 @@ impl Scanner<'_> {
                 self.functions.push(name);
                 let outer = std::mem::replace(&mut self.fanned_out, false);
                 let stdin = self.redirect_list(redirects.as_ref(), "", &Flow::inherited());
+                self.vars.branching += 1;
                 self.compound(body, &stdin);
+                self.vars.branching -= 1;
                 self.fanned_out = outer;
                 self.functions.pop();
                 Flow::empty()
@@ -156,19 +167,27 @@ impl Scanner<'_> {
                 {
                     self.embedded(&expr.value);
                 }
-                self.list(&clause.body.list, stdin)
+                self.repeated(|s| s.list(&clause.body.list, stdin))
             }
             CompoundCommand::BraceGroup(group) => self.list(&group.list, stdin),
             CompoundCommand::Subshell(subshell) => self.list(&subshell.list, stdin),
             CompoundCommand::ForClause(clause) => {
+                let mut values = Vec::new();
                 for value in clause.values.iter().flatten() {
-                    self.expand(&value.value);
+                    values.extend(self.expand_all(&value.value).into_iter().flatten());
                 }
-                self.list(&clause.body.list, stdin)
+                // `for x; do`: the positional parameters, unknown.
+                let values = match clause.values {
+                    Some(_) => values.into_iter().map(Value::Scalar).collect(),
+                    None => vec![Value::unknown("$@", Taint::default())],
+                };
+                self.vars.assign(&clause.variable_name, values, false);
+                self.repeated(|s| s.list(&clause.body.list, stdin))
             }
             CompoundCommand::CaseClause(clause) => {
                 self.expand(&clause.value.value);
                 let mut out = Flow::empty();
+                self.vars.branching += 1;
                 for item in &clause.cases {
                     for pattern in &item.patterns {
                         self.expand(&pattern.value);
@@ -182,10 +201,12 @@ impl Scanner<'_> {
                         out = out.then(self.list(body, stdin));
                     }
                 }
+                self.vars.branching -= 1;
                 out
             }
             CompoundCommand::IfClause(clause) => {
                 let mut out = self.list(&clause.condition, stdin);
+                self.vars.branching += 1;
                 out = out.then(self.list(&clause.then, stdin));
                 for branch in clause.elses.iter().flatten() {
                     if let Some(condition) = &branch.condition {
@@ -193,12 +214,14 @@ impl Scanner<'_> {
                     }
                     out = out.then(self.list(&branch.body, stdin));
                 }
+                self.vars.branching -= 1;
                 out
             }
-            CompoundCommand::WhileClause(clause) | CompoundCommand::UntilClause(clause) => {
-                let out = self.list(&clause.0, stdin);
-                out.then(self.list(&clause.1.list, stdin))
-            }
+            CompoundCommand::WhileClause(clause) | CompoundCommand::UntilClause(clause) => self
+                .repeated(|s| {
+                    let out = s.list(&clause.0, stdin);
+                    out.then(s.list(&clause.1.list, stdin))
+                }),
             CompoundCommand::Coprocess(coprocess) => {
                 if let Some(name) = &coprocess.name {
                     self.expand(&name.value);
@@ -211,6 +234,14 @@ impl Scanner<'_> {
         }
     }
 
+    /// Walks a loop's body, which may run any number of times.
+    fn repeated(&mut self, walk: impl FnOnce(&mut Self) -> Flow) -> Flow {
+        self.vars.branching += 1;
+        let out = walk(self);
+        self.vars.branching -= 1;
+        out
+    }
+
     /// Judges the redirections of a compound command or test; returns its
     /// stdin.
     fn redirect_list(&mut self, list: Option<&RedirectList>, what: &str, stdin: &Flow) -> Flow {
@@ -219,7 +250,11 @@ impl Scanner<'_> {
         words.retain(|w| !w.text.is_empty());
         for redirect in list.iter().flat_map(|l| l.0.iter()) {
             match self.redirect(redirect) {
-                Some(Redirect::Write(target, write)) => self.write_target(&words, &target, write),
+                Some(Redirect::Write(targets, write)) => {
+                    for target in &targets {
+                        self.write_target(&words, target, write);
+                    }
+                }
                 Some(Redirect::Input(flow)) => stdin = flow,
                 Some(Redirect::IntoProcess(subshell)) => {
                     self.inside(">(...)", |s| s.list(&subshell.list, &Flow::unknown()));
@@ -244,11 +279,12 @@ impl Scanner<'_> {
                 };
                 match target {
                     IoFileRedirectTarget::Filename(word) => {
-                        let arg = self
-                            .expand(&word.value)
+                        let targets: Vec<Arg> = self
+                            .expand_all(&word.value)
                             .into_iter()
-                            .next()
-                            .unwrap_or_default();
+                            .filter_map(|fields| fields.into_iter().next())
+                            .collect();
+                        let arg = targets.first().cloned().unwrap_or_default();
                         if is_socket(&arg.text)
                             && let Some(fd) = fd.filter(|fd| *fd > 2)
                             && !self.sockets.contains(&fd)
@@ -256,7 +292,7 @@ impl Scanner<'_> {
                             self.sockets.push(fd);
                         }
                         match write {
-                            Some(write) => Some(Redirect::Write(arg, write)),
+                            Some(write) => Some(Redirect::Write(targets, write)),
                             None if is_socket(&arg.text) => Some(Redirect::Socket),
                             None if reads_stdin(fd) => Some(Redirect::Input(self.file_flow(&arg))),
                             None => None,
@@ -297,81 +333,134 @@ impl Scanner<'_> {
                 reads_stdin(fd).then_some(Redirect::Input(flow))
             }
             IoRedirect::HereString(fd, word) => {
-                let words = self.expand(&word.value);
-                let exact = words.iter().all(|w| w.exact);
-                let taint = words.iter().fold(Taint::default(), |t, w| t.union(w.taint));
-                let text: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
+                // Each value the word can have is a line of the text.
+                let variants = self.expand_all(&word.value);
+                let words = || variants.iter().flatten();
+                let exact = words().all(|w| w.exact);
+                let taint = words().fold(Taint::default(), |t, w| t.union(w.taint));
                 let flow = if exact {
-                    Flow::literal(format!("{}\n", text.join(" ")))
+                    let lines: Vec<String> = variants
+                        .iter()
+                        .map(|fields| format!("{}\n", arg::display_plain(fields)))
+                        .collect();
+                    Flow::literal(lines.concat())
                 } else {
                     Flow::tainted(taint)
                 };
                 reads_stdin(fd).then_some(Redirect::Input(flow))
             }
             IoRedirect::OutputAndError(word, append) => {
-                let arg = self
-                    .expand(&word.value)
+                let targets: Vec<Arg> = self
+                    .expand_all(&word.value)
                     .into_iter()
-                    .next()
-                    .unwrap_or_default();
+                    .filter_map(|fields| fields.into_iter().next())
+                    .collect();
                 let write = if *append {
                     Write::Append
                 } else {
                     Write::Replace
                 };
-                Some(Redirect::Write(arg, write))
+                Some(Redirect::Write(targets, write))
             }
         }
     }
 
+    /// Records an assignment's values ([`super::vars`]) and judges them.
     fn assignment(&mut self, assignment: &Assignment) {
-        let name = match &assignment.name {
-            AssignmentName::VariableName(name) => name.as_str(),
+        let (name, index) = match &assignment.name {
+            AssignmentName::VariableName(name) => (name.as_str(), None),
             AssignmentName::ArrayElementName(name, index) => {
                 self.embedded(index);
-                name.as_str()
+                (name.as_str(), Some(index.as_str()))
             }
         };
-        match &assignment.value {
+        let values: Vec<Value> = match &assignment.value {
             AssignmentValue::Scalar(word) => {
-                let value = self.expand(&word.value);
-                let text = value.first().map_or("", |v| v.text.as_str());
-                if let Some(hit) = history::check_variable(name, Some(text)) {
-                    let words = [Arg::literal(&format!("{name}={text}"))];
-                    self.report(hit.rule, &words, hit.detail);
+                let values = self.expand_value(&word.value);
+                for value in &values {
+                    if let Some(hit) = history::check_variable(name, Some(&value.text)) {
+                        let words = [Arg::literal(&format!("{name}={}", value.text))];
+                        self.report(hit.rule, &words, hit.detail);
+                    }
+                }
+                match index {
+                    None => values.into_iter().map(Value::Scalar).collect(),
+                    Some(index) => self.element_assigned(name, index, &values),
                 }
             }
             AssignmentValue::Array(items) => {
+                let mut arrays: Vec<Vec<Arg>> = vec![Vec::new()];
                 for (key, value) in items {
                     if let Some(key) = key {
                         self.expand(&key.value);
                     }
-                    self.expand(&value.value);
+                    combine(&mut arrays, &self.expand_all(&value.value));
                 }
+                arrays.into_iter().map(Value::Array).collect()
+            }
+        };
+        self.vars
+            .assign(name, values, assignment.append && index.is_none());
+    }
+
+    /// The values of array `name` once `name[index]` is set to each of
+    /// `values`: the element replaced (a known index) or added.
+    fn element_assigned(&self, name: &str, index: &str, values: &[Arg]) -> Vec<Value> {
+        let old = self
+            .vars
+            .get(name)
+            .map_or_else(|| vec![Value::Array(Vec::new())], <[Value]>::to_vec);
+        let mut out = Vec::new();
+        for array in &old {
+            for value in values {
+                let mut items = array.elements();
+                match index.trim().parse::<usize>() {
+                    Ok(n) if n < MAX_ARRAY_INDEX => {
+                        if items.len() <= n {
+                            items.resize(n + 1, Arg::literal(""));
+                        }
+                        if let Some(slot) = items.get_mut(n) {
+                            *slot = value.clone();
+                        }
+                    }
+                    _ => items.push(value.clone()),
+                }
+                out.push(Value::Array(items));
             }
         }
+        out
     }
 
     /// One simple command: its words expanded, its redirections judged, then
-    /// the command itself ([`Scanner::call`]). Returns what it prints.
+    /// the command itself ([`Scanner::call`]), once for each command line its
+    /// variables can make. Returns what it prints.
     fn simple(&mut self, command: &SimpleCommand, stdin: &Flow) -> Flow {
-        let mut argv: Vec<Arg> = Vec::new();
+        let mut words: Vec<Vec<Vec<Arg>>> = Vec::new();
         let mut redirects = Vec::new();
+        // `X=v cmd` sets X for cmd alone; a later use may not see it.
+        let scoped = usize::from(command.word_or_name.is_some());
         let prefix = command.prefix.iter().flat_map(|p| p.0.iter());
         for item in prefix {
             match item {
                 CommandPrefixOrSuffixItem::AssignmentWord(assignment, _) => {
+                    self.vars.branching += scoped;
                     self.assignment(assignment);
+                    self.vars.branching -= scoped;
                 }
-                other => self.item(other, &mut argv, &mut redirects),
+                other => self.item(other, &mut words, &mut redirects),
             }
         }
         if let Some(word) = &command.word_or_name {
-            argv.extend(self.expand(&word.value));
+            words.push(self.expand_all(&word.value));
         }
         for item in command.suffix.iter().flat_map(|s| s.0.iter()) {
-            self.item(item, &mut argv, &mut redirects);
+            self.item(item, &mut words, &mut redirects);
         }
+        let mut lines: Vec<Vec<Arg>> = vec![Vec::new()];
+        for word in &words {
+            combine(&mut lines, word);
+        }
+        let first = lines.first().cloned().unwrap_or_default();
 
         let mut input = stdin.clone();
         let mut into_process = Vec::new();
@@ -379,21 +468,17 @@ impl Scanner<'_> {
         let mut writes = Vec::new();
         for redirect in redirects {
             match redirect {
-                Redirect::Write(target, write) => {
-                    socket |= is_socket(&target.text);
-                    writes.push(target.clone());
-                    self.write_target(&argv, &target, write);
+                Redirect::Write(targets, write) => {
+                    for target in targets {
+                        socket |= is_socket(&target.text);
+                        self.write_target(&first, &target, write);
+                        writes.push(target);
+                    }
                 }
                 Redirect::Input(flow) => input = flow,
                 Redirect::Socket => socket = true,
                 Redirect::IntoProcess(subshell) => into_process.push(subshell),
             }
-        }
-        if let Some(name) = argv.first().and_then(Arg::exact_text)
-            && self.functions.iter().any(|f| f == name)
-            && self.fanned_out
-        {
-            self.report(&super::rule::FORK_BOMB, &argv, fork_bomb::detail(name));
         }
         if socket {
             // bash's /dev/tcp/HOST/PORT: a shell wired to it takes orders
@@ -403,7 +488,21 @@ impl Scanner<'_> {
                 ..Taint::default()
             });
         }
-        let out = self.call(&argv, &input);
+        let mut out: Option<Flow> = None;
+        for argv in &lines {
+            if let Some(name) = argv.first().and_then(Arg::exact_text)
+                && self.functions.iter().any(|f| f == name)
+                && self.fanned_out
+            {
+                self.report(&super::rule::FORK_BOMB, argv, fork_bomb::detail(name));
+            }
+            let flow = self.call(argv, &input);
+            out = Some(match out {
+                None => flow,
+                Some(before) => before.either(flow),
+            });
+        }
+        let out = out.unwrap_or_else(Flow::empty);
         // `curl URL > f`, `curl URL | cat > f`: the file holds a download.
         if out.taint.download {
             for target in writes.iter().filter_map(Arg::exact_text) {
@@ -419,19 +518,19 @@ impl Scanner<'_> {
     fn item(
         &mut self,
         item: &CommandPrefixOrSuffixItem,
-        argv: &mut Vec<Arg>,
+        words: &mut Vec<Vec<Vec<Arg>>>,
         redirects: &mut Vec<Redirect>,
     ) {
         match item {
             CommandPrefixOrSuffixItem::IoRedirect(redirect) => {
                 redirects.extend(self.redirect(redirect));
             }
-            CommandPrefixOrSuffixItem::Word(word) => argv.extend(self.expand(&word.value)),
+            CommandPrefixOrSuffixItem::Word(word) => words.push(self.expand_all(&word.value)),
             CommandPrefixOrSuffixItem::AssignmentWord(assignment, word) => {
                 // After the command name (`export X=…`, `env X=…`): judged as
                 // an assignment, passed on as the word it is.
                 self.assignment(assignment);
-                argv.extend(self.expand(&word.value));
+                words.push(self.expand_all(&word.value));
             }
             CommandPrefixOrSuffixItem::ProcessSubstitution(kind, subshell) => {
                 let (via, stdin) = match kind {
@@ -440,7 +539,7 @@ impl Scanner<'_> {
                 };
                 let flow = self.inside(via, |s| s.list(&subshell.list, &stdin));
                 let read = matches!(kind, ProcessSubstitutionKind::Read);
-                argv.push(Arg {
+                words.push(vec![vec![Arg {
                     text: format!("{}(...)", if read { '<' } else { '>' }),
                     exact: false,
                     glob: false,
@@ -451,8 +550,37 @@ impl Scanner<'_> {
                         Taint::default()
                     },
                     content: flow.literal_text().filter(|_| read).map(str::to_owned),
-                });
+                }]]);
             }
+        }
+    }
+}
+
+/// Every line of `lines` followed by each variant of the next word (capped
+/// at [`MAX_VARIANTS`] lines).
+fn combine(lines: &mut Vec<Vec<Arg>>, variants: &[Vec<Arg>]) {
+    match variants {
+        // A word with no variants adds nothing.
+        [] => {}
+        // The common case, in place: a long line stays linear.
+        [only] => {
+            for line in lines.iter_mut() {
+                line.extend(only.iter().cloned());
+            }
+        }
+        _ => {
+            let mut out = Vec::new();
+            'all: for head in lines.iter() {
+                for fields in variants {
+                    if out.len() >= MAX_VARIANTS {
+                        break 'all;
+                    }
+                    let mut line = head.clone();
+                    line.extend(fields.iter().cloned());
+                    out.push(line);
+                }
+            }
+            *lines = out;
         }
     }
 }

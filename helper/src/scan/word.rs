@@ -15,6 +15,7 @@ use super::arg::{Arg, Taint};
 use super::flow::Flow;
 use super::rule;
 use super::scanner::Scanner;
+use super::vars::Value;
 
 /// Most words one brace expression may expand to; the rest are dropped.
 pub(super) const MAX_BRACE_WORDS: usize = 64;
@@ -23,65 +24,291 @@ pub(super) const MAX_BRACE_WORDS: usize = 64;
 /// expressions have one or two.
 pub(super) const MAX_BRACES: usize = 6;
 
-/// Builds one word from its pieces.
-#[derive(Debug, Default)]
-struct Builder {
+/// Most words one word may become through the values of the variables in
+/// it (one per combination); the rest are dropped.
+pub(super) const MAX_VARIANTS: usize = 16;
+
+/// One field of a word being built.
+#[derive(Debug, Clone)]
+struct Field {
     text: String,
     exact: bool,
     glob: bool,
     known_from: usize,
     taint: Taint,
-    /// An unquoted substitution added text: split the result on blanks.
-    split: bool,
+    /// Something other than an unquoted expansion made it (literal text,
+    /// quotes): it stays a field even when empty.
+    real: bool,
+}
+
+impl Field {
+    fn new() -> Self {
+        Self {
+            text: String::new(),
+            exact: true,
+            glob: false,
+            known_from: 0,
+            taint: Taint::default(),
+            real: false,
+        }
+    }
+
+    fn push_arg(&mut self, arg: &Arg) {
+        if !arg.exact {
+            self.exact = false;
+            self.known_from = self.text.len() + arg.known_from;
+        }
+        self.text.push_str(&arg.text);
+        self.glob |= arg.glob;
+        self.taint = self.taint.union(arg.taint);
+        self.real = true;
+    }
+
+    fn kept(&self) -> bool {
+        self.real || !self.text.is_empty()
+    }
+
+    fn into_arg(self) -> Arg {
+        Arg {
+            known_from: if self.exact { 0 } else { self.known_from },
+            text: self.text,
+            exact: self.exact,
+            glob: self.glob,
+            taint: self.taint,
+            content: None,
+        }
+    }
+}
+
+/// What an expansion puts into a word.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Insert {
+    /// One value (`$X`, `$(cmd)`), split into fields when unquoted.
+    One(Arg),
+    /// Several fields (`"${a[@]}"`).
+    Fields(Vec<Arg>),
+}
+
+impl Insert {
+    /// True when the insert may add no text at all.
+    fn may_be_empty(&self) -> bool {
+        match self {
+            Self::One(arg) => !arg.exact || arg.text.is_empty(),
+            Self::Fields(items) => items.is_empty(),
+        }
+    }
+}
+
+/// One way a word can expand: the fields made so far and the one being made.
+#[derive(Debug, Clone)]
+struct Variant {
+    done: Vec<Field>,
+    current: Field,
+}
+
+impl Variant {
+    fn end_field(&mut self) {
+        let field = std::mem::replace(&mut self.current, Field::new());
+        if field.kept() {
+            self.done.push(field);
+        }
+    }
+
+    fn insert(&mut self, insert: &Insert, quoted: bool, ifs: &str) {
+        match insert {
+            Insert::One(arg) if quoted => self.current.push_arg(arg),
+            Insert::One(arg) => self.split_into(arg, ifs),
+            Insert::Fields(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        self.end_field();
+                        self.current.real |= quoted;
+                    }
+                    if quoted {
+                        self.current.push_arg(item);
+                    } else {
+                        self.split_into(item, ifs);
+                    }
+                }
+            }
+        }
+    }
+
+    /// An unquoted value: split on `ifs`, the first piece joining the field
+    /// being made and the last one left open.
+    fn split_into(&mut self, arg: &Arg, ifs: &str) {
+        for (i, piece) in arg.text.split(|c| ifs.contains(c)).enumerate() {
+            if i > 0 {
+                self.end_field();
+            }
+            if piece.is_empty() {
+                continue;
+            }
+            // Unknown parts keep their source spelling (`$X`, `$(cmd)`,
+            // `~` for `$HOME`): a piece without one is known text.
+            let known = arg.exact || !piece.contains(['$', '`', '~']);
+            let part = Arg {
+                text: piece.to_owned(),
+                exact: known,
+                glob: is_pattern(piece),
+                known_from: if known { 0 } else { piece.len() },
+                taint: arg.taint,
+                content: None,
+            };
+            self.current.push_arg(&part);
+        }
+    }
+
+    fn finish(mut self) -> Vec<Arg> {
+        self.end_field();
+        self.done.into_iter().map(Field::into_arg).collect()
+    }
+}
+
+/// Builds one word from its pieces: every variant it can expand to.
+#[derive(Debug)]
+struct Builder {
+    variants: Vec<Variant>,
+    /// Unquoted expansions are split into fields (not so on the right of
+    /// an assignment).
+    splits: bool,
 }
 
 impl Builder {
     fn new() -> Self {
         Self {
-            exact: true,
-            ..Self::default()
+            variants: vec![Variant {
+                done: Vec::new(),
+                current: Field::new(),
+            }],
+            splits: true,
         }
     }
 
     fn known(&mut self, text: &str) {
-        self.text.push_str(text);
+        for variant in &mut self.variants {
+            variant.current.text.push_str(text);
+            variant.current.real = true;
+        }
     }
 
     fn unknown(&mut self, source: &str, taint: Taint) {
-        self.text.push_str(source);
-        self.exact = false;
-        self.known_from = self.text.len();
-        self.taint = self.taint.union(taint);
+        let arg = unknown_arg(source, taint);
+        for variant in &mut self.variants {
+            variant.current.push_arg(&arg);
+        }
     }
 
-    fn finish(self) -> Vec<Arg> {
-        let one = |text: &str| Arg {
-            text: text.to_owned(),
-            exact: self.exact,
-            glob: self.glob || (self.split && is_pattern(text)),
-            known_from: if self.exact { 0 } else { self.known_from },
-            taint: self.taint,
-            content: None,
-        };
-        if self.split {
-            self.text.split_whitespace().map(one).collect()
-        } else {
-            vec![one(&self.text)]
+    fn glob(&mut self) {
+        for variant in &mut self.variants {
+            variant.current.glob = true;
         }
+    }
+
+    fn quoted(&mut self) {
+        for variant in &mut self.variants {
+            variant.current.real = true;
+        }
+    }
+
+    /// True when the field being made is an option cluster (`-r…`), where a
+    /// value that is empty at run time joins the letters around it.
+    fn in_option(&self) -> bool {
+        self.variants
+            .iter()
+            .any(|v| v.current.text.starts_with('-'))
+    }
+
+    /// One copy of the word per insert (capped at [`MAX_VARIANTS`]).
+    fn fork(&mut self, inserts: &[Insert], quoted: bool, ifs: &str) {
+        let mut out = Vec::new();
+        'all: for variant in &self.variants {
+            for insert in inserts {
+                if out.len() >= MAX_VARIANTS {
+                    break 'all;
+                }
+                let mut copy = variant.clone();
+                copy.insert(insert, quoted || !self.splits, ifs);
+                out.push(copy);
+            }
+        }
+        if !out.is_empty() {
+            self.variants = out;
+        }
+    }
+
+    fn finish(self) -> Vec<Vec<Arg>> {
+        self.variants.into_iter().map(Variant::finish).collect()
+    }
+}
+
+/// A value only known at run time, spelled `source`.
+fn unknown_arg(source: &str, taint: Taint) -> Arg {
+    Arg {
+        text: source.to_owned(),
+        exact: false,
+        glob: false,
+        known_from: source.len(),
+        taint,
+        content: None,
     }
 }
 
 impl Scanner<'_> {
-    /// The fields `word` (its source text) expands to.
+    /// The fields `word` (its source text) expands to, with each variable
+    /// at its first value (see [`Scanner::expand_all`]).
     pub(super) fn expand(&mut self, word: &str) -> Vec<Arg> {
-        brace_alternatives(word)
-            .iter()
-            .flat_map(|alternative| self.expand_one(alternative))
+        self.expand_all(word).into_iter().next().unwrap_or_default()
+    }
+
+    /// Every list of fields `word` can expand to: one per value of the
+    /// variables in it (at least one, at most [`MAX_VARIANTS`]).
+    pub(super) fn expand_all(&mut self, word: &str) -> Vec<Vec<Arg>> {
+        let braces = brace_alternatives(word);
+        if let [one] = braces.as_slice() {
+            return self.expand_one(one);
+        }
+        // Brace words are fields side by side; their variants are taken
+        // together, the n-th of each.
+        let each: Vec<Vec<Vec<Arg>>> = braces.iter().map(|b| self.expand_one(b)).collect();
+        let count = each.iter().map(Vec::len).max().unwrap_or(1);
+        (0..count)
+            .map(|n| {
+                each.iter()
+                    .flat_map(|variants| variants.get(n).or(variants.first()).cloned())
+                    .flatten()
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The values `word` can give as the right side of an assignment, where
+    /// bash neither splits nor globs: one word per variant.
+    pub(super) fn expand_value(&mut self, word: &str) -> Vec<Arg> {
+        let mut builder = Builder {
+            splits: false,
+            ..Builder::new()
+        };
+        match parse_word(word) {
+            Some(pieces) => self.pieces(word, &pieces, false, &mut builder),
+            None => self.unparsable_word(word, &mut builder),
+        }
+        builder
+            .finish()
+            .into_iter()
+            .map(|fields| {
+                fields
+                    .into_iter()
+                    .reduce(|a, b| super::vars::concat(&a, &b))
+                    .unwrap_or_else(|| Arg::literal(""))
+            })
             .collect()
     }
 
     /// The text of a here-document body, with the substitutions of an
-    /// unquoted one judged.
+    /// unquoted one judged. Where variables give it several values, they
+    /// are all in the text, one after the other, so that a shell reading it
+    /// is judged on each.
     pub(super) fn expand_heredoc(&mut self, body: &str, expands: bool) -> Arg {
         if !expands {
             return Arg::literal(body);
@@ -91,10 +318,8 @@ impl Scanner<'_> {
             Ok(pieces) => self.pieces(body, &pieces, true, &mut builder),
             Err(_) => self.unparsable_word(body, &mut builder),
         }
-        // The body is one piece of text: never split or globbed.
-        builder.split = false;
-        builder.glob = false;
-        builder.finish().into_iter().next().unwrap_or_default()
+        let variants: Vec<Arg> = builder.finish().into_iter().flatten().collect();
+        join_variants(variants)
     }
 
     /// Judges the substitutions in `text` (a default value, an arithmetic
@@ -110,7 +335,7 @@ impl Scanner<'_> {
         }
     }
 
-    fn expand_one(&mut self, raw: &str) -> Vec<Arg> {
+    fn expand_one(&mut self, raw: &str) -> Vec<Vec<Arg>> {
         let mut builder = Builder::new();
         if is_plain(raw) {
             // What brush-parser's word parser would return (one text piece,
@@ -142,7 +367,7 @@ impl Scanner<'_> {
             match &piece.piece {
                 WordPiece::Text(text) => {
                     if !quoted && is_pattern(text) {
-                        b.glob = true;
+                        b.glob();
                     }
                     b.known(text);
                 }
@@ -153,6 +378,7 @@ impl Scanner<'_> {
                 },
                 WordPiece::DoubleQuotedSequence(inner)
                 | WordPiece::GettextDoubleQuotedSequence(inner) => {
+                    b.quoted();
                     self.pieces(raw, inner, true, b);
                 }
                 WordPiece::TildeExpansion(tilde) => match tilde {
@@ -167,21 +393,31 @@ impl Scanner<'_> {
                 },
                 WordPiece::ParameterExpansion(expr) => {
                     self.parameter(expr);
-                    if is_home(expr) {
-                        b.unknown("~", Taint::default());
-                    } else {
-                        b.unknown(source, Taint::OPAQUE);
+                    let mut inserts = match self.parameter_values(expr, source) {
+                        Some(inserts) => inserts,
+                        None if is_home(expr) => {
+                            vec![Insert::One(unknown_arg("~", Taint::default()))]
+                        }
+                        None => vec![Insert::One(unknown_arg(source, Taint::OPAQUE))],
+                    };
+                    // `-r${EMPTY}f`: what is unknown may be empty.
+                    if b.in_option()
+                        && inserts.iter().any(Insert::may_be_empty)
+                        && !inserts.iter().any(|i| *i == Insert::One(Arg::literal("")))
+                    {
+                        inserts.push(Insert::One(Arg::literal("")));
                     }
+                    let ifs = self.vars.ifs();
+                    b.fork(&inserts, quoted, &ifs);
                 }
                 WordPiece::CommandSubstitution(body)
                 | WordPiece::BackquotedCommandSubstitution(body) => {
                     let flow = self.nested(body, "$(...)", &Flow::inherited());
                     match flow.literal_text() {
                         Some(out) if flow.taint == Taint::default() => {
-                            b.known(out.trim_end_matches('\n'));
-                            if !quoted {
-                                b.split = true;
-                            }
+                            let value = Arg::literal(out.trim_end_matches('\n'));
+                            let ifs = self.vars.ifs();
+                            b.fork(&[Insert::One(value)], quoted, &ifs);
                         }
                         _ => b.unknown(source, flow.taint.union(Taint::OPAQUE)),
                     }
@@ -196,6 +432,97 @@ impl Scanner<'_> {
                 }
             }
         }
+    }
+
+    /// The values a parameter expansion can give, where the command set the
+    /// variable (`None`: only known at run time).
+    fn parameter_values(&mut self, expr: &ParameterExpr, source: &str) -> Option<Vec<Insert>> {
+        match expr {
+            ParameterExpr::Parameter {
+                parameter,
+                indirect: false,
+            } => self.variable(parameter),
+            ParameterExpr::UseDefaultValues {
+                parameter,
+                indirect: false,
+                default_value,
+                ..
+            }
+            | ParameterExpr::AssignDefaultValues {
+                parameter,
+                indirect: false,
+                default_value,
+                ..
+            } => {
+                let mut out = self
+                    .variable(parameter)
+                    .unwrap_or_else(|| vec![Insert::One(unknown_arg(source, Taint::OPAQUE))]);
+                if out.iter().any(Insert::may_be_empty) {
+                    let default = self.expand_value(default_value.as_deref().unwrap_or(""));
+                    if let (ParameterExpr::AssignDefaultValues { .. }, Parameter::Named(name)) =
+                        (expr, parameter)
+                    {
+                        // Assigned only when unset or empty: it may not happen.
+                        self.vars.branching += 1;
+                        let values = default.iter().cloned().map(Value::Scalar).collect();
+                        self.vars.assign(name, values, false);
+                        self.vars.branching -= 1;
+                    }
+                    out.extend(default.into_iter().map(Insert::One));
+                }
+                Some(out)
+            }
+            ParameterExpr::UseAlternativeValue {
+                parameter,
+                indirect: false,
+                alternative_value,
+                ..
+            } => {
+                let set = self.variable(parameter);
+                let mut out: Vec<Insert> = self
+                    .expand_value(alternative_value.as_deref().unwrap_or(""))
+                    .into_iter()
+                    .map(Insert::One)
+                    .collect();
+                if set.is_none_or(|values| values.iter().any(Insert::may_be_empty)) {
+                    out.push(Insert::One(Arg::literal("")));
+                }
+                Some(out)
+            }
+            _ => None,
+        }
+    }
+
+    /// The values of a variable the command set, as inserts.
+    fn variable(&self, parameter: &Parameter) -> Option<Vec<Insert>> {
+        let name = match parameter {
+            Parameter::Named(name)
+            | Parameter::NamedWithIndex { name, .. }
+            | Parameter::NamedWithAllIndices { name, .. } => name,
+            Parameter::Positional(_) | Parameter::Special(_) => return None,
+        };
+        let Some(values) = self.vars.get(name) else {
+            return (name == "IFS" && matches!(parameter, Parameter::Named(_)))
+                .then(|| vec![Insert::One(Arg::literal(super::vars::DEFAULT_IFS))]);
+        };
+        let inserts = match parameter {
+            Parameter::Named(_) => values.iter().map(|v| Insert::One(v.first())).collect(),
+            Parameter::NamedWithIndex { index, .. } => match index.trim().parse::<usize>() {
+                Ok(n) => values.iter().map(|v| Insert::One(v.element(n))).collect(),
+                // An index only known at run time: any element.
+                Err(_) => values
+                    .iter()
+                    .flat_map(Value::elements)
+                    .map(Insert::One)
+                    .collect(),
+            },
+            Parameter::NamedWithAllIndices { .. } => values
+                .iter()
+                .map(|v| Insert::Fields(v.elements()))
+                .collect(),
+            Parameter::Positional(_) | Parameter::Special(_) => return None,
+        };
+        Some(inserts)
     }
 
     /// Judges the code inside a parameter expansion's operands.
@@ -302,6 +629,23 @@ impl Scanner<'_> {
             }
         }
     }
+}
+
+/// Longest text [`join_variants`] makes; past it only the first variant is
+/// kept.
+const MAX_JOINED_BYTES: usize = 1 << 16;
+
+/// The variants of one piece of text as one text, each on its own line.
+fn join_variants(variants: Vec<Arg>) -> Arg {
+    let total: usize = variants.iter().map(|v| v.text.len() + 1).sum();
+    let mut variants = variants.into_iter();
+    let first = variants.next().unwrap_or_default();
+    if total > MAX_JOINED_BYTES {
+        return first;
+    }
+    variants.fold(first, |joined, next| {
+        super::vars::concat(&super::vars::concat(&joined, &Arg::literal("\n")), &next)
+    })
 }
 
 /// A word of characters that mean nothing to bash's word expansion (no
@@ -552,7 +896,7 @@ mod tests {
             let mut builder = Builder::new();
             let pieces = parse_word(word).unwrap_or_default();
             scanner.pieces(word, &pieces, false, &mut builder);
-            assert_eq!(scanner.expand(word), builder.finish(), "{word}");
+            assert_eq!(vec![scanner.expand(word)], builder.finish(), "{word}");
         }
         for word in [
             "", "~", "a*", "[a]", "{a,b}", "$x", "'a'", "a\\b", "a b", "a`b`", "!x", "#x",

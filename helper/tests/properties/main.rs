@@ -14,3 +14,4 @@ mod no_panic;
 mod no_panic_state;
 mod plan_no_panic;
 mod scan_properties;
+mod scan_values;

@@ -1,0 +1,188 @@
+//! The builtins that set variables from text: `read`, `mapfile` (and its
+//! other name `readarray`) and `printf -v`. What they read is a [`Flow`], so
+//! a variable filled from a here-string holds that text, and one filled
+//! from a download holds a download ([`super::vars`]).
+
+use super::arg::{Arg, Taint};
+use super::flow::Flow;
+use super::getopt::{self, Opt, Spec};
+use super::scanner::Scanner;
+use super::vars::{self, Value};
+
+const READ: Spec = Spec::new("adinNptu", &[]).posix();
+const MAPFILE: Spec = Spec::new("dnOsuCc", &[]).posix();
+
+impl Scanner<'_> {
+    /// Records what `name args` assigns, reading `stdin`; false when `name`
+    /// sets no variable.
+    pub(super) fn sets_variables(&mut self, name: &str, args: &[Arg], stdin: &Flow) -> bool {
+        match name {
+            "read" => self.read(args, stdin),
+            "mapfile" | "readarray" => self.mapfile(args, stdin),
+            "printf" => self.printf_v(args),
+            _ => return false,
+        }
+        true
+    }
+
+    /// `export NAME=VALUE` and the other declaration builtins, where the
+    /// word only became an assignment through an expansion (`export "$v"`);
+    /// words written as assignments were recorded when the command was
+    /// walked.
+    pub(super) fn declares(&mut self, name: &str, argv: &[Arg], args: &[Arg]) {
+        if !matches!(
+            name,
+            "export" | "declare" | "typeset" | "local" | "readonly"
+        ) {
+            return;
+        }
+        for arg in args.iter().filter(|a| !a.text.starts_with(['-', '+'])) {
+            let Some((variable, value)) = arg.text.split_once('=') else {
+                continue;
+            };
+            let variable = variable.trim_end_matches('+');
+            let identifier = variable.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                && variable
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !identifier || value.starts_with('(') {
+                continue;
+            }
+            if arg.exact
+                && let Some(hit) = super::checks::history::check_variable(variable, Some(value))
+            {
+                self.report(hit.rule, argv, hit.detail);
+            }
+            let value = Arg {
+                text: value.to_owned(),
+                known_from: arg.known_from.saturating_sub(variable.len() + 1),
+                ..arg.clone()
+            };
+            self.vars
+                .assign(variable, vec![Value::Scalar(value)], false);
+        }
+    }
+
+    fn read(&mut self, args: &[Arg], stdin: &Flow) {
+        let parsed = getopt::parse(args, &READ);
+        let array = parsed
+            .opts
+            .iter()
+            .find(|(o, _)| *o == Opt::Short('a'))
+            .and_then(|(_, v)| *v);
+        let names: Vec<String> = args
+            .get(parsed.rest..)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|a| a.exact_text().map(str::to_owned))
+            .collect();
+        let ifs = self.vars.ifs();
+        let Some(text) = stdin.literal_text() else {
+            // Text only known at run time, carrying what it came from.
+            let taint = stdin.taint;
+            for name in array.into_iter().map(str::to_owned).chain(names) {
+                let value = Value::unknown(&format!("${name}"), taint);
+                self.vars.assign(&name, vec![value], false);
+            }
+            return;
+        };
+        // `read` takes one line; each line of a text made of alternatives
+        // (see `expand_heredoc`) is one value it may get.
+        let lines: Vec<&str> = text.lines().take(vars::MAX_VALUES).collect();
+        let lines = if lines.is_empty() { vec![""] } else { lines };
+        if let Some(array) = array {
+            let values = lines
+                .iter()
+                .map(|line| Value::Array(literal_fields(line, &ifs)))
+                .collect();
+            self.vars.assign(array, values, false);
+            return;
+        }
+        let names = if names.is_empty() {
+            vec!["REPLY".to_owned()]
+        } else {
+            names
+        };
+        let mut each: Vec<Vec<Value>> = vec![Vec::new(); names.len()];
+        for line in &lines {
+            for (slot, value) in each.iter_mut().zip(split_for_read(line, &ifs, names.len())) {
+                slot.push(Value::Scalar(Arg::literal(&value)));
+            }
+        }
+        for (name, values) in names.iter().zip(each) {
+            self.vars.assign(name, values, false);
+        }
+    }
+
+    fn mapfile(&mut self, args: &[Arg], stdin: &Flow) {
+        let parsed = getopt::parse(args, &MAPFILE);
+        let name = args
+            .get(parsed.rest)
+            .and_then(Arg::exact_text)
+            .unwrap_or("MAPFILE")
+            .to_owned();
+        let value = match stdin.literal_text() {
+            Some(text) => Value::Array(text.lines().map(Arg::literal).collect()),
+            None => Value::unknown(&format!("${name}"), stdin.taint),
+        };
+        self.vars.assign(&name, vec![value], false);
+    }
+
+    /// `printf -v NAME FORMAT ARGS`: NAME gets what printf would print.
+    fn printf_v(&mut self, args: &[Arg]) {
+        let Some(at) = args.iter().position(|a| a.is("-v")) else {
+            return;
+        };
+        let Some(name) = args.get(at + 1).and_then(Arg::exact_text) else {
+            return;
+        };
+        let rest = args.get(at + 2..).unwrap_or_default();
+        let value = match super::call::printf(rest).literal_text() {
+            Some(text) => Arg::literal(text),
+            None => super::vars::Value::unknown(&format!("${name}"), Taint::OPAQUE).first(),
+        };
+        self.vars.assign(name, vec![Value::Scalar(value)], false);
+    }
+}
+
+/// The fields of `line` split on `ifs`, as `read -a` makes them.
+fn literal_fields(line: &str, ifs: &str) -> Vec<Arg> {
+    vars::split(line, ifs)
+        .into_iter()
+        .map(Arg::literal)
+        .collect()
+}
+
+/// `line` cut for `read A B C`: one field each, the last taking the rest.
+fn split_for_read(line: &str, ifs: &str, names: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = line.trim_start_matches(|c: char| ifs.contains(c) && c.is_whitespace());
+    while out.len() + 1 < names {
+        let end = rest.find(|c| ifs.contains(c)).unwrap_or(rest.len());
+        out.push(rest.get(..end).unwrap_or_default().to_owned());
+        rest = rest
+            .get(end..)
+            .unwrap_or_default()
+            .trim_start_matches(|c| ifs.contains(c));
+    }
+    out.push(
+        rest.trim_end_matches(|c: char| ifs.contains(c) && c.is_whitespace())
+            .to_owned(),
+    );
+    out.resize(names, String::new());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_splits_like_bash() {
+        let ifs = vars::DEFAULT_IFS;
+        assert_eq!(split_for_read("  rm -rf / ", ifs, 1), ["rm -rf /"]);
+        assert_eq!(split_for_read("rm -rf /", ifs, 2), ["rm", "-rf /"]);
+        assert_eq!(split_for_read("rm", ifs, 3), ["rm", "", ""]);
+        assert_eq!(split_for_read("a,b,c", ",", 2), ["a", "b,c"]);
+    }
+}
