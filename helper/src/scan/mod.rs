@@ -37,6 +37,7 @@ pub(crate) mod hook;
 mod hook_input;
 mod parse;
 mod paths;
+mod plain;
 mod plan;
 mod program;
 mod render;

@@ -34,8 +34,31 @@ impl std::fmt::Display for Failure {
     }
 }
 
+/// Shortest text for which the plain-subset parser ([`super::plain`]) is
+/// tried first: below it brush-parser is fast enough, and every command a
+/// person writes takes the one path.
+pub(super) const PLAIN_MIN_BYTES: usize = 4096;
+
+/// A parsed text: brush-parser's syntax tree, or the plain lists of a long
+/// text in the subset [`super::plain`] reads.
+#[derive(Debug)]
+pub(super) enum Parsed {
+    Tree(Program),
+    Plain(Vec<super::plain::PlainList>),
+}
+
 /// Parses `text` as a bash program.
-pub(super) fn parse(text: &str) -> Result<Program, Failure> {
+pub(super) fn parse(text: &str) -> Result<Parsed, Failure> {
+    if text.len() >= PLAIN_MIN_BYTES
+        && let Some(lists) = super::plain::parse(text)
+    {
+        return Ok(Parsed::Plain(lists));
+    }
+    parse_with_brush(text).map(Parsed::Tree)
+}
+
+/// Parses `text` with brush-parser.
+pub(super) fn parse_with_brush(text: &str) -> Result<Program, Failure> {
     if nesting(text) > MAX_NESTING {
         return Err(Failure::TooDeep);
     }

@@ -127,7 +127,7 @@ impl<'c> Scanner<'c> {
         self.depth += 1;
         let fanned_out = std::mem::replace(&mut self.fanned_out, false);
         let functions = std::mem::take(&mut self.functions);
-        let flow = self.inside(via, |s| s.program(&program, stdin));
+        let flow = self.inside(via, |s| s.parsed(&program, stdin));
         self.functions = functions;
         self.fanned_out = fanned_out;
         self.depth -= 1;
@@ -159,7 +159,7 @@ impl<'c> Scanner<'c> {
         self.parses += 1;
         match parse::parse(text) {
             Ok(program) => {
-                self.program(&program, &Flow::inherited());
+                self.parsed(&program, &Flow::inherited());
             }
             Err(failure) => {
                 // A fork bomb is often typed in forms the parser rejects.

@@ -15,7 +15,9 @@ use brush_parser::ast::{
 use super::arg::{self, Arg, Taint};
 use super::checks::{fork_bomb, history};
 use super::flow::Flow;
+use super::parse::Parsed;
 use super::paths::Write;
+use super::plain::PlainList;
 use super::scanner::Scanner;
 use super::vars::Value;
 use super::word::MAX_VARIANTS;
@@ -43,6 +45,29 @@ fn is_socket(path: &str) -> bool {
 }
 
 impl Scanner<'_> {
+    /// Walks a parsed text, whichever parser read it.
+    pub(super) fn parsed(&mut self, parsed: &Parsed, stdin: &Flow) -> Flow {
+        match parsed {
+            Parsed::Tree(program) => self.program(program, stdin),
+            Parsed::Plain(lists) => self.plain(lists, stdin),
+        }
+    }
+
+    /// Walks the lists of a plain text ([`super::plain`]) as [`Self::list`]
+    /// walks the same text parsed by brush-parser.
+    pub(super) fn plain(&mut self, lists: &[PlainList], stdin: &Flow) -> Flow {
+        let mut out = Flow::empty();
+        for list in lists {
+            let flow = self.and_or_of(&list.pipelines, stdin, |s, stages, input| {
+                s.pipeline_of(stages, input, list.background, |s, words, input| {
+                    s.run_lines(std::slice::from_ref(words), input)
+                })
+            });
+            out = out.then(flow);
+        }
+        out
+    }
+
     pub(super) fn program(&mut self, program: &Program, stdin: &Flow) -> Flow {
         let mut out = Flow::empty();
         for list in &program.complete_commands {
@@ -64,26 +89,50 @@ impl Scanner<'_> {
     }
 
     fn and_or(&mut self, list: &AndOrList, stdin: &Flow, background: bool) -> Flow {
-        let mut out = self.pipeline(&list.first, stdin, background);
+        let rest = list.additional.iter().map(|next| match next {
+            AndOr::And(p) | AndOr::Or(p) => p,
+        });
+        let pipelines: Vec<&Pipeline> = std::iter::once(&list.first).chain(rest).collect();
+        self.and_or_of(&pipelines, stdin, |s, pipeline, input| {
+            // `timed` and `bang` change nothing about what runs.
+            let Pipeline {
+                timed: _,
+                bang: _,
+                seq,
+            } = pipeline;
+            s.pipeline_of(seq, input, background, Self::command)
+        })
+    }
+
+    /// Pipelines joined by `&&` and `||`, each walked by `walk`.
+    fn and_or_of<P>(
+        &mut self,
+        pipelines: &[P],
+        stdin: &Flow,
+        mut walk: impl FnMut(&mut Self, &P, &Flow) -> Flow,
+    ) -> Flow {
+        let Some((first, rest)) = pipelines.split_first() else {
+            return Flow::empty();
+        };
+        let mut out = walk(self, first, stdin);
         // What follows `&&` or `||` may not run.
         self.vars.branching += 1;
-        for next in &list.additional {
-            let pipeline = match next {
-                AndOr::And(p) | AndOr::Or(p) => p,
-            };
-            out = out.then(self.pipeline(pipeline, stdin, background));
+        for pipeline in rest {
+            out = out.then(walk(self, pipeline, stdin));
         }
         self.vars.branching -= 1;
         out
     }
 
-    fn pipeline(&mut self, pipeline: &Pipeline, stdin: &Flow, background: bool) -> Flow {
-        // `timed` and `bang` change nothing about what runs.
-        let Pipeline {
-            timed: _,
-            bang: _,
-            seq,
-        } = pipeline;
+    /// The stages of one pipeline, each walked by `walk` reading what the
+    /// stage before it printed.
+    fn pipeline_of<C>(
+        &mut self,
+        seq: &[C],
+        stdin: &Flow,
+        background: bool,
+        mut walk: impl FnMut(&mut Self, &C, &Flow) -> Flow,
+    ) -> Flow {
         let outer = self.fanned_out;
         self.fanned_out = outer || background || seq.len() > 1;
         let mut flow = stdin.clone();
@@ -99,7 +148,7 @@ impl Scanner<'_> {
                 }
             };
             upstream = upstream.union(input.taint);
-            flow = self.command(command, &input);
+            flow = walk(self, command, &input);
         }
         self.fanned_out = outer;
         flow
@@ -394,7 +443,8 @@ impl Scanner<'_> {
                     if let Some(key) = key {
                         self.expand(&key.value);
                     }
-                    combine(&mut arrays, &self.expand_all(&value.value));
+                    let variants = self.expand_all(&value.value);
+                    combine(&mut arrays, variants);
                 }
                 arrays.into_iter().map(Value::Array).collect()
             }
@@ -435,7 +485,8 @@ impl Scanner<'_> {
     /// the command itself ([`Scanner::call`]), once for each command line its
     /// variables can make. Returns what it prints.
     fn simple(&mut self, command: &SimpleCommand, stdin: &Flow) -> Flow {
-        let mut words: Vec<Vec<Vec<Arg>>> = Vec::new();
+        // Each command line the words can make, built word by word.
+        let mut lines: Vec<Vec<Arg>> = vec![Vec::new()];
         let mut redirects = Vec::new();
         // `X=v cmd` sets X for cmd alone; a later use may not see it.
         let scoped = usize::from(command.word_or_name.is_some());
@@ -447,20 +498,17 @@ impl Scanner<'_> {
                     self.assignment(assignment);
                     self.vars.branching -= scoped;
                 }
-                other => self.item(other, &mut words, &mut redirects),
+                other => self.item(other, &mut lines, &mut redirects),
             }
         }
         if let Some(word) = &command.word_or_name {
-            words.push(self.expand_all(&word.value));
+            let variants = self.expand_all(&word.value);
+            combine(&mut lines, variants);
         }
         for item in command.suffix.iter().flat_map(|s| s.0.iter()) {
-            self.item(item, &mut words, &mut redirects);
+            self.item(item, &mut lines, &mut redirects);
         }
-        let mut lines: Vec<Vec<Arg>> = vec![Vec::new()];
-        for word in &words {
-            combine(&mut lines, word);
-        }
-        let first = lines.first().cloned().unwrap_or_default();
+        let first = lines.first().map_or(&[][..], Vec::as_slice);
 
         let mut input = stdin.clone();
         let mut into_process = Vec::new();
@@ -471,7 +519,7 @@ impl Scanner<'_> {
                 Redirect::Write(targets, write) => {
                     for target in targets {
                         socket |= is_socket(&target.text);
-                        self.write_target(&first, &target, write);
+                        self.write_target(first, &target, write);
                         writes.push(target);
                     }
                 }
@@ -488,21 +536,7 @@ impl Scanner<'_> {
                 ..Taint::default()
             });
         }
-        let mut out: Option<Flow> = None;
-        for argv in &lines {
-            if let Some(name) = argv.first().and_then(Arg::exact_text)
-                && self.functions.iter().any(|f| f == name)
-                && self.fanned_out
-            {
-                self.report(&super::rule::FORK_BOMB, argv, fork_bomb::detail(name));
-            }
-            let flow = self.call(argv, &input);
-            out = Some(match out {
-                None => flow,
-                Some(before) => before.either(flow),
-            });
-        }
-        let out = out.unwrap_or_else(Flow::empty);
+        let out = self.run_lines(&lines, &input);
         // `curl URL > f`, `curl URL | cat > f`: the file holds a download.
         if out.taint.download {
             for target in writes.iter().filter_map(Arg::exact_text) {
@@ -515,22 +549,46 @@ impl Scanner<'_> {
         out
     }
 
+    /// Judges each command line one simple command can make; returns what
+    /// it prints, any of them.
+    fn run_lines(&mut self, lines: &[Vec<Arg>], input: &Flow) -> Flow {
+        let mut out: Option<Flow> = None;
+        for argv in lines {
+            if let Some(name) = argv.first().and_then(Arg::exact_text)
+                && self.functions.iter().any(|f| f == name)
+                && self.fanned_out
+            {
+                self.report(&super::rule::FORK_BOMB, argv, fork_bomb::detail(name));
+            }
+            let flow = self.call(argv, input);
+            out = Some(match out {
+                None => flow,
+                Some(before) => before.either(flow),
+            });
+        }
+        out.unwrap_or_else(Flow::empty)
+    }
+
     fn item(
         &mut self,
         item: &CommandPrefixOrSuffixItem,
-        words: &mut Vec<Vec<Vec<Arg>>>,
+        lines: &mut Vec<Vec<Arg>>,
         redirects: &mut Vec<Redirect>,
     ) {
         match item {
             CommandPrefixOrSuffixItem::IoRedirect(redirect) => {
                 redirects.extend(self.redirect(redirect));
             }
-            CommandPrefixOrSuffixItem::Word(word) => words.push(self.expand_all(&word.value)),
+            CommandPrefixOrSuffixItem::Word(word) => {
+                let variants = self.expand_all(&word.value);
+                combine(lines, variants);
+            }
             CommandPrefixOrSuffixItem::AssignmentWord(assignment, word) => {
                 // After the command name (`export X=…`, `env X=…`): judged as
                 // an assignment, passed on as the word it is.
                 self.assignment(assignment);
-                words.push(self.expand_all(&word.value));
+                let variants = self.expand_all(&word.value);
+                combine(lines, variants);
             }
             CommandPrefixOrSuffixItem::ProcessSubstitution(kind, subshell) => {
                 let (via, stdin) = match kind {
@@ -539,7 +597,7 @@ impl Scanner<'_> {
                 };
                 let flow = self.inside(via, |s| s.list(&subshell.list, &stdin));
                 let read = matches!(kind, ProcessSubstitutionKind::Read);
-                words.push(vec![vec![Arg {
+                let arg = Arg {
                     text: format!("{}(...)", if read { '<' } else { '>' }),
                     exact: false,
                     glob: false,
@@ -550,7 +608,8 @@ impl Scanner<'_> {
                         Taint::default()
                     },
                     content: flow.literal_text().filter(|_| read).map(str::to_owned),
-                }]]);
+                };
+                combine(lines, vec![vec![arg]]);
             }
         }
     }
@@ -558,20 +617,23 @@ impl Scanner<'_> {
 
 /// Every line of `lines` followed by each variant of the next word (capped
 /// at [`MAX_VARIANTS`] lines).
-fn combine(lines: &mut Vec<Vec<Arg>>, variants: &[Vec<Arg>]) {
-    match variants {
+fn combine(lines: &mut Vec<Vec<Arg>>, mut variants: Vec<Vec<Arg>>) {
+    match variants.as_mut_slice() {
         // A word with no variants adds nothing.
         [] => {}
         // The common case, in place: a long line stays linear.
-        [only] => {
-            for line in lines.iter_mut() {
-                line.extend(only.iter().cloned());
+        [only] => match lines.as_mut_slice() {
+            [line] => line.append(only),
+            _ => {
+                for line in lines.iter_mut() {
+                    line.extend(only.iter().cloned());
+                }
             }
-        }
+        },
         _ => {
             let mut out = Vec::new();
             'all: for head in lines.iter() {
-                for fields in variants {
+                for fields in &variants {
                     if out.len() >= MAX_VARIANTS {
                         break 'all;
                     }

@@ -264,6 +264,10 @@ impl Scanner<'_> {
     /// Every list of fields `word` can expand to: one per value of the
     /// variables in it (at least one, at most [`MAX_VARIANTS`]).
     pub(super) fn expand_all(&mut self, word: &str) -> Vec<Vec<Arg>> {
+        if is_plain(word) {
+            // Most words of a long line: one field, the word itself.
+            return vec![vec![Arg::literal(word)]];
+        }
         let braces = brace_alternatives(word);
         if let [one] = braces.as_slice() {
             return self.expand_one(one);
