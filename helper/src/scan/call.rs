@@ -158,6 +158,22 @@ impl Scanner<'_> {
         for hit in checks::judge(name, args, self.ctx, self.cwd.as_deref()) {
             self.report(hit.rule, argv, hit.detail);
         }
+        // `GIT_WORK_TREE=/ git clean -f`: the variable is `--work-tree`.
+        if name == "git"
+            && let Some(values) = self.vars.get("GIT_WORK_TREE")
+        {
+            let trees: Vec<String> = values
+                .iter()
+                .filter_map(|v| v.first().exact_text().map(|t| format!("--work-tree={t}")))
+                .collect();
+            for tree in trees {
+                let mut with_tree = vec![Arg::literal(&tree)];
+                with_tree.extend(args.iter().cloned());
+                for hit in checks::judge(name, &with_tree, self.ctx, self.cwd.as_deref()) {
+                    self.report(hit.rule, argv, format!("{} (GIT_WORK_TREE)", hit.detail));
+                }
+            }
+        }
         self.program_writes(name, argv, args);
         self.output(name, args, stdin)
     }
@@ -663,7 +679,7 @@ impl Scanner<'_> {
                     self.inside(&via, |s| s.call(&command, &Flow::inherited()));
                     // `{}` is each match, the start points first: `rm` of
                     // them is a recursive delete of the start points.
-                    let rm = command.first().map(program);
+                    let rm = without_wrappers(&command).first().map(program);
                     if matches!(rm, Some(Program::Named(name)) if name == "rm")
                         && let Some(hit) = self.find_critical(&starts)
                     {
@@ -692,6 +708,18 @@ impl Scanner<'_> {
 
 /// `find`'s start points: the words before its expression, after the
 /// options that may come first (`-H`, `-L`, `-P`, `-D LIST`, `-O3`).
+/// `command` with its wrappers taken off (`sudo rm …` is `rm …`).
+fn without_wrappers(command: &[Arg]) -> &[Arg] {
+    let mut command = command;
+    while let Some((first, args)) = command.split_first()
+        && let Program::Named(name) = program(first)
+        && let Some(Inner::Command(at)) = wrapper::unwrap(&name, args)
+    {
+        command = args.get(at..).unwrap_or_default();
+    }
+    command
+}
+
 fn find_starts(args: &[Arg]) -> Vec<Arg> {
     let mut rest = args;
     while let Some((first, after)) = rest.split_first() {

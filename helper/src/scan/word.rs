@@ -219,6 +219,11 @@ impl Builder {
             .any(|v| v.current.text.starts_with('-'))
     }
 
+    /// True when the field being made ends with `/` (`"$HOME/$D"`).
+    fn after_slash(&self) -> bool {
+        self.variants.iter().any(|v| v.current.text.ends_with('/'))
+    }
+
     /// One copy of the word per insert (capped at [`MAX_VARIANTS`]).
     fn fork(&mut self, inserts: &[Insert], quoted: bool, ifs: &str) {
         let mut out = Vec::new();
@@ -294,7 +299,7 @@ impl Scanner<'_> {
             ..Builder::new()
         };
         match parse_word(word) {
-            Some(pieces) => self.pieces(word, &pieces, false, &mut builder),
+            Some(pieces) => self.pieces(word, &pieces, false, true, &mut builder),
             None => self.unparsable_word(word, &mut builder),
         }
         builder
@@ -319,7 +324,7 @@ impl Scanner<'_> {
         }
         let mut builder = Builder::new();
         match word::parse_heredoc(body, &ParserOptions::default()) {
-            Ok(pieces) => self.pieces(body, &pieces, true, &mut builder),
+            Ok(pieces) => self.pieces(body, &pieces, true, false, &mut builder),
             Err(_) => self.unparsable_word(body, &mut builder),
         }
         let variants: Vec<Arg> = builder.finish().into_iter().flatten().collect();
@@ -334,7 +339,7 @@ impl Scanner<'_> {
         }
         let mut builder = Builder::new();
         match parse_word(text) {
-            Some(pieces) => self.pieces(text, &pieces, false, &mut builder),
+            Some(pieces) => self.pieces(text, &pieces, false, false, &mut builder),
             None => self.unparsable_word(text, &mut builder),
         }
     }
@@ -348,7 +353,7 @@ impl Scanner<'_> {
             return builder.finish();
         }
         match parse_word(raw) {
-            Some(pieces) => self.pieces(raw, &pieces, false, &mut builder),
+            Some(pieces) => self.pieces(raw, &pieces, false, true, &mut builder),
             None => self.unparsable_word(raw, &mut builder),
         }
         builder.finish()
@@ -365,8 +370,17 @@ impl Scanner<'_> {
         builder.unknown(raw, Taint::OPAQUE);
     }
 
-    fn pieces(&mut self, raw: &str, pieces: &[WordPieceWithSource], quoted: bool, b: &mut Builder) {
-        for piece in pieces {
+    /// Adds `pieces` to `b`; `ends_word`: nothing follows them in the word.
+    fn pieces(
+        &mut self,
+        raw: &str,
+        pieces: &[WordPieceWithSource],
+        quoted: bool,
+        ends_word: bool,
+        b: &mut Builder,
+    ) {
+        for (i, piece) in pieces.iter().enumerate() {
+            let last = ends_word && i + 1 == pieces.len();
             let source = raw.get(piece.start_index..piece.end_index).unwrap_or("$?");
             match &piece.piece {
                 WordPiece::Text(text) => {
@@ -383,7 +397,7 @@ impl Scanner<'_> {
                 WordPiece::DoubleQuotedSequence(inner)
                 | WordPiece::GettextDoubleQuotedSequence(inner) => {
                     b.quoted();
-                    self.pieces(raw, inner, true, b);
+                    self.pieces(raw, inner, true, last, b);
                 }
                 WordPiece::TildeExpansion(tilde) => match tilde {
                     TildeExpr::Home => b.known("~"),
@@ -404,8 +418,10 @@ impl Scanner<'_> {
                         }
                         None => vec![Insert::One(unknown_arg(source, Taint::OPAQUE))],
                     };
-                    // `-r${EMPTY}f`: what is unknown may be empty.
-                    if b.in_option()
+                    // `-r${EMPTY}f` and `"$HOME/$DIR"`: what is unknown may
+                    // be empty, joining the letters of a flag or leaving a
+                    // path's parent.
+                    if (b.in_option() || (last && b.after_slash()))
                         && inserts.iter().any(Insert::may_be_empty)
                         && !inserts.iter().any(|i| *i == Insert::One(Arg::literal("")))
                     {
@@ -899,7 +915,7 @@ mod tests {
             let mut scanner = Scanner::new(&ctx);
             let mut builder = Builder::new();
             let pieces = parse_word(word).unwrap_or_default();
-            scanner.pieces(word, &pieces, false, &mut builder);
+            scanner.pieces(word, &pieces, false, true, &mut builder);
             assert_eq!(vec![scanner.expand(word)], builder.finish(), "{word}");
         }
         for word in [

@@ -175,26 +175,27 @@ const PATH_WRAPPERS: &[&str] = &[
 /// Everything `code` does by itself that a BLOCK rule forbids.
 pub(crate) fn effects(code: &str) -> Vec<Effect> {
     let mut found = Vec::new();
+    let paths = Paths::assigned_in(code);
     let recursive = code.contains("recursive");
     for &(call, needs_recursive) in TREE_DELETES {
         if needs_recursive && !recursive {
             continue;
         }
         for rest in call_sites(code, call) {
-            if let Some((path, _)) = open_paren(rest).and_then(path_expr) {
+            if let Some((path, _)) = open_paren(rest).and_then(|t| paths.expr(t)) {
                 found.push(Effect::DeleteTree { call, path });
             }
         }
     }
     for &(call, write) in WRITE_CALLS {
         for rest in call_sites(code, call) {
-            if let Some((path, _)) = open_paren(rest).and_then(path_expr) {
+            if let Some((path, _)) = open_paren(rest).and_then(|t| paths.expr(t)) {
                 found.push(Effect::Write { call, path, write });
             }
         }
     }
     for rest in call_sites(code, "open") {
-        if let Some((path, write)) = open_paren(rest).and_then(opened) {
+        if let Some((path, write)) = open_paren(rest).and_then(|t| paths.opened(t)) {
             found.push(Effect::Write {
                 call: "open",
                 path,
@@ -202,6 +203,7 @@ pub(crate) fn effects(code: &str) -> Vec<Effect> {
             });
         }
     }
+    found.extend(paths.method_writes(code));
     if fork_loop(code) {
         found.push(Effect::ForkLoop);
     }
@@ -217,62 +219,171 @@ fn open_paren(text: &str) -> Option<&str> {
     Some(rest.strip_prefix('(').unwrap_or(rest).trim_start())
 }
 
-/// A path written out at the start of `text`, and what follows it: a
-/// literal, the home directory, a path wrapper around those, and joins by
-/// `+` or `/` of those.
-fn path_expr(text: &str) -> Option<(String, &str)> {
-    joined(text, false, 0)
-}
-
 /// Most wrappers inside one another, and most parts joined, read in one
 /// path: written-out paths are short, and an outside text must not cost
 /// more than linear time or deep recursion.
 const MAX_PATH_DEPTH: usize = 8;
 const MAX_PATH_PARTS: usize = 16;
 
-/// [`path_expr`] `depth` wrappers deep; with `commas`, the arguments of a
-/// join call (`os.path.join(A, B)`) are joined too.
-fn joined(text: &str, commas: bool, depth: usize) -> Option<(String, &str)> {
-    if depth > MAX_PATH_DEPTH {
-        return None;
-    }
-    let (mut path, mut rest) = path_part(text, depth)?;
-    for _ in 1..MAX_PATH_PARTS {
-        let after = rest.trim_start();
-        let next = after
-            .strip_prefix(['+', '/'])
-            .or_else(|| after.strip_prefix(',').filter(|_| commas));
-        let Some(next) = next else {
-            break;
-        };
-        let Some((more, after)) = path_part(next.trim_start(), depth) else {
-            break;
-        };
-        path = join(&path, &more);
-        rest = after;
-    }
-    Some((path, rest))
+/// Most names of paths read from one program.
+const MAX_NAMES: usize = 16;
+
+/// pathlib's methods that write or delete the path they are called on.
+const PATH_METHODS: &[(&str, Write)] = &[
+    (".write_text(", Write::Replace),
+    (".write_bytes(", Write::Replace),
+    (".unlink(", Write::Remove),
+    (".touch(", Write::Modify),
+    (".rmdir(", Write::Remove),
+    (".open(", Write::Modify),
+];
+
+/// pathlib's methods that hand back the path they are called on, as far
+/// as the protected paths go.
+const PATH_STEPS: &[&str] = &[".expanduser()", ".resolve()", ".absolute()"];
+
+/// Reads the paths a one-line program writes out, with the names it gave
+/// them (`p = '/'`, `my $p = "/"`, `const p = '/'`).
+struct Paths {
+    names: Vec<(String, String)>,
 }
 
-/// One literal, home directory or wrapped path at the start of `text`.
-fn path_part(text: &str, depth: usize) -> Option<(String, &str)> {
-    if let Some(home) = HOMES.iter().find(|h| starts_with_quotes(text, h)) {
-        // A Perl string may go on after `$ENV{HOME}`: "$ENV{HOME}/.bashrc".
-        return Some(("~".to_owned(), text.get(home.len()..).unwrap_or_default()));
+impl Paths {
+    /// The names `code` assigns a written-out path to, in order.
+    fn assigned_in(code: &str) -> Self {
+        let mut paths = Self { names: Vec::new() };
+        for (at, _) in code.match_indices('=') {
+            if paths.names.len() >= MAX_NAMES {
+                break;
+            }
+            let before = code.get(..at).unwrap_or_default();
+            let after = code.get(at + 1..).unwrap_or_default();
+            // `==`, `!=`, `<=`, `>=`, `=>`, `=~`, `+=` are no assignment.
+            if before.ends_with(['=', '!', '<', '>', '+', '-', '*', '/'])
+                || after.starts_with(['=', '>', '~'])
+            {
+                continue;
+            }
+            let before = before.trim_end();
+            let name_start = before
+                .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+                .map_or(0, |i| i + 1);
+            let name = before.get(name_start..).unwrap_or_default();
+            if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
+                continue;
+            }
+            if let Some((path, _)) = paths.expr(after.trim_start()) {
+                paths.names.push((name.to_owned(), path));
+            }
+        }
+        paths
     }
-    if let Some(wrapper) = PATH_WRAPPERS.iter().find(|w| starts_with_quotes(text, w)) {
-        let inside = text.get(wrapper.len()..).unwrap_or_default().trim_start();
-        let (path, rest) = joined(inside, true, depth + 1)?;
-        let rest = rest.trim_start();
-        return Some((path, rest.strip_prefix(')').unwrap_or(rest)));
+
+    /// pathlib's `Path(…)` and `Path.home()` followed by methods:
+    /// `Path.home().joinpath('.bashrc').write_text(…)`,
+    /// `Path('~/.ssh/id_rsa').expanduser().unlink()`.
+    fn method_writes(&self, code: &str) -> Vec<Effect> {
+        let mut found = Vec::new();
+        for rest in call_sites(code, "Path") {
+            let start = code.len() - rest.len() - "Path".len();
+            let Some((mut path, mut after)) = code.get(start..).and_then(|t| self.expr(t)) else {
+                continue;
+            };
+            for _ in 0..MAX_PATH_PARTS {
+                let text = after.trim_start();
+                if let Some(rest) = text.strip_prefix(')') {
+                    // `(Path.home() / '.zshrc').open('a')`
+                    after = rest;
+                } else if let Some(step) = PATH_STEPS.iter().find(|s| text.starts_with(*s)) {
+                    after = text.get(step.len()..).unwrap_or_default();
+                } else if let Some(inside) = text.strip_prefix(".joinpath(") {
+                    let Some((more, rest)) = self.joined(inside.trim_start(), true, 1) else {
+                        break;
+                    };
+                    path = join(&path, &more);
+                    after = rest.trim_start().strip_prefix(')').unwrap_or(rest);
+                } else {
+                    if let Some(&(call, write)) =
+                        PATH_METHODS.iter().find(|(m, _)| text.starts_with(m))
+                    {
+                        let args = text.get(call.len()..).unwrap_or_default().trim_start();
+                        let write = match call {
+                            ".open(" => literal(args).and_then(|(mode, _)| python_mode(&mode)),
+                            _ => Some(write),
+                        };
+                        if let Some(write) = write {
+                            found.push(Effect::Write {
+                                call: call.trim_start_matches('.').trim_end_matches('('),
+                                path: path.clone(),
+                                write,
+                            });
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+        found
     }
-    let (word, rest) = literal(text)?;
-    // Perl interpolates the home directory into a string.
-    let word = match word.strip_prefix("$ENV{HOME}") {
-        Some(tail) => format!("~{tail}"),
-        None => word,
-    };
-    Some((word, rest))
+
+    /// A path written out at the start of `text`, and what follows it: a
+    /// literal, the home directory, a path wrapper around those, and joins by
+    /// `+` or `/` of those.
+    fn expr<'t>(&self, text: &'t str) -> Option<(String, &'t str)> {
+        self.joined(text, false, 0)
+    }
+
+    /// [`path_expr`] `depth` wrappers deep; with `commas`, the arguments of a
+    /// join call (`os.path.join(A, B)`) are joined too.
+    fn joined<'t>(&self, text: &'t str, commas: bool, depth: usize) -> Option<(String, &'t str)> {
+        if depth > MAX_PATH_DEPTH {
+            return None;
+        }
+        let (mut path, mut rest) = self.part(text, depth)?;
+        for _ in 1..MAX_PATH_PARTS {
+            let after = rest.trim_start();
+            let next = after
+                .strip_prefix(['+', '/'])
+                .or_else(|| after.strip_prefix(',').filter(|_| commas));
+            let Some(next) = next else {
+                break;
+            };
+            let Some((more, after)) = self.part(next.trim_start(), depth) else {
+                break;
+            };
+            path = join(&path, &more);
+            rest = after;
+        }
+        Some((path, rest))
+    }
+
+    /// One literal, home directory or wrapped path at the start of `text`.
+    fn part<'t>(&self, text: &'t str, depth: usize) -> Option<(String, &'t str)> {
+        if let Some(home) = HOMES.iter().find(|h| starts_with_quotes(text, h)) {
+            // A Perl string may go on after `$ENV{HOME}`: "$ENV{HOME}/.bashrc".
+            return Some(("~".to_owned(), text.get(home.len()..).unwrap_or_default()));
+        }
+        if let Some(wrapper) = PATH_WRAPPERS.iter().find(|w| starts_with_quotes(text, w)) {
+            let inside = text.get(wrapper.len()..).unwrap_or_default().trim_start();
+            let (path, rest) = self.joined(inside, true, depth + 1)?;
+            let rest = rest.trim_start();
+            return Some((path, rest.strip_prefix(')').unwrap_or(rest)));
+        }
+        // A name the program gave a path to earlier: `p = '/'; rmtree(p)`.
+        if let Some((name, path)) = self.names.iter().find(|(name, _)| {
+            text.strip_prefix(name.as_str())
+                .is_some_and(|after| !after.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+        }) {
+            return Some((path.clone(), text.get(name.len()..).unwrap_or_default()));
+        }
+        let (word, rest) = literal(text)?;
+        // Perl interpolates the home directory into a string.
+        let word = match word.strip_prefix("$ENV{HOME}") {
+            Some(tail) => format!("~{tail}"),
+            None => word,
+        };
+        Some((word, rest))
+    }
 }
 
 /// `base` and `more` joined as a path (`'/' + 'x'` and `join('/', 'x')`).
@@ -290,27 +401,29 @@ fn starts_with_quotes(text: &str, prefix: &str) -> bool {
         .is_some_and(|head| head.replace('"', "'") == prefix)
 }
 
-/// The path an `open(…)` writes, and how: Python's and Ruby's
-/// `open(PATH, MODE)`, Perl's `open(FH, MODE, PATH)` and `open(FH, ">>PATH")`.
-fn opened(args: &str) -> Option<(String, Write)> {
-    if let Some((path, rest)) = path_expr(args) {
-        let rest = rest.trim_start().strip_prefix(',')?.trim_start();
-        let rest = rest.strip_prefix("mode=").unwrap_or(rest);
-        let (mode, _) = literal(rest)?;
-        return python_mode(&mode).map(|write| (path, write));
-    }
-    // Perl: a file handle first.
-    let (_, rest) = args.split_once(',')?;
-    let (first, rest) = literal(rest.trim_start())?;
-    let (mode, path) = match perl_mode(&first) {
-        Some((mode, "")) => {
+impl Paths {
+    /// The path an `open(…)` writes, and how: Python's and Ruby's
+    /// `open(PATH, MODE)`, Perl's `open(FH, MODE, PATH)` and `open(FH, ">>PATH")`.
+    fn opened(&self, args: &str) -> Option<(String, Write)> {
+        if let Some((path, rest)) = self.expr(args) {
             let rest = rest.trim_start().strip_prefix(',')?.trim_start();
-            (mode, path_expr(rest)?.0)
+            let rest = rest.strip_prefix("mode=").unwrap_or(rest);
+            let (mode, _) = literal(rest)?;
+            return python_mode(&mode).map(|write| (path, write));
         }
-        Some((mode, tail)) => (mode, path_part(&format!("'{}'", tail.trim_start()), 0)?.0),
-        None => return None,
-    };
-    Some((path, mode))
+        // Perl: a file handle first.
+        let (_, rest) = args.split_once(',')?;
+        let (first, rest) = literal(rest.trim_start())?;
+        let (mode, path) = match perl_mode(&first) {
+            Some((mode, "")) => {
+                let rest = rest.trim_start().strip_prefix(',')?.trim_start();
+                (mode, self.expr(rest)?.0)
+            }
+            Some((mode, tail)) => (mode, self.part(&format!("'{}'", tail.trim_start()), 0)?.0),
+            None => return None,
+        };
+        Some((path, mode))
+    }
 }
 
 /// A Python or Ruby mode string: `a` appends, `w` and `x` replace, `+`
@@ -521,6 +634,42 @@ mod tests {
         assert!(effects(&deep).is_empty());
         let long = format!("shutil.rmtree('/'{})", "+'a'".repeat(100_000));
         assert_eq!(effects(&long).len(), 1);
+    }
+
+    #[test]
+    fn reads_pathlib_methods_and_named_paths() {
+        let writes = |code: &str| -> Vec<(String, Write)> {
+            effects(code)
+                .into_iter()
+                .filter_map(|e| match e {
+                    Effect::Write { path, write, .. } => Some((path, write)),
+                    Effect::DeleteTree { .. } | Effect::ForkLoop => None,
+                })
+                .collect()
+        };
+        assert_eq!(
+            writes("pathlib.Path.home().joinpath('.bashrc').write_text('x')"),
+            [("~/.bashrc".to_owned(), Write::Replace)]
+        );
+        assert_eq!(
+            writes("Path('~/.ssh/id_rsa').expanduser().unlink()"),
+            [("~/.ssh/id_rsa".to_owned(), Write::Remove)]
+        );
+        assert_eq!(
+            writes("(Path.home() / '.zshrc').open('a').write('x')"),
+            [("~/.zshrc".to_owned(), Write::Append)]
+        );
+        assert!(writes("print(Path('README.md').read_text())").is_empty());
+        assert_eq!(
+            effects("import shutil; p='/'; shutil.rmtree(p)"),
+            [tree("rmtree", "/")]
+        );
+        assert_eq!(
+            effects("my $d = \"/etc\"; rmtree($d)"),
+            [tree("rmtree", "/etc")]
+        );
+        // Comparisons are no assignments; an unknown name is no path.
+        assert!(effects("x = 1; y = x == '/'; shutil.rmtree(z)").is_empty());
     }
 
     #[test]
