@@ -128,7 +128,16 @@ pub fn conforms(value: &Value) -> bool {
             .is_none_or(|s| text_in(Some(s), &["passed", "failed", "not-run"])),
         Some(_) => false,
     };
-    let counts_ok = ["total_steps", "current_step"]
+    let audit_ok = match top.get("manifest_audit") {
+        None | Some(Value::Null) => true,
+        Some(Value::Object(o)) => {
+            o.get("status")
+                .is_none_or(|s| text_in(Some(s), &["pass", "drift"]))
+                && o.get("drift_details").is_none_or(Value::is_array)
+        }
+        Some(_) => false,
+    };
+    let counts_ok = ["total_steps", "current_step", "recovery_depth"]
         .iter()
         .all(|k| top.get(*k).is_none_or(Value::is_u64));
     let steps_ok = top
@@ -155,6 +164,7 @@ pub fn conforms(value: &Value) -> bool {
         && mode_ok
         && budget_ok
         && verification_ok
+        && audit_ok
         && counts_ok
         && steps_ok
 }
