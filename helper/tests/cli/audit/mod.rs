@@ -3,5 +3,8 @@
 //! recovery in the plan and progress models. Every check runs on a real git
 //! repository made in a temp dir ([`repo::Repo`]).
 
+mod checkpoint;
 mod repo;
+mod session;
+mod step;
 mod step_zero;

@@ -85,3 +85,62 @@ impl Repo {
         serde_json::from_str(&fs::read_to_string(self.path().join(rel)).unwrap()).unwrap()
     }
 }
+
+/// Checks `output` (one JSON document) against `schemas/NAME.schema.json`
+/// and returns it parsed.
+pub(super) fn valid(schema: &str, output: &str) -> serde_json::Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../schemas")
+        .join(format!("{schema}.schema.json"));
+    let schema_doc: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap();
+    let validator = jsonschema::draft202012::new(&schema_doc).unwrap();
+    let instance: serde_json::Value = serde_json::from_str(output)
+        .unwrap_or_else(|e| panic!("{schema}: not JSON ({e}): {output}"));
+    let errors: Vec<String> = validator
+        .iter_errors(&instance)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{schema}: {output}\n{}",
+        errors.join("\n")
+    );
+    instance
+}
+
+/// One step of a 1.7 plan: its number, the commit subject its Checkpoint
+/// writes, and its manifest's YAML (indented by the caller's `yaml`).
+pub(super) struct PlanStep<'a> {
+    pub(super) number: u32,
+    pub(super) files: &'a [&'a str],
+    pub(super) subject: &'a str,
+    pub(super) manifest: &'a str,
+}
+
+/// A 1.7 trekplan of `steps`.
+pub(super) fn plan(steps: &[PlanStep<'_>]) -> String {
+    let mut text =
+        String::from("---\nplan_version: 1.7\n---\n# Plan: audited\n\n## Implementation Plan\n\n");
+    for s in steps {
+        let files: Vec<String> = s.files.iter().map(|f| format!("`{f}`")).collect();
+        let files = if files.is_empty() {
+            "none".to_owned()
+        } else {
+            files.join(", ")
+        };
+        text.push_str(&format!(
+            "### Step {n}: step {n}\n- **Files:** {files}\n- **Changes:** change.\n- **Verify:** `true`\n- **On failure:** retry\n- **Checkpoint:** `git commit -m \"{subject}\"`\n- **Manifest:**\n  ```yaml\n",
+            n = s.number,
+            subject = s.subject,
+        ));
+        for line in s.manifest.trim().lines() {
+            text.push_str("  ");
+            text.push_str(line.trim_start());
+            text.push('\n');
+        }
+        text.push_str("  ```\n\n");
+    }
+    text.push_str("## Verification\n\n- `true` — nothing\n");
+    text
+}
