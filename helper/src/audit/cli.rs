@@ -54,10 +54,9 @@ pub(crate) enum Command {
     /// Exit status: 0 pass, 1 drift or blocked, 2 could not check.
     #[command(verbatim_doc_comment)]
     Step(StepArgs),
-    /// Check HEAD's subject against the step's commit_message_pattern after
-    /// its Checkpoint commit (Sub-step F).
+    /// Check HEAD's subject against the step's pattern (Sub-step F).
     ///
-    /// A mismatch is checkpoint_drift {expected_pattern, actual_message}:
+    /// Run after the step's Checkpoint commit. A mismatch is checkpoint_drift {expected_pattern, actual_message}:
     /// an advisory that never fails the step (its verification already
     /// passed); Phase 7.5 reports it. An empty pattern (a legacy step with
     /// no Checkpoint) declares nothing and passes. --record PROGRESS writes
@@ -76,8 +75,7 @@ pub(crate) enum Command {
     /// not check.
     #[command(verbatim_doc_comment)]
     Checkpoint(CheckpointArgs),
-    /// The independent audit of the whole run (Phase 7.5) and the
-    /// override of the run's status.
+    /// Audit the whole run and override its status (Phase 7.5).
     ///
     /// Over the steps the progress file tracks:
     ///   - expected_paths: the union of every manifest's (a skipped step's

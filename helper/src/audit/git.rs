@@ -20,7 +20,7 @@ pub(super) struct Git {
 
 /// One commit of a range: its id and subject.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Commit {
+pub struct Commit {
     pub sha: String,
     pub subject: String,
 }
@@ -81,18 +81,7 @@ impl Git {
         let range = format!("{from}..HEAD");
         let out =
             run(&self.root, ["log", "-z", "--format=%H%x00%s", &range]).map_err(|e| e.problem)?;
-        let mut fields = out.split('\0');
-        let mut commits = Vec::new();
-        while let (Some(sha), Some(subject)) = (fields.next(), fields.next()) {
-            let sha = sha.trim_start_matches('\n');
-            if !sha.is_empty() {
-                commits.push(Commit {
-                    sha: sha.to_owned(),
-                    subject: subject.to_owned(),
-                });
-            }
-        }
-        Ok(commits)
+        Ok(parse_log(&out))
     }
 
     /// The paths changed between `from` and HEAD, deleted ones included,
@@ -135,6 +124,23 @@ impl Git {
         paths.dedup();
         Ok(paths)
     }
+}
+
+/// The commits of `git log -z --format=%H%x00%s`: id and subject, each
+/// NUL-terminated, records NUL-separated.
+pub fn parse_log(out: &str) -> Vec<Commit> {
+    let mut fields = out.split('\0');
+    let mut commits = Vec::new();
+    while let (Some(sha), Some(subject)) = (fields.next(), fields.next()) {
+        let sha = sha.trim_start_matches('\n');
+        if !sha.is_empty() {
+            commits.push(Commit {
+                sha: sha.to_owned(),
+                subject: subject.to_owned(),
+            });
+        }
+    }
+    commits
 }
 
 fn split_z(out: &str) -> Vec<String> {
@@ -196,4 +202,30 @@ where
         });
     }
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_records() {
+        let out = "aaa\0feat: one\0\nbbb\0fix: two\0";
+        let got = parse_log(out);
+        assert_eq!(
+            got,
+            [
+                Commit {
+                    sha: "aaa".into(),
+                    subject: "feat: one".into()
+                },
+                Commit {
+                    sha: "bbb".into(),
+                    subject: "fix: two".into()
+                }
+            ]
+        );
+        assert!(parse_log("").is_empty());
+        assert!(parse_log("\0\0").is_empty());
+    }
 }

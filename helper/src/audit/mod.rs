@@ -28,3 +28,5 @@ mod session;
 mod step;
 
 pub(crate) use cli::Command;
+pub use git::{Commit, parse_log};
+pub use paths::{Matcher, inside};

@@ -7,7 +7,7 @@ use std::path::{Component, Path, PathBuf};
 
 /// The path under `root`, or `None` when it would leave the repository
 /// (absolute, or climbing with `..`).
-pub(super) fn inside(root: &Path, rel: &str) -> Option<PathBuf> {
+pub fn inside(root: &Path, rel: &str) -> Option<PathBuf> {
     let rel = rel.trim();
     let path = Path::new(rel);
     let climbs = path
@@ -18,14 +18,14 @@ pub(super) fn inside(root: &Path, rel: &str) -> Option<PathBuf> {
 
 /// A forbidden-path entry, ready to match changed paths.
 #[derive(Debug, Clone)]
-pub(super) struct Matcher {
+pub struct Matcher {
     pub entry: String,
     plain: String,
     glob: Option<regex::Regex>,
 }
 
 impl Matcher {
-    pub(super) fn new(entry: &str) -> Self {
+    pub fn new(entry: &str) -> Self {
         let plain = entry
             .trim()
             .trim_start_matches("./")
@@ -44,7 +44,7 @@ impl Matcher {
 
     /// `path` (relative to the root, as git prints it) is this entry or
     /// under it.
-    pub(super) fn matches(&self, path: &str) -> bool {
+    pub fn matches(&self, path: &str) -> bool {
         if let Some(glob) = &self.glob {
             return glob.is_match(path);
         }
