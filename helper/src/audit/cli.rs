@@ -92,7 +92,7 @@ pub(crate) enum Command {
     ///   - iterations_remaining: equals cap - (recovery_depth + the sum of
     ///     attempts beyond each step's first), cap being
     ///     TREKEXECUTE_MAX_RECOVERY_ITERATIONS (default 25): a counter left
-    ///     un-decremented or tampered with is drift.
+    ///     un-decremented, tampered with or missing is drift.
     ///
     /// The override table, against the run's status (a run still
     /// in_progress whose steps are all completed or skipped claims

@@ -257,6 +257,22 @@ mod tests {
     }
 
     #[test]
+    fn result_word_and_counter() {
+        let mut p: Progress = serde_json::from_str(sample()).unwrap();
+        assert_eq!(p.result(), "in_progress");
+        p.status = RunStatus::Stopped;
+        assert_eq!(p.result(), "stopped");
+        p.steps.get_mut(&StepKey(10)).unwrap().status = StepStatus::Blocked;
+        assert_eq!(p.result(), "blocked");
+        // Attempts 0, 1, 1: no retry yet; one retry and a recovery level.
+        assert_eq!(p.expected_iterations_remaining(25), 25);
+        p.steps.get_mut(&StepKey(2)).unwrap().attempts = 3;
+        p.recovery_depth = Some(1);
+        assert_eq!(p.expected_iterations_remaining(25), 22);
+        assert_eq!(p.expected_iterations_remaining(2), 0);
+    }
+
+    #[test]
     fn step_keys_are_positive_numbers() {
         for bad in ["00", "01", "-1", "x", "+1", "99999999999"] {
             let text = format!(r#"{{"{bad}": 1}}"#);
