@@ -13,7 +13,8 @@
 #   VOYAGE_BENCH_ONLY=hook scripts/bench.sh       only figure 6 (the hook), about 15 s;
 #                                           run and plan pick figures 1-3 and 4-5,
 #                                           workflow figures 9-13 (workflow run),
-#                                           scan figures 14-15 (hostile command lines)
+#                                           scan figures 14-15 (hostile command lines),
+#                                           audit figure 16 (audit session)
 #
 # Needs bash, python3 and cargo. Uses hyperfine when installed (figures 1
 # and 2; a python3 timing loop otherwise) and /usr/bin/time when installed
@@ -249,6 +250,8 @@ def cmd_table(results, big_bytes):
         workflow_rows(d, row)
     if "scan_1mb" in d:
         scan_rows(d, row)
+    if "audit" in d:
+        audit_rows(d, row)
 
     head = ("figure", "voyage", "baseline", "ratio/diff", "target", "result")
     widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(6)]
@@ -384,6 +387,14 @@ def cmd_peak(results, key, kib):
     data.setdefault("wf_peak", {})[key] = int(kib)
     with open(results, "w") as f:
         json.dump(data, f)
+
+def audit_rows(d, row):
+    v, b = d["audit"]
+    ratio = v["mean_ms"] / b["mean_ms"]
+    row("16. `audit session` (200 commits, 100 steps) vs its bare `git log` + `git diff --name-only`",
+        f"{v['mean_ms']:.2f} ms", f"{b['mean_ms']:.2f} ms", f"{ratio:.2f}x", "≤ 3x", ratio <= 3.0)
+    row("16a. same, CPU time (user+sys, all processes)", f"{v['cpu_ms']:.2f} ms",
+        f"{b['cpu_ms']:.2f} ms", f"{v['cpu_ms'] / b['cpu_ms']:.2f}x", "info", None)
 
 def plan_rows(d, row):
     v, b = d["plan3"]
@@ -757,6 +768,83 @@ PY
       rm -rf "$wf_logs"
     done
   fi
+fi
+
+# --- 16. audit session: a run's independent audit --------------------------------
+
+if [[ -z "$only" || "$only" == audit ]]; then
+  # A repository of 200 commits whose last 100 are a run of a 100-step plan,
+  # one commit per step, its progress file saying so: the audit passes.
+  arepo="$tmp/audit-repo"
+  mkdir -p "$arepo"
+  python3 - "$arepo" <<'PY'
+import json, os, subprocess, sys
+root = sys.argv[1]
+git = lambda *a: subprocess.run(["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com",
+                                 "-c", "commit.gpgsign=false", *a], cwd=root, check=True,
+                                stdout=subprocess.DEVNULL)
+git("init", "-q", "-b", "main")
+def write(rel, text):
+    path = os.path.join(root, rel)
+    os.makedirs(os.path.dirname(path) or root, exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+steps = []
+for n in range(1, 101):
+    steps.append(f"""### Step {n}: step {n}
+- **Files:** `f/{n}.txt`
+- **Changes:** write it.
+- **Verify:** `test -f f/{n}.txt`
+- **On failure:** retry
+- **Checkpoint:** `git commit -m "feat: step {n}"`
+- **Manifest:**
+  ```yaml
+  expected_paths: [f/{n}.txt]
+  min_file_count: 1
+  commit_message_pattern: "^feat: step {n}$"
+  bash_syntax_check: []
+  forbidden_paths: [locked.txt]
+  must_contain: []
+  ```
+""")
+write("plan.md", "---\nplan_version: 1.7\n---\n# Plan: bench\n\n## Implementation Plan\n\n"
+      + "\n".join(steps) + "\n## Verification\n\n- `true` - nothing\n")
+write("locked.txt", "untouched\n")
+for n in range(1, 101):
+    write(f"history/{n}.txt", f"{n}\n")
+    git("add", "-A")
+    git("commit", "-q", "-m", f"chore: history {n}")
+start = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, check=True,
+                       capture_output=True, text=True).stdout.strip()
+for n in range(1, 101):
+    write(f"f/{n}.txt", f"{n}\n")
+    git("add", "-A")
+    git("commit", "-q", "-m", f"feat: step {n}")
+done = {"status": "completed", "attempts": 1, "error": None,
+        "completed_at": "2026-11-30T10:00:00Z", "commit": None}
+doc = {"schema_version": "1", "plan": "plan.md", "plan_type": "plan", "plan_version": "1.7",
+       "started_at": "2026-11-30T10:00:00Z", "updated_at": "2026-11-30T10:00:00Z",
+       "mode": "execute", "total_steps": 100, "current_step": 100, "status": "completed",
+       "steps": {str(n): dict(done) for n in range(1, 101)}, "iterations_remaining": 25,
+       "entry_condition_checked": False, "exit_condition_checked": False,
+       "plan_verification": None, "summary": None}
+with open(os.path.join(root, "progress.json"), "w") as f:
+    json.dump(doc, f, indent=2)
+with open(os.path.join(root, "start"), "w") as f:
+    f.write(start)
+PY
+  astart="$(cat "$arepo/start")"
+  [[ "$(git -C "$arepo" rev-list --count HEAD)" == 200 ]] ||
+    { echo "bench.sh: the audit repository does not have 200 commits" >&2; exit 2; }
+  audit_cmd="env -C $(q "$arepo") TREKEXECUTE_MAX_RECOVERY_ITERATIONS=25 $(q "$helper") audit session --plan plan.md --progress progress.json --start $astart"
+  # The git calls the audit cannot do without: the commits since the start
+  # with their subjects, and the paths changed since then.
+  git_cmd="env -C $(q "$arepo") bash -c $(q "git log -z --format=%H%x00%s $astart..HEAD >/dev/null && git diff --name-only -z $astart HEAD >/dev/null")"
+  (cd "$arepo" && TREKEXECUTE_MAX_RECOVERY_ITERATIONS=25 "$helper" audit session --plan plan.md \
+    --progress progress.json --start "$astart") | grep -q '^Manifest audit: PASS (100 expected paths, 100 commits' ||
+    { echo "bench.sh: audit session did not pass on the bench repository" >&2; exit 2; }
+  section "16. voyage-helper audit session  vs  git log + git diff --name-only  ($ROUNDS x $STATE_RUNS runs each)"
+  time_pair audit "$STATE_RUNS" true "$audit_cmd" true "$git_cmd"
 fi
 
 # --- table ------------------------------------------------------------------------

@@ -8,7 +8,9 @@ use std::io::{self, Write};
 use clap::{CommandFactory, Parser};
 use clap_complete::Shell;
 
-use crate::{brief, gate, plan, profile, progress, run, scan, state, stats, verdict, workflow};
+use crate::{
+    audit, brief, gate, plan, profile, progress, run, scan, state, stats, verdict, workflow,
+};
 
 /// The deterministic half of the Voyage Claude Code plugin.
 ///
@@ -16,8 +18,8 @@ use crate::{brief, gate, plan, profile, progress, run, scan, state, stats, verdi
 /// agent's word for "done". This binary does every part that needs no model:
 /// running a command with a log and a verdict, validating plans, judging
 /// commands against the security denylist (also as Claude Code's PreToolUse
-/// hook), running YAML workflows in Executant's format, and (in later releases)
-/// auditing steps.
+/// hook), running YAML workflows in Executant's format, and auditing steps
+/// and runs against their manifests.
 ///
 /// Exit codes: 0 checked and fine, 1 checked and not fine, 2 could not check
 /// (usage error, unreadable input, output that cannot be written; a reader
@@ -74,6 +76,8 @@ pub(crate) enum Subcommand {
     State(state::Command),
     #[command(subcommand)]
     Progress(progress::Command),
+    #[command(subcommand)]
+    Audit(audit::Command),
     #[command(subcommand)]
     Stats(stats::Command),
     #[command(subcommand)]

@@ -50,6 +50,11 @@ pub mod progress {
     pub use crate::progress::{CODES, Progress, StepStatus, StepUpdate, apply, conforms, parse};
 }
 
+/// The audits' parsers: manifest paths and the git log they read.
+pub mod audit {
+    pub use crate::audit::{Commit, Matcher, inside, parse_log};
+}
+
 /// Stats records and events.
 pub mod stats {
     pub use crate::stats::{check_name, parse_object, record, summarize_reader, with_ts};

@@ -14,6 +14,7 @@
 //!   `hook pre-tool-use`.
 //! - [`state`]: `write --atomic`, `state write`, `state validate`.
 //! - [`progress`]: the progress file (`progress …`).
+//! - [`audit`]: `audit step`, `audit checkpoint`, `audit session`.
 //! - [`stats`]: `stats append`, `event emit`, `stats show`.
 //! - [`gate`]: the autonomy gate; [`profile`]: `profile resolve`.
 //! - [`workflow`]: `workflow run`, `workflow validate` (Executant-compatible
@@ -48,6 +49,7 @@
 
 mod ansi;
 mod atomic_file;
+mod audit;
 mod brief;
 mod cli;
 mod clock;
@@ -124,6 +126,7 @@ fn dispatch(cli: Cli) -> io::Result<u8> {
         Subcommand::Write(args) => args.execute(&mut out),
         Subcommand::State(command) => command.execute(&mut out),
         Subcommand::Progress(command) => command.execute(&mut out),
+        Subcommand::Audit(command) => command.execute(&mut out),
         Subcommand::Stats(command) => command.execute(&mut out),
         Subcommand::Event(command) => command.execute(&mut out),
         Subcommand::Gate(args) => args.execute(&mut out),

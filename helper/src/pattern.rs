@@ -58,9 +58,8 @@ pub(crate) fn check(pattern: &str) -> Result<(), PatternError> {
         .map_err(|e| PatternError::Invalid(first_line(&e.to_string())))
 }
 
-/// Compiles `pattern` for matching.
-#[cfg(test)]
-fn compile(pattern: &str) -> Result<regex::Regex, PatternError> {
+/// Compiles `pattern` for matching (the audits run manifest patterns).
+pub(crate) fn compile(pattern: &str) -> Result<regex::Regex, PatternError> {
     let pattern = normalise(pattern);
     if let Some(found) = unsupported(&pattern) {
         return Err(found);

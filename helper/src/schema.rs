@@ -19,6 +19,18 @@ use crate::problem::Problem;
 
 /// Every schema by name: the file name without `.schema.json`.
 pub(crate) const SCHEMAS: &[(&str, &str)] = &[
+    (
+        "audit-checkpoint",
+        include_str!("../../schemas/audit-checkpoint.schema.json"),
+    ),
+    (
+        "audit-session",
+        include_str!("../../schemas/audit-session.schema.json"),
+    ),
+    (
+        "audit-step",
+        include_str!("../../schemas/audit-step.schema.json"),
+    ),
     ("event", include_str!("../../schemas/event.schema.json")),
     (
         "event-record",

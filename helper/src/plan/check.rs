@@ -29,9 +29,11 @@ pub(super) fn steps(plan: &mut Plan) {
             );
         } else {
             let expected = previous.map_or(1, |p| p + 1);
-            // A session spec is a slice of a plan: it may start anywhere.
-            let first_of_slice =
-                previous.is_none() && plan.kind == super::model::PlanKind::SessionSpec;
+            // A session spec is a slice of a plan: it may start anywhere. A
+            // plan may open with the synthetic Step 0, the sandbox
+            // pre-flight (Sub-step D1, "Step 0 sentinel").
+            let first_of_slice = previous.is_none()
+                && (plan.kind == super::model::PlanKind::SessionSpec || step.number == 0);
             if step.number != expected && !first_of_slice {
                 problems.push(
                     Problem::new(

@@ -12,6 +12,12 @@ use crate::problem::Problem;
 use crate::yaml::{self, Node, Value, YamlError};
 use serde::Serialize;
 
+/// The optional keys: booleans that default to false. `sandbox_preflight`
+/// marks the synthetic Step 0, whose Verify exiting 77 means the sandbox
+/// refused the run (Sub-step D1, "Step 0 sentinel"); `memory_write` lets a
+/// step write the agent's memory files (Hard rule 15).
+pub(super) const OPTIONAL_KEYS: [&str; 2] = ["sandbox_preflight", "memory_write"];
+
 /// The six keys, in the order the seed lists them.
 pub(super) const KEYS: [&str; 6] = [
     "expected_paths",
@@ -31,6 +37,14 @@ pub struct Manifest {
     pub bash_syntax_check: Vec<String>,
     pub forbidden_paths: Vec<String>,
     pub must_contain: Vec<MustContain>,
+    /// `sandbox_preflight: true`: the step is the sandbox pre-flight (Step
+    /// 0); its Verify exiting 77 blocks the run instead of failing the step.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sandbox_preflight: bool,
+    /// `memory_write: true`: the step may write the agent's memory files
+    /// under `~/.claude/projects/*/memory/` (Hard rule 15).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub memory_write: bool,
     /// Made from the step's fields (legacy plan), not written in the plan.
     pub synthesized: bool,
     /// The line of the YAML fence, for a written manifest.
@@ -233,10 +247,35 @@ pub(super) fn parse(
             Vec::new()
         }
     };
+    let flag = |key: &str, found: &mut Vec<Problem>| -> bool {
+        match get(key) {
+            None => false,
+            Some(Node {
+                value: Value::Bool(b),
+                ..
+            }) => *b,
+            Some(other) => {
+                bad(
+                    found,
+                    &key_line,
+                    step,
+                    code::PLAN_MANIFEST_WRONG_TYPE,
+                    key,
+                    format!(
+                        "step {step}: `{key}` must be true or false, not {}",
+                        describe(other)
+                    ),
+                );
+                false
+            }
+        }
+    };
+    let sandbox_preflight = flag("sandbox_preflight", &mut found);
+    let memory_write = flag("memory_write", &mut found);
     for key in entries
         .iter()
         .map(|(k, _)| k)
-        .filter(|k| !KEYS.contains(&k.text.as_str()))
+        .filter(|k| !KEYS.contains(&k.text.as_str()) && !OPTIONAL_KEYS.contains(&k.text.as_str()))
     {
         let line = if key.line > 0 { key.line } else { fence_line };
         let key = &key.text;
@@ -254,6 +293,8 @@ pub(super) fn parse(
         bash_syntax_check,
         forbidden_paths,
         must_contain,
+        sandbox_preflight,
+        memory_write,
         synthesized: false,
         line: Some(fence_line),
     })
@@ -284,6 +325,8 @@ pub(super) fn synthesize(files: &[FileRef], checkpoint: Option<&CommandRef>) -> 
         commit_message_pattern,
         forbidden_paths: Vec::new(),
         must_contain: Vec::new(),
+        sandbox_preflight: false,
+        memory_write: false,
         synthesized: true,
         line: None,
     }
@@ -435,6 +478,22 @@ mod tests {
         assert_eq!(problems[0].code, "PLAN_MALFORMED_YAML");
         let line = problems[0].line.unwrap();
         assert!((21..=23).contains(&line), "{line}");
+    }
+
+    #[test]
+    fn sandbox_preflight_and_memory_write_are_optional_booleans() {
+        let six = "expected_paths: []\nmin_file_count: 0\ncommit_message_pattern: \"\"\nbash_syntax_check: []\nforbidden_paths: []\nmust_contain: []\n";
+        let mut problems = Vec::new();
+        let m = parse(six, 1, 0, &mut problems).unwrap();
+        assert!(!m.sandbox_preflight && !m.memory_write);
+        let yaml = format!("{six}sandbox_preflight: true\nmemory_write: true\n");
+        let m = parse(&yaml, 1, 0, &mut problems).unwrap();
+        assert!(m.sandbox_preflight && m.memory_write);
+        assert!(problems.is_empty(), "{problems:?}");
+        let yaml = format!("{six}sandbox_preflight: yes please\n");
+        assert!(parse(&yaml, 1, 0, &mut problems).is_none());
+        let got: Vec<(&str, Option<u32>)> = problems.iter().map(|p| (p.code, p.line)).collect();
+        assert_eq!(got, [("PLAN_MANIFEST_WRONG_TYPE", Some(8))]);
     }
 
     #[test]

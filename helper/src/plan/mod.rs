@@ -28,8 +28,10 @@ mod strategy;
 pub(crate) mod version;
 
 pub(crate) use cli::Command;
+pub(crate) use manifest::Manifest;
 pub(crate) use model::{CommandKind, Plan, PlanCommand, PlanKind};
 pub use parse::parse;
+pub(crate) use step::{SANDBOX_BLOCKED_EXIT, Step, VerifyOutcome};
 
 #[cfg(test)]
 mod schema_test;

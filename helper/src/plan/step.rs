@@ -94,3 +94,37 @@ pub struct Step {
     /// or invalid; the problems say why.
     pub manifest: Option<Manifest>,
 }
+
+/// The exit code of a sandbox pre-flight's Verify that means "the sandbox
+/// refused": not a failure, the run is blocked (Sub-step D1, "Step 0
+/// sentinel").
+pub(crate) const SANDBOX_BLOCKED_EXIT: i32 = 77;
+
+/// What a Verify exit code means for a step (Sub-step D1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VerifyOutcome {
+    /// Exit 0: go on to the manifest audit (Sub-step D2).
+    Passed,
+    /// Any other exit: the step's On failure applies.
+    Failed,
+    /// Exit 77 from a step whose manifest says `sandbox_preflight: true`:
+    /// the step is `blocked`, D2 is skipped, nothing is committed, the run
+    /// stops (status `stopped`, result `blocked`).
+    SandboxBlocked,
+}
+
+impl Step {
+    /// The manifest says `sandbox_preflight: true`.
+    pub fn sandbox_preflight(&self) -> bool {
+        self.manifest.as_ref().is_some_and(|m| m.sandbox_preflight)
+    }
+
+    /// What the Verify command exiting with `exit` means for this step.
+    pub fn verify_outcome(&self, exit: i32) -> VerifyOutcome {
+        match exit {
+            0 => VerifyOutcome::Passed,
+            SANDBOX_BLOCKED_EXIT if self.sandbox_preflight() => VerifyOutcome::SandboxBlocked,
+            _ => VerifyOutcome::Failed,
+        }
+    }
+}

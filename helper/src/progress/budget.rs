@@ -50,7 +50,7 @@ pub(crate) struct Budget {
 }
 
 /// The budget from the process environment.
-pub(super) fn from_env() -> Budget {
+pub(crate) fn from_env() -> Budget {
     let (cap, warning) = from_env_value(std::env::var_os(BUDGET_ENV).as_deref());
     Budget { cap, warning }
 }

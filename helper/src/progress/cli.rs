@@ -45,9 +45,12 @@ pub(crate) enum Command {
     /// DIR. The file goes where Phase 3 puts it (DIR/progress.json with
     /// --project, .trekexecute-progress-<slug>.json beside the plan
     /// otherwise, -session-N with --session N), or to --file PATH. It records
-    /// plan_type (plan or session-spec), plan_version (or legacy), the mode,
-    /// and iterations_remaining from TREKEXECUTE_MAX_RECOVERY_ITERATIONS
-    /// (default 25). With --session N on a plan with an Execution Strategy,
+    /// plan_type (plan or session-spec), plan_version (or legacy),
+    /// legacy_plan (true when the manifests were synthesised), the mode,
+    /// iterations_remaining from TREKEXECUTE_MAX_RECOVERY_ITERATIONS
+    /// (default 25), recovery_depth 0 and recovery_dispatched false. A plan
+    /// that opens with the synthetic Step 0 (the sandbox pre-flight) gets a
+    /// step "0". With --session N on a plan with an Execution Strategy,
     /// only that session's steps are listed.
     ///
     /// A file already there: --mode execute (the default; session with
@@ -90,7 +93,9 @@ pub(crate) enum Command {
     /// --manifest-audit fail it is refused (PROGRESS_MANIFEST_FAILED: a step
     /// whose manifest failed is failed). --commit and --checkpoint-drift go
     /// with completed; --error, --drift and --manifest-audit with failed,
-    /// blocked or skipped. Every change sets current_step and updated_at; a
+    /// blocked or skipped. blocked (the Step 0 sentinel: a sandbox
+    /// pre-flight's Verify exited 77) also stops the run (status stopped,
+    /// result blocked). Every change sets current_step and updated_at; a
     /// step starting sets the run back to in_progress.
     ///
     /// OUTPUT: `step N: FROM -> TO (attempt A of 3[, a retry]); R
@@ -194,8 +199,8 @@ pub(crate) struct ShowArgs {
 
 #[derive(Debug, Clone, clap::Args)]
 pub(crate) struct StepArgs {
-    /// The step number.
-    #[arg(value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    /// The step number (0 is the sandbox pre-flight).
+    #[arg(value_name = "N")]
     pub step: u32,
     /// pending, in_progress, completed, failed, skipped or blocked.
     #[arg(long, value_name = "STATUS")]

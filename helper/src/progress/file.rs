@@ -23,14 +23,14 @@ pub(super) const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Why a progress file could not be used. `problems` name every reason.
 #[derive(Debug, Clone)]
-pub(super) struct LoadError {
+pub(crate) struct LoadError {
     /// The file is missing (as opposed to present but broken).
     pub missing: bool,
     pub problems: Vec<Problem>,
 }
 
 /// Reads and checks the progress file at `path`.
-pub(super) fn load(path: &Path) -> Result<Progress, LoadError> {
+pub(crate) fn load(path: &Path) -> Result<Progress, LoadError> {
     let fail = |missing, problems: Vec<Problem>| LoadError {
         missing,
         problems: problems.into_iter().map(|p| p.in_file(path)).collect(),
@@ -128,7 +128,16 @@ pub fn conforms(value: &Value) -> bool {
             .is_none_or(|s| text_in(Some(s), &["passed", "failed", "not-run"])),
         Some(_) => false,
     };
-    let counts_ok = ["total_steps", "current_step"]
+    let audit_ok = match top.get("manifest_audit") {
+        None | Some(Value::Null) => true,
+        Some(Value::Object(o)) => {
+            o.get("status")
+                .is_none_or(|s| text_in(Some(s), &["pass", "drift"]))
+                && o.get("drift_details").is_none_or(Value::is_array)
+        }
+        Some(_) => false,
+    };
+    let counts_ok = ["total_steps", "current_step", "recovery_depth"]
         .iter()
         .all(|k| top.get(*k).is_none_or(Value::is_u64));
     let steps_ok = top
@@ -155,6 +164,7 @@ pub fn conforms(value: &Value) -> bool {
         && mode_ok
         && budget_ok
         && verification_ok
+        && audit_ok
         && counts_ok
         && steps_ok
 }
@@ -163,7 +173,7 @@ pub fn conforms(value: &Value) -> bool {
 /// atomically. A document that does not conform (a flag's value the schema
 /// refuses) is not written: exit 1 with the schema's code; a failed write is
 /// exit 2.
-pub(super) fn save(path: &Path, progress: &Progress) -> Result<(), (u8, Problem)> {
+pub(crate) fn save(path: &Path, progress: &Progress) -> Result<(), (u8, Problem)> {
     let value = progress.to_value();
     if !conforms(&value)
         && let Some(problem) = schema::check("progress", &value, &CODES).into_iter().next()

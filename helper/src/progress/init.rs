@@ -34,6 +34,8 @@ pub(super) struct PlanFacts {
     /// As the plan says, or `legacy`.
     pub plan_version: String,
     pub steps: Vec<u32>,
+    /// Manifests were synthesised (seed Phase 2, "Legacy mode").
+    pub legacy_plan: bool,
 }
 
 impl PlanFacts {
@@ -61,7 +63,6 @@ impl PlanFacts {
         }
         steps.sort_unstable();
         steps.dedup();
-        steps.retain(|&n| n > 0);
         Ok(Self {
             plan: path.display().to_string(),
             plan_type: match plan.kind {
@@ -74,6 +75,7 @@ impl PlanFacts {
                 .filter(|v| !v.trim().is_empty())
                 .unwrap_or_else(|| "legacy".into()),
             steps,
+            legacy_plan: plan.legacy_plan,
         })
     }
 }
@@ -102,6 +104,9 @@ pub(super) fn fresh(facts: &PlanFacts, mode: &str, budget: u32, now: &str) -> Pr
         exit_condition_checked: false,
         plan_verification: Value::Null,
         summary: Value::Null,
+        legacy_plan: Some(facts.legacy_plan),
+        recovery_depth: Some(0),
+        recovery_dispatched: Some(false),
         extra: Map::new(),
     }
 }
@@ -116,11 +121,17 @@ mod tests {
             plan: "p.md".into(),
             plan_type: "plan",
             plan_version: "legacy".into(),
-            steps: vec![1, 2, 10],
+            steps: vec![0, 1, 2, 10],
+            legacy_plan: true,
         };
         let p = fresh(&facts, "execute", 25, "2026-11-30T10:15:00Z");
-        assert_eq!(p.total_steps, 3);
-        assert_eq!(p.resume_point(), Some(1));
+        assert_eq!(p.total_steps, 4);
+        assert_eq!(p.resume_point(), Some(0));
+        assert_eq!(p.legacy_plan, Some(true));
+        assert_eq!(
+            (p.recovery_depth, p.recovery_dispatched),
+            (Some(0), Some(false))
+        );
         let problems = crate::schema::check("progress", &p.to_value(), &super::super::CODES);
         assert!(problems.is_empty(), "{problems:?}");
         assert!(super::super::file::conforms(&p.to_value()));

@@ -26,11 +26,16 @@ mod render;
 mod status;
 mod transition;
 
+pub(crate) use budget::from_env as budget_from_env;
 pub(crate) use cli::Command;
 pub(crate) use cli::Locate;
+// For the areas that record into a progress file (the audits).
 pub use file::{conforms, parse};
+pub(crate) use file::{load, save};
 pub use model::Progress;
+pub(crate) use model::StepKey;
 pub use status::StepStatus;
+pub(crate) use status::{ManifestAudit, RunStatus};
 pub use transition::{StepUpdate, apply};
 
 use std::io::{self, Write};
@@ -38,7 +43,6 @@ use std::path::{Path, PathBuf};
 
 use cli::{FinishArgs, InitArgs, ResumePointArgs, ShowArgs, StepArgs};
 use render::Reply;
-use status::RunStatus;
 
 use crate::clock::UtcTime;
 use crate::exit;

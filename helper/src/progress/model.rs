@@ -13,7 +13,9 @@ use serde_json::{Map, Value};
 
 use super::status::{ManifestAudit, RunStatus, StepStatus};
 
-/// One progress file.
+/// One progress file. The keys an older writer may not have written
+/// (`legacy_plan`, `recovery_depth`, `recovery_dispatched`) are options, so
+/// a rewrite never adds them to its file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Progress {
     pub schema_version: Value,
@@ -42,6 +44,19 @@ pub struct Progress {
     pub plan_verification: Value,
     #[serde(default)]
     pub summary: Value,
+    /// The plan had no `plan_version` or one below 1.7: its manifests were
+    /// synthesised (seed Phase 2, "Legacy mode"; Hard rule 17).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub legacy_plan: Option<bool>,
+    /// How deep in recovery this run is: 0 for a plan's own run, D for the
+    /// run of `session-N-recovery-D.md` (Phase 7.6; at most 2). Each level
+    /// spent one of the budget's iterations, which the completion gate's
+    /// counter reconciliation counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery_depth: Option<u32>,
+    /// This run handed a recovery session over (Phase 7.6, step 5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery_dispatched: Option<bool>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -90,7 +105,8 @@ impl StepRecord {
 }
 
 /// A step number as a key of `steps`: written as a string (`"3"`), ordered
-/// as a number (so step 10 comes after step 9).
+/// as a number (so step 10 comes after step 9). `"0"` is the synthetic
+/// Step 0, the sandbox pre-flight.
 ///
 /// Its own (de)serialisation, because serde's `flatten` (used for unknown
 /// keys) hands map keys over as strings, which plain integer keys reject.
@@ -109,17 +125,18 @@ impl<'de> Deserialize<'de> for StepKey {
         impl Visitor<'_> for KeyVisitor {
             type Value = StepKey;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a positive step number")
+                f.write_str("a step number (0 is the sandbox pre-flight)")
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<StepKey, E> {
                 match v.parse::<u32>() {
+                    Ok(0) if v == "0" => Ok(StepKey(0)),
                     Ok(n) if n > 0 && !v.starts_with('0') && !v.starts_with('+') => Ok(StepKey(n)),
                     _ => Err(E::invalid_value(de::Unexpected::Str(v), &self)),
                 }
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<StepKey, E> {
                 match u32::try_from(v) {
-                    Ok(n) if n > 0 => Ok(StepKey(n)),
+                    Ok(n) => Ok(StepKey(n)),
                     _ => Err(E::invalid_value(de::Unexpected::Unsigned(v), &self)),
                 }
             }
@@ -169,6 +186,31 @@ impl Progress {
             .map(|(k, _)| k.0)
     }
 
+    /// The result word of the run (seed Phase 8, "Result vocabulary"):
+    /// `blocked` for a run stopped by a blocked step (the Step 0 sentinel),
+    /// otherwise the run's status; `in_progress` while it runs.
+    pub fn result(&self) -> &'static str {
+        let blocked = self.steps.values().any(|r| r.status == StepStatus::Blocked);
+        match self.status {
+            RunStatus::Stopped if blocked => "blocked",
+            other => other.as_str(),
+        }
+    }
+
+    /// The counter-liveness check of the completion gate (Phase 7.5, clause
+    /// 3): what `iterations_remaining` must be for a budget of `cap`, namely
+    /// `cap − (recovery_depth + Σ attempts beyond each step's first)`, never
+    /// below 0.
+    pub fn expected_iterations_remaining(&self, cap: u32) -> u32 {
+        let retries: u32 = self
+            .steps
+            .values()
+            .map(|r| r.attempts.saturating_sub(1))
+            .fold(0, u32::saturating_add);
+        let depth = self.recovery_depth.unwrap_or(0);
+        cap.saturating_sub(depth.saturating_add(retries))
+    }
+
     /// The document as a JSON value.
     pub fn to_value(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
@@ -215,13 +257,31 @@ mod tests {
     }
 
     #[test]
+    fn result_word_and_counter() {
+        let mut p: Progress = serde_json::from_str(sample()).unwrap();
+        assert_eq!(p.result(), "in_progress");
+        p.status = RunStatus::Stopped;
+        assert_eq!(p.result(), "stopped");
+        p.steps.get_mut(&StepKey(10)).unwrap().status = StepStatus::Blocked;
+        assert_eq!(p.result(), "blocked");
+        // Attempts 0, 1, 1: no retry yet; one retry and a recovery level.
+        assert_eq!(p.expected_iterations_remaining(25), 25);
+        p.steps.get_mut(&StepKey(2)).unwrap().attempts = 3;
+        p.recovery_depth = Some(1);
+        assert_eq!(p.expected_iterations_remaining(25), 22);
+        assert_eq!(p.expected_iterations_remaining(2), 0);
+    }
+
+    #[test]
     fn step_keys_are_positive_numbers() {
-        for bad in ["0", "01", "-1", "x", "+1", "99999999999"] {
+        for bad in ["00", "01", "-1", "x", "+1", "99999999999"] {
             let text = format!(r#"{{"{bad}": 1}}"#);
             assert!(
                 serde_json::from_str::<BTreeMap<StepKey, u8>>(&text).is_err(),
                 "{bad}"
             );
         }
+        let zero: BTreeMap<StepKey, u8> = serde_json::from_str(r#"{"0": 1}"#).unwrap();
+        assert!(zero.contains_key(&StepKey(0)));
     }
 }

@@ -20,7 +20,9 @@
 //! budget, and it spends one of those. Nothing ever goes back to `pending`,
 //! and a completed step is final (start a fresh progress file to redo it).
 //! `completed` needs the manifest to have held (`--manifest-audit fail` is
-//! refused; Hard rule 17) and sets `manifest_audit: pass`.
+//! refused; Hard rule 17) and sets `manifest_audit: pass`. `blocked` (the
+//! Step 0 sentinel: a sandbox pre-flight's Verify exited 77) stops the run:
+//! its status becomes `stopped`, and its result word `blocked`.
 
 use serde_json::Value;
 
@@ -148,6 +150,11 @@ pub fn apply(progress: &mut Progress, update: &StepUpdate, now: &str) -> Result<
             }
         }
         StepStatus::Failed | StepStatus::Blocked | StepStatus::Skipped => {
+            // A blocked step (the Step 0 sentinel) escalates: the run stops
+            // there, and its result is `blocked` (Sub-step D1, Phase 8).
+            if to == StepStatus::Blocked {
+                progress.status = RunStatus::Stopped;
+            }
             if let Some(error) = &update.error {
                 record.error = Some(error.clone());
             }

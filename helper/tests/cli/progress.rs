@@ -605,9 +605,16 @@ fn bad_input_is_coded_and_leaves_the_file_untouched() {
             "{args:?} left a file behind"
         );
     }
-    // A step 0 never reaches the helper's logic: clap refuses it (exit 2).
+    // Step 0 is a step number like any other (the sandbox pre-flight);
+    // this file has none.
     let (case, _) = fresh();
-    assert_eq!(step(&case, "0", "in_progress", &[]).status, 2);
+    let ran = step(&case, "0", "in_progress", &[]);
+    assert_eq!(ran.status, 1);
+    assert!(
+        ran.stderr.contains("error[PROGRESS_NO_SUCH_STEP]"),
+        "{}",
+        ran.stderr
+    );
 }
 
 #[test]

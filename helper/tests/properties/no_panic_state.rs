@@ -184,6 +184,10 @@ const KEYS: &[&str] = &[
     "exit_condition_checked",
     "plan_verification",
     "summary",
+    "legacy_plan",
+    "recovery_depth",
+    "recovery_dispatched",
+    "manifest_audit",
     "extra",
 ];
 const STEP_KEYS: &[&str] = &[

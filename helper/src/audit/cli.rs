@@ -1,0 +1,190 @@
+//! `audit`'s command line: its subcommands and flags, each run by
+//! [`Command::execute`] through [`super::command`], the area's I/O edge.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use super::command;
+
+/// Audit a run against its plan's manifests: files, git and exit codes
+/// decide "done", never the executor's own word (Sub-steps D2 and F,
+/// Phase 7.5).
+///
+/// Each audit runs in the git work tree of the current directory; manifest
+/// paths are relative to its root. A finding is a drift item
+/// `{check, expected, actual}` (with `path`, `step`, `commit` or `detail`
+/// when it has one). Exit status everywhere: 0 pass, 1 drift (or blocked),
+/// 2 could not check (no plan, no such step, no manifest, not a repository,
+/// an unknown commit, an unreadable progress file).
+#[derive(Debug, clap::Subcommand)]
+pub(crate) enum Command {
+    /// Check one step's manifest after its Verify (Sub-step D2).
+    ///
+    /// The checks, in the seed's order:
+    ///   1. expected_paths: each exists;
+    ///   2. min_file_count: at least that many of them exist;
+    ///   3. forbidden_paths: none changed since the step began (--since,
+    ///      default HEAD: the step's uncommitted and untracked changes);
+    ///      entries match like git pathspecs (a directory covers its files,
+    ///      * ? [..] are wildcards);
+    ///   4. bash -n on each bash_syntax_check script and on every .sh
+    ///      changed since --since;
+    ///   5. must_contain: each {path, pattern} has a line matching the
+    ///      pattern (grep -E).
+    ///
+    /// With --verify-exit CODE (the step's Verify exit): 77 from a step
+    /// whose manifest says sandbox_preflight: true is the Step 0 sentinel:
+    /// status blocked, D2 skipped, and with --record the step becomes
+    /// blocked and the run stopped (result blocked). Any other non-zero
+    /// exit is one `verify` drift item and D2 is not run.
+    ///
+    /// --record PROGRESS writes the step's manifest_audit (pass or fail)
+    /// and manifest_drift (the items; removed on a pass).
+    ///
+    /// OUTPUT: `Manifest verification PASS for step N`, or `Manifest
+    /// verification FAIL for step N:` and one `- check: path: expected E,
+    /// found A` line per item. --json: {status: pass|drift|blocked, step,
+    /// since, drift: [...], recorded} (schema audit-step).
+    ///
+    /// Example:
+    ///     START=$(git rev-parse HEAD)          # before the step's edits
+    ///     voyage-helper audit step --plan plan.md --step 2 --since "$START" \
+    ///       --record .trekexecute-progress-plan.json
+    ///
+    /// Exit status: 0 pass, 1 drift or blocked, 2 could not check.
+    #[command(verbatim_doc_comment)]
+    Step(StepArgs),
+    /// Check HEAD's subject against the step's pattern (Sub-step F).
+    ///
+    /// Run after the step's Checkpoint commit. A mismatch is checkpoint_drift {expected_pattern, actual_message}:
+    /// an advisory that never fails the step (its verification already
+    /// passed); Phase 7.5 reports it. An empty pattern (a legacy step with
+    /// no Checkpoint) declares nothing and passes. --record PROGRESS writes
+    /// the step's checkpoint_drift (removed on a pass).
+    ///
+    /// OUTPUT: `Checkpoint PASS for step N: "subject" matches "pattern"` or
+    /// `checkpoint_drift for step N: …`. --json: {status: pass|drift, step,
+    /// commit, expected_pattern, actual_message, checkpoint_drift, recorded}
+    /// (schema audit-checkpoint).
+    ///
+    /// Example:
+    ///     git commit -m "feat(cli): add --json flag"
+    ///     voyage-helper audit checkpoint --plan plan.md --step 2 --record progress.json
+    ///
+    /// Exit status: 0 pass, 1 checkpoint_drift (record it, go on), 2 could
+    /// not check.
+    #[command(verbatim_doc_comment)]
+    Checkpoint(CheckpointArgs),
+    /// Audit the whole run and override its status (Phase 7.5).
+    ///
+    /// Over the steps the progress file tracks:
+    ///   - expected_paths: the union of every manifest's (a skipped step's
+    ///     left out) and the Session Manifest's, each must exist;
+    ///   - commit_count: commits in START..HEAD == completed steps (a
+    ///     sandbox Step 0 excluded);
+    ///   - commit_message_pattern: every subject in START..HEAD matches some
+    ///     declared pattern;
+    ///   - bash_syntax_check: bash -n on every .sh changed since START;
+    ///   - forbidden_paths: nothing changed since START under a step's
+    ///     forbidden_paths (unless a step declares the path as its own),
+    ///     the Scope Fence's never-touch list or the Session Manifest's
+    ///     scope_forbidden;
+    ///   - iterations_remaining: equals cap - (recovery_depth + the sum of
+    ///     attempts beyond each step's first), cap being
+    ///     TREKEXECUTE_MAX_RECOVERY_ITERATIONS (default 25): a counter left
+    ///     un-decremented, tampered with or missing is drift.
+    ///
+    /// The override table, against the run's status (a run still
+    /// in_progress whose steps are all completed or skipped claims
+    /// completed):
+    ///     audit pass                   status stays
+    ///     drift + completed            override completed -> partial
+    ///     drift + failed/stopped/...   status stays, drift informational
+    ///
+    /// --record writes manifest_audit {status, drift_details, override}
+    /// into the progress file and, on an override, its status partial.
+    ///
+    /// OUTPUT: `Manifest audit: PASS (…)` or `Manifest audit: DRIFT, N
+    /// findings (…)`, one `- …` line per item, then `Override: completed ->
+    /// partial …` or `Status stays S: …`. --json: {status: pass|drift,
+    /// drift_details: [...], override: {from, to} or null, claimed, start,
+    /// commits, committing_steps, expected_paths, scripts, counter,
+    /// recorded} (schema audit-session).
+    ///
+    /// Example:
+    ///     voyage-helper audit session --plan plan.md \
+    ///       --progress .trekexecute-progress-plan.json --start "$START_SHA" --record
+    ///
+    /// Exit status: 0 pass, 1 drift, 2 could not check.
+    #[command(verbatim_doc_comment)]
+    Session(SessionArgs),
+}
+
+impl Command {
+    /// Runs the subcommand; a write error of `out` is returned.
+    pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
+        match self {
+            Self::Step(args) => command::step(&args, out),
+            Self::Checkpoint(args) => command::checkpoint(&args, out),
+            Self::Session(args) => command::session(&args, out),
+        }
+    }
+}
+
+// The flags of each subcommand. Its help is the variant's doc comment.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct StepArgs {
+    /// The plan or session spec.
+    #[arg(long, value_name = "PLAN")]
+    pub plan: PathBuf,
+    /// The step number (0 is the sandbox pre-flight).
+    #[arg(long, value_name = "N")]
+    pub step: u32,
+    /// The commit the step began from (default HEAD).
+    #[arg(long, value_name = "SHA")]
+    pub since: Option<String>,
+    /// The step's Verify exit code (77 + sandbox_preflight: blocked).
+    #[arg(long, value_name = "CODE", allow_hyphen_values = true)]
+    pub verify_exit: Option<i32>,
+    /// Write manifest_audit and manifest_drift into this progress file.
+    #[arg(long, value_name = "PROGRESS")]
+    pub record: Option<PathBuf>,
+    /// Print the audit as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct CheckpointArgs {
+    /// The plan or session spec.
+    #[arg(long, value_name = "PLAN")]
+    pub plan: PathBuf,
+    /// The step number.
+    #[arg(long, value_name = "N")]
+    pub step: u32,
+    /// Write checkpoint_drift into this progress file.
+    #[arg(long, value_name = "PROGRESS")]
+    pub record: Option<PathBuf>,
+    /// Print the audit as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct SessionArgs {
+    /// The plan or session spec.
+    #[arg(long, value_name = "PLAN")]
+    pub plan: PathBuf,
+    /// The run's progress file.
+    #[arg(long, value_name = "F")]
+    pub progress: PathBuf,
+    /// The commit the session started from.
+    #[arg(long, value_name = "SHA")]
+    pub start: String,
+    /// Write manifest_audit (and an override) into the progress file.
+    #[arg(long)]
+    pub record: bool,
+    /// Print the audit as JSON.
+    #[arg(long)]
+    pub json: bool,
+}

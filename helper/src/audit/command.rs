@@ -1,0 +1,210 @@
+//! The audits' I/O edge: read the plan, find the repository, run the
+//! audit, print it, record it. Everything a subcommand needs from outside
+//! the process is gathered here; the audits themselves take values.
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use super::cli::{CheckpointArgs, SessionArgs, StepArgs};
+use super::code;
+use super::git::Git;
+use super::{checkpoint, record, render, session, step};
+use crate::exit;
+use crate::plan::{Manifest, Plan, PlanLoadError};
+use crate::problem::{self, Coded, Problem};
+
+/// A reason the audit could not check: printed, exit 2 (or its own code).
+type Refused = (u8, Problem);
+
+fn refuse(out: &mut impl Write, (code, problem): Refused) -> io::Result<u8> {
+    problem::eprint_all(std::slice::from_ref(&problem));
+    out.flush()?;
+    Ok(code)
+}
+
+fn load_plan(path: &Path) -> Result<Plan, Refused> {
+    crate::plan::load(path).map_err(|e| {
+        let problem = match &e {
+            PlanLoadError::Read { .. } => e.problem(),
+            PlanLoadError::Unrecognized { .. } => {
+                Problem::new(code::AUDIT_PLAN_UNREADABLE, e.to_string())
+            }
+        };
+        (exit::CANNOT_CHECK, problem.in_file_if_none(path))
+    })
+}
+
+/// The step's manifest, or why there is none.
+fn manifest_of<'p>(
+    plan: &'p Plan,
+    path: &Path,
+    n: u32,
+) -> Result<(&'p crate::plan::Step, &'p Manifest), Refused> {
+    let Some(step) = plan.step(n) else {
+        let known: Vec<String> = plan.steps.iter().map(|s| s.number.to_string()).collect();
+        return Err((
+            exit::CANNOT_CHECK,
+            Problem::new(
+                code::AUDIT_NO_SUCH_STEP,
+                format!(
+                    "the plan has no step {n} (steps: {})",
+                    if known.is_empty() {
+                        "none".into()
+                    } else {
+                        known.join(", ")
+                    }
+                ),
+            )
+            .in_file(path),
+        ));
+    };
+    match &step.manifest {
+        Some(m) => Ok((step, m)),
+        None => Err((
+            exit::CANNOT_CHECK,
+            Problem::new(
+                code::AUDIT_NO_MANIFEST,
+                format!(
+                    "step {n} has no usable manifest; `voyage-helper plan validate {}` says why",
+                    path.display()
+                ),
+            )
+            .in_file(path)
+            .at_line(step.line)
+            .in_step(n),
+        )),
+    }
+}
+
+fn repository() -> Result<Git, Refused> {
+    let cwd = std::env::current_dir().map_err(|e| {
+        (
+            exit::CANNOT_CHECK,
+            Problem::new(
+                code::AUDIT_NOT_A_REPOSITORY,
+                format!("the current directory cannot be read: {e}"),
+            ),
+        )
+    })?;
+    Git::discover(&cwd).map_err(|p| (exit::CANNOT_CHECK, p))
+}
+
+fn cannot(p: Problem) -> Refused {
+    (exit::CANNOT_CHECK, p)
+}
+
+pub(super) fn step(args: &StepArgs, out: &mut impl Write) -> io::Result<u8> {
+    let run = || -> Result<step::StepAudit, Refused> {
+        let plan = load_plan(&args.plan)?;
+        let (step, manifest) = manifest_of(&plan, &args.plan, args.step)?;
+        let git = repository()?;
+        let since = git
+            .commit_id(args.since.as_deref().unwrap_or("HEAD"), "--since")
+            .map_err(cannot)?;
+        let mut audit =
+            step::audit(&git, step, manifest, &since, args.verify_exit).map_err(cannot)?;
+        if let Some(path) = &args.record {
+            record::step(path, &audit)?;
+            audit.recorded = Some(path.display().to_string());
+        }
+        Ok(audit)
+    };
+    let audit = match run() {
+        Ok(a) => a,
+        Err(r) => return refuse(out, r),
+    };
+    if args.json {
+        render::json(&audit, out)?;
+    } else {
+        render::step(&audit, out)?;
+    }
+    out.flush()?;
+    Ok(if audit.status == step::StepVerdict::Pass {
+        exit::OK
+    } else {
+        exit::NOT_OK
+    })
+}
+
+pub(super) fn checkpoint(args: &CheckpointArgs, out: &mut impl Write) -> io::Result<u8> {
+    let run = || -> Result<checkpoint::CheckpointAudit, Refused> {
+        let plan = load_plan(&args.plan)?;
+        let (_, manifest) = manifest_of(&plan, &args.plan, args.step)?;
+        let git = repository()?;
+        let mut audit = checkpoint::audit(&git, args.step, manifest).map_err(cannot)?;
+        if let Some(path) = &args.record {
+            record::checkpoint(path, &audit)?;
+            audit.recorded = Some(path.display().to_string());
+        }
+        Ok(audit)
+    };
+    let audit = match run() {
+        Ok(a) => a,
+        Err(r) => return refuse(out, r),
+    };
+    if args.json {
+        render::json(&audit, out)?;
+    } else {
+        render::checkpoint(&audit, out)?;
+    }
+    out.flush()?;
+    Ok(if audit.checkpoint_drift.is_none() {
+        exit::OK
+    } else {
+        exit::NOT_OK
+    })
+}
+
+pub(super) fn session(args: &SessionArgs, out: &mut impl Write) -> io::Result<u8> {
+    let budget = crate::progress::budget_from_env();
+    if let Some(w) = &budget.warning {
+        eprintln!("warning: {w}");
+    }
+    let run = || -> Result<session::SessionAudit, Refused> {
+        let plan = load_plan(&args.plan)?;
+        let broken: Vec<String> = plan
+            .steps
+            .iter()
+            .filter(|s| s.manifest.is_none())
+            .map(|s| s.number.to_string())
+            .collect();
+        if !broken.is_empty() {
+            return Err(cannot(
+                Problem::new(
+                    code::AUDIT_NO_MANIFEST,
+                    format!(
+                        "steps {} have no usable manifest; `voyage-helper plan validate {}` says why",
+                        broken.join(", "),
+                        args.plan.display()
+                    ),
+                )
+                .in_file(&args.plan),
+            ));
+        }
+        let progress = record::load(&args.progress)?;
+        let git = repository()?;
+        let start = git.commit_id(&args.start, "--start").map_err(cannot)?;
+        let mut audit =
+            session::audit(&git, &plan, &progress, &start, budget.cap).map_err(cannot)?;
+        if args.record {
+            record::session(&args.progress, &audit)?;
+            audit.recorded = Some(args.progress.display().to_string());
+        }
+        Ok(audit)
+    };
+    let audit = match run() {
+        Ok(a) => a,
+        Err(r) => return refuse(out, r),
+    };
+    if args.json {
+        render::json(&audit, out)?;
+    } else {
+        render::session(&audit, out)?;
+    }
+    out.flush()?;
+    Ok(if audit.drift_details.is_empty() {
+        exit::OK
+    } else {
+        exit::NOT_OK
+    })
+}

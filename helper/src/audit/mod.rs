@@ -1,0 +1,32 @@
+//! The audits (DESIGN.md area `audit/`): `audit step` (trekexecute Sub-step
+//! D2, with the Step 0 sentinel of D1), `audit checkpoint` (Sub-step F) and
+//! `audit session` (Phase 7.5 and the completion gate's counter liveness).
+//!
+//! An audit re-derives "done" from the work tree, git and exit codes, and
+//! reports every finding as a [`drift::Drift`] item `{check, expected,
+//! actual}`; the executor's own bookkeeping only says which steps it claims.
+//!
+//! - [`step`], [`checkpoint`], [`session`]: the three audits, each taking
+//!   values and returning a report.
+//! - [`git`]: the git calls; [`bash`]: `bash -n`; [`paths`]: manifest paths
+//!   kept inside the repository and matched like pathspecs.
+//! - [`record`]: `--record`, written through the progress area's reader
+//!   and writer; [`render`]: the text reports.
+//! - [`command`]: the I/O edge of each subcommand; [`cli`]: the flags.
+
+mod bash;
+mod checkpoint;
+mod cli;
+pub(crate) mod code;
+mod command;
+mod drift;
+mod git;
+mod paths;
+mod record;
+mod render;
+mod session;
+mod step;
+
+pub(crate) use cli::Command;
+pub use git::{Commit, parse_log};
+pub use paths::{Matcher, inside};
