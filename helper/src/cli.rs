@@ -8,7 +8,9 @@ use std::io::{self, Write};
 use clap::{CommandFactory, Parser};
 use clap_complete::Shell;
 
-use crate::{brief, gate, plan, profile, progress, run, scan, state, stats, verdict, workflow};
+use crate::{
+    brief, criteria, gate, plan, profile, progress, run, scan, state, stats, verdict, workflow,
+};
 
 /// The deterministic half of the Voyage Claude Code plugin.
 ///
@@ -78,6 +80,10 @@ pub(crate) enum Subcommand {
     Stats(stats::Command),
     #[command(subcommand)]
     Event(stats::EventCommand),
+    #[command(subcommand)]
+    Criteria(criteria::Command),
+    #[command(subcommand)]
+    Entry(criteria::EntryCommand),
     #[command(about = "Decide what the run does at an autonomy boundary")]
     Gate(gate::GateArgs),
     #[command(subcommand)]

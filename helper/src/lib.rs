@@ -15,6 +15,8 @@
 //! - [`state`]: `write --atomic`, `state write`, `state validate`.
 //! - [`progress`]: the progress file (`progress …`).
 //! - [`stats`]: `stats append`, `event emit`, `stats show`.
+//! - [`criteria`]: `criteria run` (Phase 7) and `entry check` (Phase 4).
+//! - [`git`]: the one wrapper of every git call.
 //! - [`gate`]: the autonomy gate; [`profile`]: `profile resolve`.
 //! - [`workflow`]: `workflow run`, `workflow validate` (Executant-compatible
 //!   YAML workflows).
@@ -51,9 +53,11 @@ mod atomic_file;
 mod brief;
 mod cli;
 mod clock;
+mod criteria;
 mod data_dir;
 mod exit;
 mod gate;
+mod git;
 mod input_file;
 #[doc(hidden)]
 pub mod internals;
@@ -127,6 +131,8 @@ fn dispatch(cli: Cli) -> io::Result<u8> {
         Subcommand::Stats(command) => command.execute(&mut out),
         Subcommand::Event(command) => command.execute(&mut out),
         Subcommand::Gate(args) => args.execute(&mut out),
+        Subcommand::Criteria(command) => command.execute(&mut out),
+        Subcommand::Entry(command) => command.execute(&mut out),
         Subcommand::Profile(command) => command.execute(&mut out),
         Subcommand::Workflow(command) => command.execute(&mut out),
         Subcommand::Completions { shell } => cli::completions(shell, &mut out),

@@ -19,6 +19,14 @@ use crate::problem::Problem;
 
 /// Every schema by name: the file name without `.schema.json`.
 pub(crate) const SCHEMAS: &[(&str, &str)] = &[
+    (
+        "criteria-run",
+        include_str!("../../schemas/criteria-run.schema.json"),
+    ),
+    (
+        "entry-check",
+        include_str!("../../schemas/entry-check.schema.json"),
+    ),
     ("event", include_str!("../../schemas/event.schema.json")),
     (
         "event-record",

@@ -122,6 +122,22 @@ fn print_warnings(warnings: &[String]) {
     }
 }
 
+/// Changes the progress file at `path` for another area (`criteria run
+/// --record`, `entry check --record`): read and checked, changed by
+/// `change`, `updated_at` set, checked again and replaced atomically. A
+/// missing or broken file is refused and left as it was.
+pub(crate) fn edit(path: &Path, change: impl FnOnce(&mut Progress)) -> Result<(), Problem> {
+    let mut progress = file::load(path).map_err(|e| {
+        e.problems
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| Problem::new(code::PROGRESS_UNREADABLE, "cannot be read"))
+    })?;
+    change(&mut progress);
+    progress.updated_at = UtcTime::now().rfc3339();
+    file::save(path, &progress).map_err(|(_, p)| p)
+}
+
 /// `progress show`: exit 0, or 2 when the file is missing or broken.
 pub(crate) fn execute_show(options: &ShowArgs, out: &mut impl Write) -> io::Result<u8> {
     let path = match options.locate.resolve() {

@@ -46,6 +46,9 @@ mod wrapper;
 pub(crate) use cli::{Command, HookCommand};
 pub use engine::judge_command;
 pub use finding::{Decision, Judgement, MAX_EXCERPT_CHARS};
+/// The shell parser the engine uses, for readers of a command's shape
+/// (the criteria runner's allowlist).
+pub(crate) use parse::parse as parse_shell;
 pub use render::{render_json, render_text};
 pub use rule::{RULES, find};
 pub use scanner::Context;

@@ -18,7 +18,7 @@ pub(super) const MAX_UNCLOSED_PARENS: usize = 12;
 
 /// Why a text could not be parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Failure {
+pub(crate) enum Failure {
     /// Brackets nested deeper than [`MAX_NESTING`].
     TooDeep,
     /// The parser's own message.
@@ -35,7 +35,7 @@ impl std::fmt::Display for Failure {
 }
 
 /// Parses `text` as a bash program.
-pub(super) fn parse(text: &str) -> Result<Program, Failure> {
+pub(crate) fn parse(text: &str) -> Result<Program, Failure> {
     if nesting(text) > MAX_NESTING {
         return Err(Failure::TooDeep);
     }

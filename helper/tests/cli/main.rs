@@ -9,6 +9,7 @@
 mod common;
 
 mod areas;
+mod criteria;
 mod gate;
 mod hook_input;
 mod input_limits;
