@@ -10,6 +10,7 @@ mod common;
 
 mod areas;
 mod criteria;
+mod entry;
 mod gate;
 mod hook_input;
 mod input_limits;
