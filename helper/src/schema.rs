@@ -51,6 +51,10 @@ pub(crate) const SCHEMAS: &[(&str, &str)] = &[
         include_str!("../../schemas/progress.schema.json"),
     ),
     (
+        "progress-git-reply",
+        include_str!("../../schemas/progress-git-reply.schema.json"),
+    ),
+    (
         "progress-reply",
         include_str!("../../schemas/progress-reply.schema.json"),
     ),

@@ -19,6 +19,7 @@ mod plan;
 mod plan_fixtures;
 mod profile;
 mod progress;
+mod progress_git;
 mod run;
 mod scan;
 mod scan_corpus;
