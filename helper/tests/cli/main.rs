@@ -20,6 +20,7 @@ mod plan_fixtures;
 mod profile;
 mod progress;
 mod progress_git;
+mod regressions;
 mod run;
 mod scan;
 mod scan_corpus;
