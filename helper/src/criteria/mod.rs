@@ -182,14 +182,20 @@ fn print_run(
         Status::Failed => exit::NOT_OK,
         Status::NotRun => exit::CANNOT_CHECK,
     };
-    if let (Some(path), Some(kind)) = (&args.record, kind) {
+    if let Some(path) = &args.record {
         let record = report.record();
         let passed = report.status == Status::Passed;
-        let written = crate::progress::edit(path, |p| match kind {
-            PlanKind::Trekplan => p.plan_verification = record,
-            PlanKind::SessionSpec => {
+        // A plan that could not be read is recorded as the progress file
+        // says its plan is: a not-run verification is never left unsaid.
+        let written = crate::progress::edit(path, |p| {
+            let spec = kind.map_or(p.plan_type == "session-spec", |k| {
+                k == PlanKind::SessionSpec
+            });
+            if spec {
                 p.exit_condition_checked = passed;
                 p.extra.insert("exit_condition".into(), record);
+            } else {
+                p.plan_verification = record;
             }
         });
         if let Err(p) = written {

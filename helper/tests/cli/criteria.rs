@@ -286,6 +286,12 @@ fn record_writes_plan_verification_for_a_trekplan() {
             "failed_criteria": [{"label": "omega", "command": "grep -q omega a.txt",
                 "exit_code": 1, "line": 14, "outcome": "failed", "reason": null}]})
     );
+    // A run that could not run is recorded too, as not-run.
+    let (ran, _) = run_json(&case, &["--record", "p.json", "--cwd", "a.txt"]);
+    assert_eq!(ran.status, 2);
+    let p: Value =
+        serde_json::from_str(&fs::read_to_string(case.path().join("p.json")).unwrap()).unwrap();
+    assert_eq!(p["plan_verification"]["status"], "not-run");
     let (missing, _) = run_json(&case, &["--record", "nope.json"]);
     assert_eq!(missing.status, 2);
     assert!(
