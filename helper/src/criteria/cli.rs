@@ -17,10 +17,11 @@ pub(crate) enum EntryCommand {
     Check(CheckArgs),
 }
 
-/// Run the criteria of a plan's `## Verification` (trekplans) or the
-/// `## Exit Condition` checklist (session specs), and say whether all passed.
+/// Run a plan's Verification (or a session spec's Exit Condition) criteria.
 ///
-/// The runner reads two forms, nothing else: a bullet whose first backticked
+/// The criteria are a trekplan's `## Verification` or a session spec's
+/// `## Exit Condition` checklist; exit 0 means every one passed. The runner
+/// reads two forms, nothing else: a bullet whose first backticked
 /// span is the command (`- [ ] `cargo test` — the whole suite passes`), and
 /// each command line of a fence tagged bash, sh, shell or console (in console
 /// fences the lines after `$ `). Each criterion, in file order:
