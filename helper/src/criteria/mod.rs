@@ -103,10 +103,20 @@ pub(crate) fn execute_run(args: &RunArgs, out: &mut impl Write) -> io::Result<u8
         }
         (PlanKind::Trekplan, None, _) | (PlanKind::SessionSpec, _, None) => {
             report.status = Status::Failed;
+            // The plan reader's own finding, which names a near-miss heading
+            // (`### Verification`, `## Verification (acceptance)`) and its line.
+            let said = plan
+                .problems
+                .iter()
+                .find(|p| p.code == plan::code::NO_VERIFICATION_SECTION);
             let p = Problem::new(
                 plan::code::NO_VERIFICATION_SECTION,
-                "the plan has no `## Verification` section: a plan that promises no end-to-end check cannot be reported as verified",
-            );
+                said.map_or_else(
+                    || "the plan has no `## Verification` section: a plan that promises no end-to-end check cannot be reported as verified".to_owned(),
+                    |p| p.message.clone(),
+                ),
+            )
+            .at(said.and_then(|p| p.line));
             let report = with_error(report, &p, &args.plan);
             return print_run(&report, args, Some(plan.kind), out);
         }

@@ -232,6 +232,29 @@ fn a_plan_without_a_verification_section_fails() {
     assert_eq!(v["error"]["code"], "NO_VERIFICATION_SECTION");
     assert_eq!(v["error"]["line"], Value::Null);
     assert!(ran.stderr.starts_with("error[NO_VERIFICATION_SECTION]: "));
+    // A near-miss heading is named, with its line.
+    let case = repo_case(
+        &format!(
+            "{}
+### Verification
+
+- `test -f a.txt`
+",
+            trekplan(None)
+        ),
+        &[],
+    );
+    let (ran, v) = run_json(&case, &[]);
+    assert_eq!(ran.status, 1);
+    assert_eq!(v["error"]["code"], "NO_VERIFICATION_SECTION");
+    assert_eq!(v["error"]["line"], 12);
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("the heading must be exactly \"## Verification\""),
+        "{v}"
+    );
 }
 
 const SESSION_SPEC: &str = "---\nplan_version: 1.7\n---\n# Session 2\n\n## Dependencies\n\nEntry condition: none\n\n## Scope Fence\n\n- Touch: `a.txt`\n- Never touch: `b/`\n\n### Step 1: Edit a\n- **Files:** `a.txt`\n- **Changes:** edit\n- **Verify:** `test -f a.txt`\n- **On failure:** escalate\n- **Checkpoint:** `git commit -m \"feat: a\"`\n- **Manifest:**\n  ```yaml\n  expected_paths: [a.txt]\n  min_file_count: 1\n  commit_message_pattern: \"^feat: a$\"\n  bash_syntax_check: []\n  forbidden_paths: []\n  must_contain: []\n  ```\n\n## Exit Condition\n\n- [ ] `test -f a.txt` exists\n- [ ] `grep -q alpha a.txt` says alpha\n";
