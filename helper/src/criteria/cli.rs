@@ -38,8 +38,8 @@ pub(crate) enum EntryCommand {
 /// ALLOWLIST. A command line of simple commands joined by &&, ||, ; or |
 /// (no $(…), backticks, <(…), background &, functions or compound
 /// commands), where each pipeline starts with a runner or a check (or is a
-/// lone `cd DIR`) and later pipe stages may be head, tail, grep, wc, sort,
-/// uniq, cut, tr or cat. `env VAR=…`, `timeout N` and `VAR=… ` before a
+/// lone `cd DIR`, DIR relative and without ..) and later pipe stages may be
+/// head, tail, grep, wc, sort, uniq, cut, tr or cat. `env VAR=…`, `timeout N` and `VAR=… ` before a
 /// command are read through.
 ///
 ///   Rust        cargo test|nextest|build|check|clippy|fmt|doc|bench|llvm-cov|
