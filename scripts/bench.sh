@@ -14,7 +14,7 @@
 #                                           run and plan pick figures 1-3 and 4-5,
 #                                           workflow figures 9-13 (workflow run),
 #                                           scan figures 14-15 (hostile command lines),
-#                                           criteria figure 16 (criteria run)
+#                                           criteria figure 17 (criteria run)
 #
 # Needs bash, python3 and cargo. Uses hyperfine when installed (figures 1
 # and 2; a python3 timing loop otherwise) and /usr/bin/time when installed
@@ -39,8 +39,8 @@ HOOK_RUNS=30      # runs of each command per round for figure 4 (300 in all)
 PLAN_ROUNDS=6     # rounds of figure 5 (10 runs of each plan size per round)
 WF_ROUNDS=5       # rounds of the workflow figures 9 to 11
 WF_RUNS=10        # runs of each command per round for figures 9 to 11
-CRIT_RUNS=3       # runs of each command per round for figure 16 (ROUNDS rounds)
-CRIT_MANY=41      # criteria in figure 16's long plan (the short one has 1)
+CRIT_RUNS=3       # runs of each command per round for figure 17 (ROUNDS rounds)
+CRIT_MANY=41      # criteria in figure 17's long plan (the short one has 1)
 BIG_BYTES=1073741824
 
 # --- tools ------------------------------------------------------------------
@@ -288,10 +288,10 @@ def criteria_rows(d, row):
     extra = int(d["crit_extra"])
     per = (cn["mean_ms"] - c1["mean_ms"]) / extra
     per_bash = (bn["mean_ms"] - b1["mean_ms"]) / extra
-    row(f"16. `criteria run`, per criterion: ({extra + 1} criteria - 1) / {extra}, mean wall",
+    row(f"17. `criteria run`, per criterion: ({extra + 1} criteria - 1) / {extra}, mean wall",
         f"{per:.2f} ms", f"{per_bash:.2f} ms", f"{per - per_bash:+.2f} ms", "≤ +1 ms",
         per - per_bash <= 1.0)
-    row(f"16a. `criteria run` on 1 criterion vs `bash -c` on it, mean wall", f"{c1['mean_ms']:.2f} ms",
+    row(f"17a. `criteria run` on 1 criterion vs `bash -c` on it, mean wall", f"{c1['mean_ms']:.2f} ms",
         f"{b1['mean_ms']:.2f} ms", f"{c1['mean_ms'] - b1['mean_ms']:+.2f} ms", "info", None)
 
 def scan_rows(d, row):
@@ -775,7 +775,7 @@ PY
   fi
 fi
 
-# --- 16. criteria run: the cost per criterion -----------------------------------
+# --- 17. criteria run: the cost per criterion -----------------------------------
 
 if [[ -z "$only" || "$only" == criteria ]]; then
   crit="$tmp/criteria"
@@ -797,7 +797,7 @@ if [[ -z "$only" || "$only" == criteria ]]; then
   "$helper" criteria run --cwd "$crit" --plan "$crit/plan-$CRIT_MANY.md" |
     grep -qx "Criteria: $CRIT_MANY/$CRIT_MANY passed, 0 failed, 0 blocked, 0 unrunnable" ||
     { echo "bench.sh: criteria run did not pass its $CRIT_MANY criteria" >&2; exit 2; }
-  section "16. criteria run on 1 and $CRIT_MANY criteria  vs  bash spawning the same commands  ($ROUNDS x $CRIT_RUNS runs each)"
+  section "17. criteria run on 1 and $CRIT_MANY criteria  vs  bash spawning the same commands  ($ROUNDS x $CRIT_RUNS runs each)"
   time_pair crit_one "$CRIT_RUNS" true "$(crit_cmd 1)" true "$(spawn_cmd 1)"
   time_pair crit_many "$CRIT_RUNS" true "$(crit_cmd "$CRIT_MANY")" true "$(spawn_cmd "$CRIT_MANY")"
   py set "$results" crit_extra "$((CRIT_MANY - 1))"
