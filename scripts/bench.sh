@@ -15,6 +15,7 @@
 #                                           workflow figures 9-13 (workflow run),
 #                                           scan figures 14-15 (hostile command lines),
 #                                           audit figure 16 (audit session)
+#                                           criteria figure 17 (criteria run)
 #
 # Needs bash, python3 and cargo. Uses hyperfine when installed (figures 1
 # and 2; a python3 timing loop otherwise) and /usr/bin/time when installed
@@ -39,6 +40,8 @@ HOOK_RUNS=30      # runs of each command per round for figure 4 (300 in all)
 PLAN_ROUNDS=6     # rounds of figure 5 (10 runs of each plan size per round)
 WF_ROUNDS=5       # rounds of the workflow figures 9 to 11
 WF_RUNS=10        # runs of each command per round for figures 9 to 11
+CRIT_RUNS=3       # runs of each command per round for figure 17 (ROUNDS rounds)
+CRIT_MANY=41      # criteria in figure 17's long plan (the short one has 1)
 BIG_BYTES=1073741824
 
 # --- tools ------------------------------------------------------------------
@@ -252,6 +255,8 @@ def cmd_table(results, big_bytes):
         scan_rows(d, row)
     if "audit" in d:
         audit_rows(d, row)
+    if "crit_one" in d:
+        criteria_rows(d, row)
 
     head = ("figure", "voyage", "baseline", "ratio/diff", "target", "result")
     widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(6)]
@@ -280,6 +285,17 @@ def state_rows(d, row):
             row("7c. the floor: only read, temp file, fsync, rename, fsync dir, mean",
                 f"{f['mean_ms']:.2f} ms", f"{fb['mean_ms']:.2f} ms",
                 f"{f['mean_ms'] / fb['mean_ms']:.2f}x", "reference", None)
+
+def criteria_rows(d, row):
+    (c1, b1), (cn, bn) = d["crit_one"], d["crit_many"]
+    extra = int(d["crit_extra"])
+    per = (cn["mean_ms"] - c1["mean_ms"]) / extra
+    per_bash = (bn["mean_ms"] - b1["mean_ms"]) / extra
+    row(f"17. `criteria run`, per criterion: ({extra + 1} criteria - 1) / {extra}, mean wall",
+        f"{per:.2f} ms", f"{per_bash:.2f} ms", f"{per - per_bash:+.2f} ms", "≤ +1 ms",
+        per - per_bash <= 1.0)
+    row(f"17a. `criteria run` on 1 criterion vs `bash -c` on it, mean wall", f"{c1['mean_ms']:.2f} ms",
+        f"{b1['mean_ms']:.2f} ms", f"{c1['mean_ms'] - b1['mean_ms']:+.2f} ms", "info", None)
 
 def scan_rows(d, row):
     for key, fig, what in (("scan_1mb", "14", "the hook on a 1 MB command (`echo` and 512 Ki words)"),
@@ -845,6 +861,32 @@ PY
     { echo "bench.sh: audit session did not pass on the bench repository" >&2; exit 2; }
   section "16. voyage-helper audit session  vs  git log + git diff --name-only  ($ROUNDS x $STATE_RUNS runs each)"
   time_pair audit "$STATE_RUNS" true "$audit_cmd" true "$git_cmd"
+# --- 17. criteria run: the cost per criterion -----------------------------------
+
+if [[ -z "$only" || "$only" == criteria ]]; then
+  crit="$tmp/criteria"
+  mkdir -p "$crit"
+  : >"$crit/a.txt"
+  # Two plans whose Verification holds 1 and CRIT_MANY criteria, each the
+  # same quick check; the baselines spawn the same command line the same
+  # way (bash -o pipefail -c) as many times from one bash.
+  # shellcheck disable=SC2016 # the backticks are Markdown, not substitutions
+  for n in 1 "$CRIT_MANY"; do
+    { printf '# Plan\n\n## Implementation Plan\n\n### Step 1: a\n- **Files:** `a.txt`\n'
+      printf -- '- **Verify:** `test -f a.txt`\n\n## Verification\n\n'
+      for ((i = 1; i <= n; i++)); do printf -- '- `test -f a.txt` — check %d\n' "$i"; done
+    } >"$crit/plan-$n.md"
+    for ((i = 1; i <= n; i++)); do printf "bash -o pipefail -c 'test -f a.txt'\n"; done >"$crit/spawn-$n.sh"
+  done
+  crit_cmd() { echo "$(q "$helper") criteria run --cwd $(q "$crit") --plan $(q "$crit/plan-$1.md")"; }
+  spawn_cmd() { echo "bash -c $(q "cd $(q "$crit") && bash spawn-$1.sh")"; }
+  "$helper" criteria run --cwd "$crit" --plan "$crit/plan-$CRIT_MANY.md" |
+    grep -qx "Criteria: $CRIT_MANY/$CRIT_MANY passed, 0 failed, 0 blocked, 0 unrunnable" ||
+    { echo "bench.sh: criteria run did not pass its $CRIT_MANY criteria" >&2; exit 2; }
+  section "17. criteria run on 1 and $CRIT_MANY criteria  vs  bash spawning the same commands  ($ROUNDS x $CRIT_RUNS runs each)"
+  time_pair crit_one "$CRIT_RUNS" true "$(crit_cmd 1)" true "$(spawn_cmd 1)"
+  time_pair crit_many "$CRIT_RUNS" true "$(crit_cmd "$CRIT_MANY")" true "$(spawn_cmd "$CRIT_MANY")"
+  py set "$results" crit_extra "$((CRIT_MANY - 1))"
 fi
 
 # --- table ------------------------------------------------------------------------

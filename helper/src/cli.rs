@@ -9,7 +9,8 @@ use clap::{CommandFactory, Parser};
 use clap_complete::Shell;
 
 use crate::{
-    audit, brief, gate, plan, profile, progress, run, scan, state, stats, verdict, workflow,
+    audit, brief, criteria, gate, plan, profile, progress, run, scan, state, stats, verdict,
+    workflow,
 };
 
 /// The deterministic half of the Voyage Claude Code plugin.
@@ -82,6 +83,10 @@ pub(crate) enum Subcommand {
     Stats(stats::Command),
     #[command(subcommand)]
     Event(stats::EventCommand),
+    #[command(subcommand)]
+    Criteria(criteria::Command),
+    #[command(subcommand)]
+    Entry(criteria::EntryCommand),
     #[command(about = "Decide what the run does at an autonomy boundary")]
     Gate(gate::GateArgs),
     #[command(subcommand)]

@@ -22,6 +22,11 @@ pub mod plan {
     pub use crate::plan::parse;
 }
 
+/// The criteria runner's allowlist and the entry-condition reader.
+pub mod criteria {
+    pub use crate::criteria::{Reading, allowlisted, read_entry_condition};
+}
+
 /// The brief reader.
 pub mod brief {
     pub use crate::brief::Brief;

@@ -16,6 +16,8 @@
 //! - [`progress`]: the progress file (`progress …`).
 //! - [`audit`]: `audit step`, `audit checkpoint`, `audit session`.
 //! - [`stats`]: `stats append`, `event emit`, `stats show`.
+//! - [`criteria`]: `criteria run` (Phase 7) and `entry check` (Phase 4).
+//! - [`git`]: the one wrapper of every git call.
 //! - [`gate`]: the autonomy gate; [`profile`]: `profile resolve`.
 //! - [`workflow`]: `workflow run`, `workflow validate` (Executant-compatible
 //!   YAML workflows).
@@ -53,9 +55,11 @@ mod audit;
 mod brief;
 mod cli;
 mod clock;
+mod criteria;
 mod data_dir;
 mod exit;
 mod gate;
+mod git;
 mod input_file;
 #[doc(hidden)]
 pub mod internals;
@@ -130,6 +134,8 @@ fn dispatch(cli: Cli) -> io::Result<u8> {
         Subcommand::Stats(command) => command.execute(&mut out),
         Subcommand::Event(command) => command.execute(&mut out),
         Subcommand::Gate(args) => args.execute(&mut out),
+        Subcommand::Criteria(command) => command.execute(&mut out),
+        Subcommand::Entry(command) => command.execute(&mut out),
         Subcommand::Profile(command) => command.execute(&mut out),
         Subcommand::Workflow(command) => command.execute(&mut out),
         Subcommand::Completions { shell } => cli::completions(shell, &mut out),

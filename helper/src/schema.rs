@@ -31,6 +31,14 @@ pub(crate) const SCHEMAS: &[(&str, &str)] = &[
         "audit-step",
         include_str!("../../schemas/audit-step.schema.json"),
     ),
+    (
+        "criteria-run",
+        include_str!("../../schemas/criteria-run.schema.json"),
+    ),
+    (
+        "entry-check",
+        include_str!("../../schemas/entry-check.schema.json"),
+    ),
     ("event", include_str!("../../schemas/event.schema.json")),
     (
         "event-record",
@@ -53,6 +61,10 @@ pub(crate) const SCHEMAS: &[(&str, &str)] = &[
     (
         "progress",
         include_str!("../../schemas/progress.schema.json"),
+    ),
+    (
+        "progress-git-reply",
+        include_str!("../../schemas/progress-git-reply.schema.json"),
     ),
     (
         "progress-reply",

@@ -7,7 +7,6 @@
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use super::code;
 use crate::problem::Problem;
@@ -164,35 +163,27 @@ struct GitError {
     problem: Problem,
 }
 
-/// Runs `git ARGS` in `dir` and returns its stdout (lossily decoded).
+/// Runs `git ARGS` in `dir` through the helper's one git wrapper
+/// ([`crate::git`]) and returns its stdout (lossily decoded).
 fn run<I, S>(dir: &Path, args: I) -> Result<String, GitError>
 where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
 {
-    let args: Vec<S> = args.into_iter().collect();
-    let shown = args
-        .iter()
+    let args: Vec<String> = args
+        .into_iter()
         .map(|a| a.as_ref().to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join(" ");
-    let output = Command::new("git")
-        .args(["-c", "core.quotepath=off"])
-        .args(&args)
-        .current_dir(dir)
-        .env("LC_ALL", "C")
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| GitError {
-            started: false,
-            problem: Problem::new(code::AUDIT_GIT_FAILED, format!("cannot run git: {e}")),
-        })?;
-    if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let first = stderr.lines().next().unwrap_or("").trim();
+        .collect();
+    let shown = args.join(" ");
+    let mut argv = vec!["-c", "core.quotepath=off"];
+    argv.extend(args.iter().map(String::as_str));
+    let output = crate::git::run(dir, &argv).map_err(|e| GitError {
+        started: false,
+        problem: Problem::new(code::AUDIT_GIT_FAILED, format!("cannot run git: {e}")),
+    })?;
+    if !output.ok() {
+        let why = output.why();
+        let first = why.lines().next().unwrap_or("").trim();
         return Err(GitError {
             started: true,
             problem: Problem::new(
@@ -201,7 +192,7 @@ where
             ),
         });
     }
-    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    Ok(output.text())
 }
 
 #[cfg(test)]

@@ -31,7 +31,11 @@ impl Command {
 // doc comment on the struct would be a second source of it (clap reads both).
 #[derive(Debug, Clone, clap::Args)]
 pub(crate) struct ValidateArgs {
-    /// Report missing phase signals as a warning, not an error.
+    /// Lower advisory findings to warnings (the sequencing gate's call).
+    ///
+    /// BRIEF_V51_MISSING_SIGNALS is not advisory: it stays an error with
+    /// --soft, so the sequencing gate, which halts when it is in `errors`,
+    /// can fire. No check of this version is advisory.
     #[arg(long)]
     pub soft: bool,
     /// Print the report as JSON.

@@ -38,7 +38,9 @@ pub struct Brief {
 }
 
 impl Brief {
-    /// Parses a brief. `soft` turns the missing-signals error into a warning.
+    /// Parses a brief. `soft` turns the missing-signals error into a warning
+    /// (for `profile resolve`, where the profile fills what a brief lacks;
+    /// `brief validate --soft` keeps it an error).
     pub fn parse(source: &str, soft: bool) -> Self {
         let mut brief = Self::default();
         let Some(front) = front_matter::split(source).ok().flatten() else {
@@ -164,7 +166,10 @@ pub(crate) fn read(path: &Path) -> Result<String, crate::input_file::InputError>
 /// `brief validate`: 0 valid, 1 not, 2 unreadable (or the error writing
 /// the report).
 pub(crate) fn validate(args: &cli::ValidateArgs, out: &mut impl Write) -> io::Result<u8> {
-    let (path, soft, json) = (&args.brief, args.soft, args.json);
+    // --soft lowers only what the seed calls advisory; a missing
+    // phase_signals block is not (the sequencing gate halts on it in
+    // `errors`), and no other check of this version is either.
+    let (path, json) = (&args.brief, args.json);
     let source = match read(path) {
         Ok(text) => text,
         Err(e) => {
@@ -175,7 +180,7 @@ pub(crate) fn validate(args: &cli::ValidateArgs, out: &mut impl Write) -> io::Re
             return Ok(exit::CANNOT_CHECK);
         }
     };
-    let brief = Brief::parse(&source, soft);
+    let brief = Brief::parse(&source, false);
     let valid = brief.problems.iter().all(|p| !p.is_error());
     let file = path.display().to_string();
     if json {

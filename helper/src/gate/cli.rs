@@ -21,12 +21,12 @@ use crate::data_dir;
 ///
 ///     state                event          open / adaptive              closed
 ///     start                begin          continue → executing         continue → executing
-///     executing            step-failed    continue → executing         pause → awaiting-operator
+///     executing            step-failed    continue → executing         continue → executing
 ///     executing            wave-complete  continue → executing         pause → awaiting-wave-merge
 ///     executing            run-complete   continue → auditing          continue → auditing
-///     auditing             audit-drift    continue → executing         pause → awaiting-operator
+///     auditing             audit-drift    pause → awaiting-main-merge  pause → awaiting-operator
 ///     auditing             audit-pass     pause → awaiting-main-merge  pause → awaiting-main-merge
-///     awaiting-operator    approve        continue → executing         continue → executing
+///     awaiting-operator    approve        pause → awaiting-main-merge  pause → awaiting-main-merge
 ///     awaiting-operator    decline        stop → held                  stop → held
 ///     awaiting-wave-merge  approve        continue → executing         continue → executing
 ///     awaiting-wave-merge  decline        stop → held                  stop → held
@@ -34,9 +34,10 @@ use crate::data_dir;
 ///     awaiting-main-merge  decline        stop → held                  stop → held
 ///     finalized, held      (any)          refused: the run is over
 ///
-/// The main-merge gate (auditing + audit-pass) pauses in every mode. A
-/// failed step in open or adaptive mode goes on to the plan's own
-/// `On failure:` clause. pause means: ask the operator, then send approve
+/// The main-merge gate pauses in every mode, and every run reaches it: after
+/// audit-pass, after audit-drift (closed mode halts on the drift first;
+/// approve goes on to the gate). A failed step never pauses, in any mode
+/// (Hard rule 1): it goes on to the plan's own `On failure:` clause. pause means: ask the operator, then send approve
 /// or decline from the awaiting state.
 ///
 /// OUTPUT, one `KEY: value` per line:

@@ -6,20 +6,23 @@
 //! | state | event | open | adaptive | closed |
 //! |---|---|---|---|---|
 //! | start | begin | continue → executing | same | same |
-//! | executing | step-failed | continue → executing | continue → executing | pause → awaiting-operator |
+//! | executing | step-failed | continue → executing | same | same |
 //! | executing | wave-complete | continue → executing | continue → executing | pause → awaiting-wave-merge |
 //! | executing | run-complete | continue → auditing | same | same |
-//! | auditing | audit-drift | continue → executing | continue → executing | pause → awaiting-operator |
+//! | auditing | audit-drift | pause → awaiting-main-merge | pause → awaiting-main-merge | pause → awaiting-operator |
 //! | auditing | audit-pass | pause → awaiting-main-merge | same | same |
-//! | awaiting-operator | approve / decline | continue → executing / stop → held | same | same |
+//! | awaiting-operator | approve / decline | pause → awaiting-main-merge / stop → held | same | same |
 //! | awaiting-wave-merge | approve / decline | continue → executing / stop → held | same | same |
 //! | awaiting-main-merge | approve / decline | continue → finalized / stop → held | same | same |
 //! | finalized, held | (any) | refused: the run is over | | |
 //!
-//! The main-merge gate pauses in every mode (seed Phase 8). A failed step
-//! in open or adaptive mode goes on to the plan's own `On failure:` clause
-//! (Hard rule 1: execution decisions come from the plan, not the operator);
-//! in closed mode it halts for the operator.
+//! The main-merge gate pauses in every mode and every run reaches it (seed
+//! Phase 8: "the one boundary that ALWAYS pauses on every run"): after a
+//! passing audit, after a drifting one (the drift shown there; the run is
+//! reported partial), and, in closed mode, after the operator approved
+//! going on from the drift halt. A failed step never pauses, in any mode:
+//! it goes on to the plan's own `On failure:` clause (Hard rule 1:
+//! execution decisions come from the plan, never from a question).
 
 use std::fmt;
 
@@ -134,9 +137,14 @@ pub(super) fn decide(state: State, event: Event, mode: Mode) -> Option<Step> {
         boundary: Some("gates-halt"),
         emit: &["gates-halt"],
     };
+    let main_merge = Step {
+        action: Action::Pause,
+        next: S::AwaitingMainMerge,
+        boundary: Some("main-merge-gate"),
+        emit: &["main-merge-gate"],
+    };
     Some(match (state, event) {
         (S::Start, E::Begin) => go(S::Executing),
-        (S::Executing, E::StepFailed) if closed => halt,
         (S::Executing, E::StepFailed) => go(S::Executing),
         (S::Executing, E::WaveComplete) if closed => Step {
             action: Action::Pause,
@@ -147,14 +155,9 @@ pub(super) fn decide(state: State, event: Event, mode: Mode) -> Option<Step> {
         (S::Executing, E::WaveComplete) => go(S::Executing),
         (S::Executing, E::RunComplete) => go(S::Auditing),
         (S::Auditing, E::AuditDrift) if closed => halt,
-        (S::Auditing, E::AuditDrift) => go(S::Executing),
-        (S::Auditing, E::AuditPass) => Step {
-            action: Action::Pause,
-            next: S::AwaitingMainMerge,
-            boundary: Some("main-merge-gate"),
-            emit: &["main-merge-gate"],
-        },
-        (S::AwaitingOperator, E::Approve) => go(S::Executing),
+        (S::Auditing, E::AuditDrift | E::AuditPass) | (S::AwaitingOperator, E::Approve) => {
+            main_merge
+        }
         (S::AwaitingWaveMerge, E::Approve) => Step {
             emit: &["wave-merge-approved"],
             ..go(S::Executing)

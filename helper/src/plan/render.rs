@@ -34,7 +34,7 @@ pub(super) struct Validation<'a> {
 }
 
 impl<'a> Validation<'a> {
-    /// `strict`: warnings fail the validation too.
+    /// `strict`: warnings fail the validation too, all but PLAN_LEGACY.
     pub(super) fn of(
         file: &'a str,
         plan: Option<&'a Plan>,
@@ -51,7 +51,11 @@ impl<'a> Validation<'a> {
             .filter(|p| !p.is_error())
             .map(|p| p.clone().in_file_if_none(Path::new(file)))
             .collect();
-        let valid = plan.is_some() && errors.is_empty() && (!strict || warnings.is_empty());
+        // --strict fails on warnings that point at a defect, not on the
+        // legacy notice: the seed calls a legacy plan READY, with its
+        // manifests synthesised (Phase 2.3).
+        let blocking = warnings.iter().any(|w| w.code != code::PLAN_LEGACY);
+        let valid = plan.is_some() && errors.is_empty() && (!strict || !blocking);
         let manifests = |synth: bool| {
             plan.map_or(0, |p| {
                 p.steps
@@ -109,7 +113,11 @@ impl<'a> Validation<'a> {
             let reason = self
                 .errors
                 .first()
-                .or(if strict { self.warnings.first() } else { None })
+                .or(if strict {
+                    self.warnings.iter().find(|w| w.code != code::PLAN_LEGACY)
+                } else {
+                    None
+                })
                 .map_or("warnings with --strict", |e| e.message.as_str());
             writeln!(out, "Reason: {reason}")?;
             writeln!(out, "Errors: {}", self.errors.len())?;
@@ -247,8 +255,10 @@ impl DryRun {
                 starter: format!("/trekexecute --session {} {}", s.number, plan.file),
             })
             .collect();
+        // Issues are what needs fixing: errors and missing files. Warnings
+        // are listed in the report but are no issue (Phase 5's verdict).
         let missing = files.iter().filter(|f| !f.exists && !f.new).count();
-        let issues = plan.problems.len() + missing;
+        let issues = plan.errors().count() + missing;
         Self {
             file: plan.file.clone(),
             kind: plan.kind.label(),
@@ -408,7 +418,8 @@ impl DryRun {
         if self.issues == 0 {
             writeln!(out, "READY")
         } else {
-            writeln!(out, "NEEDS ATTENTION — {} issues found", self.issues)
+            let noun = if self.issues == 1 { "issue" } else { "issues" };
+            writeln!(out, "NEEDS ATTENTION — {} {noun} found", self.issues)
         }
     }
 }

@@ -144,6 +144,54 @@ pub(crate) enum Command {
     /// Exit status: 0 valid, 1 problems found, 2 missing or unreadable.
     #[command(verbatim_doc_comment)]
     Validate(crate::validation::ValidateArgs),
+    /// Undo a failed step: restore only its Files: with git (Sub-step E).
+    ///
+    /// Paths HEAD has are restored from HEAD in the index and the working
+    /// tree (git restore --source=HEAD --staged --worktree); paths marked
+    /// (new) that HEAD lacks are unstaged and removed (git rm --cached, git
+    /// clean -fd); any other path HEAD lacks is kept and named. Nothing is
+    /// touched, and the exit is 1, when a file of step N (or a directory
+    /// holding one) also belongs to a completed step (PROGRESS_SHARED_FILE:
+    /// the restore would throw its work away), or when step N is itself
+    /// completed (PROGRESS_REVERT_COMPLETED). The progress file is read,
+    /// not changed: record the step's status with `progress step`.
+    ///
+    /// The plan is --plan PLAN (or DIR/plan.md with --project DIR, or the
+    /// progress file's `plan`); the repository is the git work tree holding
+    /// --cwd DIR (default: the current directory), which the Files: paths
+    /// are relative to.
+    ///
+    /// OUTPUT: `step N reverted: restored A, B; removed C; kept D` (or
+    /// `step N reverted: nothing to restore`); with --json one object
+    /// (schema progress-git-reply).
+    ///
+    /// Example: voyage-helper progress revert-step 3 --plan plan.md
+    ///
+    /// Exit status: 0 reverted, 1 refused, 2 no usable progress file or
+    /// plan, no git work tree, or git failed.
+    #[command(verbatim_doc_comment)]
+    RevertStep(GitStepArgs),
+    /// Commit the completed steps' work before an escalation stop (Sub-step E).
+    ///
+    /// Stages only the Files: of the steps the progress file records as
+    /// completed (never `git add -A`: secrets, binaries and unrelated work
+    /// stay out) and commits those paths alone (git commit --only), so
+    /// anything else already staged stays staged and out of the commit. The
+    /// message is `wip: trekexecute stopped at step N — escalation needed`.
+    /// Nothing to commit is not an error (commit: null).
+    ///
+    /// The plan, the progress file and the repository are found as for
+    /// revert-step. Git's own hooks and identity apply.
+    ///
+    /// OUTPUT: `committed SHA: wip: … (K paths: A, B)` or `nothing to
+    /// commit: …`; with --json one object (schema progress-git-reply).
+    ///
+    /// Example: voyage-helper progress escalate-commit 4 --plan plan.md
+    ///
+    /// Exit status: 0 committed or nothing to commit, 2 no usable progress
+    /// file or plan, no git work tree, or git failed (a refusing hook too).
+    #[command(verbatim_doc_comment)]
+    EscalateCommit(GitStepArgs),
 }
 
 impl Command {
@@ -157,6 +205,8 @@ impl Command {
             Self::ResumePoint(args) => super::execute_resume_point(&args, &budget, out),
             Self::Finish(args) => super::execute_finish(&args, out),
             Self::Validate(args) => args.execute(super::check::validate_file, out),
+            Self::RevertStep(args) => super::execute_on_failure(&args, false, out),
+            Self::EscalateCommit(args) => super::execute_on_failure(&args, true, out),
         }
     }
 }
@@ -249,6 +299,21 @@ pub(crate) struct FinishArgs {
     pub plan_verification: Option<String>,
     #[command(flatten)]
     pub locate: Locate,
+    /// Print the reply as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct GitStepArgs {
+    /// The step number.
+    #[arg(value_name = "N")]
+    pub step: u32,
+    #[command(flatten)]
+    pub locate: Locate,
+    /// A directory inside the repository (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
     /// Print the reply as one JSON object.
     #[arg(long)]
     pub json: bool,

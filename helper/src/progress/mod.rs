@@ -1,5 +1,6 @@
 //! Progress files (DESIGN.md area `progress/`; seed Phase 3 and Phase 6):
-//! `progress init`, `show`, `step`, `resume-point`, `finish` and `validate`.
+//! `progress init`, `show`, `step`, `resume-point`, `finish`, `validate`,
+//! `revert-step` and `escalate-commit`.
 //!
 //! The progress file is the executor's ground truth for resume (Hard rule
 //! 9). Every change is read, checked against the schema and the transition
@@ -13,6 +14,8 @@
 //! - [`budget`]: `TREKEXECUTE_MAX_RECOVERY_ITERATIONS` and the caps.
 //! - [`mod@file`]: load and save through the schema; [`check`]: `validate`.
 //! - [`render`]: `show` and the replies.
+//! - [`on_failure`]: `revert-step` and `escalate-commit`, the git side of
+//!   Sub-step E.
 
 mod budget;
 mod check;
@@ -21,6 +24,7 @@ pub(crate) mod code;
 mod file;
 mod init;
 mod model;
+mod on_failure;
 mod path;
 mod render;
 mod status;
@@ -41,7 +45,7 @@ pub use transition::{StepUpdate, apply};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use cli::{FinishArgs, InitArgs, ResumePointArgs, ShowArgs, StepArgs};
+use cli::{FinishArgs, GitStepArgs, InitArgs, ResumePointArgs, ShowArgs, StepArgs};
 use render::Reply;
 
 use crate::clock::UtcTime;
@@ -124,6 +128,22 @@ fn print_warnings(warnings: &[String]) {
     for w in warnings {
         eprintln!("warning: {w}");
     }
+}
+
+/// Changes the progress file at `path` for another area (`criteria run
+/// --record`, `entry check --record`): read and checked, changed by
+/// `change`, `updated_at` set, checked again and replaced atomically. A
+/// missing or broken file is refused and left as it was.
+pub(crate) fn edit(path: &Path, change: impl FnOnce(&mut Progress)) -> Result<(), Problem> {
+    let mut progress = file::load(path).map_err(|e| {
+        e.problems
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| Problem::new(code::PROGRESS_UNREADABLE, "cannot be read"))
+    })?;
+    change(&mut progress);
+    progress.updated_at = UtcTime::now().rfc3339();
+    file::save(path, &progress).map_err(|(_, p)| p)
 }
 
 /// `progress show`: exit 0, or 2 when the file is missing or broken.
@@ -223,6 +243,113 @@ pub(crate) fn execute_step(
             line.push_str(&format!("; {n} recovery/retry iterations left"));
         }
         writeln!(out, "{line}")?;
+    }
+    out.flush()?;
+    Ok(exit::OK)
+}
+
+/// `progress revert-step N` (`escalate` false) and `progress
+/// escalate-commit N`: exit 0 done, 1 refused, 2 no usable file, plan or
+/// repository, or git failed.
+pub(crate) fn execute_on_failure(
+    options: &GitStepArgs,
+    escalate: bool,
+    out: &mut impl Write,
+) -> io::Result<u8> {
+    let mut reply = on_failure::GitReply {
+        action: if escalate {
+            "escalate-commit"
+        } else {
+            "revert-step"
+        },
+        step: options.step,
+        ..on_failure::GitReply::default()
+    };
+    let done = (|| {
+        let path = options
+            .locate
+            .resolve()
+            .map_err(|p| (exit::CANNOT_CHECK, p))?;
+        reply.path = path.display().to_string();
+        let progress = load_for_update(&path)?;
+        let plan_path = options
+            .locate
+            .plan
+            .clone()
+            .or_else(|| options.locate.project.as_deref().map(path::project_plan))
+            .unwrap_or_else(|| PathBuf::from(&progress.plan));
+        let plan = crate::plan::load(&plan_path)
+            .map_err(|e| (exit::CANNOT_CHECK, e.problem().in_file_if_none(&plan_path)))?;
+        let here = match &options.cwd {
+            Some(dir) => dir.clone(),
+            None => std::env::current_dir().map_err(|e| {
+                (
+                    exit::CANNOT_CHECK,
+                    Problem::new(
+                        code::PROGRESS_NOT_A_REPO,
+                        format!("no current directory: {e}"),
+                    ),
+                )
+            })?,
+        };
+        let root = crate::git::toplevel(&here).ok_or_else(|| {
+            (
+                exit::CANNOT_CHECK,
+                Problem::new(
+                    code::PROGRESS_NOT_A_REPO,
+                    format!("{} is not inside a git work tree", here.display()),
+                ),
+            )
+        })?;
+        if escalate {
+            on_failure::escalate(&plan, &progress, options.step, &root, &mut reply)
+        } else {
+            on_failure::revert(&plan, &progress, options.step, &root, &mut reply)
+        }
+    })();
+    if let Err((code, p)) = done {
+        problem::eprint_all(std::slice::from_ref(&p));
+        if options.json {
+            reply.problem = Some(p);
+            serde_json::to_writer(&mut *out, &reply)?;
+            writeln!(out)?;
+            out.flush()?;
+        }
+        return Ok(code);
+    }
+    reply.ok = true;
+    if options.json {
+        serde_json::to_writer(&mut *out, &reply)?;
+        writeln!(out)?;
+    } else if escalate {
+        match &reply.commit {
+            Some(sha) => writeln!(
+                out,
+                "committed {sha}: {} ({} paths: {})",
+                on_failure::escalation_message(options.step),
+                reply.committed.len(),
+                reply.committed.join(", ")
+            )?,
+            None => writeln!(
+                out,
+                "nothing to commit: the completed steps' files have no changes"
+            )?,
+        }
+    } else {
+        let mut parts = Vec::new();
+        for (word, list) in [
+            ("restored", &reply.restored),
+            ("removed", &reply.removed),
+            ("kept", &reply.kept),
+        ] {
+            if !list.is_empty() {
+                parts.push(format!("{word} {}", list.join(", ")));
+            }
+        }
+        if parts.is_empty() {
+            parts.push("nothing to restore".into());
+        }
+        writeln!(out, "step {} reverted: {}", options.step, parts.join("; "))?;
     }
     out.flush()?;
     Ok(exit::OK)

@@ -32,7 +32,7 @@ pub(crate) enum Command {
 /// checklist and the Verification criteria, with the same engine and rules
 /// as `scan command`. OUTPUT, for each rule that fired:
 ///
-///     Security scan: Step <N> — <Verify|Checkpoint> (line <L>)
+///     Security scan: Step <N> — <description> (<Verify|Checkpoint>, line <L>)
 ///                    or: <Exit Condition|Verification> (line <L>)
 ///       Command: <the command as the plan writes it>
 ///       BLOCKED|WARNING: <pattern name> (<rule-id>)

@@ -2,7 +2,8 @@
 //!
 //! Implements trekexecute Phase 2.4 (pre-execution security scan), Sub-step
 //! D1 (the Verify command check) and Hard rules 14 to 16. Commands are parsed
-//! by a real bash parser ([`parse`], brush-parser) and the syntax tree is
+//! by a real bash parser ([`parse`], brush-parser; a long line of plain words
+//! by the one-pass [`plain`]) and the syntax tree is
 //! walked ([`walk`]) to find every simple command that would run, with its
 //! words expanded as far as that is possible without running anything
 //! ([`word`], [`arg`]). Each is then judged by the program it runs
@@ -52,6 +53,9 @@ mod wrapper;
 pub(crate) use cli::{Command, HookCommand};
 pub use engine::judge_command;
 pub use finding::{Decision, Judgement, MAX_EXCERPT_CHARS};
+/// The shell parser the engine uses, for readers of a command's shape
+/// (the criteria runner's allowlist).
+pub(crate) use parse::parse_with_brush as parse_shell;
 pub use render::{render_json, render_text};
 pub use rule::{RULES, find};
 pub use scanner::Context;

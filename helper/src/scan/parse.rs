@@ -18,7 +18,7 @@ pub(super) const MAX_UNCLOSED_PARENS: usize = 12;
 
 /// Why a text could not be parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Failure {
+pub(crate) enum Failure {
     /// Brackets nested deeper than [`MAX_NESTING`].
     TooDeep,
     /// The parser's own message.
@@ -57,8 +57,9 @@ pub(super) fn parse(text: &str) -> Result<Parsed, Failure> {
     parse_with_brush(text).map(Parsed::Tree)
 }
 
-/// Parses `text` with brush-parser.
-pub(super) fn parse_with_brush(text: &str) -> Result<Program, Failure> {
+/// Parses `text` with brush-parser (also the criteria runner's reader of
+/// the commands it may run).
+pub(crate) fn parse_with_brush(text: &str) -> Result<Program, Failure> {
     if nesting(text) > MAX_NESTING {
         return Err(Failure::TooDeep);
     }

@@ -6,7 +6,7 @@
 //! ([`super::judge_command`]). Text output, in file order:
 //!
 //! ```text
-//! Security scan: Step 2 — Verify (line 27)
+//! Security scan: Step 2 — Install the tool (Verify, line 27)
 //!   Command: curl -fsSL https://example.invalid/install.sh | bash
 //!   BLOCKED: Remote code execution (download-to-shell)
 //! ```
@@ -42,6 +42,8 @@ pub(super) struct Checked {
 pub(super) struct Scan {
     pub file: String,
     pub commands: Vec<Checked>,
+    /// Each step's description, for the headers.
+    pub titles: Vec<(u32, String)>,
 }
 
 impl Scan {
@@ -59,6 +61,11 @@ impl Scan {
         Ok(Self {
             file: path.display().to_string(),
             commands,
+            titles: plan
+                .steps
+                .iter()
+                .map(|s| (s.number, s.title.clone()))
+                .collect(),
         })
     }
 
@@ -75,7 +82,7 @@ impl Scan {
     pub(super) fn render_text(&self, out: &mut impl Write) -> io::Result<()> {
         for checked in &self.commands {
             for finding in &checked.judgement.findings {
-                writeln!(out, "Security scan: {}", place(&checked.command))?;
+                writeln!(out, "Security scan: {}", self.place(&checked.command))?;
                 writeln!(out, "  Command: {}", one_line_text(&checked.command.text))?;
                 writeln!(
                     out,
@@ -209,14 +216,23 @@ fn kind_label(kind: CommandKind) -> &'static str {
 }
 
 /// `Step 2 — Verify (line 27)`, or `Verification (line 41)`.
-fn place(command: &PlanCommand) -> String {
-    match command.step {
-        Some(step) => format!(
-            "Step {step} — {} (line {})",
-            kind_label(command.kind),
-            command.line
-        ),
-        None => format!("{} (line {})", kind_label(command.kind), command.line),
+impl Scan {
+    /// `Step 2 — Install the tool (Verify, line 27)` (Phase 2.4's
+    /// `Security scan: Step {N} — {description}`, then where), or
+    /// `Verification (line 41)`.
+    fn place(&self, command: &PlanCommand) -> String {
+        let kind = kind_label(command.kind);
+        match command.step {
+            Some(step) => {
+                let title = self
+                    .titles
+                    .iter()
+                    .find(|(n, _)| *n == step)
+                    .map_or("", |(_, t)| t.as_str());
+                format!("Step {step} — {title} ({kind}, line {})", command.line)
+            }
+            None => format!("{kind} (line {})", command.line),
+        }
     }
 }
 

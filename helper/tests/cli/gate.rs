@@ -36,11 +36,7 @@ fn expected(state: &str, event: &str) -> Option<[&'static str; 3]> {
     let same = |s: &'static str| Some([s, s, s]);
     match (state, event) {
         ("start", "begin") => same("continue executing"),
-        ("executing", "step-failed") => Some([
-            "continue executing",
-            "continue executing",
-            "pause awaiting-operator gates-halt",
-        ]),
+        ("executing", "step-failed") => same("continue executing"),
         ("executing", "wave-complete") => Some([
             "continue executing",
             "continue executing",
@@ -48,12 +44,12 @@ fn expected(state: &str, event: &str) -> Option<[&'static str; 3]> {
         ]),
         ("executing", "run-complete") => same("continue auditing"),
         ("auditing", "audit-drift") => Some([
-            "continue executing",
-            "continue executing",
+            "pause awaiting-main-merge main-merge-gate",
+            "pause awaiting-main-merge main-merge-gate",
             "pause awaiting-operator gates-halt",
         ]),
         ("auditing", "audit-pass") => same("pause awaiting-main-merge main-merge-gate"),
-        ("awaiting-operator", "approve") => same("continue executing"),
+        ("awaiting-operator", "approve") => same("pause awaiting-main-merge main-merge-gate"),
         ("awaiting-operator", "decline") => same("stop held"),
         ("awaiting-wave-merge", "approve") => same("continue executing wave-merge-approved"),
         ("awaiting-wave-merge", "decline") => same("stop held wave-merge-declined"),

@@ -10,6 +10,8 @@ mod common;
 
 mod areas;
 mod audit;
+mod criteria;
+mod entry;
 mod gate;
 mod hook_input;
 mod input_limits;
@@ -18,6 +20,8 @@ mod plan;
 mod plan_fixtures;
 mod profile;
 mod progress;
+mod progress_git;
+mod regressions;
 mod run;
 mod scan;
 mod scan_corpus;

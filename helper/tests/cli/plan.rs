@@ -142,7 +142,7 @@ fn dry_run_checks_files_below_the_repository_root() {
         ran.stdout
             .contains("- web/src/app.rs: NOT FOUND (unexpected — may be missing)")
     );
-    assert!(ran.stdout.contains("NEEDS ATTENTION — 1 issues found"));
+    assert!(ran.stdout.contains("NEEDS ATTENTION — 1 issue found"));
 }
 
 #[test]
@@ -181,9 +181,10 @@ fn brief_validation() {
     let v: serde_json::Value = serde_json::from_str(&ran.stdout).unwrap();
     assert_eq!(v["errors"][0]["code"], "BRIEF_V51_MISSING_SIGNALS");
     assert_eq!(v["errors"][0]["line"], 2);
+    // --soft keeps it an error: the sequencing gate halts on it (issue 13).
     let soft = run(&["brief", "validate", "--soft", missing.to_str().unwrap()]);
-    assert_eq!(soft.status, 0);
-    assert!(soft.stdout.contains("warning BRIEF_V51_MISSING_SIGNALS"));
+    assert_eq!(soft.status, 1);
+    assert!(soft.stdout.contains("error BRIEF_V51_MISSING_SIGNALS"));
 }
 
 #[test]

@@ -6,6 +6,7 @@
 //! - [`workflow`]: [`Dir`], workflow files in a temp dir and `--ci` runs
 //!   whose every event is checked against the event schema;
 //! - [`env`]: the binary with nothing of the developer's environment;
+//! - [`repo`]: real git repositories in temp dirs;
 //! - [`wait`]: waiting for something observable, with a deadline;
 //! - [`skip`]: a test that cannot run here says so.
 //!
@@ -16,6 +17,7 @@
 
 pub mod case;
 pub mod env;
+pub mod repo;
 pub mod skip;
 pub mod wait;
 pub mod workflow;

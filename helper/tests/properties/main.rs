@@ -10,6 +10,7 @@
 mod common;
 
 mod crash;
+mod criteria_no_panic;
 mod no_panic;
 mod no_panic_state;
 mod plan_no_panic;

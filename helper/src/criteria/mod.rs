@@ -1,0 +1,320 @@
+//! Criteria and entry conditions: `criteria run` (trekexecute Phase 7) and
+//! `entry check` (Phase 4), the two checks that decide from exit codes and
+//! git, not from the agent's word, whether a plan's promises hold.
+//!
+//! The criteria themselves come from the plan model
+//! ([`crate::plan::Plan::verification`] for trekplans, the session spec's
+//! `exit_conditions`), read there by the same code `plan validate` and
+//! `scan plan` use. Here:
+//!
+//! - [`allowlist`]: which command lines are test, lint or build runs;
+//! - [`runner`]: one criterion screened by the denylist engine, checked
+//!   against the allowlist, and run under [`crate::proc::supervise`];
+//! - [`model`]: outcomes, the verdict and the progress record;
+//! - [`entry`]: the entry condition, read and decided;
+//! - [`render`]: both as text and JSON; [`cli`]: the flags.
+
+mod allowlist;
+mod cli;
+pub(crate) mod code;
+mod entry;
+mod model;
+mod render;
+mod runner;
+
+pub(crate) use cli::{Command, EntryCommand};
+pub use entry::{Reading, read as read_entry_condition};
+
+/// Whether the criteria runner may run `command`: `Err` says why not.
+pub fn allowlisted(command: &str) -> Result<(), String> {
+    allowlist::check(command)
+}
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use cli::{CheckArgs, RunArgs};
+use entry::{EntryReport, EntryStatus};
+use model::{Checked, ErrorInfo, Report, Status};
+use runner::RunError;
+
+use crate::exit;
+use crate::plan::{self, PlanKind};
+use crate::problem::{self, Coded, Problem};
+use crate::scan::Context;
+
+/// The directory commands run in: `--cwd` (a directory), else the git work
+/// tree holding the current directory, else the current directory.
+fn resolve_cwd(given: Option<&Path>) -> Result<PathBuf, Problem> {
+    match given {
+        Some(dir) if dir.is_dir() => Ok(std::path::absolute(dir).unwrap_or_else(|_| dir.into())),
+        Some(dir) => Err(Problem::new(
+            code::CRITERIA_BAD_CWD,
+            format!("--cwd {} is not a directory", dir.display()),
+        )),
+        None => {
+            let here = std::env::current_dir().map_err(|e| {
+                Problem::new(code::CRITERIA_BAD_CWD, format!("no current directory: {e}"))
+            })?;
+            Ok(crate::git::toplevel(&here).unwrap_or(here))
+        }
+    }
+}
+
+impl From<&Problem> for ErrorInfo {
+    fn from(p: &Problem) -> Self {
+        Self {
+            code: p.code,
+            file: p.file.clone().unwrap_or_default(),
+            line: p.line,
+            message: p.message.clone(),
+        }
+    }
+}
+
+/// `criteria run`: 0 all passed, 1 not, 2 the runner could not run.
+pub(crate) fn execute_run(args: &RunArgs, out: &mut impl Write) -> io::Result<u8> {
+    let file = args.plan.display().to_string();
+    let cwd = resolve_cwd(args.cwd.as_deref());
+    let shown_cwd = cwd
+        .as_ref()
+        .map_or_else(|_| String::new(), |c| c.display().to_string());
+    let mut report = Report::new(file.clone(), None, shown_cwd);
+    let cwd = match cwd {
+        Ok(c) => c,
+        Err(p) => {
+            let report = with_error(report, &p, &args.plan);
+            return print_run(&report, args, None, out);
+        }
+    };
+    let plan = match plan::load(&args.plan) {
+        Ok(plan) => plan,
+        Err(e) => {
+            let report = with_error(report, &e.problem(), &args.plan);
+            return print_run(&report, args, None, out);
+        }
+    };
+    report = Report::new(file, Some(plan.kind), report.cwd);
+    let (criteria, line) = match (&plan.kind, &plan.verification, &plan.session) {
+        (PlanKind::Trekplan, Some(v), _) => (v.criteria.as_slice(), Some(v.line)),
+        (PlanKind::SessionSpec, _, Some(s)) => {
+            (s.exit_conditions.as_slice(), s.exit_condition_line)
+        }
+        (PlanKind::Trekplan, None, _) | (PlanKind::SessionSpec, _, None) => {
+            report.status = Status::Failed;
+            // The plan reader's own finding, which names a near-miss heading
+            // (`### Verification`, `## Verification (acceptance)`) and its line.
+            let said = plan
+                .problems
+                .iter()
+                .find(|p| p.code == plan::code::NO_VERIFICATION_SECTION);
+            let p = Problem::new(
+                plan::code::NO_VERIFICATION_SECTION,
+                said.map_or_else(
+                    || "the plan has no `## Verification` section: a plan that promises no end-to-end check cannot be reported as verified".to_owned(),
+                    |p| p.message.clone(),
+                ),
+            )
+            .at(said.and_then(|p| p.line));
+            let report = with_error(report, &p, &args.plan);
+            return print_run(&report, args, Some(plan.kind), out);
+        }
+    };
+    report.section_line = line;
+    if criteria.is_empty() {
+        report.status = Status::Failed;
+        let section = report.section.unwrap_or("Verification");
+        let p = Problem::new(
+            plan::code::NO_CRITERIA,
+            format!(
+                "the plan's `## {section}` declares no criterion the runner reads; the plan is what failed here, not the run. \
+                 The runner reads two forms: a bullet whose first backticked span is the command (- `cargo test` — all green), \
+                 and the command lines of a fence tagged bash, sh, shell or console"
+            ),
+        )
+        .at(line);
+        let report = with_error(report, &p, &args.plan);
+        return print_run(&report, args, Some(plan.kind), out);
+    }
+    report.summary.total = u32::try_from(criteria.len()).unwrap_or(u32::MAX);
+    let ctx = Context::from_env();
+    let timeout = Duration::from_secs(args.timeout);
+    let mut stopped = None;
+    for criterion in criteria {
+        match runner::run(criterion, &cwd, timeout, &ctx) {
+            Ok(ran) => report.push(Checked::new(criterion, ran)),
+            Err(RunError::Stopped(s)) => {
+                stopped = Some(Problem::new(
+                    code::CRITERIA_STOPPED,
+                    format!(
+                        "interrupted by {} while `{}` ran; the rest did not run",
+                        s.signal, criterion.command
+                    ),
+                ));
+                break;
+            }
+            Err(RunError::Spawn(e)) => {
+                stopped = Some(Problem::new(
+                    code::CRITERIA_CANNOT_RUN,
+                    format!("cannot start bash for `{}`: {e}", criterion.command),
+                ));
+                break;
+            }
+        }
+    }
+    if stopped.is_none() {
+        report.settle();
+    }
+    if let Some(p) = &stopped {
+        report = with_error(report, p, &args.plan);
+    }
+    print_run(&report, args, Some(plan.kind), out)
+}
+
+/// `report` with `problem` as its error, which is also printed on stderr.
+fn with_error(mut report: Report, problem: &Problem, plan: &Path) -> Report {
+    let p = problem.clone().in_file_if_none(plan);
+    problem::eprint_all(std::slice::from_ref(&p));
+    report.error = Some(ErrorInfo::from(&p));
+    report
+}
+
+/// Records (with `--record`), prints, and says the exit code.
+fn print_run(
+    report: &Report,
+    args: &RunArgs,
+    kind: Option<PlanKind>,
+    out: &mut impl Write,
+) -> io::Result<u8> {
+    let mut code = match report.status {
+        Status::Passed => exit::OK,
+        Status::Failed => exit::NOT_OK,
+        Status::NotRun => exit::CANNOT_CHECK,
+    };
+    if let Some(path) = &args.record {
+        let record = report.record();
+        let passed = report.status == Status::Passed;
+        // A plan that could not be read is recorded as the progress file
+        // says its plan is: a not-run verification is never left unsaid.
+        let written = crate::progress::edit(path, |p| {
+            let spec = kind.map_or(p.plan_type == "session-spec", |k| {
+                k == PlanKind::SessionSpec
+            });
+            if spec {
+                p.exit_condition_checked = passed;
+                p.extra.insert("exit_condition".into(), record);
+            } else {
+                p.plan_verification = record;
+            }
+        });
+        if let Err(p) = written {
+            problem::eprint_all(&[p.in_file_if_none(path)]);
+            code = exit::CANNOT_CHECK;
+        }
+    }
+    if args.json {
+        render::json(report, out)?;
+    } else {
+        render::text(report, out)?;
+    }
+    out.flush()?;
+    Ok(code)
+}
+
+/// `entry check`: 0 pass or not applicable, 1 fail, 2 undecided or could
+/// not check.
+pub(crate) fn execute_entry(args: &CheckArgs, out: &mut impl Write) -> io::Result<u8> {
+    let file = args.plan.display().to_string();
+    let shown = file.clone();
+    let refused = |p: Problem, out: &mut dyn Write| -> io::Result<u8> {
+        let p = p.in_file_if_none(&args.plan);
+        problem::eprint_all(std::slice::from_ref(&p));
+        let report = EntryReport::new(shown.clone(), EntryStatus::Undecided, p.message.clone());
+        print_entry(&report, args, false, out)
+    };
+    let cwd = match resolve_cwd(args.cwd.as_deref()) {
+        Ok(c) => c,
+        Err(p) => return refused(p, out),
+    };
+    let plan = match plan::load(&args.plan) {
+        Ok(plan) => plan,
+        Err(e) => return refused(e.problem(), out),
+    };
+    let spec = match (&plan.kind, &plan.session) {
+        (PlanKind::SessionSpec, Some(spec)) => spec,
+        _ => {
+            let report = EntryReport::new(
+                file,
+                EntryStatus::NotApplicable,
+                "a trekplan has no entry condition (Phase 4 is for session specs)",
+            );
+            return print_entry(&report, args, false, out);
+        }
+    };
+    let Some(condition) = &spec.entry_condition else {
+        let report = EntryReport::new(
+            file,
+            EntryStatus::Undecided,
+            "the session spec's `## Dependencies` has no `Entry condition:` line",
+        );
+        return print_entry(&report, args, true, out);
+    };
+    let mut report = EntryReport::new(file, EntryStatus::Undecided, "");
+    let ctx = Context::from_env();
+    let timeout = Duration::from_secs(args.timeout);
+    match entry::check(
+        &mut report,
+        &condition.text,
+        condition.line,
+        &cwd,
+        timeout,
+        &ctx,
+    ) {
+        Ok(()) => {}
+        Err(RunError::Stopped(s)) => {
+            return refused(
+                Problem::new(
+                    code::CRITERIA_STOPPED,
+                    format!("interrupted by {} while the entry condition ran", s.signal),
+                ),
+                out,
+            );
+        }
+        Err(RunError::Spawn(e)) => {
+            return refused(
+                Problem::new(code::CRITERIA_CANNOT_RUN, format!("cannot start bash: {e}")),
+                out,
+            );
+        }
+    }
+    print_entry(&report, args, true, out)
+}
+
+fn print_entry(
+    report: &EntryReport,
+    args: &CheckArgs,
+    record: bool,
+    out: &mut dyn Write,
+) -> io::Result<u8> {
+    let mut code = match report.status {
+        EntryStatus::Pass | EntryStatus::NotApplicable => exit::OK,
+        EntryStatus::Fail => exit::NOT_OK,
+        EntryStatus::Undecided => exit::CANNOT_CHECK,
+    };
+    if let (true, Some(path)) = (record, &args.record) {
+        let passed = report.status == EntryStatus::Pass;
+        if let Err(p) = crate::progress::edit(path, |p| p.entry_condition_checked = passed) {
+            problem::eprint_all(&[p.in_file_if_none(path)]);
+            code = exit::CANNOT_CHECK;
+        }
+    }
+    let mut out = out;
+    if args.json {
+        render::json(report, &mut out)?;
+    } else {
+        render::entry_text(report, &mut out)?;
+    }
+    out.flush()?;
+    Ok(code)
+}

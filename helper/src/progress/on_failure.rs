@@ -1,0 +1,271 @@
+//! The git side of a failed step (trekexecute Sub-step E): `progress
+//! revert-step N` undoes that step's changes, `progress escalate-commit N`
+//! commits the completed steps' work before an escalation stop.
+//!
+//! Both work from the plan's `Files:` and the progress file's statuses, and
+//! touch nothing else:
+//!
+//! - **revert-step** restores only step N's files, and refuses (changing
+//!   nothing) when one of them also belongs to a completed step, whose work
+//!   the restore would throw away, or when step N itself is completed. A
+//!   path in HEAD is restored from HEAD, index and working tree
+//!   (`git restore --source=HEAD --staged --worktree`); a path marked
+//!   `(new)` that HEAD does not have is unstaged and removed
+//!   (`git rm --cached`, `git clean -fd`); any other path HEAD does not
+//!   have is kept and named.
+//! - **escalate-commit** stages only the `Files:` of completed steps (never
+//!   `git add -A`, which could take secrets, binaries or unrelated work) and
+//!   commits those paths alone (`git commit --only`), so whatever else was
+//!   staged stays staged and out of the commit, with the message
+//!   `wip: trekexecute stopped at step N — escalation needed`.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::code;
+use super::model::Progress;
+use crate::git;
+use crate::plan::Plan;
+use crate::problem::Problem;
+
+/// What `revert-step` and `escalate-commit` did (schema
+/// `progress-git-reply`).
+#[derive(Debug, Clone, Default, Serialize)]
+pub(super) struct GitReply {
+    pub ok: bool,
+    pub action: &'static str,
+    /// The progress file.
+    pub path: String,
+    pub step: u32,
+    /// revert-step: paths restored from HEAD.
+    pub restored: Vec<String>,
+    /// revert-step: new paths removed.
+    pub removed: Vec<String>,
+    /// revert-step: paths HEAD does not have and not marked new, left as
+    /// they are.
+    pub kept: Vec<String>,
+    /// escalate-commit: the paths the commit holds.
+    pub committed: Vec<String>,
+    /// escalate-commit: the new commit, `null` when there was nothing to
+    /// commit.
+    pub commit: Option<String>,
+    pub problem: Option<Problem>,
+}
+
+/// Why a Sub-step E action was refused: the exit code and the problem.
+pub(super) type Refusal = (u8, Problem);
+
+fn git_failed(what: &str, detail: &str) -> Refusal {
+    (
+        crate::exit::CANNOT_CHECK,
+        Problem::new(code::PROGRESS_GIT_FAILED, format!("{what}: {detail}")),
+    )
+}
+
+/// Runs git; a failure to start or a non-zero exit is a refusal.
+fn run(root: &Path, what: &str, args: &[&str]) -> Result<git::Output, Refusal> {
+    match git::run(root, args) {
+        Ok(out) if out.ok() => Ok(out),
+        Ok(out) => Err(git_failed(what, &out.why())),
+        Err(e) => Err(git_failed(what, &e.to_string())),
+    }
+}
+
+/// A `Files:` path as git pathspecs and comparisons want it.
+fn normal(path: &str) -> String {
+    let p = path.trim().trim_start_matches("./");
+    p.trim_end_matches('/').to_owned()
+}
+
+/// Whether `a` and `b` name the same path or one lies inside the other.
+fn overlaps(a: &str, b: &str) -> bool {
+    a == b
+        || b.strip_prefix(a).is_some_and(|r| r.starts_with('/'))
+        || a.strip_prefix(b).is_some_and(|r| r.starts_with('/'))
+}
+
+/// The steps the progress file records as completed (legacy `passed` too).
+fn completed(progress: &Progress) -> Vec<u32> {
+    progress
+        .steps
+        .iter()
+        .filter(|(_, r)| r.status.is_completed())
+        .map(|(k, _)| k.0)
+        .collect()
+}
+
+/// `progress revert-step N`.
+pub(super) fn revert(
+    plan: &Plan,
+    progress: &Progress,
+    step: u32,
+    root: &Path,
+    reply: &mut GitReply,
+) -> Result<(), Refusal> {
+    let Some(target) = plan.step(step) else {
+        return Err((
+            crate::exit::NOT_OK,
+            Problem::new(
+                code::PROGRESS_NO_SUCH_STEP,
+                format!("the plan has no step {step}"),
+            ),
+        ));
+    };
+    let done = completed(progress);
+    if done.contains(&step) {
+        return Err((
+            crate::exit::NOT_OK,
+            Problem::new(
+                code::PROGRESS_REVERT_COMPLETED,
+                format!("step {step} is completed; its work is committed and is not reverted"),
+            ),
+        ));
+    }
+    let mine: Vec<(String, bool)> = target
+        .files
+        .iter()
+        .map(|f| (normal(&f.path), f.new))
+        .filter(|(p, _)| !p.is_empty())
+        .collect();
+    let mut shared = Vec::new();
+    for other in plan.steps.iter().filter(|s| done.contains(&s.number)) {
+        for theirs in &other.files {
+            let theirs = normal(&theirs.path);
+            for (path, _) in mine.iter().filter(|(p, _)| overlaps(p, &theirs)) {
+                shared.push(format!("{path} (step {})", other.number));
+            }
+        }
+    }
+    if !shared.is_empty() {
+        return Err((
+            crate::exit::NOT_OK,
+            Problem::new(
+                code::PROGRESS_SHARED_FILE,
+                format!(
+                    "not reverting step {step}: its files also belong to completed steps, whose work a restore would lose: {}; restore by hand what is step {step}'s",
+                    shared.join(", ")
+                ),
+            ),
+        ));
+    }
+    if mine.is_empty() {
+        return Ok(());
+    }
+    let paths: Vec<&str> = mine.iter().map(|(p, _)| p.as_str()).collect();
+    let has_head = git::run(root, &["rev-parse", "--verify", "-q", "HEAD"]).is_ok_and(|o| o.ok());
+    let in_head: Vec<String> = if has_head {
+        let mut args = vec!["ls-tree", "-r", "-z", "--name-only", "HEAD", "--"];
+        args.extend(&paths);
+        run(root, "git ls-tree", &args)?.fields()
+    } else {
+        Vec::new()
+    };
+    let (mut restore, mut remove) = (Vec::new(), Vec::new());
+    for (path, new) in &mine {
+        if in_head.iter().any(|f| overlaps(path, f)) {
+            restore.push(path.clone());
+        } else if *new {
+            remove.push(path.clone());
+        } else {
+            reply.kept.push(path.clone());
+        }
+    }
+    if !restore.is_empty() {
+        let mut args = vec!["restore", "--source=HEAD", "--staged", "--worktree", "--"];
+        args.extend(restore.iter().map(String::as_str));
+        run(root, "git restore", &args)?;
+    }
+    if !remove.is_empty() {
+        let mut args = vec!["rm", "-r", "-q", "--cached", "--ignore-unmatch", "--"];
+        args.extend(remove.iter().map(String::as_str));
+        run(root, "git rm --cached", &args)?;
+        let mut args = vec!["clean", "-f", "-d", "-q", "--"];
+        args.extend(remove.iter().map(String::as_str));
+        run(root, "git clean", &args)?;
+    }
+    reply.restored = restore;
+    reply.removed = remove;
+    Ok(())
+}
+
+/// The commit message of an escalation stop at `step`.
+pub(super) fn escalation_message(step: u32) -> String {
+    format!("wip: trekexecute stopped at step {step} — escalation needed")
+}
+
+/// `progress escalate-commit N`.
+pub(super) fn escalate(
+    plan: &Plan,
+    progress: &Progress,
+    step: u32,
+    root: &Path,
+    reply: &mut GitReply,
+) -> Result<(), Refusal> {
+    let done = completed(progress);
+    let files: BTreeSet<String> = plan
+        .steps
+        .iter()
+        .filter(|s| done.contains(&s.number))
+        .flat_map(|s| s.files.iter().map(|f| normal(&f.path)))
+        .filter(|p| !p.is_empty())
+        .collect();
+    if files.is_empty() {
+        return Ok(());
+    }
+    // Only paths git can take: present in the tree, or tracked (a deletion
+    // to stage). A pathspec matching nothing would fail the whole add.
+    let all: Vec<&str> = files.iter().map(String::as_str).collect();
+    let mut args = vec!["ls-files", "-z", "--cached", "--"];
+    args.extend(&all);
+    let tracked = run(root, "git ls-files", &args)?.fields();
+    let stage: Vec<&str> = all
+        .iter()
+        .copied()
+        .filter(|p| {
+            std::fs::symlink_metadata(root.join(p)).is_ok()
+                || tracked.iter().any(|t| overlaps(p, t))
+        })
+        .collect();
+    if stage.is_empty() {
+        return Ok(());
+    }
+    let mut args = vec!["add", "--"];
+    args.extend(&stage);
+    run(root, "git add", &args)?;
+    let has_head = git::run(root, &["rev-parse", "--verify", "-q", "HEAD"]).is_ok_and(|o| o.ok());
+    // Before the first commit everything in the index is new.
+    let mut args = if has_head {
+        vec!["diff", "--cached", "--name-only", "-z", "HEAD", "--"]
+    } else {
+        vec!["ls-files", "-z", "--cached", "--"]
+    };
+    args.extend(&stage);
+    let changed = run(root, "git diff --cached", &args)?.fields();
+    if changed.is_empty() {
+        return Ok(());
+    }
+    let message = escalation_message(step);
+    let mut args = vec!["commit", "-q", "-m", &message, "--only", "--"];
+    args.extend(&stage);
+    run(root, "git commit", &args)?;
+    let head = run(root, "git rev-parse HEAD", &["rev-parse", "HEAD"])?;
+    reply.commit = Some(head.text().trim().to_owned());
+    reply.committed = changed;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_overlap_when_one_holds_the_other() {
+        assert!(overlaps("src", "src/a.rs"));
+        assert!(overlaps("src/a.rs", "src"));
+        assert!(overlaps("a", "a"));
+        assert!(!overlaps("src", "srcx/a.rs"));
+        assert_eq!(normal("./src/http/"), "src/http");
+    }
+}
