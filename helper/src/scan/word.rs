@@ -7,8 +7,8 @@
 
 use brush_parser::ParserOptions;
 use brush_parser::word::{
-    self, BraceExpressionMember, BraceExpressionOrText, Parameter, ParameterExpr, TildeExpr,
-    WordPiece, WordPieceWithSource,
+    self, BraceExpressionMember, BraceExpressionOrText, Parameter, ParameterExpr,
+    SubstringMatchKind, TildeExpr, WordPiece, WordPieceWithSource,
 };
 
 use super::arg::{Arg, Taint};
@@ -509,8 +509,111 @@ impl Scanner<'_> {
                 }
                 Some(out)
             }
+            ParameterExpr::RemoveSmallestSuffixPattern {
+                parameter,
+                indirect: false,
+                pattern,
+            } => self.transformed(parameter, pattern.as_deref(), |text, p| {
+                trim_pattern(text, p, End::Suffix, false)
+            }),
+            ParameterExpr::RemoveLargestSuffixPattern {
+                parameter,
+                indirect: false,
+                pattern,
+            } => self.transformed(parameter, pattern.as_deref(), |text, p| {
+                trim_pattern(text, p, End::Suffix, true)
+            }),
+            ParameterExpr::RemoveSmallestPrefixPattern {
+                parameter,
+                indirect: false,
+                pattern,
+            } => self.transformed(parameter, pattern.as_deref(), |text, p| {
+                trim_pattern(text, p, End::Prefix, false)
+            }),
+            ParameterExpr::RemoveLargestPrefixPattern {
+                parameter,
+                indirect: false,
+                pattern,
+            } => self.transformed(parameter, pattern.as_deref(), |text, p| {
+                trim_pattern(text, p, End::Prefix, true)
+            }),
+            ParameterExpr::ReplaceSubstring {
+                parameter,
+                indirect: false,
+                pattern,
+                replacement,
+                match_kind,
+            } => {
+                let replacement = self.literal_operand(replacement.as_deref().unwrap_or(""))?;
+                self.transformed(parameter, Some(pattern), |text, p| {
+                    replace(text, p, &replacement, match_kind)
+                })
+            }
+            ParameterExpr::Substring {
+                parameter,
+                indirect: false,
+                offset,
+                length,
+            } => {
+                let offset = offset.value.trim().parse::<i64>().ok()?;
+                let length = match length {
+                    Some(l) => Some(l.value.trim().parse::<i64>().ok()?),
+                    None => None,
+                };
+                self.transformed(parameter, None, |text, _| substring(text, offset, length))
+            }
+            ParameterExpr::UppercasePattern {
+                parameter,
+                indirect: false,
+                pattern: None,
+            } => self.transformed(parameter, None, |text, _| Some(text.to_uppercase())),
+            ParameterExpr::LowercasePattern {
+                parameter,
+                indirect: false,
+                pattern: None,
+            } => self.transformed(parameter, None, |text, _| Some(text.to_lowercase())),
             _ => None,
         }
+    }
+
+    /// An operand of a parameter operator (a pattern, a replacement) when
+    /// it is known text.
+    fn literal_operand(&mut self, raw: &str) -> Option<String> {
+        match self.expand_value(raw).as_slice() {
+            [one] => one.exact_text().map(str::to_owned),
+            _ => None,
+        }
+    }
+
+    /// The values of `parameter` with `op` applied to each, where the
+    /// variable and the operand (`pattern`) are known; `None` otherwise.
+    fn transformed(
+        &mut self,
+        parameter: &Parameter,
+        pattern: Option<&str>,
+        op: impl Fn(&str, &str) -> Option<String>,
+    ) -> Option<Vec<Insert>> {
+        let pattern = match pattern {
+            Some(raw) => self.literal_operand(raw)?,
+            None => String::new(),
+        };
+        let apply = |arg: &Arg| -> Option<Arg> {
+            let text = arg
+                .exact_text()
+                .filter(|t| t.len() <= MAX_TRANSFORMED_BYTES)?;
+            op(text, &pattern).map(|out| Arg::literal(&out))
+        };
+        self.variable(parameter)?
+            .iter()
+            .map(|insert| match insert {
+                Insert::One(arg) => apply(arg).map(Insert::One),
+                Insert::Fields(items) => items
+                    .iter()
+                    .map(apply)
+                    .collect::<Option<Vec<_>>>()
+                    .map(Insert::Fields),
+            })
+            .collect()
     }
 
     /// The values of a variable the command set, as inserts.
@@ -649,6 +752,122 @@ impl Scanner<'_> {
             }
         }
     }
+}
+
+/// Longest value a parameter operator (`${X%…}`, `${X/…/…}`) is applied
+/// to; a longer one is only known at run time.
+const MAX_TRANSFORMED_BYTES: usize = 4096;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    Prefix,
+    Suffix,
+}
+
+/// Whether `text` matches the glob `pattern` (`*` and `?`; a `[` makes the
+/// pattern unknown, `None`).
+fn glob_match(pattern: &str, text: &str) -> Option<bool> {
+    if pattern.contains(['[', '\\']) {
+        return None;
+    }
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    // Classic two-pointer matching with one backtrack point per `*`.
+    let (mut pi, mut ti) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        match p.get(pi) {
+            Some('*') => {
+                star = Some((pi, ti));
+                pi += 1;
+            }
+            Some(&c) if c == '?' || Some(&c) == t.get(ti) => {
+                pi += 1;
+                ti += 1;
+            }
+            _ => match star {
+                Some((sp, st)) => {
+                    pi = sp + 1;
+                    ti = st + 1;
+                    star = Some((sp, st + 1));
+                }
+                None => return Some(false),
+            },
+        }
+    }
+    while p.get(pi) == Some(&'*') {
+        pi += 1;
+    }
+    Some(pi == p.len())
+}
+
+/// `${X#p}`, `${X##p}`, `${X%p}`, `${X%%p}`: `text` with the shortest or
+/// longest match of `pattern` at one end removed.
+fn trim_pattern(text: &str, pattern: &str, end: End, longest: bool) -> Option<String> {
+    let cuts: Vec<usize> = text
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain(std::iter::once(text.len()))
+        .collect();
+    let mut order: Vec<usize> = match end {
+        End::Prefix => cuts.clone(),
+        End::Suffix => cuts.iter().rev().copied().collect(),
+    };
+    if longest {
+        order.reverse();
+    }
+    for cut in order {
+        let (part, kept) = match end {
+            End::Prefix => (text.get(..cut)?, text.get(cut..)?),
+            End::Suffix => (text.get(cut..)?, text.get(..cut)?),
+        };
+        if glob_match(pattern, part)? {
+            return Some(kept.to_owned());
+        }
+    }
+    Some(text.to_owned())
+}
+
+/// `${X/p/r}`, `${X//p/r}`, `${X/#p/r}`, `${X/%p/r}` with a literal `p`.
+fn replace(text: &str, pattern: &str, with: &str, kind: &SubstringMatchKind) -> Option<String> {
+    if pattern.contains(['*', '?', '[', '\\']) {
+        return None;
+    }
+    if pattern.is_empty() {
+        return Some(text.to_owned());
+    }
+    Some(match kind {
+        SubstringMatchKind::FirstOccurrence => text.replacen(pattern, with, 1),
+        SubstringMatchKind::Anywhere => text.replace(pattern, with),
+        SubstringMatchKind::Prefix => match text.strip_prefix(pattern) {
+            Some(rest) => format!("{with}{rest}"),
+            None => text.to_owned(),
+        },
+        SubstringMatchKind::Suffix => match text.strip_suffix(pattern) {
+            Some(rest) => format!("{rest}{with}"),
+            None => text.to_owned(),
+        },
+    })
+}
+
+/// `${X:offset}` and `${X:offset:length}` (negative counts from the end).
+fn substring(text: &str, offset: i64, length: Option<i64>) -> Option<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let count = i64::try_from(chars.len()).ok()?;
+    let start = if offset < 0 { count + offset } else { offset };
+    if !(0..=count).contains(&start) {
+        return Some(String::new());
+    }
+    let end = match length {
+        None => count,
+        Some(l) if l < 0 => count + l,
+        Some(l) => start.saturating_add(l).min(count),
+    };
+    if end < start {
+        return None;
+    }
+    let (start, end) = (usize::try_from(start).ok()?, usize::try_from(end).ok()?);
+    Some(chars.get(start..end)?.iter().collect())
 }
 
 /// Longest text [`join_variants`] makes; past it only the first variant is
@@ -968,6 +1187,37 @@ mod tests {
             fields("~+99999999999999999999999"),
             [("~+99999999999999999999999".to_owned(), false)]
         );
+    }
+
+    #[test]
+    fn parameter_operators_on_known_values() {
+        assert_eq!(glob_match("a*c", "abbc"), Some(true));
+        assert_eq!(glob_match("a?c", "abc"), Some(true));
+        assert_eq!(glob_match("a*d", "abc"), Some(false));
+        assert_eq!(glob_match("[a]", "a"), None);
+        assert_eq!(
+            trim_pattern("a/b/c", "*/", End::Prefix, false).as_deref(),
+            Some("b/c")
+        );
+        assert_eq!(
+            trim_pattern("a/b/c", "*/", End::Prefix, true).as_deref(),
+            Some("c")
+        );
+        assert_eq!(
+            trim_pattern("a.b.c", ".*", End::Suffix, false).as_deref(),
+            Some("a.b")
+        );
+        assert_eq!(
+            trim_pattern("a.b.c", ".*", End::Suffix, true).as_deref(),
+            Some("a")
+        );
+        let any = SubstringMatchKind::Anywhere;
+        assert_eq!(replace("-xrxf", "x", "", &any).as_deref(), Some("-rf"));
+        assert_eq!(replace("a", "*", "", &any), None);
+        assert_eq!(substring("xxrm", 2, None).as_deref(), Some("rm"));
+        assert_eq!(substring("rmxx", 0, Some(2)).as_deref(), Some("rm"));
+        assert_eq!(substring("xrm", -2, None).as_deref(), Some("rm"));
+        assert_eq!(substring("abc", 9, None).as_deref(), Some(""));
     }
 
     #[test]
