@@ -29,6 +29,23 @@ impl Found {
             line: number,
         });
     }
+
+    /// Records the aggregate `first; second` for runners that print their
+    /// totals over two lines (files, then tests), each trimmed.
+    pub(super) fn summarise_two(&mut self, first: &str, second: &str, number: u64) {
+        self.summary = Some(Summary {
+            text: format!("{}; {}", first.trim(), second.trim()),
+            line: number,
+        });
+    }
+
+    /// Appends `; line` to the aggregate line already recorded.
+    pub(super) fn extend_summary(&mut self, line: &str) {
+        if let Some(summary) = self.summary.as_mut() {
+            summary.text.push_str("; ");
+            summary.text.push_str(line.trim());
+        }
+    }
 }
 
 /// A runner's output format, learnt line by line.
@@ -38,6 +55,9 @@ pub(super) trait Recognizer {
     /// Takes in the next cleaned line (see [`super::lines`]).
     fn feed(&mut self, line: &str, number: u64);
     fn found(&self) -> &Found;
+
+    /// Called once after the last line: settles what was still pending.
+    fn finish(&mut self) {}
 
     fn summary(&self) -> Option<&Summary> {
         self.found().summary.as_ref()

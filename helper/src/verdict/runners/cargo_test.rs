@@ -10,6 +10,11 @@
 //!
 //! Each test binary prints its own `test result:` line; a FAILED one is kept
 //! over later `ok` ones (with `--no-fail-fast` later binaries still run).
+//! On a green run a line that ran no test (the Doc-tests of a library with
+//! none: `0 passed`) describes nothing and is passed over; when several
+//! binaries ran tests, their counts are added up into one line of the same
+//! form, `test result: ok. 8 passed; 0 failed; 0 ignored; 0 measured; 0
+//! filtered out (3 test binaries)`.
 
 use std::sync::LazyLock;
 
@@ -79,6 +84,60 @@ pub(super) struct CargoTest {
     /// A compile error waiting for its `-->` location.
     pending_error: Option<String>,
     summary_failed: bool,
+    /// The counts of every `test result:` line, added up.
+    totals: Totals,
+}
+
+/// `passed`, `failed`, `ignored`, `measured` and `filtered out` counts, and
+/// how many binaries ran at least one test.
+#[derive(Debug, Default, Clone, Copy)]
+struct Totals {
+    counts: [u64; 5],
+    binaries: u64,
+    last_line: u64,
+}
+
+const COUNTED: [&str; 5] = ["passed", "failed", "ignored", "measured", "filtered out"];
+
+impl Totals {
+    /// Adds `2 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out;
+    /// finished in 0.00s`.
+    fn add(&mut self, counts: &str, number: u64) {
+        let mut ran = 0;
+        for part in counts.split(';') {
+            let part = part.trim();
+            let Some((n, kind)) = part.split_once(' ') else {
+                continue;
+            };
+            let (Ok(n), Some(at)) = (n.parse::<u64>(), COUNTED.iter().position(|k| *k == kind))
+            else {
+                continue;
+            };
+            if let Some(slot) = self.counts.get_mut(at) {
+                *slot += n;
+            }
+            if at < 3 {
+                ran += n;
+            }
+        }
+        if ran > 0 {
+            self.binaries += 1;
+            self.last_line = number;
+        }
+    }
+
+    fn render(&self) -> String {
+        let parts: Vec<String> = COUNTED
+            .iter()
+            .zip(self.counts)
+            .map(|(kind, n)| format!("{n} {kind}"))
+            .collect();
+        format!(
+            "test result: ok. {} ({} test binaries)",
+            parts.join("; "),
+            self.binaries
+        )
+    }
 }
 
 impl Recognizer for CargoTest {
@@ -90,7 +149,14 @@ impl Recognizer for CargoTest {
         let failures = &mut self.found.failures;
         if let Some(rest) = line.strip_prefix("test result: ") {
             let failed = rest.starts_with("FAILED");
-            if failed || !self.summary_failed {
+            let before = self.totals.binaries;
+            self.totals
+                .add(rest.split_once(". ").map_or(rest, |(_, r)| r), number);
+            let ran_tests = self.totals.binaries > before;
+            // A green line that ran nothing (Doc-tests of a library without
+            // any) replaces only another that ran nothing.
+            let keep = failed || (!self.summary_failed && (ran_tests || self.totals.binaries == 0));
+            if keep {
                 self.summary_failed = failed;
                 self.found.summarise(line, number);
             }
@@ -140,6 +206,13 @@ impl Recognizer for CargoTest {
             {
                 self.pending_error = Some(line.to_owned());
             }
+        }
+    }
+
+    fn finish(&mut self) {
+        if !self.summary_failed && self.totals.binaries > 1 {
+            let text = self.totals.render();
+            self.found.summarise(&text, self.totals.last_line);
         }
     }
 

@@ -6,7 +6,8 @@
 //! ✖ 5 problems (4 errors, 1 warning)
 //! ```
 //!
-//! Warnings are not failures.
+//! Warnings are not failures. Two rules reporting one position are two
+//! failures.
 
 use std::sync::LazyLock;
 
@@ -60,9 +61,10 @@ impl Recognizer for Eslint {
                 super::group(&caps, 1),
                 super::group(&caps, 2)
             );
+            // Two rules can report one position: both are listed.
             self.found
                 .failures
-                .push(Failure::new(name).with_message(super::group(&caps, 4)));
+                .push_distinct(Failure::new(name).with_message(super::group(&caps, 4)));
         }
     }
 

@@ -9,12 +9,15 @@ mod eslint;
 mod generic;
 mod go_test;
 mod jest;
+mod make_gcc;
 mod mocha;
 mod nextest;
 mod node_test;
 mod pytest;
 mod rspec;
+mod tap;
 mod tsc;
+mod unittest;
 mod vitest;
 
 use std::io::{self, Read};
@@ -50,6 +53,9 @@ fn all() -> Vec<Box<dyn Recognizer>> {
         Box::new(rspec::Rspec::default()),
         Box::new(tsc::Tsc::default()),
         Box::new(eslint::Eslint::default()),
+        Box::new(unittest::Unittest::default()),
+        Box::new(tap::Tap::default()),
+        Box::new(make_gcc::MakeGcc::default()),
         Box::new(generic::Generic::default()),
     ]
 }
@@ -67,6 +73,9 @@ pub fn scan(log: impl Read) -> io::Result<Findings> {
             last_line.push_str(line);
         }
     })?;
+    for r in &mut recognizers {
+        r.finish();
+    }
     let chosen = pick(&recognizers);
     Ok(Findings {
         runner: chosen.map(|r| r.runner()),

@@ -19,10 +19,10 @@ use super::cargo_test::PanicReader;
 use crate::verdict::failure::Failure;
 use crate::verdict::recognizer::{Found, Recognizer};
 
-/// A failing status line: status, duration, an optional `(n/m)` counter,
-/// then `<binary-id> <test name>`.
+/// A failing status line: status, duration, an optional `(n/m)` counter
+/// (padded to the width of `m`: `( 1/16)`), then `<binary-id> <test name>`.
 static FAIL_LINE: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"^\s*(?:FAIL|SIGSEGV|SIGABRT|SIGKILL|SIGBUS|TIMEOUT|ABORT|LEAK-FAIL|TRY \d+ FAIL)\s+\[[^\]]*\]\s+(?:\(\d+/\d+\)\s+)?(?P<name>\S+ \S.*)$").ok()
+    Regex::new(r"^\s*(?:FAIL|SIGSEGV|SIGABRT|SIGKILL|SIGBUS|TIMEOUT|ABORT|LEAK-FAIL|TRY \d+ FAIL)\s+\[[^\]]*\]\s+(?:\(\s*\d+/\d+\)\s+)?(?P<name>\S+ \S.*)$").ok()
 });
 
 #[derive(Debug, Default)]

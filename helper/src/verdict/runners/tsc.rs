@@ -39,7 +39,9 @@ impl Recognizer for Tsc {
         if let Some(caps) = super::captures(&PLAIN, line).or_else(|| super::captures(&PRETTY, line))
         {
             let failure = Failure::new(super::group(&caps, 1)).with_message(super::group(&caps, 2));
-            self.found.failures.push(failure);
+            // One position can hold two errors (TS2322 and TS6133 on one
+            // name): both are listed.
+            self.found.failures.push_distinct(failure);
         }
     }
 
