@@ -99,16 +99,18 @@ pub(super) fn is_third_party(frame: &str) -> bool {
 /// `SyntaxError: invalid syntax`, `Error: boom`), as opposed to a source
 /// excerpt or an explanation.
 pub(super) fn looks_like_error(line: &str) -> bool {
-    let head = line.split(':').next().unwrap_or_default();
+    // Cheap tests first: this runs on many lines of every log.
+    let Some(colon) = memchr::memchr(b':', line.as_bytes()) else {
+        return false;
+    };
+    let head = line.get(..colon).unwrap_or_default();
     let head = head.split(" [").next().unwrap_or(head);
-    line.len() > head.len()
-        && !head.is_empty()
+    ["Error", "Exception", "Failure", "Interrupt", "Exit"]
+        .iter()
+        .any(|w| head.ends_with(w))
         && head
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
-        && ["Error", "Exception", "Failure", "Interrupt", "Exit"]
-            .iter()
-            .any(|w| head.ends_with(w))
 }
 
 fn cap(text: &str) -> String {

@@ -5,6 +5,7 @@
 //! [`pick`] function chooses whose findings the reply uses.
 
 use super::failure::FailureList;
+use super::lines::MAX_LINE_BYTES;
 
 /// An aggregate line and where it stood.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,11 +33,11 @@ impl Found {
 
     /// Records the aggregate `first; second` for runners that print their
     /// totals over two lines (files, then tests), each trimmed.
+    /// Like any line, the result is at most [`MAX_LINE_BYTES`] long.
     pub(super) fn summarise_two(&mut self, first: &str, second: &str, number: u64) {
-        self.summary = Some(Summary {
-            text: format!("{}; {}", first.trim(), second.trim()),
-            line: number,
-        });
+        let mut text = format!("{}; {}", first.trim(), second.trim());
+        cut(&mut text);
+        self.summary = Some(Summary { text, line: number });
     }
 
     /// Appends `; line` to the aggregate line already recorded.
@@ -44,7 +45,19 @@ impl Found {
         if let Some(summary) = self.summary.as_mut() {
             summary.text.push_str("; ");
             summary.text.push_str(line.trim());
+            cut(&mut summary.text);
         }
+    }
+}
+
+/// Cuts `text` to [`MAX_LINE_BYTES`] at a character boundary.
+fn cut(text: &mut String) {
+    if text.len() > MAX_LINE_BYTES {
+        let mut at = MAX_LINE_BYTES;
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        text.truncate(at);
     }
 }
 

@@ -68,11 +68,17 @@ fn indent(line: &str) -> usize {
 
 /// `cart_test.go:11: message`: the form of every `t.Log`/`t.Error` line.
 fn is_message(trimmed: &str) -> bool {
-    trimmed.split_once(": ").is_some_and(|(loc, _)| {
-        loc.rsplit_once(':').is_some_and(|(file, line)| {
-            file.ends_with(".go") && !file.contains(' ') && line.parse::<u32>().is_ok()
-        })
-    })
+    // The first colon ends the file name: a cheap test before the rest.
+    let Some(colon) = memchr::memchr(b':', trimmed.as_bytes()) else {
+        return false;
+    };
+    let file = trimmed.get(..colon).unwrap_or_default();
+    let rest = trimmed.get(colon + 1..).unwrap_or_default();
+    file.ends_with(".go")
+        && !file.contains(' ')
+        && rest
+            .split_once(": ")
+            .is_some_and(|(line, _)| !line.is_empty() && line.chars().all(|c| c.is_ascii_digit()))
 }
 
 /// `--- FAIL: name (0.00s)` and the like: the status word and the name.

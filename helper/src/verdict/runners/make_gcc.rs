@@ -12,7 +12,16 @@
 //! make's `*** [...] Error N` line is the summary only when compiler errors
 //! were seen: make running a test suite leaves the suite's own summary.
 
+use std::sync::LazyLock;
+
+use memchr::memmem::Finder;
+
 use crate::verdict::failure::Failure;
+
+/// The two markers every diagnostic line holds one of, found with SIMD:
+/// this test runs on every line of every log.
+static ERROR: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("error: "));
+static UNDEFINED: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("undefined reference"));
 use crate::verdict::recognizer::{Found, Recognizer};
 
 #[derive(Debug, Default)]
@@ -46,7 +55,8 @@ impl Recognizer for MakeGcc {
             }
             return;
         }
-        if !line.contains("error: ") && !line.contains("undefined reference") {
+        let bytes = line.as_bytes();
+        if ERROR.find(bytes).is_none() && UNDEFINED.find(bytes).is_none() {
             return;
         }
         if let Some((location, message)) = diagnostic(line) {

@@ -47,10 +47,16 @@ struct Crash {
 
 impl Crash {
     fn note(&mut self, text: &str) {
-        if self.message.is_none() && looks_like_error(text) {
-            self.message = Some(text.to_owned());
+        // Error lines start with a capital, frames with `at `, the header
+        // with a path: every other line is passed over at its first byte.
+        let first = text.as_bytes().first().copied().unwrap_or_default();
+        if first.is_ascii_uppercase() {
+            if self.message.is_none() && looks_like_error(text) {
+                self.message = Some(text.to_owned());
+            }
         } else if self.frame.is_none()
-            && (text.starts_with("at ") || is_header_location(text))
+            && ((first == b'a' && text.starts_with("at "))
+                || (first == b'/' && is_header_location(text)))
             && !is_third_party(text)
         {
             self.frame = Some(text.to_owned());

@@ -45,6 +45,10 @@ const MAX_PERL_ERRORS: usize = 16;
 
 /// `syntax error at t/broken.t line 3, near "= ;"` → `t/broken.t`.
 fn perl_error_file(line: &str) -> Option<&str> {
+    // Perl ends them with `line N.` or `near "…"`: a cheap test first.
+    if !(line.ends_with('.') || line.ends_with('"')) {
+        return None;
+    }
     let (_, rest) = line.rsplit_once(" at ")?;
     let (file, after) = rest.split_once(" line ")?;
     let digits = after.trim_start_matches(|c: char| c.is_ascii_digit());

@@ -35,6 +35,9 @@ pub(super) struct Vitest {
 
 /// `⎯⎯⎯ Uncaught Exception ⎯⎯⎯`: the heading of an error outside any test.
 fn outside_heading(trimmed: &str) -> Option<&str> {
+    if !trimmed.starts_with('⎯') {
+        return None;
+    }
     let title = trimmed.trim_matches('⎯').trim();
     let is_heading = trimmed.starts_with('⎯') && trimmed.ends_with('⎯') && !title.is_empty();
     let is_list = title.starts_with("Failed ")
