@@ -8,6 +8,10 @@
 //! test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; ...
 //! ```
 //!
+//! With `--nocapture` there are no `---- name stdout ----` sections: a
+//! panic is the test's by its thread's name, kept until the test's own
+//! `... FAILED` line (a `should panic ... ok` one drops it).
+//!
 //! Each test binary prints its own `test result:` line; a FAILED one is kept
 //! over later `ok` ones (with `--no-fail-fast` later binaries still run).
 //! On a green run a line that ran no test (the Doc-tests of a library with
@@ -44,6 +48,11 @@ pub(super) struct PanicReader {
 }
 
 impl PanicReader {
+    /// Whether the output being read belongs to a known failure.
+    pub(super) fn is_reading(&self) -> bool {
+        self.current.is_some()
+    }
+
     /// The output that follows belongs to failure `index`.
     pub(super) fn enter(&mut self, index: Option<usize>) {
         self.current = index;
@@ -86,7 +95,16 @@ pub(super) struct CargoTest {
     summary_failed: bool,
     /// The counts of every `test result:` line, added up.
     totals: Totals,
+    /// Panics printed outside any `---- name stdout ----` section (the
+    /// output is not captured: `--nocapture`), by thread name, until the
+    /// test's own `... FAILED` or `... ok` line says what they were.
+    loose: Vec<Failure>,
+    /// The loose panic waiting for its message line.
+    loose_want: Option<usize>,
 }
+
+/// How many loose panics are remembered: tests running at once.
+const MAX_LOOSE: usize = 32;
 
 /// `passed`, `failed`, `ignored`, `measured` and `filtered out` counts, and
 /// how many binaries ran at least one test.
@@ -140,13 +158,45 @@ impl Totals {
     }
 }
 
+impl CargoTest {
+    /// Reads a panic outside any captured section; true if `line` was one
+    /// (or its message).
+    fn loose_panic(&mut self, line: &str) -> bool {
+        if let Some(at) = self.loose_want {
+            if line.trim().is_empty() {
+                return false;
+            }
+            if let Some(f) = self.loose.get_mut(at) {
+                f.offer_message(line);
+            }
+            self.loose_want = None;
+            return true;
+        }
+        if !line.starts_with("thread '") {
+            return false;
+        }
+        let Some(caps) = super::captures(&PANIC, line) else {
+            return false;
+        };
+        let thread = super::group(&caps, 1);
+        let mut failure = Failure::new(thread).with_message(super::group(&caps, 2));
+        failure.offer_frame(super::group(&caps, 3));
+        self.loose.retain(|f| f.name != thread);
+        if self.loose.len() >= MAX_LOOSE {
+            self.loose.remove(0);
+        }
+        self.loose_want = failure.message.is_empty().then_some(self.loose.len());
+        self.loose.push(failure);
+        true
+    }
+}
+
 impl Recognizer for CargoTest {
     fn runner(&self) -> &'static str {
         "cargo test"
     }
 
     fn feed(&mut self, line: &str, number: u64) {
-        let failures = &mut self.found.failures;
         if let Some(rest) = line.strip_prefix("test result: ") {
             let failed = rest.starts_with("FAILED");
             let before = self.totals.binaries;
@@ -167,9 +217,28 @@ impl Recognizer for CargoTest {
             .strip_prefix("test ")
             .and_then(|l| l.strip_suffix(" ... FAILED"))
         {
-            failures.push(Failure::new(name));
+            let failure = match self.loose.iter().position(|f| f.name == name) {
+                Some(at) => self.loose.swap_remove(at),
+                None => Failure::new(name),
+            };
+            self.loose_want = None;
+            self.found.failures.push(failure);
             return;
         }
+        if let Some(name) = line
+            .strip_prefix("test ")
+            .and_then(|l| l.strip_suffix(" ... ok"))
+        {
+            // A `#[should_panic]` test panicked as it should.
+            let name = name.strip_suffix(" - should panic").unwrap_or(name);
+            self.loose.retain(|f| f.name != name);
+            self.loose_want = None;
+            return;
+        }
+        if !self.panics.is_reading() && self.loose_panic(line) {
+            return;
+        }
+        let failures = &mut self.found.failures;
         if let Some(name) = line
             .strip_prefix("---- ")
             .and_then(|l| l.strip_suffix(" stdout ----"))
@@ -210,6 +279,7 @@ impl Recognizer for CargoTest {
     }
 
     fn finish(&mut self) {
+        self.loose.clear();
         if !self.summary_failed && self.totals.binaries > 1 {
             let text = self.totals.render();
             self.found.summarise(&text, self.totals.last_line);
