@@ -65,8 +65,10 @@ fn cut(text: &mut String) {
 pub(super) trait Recognizer {
     /// The runner's name, for `--json` and tests (e.g. `cargo test`).
     fn runner(&self) -> &'static str;
-    /// Takes in the next cleaned line (see [`super::lines`]).
-    fn feed(&mut self, line: &str, number: u64);
+    /// Takes in the next cleaned line (see [`super::lines`]) and the same
+    /// line without its indentation (lines come without trailing
+    /// whitespace), trimmed once for all recognisers.
+    fn feed(&mut self, line: &str, trimmed: &str, number: u64);
     fn found(&self) -> &Found;
 
     /// Called once after the last line: settles what was still pending.

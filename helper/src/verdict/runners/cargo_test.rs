@@ -196,7 +196,7 @@ impl Recognizer for CargoTest {
         "cargo test"
     }
 
-    fn feed(&mut self, line: &str, number: u64) {
+    fn feed(&mut self, line: &str, _trimmed: &str, number: u64) {
         if let Some(rest) = line.strip_prefix("test result: ") {
             let failed = rest.starts_with("FAILED");
             let before = self.totals.binaries;

@@ -33,7 +33,7 @@ impl Recognizer for Eslint {
         "eslint"
     }
 
-    fn feed(&mut self, line: &str, number: u64) {
+    fn feed(&mut self, line: &str, _trimmed: &str, number: u64) {
         if line.starts_with("✖ ") && line.contains(" problem") {
             self.found.summarise(line, number);
             self.file.clear();

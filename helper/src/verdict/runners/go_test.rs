@@ -176,8 +176,7 @@ impl Recognizer for GoTest {
         "go test"
     }
 
-    fn feed(&mut self, line: &str, number: u64) {
-        let trimmed = line.trim();
+    fn feed(&mut self, line: &str, trimmed: &str, number: u64) {
         if trimmed.is_empty() {
             return;
         }

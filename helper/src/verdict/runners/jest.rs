@@ -43,8 +43,7 @@ impl Recognizer for Jest {
         "jest"
     }
 
-    fn feed(&mut self, line: &str, number: u64) {
-        let trimmed = line.trim();
+    fn feed(&mut self, line: &str, trimmed: &str, number: u64) {
         if trimmed.starts_with("Test Suites:") {
             self.suites_failed = trimmed.contains(" failed").then(|| trimmed.to_owned());
             self.current = None;

@@ -48,7 +48,7 @@ impl Recognizer for MakeGcc {
         "make / cc"
     }
 
-    fn feed(&mut self, line: &str, number: u64) {
+    fn feed(&mut self, line: &str, _trimmed: &str, number: u64) {
         if line.starts_with("make") && line.contains(": *** ") {
             if !self.found.failures.is_empty() {
                 self.found.summarise(line, number);

@@ -74,9 +74,10 @@ fn frame_location(frame: &str) -> &str {
 }
 
 fn count_then(trimmed: &str, word: &str) -> bool {
-    trimmed
-        .split_once(' ')
-        .is_some_and(|(n, rest)| n.parse::<u64>().is_ok() && rest.starts_with(word))
+    trimmed.starts_with(|c: char| c.is_ascii_digit())
+        && trimmed
+            .split_once(' ')
+            .is_some_and(|(n, rest)| n.parse::<u64>().is_ok() && rest.starts_with(word))
 }
 
 impl Recognizer for Mocha {
@@ -84,8 +85,7 @@ impl Recognizer for Mocha {
         "mocha"
     }
 
-    fn feed(&mut self, line: &str, number: u64) {
-        let trimmed = line.trim();
+    fn feed(&mut self, line: &str, trimmed: &str, number: u64) {
         if let Some(what) = trimmed.strip_prefix("Exception during run: ") {
             self.finish();
             let mut exception = Exception::default();

@@ -65,10 +65,11 @@ pub fn scan(log: impl Read) -> io::Result<Findings> {
     let mut recognizers = all();
     let mut last_line = String::new();
     let binary = for_each_line(log, |line, number| {
+        let trimmed = line.trim_start();
         for r in &mut recognizers {
-            r.feed(line, number);
+            r.feed(line, trimmed, number);
         }
-        if !line.trim().is_empty() {
+        if !trimmed.is_empty() {
             last_line.clear();
             last_line.push_str(line);
         }

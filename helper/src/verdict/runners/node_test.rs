@@ -215,8 +215,7 @@ impl Recognizer for NodeTest {
         "node --test"
     }
 
-    fn feed(&mut self, line: &str, number: u64) {
-        let trimmed = line.trim();
+    fn feed(&mut self, line: &str, trimmed: &str, number: u64) {
         if trimmed == "TAP version 13" {
             self.tap_seen = true;
         }

@@ -134,7 +134,7 @@ impl Recognizer for Pytest {
         "pytest"
     }
 
-    fn feed(&mut self, line: &str, number: u64) {
+    fn feed(&mut self, line: &str, _trimmed: &str, number: u64) {
         if line.starts_with('=') {
             if super::matches(&AGGREGATE, line) {
                 self.found.summarise(line, number);

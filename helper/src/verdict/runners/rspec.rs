@@ -90,9 +90,9 @@ impl Recognizer for Rspec {
         "rspec"
     }
 
-    fn feed(&mut self, line: &str, number: u64) {
-        let trimmed = line.trim();
-        if let Some((n, rest)) = trimmed.split_once(' ')
+    fn feed(&mut self, line: &str, trimmed: &str, number: u64) {
+        if trimmed.starts_with(|c: char| c.is_ascii_digit())
+            && let Some((n, rest)) = trimmed.split_once(' ')
             && n.parse::<u64>().is_ok()
             && (rest.starts_with("examples, ") || rest.starts_with("example, "))
         {

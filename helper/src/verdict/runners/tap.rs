@@ -83,8 +83,7 @@ impl Recognizer for Tap {
         "tap"
     }
 
-    fn feed(&mut self, line: &str, number: u64) {
-        let trimmed = line.trim();
+    fn feed(&mut self, line: &str, trimmed: &str, number: u64) {
         if let Some(result) = trimmed.strip_prefix("Result: ") {
             if result == "FAIL" || result == "PASS" || result == "NOTESTS" {
                 self.found.summarise(trimmed, number);

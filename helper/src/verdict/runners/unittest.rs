@@ -40,7 +40,7 @@ impl Recognizer for Unittest {
         "unittest"
     }
 
-    fn feed(&mut self, line: &str, number: u64) {
+    fn feed(&mut self, line: &str, trimmed: &str, number: u64) {
         if let Some(name) = line
             .strip_prefix("FAIL: ")
             .or_else(|| line.strip_prefix("ERROR: "))
@@ -50,7 +50,7 @@ impl Recognizer for Unittest {
             return;
         }
         if line.starts_with("Ran ") && line.contains(" test") && line.contains(" in ") {
-            self.ran = Some(line.trim().to_owned());
+            self.ran = Some(trimmed.to_owned());
             self.current = None;
             return;
         }
@@ -65,7 +65,6 @@ impl Recognizer for Unittest {
         let Some(failure) = self.current.and_then(|i| self.found.failures.get_mut(i)) else {
             return;
         };
-        let trimmed = line.trim();
         if trimmed.is_empty() || line.starts_with("---") || line.starts_with("===") {
             return;
         }

@@ -52,8 +52,7 @@ impl Recognizer for Vitest {
         "vitest"
     }
 
-    fn feed(&mut self, line: &str, number: u64) {
-        let trimmed = line.trim();
+    fn feed(&mut self, line: &str, trimmed: &str, number: u64) {
         if let Some(rest) = trimmed.strip_prefix("Test Files ") {
             self.files_failed = rest.contains(" failed").then(|| trimmed.to_owned());
             self.current = None;
@@ -79,7 +78,11 @@ impl Recognizer for Vitest {
                 return;
             }
         }
-        if let Some(name) = trimmed.strip_prefix("FAIL ") {
+        if let Some(name) = trimmed
+            .strip_prefix("FAIL ")
+            // nextest's `FAIL [   0.008s] ...` is not vitest's.
+            .filter(|name| !name.trim_start().starts_with('['))
+        {
             // `broken.test.js [ broken.test.js ]`: the file, named twice.
             let name = name.trim();
             let name = match name.split_once(" [ ") {
