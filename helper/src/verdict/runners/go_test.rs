@@ -270,3 +270,46 @@ impl Recognizer for GoTest {
         &self.found
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failures(log: &str) -> Vec<(String, String)> {
+        let mut r = GoTest::default();
+        for (n, line) in log.lines().enumerate() {
+            r.feed(line, line.trim_start(), n as u64 + 1);
+        }
+        r.finish();
+        r.found
+            .failures
+            .items()
+            .iter()
+            .map(|f| (f.name.clone(), f.message.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn parallel_tests_keep_their_own_messages() {
+        let log = "=== RUN   TestA\n=== PAUSE TestA\n=== RUN   TestB\n=== PAUSE TestB\n=== CONT  TestA\n    a_test.go:5: a broke\n=== CONT  TestB\n    b_test.go:9: b broke\n--- FAIL: TestB (0.00s)\n--- FAIL: TestA (0.00s)\nFAIL\n";
+        assert_eq!(
+            failures(log),
+            vec![
+                ("TestB".into(), "b_test.go:9: b broke".into()),
+                ("TestA".into(), "a_test.go:5: a broke".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_parent_without_a_message_of_its_own_is_not_listed() {
+        let log = "--- FAIL: TestT (0.00s)\n    --- PASS: TestT/ok (0.00s)\n    --- FAIL: TestT/bad (0.00s)\n        t_test.go:3: bad\n--- FAIL: TestSilent (0.00s)\nFAIL\n";
+        assert_eq!(
+            failures(log),
+            vec![
+                ("TestT/bad".into(), "t_test.go:3: bad".into()),
+                ("TestSilent".into(), String::new()),
+            ]
+        );
+    }
+}

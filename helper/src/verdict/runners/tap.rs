@@ -27,8 +27,10 @@ use crate::verdict::recognizer::{Found, Recognizer};
 pub(super) struct Tap {
     found: Found,
     current: Option<usize>,
-    /// The indentation of the last failure seen, to tell a parent by.
-    last_failure_indent: Option<usize>,
+    /// The indentations at which failures were seen in the subtests still
+    /// open, to tell a parent by: a result less indented than one of them
+    /// closes their family.
+    failed_at: Vec<usize>,
     /// A parent just passed over: its own diagnostic is passed over too.
     skipped_parent: Option<String>,
     /// Waiting for the `at file line N.` diagnostic.
@@ -39,6 +41,9 @@ pub(super) struct Tap {
     /// Perl's own errors (`syntax error at t/x.t line 3, near …`), by file.
     perl_errors: Vec<(String, String)>,
 }
+
+/// How deep subtests are followed.
+const MAX_DEPTH: usize = 16;
 
 /// How many test files' Perl errors are remembered for the report.
 const MAX_PERL_ERRORS: usize = 16;
@@ -61,8 +66,11 @@ fn indent(line: &str) -> usize {
 
 impl Tap {
     fn failure(&mut self, name: &str, at: usize) {
-        let parent = self.last_failure_indent.is_some_and(|seen| seen > at);
-        self.last_failure_indent = Some(at);
+        let parent = self.failed_at.iter().any(|seen| *seen > at);
+        self.failed_at.retain(|seen| *seen <= at);
+        if self.failed_at.len() < MAX_DEPTH && !self.failed_at.contains(&at) {
+            self.failed_at.push(at);
+        }
         if parent {
             self.skipped_parent = Some(name.to_owned());
             self.current = None;
@@ -131,13 +139,9 @@ impl Recognizer for Tap {
             return;
         }
         if trimmed.starts_with("ok ") {
-            // A passing line at or above a failure's level ends its family.
-            if self
-                .last_failure_indent
-                .is_some_and(|seen| indent(line) <= seen)
-            {
-                self.last_failure_indent = None;
-            }
+            // A passing result closes the family of the subtests under it.
+            let at = indent(line);
+            self.failed_at.retain(|seen| *seen <= at);
             self.skipped_parent = None;
             self.current = None;
             return;
@@ -178,5 +182,29 @@ impl Recognizer for Tap {
 
     fn found(&self) -> &Found {
         &self.found
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(tap: &str) -> Vec<String> {
+        let mut r = Tap::default();
+        for (n, line) in tap.lines().enumerate() {
+            r.feed(line, line.trim_start(), n as u64 + 1);
+        }
+        r.found
+            .failures
+            .items()
+            .iter()
+            .map(|f| f.name.clone())
+            .collect()
+    }
+
+    #[test]
+    fn a_parent_is_passed_over_even_after_a_passing_sibling() {
+        let tap = "    not ok 1 - child\n    ok 2 - sibling\nnot ok 1 - parent\n#   Failed test 'parent'\nnot ok 2 - flat\nok 3 - fine # TODO not yet\nnot ok 4 - later # TODO not yet\n";
+        assert_eq!(names(tap), vec!["child", "flat"]);
     }
 }
