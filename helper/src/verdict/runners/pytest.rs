@@ -105,11 +105,18 @@ impl Pytest {
             None => (id.to_owned(), Self::section_name(id)),
         };
         let mut failure = Failure::new(name);
-        let section = match self.sections.find_mut(&section_name) {
-            Some(section) => Some(section),
-            // A collection error's section is `ERROR collecting <path>`.
-            None => self.sections.find_mut(&format!("ERROR collecting {id}")),
-        };
+        // A collection error's section is `ERROR collecting <path>`, a
+        // fixture's `ERROR at setup of <test>` (or `teardown`).
+        let candidates = [
+            section_name.clone(),
+            format!("ERROR collecting {id}"),
+            format!("ERROR at setup of {section_name}"),
+            format!("ERROR at teardown of {section_name}"),
+        ];
+        let at = candidates
+            .iter()
+            .find_map(|name| self.sections.items().iter().position(|s| &s.name == name));
+        let section = at.and_then(|i| self.sections.get_mut(i));
         if let Some(section) = section {
             failure.offer_message(&section.message);
             if let Some(frame) = &section.frame {
