@@ -38,7 +38,7 @@ fn same_frame(ours: &str, expected: &str) -> bool {
 fn every_fixture_matches_its_expectation() {
     let logs = fixtures();
     assert!(
-        logs.len() >= 30,
+        logs.len() >= 100,
         "expected the captured fixtures, found {}",
         logs.len()
     );

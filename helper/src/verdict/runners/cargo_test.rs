@@ -235,15 +235,11 @@ impl Recognizer for CargoTest {
             self.loose_want = None;
             return;
         }
-        if !self.panics.is_reading() && self.loose_panic(line) {
-            return;
-        }
-        let failures = &mut self.found.failures;
         if let Some(name) = line
             .strip_prefix("---- ")
             .and_then(|l| l.strip_suffix(" stdout ----"))
         {
-            let index = failures.push(Failure::new(name));
+            let index = self.found.failures.push(Failure::new(name));
             self.panics.enter(index);
             return;
         }
@@ -251,6 +247,11 @@ impl Recognizer for CargoTest {
             self.panics.enter(None);
             return;
         }
+        // After the lines above: a loose panic's message is never one of them.
+        if !self.panics.is_reading() && self.loose_panic(line) {
+            return;
+        }
+        let failures = &mut self.found.failures;
         self.panics.feed(line, failures);
 
         // Compile errors: `error[E0308]: mismatched types` then `--> file:l:c`.
