@@ -16,6 +16,7 @@
 #                                           scan figures 14-15 (hostile command lines),
 #                                           audit figure 16 (audit session)
 #                                           criteria figure 17 (criteria run)
+#                                           verdict figure 18 (a 200 MiB log)
 #
 # Needs bash, python3 and cargo. Uses hyperfine when installed (figures 1
 # and 2; a python3 timing loop otherwise) and /usr/bin/time when installed
@@ -43,6 +44,8 @@ WF_RUNS=10        # runs of each command per round for figures 9 to 11
 CRIT_RUNS=3       # runs of each command per round for figure 17 (ROUNDS rounds)
 CRIT_MANY=41      # criteria in figure 17's long plan (the short one has 1)
 BIG_BYTES=1073741824
+VERDICT_BYTES=209715200  # figure 18: the log verdict reads (200 MiB)
+VERDICT_RUNS=3    # runs of each side of figure 18
 
 # --- tools ------------------------------------------------------------------
 
@@ -213,6 +216,13 @@ def cmd_rss(results, key, *argv):
     """Runs argv, polling its own VmHWM (children excluded) until it exits.
     VmHWM only grows, so the last value read is the peak up to a few ms
     before exit."""
+    rss(results, key, 0, argv)
+
+def cmd_rss_exit(results, key, code, *argv):
+    """cmd_rss for a command that must exit with `code` (verdict's FAIL is 1)."""
+    rss(results, key, int(code), argv)
+
+def rss(results, key, code, argv):
     t0 = time.perf_counter()
     p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     peak = 0
@@ -223,7 +233,7 @@ def cmd_rss(results, key, *argv):
         time.sleep(0.005)
     wall = time.perf_counter() - t0
     out = p.stdout.read().decode(errors="replace")
-    if p.returncode != 0:
+    if p.returncode != code:
         sys.exit(f"{argv!r} exited {p.returncode}:\n{out}")
     data = load(results)
     data.setdefault(key, []).append({"peak_kib": peak, "wall_s": wall, "stdout": out})
@@ -257,6 +267,8 @@ def cmd_table(results, big_bytes):
         audit_rows(d, row)
     if "crit_one" in d:
         criteria_rows(d, row)
+    if "verdict_big" in d:
+        verdict_rows(d, row)
 
     head = ("figure", "voyage", "baseline", "ratio/diff", "target", "result")
     widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(6)]
@@ -306,6 +318,19 @@ def scan_rows(d, row):
             v["mean_ms"] <= 100.0)
         row(f"{fig}a. same, CPU time of the process (user+sys)", f"{v['cpu_ms']:.2f} ms",
             f"{b['cpu_ms']:.2f} ms", f"{v['cpu_ms'] - b['cpu_ms']:+.2f} ms", "info", None)
+
+def verdict_rows(d, row):
+    v, b = d["verdict_big"], d["verdict_wc"]
+    mib = d["verdict_bytes"] / 2**20
+    tv = min(r["wall_s"] for r in v)
+    tb = min(r["wall_s"] for r in b)
+    row(f"18. `verdict` on a {mib:.0f} MiB log of every runner's fixtures vs `wc -l`, best wall",
+        f"{tv:.2f} s", f"{tb:.2f} s", f"{tv / tb:.1f}x", "info", None)
+    peak = max(r["peak_kib"] for r in v) / 1024
+    row("18a. same, peak RSS of the process", f"{peak:.2f} MiB",
+        f"{max(r['peak_kib'] for r in b) / 1024:.2f} MiB", "", "≤ 8 MiB", peak <= 8.0)
+    row("18b. same, throughput (best run)", f"{mib / tv:.0f} MiB/s", f"{mib / tb:.0f} MiB/s",
+        "", "info", None)
 
 def hook_rows(d, row):
     v, b = d["hook"]
@@ -889,6 +914,34 @@ if [[ -z "$only" || "$only" == criteria ]]; then
   time_pair crit_one "$CRIT_RUNS" true "$(crit_cmd 1)" true "$(spawn_cmd 1)"
   time_pair crit_many "$CRIT_RUNS" true "$(crit_cmd "$CRIT_MANY")" true "$(spawn_cmd "$CRIT_MANY")"
   py set "$results" crit_extra "$((CRIT_MANY - 1))"
+fi
+
+# --- 18. verdict on a large log ---------------------------------------------------
+
+if [[ -z "$only" || "$only" == verdict ]]; then
+  # Every captured fixture log, over and over: each runner's recogniser sees
+  # its own format and every other one's, as on a log of a wrapper script.
+  python3 - "$repo/helper/tests/fixtures/verdict" "$tmp/verdict.log" "$VERDICT_BYTES" <<'PY'
+import pathlib, sys
+parts = [p.read_bytes() for p in sorted(pathlib.Path(sys.argv[1]).glob("*/*.log"))]
+blob = b"".join(p if p.endswith(b"\n") or not p else p + b"\n" for p in parts)
+want, written = int(sys.argv[3]), 0
+with open(sys.argv[2], "wb") as out:
+    while written < want:
+        piece = blob[: want - written]
+        out.write(piece)
+        written += len(piece)
+PY
+  "$helper" verdict --log "$tmp/verdict.log" --exit 1 | grep -q '^FAILURES:' ||
+    { echo "bench.sh: verdict found no failure in the 200 MiB log" >&2; exit 2; }
+  section "18. verdict on a $((VERDICT_BYTES / 1048576)) MiB log vs wc -l  ($VERDICT_RUNS runs each)"
+  for ((i = 1; i <= VERDICT_RUNS; i++)); do
+    # verdict exits 1 (FAIL) on this log.
+    py rss_exit "$results" verdict_big 1 "$helper" verdict --log "$tmp/verdict.log" --exit 1
+    py rss "$results" verdict_wc wc -l "$tmp/verdict.log"
+  done
+  py set "$results" verdict_bytes "$VERDICT_BYTES"
+  rm -f "$tmp/verdict.log"
 fi
 
 # --- table ------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 //! a reader that hands out small pieces and `Interrupted` errors.
 //!
 //! Checked beyond "no panic", only what the code documents: at most 64
-//! failures kept in full (`FailureList`), the rest counted; names kept once;
+//! failures kept in full (`FailureList`), the rest counted; a name kept once
+//! per message (compilers and linters list two errors at one position);
 //! fields capped at 240 characters plus an ellipsis (`Failure`); lines, and so
 //! the summary and the last line, cut at `MAX_LINE_BYTES` bytes (`lines`).
 //! The result must not depend on how the reads were cut.
@@ -58,7 +59,11 @@ fn check_bounds(f: &Findings) {
     assert!(f.failures.total() >= items.len());
     let mut names = HashSet::new();
     for failure in items {
-        assert!(names.insert(&failure.name), "{:?} kept twice", failure.name);
+        assert!(
+            names.insert((&failure.name, &failure.message)),
+            "{:?} kept twice",
+            failure.name
+        );
         assert!(failure.name.chars().count() <= MAX_FIELD_CHARS);
         assert!(failure.message.chars().count() <= MAX_FIELD_CHARS);
         if let Some(frame) = &failure.frame {

@@ -11,9 +11,21 @@ use crate::run::read_stdin;
 ///
 /// Reads the log once, front to back, and recognises the aggregate line and
 /// the failures of cargo test, cargo nextest, pytest, go test, node --test,
-/// jest, vitest, mocha, tsc, eslint and rspec, plus any `N passed, N failed`
-/// line. Without a recognised aggregate, SUMMARY is the log's last non-empty
-/// line.
+/// jest, vitest, mocha, tsc, eslint, rspec, Python's unittest, TAP/prove and
+/// gcc/clang under make, plus any `N passed, N failed` line. Without a
+/// recognised aggregate, SUMMARY is the log's last non-empty line. A test
+/// file that fails to load is a failure named by the file; frames are the
+/// first in the project, never in node_modules or the runner.
+///
+/// Example, a jest run where one file did not load:
+///
+///     $ voyage-helper verdict --log "$LOG" --exit 1
+///     VERDICT: FAIL (exit 1, -)
+///     SUMMARY: Test Suites: 1 failed, 1 passed, 2 total; Tests:       3 passed, 3 total
+///     FAILURES:
+///     - ./imports.test.js - Cannot find module './nope' from 'imports.test.js'
+///         at Object.require (imports.test.js:1:17)
+///     LOG: /repo/.temp/voyage/logs/20261130T101500Z-npx-jest-4821.log
 ///
 /// INPUT. Flags, or with no flags `label: value` lines on stdin (labels in
 /// any case, so the block `run` printed can be passed on as it is):

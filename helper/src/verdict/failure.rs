@@ -43,9 +43,19 @@ impl Failure {
         }
     }
 
-    /// Sets the frame if none is known yet.
+    /// Replaces the message (for formats whose last line says most).
+    pub fn set_message(&mut self, message: &str) {
+        let message = message.trim();
+        if !message.is_empty() {
+            self.message = cap(message);
+        }
+    }
+
+    /// Sets the frame if none is known yet and `frame` is in the project:
+    /// a frame in `node_modules`, the language's library or the runner says
+    /// nothing about where to look, so none is better.
     pub fn offer_frame(&mut self, frame: &str) {
-        if self.frame.is_none() {
+        if self.frame.is_none() && !is_third_party(frame) {
             self.set_frame(frame);
         }
     }
@@ -54,6 +64,54 @@ impl Failure {
         let frame = frame.trim();
         self.frame = (!frame.is_empty()).then(|| cap(frame));
     }
+}
+
+/// Path pieces that mark a frame outside the project: installed packages,
+/// the language's own library, the runner's installation, no file.
+const THIRD_PARTY: &[&str] = &[
+    "node_modules/",
+    "node:",
+    "/site-packages/",
+    "/dist-packages/",
+    "/lib/python3.",
+    "/lib/python2.",
+    "<frozen ",
+    "/gems/",
+    "/rubygems",
+    "/usr/lib/ruby/",
+    "/usr/bin/",
+    "/usr/lib/go",
+    "/usr/local/go/",
+    "/rustc/",
+    "/.cargo/registry/",
+    "/.rustup/",
+    // No file at all: `at parser.next (<anonymous>)`.
+    "(<anonymous>)",
+    "(native)",
+];
+
+/// Whether a frame points into dependencies or the runner's installation
+/// rather than the project (see [`THIRD_PARTY`]).
+pub(super) fn is_third_party(frame: &str) -> bool {
+    THIRD_PARTY.iter().any(|p| frame.contains(p))
+}
+
+/// Whether a line reads like an exception's own line (`TypeError: x`,
+/// `SyntaxError: invalid syntax`, `Error: boom`), as opposed to a source
+/// excerpt or an explanation.
+pub(super) fn looks_like_error(line: &str) -> bool {
+    // Cheap tests first: this runs on many lines of every log.
+    let Some(colon) = memchr::memchr(b':', line.as_bytes()) else {
+        return false;
+    };
+    let head = line.get(..colon).unwrap_or_default();
+    let head = head.split(" [").next().unwrap_or(head);
+    ["Error", "Exception", "Failure", "Interrupt", "Exit"]
+        .iter()
+        .any(|w| head.ends_with(w))
+        && head
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
 }
 
 fn cap(text: &str) -> String {
@@ -80,6 +138,23 @@ impl FailureList {
         if let Some(i) = self.items.iter().position(|f| f.name == failure.name) {
             return Some(i);
         }
+        self.add(failure)
+    }
+
+    /// Adds `failure` unless one with the same name and message is known:
+    /// for compilers and linters, where one position can hold two errors.
+    pub fn push_distinct(&mut self, failure: Failure) -> Option<usize> {
+        if let Some(i) = self
+            .items
+            .iter()
+            .position(|f| f.name == failure.name && f.message == failure.message)
+        {
+            return Some(i);
+        }
+        self.add(failure)
+    }
+
+    fn add(&mut self, failure: Failure) -> Option<usize> {
         if self.items.len() >= KEEP {
             self.dropped += 1;
             return None;
@@ -99,18 +174,27 @@ impl FailureList {
 
     /// Reads `line` (trimmed) as part of the body of failure `current`, for
     /// formats that print the message and then the stack: the first
-    /// non-empty line is the message, and the first line starting with
-    /// `frame_prefix` is the first frame and ends the body.
+    /// non-empty line is the message, and lines starting with
+    /// `frame_prefix` are frames; the first frame in the project's code
+    /// ends the body (frames in dependencies are kept only until one is).
     pub fn read_body(&mut self, current: &mut Option<usize>, line: &str, frame_prefix: &str) {
         let Some(failure) = current.and_then(|i| self.items.get_mut(i)) else {
             return;
         };
         if line.starts_with(frame_prefix) {
             failure.offer_frame(line);
-            *current = None;
+            if failure.frame.is_some() {
+                *current = None;
+            }
         } else if !line.is_empty() {
             failure.offer_message(line);
         }
+    }
+
+    /// Drops the failures `keep` says no to (a parent that failed only
+    /// because a child did, once that is known).
+    pub fn retain(&mut self, keep: impl FnMut(&Failure) -> bool) {
+        self.items.retain(keep);
     }
 
     pub fn items(&self) -> &[Failure] {

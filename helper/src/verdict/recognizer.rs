@@ -5,6 +5,7 @@
 //! [`pick`] function chooses whose findings the reply uses.
 
 use super::failure::FailureList;
+use super::lines::MAX_LINE_BYTES;
 
 /// An aggregate line and where it stood.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,15 +30,49 @@ impl Found {
             line: number,
         });
     }
+
+    /// Records the aggregate `first; second` for runners that print their
+    /// totals over two lines (files, then tests), each trimmed.
+    /// Like any line, the result is at most [`MAX_LINE_BYTES`] long.
+    pub(super) fn summarise_two(&mut self, first: &str, second: &str, number: u64) {
+        let mut text = format!("{}; {}", first.trim(), second.trim());
+        cut(&mut text);
+        self.summary = Some(Summary { text, line: number });
+    }
+
+    /// Appends `; line` to the aggregate line already recorded.
+    pub(super) fn extend_summary(&mut self, line: &str) {
+        if let Some(summary) = self.summary.as_mut() {
+            summary.text.push_str("; ");
+            summary.text.push_str(line.trim());
+            cut(&mut summary.text);
+        }
+    }
+}
+
+/// Cuts `text` to [`MAX_LINE_BYTES`] at a character boundary.
+fn cut(text: &mut String) {
+    if text.len() > MAX_LINE_BYTES {
+        let mut at = MAX_LINE_BYTES;
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        text.truncate(at);
+    }
 }
 
 /// A runner's output format, learnt line by line.
 pub(super) trait Recognizer {
     /// The runner's name, for `--json` and tests (e.g. `cargo test`).
     fn runner(&self) -> &'static str;
-    /// Takes in the next cleaned line (see [`super::lines`]).
-    fn feed(&mut self, line: &str, number: u64);
+    /// Takes in the next cleaned line (see [`super::lines`]) and the same
+    /// line without its indentation (lines come without trailing
+    /// whitespace), trimmed once for all recognisers.
+    fn feed(&mut self, line: &str, trimmed: &str, number: u64);
     fn found(&self) -> &Found;
+
+    /// Called once after the last line: settles what was still pending.
+    fn finish(&mut self) {}
 
     fn summary(&self) -> Option<&Summary> {
         self.found().summary.as_ref()

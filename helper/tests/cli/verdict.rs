@@ -217,7 +217,10 @@ fn json_reply() {
     assert_eq!(v["expect"]["outcome"], "undecided");
     assert_eq!(v["failures"].as_array().unwrap().len(), 3);
     assert_eq!(v["more_failures"], 0);
-    assert_eq!(v["summary"], "Tests  3 failed | 3 passed (6)");
+    assert_eq!(
+        v["summary"],
+        "Test Files  2 failed (2); Tests  3 failed | 3 passed (6)"
+    );
 }
 
 #[test]

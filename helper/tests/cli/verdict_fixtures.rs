@@ -38,7 +38,7 @@ fn same_frame(ours: &str, expected: &str) -> bool {
 fn every_fixture_matches_its_expectation() {
     let logs = fixtures();
     assert!(
-        logs.len() >= 30,
+        logs.len() >= 100,
         "expected the captured fixtures, found {}",
         logs.len()
     );
@@ -94,6 +94,100 @@ fn every_fixture_matches_its_expectation() {
                 (want, got) => {
                     problems.push(format!("{case}: {name}: frame {got:?}, expected {want:?}"))
                 }
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{} problems:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
+
+/// Path pieces of frames outside the project: installed packages, the
+/// language's library, the runner's installation. Written here from the
+/// logs, not taken from the recognisers.
+const OUTSIDE: &[&str] = &[
+    "node_modules/",
+    "node:internal",
+    "node:async_hooks",
+    "/site-packages/",
+    "/lib/python3",
+    "<frozen ",
+    "/gems/",
+    "rubygems-integration",
+    "/usr/bin/rspec",
+    "/usr/lib/go-",
+    "/rustc/",
+];
+
+fn outside(frame: &str) -> bool {
+    OUTSIDE.iter().any(|p| frame.contains(p))
+}
+
+/// Whitespace runs become one space: a message joined from two lines of
+/// the log (`ArgumentError:` and the text under it) still occurs in it.
+fn squeeze(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A location in a project file: `cart.test.js:5:42`, `src/lib.rs:3:20`,
+/// `t/cart.t line 4`, `cart_spec.rb:6:in`, `test_cart.py", line 8`.
+fn project_frames(log: &str) -> bool {
+    let location = regex::Regex::new(
+        r#"[\w./-]+\.(?:[cm]?js|ts|py|rb|go|rs|c|t)(?::\d+|", line \d+| line \d+)"#,
+    )
+    .unwrap();
+    log.lines()
+        .any(|line| !outside(line) && location.is_match(line))
+}
+
+#[test]
+fn every_reply_is_short_quotes_the_log_and_points_into_the_project() {
+    use voyage_helper::internals::ansi::clean;
+    use voyage_helper::internals::verdict::{Input, MAX_LINES, build};
+
+    let mut problems = Vec::new();
+    for log in fixtures() {
+        let case = log.display().to_string();
+        let raw = fs::read(&log).unwrap();
+        let text: String = String::from_utf8_lossy(&raw)
+            .lines()
+            .map(|l| clean(l.as_bytes()).into_owned())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let squeezed = squeeze(&text);
+        let has_project_frame = project_frames(&text);
+        let reply = build(&Input {
+            log: Some(log.clone()),
+            exit: Some("1".into()),
+            ..Input::default()
+        });
+        let lines = reply.lines();
+        if lines.len() > MAX_LINES {
+            problems.push(format!("{case}: {} lines", lines.len()));
+        }
+        for failure in scan(fs::File::open(&log).unwrap())
+            .unwrap()
+            .failures
+            .items()
+        {
+            let message = squeeze(failure.message.trim_end_matches('…'));
+            if !squeezed.contains(&message) {
+                problems.push(format!(
+                    "{case}: message {:?} is not in the log",
+                    failure.message
+                ));
+            }
+            if let Some(frame) = &failure.frame
+                && has_project_frame
+                && outside(frame)
+            {
+                problems.push(format!(
+                    "{case}: {}: frame {frame:?} is outside the project",
+                    failure.name
+                ));
             }
         }
     }

@@ -6,7 +6,8 @@
 //! ✖ 5 problems (4 errors, 1 warning)
 //! ```
 //!
-//! Warnings are not failures.
+//! Warnings are not failures. Two rules reporting one position are two
+//! failures.
 
 use std::sync::LazyLock;
 
@@ -32,7 +33,7 @@ impl Recognizer for Eslint {
         "eslint"
     }
 
-    fn feed(&mut self, line: &str, number: u64) {
+    fn feed(&mut self, line: &str, _trimmed: &str, number: u64) {
         if line.starts_with("✖ ") && line.contains(" problem") {
             self.found.summarise(line, number);
             self.file.clear();
@@ -60,9 +61,10 @@ impl Recognizer for Eslint {
                 super::group(&caps, 1),
                 super::group(&caps, 2)
             );
+            // Two rules can report one position: both are listed.
             self.found
                 .failures
-                .push(Failure::new(name).with_message(super::group(&caps, 4)));
+                .push_distinct(Failure::new(name).with_message(super::group(&caps, 4)));
         }
     }
 

@@ -11,6 +11,10 @@ static AGGREGATE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(r"^(?:[A-Za-z]+:\s*)?\d+ passed, \d+ failed(?:, \d+ skipped)?$").ok()
 });
 
+/// Found with SIMD: this test runs on every line of every log.
+static PASSED: LazyLock<memchr::memmem::Finder<'static>> =
+    LazyLock::new(|| memchr::memmem::Finder::new(" passed, "));
+
 #[derive(Debug, Default)]
 pub(super) struct Generic {
     found: Found,
@@ -21,9 +25,9 @@ impl Recognizer for Generic {
         "generic"
     }
 
-    fn feed(&mut self, line: &str, number: u64) {
-        let line = line.trim();
-        if line.contains(" passed, ") && super::matches(&AGGREGATE, line) {
+    fn feed(&mut self, _line: &str, trimmed: &str, number: u64) {
+        let line = trimmed;
+        if PASSED.find(line.as_bytes()).is_some() && super::matches(&AGGREGATE, line) {
             self.found.summarise(line, number);
         }
     }
@@ -40,14 +44,26 @@ mod tests {
     #[test]
     fn plain_line() {
         let mut g = Generic::default();
-        g.feed("tests: 3 passed, 1 failed, 2 skipped", 1);
+        g.feed(
+            "tests: 3 passed, 1 failed, 2 skipped",
+            "tests: 3 passed, 1 failed, 2 skipped",
+            1,
+        );
         assert_eq!(
             g.summary().unwrap().text,
             "tests: 3 passed, 1 failed, 2 skipped"
         );
         let mut g = Generic::default();
-        g.feed("3 passed, 1 failed and more", 1);
-        g.feed("two words: 3 passed, 1 failed", 2);
+        g.feed(
+            "3 passed, 1 failed and more",
+            "3 passed, 1 failed and more",
+            1,
+        );
+        g.feed(
+            "two words: 3 passed, 1 failed",
+            "two words: 3 passed, 1 failed",
+            2,
+        );
         assert!(g.summary().is_none());
     }
 }

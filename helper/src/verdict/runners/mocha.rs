@@ -11,9 +11,23 @@
 //! ```
 //!
 //! A failure's title is split over lines, the last ending in `:`; they are
-//! joined with spaces (mocha's full title).
+//! joined with spaces (mocha's full title). Frames in `node_modules` and
+//! node's own code are passed over.
+//!
+//! A file that fails to load stops the run before any test:
+//!
+//! ```text
+//!  Exception during run: /work/project/test/broken.test.js:2
+//! SyntaxError: Unexpected token ';'
+//!  Exception during run: Error: Cannot find module './no-such-module'
+//!     at Object.<anonymous> (/work/project/test/imports.test.js:1:17)
+//! ```
+//!
+//! That is one failure named by where it happened (the header's location,
+//! or the first frame in the project), with the error line as message; its
+//! `Exception during run:` line is the summary.
 
-use crate::verdict::failure::Failure;
+use crate::verdict::failure::{Failure, is_third_party, looks_like_error};
 use crate::verdict::recognizer::{Found, Recognizer};
 
 #[derive(Debug, Default)]
@@ -23,12 +37,47 @@ pub(super) struct Mocha {
     /// Title lines of a failure still being read.
     title: Option<Vec<String>>,
     current: Option<usize>,
+    /// An `Exception during run:` being read.
+    exception: Option<Exception>,
+}
+
+#[derive(Debug, Default)]
+struct Exception {
+    /// The header's `file:line`, if it gave one.
+    location: Option<String>,
+    message: Option<String>,
+    frame: Option<String>,
+}
+
+impl Exception {
+    fn into_failure(self) -> Failure {
+        let at = self.frame.as_deref().map(frame_location);
+        let name = self
+            .location
+            .as_deref()
+            .or(at)
+            .unwrap_or("Exception during run");
+        let mut failure = Failure::new(name).with_message(self.message.as_deref().unwrap_or(""));
+        if let Some(frame) = self.frame.as_deref().or(self.location.as_deref()) {
+            failure.offer_frame(frame);
+        }
+        failure
+    }
+}
+
+/// `at Object.<anonymous> (/p/test/x.test.js:1:17)` → `/p/test/x.test.js:1:17`.
+fn frame_location(frame: &str) -> &str {
+    frame
+        .rsplit_once(" (")
+        .and_then(|(_, loc)| loc.strip_suffix(')'))
+        .unwrap_or_else(|| frame.strip_prefix("at ").unwrap_or(frame))
 }
 
 fn count_then(trimmed: &str, word: &str) -> bool {
-    trimmed
-        .split_once(' ')
-        .is_some_and(|(n, rest)| n.parse::<u64>().is_ok() && rest.starts_with(word))
+    trimmed.starts_with(|c: char| c.is_ascii_digit())
+        && trimmed
+            .split_once(' ')
+            .is_some_and(|(n, rest)| n.parse::<u64>().is_ok() && rest.starts_with(word))
 }
 
 impl Recognizer for Mocha {
@@ -36,8 +85,30 @@ impl Recognizer for Mocha {
         "mocha"
     }
 
-    fn feed(&mut self, line: &str, number: u64) {
-        let trimmed = line.trim();
+    fn feed(&mut self, line: &str, trimmed: &str, number: u64) {
+        if let Some(what) = trimmed.strip_prefix("Exception during run: ") {
+            self.finish();
+            let mut exception = Exception::default();
+            if looks_like_error(what) {
+                exception.message = Some(what.to_owned());
+            } else {
+                exception.location = Some(what.to_owned());
+            }
+            self.exception = Some(exception);
+            if self.found.summary.is_none() {
+                self.found.summarise(line, number);
+            }
+            return;
+        }
+        if let Some(exception) = self.exception.as_mut() {
+            if exception.message.is_none() && looks_like_error(trimmed) {
+                exception.message = Some(trimmed.to_owned());
+            } else if trimmed.starts_with("at ") && !is_third_party(trimmed) {
+                exception.frame = Some(trimmed.to_owned());
+                self.finish();
+            }
+            return;
+        }
         if count_then(trimmed, "failing") && trimmed.ends_with("failing") {
             self.found.summarise(line, number);
             self.failing_seen = true;
@@ -56,8 +127,15 @@ impl Recognizer for Mocha {
             && n.parse::<u64>().is_ok()
             && line.starts_with("  ")
         {
-            self.title = Some(vec![rest.to_owned()]);
             self.current = None;
+            // A test outside any `describe` has its title on one line.
+            match rest.strip_suffix(':') {
+                Some(title) => {
+                    self.title = None;
+                    self.current = self.found.failures.push(Failure::new(title));
+                }
+                None => self.title = Some(vec![rest.to_owned()]),
+            }
             return;
         }
         if let Some(mut parts) = self.title.take() {
@@ -77,6 +155,12 @@ impl Recognizer for Mocha {
         self.found
             .failures
             .read_body(&mut self.current, trimmed, "at ");
+    }
+
+    fn finish(&mut self) {
+        if let Some(exception) = self.exception.take() {
+            self.found.failures.push(exception.into_failure());
+        }
     }
 
     fn found(&self) -> &Found {

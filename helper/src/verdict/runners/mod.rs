@@ -9,12 +9,15 @@ mod eslint;
 mod generic;
 mod go_test;
 mod jest;
+mod make_gcc;
 mod mocha;
 mod nextest;
 mod node_test;
 mod pytest;
 mod rspec;
+mod tap;
 mod tsc;
+mod unittest;
 mod vitest;
 
 use std::io::{self, Read};
@@ -50,6 +53,9 @@ fn all() -> Vec<Box<dyn Recognizer>> {
         Box::new(rspec::Rspec::default()),
         Box::new(tsc::Tsc::default()),
         Box::new(eslint::Eslint::default()),
+        Box::new(unittest::Unittest::default()),
+        Box::new(tap::Tap::default()),
+        Box::new(make_gcc::MakeGcc::default()),
         Box::new(generic::Generic::default()),
     ]
 }
@@ -59,14 +65,18 @@ pub fn scan(log: impl Read) -> io::Result<Findings> {
     let mut recognizers = all();
     let mut last_line = String::new();
     let binary = for_each_line(log, |line, number| {
+        let trimmed = line.trim_start();
         for r in &mut recognizers {
-            r.feed(line, number);
+            r.feed(line, trimmed, number);
         }
-        if !line.trim().is_empty() {
+        if !trimmed.is_empty() {
             last_line.clear();
             last_line.push_str(line);
         }
     })?;
+    for r in &mut recognizers {
+        r.finish();
+    }
     let chosen = pick(&recognizers);
     Ok(Findings {
         runner: chosen.map(|r| r.runner()),

@@ -19,10 +19,10 @@ use super::cargo_test::PanicReader;
 use crate::verdict::failure::Failure;
 use crate::verdict::recognizer::{Found, Recognizer};
 
-/// A failing status line: status, duration, an optional `(n/m)` counter,
-/// then `<binary-id> <test name>`.
+/// A failing status line: status, duration, an optional `(n/m)` counter
+/// (padded to the width of `m`: `( 1/16)`), then `<binary-id> <test name>`.
 static FAIL_LINE: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"^\s*(?:FAIL|SIGSEGV|SIGABRT|SIGKILL|SIGBUS|TIMEOUT|ABORT|LEAK-FAIL|TRY \d+ FAIL)\s+\[[^\]]*\]\s+(?:\(\d+/\d+\)\s+)?(?P<name>\S+ \S.*)$").ok()
+    Regex::new(r"^\s*(?:FAIL|SIGSEGV|SIGABRT|SIGKILL|SIGBUS|TIMEOUT|ABORT|LEAK-FAIL|TRY \d+ FAIL)\s+\[[^\]]*\]\s+(?:\(\s*\d+/\d+\)\s+)?(?P<name>\S+ \S.*)$").ok()
 });
 
 #[derive(Debug, Default)]
@@ -37,16 +37,50 @@ pub(super) struct Nextest {
     current: Option<usize>,
 }
 
+impl Nextest {
+    /// A line that is no status line: a `stdout ───`/`stderr ───` header, or
+    /// a failing test's captured output.
+    fn output_line(&mut self, trimmed: &str) {
+        if trimmed.ends_with("───")
+            && (trimmed.starts_with("stdout") || trimmed.starts_with("stderr"))
+        {
+            self.in_output = true;
+            let stderr = trimmed.starts_with("stderr");
+            self.first_stderr_line = stderr;
+            self.panics.enter(if stderr { self.current } else { None });
+            return;
+        }
+        if !self.in_output || trimmed.is_empty() {
+            return;
+        }
+        let failures = &mut self.found.failures;
+        if self.first_stderr_line {
+            self.first_stderr_line = false;
+            if let Some(f) = self.current.and_then(|i| failures.get_mut(i))
+                && trimmed.starts_with("Error: ")
+            {
+                f.offer_message(trimmed);
+                return;
+            }
+        }
+        self.panics.feed(trimmed, failures);
+    }
+}
+
 impl Recognizer for Nextest {
     fn runner(&self) -> &'static str {
         "cargo nextest"
     }
 
-    fn feed(&mut self, line: &str, number: u64) {
-        let trimmed = line.trim();
+    fn feed(&mut self, line: &str, trimmed: &str, number: u64) {
         if trimmed.starts_with("Summary [") {
             self.found.summarise(line, number);
             self.in_output = false;
+            return;
+        }
+        // Every status word starts with one of these: most lines stop here.
+        if !trimmed.starts_with(['F', 'S', 'T', 'A', 'L']) {
+            self.output_line(trimmed);
             return;
         }
         let status_word = trimmed.split(' ').next().unwrap_or_default();
@@ -72,29 +106,7 @@ impl Recognizer for Nextest {
             self.panics.enter(None);
             return;
         }
-        if trimmed.ends_with("───")
-            && (trimmed.starts_with("stdout") || trimmed.starts_with("stderr"))
-        {
-            self.in_output = true;
-            let stderr = trimmed.starts_with("stderr");
-            self.first_stderr_line = stderr;
-            self.panics.enter(if stderr { self.current } else { None });
-            return;
-        }
-        if !self.in_output || trimmed.is_empty() {
-            return;
-        }
-        let failures = &mut self.found.failures;
-        if self.first_stderr_line {
-            self.first_stderr_line = false;
-            if let Some(f) = self.current.and_then(|i| failures.get_mut(i))
-                && trimmed.starts_with("Error: ")
-            {
-                f.offer_message(trimmed);
-                return;
-            }
-        }
-        self.panics.feed(trimmed, failures);
+        self.output_line(trimmed);
     }
 
     fn found(&self) -> &Found {

@@ -8,8 +8,14 @@
 //!
 //! spec: `✖ name (1.2ms)` followed by the indented message and `at` frames;
 //! a suite's `✖` line has no message under it. The aggregate is `ℹ fail N`.
+//!
+//! A test file that fails to load is a failure named by its path whose
+//! message is only `test failed`; the error itself is what the file's
+//! process printed just before (as `# ` comments in TAP): its
+//! `SyntaxError: …` line, and the `file:line` header or first `at` frame in
+//! the project. Those replace `test failed`.
 
-use crate::verdict::failure::Failure;
+use crate::verdict::failure::{Failure, is_third_party, looks_like_error};
 use crate::verdict::recognizer::{Found, Recognizer};
 
 #[derive(Debug, Default)]
@@ -26,6 +32,62 @@ pub(super) struct NodeTest {
     spec_frame_wanted: Option<usize>,
     tap_seen: bool,
     pass_line: Option<(String, u64)>,
+    /// What a crashing test file printed since the last test result.
+    crash: Crash,
+    /// The crash output that came before the failure being read.
+    crash_before: Crash,
+}
+
+/// A test file's own crash output: its error line and where it points.
+#[derive(Debug, Default, Clone)]
+struct Crash {
+    message: Option<String>,
+    frame: Option<String>,
+}
+
+impl Crash {
+    fn note(&mut self, text: &str) {
+        // Error lines start with a capital, frames with `at `, the header
+        // with a path: every other line is passed over at its first byte.
+        let first = text.as_bytes().first().copied().unwrap_or_default();
+        if first.is_ascii_uppercase() {
+            if self.message.is_none() && looks_like_error(text) {
+                self.message = Some(text.to_owned());
+            }
+        } else if self.frame.is_none()
+            && ((first == b'a' && text.starts_with("at "))
+                || (first == b'/' && is_header_location(text)))
+            && !is_third_party(text)
+        {
+            self.frame = Some(text.to_owned());
+        }
+    }
+
+    /// Gives a file-level failure (`test failed`) the error it hides.
+    fn explain(&self, failure: &mut Failure) {
+        let message = unquote(failure.message.as_str());
+        if message != "test failed" {
+            return;
+        }
+        if let Some(crash) = &self.message {
+            failure.set_message(crash);
+            if let Some(frame) = &self.frame {
+                failure.offer_frame(frame);
+            }
+        }
+    }
+}
+
+/// `/work/project/broken.test.js:3`: the first line node prints when a
+/// file does not compile.
+fn is_header_location(text: &str) -> bool {
+    text.rsplit_once(':').is_some_and(|(path, line)| {
+        !path.contains(' ')
+            && !path.starts_with("node:")
+            && path.contains('.')
+            && !line.is_empty()
+            && line.chars().all(|c| c.is_ascii_digit())
+    })
 }
 
 fn indent(line: &str) -> usize {
@@ -42,9 +104,10 @@ fn unquote(value: &str) -> &str {
 
 impl NodeTest {
     fn finish_tap(&mut self) {
-        if let Some(failure) = self.tap.take()
+        if let Some(mut failure) = self.tap.take()
             && !self.subtests_only
         {
+            self.crash_before.explain(&mut failure);
             self.found.failures.push(failure);
         }
         self.block_key = None;
@@ -54,6 +117,7 @@ impl NodeTest {
     fn feed_tap(&mut self, trimmed: &str) -> bool {
         if let Some(rest) = trimmed.strip_prefix("not ok ") {
             self.finish_tap();
+            self.crash_before = std::mem::take(&mut self.crash);
             let name = rest.split_once(" - ").map_or(rest, |(_, name)| name);
             let name = name.split(" # ").next().unwrap_or(name);
             self.tap = Some(Failure::new(name));
@@ -61,9 +125,13 @@ impl NodeTest {
         }
         if trimmed.starts_with("ok ") || trimmed == "..." {
             self.finish_tap();
+            self.crash = Crash::default();
             return true;
         }
         let Some(failure) = self.tap.as_mut() else {
+            if let Some(comment) = trimmed.strip_prefix("# ") {
+                self.crash.note(comment.trim());
+            }
             return false;
         };
         if let Some(key) = self.block_key {
@@ -106,6 +174,7 @@ impl NodeTest {
             }
             if indent(line) > at && !starts_with_mark(trimmed) {
                 failure.offer_message(trimmed);
+                self.crash_before.explain(&mut failure);
                 let index = self.found.failures.push(failure);
                 self.spec_frame_wanted = index;
                 return;
@@ -125,7 +194,12 @@ impl NodeTest {
             // `✖ name (2.8ms)`; `✖ failing tests:` has no duration.
             if let Some((name, _)) = rest.rsplit_once(" (").filter(|(_, d)| d.ends_with("ms)")) {
                 self.spec = Some((Failure::new(name), indent(line)));
+                self.crash_before = std::mem::take(&mut self.crash);
             }
+        } else if trimmed.starts_with('✔') {
+            self.crash = Crash::default();
+        } else if !trimmed.is_empty() {
+            self.crash.note(trimmed);
         }
     }
 }
@@ -141,8 +215,7 @@ impl Recognizer for NodeTest {
         "node --test"
     }
 
-    fn feed(&mut self, line: &str, number: u64) {
-        let trimmed = line.trim();
+    fn feed(&mut self, line: &str, trimmed: &str, number: u64) {
         if trimmed == "TAP version 13" {
             self.tap_seen = true;
         }
