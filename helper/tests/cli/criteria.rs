@@ -5,29 +5,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use std::fs;
-use std::path::Path;
 use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::common::repo;
-use crate::common::{Case, Ran, ended, pid_in};
-
-/// Fails the test unless `output` is valid against schemas/NAME.schema.json.
-pub(crate) fn assert_schema(name: &str, output: &str) -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../schemas")
-        .join(format!("{name}.schema.json"));
-    let schema: Value = serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap();
-    let validator = jsonschema::draft202012::new(&schema).unwrap();
-    let instance: Value = serde_json::from_str(output).unwrap();
-    let errors: Vec<String> = validator
-        .iter_errors(&instance)
-        .map(|e| format!("{e} at {}", e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "{name}: {output}\n{}", errors.join("\n"));
-    instance
-}
+use crate::common::{Case, Ran, assert_schema, ended, pid_in};
 
 /// A trekplan whose `## Verification` section is `verification` (None: no
 /// section at all).

@@ -8,9 +8,9 @@ use std::fs;
 
 use serde_json::Value;
 
+use crate::common::assert_schema;
 use crate::common::repo;
 use crate::common::{Case, Ran};
-use crate::criteria::assert_schema;
 
 fn spec(condition: &str) -> String {
     format!(

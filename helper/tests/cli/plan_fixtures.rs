@@ -126,14 +126,7 @@ fn first_difference(a: &Value, b: &Value, at: String) -> Option<String> {
 
 #[test]
 fn plan_show_validates_against_its_schema() {
-    let schema: Value = serde_json::from_str(
-        &fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas/plan.schema.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
-    let validator = jsonschema::draft202012::new(&schema).unwrap();
+    let validator = crate::common::schema::validator("plan");
     for plan in plans("valid").into_iter().chain(plans("invalid")) {
         let rel = relative(&plan);
         let (status, stdout) = helper(&["plan", "show", "--json", &rel]);
@@ -141,10 +134,7 @@ fn plan_show_validates_against_its_schema() {
             continue;
         }
         let instance: Value = serde_json::from_str(&stdout).unwrap();
-        let errors: Vec<String> = validator
-            .iter_errors(&instance)
-            .map(|e| format!("{e} at {}", e.instance_path()))
-            .collect();
+        let errors = crate::common::schema::complaints(&validator, &instance);
         assert!(errors.is_empty(), "{rel}: {}", errors.join("\n"));
     }
 }

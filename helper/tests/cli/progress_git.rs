@@ -9,9 +9,9 @@ use std::fs;
 
 use serde_json::Value;
 
+use crate::common::assert_schema;
 use crate::common::repo::{self, git};
 use crate::common::{Case, Ran};
-use crate::criteria::assert_schema;
 
 const PLAN: &str = "# Plan\n\n## Implementation Plan\n\n### Step 1: Core\n- **Files:** `src/core.txt`, `shared.txt`\n- **Changes:** core\n- **Verify:** `test -f src/core.txt`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"feat: core\"`\n\n### Step 2: Feature\n- **Files:** `src/feature.txt`, `src/new.txt` (new), `notes.txt`\n- **Changes:** feature\n- **Verify:** `test -f src/feature.txt`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"feat: feature\"`\n\n### Step 3: Touches shared\n- **Files:** `shared.txt`, `src/feature.txt`\n- **Changes:** more\n- **Verify:** `test -f shared.txt`\n- **On failure:** escalate\n- **Checkpoint:** `git commit -m \"feat: more\"`\n\n## Verification\n\n- `test -f src/core.txt`\n";
 

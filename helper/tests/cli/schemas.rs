@@ -10,24 +10,11 @@ use crate::common::Case;
 use serde_json::Value;
 
 fn schema_file(name: &str) -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../schemas")
-        .join(format!("{name}.schema.json"));
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    crate::common::schema::schema(name)
 }
 
 fn assert_valid(schema: &str, output: &str) {
-    let validator = jsonschema::draft202012::new(&schema_file(schema)).unwrap();
-    let instance: Value = serde_json::from_str(output).unwrap();
-    let errors: Vec<String> = validator
-        .iter_errors(&instance)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(
-        errors.is_empty(),
-        "{schema}: {output}\n{}",
-        errors.join("\n")
-    );
+    crate::common::assert_schema(schema, output);
 }
 
 #[test]

@@ -7,6 +7,7 @@
 //!   whose every event is checked against the event schema;
 //! - [`env`]: the binary with nothing of the developer's environment;
 //! - [`repo`]: real git repositories in temp dirs;
+//! - [`schema`]: output checked against `schemas/`;
 //! - [`wait`]: waiting for something observable, with a deadline;
 //! - [`skip`]: a test that cannot run here says so.
 //!
@@ -18,11 +19,13 @@
 pub mod case;
 pub mod env;
 pub mod repo;
+pub mod schema;
 pub mod skip;
 pub mod wait;
 pub mod workflow;
 
 pub use case::{Case, Ran};
+pub use schema::assert_schema;
 pub use skip::{skip, tool_or_skip};
 pub use wait::{ended, pid_in, wait_until};
 pub use workflow::{Dir, Run, brief, collect, copy_examples, elide_duration, examples, fixtures};

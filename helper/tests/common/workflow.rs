@@ -173,11 +173,7 @@ pub fn copy_examples(dir: &Path) {
 
 fn event_validator() -> &'static jsonschema::Validator {
     static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
-    VALIDATOR.get_or_init(|| {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas/event.schema.json");
-        let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        jsonschema::draft202012::new(&schema).unwrap()
-    })
+    VALIDATOR.get_or_init(|| super::schema::validator("event"))
 }
 
 /// The events of a `--ci` run: every stdout line parsed as JSON and

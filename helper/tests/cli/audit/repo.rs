@@ -89,24 +89,7 @@ impl Repo {
 /// Checks `output` (one JSON document) against `schemas/NAME.schema.json`
 /// and returns it parsed.
 pub(super) fn valid(schema: &str, output: &str) -> serde_json::Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../schemas")
-        .join(format!("{schema}.schema.json"));
-    let schema_doc: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap();
-    let validator = jsonschema::draft202012::new(&schema_doc).unwrap();
-    let instance: serde_json::Value = serde_json::from_str(output)
-        .unwrap_or_else(|e| panic!("{schema}: not JSON ({e}): {output}"));
-    let errors: Vec<String> = validator
-        .iter_errors(&instance)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(
-        errors.is_empty(),
-        "{schema}: {output}\n{}",
-        errors.join("\n")
-    );
-    instance
+    crate::common::assert_schema(schema, output)
 }
 
 /// One step of a 1.7 plan: its number, the commit subject its Checkpoint
