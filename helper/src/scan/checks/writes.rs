@@ -190,8 +190,14 @@ pub(crate) fn remote_names(name: &str, args: &[Arg]) -> Vec<String> {
         .filter_map(|a| {
             let (_, rest) = a.exact_text()?.split_once("://")?;
             let path = rest.split(['?', '#']).next()?;
-            let (_, file) = path.rsplit_once('/')?;
-            (!file.is_empty()).then(|| file.to_owned())
+            let file = path.rsplit_once('/').map_or("", |(_, file)| file);
+            // A URL without a file name: wget saves `index.html`, curl 8
+            // `curl_response` (older curl refuses).
+            Some(match (file, name) {
+                ("", "wget") => "index.html".to_owned(),
+                ("", _) => "curl_response".to_owned(),
+                _ => file.to_owned(),
+            })
         })
         .collect()
 }
@@ -258,6 +264,8 @@ mod tests {
         assert_eq!(names("curl --remote-name https://x.invalid/i.sh"), ["i.sh"]);
         assert!(names("curl -fsSL https://x.invalid/i.sh").is_empty());
         assert!(names("wget -O f https://x.invalid/i.sh").is_empty());
-        assert!(names("wget https://x.invalid/").is_empty());
+        assert_eq!(names("wget https://x.invalid/"), ["index.html"]);
+        assert_eq!(names("wget https://x.invalid"), ["index.html"]);
+        assert_eq!(names("curl -O https://x.invalid/a/"), ["curl_response"]);
     }
 }
