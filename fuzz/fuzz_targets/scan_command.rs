@@ -6,7 +6,9 @@
 //! panic caught on its thread); a judgement is the same twice; findings carry
 //! a rule and an excerpt of at most 200 characters; the JSON is one line; the
 //! hook answers nothing exactly when the decision is allow, and otherwise one
-//! JSON line.
+//! JSON line. The same text after 4 KiB of blank lines (long enough for the
+//! one-pass parser of plain lines to take it when it can) is judged the same:
+//! the two parsers agree.
 
 #![no_main]
 
@@ -27,6 +29,12 @@ fuzz_target!(|data: &[u8]| {
         assert!(finding.command.chars().count() <= MAX_EXCERPT_CHARS);
     }
     assert_eq!(judgement, judge_command(&text, &ctx), "not deterministic");
+    let padded = format!("{}{text}", "\n".repeat(4096));
+    assert_eq!(
+        judgement.decision(),
+        judge_command(&padded, &ctx).decision(),
+        "blank lines changed the decision"
+    );
 
     let mut out = Vec::new();
     render_text(&judgement, &mut out).expect("rendering into a Vec");
