@@ -1,5 +1,7 @@
 //! The plugin's launcher, `plugin/bin/voyage-helper`: how it finds the helper
-//! binary, builds it once under a lock, and never loops back into itself.
+//! binary, builds it once under a lock, never loops back into itself, and
+//! never leaves Claude Code's hooks waiting on a build (they answer at once
+//! and the build runs in the background).
 //!
 //! Every run gets a cleared environment and an explicit `PATH` made of
 //! directories holding just the programs that run needs, so the host's own
@@ -20,7 +22,8 @@ use voyage_tests::{launcher, link_tools, repo_root, sh_quote, write_executable};
 
 /// What the launcher and the fake scripts call besides shell builtins.
 const TOOLS: &[&str] = &[
-    "sh", "cat", "mkdir", "rm", "rmdir", "sleep", "readlink", "ls", "mv", "chmod",
+    "sh", "cat", "mkdir", "rm", "rmdir", "sleep", "readlink", "ls", "mv", "chmod", "head", "tr",
+    "sed", "find", "touch",
 ];
 
 /// Long enough for a slow machine; a launcher that loops would hit it.
@@ -524,4 +527,169 @@ fn a_failed_static_build_falls_back_to_the_dynamic_one() {
         "{}",
         text(&out.stderr)
     );
+}
+
+/// Waits until `path` exists (a background build's product), or fails.
+fn wait_for(path: &Path) {
+    let deadline = std::time::Instant::now() + TIMEOUT;
+    while !path.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{} never appeared",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // The build's lock is released just after the binary lands.
+    let lock = path
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join(".voyage-build.lock");
+    while lock.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the build lock stayed"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn hook_call(mode: Option<&str>) -> String {
+    let mode = mode.map_or(String::new(), |m| format!("\"permission_mode\": \"{m}\", "));
+    format!(
+        "{{\"session_id\": \"s\", {mode}\"hook_event_name\": \"PreToolUse\", \"tool_name\": \"Bash\", \"tool_input\": {{\"command\": \"rm -rf /\"}}}}"
+    )
+}
+
+fn decision(out: &Output) -> (String, String) {
+    let reply: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", text(&out.stdout)));
+    let specific = &reply["hookSpecificOutput"];
+    assert_eq!(specific["hookEventName"], "PreToolUse");
+    (
+        specific["permissionDecision"].as_str().unwrap().to_owned(),
+        specific["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .to_owned(),
+    )
+}
+
+#[test]
+fn the_guard_with_no_binary_yet_answers_at_once_failing_closed_and_builds_in_the_background() {
+    let s = Scratch::new();
+    let root = buildable_root(&s);
+    let log = s.path("cargo.log");
+    let cargo_dir = fake_cargo(&s, &log, None);
+    let path_var = s.path_var(&[&cargo_dir]);
+    let launcher = root.join("plugin/bin/voyage-helper");
+    let bin = root.join("target/release/voyage-helper");
+
+    // A person can answer: ask. The fake cargo takes a second; the answer
+    // comes before the build ends.
+    let mut cmd = launch(&launcher, &path_var);
+    cmd.args(["hook", "pre-tool-use"]);
+    let out = run(cmd, &hook_call(Some("default")));
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    let (answer, reason) = decision(&out);
+    assert_eq!(answer, "ask");
+    assert!(reason.contains("still being built"), "{reason}");
+    assert!(reason.contains("voyage-build.log"), "{reason}");
+    assert!(!bin.exists(), "the answer did not wait for the build");
+    wait_for(&bin);
+    assert_eq!(calls(&log).len(), 1, "one background build");
+
+    // No person to ask (bypass mode, or no mode at all): deny.
+    for mode in [Some("bypassPermissions"), Some("dontAsk"), None] {
+        let s = Scratch::new();
+        let root = buildable_root(&s);
+        let cargo_dir = fake_cargo(&s, &s.path("cargo.log"), None);
+        let mut cmd = launch(
+            &root.join("plugin/bin/voyage-helper"),
+            &s.path_var(&[&cargo_dir]),
+        );
+        cmd.args(["hook", "pre-tool-use"]);
+        let out = run(cmd, &hook_call(mode));
+        assert_eq!(decision(&out).0, "deny", "{mode:?}");
+        wait_for(&root.join("target/release/voyage-helper"));
+    }
+}
+
+#[test]
+fn the_guard_with_no_binary_and_no_cargo_denies_and_names_the_install() {
+    let s = Scratch::new();
+    let root = s.plugin_root("plugin");
+    let mut cmd = launch(&root.join("plugin/bin/voyage-helper"), &s.path_var(&[]));
+    cmd.args(["hook", "pre-tool-use"]);
+    let out = run(cmd, &hook_call(None));
+    assert_eq!(out.status.code(), Some(0));
+    let (answer, reason) = decision(&out);
+    assert_eq!(answer, "deny");
+    assert!(reason.contains("cargo install --path"), "{reason}");
+}
+
+#[test]
+fn session_start_builds_in_the_background_when_missing_or_stale_and_is_silent_otherwise() {
+    let s = Scratch::new();
+    let root = buildable_root(&s);
+    let log = s.path("cargo.log");
+    let cargo_dir = fake_cargo(&s, &log, None);
+    let path_var = s.path_var(&[&cargo_dir]);
+    let launcher = root.join("plugin/bin/voyage-helper");
+    let bin = root.join("target/release/voyage-helper");
+    let session_start = || {
+        let mut cmd = launch(&launcher, &path_var);
+        cmd.args(["hook", "session-start"]);
+        run(
+            cmd,
+            "{\"hook_event_name\": \"SessionStart\", \"source\": \"startup\"}",
+        )
+    };
+
+    // Missing: one line to the user, the build in the background.
+    let out = session_start();
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    let reply: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let message = reply["systemMessage"].as_str().unwrap();
+    assert!(
+        message.contains("building voyage-helper in the background"),
+        "{message}"
+    );
+    wait_for(&bin);
+    assert_eq!(calls(&log).len(), 1);
+
+    // Built and up to date: silent, no build, the binary not even run.
+    fs::create_dir_all(root.join("helper/src")).unwrap();
+    fs::write(root.join("Cargo.lock"), "").unwrap();
+    let mut touch = Command::new("touch");
+    touch
+        .args(["-d", "2020-01-01"])
+        .arg(root.join("helper/src"))
+        .arg(root.join("Cargo.lock"));
+    assert!(touch.status().unwrap().success());
+    let out = session_start();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+    assert_eq!(calls(&log).len(), 1);
+
+    // The plugin's source changed after the build: rebuilt in the background.
+    std::thread::sleep(Duration::from_millis(1100));
+    fs::write(root.join("helper/src/lib.rs"), "// changed\n").unwrap();
+    let out = session_start();
+    let reply: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        reply["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("rebuilding"),
+        "{reply}"
+    );
+    let deadline = std::time::Instant::now() + TIMEOUT;
+    while calls(&log).len() < 2 {
+        assert!(std::time::Instant::now() < deadline, "no rebuild");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    wait_for(&bin);
 }

@@ -182,6 +182,14 @@ pub(crate) enum HookCommand {
     /// decision (exit 0).
     #[command(verbatim_doc_comment)]
     PreToolUse,
+    /// The SessionStart hook: nothing to do once the helper runs.
+    ///
+    /// The plugin's launcher (plugin/bin/voyage-helper) answers this hook
+    /// itself: it starts the helper's build in the background when the
+    /// binary is missing or older than the plugin's source, and says so in
+    /// one line. The helper, once built, reads the hook's input and prints
+    /// nothing (exit 0).
+    SessionStart,
 }
 
 impl HookCommand {
@@ -190,6 +198,11 @@ impl HookCommand {
     pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
         match self {
             Self::PreToolUse => Ok(super::hook::execute(out)),
+            Self::SessionStart => {
+                // Drained so that Claude Code's write never fails.
+                let _ = io::copy(&mut io::stdin().lock(), &mut io::sink());
+                Ok(crate::exit::OK)
+            }
         }
     }
 }
