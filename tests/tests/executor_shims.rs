@@ -1,5 +1,6 @@
-//! The executor skill's shims, `skills/executor/scripts/run.sh` and
-//! `verdict.sh`, run end to end with the real `voyage-helper` binary: from any
+//! The executor skill's shims, `skills/executor/scripts/run.sh`,
+//! `verdict.sh` and `execute.sh` (the two in one call, as the skill uses
+//! them), run end to end with the real `voyage-helper` binary: from any
 //! directory, through symlinks and relative paths, with arguments passed
 //! through, and answering in their own shape when no helper can be found.
 //!
@@ -296,6 +297,7 @@ fn plugin_without_helper(s: &Scratch) -> PathBuf {
     copy(&launcher(), "plugin/bin/voyage-helper");
     copy(&shim("run.sh"), "skills/executor/scripts/run.sh");
     copy(&shim("verdict.sh"), "skills/executor/scripts/verdict.sh");
+    copy(&shim("execute.sh"), "skills/executor/scripts/execute.sh");
     root
 }
 
@@ -341,6 +343,18 @@ fn with_no_helper_anywhere_the_shims_answer_in_their_own_shape() {
         )
     );
     assert_eq!(text(&out.stderr).lines().count(), 1, "{}", describe(&out));
+
+    let mut cmd = s.command(&scripts.join("execute.sh"), &work);
+    cmd.env_remove("VOYAGE_HELPER");
+    let out = run(cmd, "command: echo hi\n");
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "VERDICT: ERROR (exit -, -)\nSUMMARY: {}\n",
+            not_found(&root)
+        )
+    );
 
     assert!(!root.join("target").exists(), "no build was attempted");
     assert!(!work.join(".temp").exists(), "nothing was run");
@@ -493,4 +507,61 @@ fn run_sh_passes_flags_and_the_command_through() {
         "RESULT: DEVIATION\nSTATUS: error\nREASON: invalid timeout: nope\n"
     );
     assert_eq!(text(&out.stderr), "");
+}
+
+/// `LOG: <path>` replaced by `LOG: <log>`: two runs write two logs.
+fn without_log_path(reply: &str) -> String {
+    reply
+        .lines()
+        .map(|l| {
+            if l.starts_with("LOG: ") {
+                "LOG: <log>"
+            } else {
+                l
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn execute_sh_gives_in_one_call_what_run_sh_then_verdict_sh_give() {
+    let s = Scratch::new();
+    let work = s.work();
+    fs::write(
+        work.join("t.sh"),
+        "echo 'test a ... ok'\necho 'test b ... FAILED'\n\
+         echo 'test result: FAILED. 1 passed; 1 failed; 0 ignored'\nexit 101\n",
+    )
+    .unwrap();
+    for input in [
+        "command: echo hi\n",
+        "command: echo hi\nexpect: all green\n",
+        "command: bash t.sh\n",
+        "command: bash t.sh\nexpect: test b fails because it is not written yet\n",
+        "command: sleep 5\ntimeout: 1\n",
+        "command: true\ncwd: no/such/dir\n",
+        "cwd: .\n",
+    ] {
+        let one = run(s.command(&shim("execute.sh"), &work), input);
+        // The skill's two calls: run.sh, then its block (and expect:) to
+        // verdict.sh.
+        let block = run(s.command(&shim("run.sh"), &work), input);
+        let expect: String = input
+            .lines()
+            .filter(|l| l.starts_with("expect:"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let two = run(
+            s.command(&shim("verdict.sh"), &work),
+            &format!("{}{expect}", text(&block.stdout)),
+        );
+        assert_eq!(
+            without_log_path(&text(&one.stdout)),
+            without_log_path(&text(&two.stdout)),
+            "{input:?}"
+        );
+        assert_eq!(one.status.code(), two.status.code(), "{input:?}");
+        assert!(text(&one.stdout).starts_with("VERDICT: "), "{input:?}");
+    }
 }

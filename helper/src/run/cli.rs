@@ -53,6 +53,15 @@ use super::{Input, Options, current_dir, execute, read_stdin};
 /// Exit status: 0 for ok and timeout, 2 for every error. Nothing is ever
 /// written to stderr, unless stdout itself cannot be written: then
 /// `error: cannot write output: ...` and exit 2 (a closed pipe: exit 0).
+///
+/// REPLY. With `--reply`, the block is not printed: the run's verdict is,
+/// exactly as `voyage-helper verdict` prints it for this block (VERDICT:,
+/// EXPECT:, SUMMARY:, FAILURES:, LOG:), with the `expect:` label of stdin
+/// (or `--expect`) judged, and verdict's exit status (0 PASS, 1 FAIL or
+/// TIMEOUT, 2 ERROR). The executor skill runs a command this way in one
+/// call:
+///
+///     printf 'command: cargo test\nexpect: all green\n' | voyage-helper run --reply
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub(crate) struct RunArgs {
@@ -71,6 +80,16 @@ pub(crate) struct RunArgs {
     /// Print the block as one JSON object.
     #[arg(long)]
     pub json: bool,
+
+    /// Print the executor skill's reply (the verdict on the run) instead of
+    /// the block.
+    #[arg(long)]
+    pub reply: bool,
+
+    /// With --reply: the outcome wanted, judged in the reply's EXPECT: line
+    /// (default: stdin's `expect:` label).
+    #[arg(long, value_name = "TEXT", requires = "reply")]
+    pub expect: Option<String>,
 
     /// The command, after `--`; several words are joined with spaces.
     #[arg(last = true, value_name = "COMMAND")]
@@ -97,6 +116,9 @@ impl RunArgs {
         Options {
             input,
             json: self.json,
+            reply: self.reply.then_some(super::Reply {
+                expect: self.expect,
+            }),
             pwd,
         }
     }

@@ -56,6 +56,9 @@ pub(crate) enum Input {
 pub(crate) struct Options {
     pub input: Input,
     pub json: bool,
+    /// Print the executor skill's reply (what `verdict` makes of this run)
+    /// instead of the block, judging this `expect:` sentence if given.
+    pub reply: Option<Reply>,
     /// The directory relative `cwd:` values are glued onto.
     pub pwd: PathBuf,
 }
@@ -115,10 +118,33 @@ pub(crate) fn read_stdin() -> Vec<u8> {
     input
 }
 
-/// Runs the request described by `options` and prints its block to `out`.
-/// Returns the process exit code, or the error writing the block.
+/// `--reply`: what the reply judges besides the run itself.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Reply {
+    /// The `expect:` sentence: the `--expect` flag, else stdin's label.
+    pub expect: Option<String>,
+}
+
+/// Runs the request described by `options` and prints its block to `out`
+/// (or, with `reply`, the verdict on it). Returns the process exit code, or
+/// the error writing the block.
 pub(crate) fn execute(options: &Options, out: &mut impl Write) -> io::Result<u8> {
     let block = produce(options);
+    if let Some(reply) = &options.reply {
+        // The block as `verdict` reads it: its own labels, as printed.
+        let mut text = Vec::new();
+        block.render_text(&mut text)?;
+        let mut input = crate::verdict::Input::parse_labels(&text);
+        input.expect = reply.expect.clone().or_else(|| match &options.input {
+            Input::Stdin(bytes) => crate::verdict::Input::parse_labels(bytes).expect,
+            Input::Flags(_) => None,
+        });
+        let verdict = crate::verdict::Options {
+            input,
+            json: options.json,
+        };
+        return crate::verdict::execute(&verdict, out);
+    }
     if options.json {
         block.render_json(out)?;
     } else {

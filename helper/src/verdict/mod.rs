@@ -119,6 +119,13 @@ fn unopenable(log: &std::path::Path, e: &crate::input_file::InputError) -> Strin
 /// The reply for `input` (reads the log it names).
 pub fn build(input: &Input) -> Reply {
     let Some(log) = input.log.as_ref().filter(|l| !l.as_os_str().is_empty()) else {
+        // `run`'s block when nothing ran: RESULT, STATUS: error and REASON.
+        if let (Some("error"), Some(reason)) = (
+            input.status.as_deref(),
+            input.reason.as_deref().filter(|r| !r.is_empty()),
+        ) {
+            return Reply::input_error(reason.to_owned());
+        }
         return Reply::input_error("missing log:".into());
     };
     let file = match crate::input_file::open(log) {
