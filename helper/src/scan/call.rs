@@ -79,6 +79,11 @@ impl Scanner<'_> {
         let Some((first, args)) = argv.split_first() else {
             return Flow::empty();
         };
+        if let Some(name) = first.exact_text()
+            && let Some(out) = self.call_function(name, args)
+        {
+            return out;
+        }
         match program(first) {
             Program::Named(name) => self.named(&name, argv, args, stdin),
             Program::Local => {
@@ -384,10 +389,19 @@ impl Scanner<'_> {
             return self.code_on_stdin(name, argv, stdin, true);
         }
         if command_mode {
-            return match operand {
-                Some(code) => self.code(&format!("{name} -c"), std::slice::from_ref(code), stdin),
-                None => Flow::unknown(),
+            let Some(code) = operand else {
+                return Flow::unknown();
             };
+            // `sh -c CODE ARG0 ARG1…`: the code's `$0` and `$1`….
+            let rest = args.get(i + 1..).unwrap_or_default();
+            let positional = super::vars::Positional {
+                zero: rest.first().cloned(),
+                args: rest.get(1..).unwrap_or_default().to_vec(),
+            };
+            let outer = self.vars.positional.replace(positional);
+            let flow = self.code(&format!("{name} -c"), std::slice::from_ref(code), stdin);
+            self.vars.positional = outer;
+            return flow;
         }
         match operand {
             Some(script) if !matches!(script.text.as_str(), "-" | "/dev/stdin" | "/dev/fd/0") => {

@@ -56,6 +56,10 @@ pub(super) struct Scanner<'c> {
     pub sockets: Vec<i32>,
     /// The variables the command set so far ([`super::vars`]).
     pub vars: Vars,
+    /// The functions the command defined, by name, last definition last.
+    pub defined: Vec<(String, brush_parser::ast::FunctionBody)>,
+    /// How many function calls were judged ([`super::walk`]).
+    pub function_calls: usize,
 }
 
 impl<'c> Scanner<'c> {
@@ -72,6 +76,8 @@ impl<'c> Scanner<'c> {
             downloaded: Vec::new(),
             sockets: Vec::new(),
             vars: Vars::default(),
+            defined: Vec::new(),
+            function_calls: 0,
         }
     }
 

@@ -20,6 +20,10 @@ impl Scanner<'_> {
             "read" => self.read(args, stdin),
             "mapfile" | "readarray" => self.mapfile(args, stdin),
             "printf" => self.printf_v(args),
+            "set" | "shift" => {
+                self.set_positional(name, args);
+                return false;
+            }
             _ => return false,
         }
         true
@@ -61,6 +65,36 @@ impl Scanner<'_> {
             self.vars
                 .assign(variable, vec![Value::Scalar(value)], false);
         }
+    }
+
+    /// `set -- A B…` (or `set A B…`) and `shift [N]`: the positional
+    /// parameters.
+    fn set_positional(&mut self, name: &str, args: &[Arg]) {
+        if name == "shift" {
+            let n = args
+                .first()
+                .and_then(|a| a.exact_text()?.parse::<usize>().ok())
+                .unwrap_or(1);
+            if let Some(known) = self.vars.positional.as_mut() {
+                known.args.drain(..n.min(known.args.len()));
+            }
+            return;
+        }
+        let rest = match args.iter().position(|a| a.is("--")) {
+            Some(at) => args.get(at + 1..).unwrap_or_default(),
+            None if args
+                .first()
+                .is_some_and(|a| !a.text.starts_with(['-', '+'])) =>
+            {
+                args
+            }
+            None => return,
+        };
+        let zero = self.vars.positional.as_ref().and_then(|p| p.zero.clone());
+        self.vars.positional = Some(super::vars::Positional {
+            zero,
+            args: rest.to_vec(),
+        });
     }
 
     fn read(&mut self, args: &[Arg], stdin: &Flow) {

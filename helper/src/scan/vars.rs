@@ -108,9 +108,19 @@ pub(super) fn concat(head: &Arg, tail: &Arg) -> Arg {
     }
 }
 
+/// `$0` and `$1`, `$2`… where the command set them: a function call,
+/// `sh -c CODE ARG0 ARG1…`, `set -- …`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Positional {
+    pub zero: Option<Arg>,
+    pub args: Vec<Arg>,
+}
+
 #[derive(Debug, Default)]
 pub(super) struct Vars {
     values: HashMap<String, Vec<Value>>,
+    /// The positional parameters, where known (`None`: the caller's, unknown).
+    pub positional: Option<Positional>,
     /// How many conditional or repeated parts of the command enclose the
     /// walk: an assignment there may or may not happen, so it adds a value
     /// instead of replacing the old ones.
@@ -162,24 +172,20 @@ impl Vars {
         self.values.insert(name.to_owned(), kept);
     }
 
-    /// The characters unquoted expansions are split on: `IFS` when every
-    /// value the command gave it is known (all of them together), else
-    /// bash's default.
+    /// The characters unquoted expansions are split on: those of every
+    /// value `IFS` may have together, bash's default standing for one that
+    /// cannot be known (its value at start-up, or a computed one).
     pub(super) fn ifs(&self) -> String {
         let Some(values) = self.get("IFS") else {
             return DEFAULT_IFS.to_owned();
         };
         let mut chars = String::new();
         for value in values {
-            match value.first().exact_text() {
-                Some(text) => {
-                    for c in text.chars() {
-                        if !chars.contains(c) {
-                            chars.push(c);
-                        }
-                    }
+            // A value it cannot know: bash's default (IFS at start-up).
+            for c in value.first().exact_text().unwrap_or(DEFAULT_IFS).chars() {
+                if !chars.contains(c) {
+                    chars.push(c);
                 }
-                None => return DEFAULT_IFS.to_owned(),
             }
         }
         chars

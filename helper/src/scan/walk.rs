@@ -22,6 +22,11 @@ use super::scanner::Scanner;
 use super::vars::Value;
 use super::word::MAX_VARIANTS;
 
+/// Deepest a function is judged inside calls of itself.
+const MAX_FUNCTION_DEPTH: usize = 2;
+/// Most function calls judged in one judgement (each walks its body again).
+const MAX_FUNCTION_CALLS: usize = 64;
+
 /// Highest array index an assignment (`a[N]=v`) is followed at; past it the
 /// value is taken as added at the end.
 const MAX_ARRAY_INDEX: usize = 1024;
@@ -163,16 +168,9 @@ impl Scanner<'_> {
             }
             Command::Function(definition) => {
                 let name = self.expand(&definition.fname.value);
-                let FunctionBody(body, redirects) = &definition.body;
                 let name = name.first().map(|a| a.text.clone()).unwrap_or_default();
-                self.functions.push(name);
-                let outer = std::mem::replace(&mut self.fanned_out, false);
-                let stdin = self.redirect_list(redirects.as_ref(), "", &Flow::inherited());
-                self.vars.branching += 1;
-                self.compound(body, &stdin);
-                self.vars.branching -= 1;
-                self.fanned_out = outer;
-                self.functions.pop();
+                self.defined.push((name.clone(), definition.body.clone()));
+                self.function_body(&name, &definition.body, false);
                 Flow::empty()
             }
             Command::ExtendedTest(test, redirects) => {
@@ -181,6 +179,49 @@ impl Scanner<'_> {
                 Flow::empty()
             }
         }
+    }
+
+    /// Walks the body of function `name`: where it is defined, its
+    /// positional parameters unknown, and again at each call
+    /// ([`Self::call_function`]) with the call's arguments.
+    /// `runs`: it is a call, so the body runs (at the definition it may not).
+    pub(super) fn function_body(&mut self, name: &str, body: &FunctionBody, runs: bool) -> Flow {
+        let FunctionBody(body, redirects) = body;
+        self.functions.push(name.to_owned());
+        let outer = std::mem::replace(&mut self.fanned_out, false);
+        let stdin = self.redirect_list(redirects.as_ref(), "", &Flow::inherited());
+        let maybe = usize::from(!runs);
+        self.vars.branching += maybe;
+        let out = self.compound(body, &stdin);
+        self.vars.branching -= maybe;
+        self.fanned_out = outer;
+        self.functions.pop();
+        out
+    }
+
+    /// A call of a function the command defined: its body judged with `$1`…
+    /// bound to `args`. `None` when `name` is no such function, or the call
+    /// nests too deep (the body was judged where it was defined).
+    pub(super) fn call_function(&mut self, name: &str, args: &[Arg]) -> Option<Flow> {
+        let body = self
+            .defined
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, body)| body.clone())?;
+        let depth = self.functions.iter().filter(|f| *f == name).count();
+        if depth >= MAX_FUNCTION_DEPTH || self.function_calls >= MAX_FUNCTION_CALLS {
+            return Some(Flow::unknown());
+        }
+        self.function_calls += 1;
+        let positional = super::vars::Positional {
+            zero: None,
+            args: args.to_vec(),
+        };
+        let outer = self.vars.positional.replace(positional);
+        let out = self.inside(&format!("{name}()"), |s| s.function_body(name, &body, true));
+        self.vars.positional = outer;
+        Some(out)
     }
 
     fn test_expr(&mut self, expr: &ExtendedTestExpr) {

@@ -7,7 +7,7 @@
 
 use brush_parser::ParserOptions;
 use brush_parser::word::{
-    self, BraceExpressionMember, BraceExpressionOrText, Parameter, ParameterExpr,
+    self, BraceExpressionMember, BraceExpressionOrText, Parameter, ParameterExpr, SpecialParameter,
     SubstringMatchKind, TildeExpr, WordPiece, WordPieceWithSource,
 };
 
@@ -513,28 +513,28 @@ impl Scanner<'_> {
                 parameter,
                 indirect: false,
                 pattern,
-            } => self.transformed(parameter, pattern.as_deref(), |text, p| {
+            } => self.transformed(source, parameter, pattern.as_deref(), |text, p| {
                 trim_pattern(text, p, End::Suffix, false)
             }),
             ParameterExpr::RemoveLargestSuffixPattern {
                 parameter,
                 indirect: false,
                 pattern,
-            } => self.transformed(parameter, pattern.as_deref(), |text, p| {
+            } => self.transformed(source, parameter, pattern.as_deref(), |text, p| {
                 trim_pattern(text, p, End::Suffix, true)
             }),
             ParameterExpr::RemoveSmallestPrefixPattern {
                 parameter,
                 indirect: false,
                 pattern,
-            } => self.transformed(parameter, pattern.as_deref(), |text, p| {
+            } => self.transformed(source, parameter, pattern.as_deref(), |text, p| {
                 trim_pattern(text, p, End::Prefix, false)
             }),
             ParameterExpr::RemoveLargestPrefixPattern {
                 parameter,
                 indirect: false,
                 pattern,
-            } => self.transformed(parameter, pattern.as_deref(), |text, p| {
+            } => self.transformed(source, parameter, pattern.as_deref(), |text, p| {
                 trim_pattern(text, p, End::Prefix, true)
             }),
             ParameterExpr::ReplaceSubstring {
@@ -545,7 +545,7 @@ impl Scanner<'_> {
                 match_kind,
             } => {
                 let replacement = self.literal_operand(replacement.as_deref().unwrap_or(""))?;
-                self.transformed(parameter, Some(pattern), |text, p| {
+                self.transformed(source, parameter, Some(pattern), |text, p| {
                     replace(text, p, &replacement, match_kind)
                 })
             }
@@ -560,18 +560,20 @@ impl Scanner<'_> {
                     Some(l) => Some(l.value.trim().parse::<i64>().ok()?),
                     None => None,
                 };
-                self.transformed(parameter, None, |text, _| substring(text, offset, length))
+                self.transformed(source, parameter, None, |text, _| {
+                    substring(text, offset, length)
+                })
             }
             ParameterExpr::UppercasePattern {
                 parameter,
                 indirect: false,
                 pattern: None,
-            } => self.transformed(parameter, None, |text, _| Some(text.to_uppercase())),
+            } => self.transformed(source, parameter, None, |text, _| Some(text.to_uppercase())),
             ParameterExpr::LowercasePattern {
                 parameter,
                 indirect: false,
                 pattern: None,
-            } => self.transformed(parameter, None, |text, _| Some(text.to_lowercase())),
+            } => self.transformed(source, parameter, None, |text, _| Some(text.to_lowercase())),
             _ => None,
         }
     }
@@ -585,10 +587,12 @@ impl Scanner<'_> {
         }
     }
 
-    /// The values of `parameter` with `op` applied to each, where the
-    /// variable and the operand (`pattern`) are known; `None` otherwise.
+    /// The values of `parameter` (spelled `source`) with `op` applied to
+    /// each, where the variable and the operand (`pattern`) are known;
+    /// `None` otherwise.
     fn transformed(
         &mut self,
+        source: &str,
         parameter: &Parameter,
         pattern: Option<&str>,
         op: impl Fn(&str, &str) -> Option<String>,
@@ -597,23 +601,25 @@ impl Scanner<'_> {
             Some(raw) => self.literal_operand(raw)?,
             None => String::new(),
         };
-        let apply = |arg: &Arg| -> Option<Arg> {
-            let text = arg
-                .exact_text()
-                .filter(|t| t.len() <= MAX_TRANSFORMED_BYTES)?;
-            op(text, &pattern).map(|out| Arg::literal(&out))
+        // A value it cannot apply to stays only known at run time.
+        let apply = |arg: &Arg| -> Arg {
+            arg.exact_text()
+                .filter(|t| t.len() <= MAX_TRANSFORMED_BYTES)
+                .and_then(|text| op(text, &pattern))
+                .map_or_else(
+                    || unknown_arg(source, Taint::OPAQUE),
+                    |out| Arg::literal(&out),
+                )
         };
-        self.variable(parameter)?
+        let inserts = self
+            .variable(parameter)?
             .iter()
             .map(|insert| match insert {
-                Insert::One(arg) => apply(arg).map(Insert::One),
-                Insert::Fields(items) => items
-                    .iter()
-                    .map(apply)
-                    .collect::<Option<Vec<_>>>()
-                    .map(Insert::Fields),
+                Insert::One(arg) => Insert::One(apply(arg)),
+                Insert::Fields(items) => Insert::Fields(items.iter().map(apply).collect()),
             })
-            .collect()
+            .collect();
+        Some(inserts)
     }
 
     /// The values of a variable the command set, as inserts.
@@ -622,7 +628,32 @@ impl Scanner<'_> {
             Parameter::Named(name)
             | Parameter::NamedWithIndex { name, .. }
             | Parameter::NamedWithAllIndices { name, .. } => name,
-            Parameter::Positional(_) | Parameter::Special(_) => return None,
+            Parameter::Positional(n) => {
+                let known = self.vars.positional.as_ref()?;
+                // One past the list is empty to bash; taken as unknown, as
+                // what the caller may still pass.
+                let value = match n.checked_sub(1) {
+                    None => known.zero.clone()?,
+                    Some(i) => known.args.get(usize::try_from(i).ok()?).cloned()?,
+                };
+                return Some(vec![Insert::One(value)]);
+            }
+            Parameter::Special(special) => {
+                let known = self.vars.positional.as_ref()?;
+                return match special {
+                    SpecialParameter::AllPositionalParameters { .. } => {
+                        Some(vec![Insert::Fields(known.args.clone())])
+                    }
+                    SpecialParameter::PositionalParameterCount => Some(vec![Insert::One(
+                        Arg::literal(&known.args.len().to_string()),
+                    )]),
+                    SpecialParameter::ShellName => known.zero.clone().map(|z| vec![Insert::One(z)]),
+                    SpecialParameter::LastExitStatus
+                    | SpecialParameter::CurrentOptionFlags
+                    | SpecialParameter::ProcessId
+                    | SpecialParameter::LastBackgroundProcessId => None,
+                };
+            }
         };
         let Some(values) = self.vars.get(name) else {
             return (name == "IFS" && matches!(parameter, Parameter::Named(_)))

@@ -1,9 +1,11 @@
 //! Values followed through the shell's own data flow: every command the
 //! denylist corpus (`tests/data/denylist.jsonl`) expects blocked stays
 //! blocked when it is held in a variable and run through `eval` or
-//! `bash -c`, when it comes after unrelated assignments, when its words are
-//! put in an array that is run whole, and when any one of its arguments is
-//! held in a variable, an array or `read` from a here-string first.
+//! `bash -c`, when it comes after unrelated assignments, when it is a
+//! function's body, when its words are put in an array that is run whole or
+//! passed as a function's or `sh -c`'s arguments, and when any one of its
+//! arguments is held in a variable, an array or `read` from a here-string
+//! first.
 
 // A failed unwrap in a test is a failed assertion with its location.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
@@ -98,6 +100,7 @@ fn wrappings(line: &str) -> Vec<String> {
         format!("v={}; eval \"$v\"", quote(line)),
         format!("v={}; bash -c \"$v\"", quote(line)),
         format!("OUT=build; n=3\n{line}"),
+        format!("run_it() {{\n{line}\n}}\nrun_it"),
     ];
     let Some(words) = simple_words(line) else {
         return out;
@@ -116,6 +119,9 @@ fn wrappings(line: &str) -> Vec<String> {
     }
     let all: Vec<String> = words.iter().map(|w| shell_word(w)).collect();
     out.push(format!("a=({}); \"${{a[@]}}\"", all.join(" ")));
+    // Through positional parameters: a function, and `sh -c`.
+    out.push(format!("f() {{ \"$@\"; }}; f {}", all.join(" ")));
+    out.push(format!("sh -c '\"$0\" \"$@\"' {}", all.join(" ")));
     out.push(format!(
         "a=({}); a+=({}); \"${{a[@]}}\"",
         all[0],
