@@ -40,6 +40,11 @@ impl Scanner<'_> {
         ) {
             return;
         }
+        // `declare -n r=X`: r names X; it takes X's values (as they are now).
+        let nameref = args
+            .iter()
+            .filter_map(Arg::exact_text)
+            .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('n'));
         for arg in args.iter().filter(|a| !a.text.starts_with(['-', '+'])) {
             let Some((variable, value)) = arg.text.split_once('=') else {
                 continue;
@@ -56,6 +61,10 @@ impl Scanner<'_> {
                 && let Some(hit) = super::checks::history::check_variable(variable, Some(value))
             {
                 self.report(hit.rule, argv, hit.detail);
+            }
+            if nameref && let Some(target) = self.vars.get(value).map(<[Value]>::to_vec) {
+                self.vars.assign(variable, target, false);
+                continue;
             }
             let value = Arg {
                 text: value.to_owned(),

@@ -462,6 +462,27 @@ impl Scanner<'_> {
                 parameter,
                 indirect: false,
             } => self.variable(parameter),
+            // `${!n}`: the variable whose name `n` holds.
+            ParameterExpr::Parameter {
+                parameter,
+                indirect: true,
+            } => {
+                let names = self.variable(parameter)?;
+                let mut out = Vec::new();
+                for name in &names {
+                    let target = match name {
+                        Insert::One(arg) => arg
+                            .exact_text()
+                            .and_then(|n| self.variable(&Parameter::Named(n.to_owned()))),
+                        Insert::Fields(_) => None,
+                    };
+                    match target {
+                        Some(values) => out.extend(values),
+                        None => out.push(Insert::One(unknown_arg(source, Taint::OPAQUE))),
+                    }
+                }
+                Some(out)
+            }
             ParameterExpr::UseDefaultValues {
                 parameter,
                 indirect: false,
