@@ -128,7 +128,8 @@ fn parse_unnamed(source: &str, file: &str) -> Result<Plan, Vec<Problem>> {
         verification,
         problems,
     };
-    check::steps(&mut plan);
+    let recovery = kind == PlanKind::SessionSpec && doc.section("Recovery Metadata").is_some();
+    check::steps(&mut plan, recovery);
     check::strategy(&mut plan);
     plan.problems.sort_by_key(|p| p.line.unwrap_or(0));
     Ok(plan)
