@@ -241,6 +241,8 @@ fn dispatch(args: &cli::SpecArgs, reply: &mut Reply, text: &mut String) -> Resul
     let shown = file.display().to_string();
     // The spec must pass `plan validate` itself: checked before it exists.
     match crate::plan::parse(&body, &shown) {
+        // `plan validate`: no error. A warning the original's steps carry
+        // (a legacy step with no Verify) comes along with them.
         Ok(written) if written.errors().next().is_none() => {}
         Ok(written) => {
             let said: Vec<String> = written

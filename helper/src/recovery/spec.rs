@@ -6,7 +6,8 @@
 //! - `## Scope Fence`: the original's, or the missing steps' Files;
 //! - `## Recovery Metadata`: `recovery_of`, `recovery_depth`,
 //!   `missing_steps`, `entry_condition_override`, `parent_progress_file`;
-//! - the original's `## Session Manifest`, when it has one;
+//! - the original's `## Session Manifest`, or one made from the missing
+//!   steps' manifests;
 //! - the synthetic Step 0 (the sandbox pre-flight), then each missing step
 //!   copied whole from the original, its Manifest block kept (a legacy
 //!   step gets its synthesised manifest written out);
@@ -167,6 +168,31 @@ fn base_title(plan: &Plan) -> String {
     }
 }
 
+/// A Session Manifest made from the missing steps' manifests, for an
+/// original that has none (a trekplan): their expected paths and commit
+/// patterns, the fence's never-touch list as `scope_forbidden`.
+fn session_manifest(steps: &[&Step], never: &[String]) -> String {
+    let mut paths: Vec<String> = Vec::new();
+    let mut patterns: Vec<String> = Vec::new();
+    for m in steps.iter().filter_map(|s| s.manifest.as_ref()) {
+        for p in &m.expected_paths {
+            if !paths.contains(p) {
+                paths.push(p.clone());
+            }
+        }
+        let pattern = &m.commit_message_pattern;
+        if !pattern.is_empty() && !patterns.contains(pattern) {
+            patterns.push(pattern.clone());
+        }
+    }
+    format!(
+        "```yaml\nexpected_paths: {}\ncommit_message_patterns: {}\nscope_forbidden: {}\n```\n",
+        quoted_list(&paths),
+        quoted_list(&patterns),
+        quoted_list(never)
+    )
+}
+
 /// The entry condition: the parent's HEAD, its subject quoted so `entry
 /// check` decides it from `git log` (left unquoted, and so undecided, when
 /// the subject holds a quote or a backtick).
@@ -234,11 +260,12 @@ pub(super) fn render(i: &Inputs<'_>) -> String {
         quoted(i.progress_path)
     ));
     text.push_str("```\n\n");
-    if let Some(line) = session.and_then(|s| s.manifest_line) {
-        text.push_str("## Session Manifest\n\n");
-        text.push_str(&section_body(i.source, &headings, line));
-        text.push('\n');
+    text.push_str("## Session Manifest\n\n");
+    match session.and_then(|s| s.manifest_line) {
+        Some(line) => text.push_str(&section_body(i.source, &headings, line)),
+        None => text.push_str(&session_manifest(&steps, &never)),
     }
+    text.push('\n');
     text.push_str("## Implementation Plan\n\n");
     text.push_str(STEP_ZERO);
     for step in &steps {

@@ -279,6 +279,16 @@ pub(super) fn build(
         blocked: tally.blocked,
     };
     let all_done = tally.total > 0 && tally.completed + tally.skipped == tally.total;
+    // A run the session audit or `progress finish` already overrode from
+    // completed still claimed completed: the gate says why it is not.
+    let overridden_from_completed = ["manifest_audit", "completion_gate"].iter().any(|key| {
+        let record = progress.extra.get(*key);
+        let from = record
+            .and_then(|r| r.get("override").filter(|o| !o.is_null()).or(Some(r)))
+            .and_then(|o| o.get("from"))
+            .and_then(Value::as_str);
+        from == Some(RunStatus::Completed.as_str())
+    });
     // What the run claims: an in-progress run whose steps are all done
     // claims completed (as the session audit reads it); one that is not
     // done has not finished, which is partial.
@@ -292,6 +302,15 @@ pub(super) fn build(
                     to: RunStatus::Partial.as_str(),
                 }),
                 reasons: vec!["the run has not finished: its status is in_progress".into()],
+                gate: None,
+            },
+        ),
+        RunStatus::Partial | RunStatus::Failed if overridden_from_completed => (
+            RunStatus::Completed,
+            GateView {
+                applied: true,
+                status_override: None,
+                reasons: Vec::new(),
                 gate: None,
             },
         ),
