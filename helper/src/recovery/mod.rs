@@ -26,6 +26,25 @@ use crate::plan::Plan;
 use crate::problem::{self, Problem};
 use crate::progress::{Progress, RunStatus};
 
+/// The recovery spec [`execute_spec`] would write for `source` (read as
+/// `plan.md`) with `missing` steps, at depth 1 of session 1 from a fixed
+/// commit; `None` when `source` is no plan. For the property tests: the
+/// writer must never panic, and its text must read back as a plan.
+pub fn spec_text(source: &str, missing: &[u32]) -> Option<String> {
+    let plan = crate::plan::parse(source, "plan.md").ok()?;
+    Some(spec::render(&spec::Inputs {
+        plan: &plan,
+        source,
+        plan_path: "plan.md",
+        progress_path: "p.json",
+        session: 1,
+        depth: 1,
+        missing,
+        head: "0123456789abcdef0123456789abcdef01234567",
+        subject: "feat: the last commit",
+    }))
+}
+
 /// The deepest recovery: a run at this depth escalates instead.
 const MAX_DEPTH: u32 = 2;
 

@@ -349,3 +349,37 @@ fn nothing_to_recover_is_refused() {
     assert_eq!(ran.status, 2);
     assert_eq!(valid_reply(&ran.stdout)["status"], "error");
 }
+
+#[test]
+fn only_a_recovery_spec_may_skip_step_numbers() {
+    let case = repo("plans/valid/session-spec.md", "s2.md");
+    let text = fs::read_to_string(case.path().join("s2.md")).unwrap();
+    let step = text
+        .split("### Step 4: Add the router")
+        .nth(1)
+        .unwrap()
+        .split("## Exit Condition")
+        .next()
+        .unwrap()
+        .to_owned();
+    let with_gap = text.replace(
+        "## Exit Condition",
+        &format!("### Step 6: Again{step}## Exit Condition"),
+    );
+    write(case.path(), &[("gap.md", &with_gap)]);
+    let ran = case.run_with(&["plan", "validate", "gap.md"]);
+    assert_eq!(ran.status, 1, "{}", ran.stdout);
+    assert!(ran.stdout.contains("PLAN_STEP_SEQUENCE"), "{}", ran.stdout);
+    let recovery = with_gap.replace(
+        "## Session Manifest",
+        "## Recovery Metadata\n\n```yaml\nrecovery_depth: 1\n```\n\n## Session Manifest",
+    );
+    write(case.path(), &[("gap.md", &recovery)]);
+    let ran = case.run_with(&["plan", "validate", "gap.md"]);
+    assert_eq!(ran.status, 0, "{}", ran.stdout);
+    // Rising, never falling or repeated.
+    let falling = recovery.replace("### Step 6: Again", "### Step 3: Again");
+    write(case.path(), &[("gap.md", &falling)]);
+    let ran = case.run_with(&["plan", "validate", "gap.md"]);
+    assert_eq!(ran.status, 1, "{}", ran.stdout);
+}
