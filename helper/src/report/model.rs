@@ -340,12 +340,21 @@ pub(super) fn build(
     if view.applied {
         let gate = progress::completion_gate(progress, cap);
         result = gate.status;
-        if !gate.passed {
+        view.reasons.clone_from(&gate.reasons);
+        // `progress finish` refuses completed over open steps; a file that
+        // says completed anyway has not finished.
+        if !all_done {
+            if result == RunStatus::Completed.as_str() {
+                result = RunStatus::Partial.as_str();
+            }
+            view.reasons
+                .push("not every step is completed or skipped".to_owned());
+        }
+        if result != RunStatus::Completed.as_str() {
             view.status_override = Some(Override {
                 from: RunStatus::Completed.as_str(),
-                to: gate.status,
+                to: result,
             });
-            view.reasons.clone_from(&gate.reasons);
         }
         view.gate = Some(gate);
     }

@@ -353,3 +353,59 @@ fn a_plan_that_cannot_be_read_is_said_or_refused() {
     assert_eq!(ran.status, 2);
     assert_eq!(ran.stdout, "");
 }
+
+#[test]
+fn an_unfinished_run_is_partial_and_a_session_spec_shows_its_exit_condition() {
+    let case = case();
+    let mut doc: Value =
+        serde_json::from_str(&fs::read_to_string(case.path().join("completed.json")).unwrap())
+            .unwrap();
+    doc["status"] = json!("in_progress");
+    doc["steps"]["3"]["status"] = json!("in_progress");
+    fs::write(case.path().join("p.json"), doc.to_string()).unwrap();
+    let ran = case.run_with(&["report", "--progress", "p.json", "--json"]);
+    assert_eq!(ran.status, 1);
+    let report: Value = serde_json::from_str(&ran.stdout).unwrap();
+    assert_eq!(report["result"], "partial");
+    assert_eq!(report["completion_gate"]["override"]["from"], "in_progress");
+    assert_eq!(report["trekexecute_summary"]["steps_not_reached"], 1);
+    // A file that says completed over an open step is no completed run.
+    doc["status"] = json!("completed");
+    fs::write(case.path().join("p.json"), doc.to_string()).unwrap();
+    let ran = case.run_with(&["report", "--progress", "p.json", "--json"]);
+    let report: Value = serde_json::from_str(&ran.stdout).unwrap();
+    assert_eq!(report["result"], "partial", "{report}");
+
+    // A session spec: its Exit Condition, not a plan verification.
+    let spec =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/plans/valid/session-spec.md");
+    fs::copy(spec, case.path().join("s2.md")).unwrap();
+    let ran = case.run_with(&["progress", "init", "s2.md", "--file", "s.json"]);
+    assert_eq!(ran.status, 0, "{}", ran.stderr);
+    let mut s: Value =
+        serde_json::from_str(&fs::read_to_string(case.path().join("s.json")).unwrap()).unwrap();
+    s["status"] = json!("completed");
+    s["steps"]["4"]["status"] = json!("completed");
+    s["manifest_audit"] = json!({"status": "pass", "drift_details": [], "override": null});
+    s["exit_condition_checked"] = json!(true);
+    s["exit_condition"] = json!({"status": "passed", "summary": {"total": 2, "passed": 2, "failed": 0, "blocked": 0, "unrunnable": 0}, "failed_criteria": []});
+    fs::write(case.path().join("s.json"), s.to_string()).unwrap();
+    let ran = case.run_with(&["report", "--progress", "s.json"]);
+    assert_eq!(ran.status, 0, "{}", ran.stdout);
+    assert!(
+        ran.stdout.contains(
+            "### Exit Condition (Phase 7, session specs)\n\n- **Status:** passed\n- **Criteria:** 2/2 passed, 0 failed, 0 blocked, 0 not run\n"
+        ),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout
+            .contains("All steps completed. Exit condition: PASS. Plan verification: N/A.\n"),
+        "{}",
+        ran.stdout
+    );
+    let block = summary_block(&ran.stdout);
+    assert_eq!(block["trekexecute_summary"]["exit_condition"], "pass");
+    assert_eq!(block["trekexecute_summary"]["plan_verification"], "n/a");
+}
