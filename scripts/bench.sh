@@ -861,6 +861,8 @@ PY
     { echo "bench.sh: audit session did not pass on the bench repository" >&2; exit 2; }
   section "16. voyage-helper audit session  vs  git log + git diff --name-only  ($ROUNDS x $STATE_RUNS runs each)"
   time_pair audit "$STATE_RUNS" true "$audit_cmd" true "$git_cmd"
+fi
+
 # --- 17. criteria run: the cost per criterion -----------------------------------
 
 if [[ -z "$only" || "$only" == criteria ]]; then
