@@ -48,7 +48,9 @@ pub(crate) enum Command {
     /// plan_type (plan or session-spec), plan_version (or legacy),
     /// legacy_plan (true when the manifests were synthesised), the mode,
     /// iterations_remaining from TREKEXECUTE_MAX_RECOVERY_ITERATIONS
-    /// (default 25), recovery_depth 0 and recovery_dispatched false. A plan
+    /// (default 25), recovery_depth 0 and recovery_dispatched false (a
+    /// recovery spec, written by `recovery spec`, gets the recovery_depth D
+    /// of its ## Recovery Metadata and D fewer iterations). A plan
     /// that opens with the synthetic Step 0 (the sandbox pre-flight) gets a
     /// step "0". With --session N on a plan with an Execution Strategy,
     /// only that session's steps are listed.

@@ -661,6 +661,7 @@ pub(crate) fn execute_init(
     };
     reply.warnings.extend(budget.warning.clone());
     let budget = budget.cap;
+    let left = budget.saturating_sub(facts.recovery_depth);
     let progress = init::fresh(&facts, &mode, budget, &UtcTime::now().rfc3339());
     if let Err((code, p)) = file::save(&path, &progress) {
         return refuse(reply, options.json, code, p, out);
@@ -673,7 +674,7 @@ pub(crate) fn execute_init(
     } else {
         writeln!(
             out,
-            "{verb} {}: {} steps pending, {budget} recovery/retry iterations",
+            "{verb} {}: {} steps pending, {left} recovery/retry iterations",
             path.display(),
             reply.total_steps
         )?;

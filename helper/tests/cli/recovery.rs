@@ -277,6 +277,15 @@ fn a_session_spec_recovery_keeps_its_fence_and_exit_condition_and_its_entry_is_d
         .cloned()
         .collect();
     assert_eq!(steps, ["0", "4"]);
+    // It runs at depth 1, one iteration spent, so its own gate reconciles.
+    let r = doc(&case, "r.json");
+    assert_eq!(
+        (&r["recovery_depth"], &r["iterations_remaining"]),
+        (&json!(1), &json!(24))
+    );
+    let ran = case.run_with(&["plan", "show", "--json", file]);
+    let shown: Value = serde_json::from_str(&ran.stdout).unwrap();
+    assert_eq!(shown["session"]["recovery_depth"], 1);
 }
 
 #[test]
