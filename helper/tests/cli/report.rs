@@ -409,3 +409,146 @@ fn an_unfinished_run_is_partial_and_a_session_spec_shows_its_exit_condition() {
     assert_eq!(block["trekexecute_summary"]["exit_condition"], "pass");
     assert_eq!(block["trekexecute_summary"]["plan_verification"], "n/a");
 }
+
+/// A one-step 1.7 plan whose Verification checks `check`.
+fn one_step_plan(check: &str) -> String {
+    format!(
+        "---\nplan_version: 1.7\n---\n# Plan: e2e\n\n## Implementation Plan\n\n### Step 1: Add a\n\
+         - **Files:** `a.txt` (new)\n- **Changes:** write a.\n- **Verify:** `test -f a.txt`\n\
+         - **On failure:** retry\n- **Checkpoint:** `git commit -m \"feat: add a\"`\n- **Manifest:**\n  ```yaml\n  \
+         expected_paths: [a.txt]\n  min_file_count: 1\n  commit_message_pattern: \"^feat: add a$\"\n  \
+         bash_syntax_check: []\n  forbidden_paths: []\n  must_contain: []\n  ```\n\n\
+         ## Verification\n\n- `{check}` — the check\n"
+    )
+}
+
+/// The run of `one_step_plan(check)` in a real repository, every record
+/// written by the helper itself; then `progress finish --status completed`
+/// and `report`.
+fn real_run(check: &str) -> (Case, crate::common::Ran, crate::common::Ran) {
+    use crate::common::repo::{commit_all, git, init, write};
+    let case = Case::new(&[]);
+    let dir = case.path();
+    init(dir);
+    write(
+        dir,
+        &[
+            ("plan.md", &one_step_plan(check)),
+            (".gitignore", "p.json\n"),
+        ],
+    );
+    commit_all(dir, "chore: the plan");
+    let start = git(dir, &["rev-parse", "HEAD"]).trim().to_owned();
+    let run = |args: &[&str]| {
+        let ran = case.run_with(args);
+        assert!(ran.status <= 1, "{args:?}: {}", ran.stderr);
+        ran
+    };
+    run(&["progress", "init", "plan.md", "--file", "p.json"]);
+    run(&[
+        "progress",
+        "step",
+        "1",
+        "--status",
+        "in_progress",
+        "--file",
+        "p.json",
+    ]);
+    write(dir, &[("a.txt", "a\n")]);
+    assert_eq!(
+        run(&[
+            "audit", "step", "--plan", "plan.md", "--step", "1", "--record", "p.json"
+        ])
+        .status,
+        0
+    );
+    commit_all(dir, "feat: add a");
+    let head = git(dir, &["rev-parse", "HEAD"]).trim().to_owned();
+    run(&[
+        "progress",
+        "step",
+        "1",
+        "--status",
+        "completed",
+        "--commit",
+        &head,
+        "--file",
+        "p.json",
+    ]);
+    run(&[
+        "audit",
+        "checkpoint",
+        "--plan",
+        "plan.md",
+        "--step",
+        "1",
+        "--record",
+        "p.json",
+    ]);
+    let audit = run(&[
+        "audit",
+        "session",
+        "--plan",
+        "plan.md",
+        "--progress",
+        "p.json",
+        "--start",
+        &start,
+        "--record",
+    ]);
+    assert_eq!(audit.status, 0, "{}", audit.stdout);
+    run(&["criteria", "run", "--plan", "plan.md", "--record", "p.json"]);
+    let finish = case.run_with(&[
+        "progress",
+        "finish",
+        "--status",
+        "completed",
+        "--file",
+        "p.json",
+    ]);
+    let report = case.run_with(&["report", "--progress", "p.json"]);
+    (case, finish, report)
+}
+
+#[test]
+fn a_real_run_is_completed_only_through_the_gate() {
+    let (_, finish, report) = real_run("test -f a.txt");
+    assert_eq!(finish.status, 0, "{}", finish.stderr);
+    assert_eq!(report.status, 0, "{}", report.stdout);
+    assert!(
+        report.stdout.contains("**Result:** COMPLETED\n"),
+        "{}",
+        report.stdout
+    );
+    assert_eq!(
+        summary_block(&report.stdout)["trekexecute_summary"]["result"],
+        "completed"
+    );
+
+    let (case, finish, report) = real_run("test -f b.txt");
+    assert_eq!(finish.status, 1, "{}", finish.stdout);
+    assert!(
+        finish.stdout.contains("completed overridden to failed"),
+        "{}",
+        finish.stdout
+    );
+    assert_eq!(report.status, 1);
+    let block = summary_block(&report.stdout);
+    assert_eq!(
+        (
+            &block["trekexecute_summary"]["result"],
+            &block["trekexecute_summary"]["plan_verification"]
+        ),
+        (&json!("failed"), &json!("failed"))
+    );
+    assert!(
+        report
+            .stdout
+            .contains("  - the check: `test -f b.txt` (exit 1)\n"),
+        "{}",
+        report.stdout
+    );
+    let p: Value =
+        serde_json::from_str(&fs::read_to_string(case.path().join("p.json")).unwrap()).unwrap();
+    assert_eq!(p["status"], "failed");
+}
