@@ -9,8 +9,8 @@ use clap::{CommandFactory, Parser};
 use clap_complete::Shell;
 
 use crate::{
-    audit, brief, criteria, gate, plan, profile, progress, run, scan, state, stats, verdict,
-    workflow,
+    audit, brief, criteria, gate, plan, profile, progress, recovery, report, run, scan, state,
+    stats, verdict, workflow,
 };
 
 /// The deterministic half of the Voyage Claude Code plugin.
@@ -79,6 +79,10 @@ pub(crate) enum Subcommand {
     Progress(progress::Command),
     #[command(subcommand)]
     Audit(audit::Command),
+    #[command(about = "Print a run's final report (Phase 8), or its stats record (Phase 9).")]
+    Report(report::ReportArgs),
+    #[command(subcommand)]
+    Recovery(recovery::Command),
     #[command(subcommand)]
     Stats(stats::Command),
     #[command(subcommand)]

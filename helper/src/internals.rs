@@ -55,6 +55,11 @@ pub mod progress {
     pub use crate::progress::{CODES, Progress, StepStatus, StepUpdate, apply, conforms, parse};
 }
 
+/// The recovery spec writer (Phase 7.6).
+pub mod recovery {
+    pub use crate::recovery::spec_text;
+}
+
 /// The audits' parsers: manifest paths and the git log they read.
 pub mod audit {
     pub use crate::audit::{Commit, Matcher, inside, parse_log};

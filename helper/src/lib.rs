@@ -70,6 +70,8 @@ mod problem;
 mod proc;
 mod profile;
 mod progress;
+mod recovery;
+mod report;
 mod run;
 mod scan;
 mod schema;
@@ -131,6 +133,8 @@ fn dispatch(cli: Cli) -> io::Result<u8> {
         Subcommand::State(command) => command.execute(&mut out),
         Subcommand::Progress(command) => command.execute(&mut out),
         Subcommand::Audit(command) => command.execute(&mut out),
+        Subcommand::Report(args) => args.execute(&mut out),
+        Subcommand::Recovery(command) => command.execute(&mut out),
         Subcommand::Stats(command) => command.execute(&mut out),
         Subcommand::Event(command) => command.execute(&mut out),
         Subcommand::Gate(args) => args.execute(&mut out),

@@ -71,6 +71,10 @@ pub(crate) const SCHEMAS: &[(&str, &str)] = &[
         include_str!("../../schemas/progress-reply.schema.json"),
     ),
     (
+        "recovery-spec",
+        include_str!("../../schemas/recovery-spec.schema.json"),
+    ),
+    (
         "run-block",
         include_str!("../../schemas/run-block.schema.json"),
     ),
@@ -90,6 +94,7 @@ pub(crate) const SCHEMAS: &[(&str, &str)] = &[
         "stats-summary",
         include_str!("../../schemas/stats-summary.schema.json"),
     ),
+    ("summary", include_str!("../../schemas/summary.schema.json")),
     (
         "validation-report",
         include_str!("../../schemas/validation-report.schema.json"),

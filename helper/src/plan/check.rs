@@ -9,8 +9,10 @@ use super::model::Plan;
 use super::strategy::Strategy;
 use crate::problem::Problem;
 
-/// Duplicate and non-consecutive step numbers.
-pub(super) fn steps(plan: &mut Plan) {
+/// Duplicate and non-consecutive step numbers. A recovery spec (a session
+/// spec with `## Recovery Metadata`, trekexecute Phase 7.6) holds only the
+/// steps a run missed after its Step 0: its numbers must rise, and may skip.
+pub(super) fn steps(plan: &mut Plan, recovery: bool) {
     let mut seen = BTreeMap::new();
     let mut problems = Vec::new();
     let mut previous: Option<u32> = None;
@@ -32,9 +34,11 @@ pub(super) fn steps(plan: &mut Plan) {
             // A session spec is a slice of a plan: it may start anywhere. A
             // plan may open with the synthetic Step 0, the sandbox
             // pre-flight (Sub-step D1, "Step 0 sentinel").
-            let first_of_slice = previous.is_none()
-                && (plan.kind == super::model::PlanKind::SessionSpec || step.number == 0);
-            if step.number != expected && !first_of_slice {
+            let spec = plan.kind == super::model::PlanKind::SessionSpec;
+            let first_of_slice =
+                (previous.is_none() && (spec || step.number == 0)) || (spec && previous == Some(0));
+            let rising = recovery && previous.is_some_and(|p| step.number > p);
+            if step.number != expected && !first_of_slice && !rising {
                 problems.push(
                     Problem::new(
                         code::PLAN_STEP_SEQUENCE,

@@ -70,6 +70,22 @@ impl crate::problem::Coded for PlanLoadError {
 /// under a megabyte; parsing one this size takes about a second.
 pub(crate) const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
+/// Every heading of a plan's Markdown, as its level and 1-based line (the
+/// front matter skipped, a `#` inside a code fence not a heading): where a
+/// step's text ends, for a writer that copies steps whole (`recovery
+/// spec`).
+pub(crate) fn heading_lines(source: &str) -> Vec<(u8, u32)> {
+    let front = crate::yaml::front_matter::split(source).ok().flatten();
+    let (body, body_line) = front.map_or((source, 1), |f| (f.body, f.body_line));
+    markdown::blocks(body, body_line)
+        .into_iter()
+        .filter_map(|b| match b {
+            markdown::Block::Heading { level, line, .. } => Some((level, line)),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Reads and parses the plan at `path`. Invalid UTF-8 is replaced, never an
 /// error: the problems will point at what it breaks.
 pub(crate) fn load(path: &Path) -> Result<Plan, PlanLoadError> {

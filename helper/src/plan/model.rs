@@ -68,6 +68,10 @@ pub struct SessionSpec {
     /// `## Session Manifest`, as its YAML says (kept whole for the audit).
     pub manifest: Option<Value>,
     pub manifest_line: Option<u32>,
+    /// `## Recovery Metadata`'s `recovery_depth` (trekexecute Phase 7.6):
+    /// set only in a recovery spec, as `recovery spec` writes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery_depth: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

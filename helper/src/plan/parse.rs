@@ -128,7 +128,8 @@ fn parse_unnamed(source: &str, file: &str) -> Result<Plan, Vec<Problem>> {
         verification,
         problems,
     };
-    check::steps(&mut plan);
+    let recovery = kind == PlanKind::SessionSpec && doc.section("Recovery Metadata").is_some();
+    check::steps(&mut plan, recovery);
     check::strategy(&mut plan);
     plan.problems.sort_by_key(|p| p.line.unwrap_or(0));
     Ok(plan)
@@ -591,7 +592,21 @@ fn read_session_spec(doc: &Doc<'_>, strict: bool, problems: &mut Vec<Problem>) -
     } else if strict {
         problems.push(Problem::warning(code::PLAN_MISSING_SESSION_MANIFEST, "this session spec has no `## Session Manifest`; the session audit falls back to the step manifests").at(exit_heading.map(|(l, _)| l)));
     }
+    // A recovery spec's depth, from its metadata's YAML (Phase 7.6).
+    let recovery_depth = doc
+        .section("Recovery Metadata")
+        .and_then(|blocks| {
+            blocks.iter().find_map(|b| match b {
+                Block::Code {
+                    text, content_line, ..
+                } => yaml::from_str_at::<Value>(text, *content_line).ok(),
+                _ => None,
+            })
+        })
+        .and_then(|v| v.get("recovery_depth").and_then(Value::as_u64))
+        .and_then(|d| u32::try_from(d).ok());
     SessionSpec {
+        recovery_depth,
         entry_condition,
         touch,
         never_touch,

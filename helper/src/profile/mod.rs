@@ -183,3 +183,26 @@ fn render_text(r: &Resolution, out: &mut impl Write) -> io::Result<()> {
     )?;
     writeln!(out, "PARALLEL: {}", r.parallel_agents)
 }
+
+/// The profile a run used, for its stats record (seed "Profile (v4.1)":
+/// the record carries `profile`, `phase_models` and `profile_source`),
+/// chosen in the same order as `profile resolve`: `flag`, then `env`, then
+/// the plan's front matter, then the default. Returns the profile and the
+/// source's word.
+pub(crate) fn for_record(
+    flag: Option<String>,
+    env: Option<String>,
+    plan: Option<String>,
+    data_dir: Option<&Path>,
+) -> Result<(model::Profile, &'static str), (String, &'static str, Vec<Problem>)> {
+    let (name, source) = resolve::choose(&resolve::Choice { flag, env, plan });
+    let word = match source {
+        ProfileSource::Flag => "flag",
+        ProfileSource::Env => "env",
+        ProfileSource::Inheritance => "inheritance",
+        ProfileSource::Default => "default",
+    };
+    resolve::find(&name, Path::new(PROJECT), data_dir)
+        .map(|p| (p, word))
+        .map_err(|problems| (name, word, problems))
+}

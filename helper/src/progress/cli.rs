@@ -48,7 +48,9 @@ pub(crate) enum Command {
     /// plan_type (plan or session-spec), plan_version (or legacy),
     /// legacy_plan (true when the manifests were synthesised), the mode,
     /// iterations_remaining from TREKEXECUTE_MAX_RECOVERY_ITERATIONS
-    /// (default 25), recovery_depth 0 and recovery_dispatched false. A plan
+    /// (default 25), recovery_depth 0 and recovery_dispatched false (a
+    /// recovery spec, written by `recovery spec`, gets the recovery_depth D
+    /// of its ## Recovery Metadata and D fewer iterations). A plan
     /// that opens with the synthetic Step 0 (the sandbox pre-flight) gets a
     /// step "0". With --session N on a plan with an Execution Strategy,
     /// only that session's steps are listed.
@@ -121,9 +123,32 @@ pub(crate) enum Command {
     /// Record the run's final status (Phase 8).
     ///
     /// completed is refused (PROGRESS_INCOMPLETE) while any step is neither
-    /// completed nor skipped.
+    /// completed nor skipped. Then the completion gate (Phase 7.5) decides
+    /// whether completed stands; it needs all three of:
+    ///   1. manifest_audit.status pass (`audit session --record`);
+    ///   2. for a trekplan plan_verification.status passed, for a session
+    ///      spec exit_condition_checked (`criteria run --record`);
+    ///   3. iterations_remaining == TREKEXECUTE_MAX_RECOVERY_ITERATIONS
+    ///      (default 25) - (recovery_depth + the attempts beyond each
+    ///      step's first).
     ///
-    /// Exit status: 0 recorded, 1 refused, 2 missing or broken file.
+    /// When one fails, the gate's status is recorded instead (failed when
+    /// clause 2 failed, else partial) with completion_gate {from, to,
+    /// reasons}; the reasons are printed, error[PROGRESS_COMPLETION_GATE]
+    /// goes to stderr and the exit is 1.
+    ///
+    /// OUTPUT: `run FROM -> TO: C/T steps completed`, then on an override
+    /// `completion gate: completed overridden to TO, because` and one
+    /// `  - reason` line each. --json: one line (schema progress-reply, with
+    /// completion_gate on an override).
+    ///
+    /// Example:
+    ///     voyage-helper audit session --plan plan.md --progress p.json --start "$START" --record
+    ///     voyage-helper criteria run --plan plan.md --record p.json
+    ///     voyage-helper progress finish --file p.json --status completed
+    ///
+    /// Exit status: 0 recorded, 1 refused or overridden, 2 missing or
+    /// broken file.
     #[command(verbatim_doc_comment)]
     Finish(FinishArgs),
     /// Check a progress file against the `progress` schema.
@@ -203,7 +228,7 @@ impl Command {
             Self::Show(args) => super::execute_show(&args, out),
             Self::Step(args) => super::execute_step(&args, &budget, out),
             Self::ResumePoint(args) => super::execute_resume_point(&args, &budget, out),
-            Self::Finish(args) => super::execute_finish(&args, out),
+            Self::Finish(args) => super::execute_finish(&args, &budget, out),
             Self::Validate(args) => args.execute(super::check::validate_file, out),
             Self::RevertStep(args) => super::execute_on_failure(&args, false, out),
             Self::EscalateCommit(args) => super::execute_on_failure(&args, true, out),

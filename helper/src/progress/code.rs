@@ -24,6 +24,7 @@ crate::problem::codes! {
     PROGRESS_FLAG_NOT_APPLICABLE => "a flag that does not go with the status given",
     PROGRESS_MANIFEST_FAILED => "a step whose manifest audit failed cannot be completed (Hard rule 17)",
     PROGRESS_INCOMPLETE => "the run cannot be completed while steps are not",
+    PROGRESS_COMPLETION_GATE => "completed was overridden: the manifest audit, the plan verification (or exit condition) or the counter reconciliation did not pass",
     PROGRESS_NOT_A_REPO => "revert-step and escalate-commit need a git work tree",
     PROGRESS_SHARED_FILE => "a file of the step to revert also belongs to a completed step (Sub-step E)",
     PROGRESS_REVERT_COMPLETED => "a completed step is not reverted",

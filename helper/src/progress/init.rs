@@ -36,6 +36,8 @@ pub(super) struct PlanFacts {
     pub steps: Vec<u32>,
     /// Manifests were synthesised (seed Phase 2, "Legacy mode").
     pub legacy_plan: bool,
+    /// A recovery spec's depth (its `## Recovery Metadata`), else 0.
+    pub recovery_depth: u32,
 }
 
 impl PlanFacts {
@@ -76,11 +78,19 @@ impl PlanFacts {
                 .unwrap_or_else(|| "legacy".into()),
             steps,
             legacy_plan: plan.legacy_plan,
+            recovery_depth: plan
+                .session
+                .as_ref()
+                .and_then(|s| s.recovery_depth)
+                .unwrap_or(0),
         })
     }
 }
 
-/// A progress document with every step pending.
+/// A progress document with every step pending. The run of a recovery
+/// spec at depth D starts with D fewer iterations: each recovery level
+/// spent one (Phase 7.6), and the completion gate's reconciliation counts
+/// `recovery_depth`.
 pub(super) fn fresh(facts: &PlanFacts, mode: &str, budget: u32, now: &str) -> Progress {
     let steps: BTreeMap<StepKey, StepRecord> = facts
         .steps
@@ -99,13 +109,13 @@ pub(super) fn fresh(facts: &PlanFacts, mode: &str, budget: u32, now: &str) -> Pr
         current_step: 0,
         status: RunStatus::InProgress,
         steps,
-        iterations_remaining: Some(budget),
+        iterations_remaining: Some(budget.saturating_sub(facts.recovery_depth)),
         entry_condition_checked: false,
         exit_condition_checked: false,
         plan_verification: Value::Null,
         summary: Value::Null,
         legacy_plan: Some(facts.legacy_plan),
-        recovery_depth: Some(0),
+        recovery_depth: Some(facts.recovery_depth),
         recovery_dispatched: Some(false),
         extra: Map::new(),
     }
@@ -123,6 +133,7 @@ mod tests {
             plan_version: "legacy".into(),
             steps: vec![0, 1, 2, 10],
             legacy_plan: true,
+            recovery_depth: 0,
         };
         let p = fresh(&facts, "execute", 25, "2026-11-30T10:15:00Z");
         assert_eq!(p.total_steps, 4);

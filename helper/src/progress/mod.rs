@@ -16,12 +16,15 @@
 //! - [`render`]: `show` and the replies.
 //! - [`on_failure`]: `revert-step` and `escalate-commit`, the git side of
 //!   Sub-step E.
+//! - [`gate`]: the completion gate `finish --status completed` and
+//!   `report` apply (Phase 7.5's three clauses).
 
 mod budget;
 mod check;
 mod cli;
 pub(crate) mod code;
 mod file;
+mod gate;
 mod init;
 mod model;
 mod on_failure;
@@ -30,12 +33,15 @@ mod render;
 mod status;
 mod transition;
 
+pub(crate) use budget::Budget;
 pub(crate) use budget::from_env as budget_from_env;
 pub(crate) use cli::Command;
 pub(crate) use cli::Locate;
 // For the areas that record into a progress file (the audits).
 pub use file::{conforms, parse};
 pub(crate) use file::{load, save};
+pub(crate) use gate::{Gate, completion_gate};
+pub(crate) use gate::{audit_word, stop_signal};
 pub use model::Progress;
 pub(crate) use model::StepKey;
 pub use status::StepStatus;
@@ -407,8 +413,15 @@ pub(crate) fn execute_resume_point(
 
 /// `progress finish --status S`: the run's final status (seed Phase 8,
 /// "Progress + state-file writes"). `completed` needs every step completed
-/// or skipped. Exit 0, 1 refused, 2 no usable file.
-pub(crate) fn execute_finish(options: &FinishArgs, out: &mut impl Write) -> io::Result<u8> {
+/// or skipped, and then passes the completion gate ([`gate`]): when a
+/// clause fails, the status the gate gives (`partial` or `failed`) is
+/// recorded instead, with `completion_gate` saying why, and the exit is 1.
+/// Exit 0, 1 refused or overridden, 2 no usable file.
+pub(crate) fn execute_finish(
+    options: &FinishArgs,
+    budget: &budget::Budget,
+    out: &mut impl Write,
+) -> io::Result<u8> {
     let path = match options.locate.resolve() {
         Ok(p) => p,
         Err(p) => return Ok(refuse_plain(exit::CANNOT_CHECK, p)),
@@ -467,8 +480,6 @@ pub(crate) fn execute_finish(options: &FinishArgs, out: &mut impl Write) -> io::
         }
     }
     let previous = progress.status;
-    progress.status = status;
-    progress.updated_at = UtcTime::now().rfc3339();
     if let Some(summary) = &options.summary {
         progress.summary = serde_json::from_str(summary)
             .unwrap_or_else(|_| serde_json::Value::String(summary.clone()));
@@ -476,12 +487,50 @@ pub(crate) fn execute_finish(options: &FinishArgs, out: &mut impl Write) -> io::
     if let Some(v) = verification {
         progress.plan_verification = v;
     }
+    // The completion gate decides whether `completed` stands.
+    let mut status = status;
+    let mut overridden = None;
+    if status == RunStatus::Completed {
+        print_warnings(budget.warning.as_slice());
+        let gate = gate::completion_gate(&progress, budget.cap);
+        if gate.passed {
+            progress.extra.remove("completion_gate");
+        } else {
+            status = RunStatus::parse(gate.status).unwrap_or(RunStatus::Partial);
+            progress.extra.insert(
+                "completion_gate".into(),
+                serde_json::json!({
+                    "from": RunStatus::Completed.as_str(),
+                    "to": gate.status,
+                    "reasons": gate.reasons,
+                }),
+            );
+            overridden = Some(gate);
+        }
+    }
+    progress.status = status;
+    progress.updated_at = UtcTime::now().rfc3339();
     if let Err((code, p)) = file::save(&path, &progress) {
         return refuse(reply, options.json, code, p, out);
     }
     let mut reply = reply.counted(&progress);
     reply.status = Some(status.as_str().into());
     reply.previous_status = Some(previous.as_str().into());
+    if let Some(gate) = &overridden {
+        let problem = Problem::new(
+            code::PROGRESS_COMPLETION_GATE,
+            format!(
+                "completed overridden to {}: {}",
+                gate.status,
+                gate.reasons.join("; ")
+            ),
+        )
+        .in_file(&path);
+        problem::eprint_all(std::slice::from_ref(&problem));
+        reply.ok = false;
+        reply.problem = Some(problem);
+        reply.completion_gate = Some(gate.clone());
+    }
     if options.json {
         reply.render_json(out)?;
     } else {
@@ -490,9 +539,23 @@ pub(crate) fn execute_finish(options: &FinishArgs, out: &mut impl Write) -> io::
             "run {previous} -> {status}: {}/{} steps completed",
             reply.completed_steps, reply.total_steps
         )?;
+        if let Some(gate) = &overridden {
+            writeln!(
+                out,
+                "completion gate: completed overridden to {}, because",
+                gate.status
+            )?;
+            for reason in &gate.reasons {
+                writeln!(out, "  - {reason}")?;
+            }
+        }
     }
     out.flush()?;
-    Ok(exit::OK)
+    Ok(if overridden.is_some() {
+        exit::NOT_OK
+    } else {
+        exit::OK
+    })
 }
 
 /// `progress init`: exit 0 created, replaced or kept; 1 the plan is not a
@@ -598,6 +661,7 @@ pub(crate) fn execute_init(
     };
     reply.warnings.extend(budget.warning.clone());
     let budget = budget.cap;
+    let left = budget.saturating_sub(facts.recovery_depth);
     let progress = init::fresh(&facts, &mode, budget, &UtcTime::now().rfc3339());
     if let Err((code, p)) = file::save(&path, &progress) {
         return refuse(reply, options.json, code, p, out);
@@ -610,7 +674,7 @@ pub(crate) fn execute_init(
     } else {
         writeln!(
             out,
-            "{verb} {}: {} steps pending, {budget} recovery/retry iterations",
+            "{verb} {}: {} steps pending, {left} recovery/retry iterations",
             path.display(),
             reply.total_steps
         )?;

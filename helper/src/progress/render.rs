@@ -32,6 +32,10 @@ pub(super) struct Reply {
     pub backfilled: bool,
     pub warnings: Vec<String>,
     pub problem: Option<Problem>,
+    /// finish: the completion gate that overrode `completed` (absent
+    /// otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completion_gate: Option<super::gate::Gate>,
 }
 
 impl Reply {
@@ -51,6 +55,7 @@ impl Reply {
             backfilled: false,
             warnings: Vec::new(),
             problem: None,
+            completion_gate: None,
         }
     }
 

@@ -373,6 +373,11 @@ fn finish_records_the_final_status() {
         step(&case, n, "completed", &["--commit", "c"]);
     }
     step(&case, "3", "skipped", &["--error", "optional step"]);
+    // The completion gate needs the session audit's pass (Phase 7.5).
+    let mut d = doc(&path);
+    d["manifest_audit"] =
+        serde_json::json!({"status": "pass", "drift_details": [], "override": null});
+    fs::write(&path, serde_json::to_string_pretty(&d).unwrap()).unwrap();
     let ran = case.run_with(&[
         "progress",
         "finish",

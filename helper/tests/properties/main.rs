@@ -14,5 +14,6 @@ mod criteria_no_panic;
 mod no_panic;
 mod no_panic_state;
 mod plan_no_panic;
+mod recovery_spec;
 mod scan_properties;
 mod scan_values;

@@ -77,7 +77,16 @@ fn step(repo: &Repo, n: u32, status: &str) {
     assert_eq!(ran.status, 0, "{}", ran.stderr);
 }
 
+/// The run's status as an executor claims it. `completed` is written into
+/// the file directly: `progress finish --status completed` applies the
+/// completion gate, which needs the very audit these tests run after it.
 fn finish(repo: &Repo, status: &str) {
+    if status == "completed" {
+        let mut p = repo.json("p.json");
+        p["status"] = Value::from(status);
+        repo.write("p.json", &serde_json::to_string_pretty(&p).unwrap());
+        return;
+    }
     let ran = repo.run(&["progress", "finish", "--status", status, "--file", "p.json"]);
     assert_eq!(ran.status, 0, "{}", ran.stderr);
 }

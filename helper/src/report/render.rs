@@ -1,0 +1,327 @@
+//! The report as text (seed Phase 8's template, section by section) and as
+//! JSON. Writes to a writer; decides nothing.
+
+use std::io::{self, Write};
+
+use serde_json::Value;
+
+use super::model::{Report, StepRow, place};
+
+/// The lines of an error the Failure Details show.
+const ERROR_LINES: usize = 20;
+
+fn show(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "null".into(),
+        other => other.to_string(),
+    }
+}
+
+/// One drift item as a line: `check (step N): path: expected E, found A`,
+/// the way the audits print theirs.
+fn drift_line(item: &Value) -> String {
+    let mut line = item
+        .get("check")
+        .and_then(Value::as_str)
+        .unwrap_or("drift")
+        .to_owned();
+    if let Some(step) = item.get("step").and_then(Value::as_u64) {
+        line.push_str(&format!(" (step {step})"));
+    }
+    if let Some(path) = item.get("path").and_then(Value::as_str) {
+        line.push_str(&format!(": {path}"));
+    }
+    if let Some(sha) = item.get("commit").and_then(Value::as_str) {
+        let short: String = sha.chars().take(12).collect();
+        line.push_str(&format!(": commit {short}"));
+    }
+    let field = |k: &str| item.get(k).map_or_else(|| "?".to_owned(), show);
+    line.push_str(&format!(
+        ": expected {}, found {}",
+        field("expected"),
+        field("actual")
+    ));
+    line
+}
+
+/// One failed criterion: `label: `command` (exit N)`.
+fn criterion_line(item: &Value) -> String {
+    let text = |k: &str| item.get(k).and_then(Value::as_str).unwrap_or("");
+    let how = match (
+        item.get("exit_code").and_then(Value::as_i64),
+        text("outcome"),
+    ) {
+        (Some(code), _) => format!("exit {code}"),
+        (None, "") => "did not run".to_owned(),
+        (None, outcome) => outcome.to_owned(),
+    };
+    let label = text("label");
+    let label = if label.is_empty() { "criterion" } else { label };
+    format!("{label}: `{}` ({how})", text("command"))
+}
+
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ")
+}
+
+fn step_table(rows: &[StepRow], out: &mut impl Write) -> io::Result<()> {
+    writeln!(out, "### Step Results")?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "| Step | Description | Result | Attempts | Commit | Manifest |"
+    )?;
+    writeln!(
+        out,
+        "|------|-------------|--------|----------|--------|----------|"
+    )?;
+    for r in rows {
+        let commit: String = r
+            .commit
+            .as_deref()
+            .map_or_else(|| "—".to_owned(), |c| c.chars().take(7).collect());
+        writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} |",
+            r.step,
+            cell(&r.description),
+            r.result,
+            r.attempts,
+            commit,
+            r.manifest
+        )?;
+    }
+    writeln!(out)
+}
+
+fn bullets(items: &[String], out: &mut impl Write) -> io::Result<()> {
+    if items.is_empty() {
+        return writeln!(out, "- none");
+    }
+    for item in items {
+        writeln!(out, "- {item}")?;
+    }
+    Ok(())
+}
+
+fn pass_word(status: &str) -> &'static str {
+    match status {
+        "passed" | "pass" => "PASS",
+        "n/a" => "N/A",
+        "failed" | "fail" => "FAIL",
+        _ => "NOT RUN",
+    }
+}
+
+/// The text report, ending with the `trekexecute_summary` block.
+pub(super) fn text(r: &Report, out: &mut impl Write) -> io::Result<()> {
+    writeln!(out, "## Ultraexecute Local Complete")?;
+    writeln!(out)?;
+    writeln!(out, "**Plan:** {}", r.plan)?;
+    writeln!(out, "**Type:** {}", r.plan_type)?;
+    writeln!(out, "**Mode:** {}", r.mode)?;
+    writeln!(out, "**Result:** {}", r.result_line)?;
+    if let Some(o) = &r.completion_gate.status_override {
+        writeln!(out, "**Override:** {} -> {}", o.from, o.to)?;
+    }
+    writeln!(out)?;
+    for note in &r.notes {
+        writeln!(out, "Note: {note}")?;
+    }
+    if !r.notes.is_empty() {
+        writeln!(out)?;
+    }
+
+    step_table(&r.steps, out)?;
+
+    let c = &r.criteria;
+    if c.kind == "exit_condition" {
+        writeln!(out, "### Exit Condition (Phase 7, session specs)")?;
+    } else {
+        writeln!(out, "### Plan Verification (Phase 7, trekplans only)")?;
+    }
+    writeln!(out)?;
+    writeln!(out, "- **Status:** {}", c.status)?;
+    writeln!(
+        out,
+        "- **Criteria:** {}/{} passed, {} failed, {} blocked, {} not run",
+        c.passed, c.total, c.failed, c.blocked, c.unrunnable
+    )?;
+    if c.failed_criteria.is_empty() {
+        writeln!(out, "- **Failed criteria:** none")?;
+    } else {
+        writeln!(out, "- **Failed criteria:**")?;
+        for item in &c.failed_criteria {
+            writeln!(out, "  - {}", criterion_line(item))?;
+        }
+    }
+    writeln!(out)?;
+
+    let a = &r.manifest_audit;
+    writeln!(out, "### Manifest Audit (Phase 7.5)")?;
+    writeln!(out)?;
+    writeln!(out, "- **Status:** {}", a.status)?;
+    if a.drift_details.is_empty() {
+        writeln!(out, "- **Drift details:** none")?;
+    } else {
+        writeln!(out, "- **Drift details:**")?;
+        for item in &a.drift_details {
+            writeln!(out, "  - {}", drift_line(item))?;
+        }
+    }
+    writeln!(out, "- **Recovery dispatched:** {}", a.recovery_dispatched)?;
+    writeln!(out, "- **Recovery depth:** {}", a.recovery_depth)?;
+    if let Some(spec) = &a.recovery_spec {
+        writeln!(out, "- **Recovery spec:** {spec}")?;
+    }
+    writeln!(out, "- **Legacy plan:** {}", a.legacy_plan)?;
+    writeln!(out)?;
+
+    let g = &r.completion_gate;
+    writeln!(out, "### Completion Gate")?;
+    writeln!(out)?;
+    match &g.gate {
+        Some(gate) => {
+            writeln!(out, "- **Manifest audit:** {}", gate.manifest_audit)?;
+            let signal = if gate.stop_signal == "exit_condition" {
+                "Exit condition"
+            } else {
+                "Plan verification"
+            };
+            writeln!(out, "- **{signal}:** {}", gate.stop_signal_status)?;
+            let actual = gate
+                .iterations_remaining
+                .map_or_else(|| "missing".to_owned(), |n| n.to_string());
+            writeln!(
+                out,
+                "- **Counter:** iterations_remaining {actual}, expected {}",
+                gate.iterations_expected
+            )?;
+        }
+        None => writeln!(
+            out,
+            "- not applied: the run does not claim completed (status {})",
+            r.claimed
+        )?,
+    }
+    match &g.status_override {
+        Some(o) => {
+            writeln!(out, "- **Override:** {} -> {}, because:", o.from, o.to)?;
+            for reason in &g.reasons {
+                writeln!(out, "  - {reason}")?;
+            }
+        }
+        None => writeln!(out, "- **Override:** none")?,
+    }
+    writeln!(out)?;
+
+    let n = &r.counts;
+    writeln!(out, "### Summary")?;
+    writeln!(out)?;
+    writeln!(out, "- Passed: {}/{}", n.passed, n.total)?;
+    writeln!(out, "- Skipped: {}", n.skipped)?;
+    writeln!(out, "- Failed: {}", n.failed)?;
+    writeln!(out, "- Not reached: {}", n.not_reached)?;
+    writeln!(out, "- Blocked (sandbox): {}", n.blocked)?;
+    writeln!(out)?;
+    if r.result == "completed" {
+        let s = &r.trekexecute_summary;
+        writeln!(
+            out,
+            "All steps completed. Exit condition: {}. Plan verification: {}.",
+            pass_word(s.exit_condition),
+            pass_word(s.plan_verification)
+        )?;
+        writeln!(out)?;
+    }
+
+    let failures: Vec<&StepRow> = r
+        .steps
+        .iter()
+        .filter(|s| s.status == "failed" || s.status == "blocked")
+        .collect();
+    if !failures.is_empty() {
+        writeln!(out, "### Failure Details")?;
+        writeln!(out)?;
+        for f in failures {
+            writeln!(out, "Step {}: {}", f.step, f.description)?;
+            writeln!(out, "On failure: {}", f.on_failure.unwrap_or("—"))?;
+            match &f.error {
+                Some(error) => {
+                    let mut lines = error.lines().take(ERROR_LINES);
+                    writeln!(out, "Error: {}", lines.next().unwrap_or(""))?;
+                    for line in lines {
+                        writeln!(out, "  {line}")?;
+                    }
+                }
+                None => writeln!(out, "Error: (none recorded)")?,
+            }
+            writeln!(out, "Attempts: {}", f.attempts)?;
+            writeln!(out)?;
+        }
+    }
+
+    if !r.remaining.is_empty() {
+        writeln!(out, "### What Remains")?;
+        writeln!(out)?;
+        for (i, s) in r.remaining.iter().enumerate() {
+            writeln!(
+                out,
+                "{}. Step {}: {} ({})",
+                i + 1,
+                s.step,
+                s.description,
+                s.status
+            )?;
+        }
+        writeln!(out)?;
+    }
+    if r.result != "completed" {
+        writeln!(
+            out,
+            "To resume (single session): /trekexecute --resume {}",
+            r.plan
+        )?;
+        writeln!(
+            out,
+            "To continue (multi-session waves): re-run the same /trekexecute command (not --resume)"
+        )?;
+        writeln!(out)?;
+    }
+
+    writeln!(out, "### Security Blocks")?;
+    writeln!(out)?;
+    let blocks: Vec<String> = r
+        .security_blocks
+        .iter()
+        .map(|b| {
+            format!(
+                "{}: `{}` — {} ({}): {}",
+                place(b),
+                b.command,
+                b.name,
+                b.rule,
+                b.detail
+            )
+        })
+        .collect();
+    bullets(&blocks, out)?;
+    writeln!(out)?;
+    writeln!(out, "### Advisories")?;
+    writeln!(out)?;
+    bullets(&r.advisories, out)?;
+    writeln!(out)?;
+
+    writeln!(out, "```json")?;
+    let block = serde_json::json!({ "trekexecute_summary": r.trekexecute_summary });
+    serde_json::to_writer_pretty(&mut *out, &block)?;
+    writeln!(out)?;
+    writeln!(out, "```")
+}
+
+/// `--json`: the report's data with `trekexecute_summary` beside it.
+pub(super) fn json(r: &Report, out: &mut impl Write) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, r)?;
+    writeln!(out)
+}
