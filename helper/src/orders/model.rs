@@ -114,12 +114,12 @@ impl Layout {
     }
 
     pub(crate) fn branch(&self, session: u32) -> String {
-        format!("trek/{}/session-{session}", self.slug)
+        format!("trek/{}/session-{session}", ref_safe(&self.slug))
     }
 
     /// The prefix of every session branch of this plan.
     pub(crate) fn branch_prefix(&self) -> String {
-        format!("refs/heads/trek/{}/", self.slug)
+        format!("refs/heads/trek/{}/", ref_safe(&self.slug))
     }
 
     pub(crate) fn worktree(&self, session: u32) -> PathBuf {
@@ -171,6 +171,36 @@ impl Layout {
         })?;
         Ok((plan, super::sha256::hex(&bytes)))
     }
+}
+
+/// `slug` as one component of a branch name: a character git refuses in a
+/// ref (a space, `~^:?*[\\`, a control character) becomes `-`, and so do
+/// the dots that would make `..`, a leading `.` or a trailing `.lock`.
+pub(crate) fn ref_safe(slug: &str) -> String {
+    let mut out: String = slug
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-+".contains(c) || (!c.is_ascii() && !c.is_control())
+            {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    while out.contains("..") {
+        out = out.replace("..", "-.");
+    }
+    if out.starts_with('.') {
+        out.replace_range(..1, "-");
+    }
+    if let Some(stem) = out.strip_suffix(".lock") {
+        out = format!("{stem}-lock");
+    }
+    if out.is_empty() {
+        out.push('-');
+    }
+    out
 }
 
 /// One wave: its number and its sessions, in order.
@@ -382,6 +412,15 @@ mod tests {
             touch: vec![],
             never_touch: vec![],
         }
+    }
+
+    #[test]
+    fn slugs_become_valid_branch_components() {
+        assert_eq!(ref_safe("split"), "split");
+        assert_eq!(ref_safe("split plan"), "split-plan");
+        assert_eq!(ref_safe("a..b~1^x:y?z*[w\\"), "a-.b-1-x-y-z--w-");
+        assert_eq!(ref_safe(".hidden.lock"), "-hidden-lock");
+        assert_eq!(ref_safe("été"), "été");
     }
 
     #[test]
