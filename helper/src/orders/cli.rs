@@ -30,6 +30,7 @@ use crate::problem::{self, Problem};
 /// Exit status: 0 done, 1 refused (another plan, another version of it,
 /// another branch, no wave in flight), 2 could not read or write.
 #[derive(Debug, clap::Subcommand)]
+#[command(verbatim_doc_comment)]
 pub(crate) enum Command {
     /// Print the lowest wave not yet merged, or `none`.
     ///

@@ -64,6 +64,7 @@ pub(crate) enum Command {
     /// `Strategy: 3 sessions (2 parallel, 1 sequential)`.
     ///
     /// Exit status: 0 decided, 1 not a plan, 2 unreadable.
+    #[command(verbatim_doc_comment)]
     Strategy(StrategyArgs),
 }
 

@@ -33,6 +33,7 @@ use crate::problem::{self, Problem};
 /// Exit status: 0 done, 1 checked and stopped (the message says why and what
 /// to do), 2 could not check (no repository, git failed, unreadable plan).
 #[derive(Debug, clap::Subcommand)]
+#[command(verbatim_doc_comment)]
 pub(crate) enum Command {
     /// Phase 2.55: clean tree, plan reaches worktrees, no overlap, no stale worktrees.
     ///

@@ -132,9 +132,19 @@ pub(super) fn run(
     }
     // The main tree must be clean: the user may have worked here meanwhile.
     let root = &layout.root;
-    let unstaged = git(root, &["diff", "--quiet"])?;
-    let staged = git(root, &["diff", "--cached", "--quiet"])?;
-    if !unstaged.ok() || !staged.ok() {
+    // Staged or unstaged changes to tracked files (untracked ones are git's
+    // to refuse at the merge, reported as such).
+    let changed = git_ok(
+        root,
+        &[
+            "status",
+            "--porcelain",
+            "-z",
+            "--untracked-files=no",
+            "--ignore-submodules=none",
+        ],
+    )?;
+    if !changed.stdout.is_empty() {
         reply.outcome = Some("dirty");
         return Err(stop(
             code::WAVE_DIRTY_TREE,
@@ -145,10 +155,13 @@ pub(super) fn run(
             ),
         ));
     }
+    // Push first (Hard rule 19); a failure (offline, refused) is fine, and
+    // without an `origin` there is nothing to push to.
+    let has_origin = git(root, &["config", "--get", "remote.origin.url"])?.ok();
     for (i, (n, title)) in sessions.iter().enumerate() {
         let branch = layout.branch(*n);
-        // Push first (Hard rule 19); a failure (no remote, offline) is fine.
-        let pushed = git(root, &["push", "-q", "origin", &branch]).is_ok_and(|o| o.ok());
+        let pushed =
+            has_origin && git(root, &["push", "-q", "origin", &branch]).is_ok_and(|o| o.ok());
         let message = format!("merge: trekplan session {n} — {title}");
         let merged = git(
             root,

@@ -404,3 +404,26 @@ fn a_plan_path_with_spaces_works_throughout() {
     assert_eq!(code, 0, "{reply}");
     assert_eq!(reply["next_wave"], 2);
 }
+
+#[test]
+fn each_branch_is_pushed_before_its_cleanup() {
+    let w = World::new();
+    let remote = w.case.path().join("origin.git");
+    repo::git(
+        w.case.path(),
+        &["init", "-q", "--bare", &remote.display().to_string()],
+    );
+    w.git(&["remote", "add", "origin", &remote.display().to_string()]);
+    assert_eq!(w.wave(&["wave", "prepare", "--wave", "1"]).status, 0);
+    w.wave_one_done();
+    let (code, reply) = w.wave_json("wave-collect", &["wave", "collect"]);
+    assert_eq!(code, 0, "{reply}");
+    assert_eq!(reply["merges"][0]["pushed"], true);
+    assert!(!w.has_branch(1));
+    // Deleted here, the branch survives on the remote.
+    let there = repo::git(&remote, &["branch", "--list", "trek/*"]);
+    assert!(
+        there.contains("trek/split/session-1") && there.contains("trek/split/session-2"),
+        "{there}"
+    );
+}
