@@ -427,3 +427,71 @@ fn each_branch_is_pushed_before_its_cleanup() {
         "{there}"
     );
 }
+
+#[test]
+fn a_project_outside_the_repository_copies_nothing_and_creates_nothing() {
+    let w = World::new();
+    let outside = w.case.path().join("elsewhere");
+    fs::create_dir_all(&outside).unwrap();
+    let outside = outside.display().to_string();
+    let (code, reply) = w.wave_json("wave-prepare", &["wave", "prepare", "--project", &outside]);
+    assert_eq!(code, 1, "{reply}");
+    assert_eq!(code_of(&reply), "WAVE_PROJECT_OUTSIDE");
+    assert!(!w.sessions_dir().exists() && !w.has_branch(1));
+    // The repository's top is no project either.
+    let (code, reply) = w.wave_json("wave-prepare", &["wave", "prepare", "--project", "."]);
+    assert_eq!(code, 1, "{reply}");
+    assert_eq!(code_of(&reply), "WAVE_PROJECT_OUTSIDE");
+}
+
+#[test]
+fn a_tracked_progress_file_is_never_deleted_by_the_collect() {
+    let w = World::new();
+    assert_eq!(w.wave(&["wave", "prepare", "--wave", "1"]).status, 0);
+    w.wave_one_done();
+    // Session 1 committed its progress file: it is history, not a leftover.
+    let rel = ".claude/plans/.trekexecute-progress-split-session-1.json";
+    let text = fs::read_to_string(w.progress_file(1)).unwrap();
+    w.session_commits(1, &[(rel, &text)], "chore: progress");
+    let (code, reply) = w.wave_json("wave-collect", &["wave", "collect"]);
+    assert_eq!(code, 0, "{reply}");
+    let removed: Vec<&str> = reply["removed_progress_files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    assert_eq!(removed.len(), 1, "{reply}");
+    assert!(removed[0].ends_with("session-2.json"), "{reply}");
+    assert_eq!(fs::read_to_string(w.root.join(rel)).unwrap(), text);
+}
+
+#[test]
+fn cleanup_after_a_failed_wave_keeps_what_holds_work() {
+    let w = World::new();
+    assert_eq!(w.wave(&["wave", "prepare", "--wave", "1"]).status, 0);
+    w.session_commits(1, &[("src/store/mod.rs", "x\n")], "feat(store): add trait");
+    w.session_ends(1, "completed");
+    w.session_ends(2, "failed");
+    assert_eq!(w.wave(&["wave", "collect"]).status, 1);
+    let (code, reply) = w.wave_json("wave-cleanup", &["wave", "cleanup"]);
+    assert_eq!(code, 1, "{reply}");
+    assert_eq!(code_of(&reply), "WAVE_KEPT");
+    assert!(
+        reply["kept"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|k| k["name"] == w.branch(1).as_str())
+    );
+    let ran = w.wave(&["wave", "cleanup"]);
+    assert!(
+        ran.stdout.contains(&format!("KEPT branch {}", w.branch(1))),
+        "{}",
+        ran.stdout
+    );
+    // The results of the failed wave are still there to report.
+    let (_, report) = w.wave_json("wave-report", &["wave", "report"]);
+    assert_eq!(report["all_completed"], false);
+    assert_eq!(report["sessions"][1]["status"], "failed");
+}
