@@ -176,7 +176,7 @@ impl Layout {
 /// `slug` as one component of a branch name: a character git refuses in a
 /// ref (a space, `~^:?*[\\`, a control character) becomes `-`, and so do
 /// the dots that would make `..`, a leading `.` or a trailing `.lock`.
-pub(crate) fn ref_safe(slug: &str) -> String {
+pub fn ref_safe(slug: &str) -> String {
     let mut out: String = slug
         .chars()
         .map(|c| {

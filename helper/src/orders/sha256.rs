@@ -18,7 +18,7 @@ const H0: [u32; 8] = [
 ];
 
 /// The digest of `data` as 64 lowercase hex digits.
-pub(crate) fn hex(data: &[u8]) -> String {
+pub fn hex(data: &[u8]) -> String {
     let mut h = H0;
     let bits = (data.len() as u64).wrapping_mul(8);
     let mut tail = Vec::with_capacity(128);
