@@ -17,6 +17,7 @@
 #                                           audit figure 16 (audit session)
 #                                           criteria figure 17 (criteria run)
 #                                           verdict figure 18 (a 200 MiB log)
+#                                           waves figures 19-20 (wave prepare, wave collect)
 #
 # Needs bash, python3 and cargo. Uses hyperfine when installed (figures 1
 # and 2; a python3 timing loop otherwise) and /usr/bin/time when installed
@@ -43,6 +44,7 @@ WF_ROUNDS=5       # rounds of the workflow figures 9 to 11
 WF_RUNS=10        # runs of each command per round for figures 9 to 11
 CRIT_RUNS=3       # runs of each command per round for figure 17 (ROUNDS rounds)
 CRIT_MANY=41      # criteria in figure 17's long plan (the short one has 1)
+WAVE_RUNS=2       # runs of each command per round for figures 19 and 20 (ROUNDS rounds)
 BIG_BYTES=1073741824
 VERDICT_BYTES=209715200  # figure 18: the log verdict reads (200 MiB)
 VERDICT_RUNS=3    # runs of each side of figure 18
@@ -269,6 +271,8 @@ def cmd_table(results, big_bytes):
         criteria_rows(d, row)
     if "verdict_big" in d:
         verdict_rows(d, row)
+    if "wave_prepare" in d:
+        wave_rows(d, row)
 
     head = ("figure", "voyage", "baseline", "ratio/diff", "target", "result")
     widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(6)]
@@ -308,6 +312,19 @@ def criteria_rows(d, row):
         per - per_bash <= 1.0)
     row(f"17a. `criteria run` on 1 criterion vs `bash -c` on it, mean wall", f"{c1['mean_ms']:.2f} ms",
         f"{b1['mean_ms']:.2f} ms", f"{c1['mean_ms'] - b1['mean_ms']:+.2f} ms", "info", None)
+
+def wave_rows(d, row):
+    for key, fig, what in (
+            ("wave_prepare", "19", "`wave prepare` (4 sessions) vs the 4 bare `git worktree add`"),
+            ("wave_collect", "20", "`wave collect` (4 sessions) vs the bare merges and removals")):
+        if key not in d:
+            continue
+        v, b = d[key]
+        ratio = v["mean_ms"] / b["mean_ms"]
+        row(f"{fig}. {what}, mean wall", f"{v['mean_ms']:.2f} ms", f"{b['mean_ms']:.2f} ms",
+            f"{ratio:.2f}x", "≤ 1.3x", ratio <= 1.3)
+        row(f"{fig}a. same, CPU time (user+sys, all processes)", f"{v['cpu_ms']:.2f} ms",
+            f"{b['cpu_ms']:.2f} ms", f"{v['cpu_ms'] / b['cpu_ms']:.2f}x", "info", None)
 
 def scan_rows(d, row):
     for key, fig, what in (("scan_1mb", "14", "the hook on a 1 MB command (`echo` and 512 Ki words)"),
@@ -942,6 +959,108 @@ PY
   done
   py set "$results" verdict_bytes "$VERDICT_BYTES"
   rm -f "$tmp/verdict.log"
+fi
+
+# --- 19, 20. waves: wave prepare and wave collect on 4 sessions -------------------
+
+if [[ -z "$only" || "$only" == waves ]]; then
+  # One repository with a plan of 4 sessions in one wave. Each timed run
+  # starts from a copy of a template taken once (`cp -a` to the same path,
+  # so the worktrees' absolute links stay valid): the clean repository for
+  # figure 19, the repository with the wave prepared and every session
+  # committed and completed for figure 20. The baselines are the git calls
+  # the step cannot do without: 4 `git worktree add -b`, and 4
+  # `merge --no-ff` then 4 `worktree remove` and 4 `branch -d`.
+  wdir="$tmp/waves"
+  wrepo="$wdir/repo"
+  mkdir -p "$wrepo"
+  python3 - "$wrepo" <<'PY'
+import os, subprocess, sys
+root = sys.argv[1]
+git = lambda *a: subprocess.run(["git", *a], cwd=root, check=True, stdout=subprocess.DEVNULL)
+git("init", "-q", "-b", "main")
+for k, v in (("user.name", "bench"), ("user.email", "bench@example.com"), ("commit.gpgsign", "false")):
+    git("config", k, v)
+steps, sessions = [], []
+for n in range(1, 5):
+    steps.append(f"""### Step {n}: part {n}
+- **Files:** `p{n}/a.txt`
+- **Changes:** write it.
+- **Verify:** `test -f p{n}/a.txt`
+- **On failure:** retry
+- **Checkpoint:** `git commit -m "feat: part {n}"`
+- **Manifest:**
+  ```yaml
+  expected_paths: [p{n}/a.txt]
+  min_file_count: 1
+  commit_message_pattern: "^feat: part {n}$"
+  bash_syntax_check: []
+  forbidden_paths: []
+  must_contain: []
+  ```
+""")
+    sessions.append(f"""### Session {n}: part {n}
+- **Steps:** {n}
+- **Wave:** 1
+- **Depends on:** none
+- **Scope fence:**
+  - Touch: `p{n}/`
+  - Never touch: `other/`
+""")
+plan = ("---\nplan_version: 1.7\n---\n# Plan: bench\n\n## Implementation Plan\n\n" + "\n".join(steps)
+        + "\n## Execution Strategy\n\n" + "\n".join(sessions)
+        + "\n### Execution Order\n\n- Wave 1: Session 1, Session 2, Session 3, Session 4 (parallel)\n"
+        + "\n## Verification\n\n- `true` - nothing\n")
+os.makedirs(os.path.join(root, "plans"))
+with open(os.path.join(root, "plans/bench.md"), "w") as f:
+    f.write(plan)
+for i in range(200):
+    os.makedirs(os.path.join(root, "src", str(i % 20)), exist_ok=True)
+    with open(os.path.join(root, "src", str(i % 20), f"{i}.txt"), "w") as f:
+        f.write(f"{i}\n" * 20)
+git("add", "-A")
+git("commit", "-q", "-m", "init")
+PY
+  cp -a "$wrepo" "$wdir/clean"
+  # The prepared-and-done state for figure 20.
+  (cd "$wrepo" && "$helper" wave prepare --plan plans/bench.md --wave 1 >/dev/null)
+  for n in 1 2 3 4; do
+    wt="$wrepo/.claude/trekplan-sessions/bench/worktrees/session-$n"
+    mkdir -p "$wt/p$n"
+    echo "$n" >"$wt/p$n/a.txt"
+    git -C "$wt" add "p$n/a.txt"
+    git -C "$wt" -c user.name=bench -c user.email=bench@example.com commit -q -m "feat: part $n"
+    printf '{"status": "completed", "steps": {"%s": {"status": "completed"}}}\n' "$n" \
+      >"$wt/plans/.trekexecute-progress-bench-session-$n.json"
+  done
+  rm -rf "$wdir/ready"
+  cp -a "$wrepo" "$wdir/ready"
+  reset() { echo "bash -c $(q "rm -rf $(q "$wrepo") && cp -a $(q "$wdir/$1") $(q "$wrepo")")"; }
+  prepare_cmd="env -C $(q "$wrepo") $(q "$helper") wave prepare --plan plans/bench.md --wave 1"
+  adds=""
+  for n in 1 2 3 4; do
+    adds+="GIT_OPTIONAL_LOCKS=0 git worktree add -q -b trek/bench/session-$n .claude/trekplan-sessions/bench/worktrees/session-$n HEAD && "
+  done
+  bare_adds="bash -c $(q "cd $(q "$wrepo") && ${adds}true")"
+  collect_cmd="env -C $(q "$wrepo") $(q "$helper") wave collect --plan plans/bench.md"
+  merges=""
+  for n in 1 2 3 4; do
+    merges+="GIT_OPTIONAL_LOCKS=0 git merge -q --no-ff --no-edit -m 'merge: session $n' trek/bench/session-$n && "
+  done
+  for n in 1 2 3 4; do
+    merges+="rm -f .claude/trekplan-sessions/bench/worktrees/session-$n/plans/.trekexecute-progress-bench-session-$n.json && "
+    merges+="GIT_OPTIONAL_LOCKS=0 git worktree remove .claude/trekplan-sessions/bench/worktrees/session-$n && "
+    merges+="GIT_OPTIONAL_LOCKS=0 git branch -q -d trek/bench/session-$n && "
+  done
+  bare_merges="bash -c $(q "cd $(q "$wrepo") && ${merges}true")"
+  # Sanity: both sides do the whole job.
+  rm -rf "$wrepo" && cp -a "$wdir/ready" "$wrepo"
+  (cd "$wrepo" && "$helper" wave collect --plan plans/bench.md) | grep -qx 'Wave 1: 4 sessions merged.' ||
+    { echo "bench.sh: wave collect did not merge the 4 sessions" >&2; exit 2; }
+  section "19. voyage-helper wave prepare  vs  4 x git worktree add  ($ROUNDS x $WAVE_RUNS runs each)"
+  time_pair wave_prepare "$WAVE_RUNS" "$(reset clean)" "$prepare_cmd" "$(reset clean)" "$bare_adds"
+  section "20. voyage-helper wave collect  vs  4 x merge --no-ff + worktree remove + branch -d  ($ROUNDS x $WAVE_RUNS runs each)"
+  time_pair wave_collect "$WAVE_RUNS" "$(reset ready)" "$collect_cmd" "$(reset ready)" "$bare_merges"
 fi
 
 # --- table ------------------------------------------------------------------------

@@ -9,8 +9,8 @@ use clap::{CommandFactory, Parser};
 use clap_complete::Shell;
 
 use crate::{
-    audit, brief, criteria, gate, plan, profile, progress, recovery, report, run, scan, state,
-    stats, verdict, workflow,
+    audit, brief, criteria, gate, orders, plan, profile, progress, recovery, report, run, scan,
+    state, stats, verdict, wave, workflow,
 };
 
 /// The deterministic half of the Voyage Claude Code plugin.
@@ -97,6 +97,10 @@ pub(crate) enum Subcommand {
     Profile(profile::Command),
     #[command(subcommand)]
     Workflow(workflow::Command),
+    #[command(subcommand)]
+    Orders(orders::Command),
+    #[command(subcommand)]
+    Wave(wave::Command),
     /// Print a shell completion script.
     ///
     /// For bash: `voyage-helper completions bash > ~/.local/share/bash-completion/completions/voyage-helper`.

@@ -104,3 +104,9 @@ pub mod ansi {
 pub mod schema {
     pub use crate::schema::check;
 }
+
+/// The session orders: the branch component made of a plan's slug, and the
+/// plan hash.
+pub mod orders {
+    pub use crate::orders::{ref_safe, sha256_hex};
+}

@@ -63,6 +63,7 @@ mod git;
 mod input_file;
 #[doc(hidden)]
 pub mod internals;
+mod orders;
 mod output;
 mod pattern;
 mod plan;
@@ -79,6 +80,7 @@ mod state;
 mod stats;
 mod validation;
 mod verdict;
+mod wave;
 mod workflow;
 mod write_reply;
 mod yaml;
@@ -142,6 +144,8 @@ fn dispatch(cli: Cli) -> io::Result<u8> {
         Subcommand::Entry(command) => command.execute(&mut out),
         Subcommand::Profile(command) => command.execute(&mut out),
         Subcommand::Workflow(command) => command.execute(&mut out),
+        Subcommand::Orders(command) => command.execute(&mut out),
+        Subcommand::Wave(command) => command.execute(&mut out),
         Subcommand::Completions { shell } => cli::completions(shell, &mut out),
     }
 }

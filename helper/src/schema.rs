@@ -52,7 +52,15 @@ pub(crate) const SCHEMAS: &[(&str, &str)] = &[
         "hook-pre-tool-use-output",
         include_str!("../../schemas/hook-pre-tool-use-output.schema.json"),
     ),
+    (
+        "orders-reply",
+        include_str!("../../schemas/orders-reply.schema.json"),
+    ),
     ("plan", include_str!("../../schemas/plan.schema.json")),
+    (
+        "plan-strategy",
+        include_str!("../../schemas/plan-strategy.schema.json"),
+    ),
     ("profile", include_str!("../../schemas/profile.schema.json")),
     (
         "profile-resolution",
@@ -102,6 +110,26 @@ pub(crate) const SCHEMAS: &[(&str, &str)] = &[
     (
         "verdict-reply",
         include_str!("../../schemas/verdict-reply.schema.json"),
+    ),
+    (
+        "wave-cleanup",
+        include_str!("../../schemas/wave-cleanup.schema.json"),
+    ),
+    (
+        "wave-collect",
+        include_str!("../../schemas/wave-collect.schema.json"),
+    ),
+    (
+        "wave-preflight",
+        include_str!("../../schemas/wave-preflight.schema.json"),
+    ),
+    (
+        "wave-prepare",
+        include_str!("../../schemas/wave-prepare.schema.json"),
+    ),
+    (
+        "wave-report",
+        include_str!("../../schemas/wave-report.schema.json"),
     ),
     (
         "workflow",

@@ -47,6 +47,25 @@ pub(crate) enum Command {
     ///
     /// Exit status: 0 READY, 1 NEEDS ATTENTION, 2 unreadable.
     DryRun(DryRunArgs),
+    /// Decide how a run executes (trekexecute Phase 2.5): single, parallel or sequential.
+    ///
+    /// `single` when --fg is given, the mode is step, resume or session (or
+    /// anything but execute), the plan has no `## Execution Strategy` or
+    /// only one session, or the effort is low; the reason says which.
+    /// Otherwise `parallel` when a wave has two or more sessions, else
+    /// `sequential` (every session in a wave of its own). The waves and
+    /// their sessions are listed either way. Example:
+    ///
+    ///   voyage-helper plan strategy .claude/plans/split.md --json
+    ///
+    /// prints `{plan, decision, reason, session_count, waves[{wave,
+    /// parallel, sessions[{session, title, steps}]}], line}` (schema
+    /// `plan-strategy`); the text form starts with the Phase 2.5 line
+    /// `Strategy: 3 sessions (2 parallel, 1 sequential)`.
+    ///
+    /// Exit status: 0 decided, 1 not a plan, 2 unreadable.
+    #[command(verbatim_doc_comment)]
+    Strategy(StrategyArgs),
 }
 
 impl Command {
@@ -56,6 +75,7 @@ impl Command {
             Self::Validate(args) => command::validate(&args, out),
             Self::Show(args) => command::show(&args, out),
             Self::DryRun(args) => command::dry_run(&args, out),
+            Self::Strategy(args) => command::strategy(&args, out),
         }
     }
 }
@@ -85,6 +105,23 @@ pub(crate) struct ShowArgs {
 #[derive(Debug, Clone, clap::Args)]
 pub(crate) struct DryRunArgs {
     /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    pub plan: PathBuf,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct StrategyArgs {
+    /// Run in the foreground (`/trekexecute --fg`): always single.
+    #[arg(long)]
+    pub fg: bool,
+    /// The run's mode: execute, step, resume, session, validate, dry-run.
+    #[arg(long, default_value = "execute")]
+    pub mode: String,
+    /// The run's effort; `low` runs as a single session.
+    #[arg(long)]
+    pub effort: Option<String>,
+    /// Print the decision as JSON.
     #[arg(long)]
     pub json: bool,
     pub plan: PathBuf,

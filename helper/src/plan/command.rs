@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use super::cli::{DryRunArgs, ShowArgs, ValidateArgs};
+use super::cli::{DryRunArgs, ShowArgs, StrategyArgs, ValidateArgs};
 use super::render::{DryRun, Validation};
 use super::{PlanLoadError, load};
 use crate::exit;
@@ -166,4 +166,51 @@ fn repo_root(plan: &Path) -> PathBuf {
                 .map(Path::to_path_buf)
         })
         .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// `plan strategy`: the Phase 2.5 decision. A plan that cannot be loaded is
+/// reported on stderr only.
+pub(super) fn strategy(args: &StrategyArgs, out: &mut impl Write) -> io::Result<u8> {
+    let plan = match load(&args.plan) {
+        Ok(plan) => plan,
+        Err(e) => {
+            let code = match e {
+                PlanLoadError::Read { .. } => exit::CANNOT_CHECK,
+                PlanLoadError::Unrecognized { .. } => exit::NOT_OK,
+            };
+            crate::problem::eprint_all(&[e.problem().in_file_if_none(&args.plan)]);
+            return Ok(code);
+        }
+    };
+    let how = crate::wave::Invocation {
+        fg: args.fg,
+        mode: &args.mode,
+        effort: args.effort.as_deref(),
+    };
+    let report = crate::wave::decide(&plan, &how);
+    if args.json {
+        serde_json::to_writer(&mut *out, &report)?;
+        writeln!(out)?;
+    } else {
+        writeln!(out, "{}", report.line)?;
+        if let Some(reason) = &report.reason {
+            writeln!(out, "single session: {reason}")?;
+        }
+        for w in &report.waves {
+            let names: Vec<String> = w
+                .sessions
+                .iter()
+                .map(|s| format!("Session {} ({})", s.session, s.title))
+                .collect();
+            writeln!(
+                out,
+                "Wave {}: {}{}",
+                w.wave,
+                names.join(", "),
+                if w.parallel { " (parallel)" } else { "" }
+            )?;
+        }
+    }
+    out.flush()?;
+    Ok(exit::OK)
 }

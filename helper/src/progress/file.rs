@@ -140,6 +140,10 @@ pub fn conforms(value: &Value) -> bool {
     let counts_ok = ["total_steps", "current_step", "recovery_depth"]
         .iter()
         .all(|k| top.get(*k).is_none_or(Value::is_u64));
+    // Optional flags: absent, or a boolean (never null).
+    let flags_ok = ["legacy_plan", "recovery_dispatched"]
+        .iter()
+        .all(|k| top.get(*k).is_none_or(Value::is_boolean));
     let steps_ok = top
         .get("steps")
         .and_then(Value::as_object)
@@ -166,6 +170,7 @@ pub fn conforms(value: &Value) -> bool {
         && verification_ok
         && audit_ok
         && counts_ok
+        && flags_ok
         && steps_ok
 }
 

@@ -37,6 +37,7 @@ pub(crate) use budget::Budget;
 pub(crate) use budget::from_env as budget_from_env;
 pub(crate) use cli::Command;
 pub(crate) use cli::Locate;
+pub(crate) use path::progress_path;
 // For the areas that record into a progress file (the audits).
 pub use file::{conforms, parse};
 pub(crate) use file::{load, save};

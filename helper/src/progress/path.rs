@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 
 /// The progress file for a plan, a project, and optionally one session.
-pub(super) fn progress_path(
+pub(crate) fn progress_path(
     plan: Option<&Path>,
     project: Option<&Path>,
     session: Option<u32>,

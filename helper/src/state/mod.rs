@@ -160,3 +160,24 @@ pub(crate) fn execute_state_write(
     let outcome = pair::write_pair(&options.project, &state);
     finish(options.json, outcome, out, |_| {})
 }
+
+/// Writes the handover pair into `project_dir` for another area (`wave
+/// preflight` stopping on a dirty tree, seed Phase 2.55 Check 1): both
+/// files or neither, checked as `state write` checks them.
+pub(crate) fn write_handover(
+    project_dir: &std::path::Path,
+    label: &str,
+    status: &str,
+) -> Result<(), Problem> {
+    let state = SessionState {
+        schema_version: 1,
+        project: project_dir.display().to_string(),
+        next_session_brief_path: project_dir.join("brief.md").display().to_string(),
+        next_session_label: label.to_owned(),
+        status: status.to_owned(),
+        updated_at: UtcTime::now().rfc3339(),
+    };
+    pair::write_pair(project_dir, &state)
+        .map(|_| ())
+        .map_err(|(_, p)| p)
+}

@@ -33,3 +33,4 @@ mod stats;
 mod toplevel;
 mod verdict;
 mod verdict_fixtures;
+mod waves;

@@ -9,6 +9,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod branch_slug;
 mod crash;
 mod criteria_no_panic;
 mod no_panic;

@@ -1,0 +1,31 @@
+//! Session orders (seed Phase 2.6, the `session-orders` tool; DESIGN.md
+//! area `orders/`): `orders next-wave`, `write`, `status`, `archive`,
+//! `record-merged` and `clear`.
+//!
+//! A multi-session run keeps its state under
+//! `.claude/trekplan-sessions/SLUG/orders/` in the main checkout: one order
+//! per session of the wave in flight (`wave-W-session-N.md`: its worktree,
+//! the directory to open, its progress file, steps, scope fence and starter
+//! line), `wave.json` while the wave awaits its sessions, the archived
+//! progress copies, and `merged-waves.json`, the waves already merged.
+//! Both records carry the plan path relative to the main checkout and the
+//! sha256 of the plan's content, so another plan, or another version of
+//! this one, is refused rather than collected.
+//!
+//! - [`model`]: the layout of the session directory, the waves of a plan,
+//!   the two records.
+//! - [`ops`]: each subcommand, without printing (the `wave` commands call
+//!   them too).
+//! - [`sha256`]: the plan hash.
+
+mod cli;
+pub(crate) mod code;
+mod model;
+mod ops;
+mod sha256;
+
+pub(crate) use cli::Command;
+pub use model::ref_safe;
+pub(crate) use model::{Fail, Layout, current_branch, waves};
+pub(crate) use ops::{Order, State, WaveStatus, archive, next_wave, record_merged, status, write};
+pub use sha256::hex as sha256_hex;

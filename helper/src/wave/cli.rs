@@ -1,0 +1,272 @@
+//! `wave`'s command line: each subcommand's flags, its run and its text or
+//! `--json` reply.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::{collect, context, preflight, prepare, report};
+use crate::exit;
+use crate::orders::Fail;
+use crate::problem::{self, Problem};
+
+/// Prepare, collect and clean up the waves of a multi-session run.
+///
+/// Run from the main checkout (a linked worktree, such as a session's, is
+/// refused with exit 1, naming the main checkout). --plan is relative to the
+/// main checkout or absolute inside it; the session directory is
+/// `.claude/trekplan-sessions/SLUG` there (SLUG: the plan's file name
+/// without its extension). Nothing is ever forced: a worktree with changes
+/// or an unmerged branch is kept and listed with what you can do.
+///
+/// A whole run, from the main checkout:
+///
+///   voyage-helper wave preflight --plan .claude/plans/split.md
+///   voyage-helper wave prepare --plan .claude/plans/split.md --wave 1
+///   # open each session where its order says, give it the starter line
+///   voyage-helper wave collect --plan .claude/plans/split.md
+///   voyage-helper wave prepare --plan .claude/plans/split.md   # next wave
+///   …
+///   voyage-helper wave report --plan .claude/plans/split.md
+///
+/// Exit status: 0 done, 1 checked and stopped (the message says why and what
+/// to do), 2 could not check (no repository, git failed, unreadable plan).
+#[derive(Debug, clap::Subcommand)]
+#[command(verbatim_doc_comment)]
+pub(crate) enum Command {
+    /// Phase 2.55: clean tree, plan reaches worktrees, no overlap, no stale worktrees.
+    ///
+    /// Check 1: `git status --porcelain` of the whole repository minus
+    /// `.claude/trekplan-sessions/` must be empty (an untracked plan aside);
+    /// otherwise the run's progress file is set to `stopped` and, with
+    /// --project, the handover pair is written. Check 2: a tracked plan is
+    /// fine, an untracked one is committed (`chore: track plan file for
+    /// parallel execution`), an ignored one is never forced (wave prepare
+    /// copies it); a failing `git check-ignore` is fatal (exit 2). Check 3:
+    /// two sessions of a wave touching the same path. Check 4: this plan's
+    /// old session worktrees removed with `git worktree remove` and merged
+    /// `trek/SLUG/*` branches with `git branch -d`; what git refuses is kept
+    /// and the check fails. Refused while wave.json exists.
+    Preflight(PreflightArgs),
+    /// Phase 2.6 Steps 1-2: a worktree and branch per session, files copied, orders written.
+    ///
+    /// Refuses a branch `trek/SLUG/session-N` or worktree of the wave that
+    /// already exists (neither reused nor deleted). Each session gets
+    /// `git worktree add -b trek/SLUG/session-N WORKTREES/session-N HEAD`;
+    /// the plan, and the project's brief.md, plan.md and research/ (the
+    /// plan's directory, or --project), are copied into each worktree at the
+    /// same relative path. A failed `worktree add` removes, without force,
+    /// only what this call created. Without --wave: the lowest wave not yet
+    /// merged.
+    Prepare(PrepareArgs),
+    /// Phase 2.6 Step 3: check the sessions, archive, merge, record, clean up.
+    ///
+    /// Any session running: stop, touching nothing. Else the progress files
+    /// are archived; any session ended badly: the wave failed, nothing is
+    /// merged, cleanup runs. All completed: the main tree must be clean, then
+    /// per session `git push origin BRANCH` (a failure is fine) and `git
+    /// merge --no-ff`; a conflict is aborted, its files listed, later
+    /// sessions not merged, cleanup runs; a refused merge keeps wave.json.
+    /// After all merged: the wave is recorded, wave.json removed, each
+    /// worktree and branch removed without force, the next wave printed
+    /// (`none` when every wave is merged).
+    Collect(CollectArgs),
+    /// Phase 2.6 Step 5: remove clean session worktrees and merged session branches.
+    ///
+    /// Never while wave.json exists (exit 1). Exit 1 also when something is
+    /// kept because it holds work.
+    Cleanup(PlainArgs),
+    /// Phase 2.6 Step 6: the per-session results from the archived progress copies.
+    Report(PlainArgs),
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct PreflightArgs {
+    #[command(flatten)]
+    pub common: PlainArgs,
+    /// The project directory (`--project` runs): its progress.json is set to
+    /// stopped and its handover pair written when the tree is dirty.
+    #[arg(long)]
+    pub project: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct PrepareArgs {
+    #[command(flatten)]
+    pub common: PlainArgs,
+    /// The wave to prepare (default: the lowest not yet merged).
+    #[arg(long)]
+    pub wave: Option<u32>,
+    /// The project directory whose brief.md, plan.md and research/ each
+    /// worktree gets (default: the plan's directory).
+    #[arg(long)]
+    pub project: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct CollectArgs {
+    #[command(flatten)]
+    pub common: PlainArgs,
+    /// The wave to collect (default: the one wave.json names).
+    #[arg(long)]
+    pub wave: Option<u32>,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct PlainArgs {
+    /// The plan, relative to the main checkout or absolute inside it.
+    #[arg(long)]
+    pub plan: PathBuf,
+    /// The plan's session directory (default .claude/trekplan-sessions/SLUG).
+    #[arg(long)]
+    pub session_dir: Option<PathBuf>,
+    /// Print the reply as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Default, Serialize)]
+struct CleanupReply {
+    ok: bool,
+    plan: Option<String>,
+    removed_worktrees: Vec<String>,
+    removed_branches: Vec<String>,
+    kept: Vec<super::tidy::Kept>,
+    problem: Option<Problem>,
+}
+
+/// Prints `reply` (JSON) or `text`, the problem on stderr; the exit code.
+fn finish<R: Serialize>(
+    out: &mut impl Write,
+    json: bool,
+    reply: &R,
+    text: &str,
+    failed: Option<&Fail>,
+) -> io::Result<u8> {
+    if let Some((_, p)) = failed {
+        problem::eprint_all(std::slice::from_ref(p));
+    }
+    if json {
+        serde_json::to_writer(&mut *out, reply)?;
+        writeln!(out)?;
+    } else {
+        out.write_all(text.as_bytes())?;
+    }
+    out.flush()?;
+    Ok(failed.map_or(exit::OK, |(code, _)| *code))
+}
+
+impl Command {
+    pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
+        match self {
+            Self::Preflight(a) => {
+                let mut reply = preflight::PreflightReply::default();
+                let done = context::layout(&a.common.plan, a.common.session_dir.as_deref())
+                    .and_then(|l| preflight::run(&l, a.project.as_deref(), &mut reply));
+                reply.ok = done.is_ok();
+                let failed = done.err();
+                reply.problem = failed.as_ref().map(|(_, p)| p.clone());
+                let text = preflight::render(&reply);
+                finish(out, a.common.json, &reply, &text, failed.as_ref())
+            }
+            Self::Prepare(a) => {
+                let mut reply = prepare::PrepareReply::default();
+                let mut orders_dir = PathBuf::new();
+                let done = context::layout(&a.common.plan, a.common.session_dir.as_deref())
+                    .and_then(|l| {
+                        orders_dir = l.orders_dir();
+                        prepare::run(&l, a.wave, a.project.as_deref(), &mut reply)
+                    });
+                reply.ok = done.is_ok();
+                let failed = done.err();
+                reply.problem = failed.as_ref().map(|(_, p)| p.clone());
+                let text = prepare::render(&reply, &orders_dir);
+                finish(out, a.common.json, &reply, &text, failed.as_ref())
+            }
+            Self::Collect(a) => {
+                let mut reply = collect::CollectReply::default();
+                let done = context::layout(&a.common.plan, a.common.session_dir.as_deref())
+                    .and_then(|l| collect::run(&l, a.wave, &mut reply));
+                reply.ok = done.is_ok();
+                let failed = done.err();
+                reply.problem = failed.as_ref().map(|(_, p)| p.clone());
+                let text = collect::render(&reply);
+                finish(out, a.common.json, &reply, &text, failed.as_ref())
+            }
+            Self::Cleanup(a) => {
+                let mut reply = CleanupReply::default();
+                let done = context::layout(&a.plan, a.session_dir.as_deref()).and_then(|l| {
+                    reply.plan = Some(l.plan_rel.clone());
+                    report::cleanup(&l)
+                });
+                let failed = match done {
+                    Ok(swept) => {
+                        reply.removed_worktrees = swept.removed_worktrees;
+                        reply.removed_branches = swept.removed_branches;
+                        reply.kept = swept.kept;
+                        (!reply.kept.is_empty()).then(|| {
+                            (
+                                exit::NOT_OK,
+                                Problem::new(
+                                    super::code::WAVE_KEPT,
+                                    "kept (they hold work): see each item's what_to_do; a re-run stops at wave preflight until they are dealt with",
+                                ),
+                            )
+                        })
+                    }
+                    Err(f) => Some(f),
+                };
+                reply.ok = failed.is_none();
+                reply.problem = failed.as_ref().map(|(_, p)| p.clone());
+                use std::fmt::Write as _;
+                let mut text = String::new();
+                if failed.is_none() || !reply.kept.is_empty() {
+                    let _ = writeln!(
+                        text,
+                        "Cleanup: worktrees removed and merged branches deleted."
+                    );
+                }
+                for k in &reply.kept {
+                    let _ = writeln!(text, "KEPT {} {}: {}", k.kind, k.name, k.what_to_do);
+                }
+                finish(out, a.json, &reply, &text, failed.as_ref())
+            }
+            Self::Report(a) => {
+                let layout = match context::layout(&a.plan, a.session_dir.as_deref()) {
+                    Ok(l) => l,
+                    Err(f) => {
+                        let reply = report::Report {
+                            problem: Some(f.1.clone()),
+                            ..report::Report::default()
+                        };
+                        return finish(out, a.json, &reply, "", Some(&f));
+                    }
+                };
+                let reply = report::report(&layout);
+                use std::fmt::Write as _;
+                let mut text = String::new();
+                for s in &reply.sessions {
+                    let _ = writeln!(
+                        text,
+                        "wave {} session {}: {} ({}/{} steps completed{})",
+                        s.wave,
+                        s.session,
+                        s.status,
+                        s.completed_steps,
+                        s.total_steps,
+                        if s.open_steps.is_empty() {
+                            String::new()
+                        } else {
+                            format!("; open: {}", s.open_steps.join(", "))
+                        }
+                    );
+                }
+                if reply.sessions.is_empty() {
+                    let _ = writeln!(text, "no archived session results");
+                }
+                finish(out, a.json, &reply, &text, None)
+            }
+        }
+    }
+}

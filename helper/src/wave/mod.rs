@@ -1,0 +1,33 @@
+//! Multi-session waves (seed Phase 2.5, 2.55, 2.6; DESIGN.md area
+//! `wave/`): `plan strategy`, `wave preflight`, `prepare`, `collect`,
+//! `cleanup` and `report`.
+//!
+//! Voyage never starts a Claude Code session (Hard rule 21): a wave is a
+//! set of git worktrees, one per session, each with a branch
+//! `trek/SLUG/session-N` and a session order (the `orders` area) the user
+//! hands to a session they open themselves. Every git call goes through
+//! [`crate::git::run`] (`LC_ALL=C`, `GIT_OPTIONAL_LOCKS=0`, `-z` where paths
+//! are listed), and nothing here ever forces: no `--force`, no `-f` on
+//! `worktree remove`, no `branch -D`, no `reset --hard`, no `clean -f`, no
+//! `-X theirs/ours` (a test reads this source to keep it so). What git
+//! refuses to remove holds work: it is kept and listed with what the user
+//! can do.
+//!
+//! - [`context`]: the main checkout (a linked worktree is refused) and the
+//!   shared git calls.
+//! - [`strategy`]: the Phase 2.5 decision.
+//! - [`preflight`]: Checks 1–4. [`prepare`]: Steps 1–2. [`collect`]: Step
+//!   3. [`report`]: Steps 5 and 6. [`tidy`]: removal without force.
+
+mod cli;
+pub(crate) mod code;
+mod collect;
+mod context;
+mod preflight;
+mod prepare;
+mod report;
+mod strategy;
+mod tidy;
+
+pub(crate) use cli::Command;
+pub(crate) use strategy::{Invocation, decide};
