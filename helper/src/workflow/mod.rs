@@ -6,7 +6,8 @@
 //!
 //! - [`load`] turns a YAML file ([`yaml`]) into the typed [`model`], filling
 //!   `{{var}}` [`placeholder`]s and checking every schema rule;
-//! - [`resolve`] loads nested `workflow:` references before anything runs;
+//! - [`resolve`] loads nested `workflow:` references before anything runs,
+//!   [`remote`] ones (and a top-level URL) fetched over http(s);
 //! - [`runner`] produces [`event`]s for the steps — [`script`] steps (one
 //!   [`shell`] run, or [`healing`] runs), [`loops`], [`nested`] workflows,
 //!   [`prompt`] steps (graded by the [`judge`]) — filtered by [`filter`];
@@ -24,7 +25,7 @@
 //! hands down, not an import):
 //!
 //! 1. the data: [`model`], [`yaml`], [`placeholder`], [`text`], [`filter`],
-//!    [`event`], [`settings`], and [`step`] (where events go, the run's context, how a
+//!    [`event`], [`settings`], [`remote`], and [`step`] (where events go, the run's context, how a
 //!    step ends); [`load`] and [`resolve`] above them;
 //! 2. what a child process shares ([`child`], [`lines`]), the agent call
 //!    ([`call`], [`answer`]), then the workers: [`shell`], [`claude`],
@@ -57,6 +58,7 @@ mod nested;
 mod placeholder;
 mod prompt;
 mod provider;
+mod remote;
 mod resolve;
 mod retrospective;
 mod runner;
@@ -73,3 +75,4 @@ pub(crate) use command::exit_code;
 pub use event::Event;
 pub use lines::LineSplitter;
 pub use load::load_source;
+pub use remote::{host as url_host, join as join_url, to_raw as raw_url};

@@ -32,6 +32,9 @@ pub(super) struct Settings {
     /// Whether the user set [`STRUCTURED_RETRIES_VAR`] for the CLI: then
     /// calls with a JSON Schema leave it as chosen (else they get 2).
     pub structured_retries_chosen: bool,
+    /// The deadline of one remote workflow download: `VOYAGE_FETCH_TIMEOUT`
+    /// (seconds, a positive number), else 30 s.
+    pub fetch_timeout: std::time::Duration,
 }
 
 impl Default for Settings {
@@ -67,6 +70,13 @@ impl Settings {
                 .filter(|c| *c > 0)
                 .unwrap_or(80),
             structured_retries_chosen: env(STRUCTURED_RETRIES_VAR).is_some(),
+            fetch_timeout: text("VOYAGE_FETCH_TIMEOUT")
+                .and_then(|t| t.trim().parse::<f64>().ok())
+                .filter(|t| t.is_finite() && *t > 0.0 && *t < 86_400.0)
+                .map_or(
+                    super::remote::DEFAULT_TIMEOUT,
+                    std::time::Duration::from_secs_f64,
+                ),
         }
     }
 }
@@ -111,5 +121,16 @@ mod tests {
         assert!(settings(&[("VOYAGE_LOG", "1")]).log);
         assert_eq!(settings(&[("COLUMNS", "120")]).width, 120);
         assert_eq!(settings(&[("COLUMNS", "0")]).width, 80);
+        assert_eq!(d.fetch_timeout.as_secs(), 30);
+        let t = settings(&[("VOYAGE_FETCH_TIMEOUT", "0.5")]).fetch_timeout;
+        assert_eq!(t.as_millis(), 500);
+        for bad in ["0", "-1", "soon", "NaN"] {
+            assert_eq!(
+                settings(&[("VOYAGE_FETCH_TIMEOUT", bad)])
+                    .fetch_timeout
+                    .as_secs(),
+                30
+            );
+        }
     }
 }
