@@ -147,9 +147,13 @@ pub(crate) struct RunArgs {
     #[arg(long = "var", value_name = "NAME=VALUE")]
     pub vars: Vec<String>,
     /// No post-mortem of a failed run. Without it, when a workflow with
-    /// agent steps fails, one claude call without tools explains why
-    /// (step:retrospective); VOYAGE_RETROSPECTIVE=0 or
-    /// EXECUTANT_RETROSPECTIVE=0 also turn it off.
+    /// agent steps fails, one agent call without tools explains why
+    /// (step:retrospective), on the provider and model the environment
+    /// names (VOYAGE_PROVIDER / EXECUTANT_PROVIDER, else claude;
+    /// VOYAGE_MODEL / EXECUTANT_MODEL, else the CLI's default), told where
+    /// in its loop the step failed; when the analysis itself fails, a
+    /// warning gives its cause (a timeout, the API's error).
+    /// VOYAGE_RETROSPECTIVE=0 or EXECUTANT_RETROSPECTIVE=0 also turn it off.
     #[arg(long)]
     pub no_retrospective: bool,
     /// The workflow file, or an http(s) URL to fetch it from (see REMOTE).

@@ -1435,6 +1435,136 @@ fn a_failed_agent_run_gets_a_retrospective() {
     }
 }
 
+/// A structured answer for a retrospective.
+fn analysis() -> Turn {
+    Turn::tool(
+        "StructuredOutput",
+        json!({"summary": "Item b is refused.", "rootCause": "test b != b",
+               "evidence": ["item b"], "suggestions": [], "workflowFixable": false,
+               "refineInstruction": ""}),
+    )
+}
+
+/// A failure in a loop, after a prompt step (so a retrospective is wanted).
+const LOOP_FAILS_AT_B: &str = "goal: retro\nsteps:\n  - name: ask\n    prompt: Say hi.\n  - name: each\n    forEach: [a, b, c]\n    command: echo \"item {{item}}\"; test {{item}} != b\n";
+
+/// The retrospective pins no model: VOYAGE_MODEL (else EXECUTANT_MODEL)
+/// reaches the CLI and the API; and its input says where in the loop the
+/// step failed, which the error (naming only the loop) does not.
+#[test]
+fn the_retrospective_follows_the_environment_and_names_the_loop_position() {
+    let Some(real) = claude_or_skip() else {
+        return;
+    };
+    let setup = Setup::new(LOOP_FAILS_AT_B, vec![Turn::text("hi"), analysis()]);
+    let bin = tempfile::tempdir().unwrap();
+    let log = tempfile::tempdir().unwrap();
+    recording_shim(bin.path(), log.path(), &real);
+    let ran = setup.run_with(|cmd| {
+        cmd.env_remove("VOYAGE_RETROSPECTIVE")
+            .env("PATH", path_with(bin.path()))
+            .env("EXECUTANT_MODEL", "claude-test-model-2");
+    });
+    ran.status_is(1);
+    assert_eq!(ran.last()["type"], "step:retrospective", "{:?}", flow(&ran));
+    assert_eq!(ran.last()["index"], 1);
+    let argv = recorded_argv(log.path(), 1);
+    let at = argv.iter().position(|a| a == "--model").unwrap();
+    assert_eq!(argv[at + 1], "claude-test-model-2", "{argv:?}");
+    let main = setup.mock.main_requests();
+    assert_eq!(main.len(), 2, "{}", setup.seen());
+    assert_eq!(main[1].body["model"], "claude-test-model-2");
+    let prompt = main[1].user_texts().join("\n");
+    assert!(
+        prompt.contains("The failed step (each, failed at iteration 2 of 3 (item \"b\")):"),
+        "{prompt}"
+    );
+
+    // Without a model in the environment, the CLI's own default: no
+    // --model at all (the prompt step keeps its sonnet).
+    let setup = Setup::new(LOOP_FAILS_AT_B, vec![Turn::text("hi"), analysis()]);
+    let log = tempfile::tempdir().unwrap();
+    recording_shim(bin.path(), log.path(), &real);
+    let ran = setup.run_with(|cmd| {
+        cmd.env_remove("VOYAGE_RETROSPECTIVE")
+            .env("PATH", path_with(bin.path()));
+    });
+    ran.status_is(1);
+    assert_eq!(ran.last()["type"], "step:retrospective", "{:?}", flow(&ran));
+    assert!(recorded_argv(log.path(), 0).contains(&"--model".to_owned()));
+    let argv = recorded_argv(log.path(), 1);
+    assert!(!argv.contains(&"--model".to_owned()), "{argv:?}");
+}
+
+/// An analysis that fails says why, in the CLI's words (here the API's
+/// error), and the run still ends with the step's own error; a provider
+/// the environment names that this build cannot run is said too, and no
+/// analysis is announced or asked for.
+#[test]
+fn a_failed_analysis_logs_its_real_cause() {
+    if claude_or_skip().is_none() {
+        return;
+    }
+    let setup = Setup::new(
+        LOOP_FAILS_AT_B,
+        vec![
+            Turn::text("hi"),
+            Turn::error(400, "invalid_request_error", "mock: no analysis today"),
+        ],
+    );
+    let ran = setup.run_with(|cmd| {
+        cmd.env_remove("VOYAGE_RETROSPECTIVE");
+    });
+    ran.status_is(1);
+    assert!(ran.of("step:retrospective").is_empty());
+    let warning = ran.last();
+    assert_eq!(warning["type"], "log", "{:?}", flow(&ran));
+    assert_eq!(warning["level"], "warn");
+    let text = warning["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("no retrospective of \"each\": the analysis failed: "),
+        "{text}"
+    );
+    assert!(text.contains("mock: no analysis today"), "{text}");
+    assert!(!text.contains("no usable answer"), "{text}");
+    assert!(
+        ran.stderr.contains("error[WORKFLOW_COMMAND_FAILED]"),
+        "{}",
+        ran.stderr
+    );
+
+    let elsewhere = Setup::new(
+        "goal: retro\nsteps:\n  - name: ask\n    provider: claude\n    prompt: Say hi.\n  - name: fail\n    command: exit 4\n",
+        vec![Turn::text("hi")],
+    );
+    let ran = elsewhere.run_with(|cmd| {
+        cmd.env_remove("VOYAGE_RETROSPECTIVE")
+            .env("VOYAGE_PROVIDER", "opencode");
+    });
+    ran.status_is(1);
+    let texts: Vec<&str> = ran
+        .of("log")
+        .iter()
+        .map(|e| e["text"].as_str().unwrap())
+        .collect();
+    assert!(
+        !texts.iter().any(|t| t.starts_with("analysing")),
+        "{texts:?}"
+    );
+    assert_eq!(
+        texts.last().copied(),
+        Some(
+            "no retrospective of \"fail\": its provider \"opencode\" (VOYAGE_PROVIDER or EXECUTANT_PROVIDER) is not one this build runs"
+        )
+    );
+    assert_eq!(
+        elsewhere.mock.main_requests().len(),
+        1,
+        "{}",
+        elsewhere.seen()
+    );
+}
+
 /// No retrospective with `--no-retrospective`, and none for a workflow
 /// without agent steps: a shell command failing starts no agent call.
 #[test]
