@@ -95,7 +95,12 @@ pub(crate) struct ValidateArgs {
 /// file goes to `.claude/voyage.local/logs/<UTC YYYYMMDD-HHMMSS>_<goal>.log`
 /// (the nearest `.claude/voyage.local` from the workflow's directory up to
 /// its git work tree's root, else one in the workflow's directory);
-/// VOYAGE_LOG=0 or EXECUTANT_LOG=0 turn it off.
+/// VOYAGE_LOG=0 or EXECUTANT_LOG=0 turn it off. A successful run's
+/// workflow:report sums cost and tokens and tells each step's judge and
+/// self-healing history; with VOYAGE_REPORT_SUGGESTION=1 (or
+/// EXECUTANT_REPORT_SUGGESTION=1) one more claude call (haiku, no tools,
+/// at most 600 s) adds a one-sentence `suggestion` to it and to the log,
+/// or a warning with the reason it could not.
 /// Warnings and the error that ended a run go to stderr. If stdout cannot
 /// be written, the run is stopped as SIGTERM would stop it, and exits 2
 /// with `error: cannot write output: ...` on stderr (0, quietly, when the

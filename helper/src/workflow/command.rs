@@ -117,6 +117,7 @@ pub(super) fn run(args: &RunArgs, settings: Settings, out: &mut impl Write) -> i
     }
     let retrospective = settings.retrospective;
     let (log, width) = (settings.log, settings.width);
+    let suggestion_requested = settings.report_suggestion;
     let ctx = Context {
         work_dir,
         stop,
@@ -126,7 +127,9 @@ pub(super) fn run(args: &RunArgs, settings: Settings, out: &mut impl Write) -> i
     let mut consumers: Vec<Box<dyn Consumer + '_>> = Vec::new();
     let mut log_path = None;
     if log {
-        match LogFile::create(&log_dir_for(&dir), &workflow.goal) {
+        match LogFile::create(&log_dir_for(&dir), &workflow.goal)
+            .map(|log| log.suggestion_requested(suggestion_requested))
+        {
             Ok(log) => {
                 log_path = Some(log.path().to_path_buf());
                 consumers.push(Box::new(log));

@@ -13,7 +13,8 @@
 //!   [`prompt`] steps (graded by the [`judge`]) — filtered by [`filter`];
 //! - every agent call is a [`call`] to a [`provider`] ([`claude`]), the
 //!   same for prompt steps, the judge, self-healing and the
-//!   [`retrospective`] that analyses a fatal failure;
+//!   [`retrospective`] that analyses a fatal failure, and the report's
+//!   efficiency [`suggestion`];
 //! - [`consumers`] turn the events into NDJSON and a log file, [`live`] into
 //!   the view for people;
 //! - [`command`] is the I/O edge that wires them together; [`cli`] holds
@@ -29,7 +30,7 @@
 //!    step ends); [`load`] and [`resolve`] above them;
 //! 2. what a child process shares ([`child`], [`lines`]), the agent call
 //!    ([`call`], [`answer`]), then the workers: [`shell`], [`claude`],
-//!    [`provider`], [`judge`], [`healing`], [`retrospective`], [`script`],
+//!    [`provider`], [`judge`], [`healing`], [`retrospective`], [`suggestion`], [`script`],
 //!    [`prompt`], [`loops`], [`nested`];
 //! 3. the [`runner`];
 //! 4. the edge: [`consumers`], [`live`], [`command`], [`cli`].
@@ -66,6 +67,7 @@ mod script;
 mod settings;
 mod shell;
 mod step;
+mod suggestion;
 mod text;
 mod yaml;
 

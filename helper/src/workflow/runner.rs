@@ -23,7 +23,7 @@ use super::event::{Event, IterationStatus, RunReport, StepSummary, TokenUsage};
 use super::filter::Filter;
 use super::model::{Task, Workflow};
 use super::step::{Context, Emit, Finish, StepError};
-use super::{loops, nested, prompt, retrospective, script};
+use super::{loops, nested, prompt, retrospective, script, suggestion};
 
 /// Lines of a step's output kept for `lastOutput`.
 pub(super) const LAST_OUTPUT_LINES: usize = 100;
@@ -139,9 +139,11 @@ pub(super) fn run(
         }
     }
     if options.report {
-        emit.emit(Event::WorkflowReport {
-            report: build_report(millis(start), cost, &usages, narrative),
-        });
+        let mut report = build_report(millis(start), cost, &usages, narrative);
+        if ctx.settings.report_suggestion {
+            report.suggestion = suggestion::suggest(workflow, &report, ctx, emit);
+        }
+        emit.emit(Event::WorkflowReport { report });
     }
     emit.emit(Event::WorkflowComplete {
         workflow: Arc::clone(workflow),

@@ -1565,6 +1565,112 @@ fn a_failed_analysis_logs_its_real_cause() {
     );
 }
 
+// ------------------------------------------------------ report suggestion
+
+/// The log file of a run in `dir`.
+fn the_log(dir: &Path) -> String {
+    let logs: Vec<PathBuf> = std::fs::read_dir(dir.join(".claude/voyage.local/logs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    std::fs::read_to_string(&logs[0]).unwrap()
+}
+
+/// With VOYAGE_REPORT_SUGGESTION=1 a successful run asks one more call,
+/// on haiku with no tools, grounded in the run narrative; its sentence is
+/// the report's `suggestion` and the log's. Without it, no call is made
+/// and the log says it was not requested.
+#[test]
+fn a_requested_suggestion_reaches_the_report_and_the_log() {
+    if claude_or_skip().is_none() {
+        return;
+    }
+    let yaml = "goal: suggest\nsteps:\n  - name: ask\n    prompt: Say hi.\n";
+    let advice = "Give step ask `model: haiku`; its answer is one word.";
+    let setup = Setup::new(
+        yaml,
+        vec![
+            Turn::text("hi"),
+            Turn::tool("StructuredOutput", json!({"suggestion": advice})),
+        ],
+    );
+    let ran = setup.run_with(|cmd| {
+        cmd.env("VOYAGE_LOG", "1")
+            .env("EXECUTANT_REPORT_SUGGESTION", "1");
+    });
+    ran.status_is(0);
+    let report = &ran.of("workflow:report")[0]["report"];
+    assert_eq!(report["suggestion"], advice);
+    let summed: f64 = ran
+        .of("output:cost")
+        .iter()
+        .map(|e| e["usd"].as_f64().unwrap())
+        .sum();
+    assert_eq!(report["totalCostUsd"].as_f64().unwrap(), summed);
+    let main = setup.mock.main_requests();
+    assert_eq!(main.len(), 2, "{}", setup.seen());
+    let model = main[1].body["model"].as_str().unwrap();
+    assert!(model.contains("haiku"), "{model}");
+    assert_eq!(main[1].tool_names(), s(&["StructuredOutput"]));
+    let prompt = main[1].user_texts().join("\n");
+    assert!(prompt.contains("1. ask — "), "{prompt}");
+    assert!(prompt.contains("passed clean"), "{prompt}");
+    let log = the_log(setup.dir.path());
+    assert!(
+        log.contains(&format!("  Efficiency suggestion: {advice}")),
+        "{log}"
+    );
+
+    let plain = Setup::new(yaml, vec![Turn::text("hi")]);
+    let ran = plain.run_with(|cmd| {
+        cmd.env("VOYAGE_LOG", "1");
+    });
+    ran.status_is(0);
+    assert!(
+        ran.of("workflow:report")[0]["report"]
+            .get("suggestion")
+            .is_none()
+    );
+    assert_eq!(plain.mock.main_requests().len(), 1, "{}", plain.seen());
+    assert!(the_log(plain.dir.path()).contains("  Efficiency suggestion: not requested"));
+}
+
+/// A suggestion that cannot be had (here the API refuses it) fails
+/// nothing: the report goes out without one, a warning gives the cause,
+/// and the log says none came rather than "not requested".
+#[test]
+fn a_failed_suggestion_leaves_the_report_alone() {
+    if claude_or_skip().is_none() {
+        return;
+    }
+    let setup = Setup::new(
+        "goal: suggest\nsteps:\n  - name: ask\n    prompt: Say hi.\n",
+        vec![
+            Turn::text("hi"),
+            Turn::error(400, "invalid_request_error", "mock: no advice today"),
+        ],
+    );
+    let ran = setup.run_with(|cmd| {
+        cmd.env("VOYAGE_LOG", "1")
+            .env("VOYAGE_REPORT_SUGGESTION", "1");
+    });
+    ran.status_is(0);
+    assert_eq!(ran.last()["type"], "workflow:complete");
+    let report = &ran.of("workflow:report")[0]["report"];
+    assert!(report.get("suggestion").is_none(), "{report}");
+    let warning = ran
+        .of("log")
+        .into_iter()
+        .find(|e| e["level"] == "warn")
+        .unwrap_or_else(|| panic!("no warning: {:?}", flow(&ran)));
+    let text = warning["text"].as_str().unwrap();
+    assert!(text.starts_with("no efficiency suggestion: "), "{text}");
+    assert!(text.contains("mock: no advice today"), "{text}");
+    let log = the_log(setup.dir.path());
+    assert!(log.contains("  Efficiency suggestion: none came"), "{log}");
+}
+
 /// No retrospective with `--no-retrospective`, and none for a workflow
 /// without agent steps: a shell command failing starts no agent call.
 #[test]
