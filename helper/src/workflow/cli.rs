@@ -110,7 +110,7 @@ pub(crate) struct ValidateArgs {
 /// reference: the file is fetched before anything runs. GitHub blob pages
 /// (github.com/OWNER/REPO/blob/REF/PATH) and gist pages are read from their
 /// raw files; for raw.githubusercontent.com and gist.githubusercontent.com
-/// only, the output of `gh auth token` (when gh is installed and logged in)
+/// only (over https), the output of `gh auth token` (when gh is installed and logged in)
 /// goes with the request, so private files work; a 401, 403 or 404 from
 /// GitHub says to run `gh auth login`. A reference inside a fetched
 /// workflow is joined to its URL, never read from the disk (`/x.yaml` is

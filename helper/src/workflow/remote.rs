@@ -5,7 +5,7 @@
 //!   (`gist.github.com/U/ID`) are rewritten to their raw files; every other
 //!   URL is fetched as given.
 //! - `gh auth token` is asked for, best effort, only when the URL's host is
-//!   one of GitHub's raw hosts ([`RAW_HOSTS`]), and the token goes only
+//!   one of GitHub's raw hosts ([`RAW_HOSTS`]) over https, and the token goes only
 //!   there; an HTTP 401, 403 or 404 from GitHub hints at `gh auth login`.
 //! - A reference inside a remote workflow is joined to that workflow's URL,
 //!   whatever it looks like (`/x.yaml` is the same host's root, never the
@@ -179,10 +179,7 @@ impl Fetcher {
             .build();
         let agent = ureq::Agent::new_with_config(config);
         let mut request = agent.get(url);
-        let token = RAW_HOSTS
-            .contains(&host.as_str())
-            .then(github_token)
-            .flatten();
+        let token = wants_token(url).then(github_token).flatten();
         if let Some(token) = token {
             request = request.header("Authorization", format!("Bearer {token}"));
         }
@@ -230,6 +227,13 @@ impl Fetcher {
         };
         Problem::new(code, format!("cannot fetch the workflow {url}: {why}"))
     }
+}
+
+/// Whether a request to `url` may carry the GitHub token: over https, to
+/// one of GitHub's raw hosts, and nowhere else.
+fn wants_token(url: &str) -> bool {
+    scheme(url).is_some_and(|s| s.eq_ignore_ascii_case("https"))
+        && RAW_HOSTS.contains(&host(url).as_str())
 }
 
 fn is_github(host: &str) -> bool {
@@ -322,6 +326,23 @@ mod tests {
         assert!(
             !RAW_HOSTS.contains(&host("https://raw.githubusercontent.com.evil.example/x").as_str())
         );
+    }
+
+    #[test]
+    fn the_token_goes_only_to_githubs_raw_hosts_over_https() {
+        assert!(wants_token(
+            "https://raw.githubusercontent.com/o/r/main/a.yaml"
+        ));
+        assert!(wants_token("https://gist.githubusercontent.com/u/i/raw"));
+        for other in [
+            "http://raw.githubusercontent.com/o/r/main/a.yaml",
+            "https://github.com/o/r/blob/main/a.yaml",
+            "https://raw.githubusercontent.com.evil.example/a.yaml",
+            "https://evil.example/raw.githubusercontent.com/a.yaml",
+            "http://127.0.0.1:8080/w.yaml",
+        ] {
+            assert!(!wants_token(other), "{other}");
+        }
     }
 
     #[test]
