@@ -80,9 +80,11 @@ pub mod profile {
     pub use crate::profile::{PHASES, check_name, parse};
 }
 
-/// Workflow loading and the claude provider's stream.
+/// Workflow loading, remote workflow URLs and the claude provider's stream.
 pub mod workflow {
-    pub use crate::workflow::{Event, LineSplitter, QUOTED_LINES, Stream, load_source};
+    pub use crate::workflow::{
+        Event, LineSplitter, QUOTED_LINES, Stream, join_url, load_source, raw_url, url_host,
+    };
 }
 
 /// The YAML and front-matter reader.

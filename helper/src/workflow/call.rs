@@ -17,7 +17,8 @@ pub(super) struct Call<'a> {
     /// Names the call in messages: the step, or `build:heal-2`.
     pub name: &'a str,
     pub prompt: &'a str,
-    pub model: &'a str,
+    /// `None`: the CLI's own default model (no `--model`).
+    pub model: Option<&'a str>,
     /// `None`: every tool; an empty list: none.
     pub allowed_tools: Option<&'a [String]>,
     pub append_system_prompt: Option<&'a str>,
@@ -35,7 +36,7 @@ impl<'a> Call<'a> {
         Self {
             name: &task.name,
             prompt,
-            model: &task.model,
+            model: Some(&task.model),
             allowed_tools: task.allowed_tools.as_deref(),
             append_system_prompt: task.append_system_prompt.as_deref(),
             permissions: Permissions::Bypass,

@@ -57,7 +57,10 @@ pub(super) fn call(call: &Call<'_>, ctx: &Context, emit: &dyn Emit) -> Result<()
     argv.extend(args.iter().map(OsString::as_os_str));
     emit.emit(Event::log(
         Level::Info,
-        format!("claude --print … (model {})", call.model),
+        match call.model {
+            Some(model) => format!("claude --print … (model {model})"),
+            None => "claude --print … (the CLI's default model)".to_owned(),
+        },
     ));
 
     let mut env: Vec<(&str, &OsStr)> = vec![(WORKFLOW_DIR_VAR, ctx.work_dir.as_os_str())];
@@ -134,9 +137,11 @@ pub(super) fn arguments(call: &Call<'_>) -> Vec<OsString> {
     args.extend([
         "--permission-mode".into(),
         permission_mode(call.permissions).into(),
-        "--model".into(),
-        call.model.into(),
     ]);
+    if let Some(model) = call.model {
+        args.push("--model".into());
+        args.push(model.into());
+    }
     if let Some(text) = call.append_system_prompt {
         args.push("--append-system-prompt".into());
         args.push(argument(text));
@@ -468,6 +473,12 @@ mod tests {
             .position(|a| a == "--permission-mode")
             .expect("a permission mode is always passed");
         assert_eq!(args[at + 1], "default");
+        let default_model = Call {
+            model: None,
+            ..Call::for_step(&t, "hi")
+        };
+        let args = arguments(&default_model);
+        assert!(!args.iter().any(|a| a == "--model"), "{args:?}");
     }
 
     #[test]

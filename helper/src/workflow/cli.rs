@@ -38,7 +38,7 @@ impl Command {
     pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
         match self {
             Self::Run(args) => command::run(&args, Settings::from_env(), out),
-            Self::Validate(args) => command::validate(&args, out),
+            Self::Validate(args) => command::validate(&args, &Settings::from_env(), out),
         }
     }
 }
@@ -53,7 +53,8 @@ pub(crate) struct ValidateArgs {
     /// Give a var, as `workflow run` would (repeatable).
     #[arg(long = "var", value_name = "NAME=VALUE")]
     pub vars: Vec<String>,
-    /// The workflow file.
+    /// The workflow file, or an http(s) URL (fetched as `workflow run`
+    /// fetches it).
     pub file: PathBuf,
 }
 
@@ -94,11 +95,33 @@ pub(crate) struct ValidateArgs {
 /// file goes to `.claude/voyage.local/logs/<UTC YYYYMMDD-HHMMSS>_<goal>.log`
 /// (the nearest `.claude/voyage.local` from the workflow's directory up to
 /// its git work tree's root, else one in the workflow's directory);
-/// VOYAGE_LOG=0 or EXECUTANT_LOG=0 turn it off.
+/// VOYAGE_LOG=0 or EXECUTANT_LOG=0 turn it off. A successful run's
+/// workflow:report sums cost and tokens and tells each step's judge and
+/// self-healing history; with VOYAGE_REPORT_SUGGESTION=1 (or
+/// EXECUTANT_REPORT_SUGGESTION=1) one more claude call (haiku, no tools,
+/// at most 600 s) adds a one-sentence `suggestion` to it and to the log,
+/// or a warning with the reason it could not.
 /// Warnings and the error that ended a run go to stderr. If stdout cannot
 /// be written, the run is stopped as SIGTERM would stop it, and exits 2
 /// with `error: cannot write output: ...` on stderr (0, quietly, when the
 /// reader closed the pipe).
+///
+/// REMOTE. FILE may be an http(s) URL, and so may a `workflow:` step's
+/// reference: the file is fetched before anything runs. GitHub blob pages
+/// (github.com/OWNER/REPO/blob/REF/PATH) and gist pages are read from their
+/// raw files; for raw.githubusercontent.com and gist.githubusercontent.com
+/// only (over https), the output of `gh auth token` (when gh is installed and logged in)
+/// goes with the request, so private files work; a 401, 403 or 404 from
+/// GitHub says to run `gh auth login`. A reference inside a fetched
+/// workflow is joined to its URL, never read from the disk (`/x.yaml` is
+/// the same host's /x.yaml). A fetched workflow has no directory of its
+/// own: the current directory is the run's (cancel file, log directory,
+/// VOYAGE_WORKFLOW_DIR). A download may take VOYAGE_FETCH_TIMEOUT seconds
+/// (default 30; WORKFLOW_FETCH_TIMEOUT) and 16 MiB (WORKFLOW_TOO_LARGE);
+/// an HTTP error or no connection is WORKFLOW_FETCH_FAILED, another scheme
+/// WORKFLOW_REMOTE_UNSUPPORTED, each exit 2. For example:
+///
+///   voyage-helper workflow run https://github.com/OWNER/REPO/blob/main/flows/release.yaml
 ///
 /// CANCEL. A file `.voyage-cancel` (or `.executant-cancel`) in the
 /// workflow's directory stops the run before its next step (nested runs
@@ -129,11 +152,15 @@ pub(crate) struct RunArgs {
     #[arg(long = "var", value_name = "NAME=VALUE")]
     pub vars: Vec<String>,
     /// No post-mortem of a failed run. Without it, when a workflow with
-    /// agent steps fails, one claude call without tools explains why
-    /// (step:retrospective); VOYAGE_RETROSPECTIVE=0 or
-    /// EXECUTANT_RETROSPECTIVE=0 also turn it off.
+    /// agent steps fails, one agent call without tools explains why
+    /// (step:retrospective), on the provider and model the environment
+    /// names (VOYAGE_PROVIDER / EXECUTANT_PROVIDER, else claude;
+    /// VOYAGE_MODEL / EXECUTANT_MODEL, else the CLI's default), told where
+    /// in its loop the step failed; when the analysis itself fails, a
+    /// warning gives its cause (a timeout, the API's error).
+    /// VOYAGE_RETROSPECTIVE=0 or EXECUTANT_RETROSPECTIVE=0 also turn it off.
     #[arg(long)]
     pub no_retrospective: bool,
-    /// The workflow file.
+    /// The workflow file, or an http(s) URL to fetch it from (see REMOTE).
     pub file: PathBuf,
 }

@@ -32,6 +32,7 @@ use super::event::Event;
 use super::filter::Filter;
 use super::live::Live;
 use super::load::{self, Loaded};
+use super::remote::{self, Fetcher};
 use super::resolve;
 use super::runner::{self, RunOptions};
 use super::settings::Settings;
@@ -72,7 +73,10 @@ pub(super) fn run(args: &RunArgs, settings: Settings, out: &mut impl Write) -> i
             return Ok(exit_code::STEP_FAILED);
         }
     };
-    let loaded = match load_and_resolve(&args.file, &vars) {
+    let fetcher = Fetcher {
+        timeout: settings.fetch_timeout,
+    };
+    let loaded = match load_and_resolve(&args.file, &vars, &fetcher) {
         Ok(loaded) => loaded,
         Err(problem) => {
             report_problem(&problem);
@@ -113,6 +117,7 @@ pub(super) fn run(args: &RunArgs, settings: Settings, out: &mut impl Write) -> i
     }
     let retrospective = settings.retrospective;
     let (log, width) = (settings.log, settings.width);
+    let suggestion_requested = settings.report_suggestion;
     let ctx = Context {
         work_dir,
         stop,
@@ -122,7 +127,9 @@ pub(super) fn run(args: &RunArgs, settings: Settings, out: &mut impl Write) -> i
     let mut consumers: Vec<Box<dyn Consumer + '_>> = Vec::new();
     let mut log_path = None;
     if log {
-        match LogFile::create(&log_dir_for(&dir), &workflow.goal) {
+        match LogFile::create(&log_dir_for(&dir), &workflow.goal)
+            .map(|log| log.suggestion_requested(suggestion_requested))
+        {
             Ok(log) => {
                 log_path = Some(log.path().to_path_buf());
                 consumers.push(Box::new(log));
@@ -222,7 +229,11 @@ struct ValidateReport<'a> {
 
 /// `workflow validate`: load, resolve nested references, and check the
 /// document against `schemas/workflow.schema.json`.
-pub(super) fn validate(args: &ValidateArgs, out: &mut impl Write) -> io::Result<u8> {
+pub(super) fn validate(
+    args: &ValidateArgs,
+    settings: &Settings,
+    out: &mut impl Write,
+) -> io::Result<u8> {
     let (file, json) = (args.file.as_path(), args.json);
     let vars = match parse_vars(&args.vars) {
         Ok(v) => v,
@@ -231,7 +242,10 @@ pub(super) fn validate(args: &ValidateArgs, out: &mut impl Write) -> io::Result<
             return Ok(exit_code::STEP_FAILED);
         }
     };
-    let (loaded, mut errors) = match load_and_resolve(file, &vars) {
+    let fetcher = Fetcher {
+        timeout: settings.fetch_timeout,
+    };
+    let (loaded, mut errors) = match load_and_resolve(file, &vars, &fetcher) {
         Ok(loaded) => (Some(loaded), Vec::new()),
         Err(problem) => (None, vec![problem]),
     };
@@ -312,9 +326,30 @@ fn to_json(node: &yaml::Node) -> serde_json::Value {
     }
 }
 
-fn load_and_resolve(file: &Path, vars: &[(String, String)]) -> Result<Loaded, Problem> {
-    let mut loaded = load::load_file(file, vars)?;
-    resolve::resolve(&mut loaded)?;
+/// Loads the workflow `file` (an http(s) URL is fetched) and resolves its
+/// nested references.
+fn load_and_resolve(
+    file: &Path,
+    vars: &[(String, String)],
+    fetcher: &Fetcher,
+) -> Result<Loaded, Problem> {
+    let mut loaded = match file.to_str() {
+        Some(url) if remote::is_url(url) => {
+            let url = remote::to_raw(url);
+            load::load_remote(fetcher.fetch(&url)?, &url, vars)?
+        }
+        Some(other) if remote::scheme(other).is_some() => {
+            return Err(Problem::new(
+                code::WORKFLOW_REMOTE_UNSUPPORTED,
+                format!(
+                    "\"{other}\" is a {} URL; only http and https workflows can be fetched",
+                    remote::scheme(other).unwrap_or_default()
+                ),
+            ));
+        }
+        _ => load::load_file(file, vars)?,
+    };
+    resolve::resolve(&mut loaded, fetcher)?;
     Ok(loaded)
 }
 
@@ -334,6 +369,11 @@ fn parse_vars(raw: &[String]) -> Result<Vec<(String, String)>, Problem> {
 /// The directory of the workflow file: where the cancel file is looked for
 /// and the log directory is searched from.
 fn workflow_dir(file: &Path) -> PathBuf {
+    // A fetched workflow has no directory of its own: the current one
+    // stands in (Executant's `process.cwd()`).
+    if file.to_str().is_some_and(remote::is_url) {
+        return PathBuf::from(".");
+    }
     match file.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
         _ => PathBuf::from("."),

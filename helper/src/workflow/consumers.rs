@@ -123,6 +123,9 @@ pub(super) struct LogFile {
     out: Option<BufWriter<File>>,
     slug: String,
     step_started: Instant,
+    /// Whether the run asked for an efficiency suggestion (the report's
+    /// line says "not requested" only when it did not).
+    suggestion_requested: bool,
 }
 
 impl LogFile {
@@ -142,7 +145,14 @@ impl LogFile {
             out: Some(BufWriter::with_capacity(64 * 1024, file)),
             slug,
             step_started: Instant::now(),
+            suggestion_requested: false,
         })
+    }
+
+    /// Says that the run asks for an efficiency suggestion.
+    pub(super) fn suggestion_requested(mut self, requested: bool) -> Self {
+        self.suggestion_requested = requested;
+        self
     }
 
     pub(super) fn path(&self) -> &Path {
@@ -174,6 +184,9 @@ impl LogFile {
         };
         let suggestion = match &report.suggestion {
             Some(s) => format!("  Efficiency suggestion: {s}"),
+            None if self.suggestion_requested => {
+                "  Efficiency suggestion: none came (the warning above says why)".to_owned()
+            }
             None => "  Efficiency suggestion: not requested".to_owned(),
         };
         let block = [

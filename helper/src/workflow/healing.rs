@@ -138,7 +138,7 @@ fn heal(
     let agent = Call {
         name: &name,
         prompt: &prompt,
-        model: MODEL,
+        model: Some(MODEL),
         allowed_tools: Some(&tools),
         append_system_prompt: None,
         permissions: Permissions::Bypass,

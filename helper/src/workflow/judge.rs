@@ -117,7 +117,7 @@ fn judge(
     let judge_call = Call {
         name: &name,
         prompt: &prompt,
-        model: MODEL,
+        model: Some(MODEL),
         allowed_tools: Some(&tools),
         append_system_prompt: None,
         permissions: Permissions::Default,

@@ -104,6 +104,31 @@ pub fn load_source(
     dir: &Path,
     given: &[(String, String)],
 ) -> Result<Loaded, Problem> {
+    let origin = Origin::Local {
+        dir: dir.display().to_string(),
+    };
+    load_text(source, path, origin, given)
+}
+
+/// Loads workflow `source` fetched from `url` (the name in messages and its
+/// `sourcePath`); its references resolve against the URL.
+pub(super) fn load_remote(
+    source: String,
+    url: &str,
+    given: &[(String, String)],
+) -> Result<Loaded, Problem> {
+    let origin = Origin::Remote {
+        url: url.to_owned(),
+    };
+    load_text(source, Path::new(url), origin, given)
+}
+
+fn load_text(
+    source: String,
+    path: &Path,
+    origin: Origin,
+    given: &[(String, String)],
+) -> Result<Loaded, Problem> {
     let doc = yaml::parse(&source).map_err(|e| {
         let problem = Problem::new(
             code::WORKFLOW_YAML_SYNTAX,
@@ -144,9 +169,7 @@ pub fn load_source(
             vars,
             tasks,
             source,
-            origin: Origin::Local {
-                dir: dir.display().to_string(),
-            },
+            origin,
             source_path: path.display().to_string(),
         },
         warnings: loader.warnings,

@@ -6,13 +6,15 @@
 //!
 //! - [`load`] turns a YAML file ([`yaml`]) into the typed [`model`], filling
 //!   `{{var}}` [`placeholder`]s and checking every schema rule;
-//! - [`resolve`] loads nested `workflow:` references before anything runs;
+//! - [`resolve`] loads nested `workflow:` references before anything runs,
+//!   [`remote`] ones (and a top-level URL) fetched over http(s);
 //! - [`runner`] produces [`event`]s for the steps — [`script`] steps (one
 //!   [`shell`] run, or [`healing`] runs), [`loops`], [`nested`] workflows,
 //!   [`prompt`] steps (graded by the [`judge`]) — filtered by [`filter`];
 //! - every agent call is a [`call`] to a [`provider`] ([`claude`]), the
 //!   same for prompt steps, the judge, self-healing and the
-//!   [`retrospective`] that analyses a fatal failure;
+//!   [`retrospective`] that analyses a fatal failure, and the report's
+//!   efficiency [`suggestion`];
 //! - [`consumers`] turn the events into NDJSON and a log file, [`live`] into
 //!   the view for people;
 //! - [`command`] is the I/O edge that wires them together; [`cli`] holds
@@ -24,11 +26,11 @@
 //! hands down, not an import):
 //!
 //! 1. the data: [`model`], [`yaml`], [`placeholder`], [`text`], [`filter`],
-//!    [`event`], [`settings`], and [`step`] (where events go, the run's context, how a
+//!    [`event`], [`settings`], [`remote`], and [`step`] (where events go, the run's context, how a
 //!    step ends); [`load`] and [`resolve`] above them;
 //! 2. what a child process shares ([`child`], [`lines`]), the agent call
 //!    ([`call`], [`answer`]), then the workers: [`shell`], [`claude`],
-//!    [`provider`], [`judge`], [`healing`], [`retrospective`], [`script`],
+//!    [`provider`], [`judge`], [`healing`], [`retrospective`], [`suggestion`], [`script`],
 //!    [`prompt`], [`loops`], [`nested`];
 //! 3. the [`runner`];
 //! 4. the edge: [`consumers`], [`live`], [`command`], [`cli`].
@@ -57,6 +59,7 @@ mod nested;
 mod placeholder;
 mod prompt;
 mod provider;
+mod remote;
 mod resolve;
 mod retrospective;
 mod runner;
@@ -64,6 +67,7 @@ mod script;
 mod settings;
 mod shell;
 mod step;
+mod suggestion;
 mod text;
 mod yaml;
 
@@ -73,3 +77,4 @@ pub(crate) use command::exit_code;
 pub use event::Event;
 pub use lines::LineSplitter;
 pub use load::load_source;
+pub use remote::{host as url_host, join as join_url, to_raw as raw_url};

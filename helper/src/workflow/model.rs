@@ -33,11 +33,12 @@ impl Serialize for Vars {
 }
 
 /// Where a workflow came from; relative `workflow:` references resolve
-/// against `dir`.
+/// against `dir`, or against `url` for a fetched one (never the disk).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum Origin {
     Local { dir: String },
+    Remote { url: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -2,7 +2,8 @@
 //! reference anywhere in the tree fails the run at load time (exit 2) and
 //! not halfway through.
 //!
-//! A reference is relative to the directory of the file that holds it.
+//! A reference is relative to the directory of the file that holds it, or
+//! to the URL of a remote workflow that holds it ([`remote`]).
 //! Guards, independent of each other: a chain of at most
 //! [`MAX_DEPTH`] nested levels, at most [`MAX_TOTAL`] workflows resolved in
 //! the whole tree (a wide fan-out), and no file twice in one chain (a
@@ -16,6 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use super::code;
 use super::load::{self, Loaded};
 use super::model::{Origin, Task, Workflow};
+use super::remote::{self, Fetcher};
 use crate::problem::Problem;
 
 /// Most nested levels below the top workflow.
@@ -23,13 +25,22 @@ pub(super) const MAX_DEPTH: usize = 10;
 /// Most workflows resolved across the whole tree (the top one not counted).
 pub(super) const MAX_TOTAL: usize = 50;
 
-/// Resolves every `workflow:` step of `loaded`, recursively; warnings of the
-/// children are added to `loaded.warnings`.
-pub(super) fn resolve(loaded: &mut Loaded) -> Result<(), Problem> {
-    let root = canonical_key(Path::new(&loaded.workflow.source_path));
+/// Resolves every `workflow:` step of `loaded`, recursively, fetching the
+/// remote ones with `fetcher`; warnings of the children are added to
+/// `loaded.warnings`.
+pub(super) fn resolve(loaded: &mut Loaded, fetcher: &Fetcher) -> Result<(), Problem> {
+    let root = match &loaded.workflow.origin {
+        Origin::Remote { url } => url.clone(),
+        Origin::Local { .. } => canonical_key(Path::new(&loaded.workflow.source_path)),
+    };
     let budget = AtomicUsize::new(0);
     let mut warnings = Vec::new();
-    resolve_level(&mut loaded.workflow, &[root], &budget, &mut warnings)?;
+    let level = Level {
+        chain: &[root],
+        budget: &budget,
+        fetcher,
+    };
+    resolve_level(&mut loaded.workflow, &level, &mut warnings)?;
     loaded.warnings.append(&mut warnings);
     Ok(())
 }
@@ -37,14 +48,26 @@ pub(super) fn resolve(loaded: &mut Loaded) -> Result<(), Problem> {
 /// A resolved child and the warnings its files gave.
 type Resolved = (Box<Workflow>, Vec<Problem>);
 
+/// What every reference of one level shares.
+struct Level<'a> {
+    /// The workflows from the top down to this level's, by key.
+    chain: &'a [String],
+    budget: &'a AtomicUsize,
+    fetcher: &'a Fetcher,
+}
+
+/// What a reference names: a file, or a URL to fetch.
+enum Target {
+    File(PathBuf),
+    Url(String),
+}
+
 fn resolve_level(
     workflow: &mut Workflow,
-    chain: &[String],
-    budget: &AtomicUsize,
+    level: &Level<'_>,
     warnings: &mut Vec<Problem>,
 ) -> Result<(), Problem> {
-    let Origin::Local { dir } = &workflow.origin;
-    let dir = PathBuf::from(dir);
+    let origin = workflow.origin.clone();
     let file = PathBuf::from(&workflow.source_path);
     let pending: Vec<&mut super::model::WorkflowTask> = workflow
         .tasks
@@ -60,15 +83,15 @@ fn resolve_level(
     let results: Vec<Result<Resolved, Problem>> = if pending.len() == 1 {
         pending
             .iter()
-            .map(|step| resolve_one(step, &dir, &file, chain, budget))
+            .map(|step| resolve_one(step, &origin, &file, level))
             .collect()
     } else {
         std::thread::scope(|scope| {
             let handles: Vec<_> = pending
                 .iter()
                 .map(|step| {
-                    let (dir, file) = (&dir, &file);
-                    scope.spawn(move || resolve_one(step, dir, file, chain, budget))
+                    let (origin, file) = (&origin, &file);
+                    scope.spawn(move || resolve_one(step, origin, file, level))
                 })
                 .collect();
             handles
@@ -95,10 +118,9 @@ fn resolve_level(
 
 fn resolve_one(
     step: &super::model::WorkflowTask,
-    dir: &Path,
+    origin: &Origin,
     file: &Path,
-    chain: &[String],
-    budget: &AtomicUsize,
+    level: &Level<'_>,
 ) -> Result<Resolved, Problem> {
     let at_step = |code: &'static str, message: String| {
         Problem::new(
@@ -109,32 +131,50 @@ fn resolve_one(
         .at_line(step.reference_line)
     };
     let reference = step.reference.as_str();
-    if let Some(scheme) = url_scheme(reference) {
-        return Err(at_step(
+    let unsupported = |scheme: &str| {
+        at_step(
             code::WORKFLOW_REMOTE_UNSUPPORTED,
             format!(
-                "\"{reference}\" is a {scheme} URL; remote workflows are not supported yet, so download the file and reference its path"
+                "\"{reference}\" is a {scheme} URL; only http and https workflows can be fetched, so download the file and reference its path"
             ),
-        ));
-    }
-    let path = join_reference(dir, reference);
-    if !path.is_file() {
-        let why = if path.exists() {
-            "is not a file"
-        } else {
-            "does not exist"
-        };
-        return Err(at_step(
-            code::WORKFLOW_REFERENCE_NOT_FOUND,
-            format!(
-                "\"{reference}\" {why} (looked for {}; references are relative to the referencing file's directory)",
-                path.display()
-            ),
-        ));
-    }
-    let key = canonical_key(&path);
-    if chain.contains(&key) {
-        let mut names: Vec<&str> = chain.iter().map(String::as_str).collect();
+        )
+    };
+    let target = match origin {
+        // Joined to the URL whatever it looks like: a remote workflow
+        // never reads the local disk.
+        Origin::Remote { url } => match remote::join(url, reference) {
+            Some(joined) => Target::Url(joined),
+            None => return Err(unsupported(remote::scheme(reference).unwrap_or("non-http"))),
+        },
+        Origin::Local { .. } if remote::is_url(reference) => Target::Url(remote::to_raw(reference)),
+        Origin::Local { dir } => {
+            if let Some(scheme) = remote::scheme(reference) {
+                return Err(unsupported(scheme));
+            }
+            let path = join_reference(Path::new(dir), reference);
+            if !path.is_file() {
+                let why = if path.exists() {
+                    "is not a file"
+                } else {
+                    "does not exist"
+                };
+                return Err(at_step(
+                    code::WORKFLOW_REFERENCE_NOT_FOUND,
+                    format!(
+                        "\"{reference}\" {why} (looked for {}; references are relative to the referencing file's directory)",
+                        path.display()
+                    ),
+                ));
+            }
+            Target::File(path)
+        }
+    };
+    let (key, shown) = match &target {
+        Target::File(path) => (canonical_key(path), path.display().to_string()),
+        Target::Url(url) => (url.clone(), url.clone()),
+    };
+    if level.chain.contains(&key) {
+        let mut names: Vec<&str> = level.chain.iter().map(String::as_str).collect();
         names.push(&key);
         return Err(at_step(
             code::WORKFLOW_CYCLE,
@@ -144,25 +184,28 @@ fn resolve_one(
             ),
         ));
     }
-    if chain.len() > MAX_DEPTH {
+    if level.chain.len() > MAX_DEPTH {
         return Err(at_step(
             code::WORKFLOW_TOO_DEEP,
-            format!(
-                "nested workflows go deeper than {MAX_DEPTH} levels (at \"{}\")",
-                path.display()
-            ),
+            format!("nested workflows go deeper than {MAX_DEPTH} levels (at \"{shown}\")"),
         ));
     }
-    if budget.fetch_add(1, Ordering::SeqCst) >= MAX_TOTAL {
+    if level.budget.fetch_add(1, Ordering::SeqCst) >= MAX_TOTAL {
         return Err(at_step(
             code::WORKFLOW_TOO_MANY,
             format!(
-                "the workflow tree references more than {MAX_TOTAL} workflows in all (at \"{}\")",
-                path.display()
+                "the workflow tree references more than {MAX_TOTAL} workflows in all (at \"{shown}\")"
             ),
         ));
     }
-    let mut loaded = load::load_file(&path, &step.vars.0).map_err(|mut problem| {
+    let loaded = match &target {
+        Target::File(path) => load::load_file(path, &step.vars.0),
+        Target::Url(url) => match level.fetcher.fetch(url) {
+            Ok(source) => load::load_remote(source, url, &step.vars.0),
+            Err(problem) => return Err(at_step(problem.code, problem.message)),
+        },
+    };
+    let mut loaded = loaded.map_err(|mut problem| {
         // The child's own file and line, and where it is run from: a
         // missing var is usually the parent step's to give.
         problem.message = format!(
@@ -174,10 +217,15 @@ fn resolve_one(
         );
         problem
     })?;
-    let mut child_chain = chain.to_vec();
+    let mut child_chain = level.chain.to_vec();
     child_chain.push(key);
+    let child_level = Level {
+        chain: &child_chain,
+        budget: level.budget,
+        fetcher: level.fetcher,
+    };
     let mut warnings = std::mem::take(&mut loaded.warnings);
-    resolve_level(&mut loaded.workflow, &child_chain, budget, &mut warnings)?;
+    resolve_level(&mut loaded.workflow, &child_level, &mut warnings)?;
     Ok((Box::new(loaded.workflow), warnings))
 }
 
@@ -195,15 +243,6 @@ fn join_reference(dir: &Path, reference: &str) -> PathBuf {
     } else {
         joined
     }
-}
-
-/// The scheme of a reference that looks like a URL (`https://…`).
-fn url_scheme(reference: &str) -> Option<&str> {
-    let (scheme, _) = reference.split_once("://")?;
-    let mut chars = scheme.chars();
-    let first_ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic());
-    let rest_ok = chars.all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
-    (first_ok && rest_ok).then_some(scheme)
 }
 
 /// The name a file goes by in a chain: its canonical path when it has one.
@@ -228,13 +267,5 @@ mod tests {
         );
         assert_eq!(join("/w", "./a/./b.yaml"), PathBuf::from("/w/a/b.yaml"));
         assert_eq!(join(".", "/abs/x.yaml"), PathBuf::from("/abs/x.yaml"));
-    }
-
-    #[test]
-    fn url_schemes_are_recognised() {
-        assert_eq!(url_scheme("https://x/y.yaml"), Some("https"));
-        assert_eq!(url_scheme("git+ssh://x"), Some("git+ssh"));
-        assert_eq!(url_scheme("./child.yaml"), None);
-        assert_eq!(url_scheme("dir/a://b"), None);
     }
 }

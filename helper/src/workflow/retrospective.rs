@@ -1,11 +1,17 @@
 //! The failure retrospective: when a top-level step fails the run, one
-//! agent call with no tools (to the [`ANALYST`] provider) reads what is
-//! known (the step, its error, the end of its output, its judge and
+//! agent call with no tools reads what is known (the step and where in its
+//! loop it failed, its error, the end of its output, its judge and
 //! self-healing history, the workflow file) and answers why it failed and
 //! what to change, as a `step:retrospective` event after the `step:error`.
 //!
+//! As in Executant the call pins neither provider nor model: it follows
+//! the environment (`VOYAGE_PROVIDER` / `EXECUTANT_PROVIDER`, else claude;
+//! `VOYAGE_MODEL` / `EXECUTANT_MODEL`, else the CLI's own default), where
+//! the judge and self-healing pin theirs.
+//!
 //! It never masks the failure: a call that fails or answers nothing usable
-//! leaves a warning and no event, and the run ends as it would have. As in
+//! leaves a warning saying why (the call's own error: a timeout, the API's
+//! message) and no event, and the run ends as it would have. As in
 //! Executant it is skipped by `--no-retrospective` and by
 //! `VOYAGE_RETROSPECTIVE=0` / `EXECUTANT_RETROSPECTIVE=0`, and nested runs
 //! never make one. Unlike Executant, a workflow with no agent step (no
@@ -22,10 +28,6 @@ use super::provider::Provider;
 use super::step::{Context, Emit, Failure, StepError};
 use super::text::{head, tail};
 
-/// Who analyses: Claude, whatever the steps' providers. (Executant
-/// follows `EXECUTANT_PROVIDER` here; while this build runs no other
-/// provider, that would only lose the analysis.)
-pub(super) const ANALYST: Provider = Provider::Claude;
 /// The analysis may take this long; it stands between the failure and the
 /// run's end.
 const TIMEOUT_SECONDS: f64 = 120.0;
@@ -62,28 +64,37 @@ pub(super) struct Failed<'a> {
     pub failure: &'a Failure,
     pub last_output: Option<&'a str>,
     pub quality: &'a [String],
+    /// Where in its loop (or nested workflow) the step failed, in words.
+    pub position: Option<&'a str>,
 }
 
 /// Runs the analysis and emits `step:retrospective`, or a warning.
 pub(super) fn run(failed: &Failed<'_>, ctx: &Context, emit: &dyn Emit) {
     let name = failed.task.name();
+    // The environment's provider and model, read once at the edge.
+    let wanted = ctx.settings.provider.as_deref().unwrap_or("claude");
+    let Some(analyst) = Provider::named(wanted) else {
+        emit.emit(Event::log(
+            Level::Warn,
+            format!(
+                "no retrospective of \"{name}\": {}",
+                Why::NoProvider(wanted)
+            ),
+        ));
+        return;
+    };
     emit.emit(Event::log(
         Level::Info,
         format!("analysing why \"{name}\" failed…"),
     ));
     let prompt = prompt(failed);
-    // VOYAGE_MODEL, else EXECUTANT_MODEL, read once at the edge.
-    let model = ctx
-        .settings
-        .model
-        .clone()
-        .unwrap_or_else(|| "sonnet".to_owned());
+    let model = ctx.settings.model.as_deref();
     let label = format!("{name}:retrospective");
     let no_tools: Vec<String> = Vec::new();
     let analysis = Call {
         name: &label,
         prompt: &prompt,
-        model: &model,
+        model,
         allowed_tools: Some(&no_tools),
         append_system_prompt: None,
         permissions: Permissions::Default,
@@ -93,24 +104,54 @@ pub(super) fn run(failed: &Failed<'_>, ctx: &Context, emit: &dyn Emit) {
     // Nothing of the analysis is the step's: not even its cost, since a
     // failed run has no report to add it to.
     let answer = Answer::new(None);
-    let said = match ANALYST.call(&analysis, ctx, &answer) {
-        Ok(()) => answer
-            .into_parts()
-            .0
-            .and_then(|value| normalise(name, &value)),
+    let said = match analyst.call(&analysis, ctx, &answer) {
+        Ok(()) => match answer.into_parts().0 {
+            Some(value) => normalise(name, &value).ok_or(Why::Empty),
+            None => Err(Why::Unstructured),
+        },
         // Interrupted: the run is ending anyway, and quickly is wanted.
         Err(StepError::Cancelled) => return,
-        Err(StepError::Failed(_)) => None,
+        Err(StepError::Failed(failure)) => Err(Why::Failed(failure.message)),
     };
     match said {
-        Some(retrospective) => emit.emit(Event::StepRetrospective {
+        Ok(retrospective) => emit.emit(Event::StepRetrospective {
             index: failed.index,
             retrospective,
         }),
-        None => emit.emit(Event::log(
+        Err(why) => emit.emit(Event::log(
             Level::Warn,
-            format!("no retrospective of \"{name}\": the analysis gave no usable answer"),
+            format!("no retrospective of \"{name}\": {why}"),
         )),
+    }
+}
+
+/// Why there is no retrospective, for the warning that says so.
+enum Why<'a> {
+    /// The environment names a provider this build cannot run.
+    NoProvider(&'a str),
+    /// The call failed: its own message (a timeout, the API's error).
+    Failed(String),
+    /// The call ended without the structured answer it was asked for.
+    Unstructured,
+    /// The answer had neither a summary nor a root cause.
+    Empty,
+}
+
+impl std::fmt::Display for Why<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Why::NoProvider(name) => write!(
+                f,
+                "its provider \"{name}\" (VOYAGE_PROVIDER or EXECUTANT_PROVIDER) is not one this build runs"
+            ),
+            Why::Failed(message) => write!(f, "the analysis failed: {message}"),
+            Why::Unstructured => {
+                f.write_str("the analysis ended without the structured answer it was asked for")
+            }
+            Why::Empty => {
+                f.write_str("the analysis answered with neither a summary nor a root cause")
+            }
+        }
     }
 }
 
@@ -179,7 +220,7 @@ fn prompt(failed: &Failed<'_>) -> String {
          undone, a step too large or too vague, a check that cannot be met, and a judge \
          that was wrong; more retries are the answer only when the attempts were getting \
          closer.\n\n\
-         The failed step ({name}):\n```json\n{step}\n```\n\n\
+         The failed step ({name}{position}):\n```json\n{step}\n```\n\n\
          Its error:\n{error}\n\n\
          The end of its output:\n```\n{output}\n```\n\n\
          Its judge and self-healing history (the primary evidence when there is one):\n\
@@ -190,6 +231,10 @@ fn prompt(failed: &Failed<'_>) -> String {
          severity low, medium or high); workflowFixable (whether editing the workflow file \
          would fix it); refineInstruction (the edit to make, as an instruction, or empty).",
         name = failed.task.name(),
+        position = failed
+            .position
+            .map(|p| format!(", failed at {p}"))
+            .unwrap_or_default(),
         step = head(&step_json, STEP_CHARS),
         error = failed.failure.message,
         output = tail(failed.last_output.unwrap_or("(none)"), OUTPUT_CHARS),
@@ -227,6 +272,20 @@ mod tests {
         assert_eq!(sparse["evidence"], json!([]));
         assert_eq!(normalise("x", &json!({"evidence": ["only"]})), None);
         assert_eq!(normalise("x", &json!("text")), None);
+    }
+
+    #[test]
+    fn a_missing_retrospective_says_why() {
+        let said = |why: Why<'_>| why.to_string();
+        assert_eq!(
+            said(Why::Failed(
+                "Step \"x:retrospective\" timed out after 2m 00s".into()
+            )),
+            "the analysis failed: Step \"x:retrospective\" timed out after 2m 00s"
+        );
+        assert!(said(Why::NoProvider("opencode")).contains("\"opencode\""));
+        assert!(said(Why::Unstructured).contains("structured answer"));
+        assert!(said(Why::Empty).contains("neither a summary nor a root cause"));
     }
 
     #[test]

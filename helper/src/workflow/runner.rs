@@ -15,15 +15,15 @@
 //! `step:skip`, or `step:start` → the step's events → `step:complete` or
 //! `step:error`; on success `workflow:report` then `workflow:complete`.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
-use super::event::{Event, RunReport, StepSummary, TokenUsage};
+use super::event::{Event, IterationStatus, RunReport, StepSummary, TokenUsage};
 use super::filter::Filter;
 use super::model::{Task, Workflow};
 use super::step::{Context, Emit, Finish, StepError};
-use super::{loops, nested, prompt, retrospective, script};
+use super::{loops, nested, prompt, retrospective, script, suggestion};
 
 /// Lines of a step's output kept for `lastOutput`.
 pub(super) const LAST_OUTPUT_LINES: usize = 100;
@@ -112,6 +112,7 @@ pub(super) fn run(
                 });
                 if !task.continue_on_error() {
                     if options.retrospective {
+                        let position = record.position();
                         let failed = retrospective::Failed {
                             workflow,
                             task,
@@ -119,6 +120,7 @@ pub(super) fn run(
                             failure: &failure,
                             last_output: last_output.as_deref(),
                             quality: &record.quality,
+                            position: position.as_deref(),
                         };
                         retrospective::run(&failed, ctx, emit);
                     }
@@ -137,9 +139,11 @@ pub(super) fn run(
         }
     }
     if options.report {
-        emit.emit(Event::WorkflowReport {
-            report: build_report(millis(start), cost, &usages, narrative),
-        });
+        let mut report = build_report(millis(start), cost, &usages, narrative);
+        if ctx.settings.report_suggestion {
+            report.suggestion = suggestion::suggest(workflow, &report, ctx, emit);
+        }
+        emit.emit(Event::WorkflowReport { report });
     }
     emit.emit(Event::WorkflowComplete {
         workflow: Arc::clone(workflow),
@@ -228,9 +232,46 @@ struct StepRecord {
     cost: f64,
     usages: Vec<TokenUsage>,
     quality: Vec<String>,
+    /// The iterations of a loop (or the child steps of a nested workflow)
+    /// seen so far, by number, for the loop position of a failure.
+    iterations: BTreeMap<u64, Position>,
+    /// The first iteration that ended in an error, else the last started.
+    failed_iteration: Option<u64>,
+    last_iteration: Option<u64>,
+}
+
+/// Where in its loop a step was: the iteration and its item, and the
+/// child step running in it when the iteration has several.
+#[derive(Debug, Clone)]
+struct Position {
+    item: String,
+    iteration: u64,
+    total: u64,
+    /// 1-based number, count and name of the child step.
+    inner: Option<(u64, u64, String)>,
+}
+
+impl Position {
+    fn words(&self) -> String {
+        let mut said = format!(
+            "iteration {} of {} (item \"{}\")",
+            self.iteration, self.total, self.item
+        );
+        if let Some((number, total, name)) = &self.inner {
+            said.push_str(&format!(", at its step {number} of {total} \"{name}\""));
+        }
+        said
+    }
 }
 
 impl StepRecord {
+    /// The loop position of the failure, in words: the first iteration
+    /// that failed, else the last one that started; `None` outside loops.
+    fn position(&self) -> Option<String> {
+        let iteration = self.failed_iteration.or(self.last_iteration)?;
+        self.iterations.get(&iteration).map(Position::words)
+    }
+
     fn last_output(&self) -> Option<String> {
         if self.lines.is_empty() {
             return None;
@@ -275,6 +316,42 @@ impl Emit for StepRecorder<'_> {
                 }
                 Event::OutputCost { usd, .. } => record.cost += usd,
                 Event::OutputUsage { usage, .. } => record.usages.push(*usage),
+                Event::StepIteration {
+                    item,
+                    iteration,
+                    total,
+                    ..
+                } => {
+                    record.last_iteration = Some(*iteration);
+                    record.iterations.insert(
+                        *iteration,
+                        Position {
+                            item: item.clone(),
+                            iteration: *iteration,
+                            total: *total,
+                            inner: None,
+                        },
+                    );
+                }
+                Event::StepInner {
+                    iteration,
+                    inner_index,
+                    inner_total,
+                    name,
+                    ..
+                } => {
+                    if let Some(position) = record.iterations.get_mut(iteration) {
+                        position.inner =
+                            Some((inner_index.saturating_add(1), *inner_total, name.clone()));
+                    }
+                }
+                Event::StepIterationComplete {
+                    iteration,
+                    status: IterationStatus::Error,
+                    ..
+                } => {
+                    record.failed_iteration.get_or_insert(*iteration);
+                }
                 Event::StepJudge { .. } => {
                     if let Some((_, said)) = event.quality_words() {
                         record.quality.push(format!("judge {said}"));

@@ -32,6 +32,12 @@ pub(super) struct Settings {
     /// Whether the user set [`STRUCTURED_RETRIES_VAR`] for the CLI: then
     /// calls with a JSON Schema leave it as chosen (else they get 2).
     pub structured_retries_chosen: bool,
+    /// The deadline of one remote workflow download: `VOYAGE_FETCH_TIMEOUT`
+    /// (seconds, a positive number), else 30 s.
+    pub fetch_timeout: std::time::Duration,
+    /// Whether a successful run's report gets an efficiency suggestion:
+    /// `VOYAGE_REPORT_SUGGESTION=1` or `EXECUTANT_REPORT_SUGGESTION=1`.
+    pub report_suggestion: bool,
 }
 
 impl Default for Settings {
@@ -53,6 +59,7 @@ impl Settings {
         let text = |name: &str| env(name).and_then(|v| v.into_string().ok());
         let non_empty = |name: &str| text(name).filter(|v| !v.is_empty());
         let is_zero = |name: &str| text(name).is_some_and(|v| v == "0");
+        let is_one = |name: &str| text(name).is_some_and(|v| v == "1");
         Self {
             provider: non_empty("VOYAGE_PROVIDER").or_else(|| non_empty("EXECUTANT_PROVIDER")),
             model: text("VOYAGE_MODEL")
@@ -67,6 +74,15 @@ impl Settings {
                 .filter(|c| *c > 0)
                 .unwrap_or(80),
             structured_retries_chosen: env(STRUCTURED_RETRIES_VAR).is_some(),
+            fetch_timeout: text("VOYAGE_FETCH_TIMEOUT")
+                .and_then(|t| t.trim().parse::<f64>().ok())
+                .filter(|t| t.is_finite() && *t > 0.0 && *t < 86_400.0)
+                .map_or(
+                    super::remote::DEFAULT_TIMEOUT,
+                    std::time::Duration::from_secs_f64,
+                ),
+            report_suggestion: is_one("VOYAGE_REPORT_SUGGESTION")
+                || is_one("EXECUTANT_REPORT_SUGGESTION"),
         }
     }
 }
@@ -111,5 +127,20 @@ mod tests {
         assert!(settings(&[("VOYAGE_LOG", "1")]).log);
         assert_eq!(settings(&[("COLUMNS", "120")]).width, 120);
         assert_eq!(settings(&[("COLUMNS", "0")]).width, 80);
+        assert_eq!(d.fetch_timeout.as_secs(), 30);
+        assert!(!d.report_suggestion);
+        assert!(settings(&[("EXECUTANT_REPORT_SUGGESTION", "1")]).report_suggestion);
+        assert!(settings(&[("VOYAGE_REPORT_SUGGESTION", "1")]).report_suggestion);
+        assert!(!settings(&[("VOYAGE_REPORT_SUGGESTION", "yes")]).report_suggestion);
+        let t = settings(&[("VOYAGE_FETCH_TIMEOUT", "0.5")]).fetch_timeout;
+        assert_eq!(t.as_millis(), 500);
+        for bad in ["0", "-1", "soon", "NaN"] {
+            assert_eq!(
+                settings(&[("VOYAGE_FETCH_TIMEOUT", bad)])
+                    .fetch_timeout
+                    .as_secs(),
+                30
+            );
+        }
     }
 }

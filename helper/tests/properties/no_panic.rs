@@ -579,6 +579,56 @@ proptest! {
     fn claude_stream_soup(output in soup(STREAM_WORDS, 64), cuts in proptest::collection::vec(0usize..64, 0..16)) {
         check_claude_stream(&output, &cuts);
     }
+
+    #[test]
+    fn workflow_urls_soup(base in soup(URL_WORDS, 12), reference in soup(URL_WORDS, 8)) {
+        check_workflow_url(&String::from_utf8_lossy(&base), &String::from_utf8_lossy(&reference));
+    }
+}
+
+/// Pieces of URLs and references, for the remote workflow URL functions.
+const URL_WORDS: &[&str] = &[
+    "https://",
+    "http://",
+    "HTTPS://",
+    "ftp://",
+    "//",
+    "/",
+    "./",
+    "../",
+    ".",
+    "..",
+    "github.com",
+    "gist.github.com",
+    "raw.githubusercontent.com",
+    "blob",
+    "main",
+    "@",
+    ":",
+    "[::1]",
+    "?",
+    "#",
+    "%2e",
+    "a.yaml",
+];
+
+/// The checks of fuzz target `workflow_url`: raw twice is raw once, and a
+/// reference joined to an http(s) base is an http(s) URL or refused.
+fn check_workflow_url(base: &str, reference: &str) {
+    use voyage_helper::internals::workflow::{join_url, raw_url, url_host};
+    let raw = raw_url(base);
+    assert_eq!(raw_url(&raw), raw);
+    let _ = url_host(base);
+    let lower = base.to_ascii_lowercase();
+    if (lower.starts_with("http://") || lower.starts_with("https://"))
+        && let Some(joined) = join_url(base, reference)
+    {
+        let joined = joined.to_ascii_lowercase();
+        assert!(
+            joined.starts_with("http://") || joined.starts_with("https://"),
+            "{joined}"
+        );
+    }
 }
 
 // ---- fixed adversarial inputs ---------------------------------------------

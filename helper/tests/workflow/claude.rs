@@ -1435,6 +1435,242 @@ fn a_failed_agent_run_gets_a_retrospective() {
     }
 }
 
+/// A structured answer for a retrospective.
+fn analysis() -> Turn {
+    Turn::tool(
+        "StructuredOutput",
+        json!({"summary": "Item b is refused.", "rootCause": "test b != b",
+               "evidence": ["item b"], "suggestions": [], "workflowFixable": false,
+               "refineInstruction": ""}),
+    )
+}
+
+/// A failure in a loop, after a prompt step (so a retrospective is wanted).
+const LOOP_FAILS_AT_B: &str = "goal: retro\nsteps:\n  - name: ask\n    prompt: Say hi.\n  - name: each\n    forEach: [a, b, c]\n    command: echo \"item {{item}}\"; test {{item}} != b\n";
+
+/// The retrospective pins no model: VOYAGE_MODEL (else EXECUTANT_MODEL)
+/// reaches the CLI and the API; and its input says where in the loop the
+/// step failed, which the error (naming only the loop) does not.
+#[test]
+fn the_retrospective_follows_the_environment_and_names_the_loop_position() {
+    let Some(real) = claude_or_skip() else {
+        return;
+    };
+    let setup = Setup::new(LOOP_FAILS_AT_B, vec![Turn::text("hi"), analysis()]);
+    let bin = tempfile::tempdir().unwrap();
+    let log = tempfile::tempdir().unwrap();
+    recording_shim(bin.path(), log.path(), &real);
+    let ran = setup.run_with(|cmd| {
+        cmd.env_remove("VOYAGE_RETROSPECTIVE")
+            .env("PATH", path_with(bin.path()))
+            .env("EXECUTANT_MODEL", "claude-test-model-2");
+    });
+    ran.status_is(1);
+    assert_eq!(ran.last()["type"], "step:retrospective", "{:?}", flow(&ran));
+    assert_eq!(ran.last()["index"], 1);
+    let argv = recorded_argv(log.path(), 1);
+    let at = argv.iter().position(|a| a == "--model").unwrap();
+    assert_eq!(argv[at + 1], "claude-test-model-2", "{argv:?}");
+    let main = setup.mock.main_requests();
+    assert_eq!(main.len(), 2, "{}", setup.seen());
+    assert_eq!(main[1].body["model"], "claude-test-model-2");
+    let prompt = main[1].user_texts().join("\n");
+    assert!(
+        prompt.contains("The failed step (each, failed at iteration 2 of 3 (item \"b\")):"),
+        "{prompt}"
+    );
+
+    // Without a model in the environment, the CLI's own default: no
+    // --model at all (the prompt step keeps its sonnet).
+    let setup = Setup::new(LOOP_FAILS_AT_B, vec![Turn::text("hi"), analysis()]);
+    let log = tempfile::tempdir().unwrap();
+    recording_shim(bin.path(), log.path(), &real);
+    let ran = setup.run_with(|cmd| {
+        cmd.env_remove("VOYAGE_RETROSPECTIVE")
+            .env("PATH", path_with(bin.path()));
+    });
+    ran.status_is(1);
+    assert_eq!(ran.last()["type"], "step:retrospective", "{:?}", flow(&ran));
+    assert!(recorded_argv(log.path(), 0).contains(&"--model".to_owned()));
+    let argv = recorded_argv(log.path(), 1);
+    assert!(!argv.contains(&"--model".to_owned()), "{argv:?}");
+}
+
+/// An analysis that fails says why, in the CLI's words (here the API's
+/// error), and the run still ends with the step's own error; a provider
+/// the environment names that this build cannot run is said too, and no
+/// analysis is announced or asked for.
+#[test]
+fn a_failed_analysis_logs_its_real_cause() {
+    if claude_or_skip().is_none() {
+        return;
+    }
+    let setup = Setup::new(
+        LOOP_FAILS_AT_B,
+        vec![
+            Turn::text("hi"),
+            Turn::error(400, "invalid_request_error", "mock: no analysis today"),
+        ],
+    );
+    let ran = setup.run_with(|cmd| {
+        cmd.env_remove("VOYAGE_RETROSPECTIVE");
+    });
+    ran.status_is(1);
+    assert!(ran.of("step:retrospective").is_empty());
+    let warning = ran.last();
+    assert_eq!(warning["type"], "log", "{:?}", flow(&ran));
+    assert_eq!(warning["level"], "warn");
+    let text = warning["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("no retrospective of \"each\": the analysis failed: "),
+        "{text}"
+    );
+    assert!(text.contains("mock: no analysis today"), "{text}");
+    assert!(!text.contains("no usable answer"), "{text}");
+    assert!(
+        ran.stderr.contains("error[WORKFLOW_COMMAND_FAILED]"),
+        "{}",
+        ran.stderr
+    );
+
+    let elsewhere = Setup::new(
+        "goal: retro\nsteps:\n  - name: ask\n    provider: claude\n    prompt: Say hi.\n  - name: fail\n    command: exit 4\n",
+        vec![Turn::text("hi")],
+    );
+    let ran = elsewhere.run_with(|cmd| {
+        cmd.env_remove("VOYAGE_RETROSPECTIVE")
+            .env("VOYAGE_PROVIDER", "opencode");
+    });
+    ran.status_is(1);
+    let texts: Vec<&str> = ran
+        .of("log")
+        .iter()
+        .map(|e| e["text"].as_str().unwrap())
+        .collect();
+    assert!(
+        !texts.iter().any(|t| t.starts_with("analysing")),
+        "{texts:?}"
+    );
+    assert_eq!(
+        texts.last().copied(),
+        Some(
+            "no retrospective of \"fail\": its provider \"opencode\" (VOYAGE_PROVIDER or EXECUTANT_PROVIDER) is not one this build runs"
+        )
+    );
+    assert_eq!(
+        elsewhere.mock.main_requests().len(),
+        1,
+        "{}",
+        elsewhere.seen()
+    );
+}
+
+// ------------------------------------------------------ report suggestion
+
+/// The log file of a run in `dir`.
+fn the_log(dir: &Path) -> String {
+    let logs: Vec<PathBuf> = std::fs::read_dir(dir.join(".claude/voyage.local/logs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    std::fs::read_to_string(&logs[0]).unwrap()
+}
+
+/// With VOYAGE_REPORT_SUGGESTION=1 a successful run asks one more call,
+/// on haiku with no tools, grounded in the run narrative; its sentence is
+/// the report's `suggestion` and the log's. Without it, no call is made
+/// and the log says it was not requested.
+#[test]
+fn a_requested_suggestion_reaches_the_report_and_the_log() {
+    if claude_or_skip().is_none() {
+        return;
+    }
+    let yaml = "goal: suggest\nsteps:\n  - name: ask\n    prompt: Say hi.\n";
+    let advice = "Give step ask `model: haiku`; its answer is one word.";
+    let setup = Setup::new(
+        yaml,
+        vec![
+            Turn::text("hi"),
+            Turn::tool("StructuredOutput", json!({"suggestion": advice})),
+        ],
+    );
+    let ran = setup.run_with(|cmd| {
+        cmd.env("VOYAGE_LOG", "1")
+            .env("EXECUTANT_REPORT_SUGGESTION", "1");
+    });
+    ran.status_is(0);
+    let report = &ran.of("workflow:report")[0]["report"];
+    assert_eq!(report["suggestion"], advice);
+    let summed: f64 = ran
+        .of("output:cost")
+        .iter()
+        .map(|e| e["usd"].as_f64().unwrap())
+        .sum();
+    assert_eq!(report["totalCostUsd"].as_f64().unwrap(), summed);
+    let main = setup.mock.main_requests();
+    assert_eq!(main.len(), 2, "{}", setup.seen());
+    let model = main[1].body["model"].as_str().unwrap();
+    assert!(model.contains("haiku"), "{model}");
+    assert_eq!(main[1].tool_names(), s(&["StructuredOutput"]));
+    let prompt = main[1].user_texts().join("\n");
+    assert!(prompt.contains("1. ask — "), "{prompt}");
+    assert!(prompt.contains("passed clean"), "{prompt}");
+    let log = the_log(setup.dir.path());
+    assert!(
+        log.contains(&format!("  Efficiency suggestion: {advice}")),
+        "{log}"
+    );
+
+    let plain = Setup::new(yaml, vec![Turn::text("hi")]);
+    let ran = plain.run_with(|cmd| {
+        cmd.env("VOYAGE_LOG", "1");
+    });
+    ran.status_is(0);
+    assert!(
+        ran.of("workflow:report")[0]["report"]
+            .get("suggestion")
+            .is_none()
+    );
+    assert_eq!(plain.mock.main_requests().len(), 1, "{}", plain.seen());
+    assert!(the_log(plain.dir.path()).contains("  Efficiency suggestion: not requested"));
+}
+
+/// A suggestion that cannot be had (here the API refuses it) fails
+/// nothing: the report goes out without one, a warning gives the cause,
+/// and the log says none came rather than "not requested".
+#[test]
+fn a_failed_suggestion_leaves_the_report_alone() {
+    if claude_or_skip().is_none() {
+        return;
+    }
+    let setup = Setup::new(
+        "goal: suggest\nsteps:\n  - name: ask\n    prompt: Say hi.\n",
+        vec![
+            Turn::text("hi"),
+            Turn::error(400, "invalid_request_error", "mock: no advice today"),
+        ],
+    );
+    let ran = setup.run_with(|cmd| {
+        cmd.env("VOYAGE_LOG", "1")
+            .env("VOYAGE_REPORT_SUGGESTION", "1");
+    });
+    ran.status_is(0);
+    assert_eq!(ran.last()["type"], "workflow:complete");
+    let report = &ran.of("workflow:report")[0]["report"];
+    assert!(report.get("suggestion").is_none(), "{report}");
+    let warning = ran
+        .of("log")
+        .into_iter()
+        .find(|e| e["level"] == "warn")
+        .unwrap_or_else(|| panic!("no warning: {:?}", flow(&ran)));
+    let text = warning["text"].as_str().unwrap();
+    assert!(text.starts_with("no efficiency suggestion: "), "{text}");
+    assert!(text.contains("mock: no advice today"), "{text}");
+    let log = the_log(setup.dir.path());
+    assert!(log.contains("  Efficiency suggestion: none came"), "{log}");
+}
+
 /// No retrospective with `--no-retrospective`, and none for a workflow
 /// without agent steps: a shell command failing starts no agent call.
 #[test]

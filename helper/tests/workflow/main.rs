@@ -10,4 +10,5 @@ mod claude;
 mod load;
 mod mock_api;
 mod nested;
+mod remote;
 mod run;

@@ -135,10 +135,11 @@ fn a_late_bound_child_follows_its_var() {
             "workflow:complete",
         ])
     );
-    // A URL given late is refused like a written one.
+    // A URL given late is read like a written one: here, of a scheme
+    // that cannot be fetched.
     let ran = dir.ci(
         "workflow-step-late-bound.yaml",
-        &["--var", "deployer=https://example.com/child.yaml"],
+        &["--var", "deployer=ftp://example.com/child.yaml"],
     );
     refused(
         &ran,
@@ -338,8 +339,11 @@ fn fifty_workflows_in_all_run_fifty_one_are_refused() {
 }
 
 #[test]
-fn a_url_reference_is_not_supported_yet() {
-    for url in ["https://example.com/w.yaml", "http://example.com/w.yaml"] {
+fn a_url_reference_of_another_scheme_is_refused() {
+    for (url, scheme) in [
+        ("ftp://example.com/w.yaml", "ftp"),
+        ("git+ssh://example.com/w.yaml", "git+ssh"),
+    ] {
         let (dir, yaml) = (
             Dir::new(),
             format!("goal: g\nsteps:\n  - name: remote\n    workflow: {url}\n"),
@@ -351,7 +355,7 @@ fn a_url_reference_is_not_supported_yet() {
             "WORKFLOW_REMOTE_UNSUPPORTED",
             &[
                 "step \"remote\", field `workflow`",
-                &format!("\"{url}\" is a http"),
+                &format!("\"{url}\" is a {scheme} URL"),
                 "(wf.yaml:4)",
             ],
         );
