@@ -97,6 +97,18 @@ use cli::{Cli, Subcommand};
 /// Safe to call more than once in one process.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let args: Vec<OsString> = args.into_iter().collect();
+    // The PreToolUse hook runs before every tool call, as exactly these
+    // words (hooks/hooks.json): building clap's tree of some twenty-five
+    // commands would cost it more than judging the call. Any other spelling
+    // (`--help` among them) goes through clap to the same code.
+    if let [_, hook, event] = args.as_slice()
+        && hook == "hook"
+        && event == "pre-tool-use"
+    {
+        let stdout = io::stdout();
+        let code = scan::HookCommand::PreToolUse.execute(&mut stdout.lock());
+        return ExitCode::from(output::exit_code(code));
+    }
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
