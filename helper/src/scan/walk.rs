@@ -170,7 +170,17 @@ impl Scanner<'_> {
                 let name = self.expand(&definition.fname.value);
                 let name = name.first().map(|a| a.text.clone()).unwrap_or_default();
                 self.defined.push((name.clone(), definition.body.clone()));
+                // Where it is defined nothing runs yet: what would block
+                // stays (conservatively), warnings wait for a call, which
+                // judges the body again with its arguments.
+                let start = self.judgement.findings.len();
                 self.function_body(&name, &definition.body, false);
+                let found: Vec<_> = self.judgement.findings.drain(start..).collect();
+                for finding in found {
+                    if finding.rule.severity == super::rule::Severity::Block {
+                        self.judgement.push(finding);
+                    }
+                }
                 Flow::empty()
             }
             Command::ExtendedTest(test, redirects) => {
