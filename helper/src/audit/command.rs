@@ -22,6 +22,32 @@ fn refuse(out: &mut impl Write, (code, problem): Refused) -> io::Result<u8> {
     Ok(code)
 }
 
+/// Prints an audit (or why there is none) and returns the exit code: 0
+/// when `passed`, 1 when it found drift, the refusal's own otherwise.
+fn answer<A: serde::Serialize, W: Write>(
+    out: &mut W,
+    audit: Result<A, Refused>,
+    json: bool,
+    text: impl FnOnce(&A, &mut W) -> io::Result<()>,
+    passed: impl FnOnce(&A) -> bool,
+) -> io::Result<u8> {
+    let audit = match audit {
+        Ok(a) => a,
+        Err(r) => return refuse(out, r),
+    };
+    if json {
+        render::json(&audit, out)?;
+    } else {
+        text(&audit, out)?;
+    }
+    out.flush()?;
+    Ok(if passed(&audit) {
+        exit::OK
+    } else {
+        exit::NOT_OK
+    })
+}
+
 fn load_plan(path: &Path) -> Result<Plan, Refused> {
     crate::plan::load(path).map_err(|e| {
         let problem = match &e {
@@ -109,20 +135,8 @@ pub(super) fn step(args: &StepArgs, out: &mut impl Write) -> io::Result<u8> {
         }
         Ok(audit)
     };
-    let audit = match run() {
-        Ok(a) => a,
-        Err(r) => return refuse(out, r),
-    };
-    if args.json {
-        render::json(&audit, out)?;
-    } else {
-        render::step(&audit, out)?;
-    }
-    out.flush()?;
-    Ok(if audit.status == step::StepVerdict::Pass {
-        exit::OK
-    } else {
-        exit::NOT_OK
+    answer(out, run(), args.json, render::step, |a| {
+        a.status == step::StepVerdict::Pass
     })
 }
 
@@ -138,20 +152,8 @@ pub(super) fn checkpoint(args: &CheckpointArgs, out: &mut impl Write) -> io::Res
         }
         Ok(audit)
     };
-    let audit = match run() {
-        Ok(a) => a,
-        Err(r) => return refuse(out, r),
-    };
-    if args.json {
-        render::json(&audit, out)?;
-    } else {
-        render::checkpoint(&audit, out)?;
-    }
-    out.flush()?;
-    Ok(if audit.checkpoint_drift.is_none() {
-        exit::OK
-    } else {
-        exit::NOT_OK
+    answer(out, run(), args.json, render::checkpoint, |a| {
+        a.checkpoint_drift.is_none()
     })
 }
 
@@ -192,19 +194,7 @@ pub(super) fn session(args: &SessionArgs, out: &mut impl Write) -> io::Result<u8
         }
         Ok(audit)
     };
-    let audit = match run() {
-        Ok(a) => a,
-        Err(r) => return refuse(out, r),
-    };
-    if args.json {
-        render::json(&audit, out)?;
-    } else {
-        render::session(&audit, out)?;
-    }
-    out.flush()?;
-    Ok(if audit.drift_details.is_empty() {
-        exit::OK
-    } else {
-        exit::NOT_OK
+    answer(out, run(), args.json, render::session, |a| {
+        a.drift_details.is_empty()
     })
 }

@@ -51,6 +51,22 @@ enum Use {
     GitDiff,
 }
 
+/// The modules `python -m` and `python3 -m` may run.
+const PYTHON_MODULES: &[&str] = &[
+    "pytest",
+    "unittest",
+    "mypy",
+    "ruff",
+    "black",
+    "flake8",
+    "pylint",
+    "isort",
+    "compileall",
+    "doctest",
+    "tox",
+    "nox",
+    "pyright",
+];
 /// The programs the runner runs, by name, and how.
 const PROGRAMS: &[(&str, Use)] = &[
     // Rust
@@ -155,42 +171,8 @@ const PROGRAMS: &[(&str, Use)] = &[
     ("pylint", Use::Any),
     ("black", Use::Any),
     ("isort", Use::Any),
-    (
-        "python",
-        Use::Module(&[
-            "pytest",
-            "unittest",
-            "mypy",
-            "ruff",
-            "black",
-            "flake8",
-            "pylint",
-            "isort",
-            "compileall",
-            "doctest",
-            "tox",
-            "nox",
-            "pyright",
-        ]),
-    ),
-    (
-        "python3",
-        Use::Module(&[
-            "pytest",
-            "unittest",
-            "mypy",
-            "ruff",
-            "black",
-            "flake8",
-            "pylint",
-            "isort",
-            "compileall",
-            "doctest",
-            "tox",
-            "nox",
-            "pyright",
-        ]),
-    ),
+    ("python", Use::Module(PYTHON_MODULES)),
+    ("python3", Use::Module(PYTHON_MODULES)),
     ("uv", Use::Then("run")),
     ("poetry", Use::Then("run")),
     ("pipenv", Use::Then("run")),

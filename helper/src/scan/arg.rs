@@ -62,6 +62,18 @@ impl Arg {
         }
     }
 
+    /// A value only known at run time, spelled `source` (`$X`, `$(cmd)`).
+    pub(super) fn unknown(source: &str, taint: Taint) -> Self {
+        Self {
+            text: source.to_owned(),
+            exact: false,
+            glob: false,
+            known_from: source.len(),
+            taint,
+            content: None,
+        }
+    }
+
     /// Literal text that came out of a substitution: exact, but a glob
     /// pattern where it holds glob characters.
     pub(super) fn derived(text: &str) -> Self {

@@ -118,7 +118,7 @@ impl Scanner<'_> {
         if let Some(command) = executor_run(name, argv, args, stdin) {
             return self.code("voyage-helper run", &[command], &Flow::inherited());
         }
-        self.declares(name, argv, args);
+        self.declares(name, args);
         if self.sets_variables(name, args, stdin) && name != "printf" {
             return Flow::empty();
         }

@@ -33,7 +33,7 @@ impl Scanner<'_> {
     /// word only became an assignment through an expansion (`export "$v"`);
     /// words written as assignments were recorded when the command was
     /// walked.
-    pub(super) fn declares(&mut self, name: &str, argv: &[Arg], args: &[Arg]) {
+    pub(super) fn declares(&mut self, name: &str, args: &[Arg]) {
         if !matches!(
             name,
             "export" | "declare" | "typeset" | "local" | "readonly"
@@ -57,10 +57,13 @@ impl Scanner<'_> {
             if !identifier || value.starts_with('(') {
                 continue;
             }
+            // Reported as the assignment it is, so that one written as an
+            // assignment word (already judged by the walk) is one finding.
             if arg.exact
                 && let Some(hit) = super::checks::history::check_variable(variable, Some(value))
             {
-                self.report(hit.rule, argv, hit.detail);
+                let words = [Arg::literal(&format!("{variable}={value}"))];
+                self.report(hit.rule, &words, hit.detail);
             }
             if nameref && let Some(target) = self.vars.get(value).map(<[Value]>::to_vec) {
                 self.vars.assign(variable, target, false);
@@ -182,7 +185,7 @@ impl Scanner<'_> {
         let rest = args.get(at + 2..).unwrap_or_default();
         let value = match super::call::printf(rest).literal_text() {
             Some(text) => Arg::literal(text),
-            None => super::vars::Value::unknown(&format!("${name}"), Taint::OPAQUE).first(),
+            None => Arg::unknown(&format!("${name}"), Taint::OPAQUE),
         };
         self.vars.assign(name, vec![Value::Scalar(value)], false);
     }

@@ -30,14 +30,7 @@ pub(super) enum Value {
 impl Value {
     /// A value only known at run time, spelled `source`.
     pub(super) fn unknown(source: &str, taint: Taint) -> Self {
-        Self::Scalar(Arg {
-            text: source.to_owned(),
-            exact: false,
-            glob: false,
-            known_from: source.len(),
-            taint: taint.union(Taint::OPAQUE),
-            content: None,
-        })
+        Self::Scalar(Arg::unknown(source, taint.union(Taint::OPAQUE)))
     }
 
     /// What `$name` gives: the scalar, or an array's first element.

@@ -193,7 +193,7 @@ impl Builder {
     }
 
     fn unknown(&mut self, source: &str, taint: Taint) {
-        let arg = unknown_arg(source, taint);
+        let arg = Arg::unknown(source, taint);
         for variant in &mut self.variants {
             variant.current.push_arg(&arg);
         }
@@ -244,18 +244,6 @@ impl Builder {
 
     fn finish(self) -> Vec<Vec<Arg>> {
         self.variants.into_iter().map(Variant::finish).collect()
-    }
-}
-
-/// A value only known at run time, spelled `source`.
-fn unknown_arg(source: &str, taint: Taint) -> Arg {
-    Arg {
-        text: source.to_owned(),
-        exact: false,
-        glob: false,
-        known_from: source.len(),
-        taint,
-        content: None,
     }
 }
 
@@ -414,9 +402,9 @@ impl Scanner<'_> {
                     let mut inserts = match self.parameter_values(expr, source) {
                         Some(inserts) => inserts,
                         None if is_home(expr) => {
-                            vec![Insert::One(unknown_arg("~", Taint::default()))]
+                            vec![Insert::One(Arg::unknown("~", Taint::default()))]
                         }
-                        None => vec![Insert::One(unknown_arg(source, Taint::OPAQUE))],
+                        None => vec![Insert::One(Arg::unknown(source, Taint::OPAQUE))],
                     };
                     // `-r${EMPTY}f` and `"$HOME/$DIR"`: what is unknown may
                     // be empty, joining the letters of a flag or leaving a
@@ -478,7 +466,7 @@ impl Scanner<'_> {
                     };
                     match target {
                         Some(values) => out.extend(values),
-                        None => out.push(Insert::One(unknown_arg(source, Taint::OPAQUE))),
+                        None => out.push(Insert::One(Arg::unknown(source, Taint::OPAQUE))),
                     }
                 }
                 Some(out)
@@ -497,7 +485,7 @@ impl Scanner<'_> {
             } => {
                 let mut out = self
                     .variable(parameter)
-                    .unwrap_or_else(|| vec![Insert::One(unknown_arg(source, Taint::OPAQUE))]);
+                    .unwrap_or_else(|| vec![Insert::One(Arg::unknown(source, Taint::OPAQUE))]);
                 if out.iter().any(Insert::may_be_empty) {
                     let default = self.expand_value(default_value.as_deref().unwrap_or(""));
                     if let (ParameterExpr::AssignDefaultValues { .. }, Parameter::Named(name)) =
@@ -628,7 +616,7 @@ impl Scanner<'_> {
                 .filter(|t| t.len() <= MAX_TRANSFORMED_BYTES)
                 .and_then(|text| op(text, &pattern))
                 .map_or_else(
-                    || unknown_arg(source, Taint::OPAQUE),
+                    || Arg::unknown(source, Taint::OPAQUE),
                     |out| Arg::literal(&out),
                 )
         };
