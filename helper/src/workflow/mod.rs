@@ -69,6 +69,7 @@ mod shell;
 mod step;
 mod suggestion;
 mod text;
+mod ui;
 mod yaml;
 
 pub use claude::{QUOTED_LINES, Stream};
