@@ -161,6 +161,14 @@ pub(crate) struct RunArgs {
     /// VOYAGE_RETROSPECTIVE=0 or EXECUTANT_RETROSPECTIVE=0 also turn it off.
     #[arg(long)]
     pub no_retrospective: bool,
+    /// The line view instead of the full-screen one, on a terminal too (see
+    /// TERMINAL).
+    #[arg(long)]
+    pub no_tui: bool,
+    /// Read corrections for the next prompt step from FILE: one message per
+    /// line, appended while the run goes (see INTERJECT).
+    #[arg(long, value_name = "FILE")]
+    pub interject_file: Option<PathBuf>,
     /// The workflow file, or an http(s) URL to fetch it from (see REMOTE).
     pub file: PathBuf,
 }

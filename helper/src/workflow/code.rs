@@ -44,6 +44,8 @@ crate::problem::codes! {
     WORKFLOW_AGENT_FAILED => "the agent CLI exited non-zero or reported an error",
     WORKFLOW_JUDGE_FAILED => "the judge rejected every attempt",
     WORKFLOW_HEALING_EXHAUSTED => "self-healing ran out of attempts",
+    WORKFLOW_INTERJECT_FILE => "the --interject-file path names a directory, FIFO, device or socket",
+    WORKFLOW_REFINE_FAILED => "the workflow refine the retrospective pane asked for could not be run",
 }
 
 /// The codes of a workflow file that cannot be read.

@@ -30,6 +30,7 @@ use super::code;
 use super::consumers::{Consumer, LogFile, Ndjson, log_dir_for};
 use super::event::Event;
 use super::filter::Filter;
+use super::interject::Queue;
 use super::live::Live;
 use super::load::{self, Loaded};
 use super::remote::{self, Fetcher};
@@ -37,6 +38,7 @@ use super::resolve;
 use super::runner::{self, RunOptions};
 use super::settings::Settings;
 use super::step::{Context, Failure, Finish};
+use super::ui;
 use super::yaml;
 use crate::problem::Problem;
 
@@ -98,6 +100,14 @@ pub(super) fn run(args: &RunArgs, settings: Settings, out: &mut impl Write) -> i
             )]);
         }
     }
+    if let Some(problem) = args
+        .interject_file
+        .as_deref()
+        .and_then(interject_file_problem)
+    {
+        report_problem(&problem);
+        return Ok(exit_code::STEP_FAILED);
+    }
     let workflow = Arc::new(loaded.workflow);
     let dir = workflow_dir(&args.file);
     let work_dir = std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone());
@@ -118,10 +128,12 @@ pub(super) fn run(args: &RunArgs, settings: Settings, out: &mut impl Write) -> i
     let retrospective = settings.retrospective;
     let (log, width) = (settings.log, settings.width);
     let suggestion_requested = settings.report_suggestion;
+    let interject = Arc::new(Queue::with_file(args.interject_file.clone()));
     let ctx = Context {
         work_dir,
         stop,
         settings,
+        interject,
     };
 
     let mut consumers: Vec<Box<dyn Consumer + '_>> = Vec::new();
@@ -140,17 +152,28 @@ pub(super) fn run(args: &RunArgs, settings: Settings, out: &mut impl Write) -> i
             )]),
         }
     }
+    // The full-screen view on a terminal (unless --no-tui), else the lines.
+    let tui = (!args.ci && wants_tui(args.no_tui))
+        .then(|| start_tui(args, &ctx))
+        .flatten();
     // Stdout is line-buffered; these buffers are flushed when no event is
     // waiting, so a burst of lines costs a few writes, not one per line.
     if args.ci {
         consumers.push(Box::new(Ndjson::new(BufWriter::with_capacity(
             1 << 16,
-            out,
+            &mut *out,
         ))));
+    } else if let Some(tui) = &tui {
+        consumers.push(Box::new(tui.handle()));
     } else {
         let terminal = std::io::stdout().is_terminal();
-        let stdout = BufWriter::with_capacity(1 << 16, out);
-        consumers.push(Box::new(Live::new(stdout, log_path, terminal, width)));
+        let stdout = BufWriter::with_capacity(1 << 16, &mut *out);
+        consumers.push(Box::new(Live::new(
+            stdout,
+            log_path.clone(),
+            terminal,
+            width,
+        )));
     }
 
     let (sender, receiver) = mpsc::sync_channel::<Event>(CHANNEL_DEPTH);
@@ -191,21 +214,31 @@ pub(super) fn run(args: &RunArgs, settings: Settings, out: &mut impl Write) -> i
             ))
         })
     });
+    if let Finish::Failed(failure) = &finish {
+        let millis = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        for consumer in &mut consumers {
+            consumer.failed(&failure.message, millis);
+            consumer.flush();
+        }
+    }
+    drop(consumers);
+    // The view's after-run screens wait for keys while the stopping
+    // signals still cancel; then the terminal is given back and the run's
+    // summary printed on the normal screen.
+    let mut refine = None;
+    if let Some(tui) = tui {
+        refine = tui.close(log_path.as_deref(), &mut *out)?;
+    }
     for id in signal_ids {
         signal_hook::low_level::unregister(id);
     }
     if let Some(e) = unwritable {
         return Err(e);
     }
-    Ok(match finish {
+    let code = match finish {
         Finish::Complete => exit_code::SUCCESS,
         Finish::Cancelled => exit_code::CANCELLED,
         Finish::Failed(failure) => {
-            let millis = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-            for consumer in &mut consumers {
-                consumer.failed(&failure.message, millis);
-                consumer.flush();
-            }
             report_problem(&Problem::new(failure.code, failure.message.clone()));
             if failure.timed_out {
                 exit_code::TIMED_OUT
@@ -213,7 +246,49 @@ pub(super) fn run(args: &RunArgs, settings: Settings, out: &mut impl Write) -> i
                 exit_code::STEP_FAILED
             }
         }
-    })
+    };
+    if let Some(instruction) = refine {
+        // The exit code stays the run's.
+        ui::refine(&args.file, &instruction, out)?;
+    }
+    Ok(code)
+}
+
+/// Whether the full-screen view is wanted: stdout is a terminal that can
+/// take it (`TERM` set and not `dumb`), and `--no-tui` is not given.
+fn wants_tui(no_tui: bool) -> bool {
+    !no_tui
+        && std::io::stdout().is_terminal()
+        && std::env::var("TERM").is_ok_and(|t| !t.is_empty() && t != "dumb")
+}
+
+/// The full-screen view, or `None` (the line view then) when the terminal
+/// cannot be taken.
+fn start_tui(args: &RunArgs, ctx: &Context) -> Option<ui::Tui> {
+    let local = args.file.to_str().is_none_or(|f| !remote::is_url(f));
+    let options = ui::Options {
+        interactive: std::io::stdin().is_terminal(),
+        statusline: ui::statusline_from(|name| std::env::var(name).ok()),
+        refinable: local,
+        repo_dir: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+        work_dir: ctx.work_dir.clone(),
+        stop: Arc::clone(&ctx.stop),
+        settings: ctx.settings.clone(),
+        interject: Arc::clone(&ctx.interject),
+    };
+    ui::Tui::start(options).ok()
+}
+
+/// `--interject-file` naming something that is not a regular file (a file
+/// that does not exist yet is fine: a script may create it later).
+fn interject_file_problem(path: &Path) -> Option<Problem> {
+    match crate::input_file::open(path) {
+        Ok(_) | Err(crate::input_file::InputError::NotFound(_)) => None,
+        Err(e) => Some(Problem::new(
+            code::WORKFLOW_INTERJECT_FILE,
+            format!("--interject-file {}: {e}", path.display()),
+        )),
+    }
 }
 
 /// The JSON `workflow validate --json` prints.

@@ -49,6 +49,7 @@ mod consumers;
 mod event;
 mod filter;
 mod healing;
+mod interject;
 mod judge;
 mod lines;
 mod live;

@@ -37,6 +37,8 @@ pub(super) fn run(task: &PromptTask, ctx: &Context, emit: &dyn Emit) -> Result<(
     // Read once: an attempt that edits a context file does not change the
     // task the next attempt, or the judge, is given.
     let prompt = with_context(task)?;
+    // What the user sent since the last prompt step goes in front.
+    let prompt = ctx.interject.deliver(&task.name, prompt, emit);
     if task.llm_as_judge {
         judge::run(provider, task, &prompt, ctx, emit)?;
     } else {

@@ -52,6 +52,9 @@ pub(super) struct Context {
     pub stop: Arc<AtomicBool>,
     /// What the environment asks of the run, read once at the edge.
     pub settings: Settings,
+    /// Corrections for the next prompt step: typed in the terminal view,
+    /// or appended to `--interject-file`.
+    pub interject: Arc<super::interject::Queue>,
 }
 
 impl Context {

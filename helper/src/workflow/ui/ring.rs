@@ -38,6 +38,7 @@ impl Ring {
         self.lines.len()
     }
 
+    #[cfg(test)]
     pub(super) fn is_empty(&self) -> bool {
         self.lines.is_empty()
     }
@@ -55,6 +56,7 @@ impl Ring {
         self.lines.range(start..end).map(String::as_str)
     }
 
+    #[cfg(test)]
     pub(super) fn iter(&self) -> impl Iterator<Item = &str> {
         self.lines.iter().map(String::as_str)
     }

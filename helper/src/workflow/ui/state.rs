@@ -236,6 +236,10 @@ impl State {
                 }
             }
             Event::StepError { index, error, .. } => {
+                if usize::try_from(*index).ok() == self.current {
+                    // Why it failed, under what it printed.
+                    self.output.push(&format!("✗ {}", error.message));
+                }
                 if let Some(row) = self.row_mut(*index) {
                     let since = match row.status {
                         Status::Running { since_ms } => since_ms,
