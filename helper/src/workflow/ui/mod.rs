@@ -32,3 +32,25 @@ pub(crate) fn statusline_from(env: impl Fn(&str) -> Option<String>) -> bool {
         .iter()
         .all(|name| env(name).is_none_or(|v| v != "0"))
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_status_bar_is_on_unless_a_zero_turns_it_off() {
+        let env = |pairs: &'static [(&str, &str)]| {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| (*v).to_owned())
+            }
+        };
+        assert!(super::statusline_from(env(&[])));
+        assert!(super::statusline_from(env(&[("VOYAGE_STATUSLINE", "1")])));
+        assert!(!super::statusline_from(env(&[("VOYAGE_STATUSLINE", "0")])));
+        assert!(!super::statusline_from(env(&[(
+            "EXECUTANT_STATUSLINE",
+            "0"
+        )])));
+    }
+}

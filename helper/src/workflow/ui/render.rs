@@ -149,9 +149,6 @@ fn list_lines(state: &State, now_ms: u64, width: u16) -> (Vec<Line<'_>>, usize) 
             for record in row.iterations.iter().skip(start) {
                 lines.push(iteration_line(record, now_ms, width));
             }
-            if state.current == Some(i) {
-                current_row = lines.len() - 1;
-            }
         }
     }
     (lines, current_row)
@@ -363,11 +360,11 @@ pub(super) fn draw(
         header,
     );
     let list_area = take(area, &mut y, list_rows);
-    // A list taller than its rows keeps the running step in view.
+    // A list taller than its rows keeps the running step in view, the
+    // step before it above, its iterations below.
     let skip = if list.len() > usize::from(list_rows) {
-        let half = usize::from(list_rows) / 2;
         current_row
-            .saturating_sub(half)
+            .saturating_sub(1)
             .min(list.len() - usize::from(list_rows))
     } else {
         0
@@ -459,4 +456,429 @@ pub(super) fn draw(
         Paragraph::new(key_line(state, view, info, now_ms)),
         take(area, &mut y, 1),
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    use super::super::super::event::{ErrorInfo, Event, RunReport, TokenUsage};
+    use super::super::state::Occupancy;
+    use super::super::state::tests::{command, each, start, started};
+    use super::*;
+
+    /// The screen as text, one string per row (trailing spaces kept).
+    fn screen(
+        state: &State,
+        view: &mut View,
+        info: &Info,
+        w: u16,
+        h: u16,
+        now: u64,
+    ) -> Vec<String> {
+        let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+        terminal
+            .draw(|frame| draw(frame, state, view, info, now, None))
+            .unwrap();
+        let buffer = terminal.backend().buffer();
+        (0..h)
+            .map(|y| (0..w).map(|x| buffer[(x, y)].symbol()).collect())
+            .collect()
+    }
+
+    /// `left`, then `right` ending one cell before the edge of `w`.
+    fn row(left: &str, right: &str, w: usize) -> String {
+        let used = left.chars().count() + right.chars().count();
+        format!("{left}{}{right} ", " ".repeat(w - used - 1))
+    }
+
+    fn fill(text: &str, w: usize) -> String {
+        format!("{text}{}", " ".repeat(w - text.chars().count()))
+    }
+
+    fn boxed(text: &str, w: usize) -> String {
+        format!("│{}│", fill(text, w - 2))
+    }
+
+    fn top(title: &str, w: usize) -> String {
+        format!("┌{title}{}┐", "─".repeat(w - 2 - title.chars().count()))
+    }
+
+    fn bottom(w: usize) -> String {
+        format!("└{}┘", "─".repeat(w - 2))
+    }
+
+    fn plain() -> Info {
+        Info {
+            repo: None,
+            statusline: false,
+            interactive: false,
+        }
+    }
+
+    /// build done, a loop of 10 running its 10th, deploy pending.
+    fn looping() -> State {
+        let mut state = started(vec![
+            command("build"),
+            each("loop", vec![command("x")]),
+            command("deploy"),
+        ]);
+        state.apply(&start(0), 0);
+        state.apply(
+            &Event::StepComplete {
+                index: 0,
+                name: "build".into(),
+                duration_ms: 1500,
+            },
+            0,
+        );
+        state.apply(&start(1), 0);
+        for i in 1..=10u64 {
+            state.apply(
+                &Event::StepIteration {
+                    index: 1,
+                    item: format!("item{i}"),
+                    iteration: i,
+                    total: 10,
+                },
+                i * 100,
+            );
+            if i < 10 {
+                state.apply(
+                    &Event::StepIterationComplete {
+                        index: 1,
+                        iteration: i,
+                        status: super::super::super::event::IterationStatus::Complete,
+                        error: None,
+                    },
+                    i * 100 + 100,
+                );
+            }
+        }
+        for i in 1..=6 {
+            state.apply(
+                &Event::OutputText {
+                    index: 1,
+                    text: format!("out {i}"),
+                },
+                1500,
+            );
+        }
+        state
+    }
+
+    #[test]
+    fn the_step_list_with_a_loops_last_eight_iterations_the_pane_and_the_status_bar() {
+        let mut state = looping();
+        state.context = Some(Occupancy {
+            tokens: 162_200,
+            model: "sonnet".into(),
+        });
+        let info = Info {
+            repo: Some(("voyage".into(), Some("main".into()))),
+            statusline: true,
+            interactive: false,
+        };
+        let w = 44;
+        let mut view = View::default();
+        let mut expected = vec![
+            fill(" Ship it", w),
+            row(" ✓ build", "1.5s", w),
+            row(" ⠋ loop", "2.0s", w),
+            fill("     … 2 earlier", w),
+        ];
+        for i in 3..10 {
+            expected.push(row(&format!("     ✓ {i}/10 item{i}"), "0.1s", w));
+        }
+        expected.extend([
+            row("     ⠋ 10/10 item10", "1.0s", w),
+            fill(" · deploy", w),
+            top(" loop ", w),
+            boxed("out 4", w),
+            boxed("out 5", w),
+            boxed("out 6", w),
+            bottom(w),
+            fill(" voyage main ━━━━━━━━── 81% 162.2k/200k", w),
+            fill(" 2.0s", w),
+        ]);
+        assert_eq!(screen(&state, &mut view, &info, 44, 20, 2000), expected);
+        // The room left was 3 rows: the pane's minimum.
+        assert_eq!(view.rows, super::super::view::MIN_OUTPUT_ROWS);
+    }
+
+    #[test]
+    fn a_list_taller_than_the_screen_keeps_the_running_step_in_view() {
+        let state = looping();
+        let w = 30;
+        let mut view = View::default();
+        // 10 rows: the goal, 3 list rows, the pane (3 + borders), keys.
+        assert_eq!(
+            screen(&state, &mut view, &plain(), 30, 9, 2000),
+            [
+                fill(" Ship it", w),
+                row(" ✓ build", "1.5s", w),
+                row(" ⠋ loop", "2.0s", w),
+                top(" loop ", w),
+                boxed("out 4", w),
+                boxed("out 5", w),
+                boxed("out 6", w),
+                bottom(w),
+                fill(" 2.0s", w),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_scrolled_resized_pane_with_the_interjection_line() {
+        let mut state = started(vec![command("build")]);
+        state.apply(&start(0), 0);
+        for i in 0..20 {
+            state.apply(
+                &Event::OutputText {
+                    index: 0,
+                    text: format!("line {i}"),
+                },
+                10,
+            );
+        }
+        let mut view = View {
+            preference: Some(4),
+            back: 3,
+            at_total: 20,
+            starts_seen: 1,
+            input: Some("use staging".into()),
+            ..View::default()
+        };
+        let w = 36;
+        let blank = fill("", w);
+        assert_eq!(
+            screen(&state, &mut view, &plain(), 36, 16, 2000),
+            [
+                fill(" Ship it", w),
+                row(" ⠋ build", "2.0s", w),
+                top(" build ", w),
+                boxed("line 14", w),
+                boxed("line 15", w),
+                boxed("line 16", w),
+                boxed("— scrolled up 3 lines —", w),
+                bottom(w),
+                blank.clone(),
+                blank.clone(),
+                blank.clone(),
+                blank.clone(),
+                blank.clone(),
+                blank,
+                fill(" ▷ use staging▌ esc to cancel", w),
+                fill(" 2.0s", w),
+            ]
+        );
+        // The chosen size is clamped when the terminal shrinks: 9 rows
+        // leave the pane 3, its minimum.
+        let small = screen(&state, &mut view, &plain(), 36, 9, 2000);
+        assert_eq!(view.rows, 3);
+        assert_eq!(small[4], boxed("line 16", w));
+        assert_eq!(small[5], boxed("— scrolled up 3 lines —", w));
+        // A new step: back to the tail.
+        state.apply(&start(0), 2100);
+        state.apply(
+            &Event::OutputText {
+                index: 0,
+                text: "fresh".into(),
+            },
+            2100,
+        );
+        let again = screen(&state, &mut view, &plain(), 36, 16, 2100);
+        assert_eq!(again[3], boxed("fresh", w));
+        assert_eq!(view.back, 0);
+    }
+
+    fn status(state: &State, repo: Option<(&str, Option<&str>)>) -> String {
+        let info = Info {
+            repo: repo.map(|(r, b)| (r.to_owned(), b.map(str::to_owned))),
+            statusline: true,
+            interactive: false,
+        };
+        status_line(state, &info)
+            .spans
+            .iter()
+            .map(|s| s.content.as_ref())
+            .collect()
+    }
+
+    #[test]
+    fn the_gauge_follows_the_model_and_its_thresholds_colour_it() {
+        let mut state = started(vec![super::super::state::tests::prompt("p", "opus[1m]")]);
+        // Outside a repository, no step running: nothing but the margin.
+        assert_eq!(status(&state, None), " ");
+        // A prompt step running, no usage yet: its model's empty window.
+        state.apply(&start(0), 0);
+        assert_eq!(
+            status(&state, Some(("r", Some("44ecb73")))),
+            " r 44ecb73 ────────── 0% 0/1M"
+        );
+        assert_eq!(status(&state, Some(("r", None))), " r ────────── 0% 0/1M");
+        state.context = Some(Occupancy {
+            tokens: 950_000,
+            model: "opus[1m]".into(),
+        });
+        assert_eq!(status(&state, None), " ━━━━━━━━━─ 95% 950k/1M");
+        let colour = |tokens: u64| {
+            let mut s = state.clone();
+            s.context = Some(Occupancy {
+                tokens,
+                model: "sonnet".into(),
+            });
+            let info = Info::default();
+            status_line(&s, &info).spans[1].style.fg
+        };
+        assert_eq!(colour(139_999), Some(Color::Green));
+        assert_eq!(colour(140_000), Some(Color::Yellow));
+        assert_eq!(colour(180_000), Some(Color::Red));
+    }
+
+    #[test]
+    fn the_retrospective_pane_puts_suggestions_first_and_offers_the_update() {
+        let mut state = started(vec![command("fail")]);
+        state.apply(&start(0), 0);
+        state.apply(
+            &Event::OutputText {
+                index: 0,
+                text: "boom".into(),
+            },
+            1,
+        );
+        state.apply(
+            &Event::StepError {
+                index: 0,
+                name: "fail".into(),
+                error: ErrorInfo {
+                    name: "Error".into(),
+                    message: "exit 4".into(),
+                    code: "WORKFLOW_COMMAND_FAILED".into(),
+                },
+                last_output: None,
+            },
+            1000,
+        );
+        state.apply(
+            &Event::StepRetrospective {
+                index: 0,
+                retrospective: serde_json::json!({
+                    "summary": "It exits 4.", "rootCause": "exit 4", "evidence": ["boom"],
+                    "suggestions": [{"issue": "fails", "change": "drop it", "severity": "high"}],
+                    "workflowFixable": true, "refineInstruction": "Drop exit 4."
+                }),
+            },
+            1000,
+        );
+        let mut view = View {
+            mode: Mode::Retrospective {
+                update: true,
+                output: false,
+            },
+            fixable: true,
+            ..View::default()
+        };
+        let w = 60;
+        let blank = boxed("", w);
+        assert_eq!(
+            screen(&state, &mut view, &plain(), 60, 12, 2000),
+            [
+                fill(" Ship it", w),
+                row(" ✗ fail", "1.0s", w),
+                top(" retrospective: fail ", w),
+                boxed("It exits 4.", w),
+                boxed("suggestion (high): fails → drop it", w),
+                boxed("fix in the workflow: Drop exit 4.", w),
+                boxed("root cause: exit 4", w),
+                boxed("evidence: boom", w),
+                blank.clone(),
+                blank,
+                bottom(w),
+                fill(
+                    "  update the workflow   exit    u update  o output  q exit",
+                    w
+                ),
+            ]
+        );
+        // `o`: the step's output instead.
+        view.mode = Mode::Retrospective {
+            update: true,
+            output: true,
+        };
+        let output = screen(&state, &mut view, &plain(), 60, 12, 2000);
+        assert_eq!(output[2], top(" fail ", w));
+        assert_eq!(output[3], boxed("boom", w));
+        assert_eq!(output[4], boxed("✗ exit 4", w));
+    }
+
+    #[test]
+    fn the_report_screen_and_its_prompt() {
+        let mut state = started(vec![command("a")]);
+        state.apply(
+            &Event::WorkflowReport {
+                report: RunReport {
+                    duration_ms: 65_000,
+                    total_cost_usd: 0.0123,
+                    total_tokens: TokenUsage {
+                        input_tokens: 1000,
+                        output_tokens: 200,
+                        cache_creation_tokens: 3000,
+                        cache_read_tokens: 40_000,
+                    },
+                    overflow_tokens: 0,
+                    overflow_calls: 0,
+                    step_narrative: Vec::new(),
+                    suggestion: None,
+                },
+            },
+            1,
+        );
+        let mut view = View {
+            mode: Mode::Report { asking: false },
+            ..View::default()
+        };
+        let w = 84;
+        let rows = screen(&state, &mut view, &plain(), 84, 11, 0);
+        assert_eq!(
+            rows[2..],
+            [
+                top(" run report ", w),
+                boxed("Duration  1m 05s", w),
+                boxed("Cost      $0.0123", w),
+                boxed(
+                    "Tokens    44,200 (1,000 in, 200 out, 3,000 cache-write, 40,000 cache-read)",
+                    w
+                ),
+                boxed("Overflow  none", w),
+                boxed("", w),
+                boxed("", w),
+                bottom(w),
+                fill(" a ask for an efficiency suggestion  any other key exit", w),
+            ]
+        );
+        view.mode = Mode::Report { asking: true };
+        let mut terminal = Terminal::new(TestBackend::new(84, 11)).unwrap();
+        terminal
+            .draw(|frame| {
+                draw(
+                    frame,
+                    &state,
+                    &mut view,
+                    &plain(),
+                    0,
+                    Some("Merge steps 2 and 3."),
+                )
+            })
+            .unwrap();
+        let buffer = terminal.backend().buffer();
+        let line = |y: u16| {
+            (0..84u16)
+                .map(|x| buffer[(x, y)].symbol())
+                .collect::<String>()
+        };
+        assert_eq!(line(8), boxed("Suggestion: Merge steps 2 and 3.", w));
+        assert_eq!(line(10), fill(" asking for an efficiency suggestion…", w));
+    }
 }
