@@ -348,6 +348,7 @@ pub(super) fn draw(
     let rows = pane_rows(room.saturating_sub(list_len), view.preference);
     let list_rows = list_len.min(room.saturating_sub(rows));
     view.rows = rows;
+    view.most = pane_rows(room.saturating_sub(list_len), None);
     view.follow(state.step_starts);
 
     let mut y = area.y;

@@ -68,6 +68,8 @@ pub(super) struct View {
     pub fixable: bool,
     /// Content rows of the pane in the last frame (for page keys).
     pub rows: u16,
+    /// The most content rows the last frame had room for.
+    pub most: u16,
 }
 
 /// The pane's content rows, given what the frame leaves it.
@@ -121,9 +123,13 @@ impl View {
     }
 
     fn resize(&mut self, by: i16) {
-        let rows = self.rows.max(MIN_OUTPUT_ROWS);
-        let to = rows.saturating_add_signed(by).max(MIN_OUTPUT_ROWS);
-        // Clamped to the room at the next frame, by `pane_rows`.
+        // From the size chosen last (keys may come faster than frames),
+        // kept within the room of the last frame.
+        let rows = self.preference.unwrap_or(self.rows).max(MIN_OUTPUT_ROWS);
+        let most = if self.most == 0 { u16::MAX } else { self.most };
+        let to = rows
+            .saturating_add_signed(by)
+            .clamp(MIN_OUTPUT_ROWS, most.max(MIN_OUTPUT_ROWS));
         self.preference = Some(to);
     }
 
@@ -250,16 +256,24 @@ mod tests {
     fn resize_keys_move_from_the_drawn_size() {
         let mut view = View {
             rows: 10,
+            most: 10,
             ..View::default()
         };
         let r = ring(0);
+        // No more room than the frame had.
+        view.key(press(KeyCode::Char(']')), &r);
+        assert_eq!(view.preference, Some(10));
         assert_eq!(view.key(press(KeyCode::Char('[')), &r), Action::Redraw);
         assert_eq!(view.preference, Some(9));
-        view.rows = 9;
+        // Before the next frame: from the chosen size.
+        view.key(press(KeyCode::Char('[')), &r);
+        assert_eq!(view.preference, Some(8));
+        view.rows = 8;
+        view.key(press(KeyCode::Char(']')), &r);
         view.key(press(KeyCode::Char(']')), &r);
         view.key(press(KeyCode::Char(']')), &r);
         assert_eq!(view.preference, Some(10));
-        view.rows = MIN_OUTPUT_ROWS;
+        view.preference = Some(MIN_OUTPUT_ROWS);
         view.key(press(KeyCode::Char('[')), &r);
         assert_eq!(view.preference, Some(MIN_OUTPUT_ROWS));
     }
