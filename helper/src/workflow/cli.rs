@@ -89,8 +89,9 @@ pub(crate) struct ValidateArgs {
 /// OUTPUT. With --ci, one JSON event per line on stdout, in Executant's
 /// format (`voyage-helper schema event`): workflow:start, step:start,
 /// log, output:text, step:complete or step:error, ..., workflow:report,
-/// workflow:complete. Without it, a line per step with its status and
-/// duration, the step's output under it (on a terminal only its last 5
+/// workflow:complete. Without it, on a terminal, the full-screen view (see
+/// TERMINAL); elsewhere, or with --no-tui, a line per step with its status
+/// and duration, the step's output under it (on a terminal only its last 5
 /// lines, redrawn in place), and a summary. Either way a log
 /// file goes to `.claude/voyage.local/logs/<UTC YYYYMMDD-HHMMSS>_<goal>.log`
 /// (the nearest `.claude/voyage.local` from the workflow's directory up to
@@ -122,6 +123,33 @@ pub(crate) struct ValidateArgs {
 /// WORKFLOW_REMOTE_UNSUPPORTED, each exit 2. For example:
 ///
 ///   voyage-helper workflow run https://github.com/OWNER/REPO/blob/main/flows/release.yaml
+///
+/// TERMINAL. When stdout is a terminal (TERM set, not dumb) and neither
+/// --ci nor --no-tui is given, the run is drawn full-screen: every step
+/// with its mark and duration, a running loop's last 8 iterations, the
+/// running step's output, a status bar (repository, branch, and how full
+/// the running agent session's context is: 10 cells, yellow from 70%, red
+/// from 90%; VOYAGE_STATUSLINE=0 or EXECUTANT_STATUSLINE=0 turn it off)
+/// and a line of keys: arrows, j/k, PageUp/PageDown scroll the output (End
+/// back to the tail); [ and ] shrink and grow its pane (kept for the run);
+/// i types a correction for the next prompt step (see INTERJECT); Ctrl-C
+/// stops the run as SIGINT does. After a failure with a retrospective the
+/// analysis is shown (o: the step's output; u: leave and run `workflow
+/// refine FILE --instruction TEXT` with its fix, the exit code unchanged);
+/// after a success the report, where a asks for the efficiency suggestion
+/// and any other key exits. Without a terminal on stdin it never waits.
+/// The terminal is restored however the run ends, and a summary printed.
+///
+/// INTERJECT. A correction typed after i, or a line appended to
+/// --interject-file FILE, is queued for the next prompt step, whose prompt
+/// gets it in front: `[User correction from a previous step]`, the
+/// messages, `---`, then the prompt (a log event records each). The file
+/// holds one message per line; each prompt step takes the lines completed
+/// since the last one (blank lines are skipped); it may not exist yet, but
+/// a directory or FIFO is refused (exit 1). For example:
+///
+///   voyage-helper workflow run --interject-file notes.txt flows/release.yaml &
+///   echo "the staging database is db2, not db1" >> notes.txt
 ///
 /// CANCEL. A file `.voyage-cancel` (or `.executant-cancel`) in the
 /// workflow's directory stops the run before its next step (nested runs

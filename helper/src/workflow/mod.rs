@@ -16,7 +16,9 @@
 //!   [`retrospective`] that analyses a fatal failure, and the report's
 //!   efficiency [`suggestion`];
 //! - [`consumers`] turn the events into NDJSON and a log file, [`live`] into
-//!   the view for people;
+//!   the line view for people, [`ui`] into the full-screen one on a
+//!   terminal; [`interject`] queues the corrections a person sends to the
+//!   next prompt step;
 //! - [`command`] is the I/O edge that wires them together; [`cli`] holds
 //!   the subcommands' flags, and [`settings`] what the environment asks
 //!   (`VOYAGE_*`, then `EXECUTANT_*`), read once there.
@@ -33,10 +35,12 @@
 //!    [`provider`], [`judge`], [`healing`], [`retrospective`], [`suggestion`], [`script`],
 //!    [`prompt`], [`loops`], [`nested`];
 //! 3. the [`runner`];
-//! 4. the edge: [`consumers`], [`live`], [`command`], [`cli`].
+//! 4. the edge: [`consumers`], [`live`], [`ui`], [`command`], [`cli`]
+//!    ([`interject`] sits with the data: the prompt step reads its queue).
 //!
-//! The OpenCode provider and the terminal UI come in later releases; the
-//! provider dispatch and the events already have their place.
+//! The full-screen terminal view, [`ui`], is one more consumer at the edge;
+//! the OpenCode provider comes in a later release (the provider dispatch
+//! and the events already have their place).
 
 mod answer;
 mod call;
