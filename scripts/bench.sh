@@ -18,6 +18,7 @@
 #                                           criteria figure 17 (criteria run)
 #                                           verdict figure 18 (a 200 MiB log)
 #                                           waves figures 19-20 (wave prepare, wave collect)
+#                                           tui figures 23-25 (the full-screen view of workflow run)
 #
 # Needs bash, python3 and cargo. Uses hyperfine when installed (figures 1
 # and 2; a python3 timing loop otherwise) and /usr/bin/time when installed
@@ -48,6 +49,9 @@ WAVE_RUNS=2       # runs of each command per round for figures 19 and 20 (ROUNDS
 BIG_BYTES=1073741824
 VERDICT_BYTES=209715200  # figure 18: the log verdict reads (200 MiB)
 VERDICT_RUNS=3    # runs of each side of figure 18
+TUI_RUNS=20       # runs of each side of figure 23 (the view's first frame)
+TUI_FLOOD_RUNS=3  # runs of each side of figure 24 (1,000,000 lines)
+TUI_IDLE_S=5      # seconds of figure 25's measurement, each side
 
 # --- tools ------------------------------------------------------------------
 
@@ -273,6 +277,8 @@ def cmd_table(results, big_bytes):
         verdict_rows(d, row)
     if "wave_prepare" in d:
         wave_rows(d, row)
+    if "tui_first" in d:
+        tui_rows(d, row)
 
     head = ("figure", "voyage", "baseline", "ratio/diff", "target", "result")
     widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(6)]
@@ -465,6 +471,139 @@ def plan_rows(d, row):
     growth = v1000["mean_ms"] / v500["mean_ms"]
     row("5a. same, 1,000 steps vs 500", f"{v1000['mean_ms']:.1f} ms", f"{v500['mean_ms']:.1f} ms",
         f"{growth:.2f}x", "≤ 2.2x", growth <= 2.2)
+
+# Figures 23-25: the full-screen view, driven through a pseudo-terminal
+# of 100x30 that this script reads as fast as it can (a fast terminal).
+def pty_spawn(argv, cwd, interactive):
+    import fcntl, pty, struct, termios
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    env = dict(os.environ, TERM="xterm-256color")
+    stdin = slave if interactive else subprocess.DEVNULL
+    p = subprocess.Popen(argv, cwd=cwd, stdin=stdin, stdout=slave, stderr=slave,
+                         env=env, start_new_session=True)
+    os.close(slave)
+    return p, master
+
+def pty_read(master, timeout):
+    import select
+    r, _, _ = select.select([master], [], [], timeout)
+    if not r:
+        return b""
+    try:
+        return os.read(master, 1 << 16)
+    except OSError:
+        return None  # EIO: the other side is closed
+
+def until_seen(master, needle, limit=10.0):
+    """The moment (perf_counter) `needle` had been read, or None."""
+    t0, seen = time.perf_counter(), b""
+    while time.perf_counter() - t0 < limit:
+        chunk = pty_read(master, 0.05)
+        if chunk is None:
+            return None
+        seen += chunk
+        if needle in seen:
+            return time.perf_counter()
+    return None
+
+def drain(p, master):
+    """Reads everything until the process exits; its peak VmHWM in KiB."""
+    peak = 0
+    while True:
+        chunk = pty_read(master, 0.005)
+        v = hwm_kib(p.pid)
+        if v is not None:
+            peak = max(peak, v)
+        if chunk is None or (chunk == b"" and p.poll() is not None):
+            break
+    p.wait()
+    os.close(master)
+    return peak
+
+def cmd_tui_first(results, helper, wf, runs):
+    """Figure 23: from spawn to the goal drawn in the alternate screen,
+    against the line view's first line, which says the same goal."""
+    first, line = [], []
+    for _ in range(int(runs)):
+        for tui, out in ((True, first), (False, line)):
+            argv = [helper, "workflow", "run", wf] + ([] if tui else ["--no-tui"])
+            t0 = time.perf_counter()
+            p, master = pty_spawn(argv, os.path.dirname(wf), True)
+            seen = until_seen(master, b"First frame")
+            p.terminate()
+            drain(p, master)
+            if seen is None:
+                sys.exit(f"figure 23: {argv!r} never drew its goal")
+            out.append((seen - t0) * 1e3)
+    save_result(results, "tui_first", {"tui": first, "line": line})
+    print(f"  first frame: median {statistics.median(first):.1f} ms; line view {statistics.median(line):.1f} ms")
+
+def cmd_tui_flood(results, helper, wf, runs):
+    """Figure 24: a step printing 1,000,000 lines under the view (stdin not
+    a terminal, so it never waits) against --ci into a file."""
+    tui, ci, peaks = [], [], []
+    for _ in range(int(runs)):
+        t0 = time.perf_counter()
+        p, master = pty_spawn([helper, "workflow", "run", wf], os.path.dirname(wf), False)
+        peaks.append(drain(p, master))
+        tui.append(time.perf_counter() - t0)
+        if p.returncode != 0:
+            sys.exit(f"figure 24: the view's run exited {p.returncode}")
+        with open(os.path.join(os.path.dirname(wf), "ci.ndjson"), "w") as f:
+            t0 = time.perf_counter()
+            subprocess.run([helper, "workflow", "run", "--ci", wf], stdout=f, check=True,
+                           cwd=os.path.dirname(wf))
+            ci.append(time.perf_counter() - t0)
+    save_result(results, "tui_flood", {"tui": tui, "ci": ci, "peak_kib": max(peaks)})
+    print(f"  1M lines: view {min(tui):.2f} s, --ci to a file {min(ci):.2f} s, peak {max(peaks) / 1024:.1f} MiB")
+
+def cpu_ticks(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])  # utime + stime
+
+def cmd_tui_idle(results, helper, wf, seconds):
+    """Figure 25: CPU time of the helper (its own, not the step's) while its
+    one step sleeps, under the view with keys read, against the line view."""
+    hz = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for name, extra in (("tui", []), ("line", ["--no-tui"])):
+        p, master = pty_spawn([helper, "workflow", "run", wf] + extra, os.path.dirname(wf), True)
+        if until_seen(master, b"sleepy") is None:
+            sys.exit("figure 25: the run never started")
+        time.sleep(0.5)
+        c0, t0 = cpu_ticks(p.pid), time.perf_counter()
+        end = t0 + float(seconds)
+        while time.perf_counter() < end:
+            pty_read(master, 0.05)
+        c1, t1 = cpu_ticks(p.pid), time.perf_counter()
+        p.terminate()
+        drain(p, master)
+        out[name] = (c1 - c0) / hz / (t1 - t0) * 100
+    save_result(results, "tui_idle", out)
+    print(f"  idle CPU: view {out['tui']:.2f} %, line view {out['line']:.2f} %")
+
+def tui_rows(d, row):
+    f = d["tui_first"]
+    first, line = statistics.median(f["tui"]), statistics.median(f["line"])
+    row("23. first frame of the full-screen view (goal drawn), median from spawn",
+        f"{first:.1f} ms", f"{line:.1f} ms", f"{first - line:+.1f} ms", "≤ 30 ms", first <= 30.0)
+    row("23a. same vs Executant's 0.80 s start (bench.md)", f"{first:.1f} ms",
+        f"{EXECUTANT_START_S * 1e3:.0f} ms", f"{EXECUTANT_START_S * 1e3 / first:.0f}x faster", "info", None)
+    if "tui_flood" in d:
+        v = d["tui_flood"]
+        ratio = min(v["tui"]) / min(v["ci"])
+        row("24. one step printing 1,000,000 lines under the view vs `--ci` to a file, best wall",
+            f"{min(v['tui']):.2f} s", f"{min(v['ci']):.2f} s", f"{ratio:.2f}x", "≤ 1.5x", ratio <= 1.5)
+        peak = v["peak_kib"] / 1024
+        row("24a. same, peak RSS of the helper under the view", f"{peak:.1f} MiB", "", "",
+            "≤ 25 MiB", peak <= 25.0)
+    if "tui_idle" in d:
+        v = d["tui_idle"]
+        row("25. CPU of the helper while its step sleeps, view with keys read vs the line view",
+            f"{v['tui']:.2f} %", f"{v['line']:.2f} %", f"{v['tui'] - v['line']:+.2f} pt", "< 1 %",
+            v["tui"] < 1.0)
 
 if __name__ == "__main__":
     globals()["cmd_" + sys.argv[1]](*sys.argv[2:])
@@ -1061,6 +1200,22 @@ PY
   time_pair wave_prepare "$WAVE_RUNS" "$(reset clean)" "$prepare_cmd" "$(reset clean)" "$bare_adds"
   section "20. voyage-helper wave collect  vs  4 x merge --no-ff + worktree remove + branch -d  ($ROUNDS x $WAVE_RUNS runs each)"
   time_pair wave_collect "$WAVE_RUNS" "$(reset ready)" "$collect_cmd" "$(reset ready)" "$bare_merges"
+fi
+
+if [[ -z "$only" || "$only" == tui ]]; then
+  # Figures 23-25: the full-screen view through a pseudo-terminal.
+  tw="$tmp/tui"
+  mkdir -p "$tw"
+  printf 'goal: "First frame"\nsteps:\n  - name: wait\n    command: sleep 30\n' >"$tw/first.yaml"
+  printf 'goal: "a million lines"\nsteps:\n  - name: big\n    command: seq 1 1000000\n' >"$tw/flood.yaml"
+  printf 'goal: "Idle"\nsteps:\n  - name: sleepy\n    command: sleep 30\n' >"$tw/idle.yaml"
+  section "23. first frame of workflow run's full-screen view  vs  the line view's first line ($TUI_RUNS runs each)"
+  py tui_first "$results" "$helper" "$tw/first.yaml" "$TUI_RUNS"
+  section "24. 1,000,000 lines under the view  vs  --ci to a file ($TUI_FLOOD_RUNS runs each)"
+  py tui_flood "$results" "$helper" "$tw/flood.yaml" "$TUI_FLOOD_RUNS"
+  section "25. CPU while a step sleeps: the view  vs  the line view ($TUI_IDLE_S s each)"
+  py tui_idle "$results" "$helper" "$tw/idle.yaml" "$TUI_IDLE_S"
+  rm -rf "$logs" "$tw/.claude"
 fi
 
 # --- table ------------------------------------------------------------------------

@@ -163,7 +163,7 @@ impl Tail {
 
 /// The messages of `bytes`: its complete lines, trimmed, blank ones
 /// skipped; and how many bytes they took (an unfinished last line waits).
-pub(super) fn lines(bytes: &[u8]) -> (Vec<String>, usize) {
+pub fn lines(bytes: &[u8]) -> (Vec<String>, usize) {
     let Some(last) = memchr::memrchr(b'\n', bytes) else {
         return (Vec::new(), 0);
     };

@@ -81,6 +81,7 @@ pub use claude::{QUOTED_LINES, Stream};
 pub(crate) use cli::Command;
 pub(crate) use command::exit_code;
 pub use event::Event;
+pub use interject::lines as interjection_lines;
 pub use lines::LineSplitter;
 pub use load::load_source;
 pub use remote::{host as url_host, join as join_url, to_raw as raw_url};

@@ -584,6 +584,31 @@ proptest! {
     fn workflow_urls_soup(base in soup(URL_WORDS, 12), reference in soup(URL_WORDS, 8)) {
         check_workflow_url(&String::from_utf8_lossy(&base), &String::from_utf8_lossy(&reference));
     }
+
+    #[test]
+    fn interjection_lines_any_bytes(data in proptest::collection::vec(prop_oneof![Just(b'\n'), Just(b' '), Just(b'\r'), any::<u8>()], 0..200), cut in 0usize..201) {
+        check_interjection_lines(&data, cut);
+    }
+}
+
+/// The checks of fuzz target `interject_lines`: only complete lines, no
+/// blank message, and two reads at any cut give the messages of one.
+#[allow(clippy::indexing_slicing)] // a failed index is a failed check here
+fn check_interjection_lines(data: &[u8], cut: usize) {
+    use voyage_helper::internals::workflow::interjection_lines;
+    let (messages, used) = interjection_lines(data);
+    assert!(used == 0 || data[used - 1] == b'\n');
+    assert!(!data[used..].contains(&b'\n'));
+    assert!(
+        messages
+            .iter()
+            .all(|m| !m.trim().is_empty() && !m.contains('\n'))
+    );
+    let cut = cut.min(data.len());
+    let (first, used_first) = interjection_lines(&data[..cut]);
+    let (second, _) = interjection_lines(&data[used_first..]);
+    let pieces: Vec<String> = first.into_iter().chain(second).collect();
+    assert_eq!(pieces, messages);
 }
 
 /// Pieces of URLs and references, for the remote workflow URL functions.

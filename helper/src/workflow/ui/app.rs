@@ -3,7 +3,8 @@
 //!
 //! [`Handle::observe`] folds each event into the shared [`State`] (a short
 //! lock, no copy of the event) and wakes the view thread unless a wake-up
-//! is already waiting. The view thread draws when woken: by events, by a
+//! is already waiting (one stays up until the next frame is drawn, so a
+//! flood of lines wakes it once a frame). The view thread draws when woken: by events, by a
 //! key (read on a thread of its own), by the spinner's tick while a step
 //! runs; never more than [`FPS`] frames a second, and not at all while
 //! nothing changes and nothing runs.
@@ -266,6 +267,8 @@ fn run_view(
     loop {
         if dirty && last_frame.is_none_or(|t| t.elapsed() >= FRAME) {
             let now = shared.now_ms();
+            // Events from here on ask for the next frame.
+            shared.pending.store(false, Ordering::SeqCst);
             let state = shared.lock();
             let drawn = screen.terminal.draw(|frame| {
                 render::draw(frame, &state, &mut view, &info, now, suggestion.as_deref());
@@ -301,8 +304,9 @@ fn run_view(
             IDLE
         };
         let action = match woken.recv_timeout(timeout) {
+            // `pending` stays up until the next frame: one wake-up a frame
+            // at most, however fast the events come.
             Ok(Wake::Dirty) => {
-                shared.pending.store(false, Ordering::SeqCst);
                 dirty = true;
                 continue;
             }

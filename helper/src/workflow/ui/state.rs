@@ -24,6 +24,8 @@ use super::ring::Ring;
 
 /// Iteration records kept for a loop step (the screen shows fewer).
 pub(super) const KEPT_ITERATIONS: usize = 32;
+/// Warnings kept for the summary after the view (the log file has all).
+const KEPT_WARNINGS: usize = 100;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Status {
@@ -361,7 +363,7 @@ impl State {
             Event::Log { level, text } => {
                 let word = super::super::consumers::level_word(*level);
                 self.output.push(&format!("[{word}] {text}"));
-                if *level != Level::Info {
+                if *level != Level::Info && self.warnings.len() < KEPT_WARNINGS {
                     self.warnings.push(format!("[{word}] {text}"));
                 }
             }
