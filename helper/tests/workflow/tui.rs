@@ -300,6 +300,26 @@ fn sigint_and_sigterm_restore_the_terminal() {
     }
 }
 
+/// The terminal going away (its tmux server killed: SIGHUP, then reads
+/// that end at once) ends the run and the process, leaving nothing that
+/// spins on the dead terminal.
+#[test]
+fn a_hung_up_terminal_ends_the_run() {
+    if tmux_or_skip().is_none() {
+        return;
+    }
+    let dir = Dir::new();
+    dir.write("wf.yaml", LONG_STEP);
+    let pane = Pane::start(dir, "", &[], (60, 20));
+    pane.wait_for("line 200");
+    let pid = pane.pid();
+    let _ = pane.tmux().arg("kill-server").status();
+    assert!(
+        wait_until(WAIT, || crate::common::ended(pid)),
+        "the helper still runs after its terminal hung up"
+    );
+}
+
 /// Without a terminal on stdin nothing can be typed: the view never waits
 /// after the run.
 #[test]

@@ -171,27 +171,57 @@ impl Tui {
         super::terminal::restore();
         if let Some((done, thread)) = self.input.take() {
             done.store(true, Ordering::SeqCst);
-            let _ = thread.join();
+            // It ends within one poll; one stuck in crossterm (a terminal
+            // hung up between its poll and its read) ends with the process.
+            let deadline = Instant::now() + INPUT_POLL * 5;
+            while !thread.is_finished() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            if thread.is_finished() {
+                let _ = thread.join();
+            }
         }
         super::summary::print(&self.shared.lock(), log, out)?;
         Ok(refine)
     }
 }
 
-/// Keys (and resizes) for the view thread, until `done`.
+/// Keys for the view thread, until `done` or the terminal hangs up.
+///
+/// The terminal is polled here first, and crossterm asked to read only
+/// when there are bytes: crossterm's reader spins forever on a terminal
+/// that hung up (its read loop ends only on `WouldBlock`), so a hang-up
+/// ends this thread before crossterm ever sees it.
 fn read_keys(wake: &Sender<Wake>, done: &AtomicBool) {
+    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+    use std::os::fd::AsFd;
+    let stdin = std::io::stdin();
+    let timeout = PollTimeout::try_from(INPUT_POLL).unwrap_or(PollTimeout::MAX);
     while !done.load(Ordering::SeqCst) {
-        match term_event::poll(INPUT_POLL) {
-            Ok(true) => match term_event::read() {
+        let mut fds = [PollFd::new(stdin.as_fd(), PollFlags::POLLIN)];
+        match poll(&mut fds, timeout) {
+            Ok(0) | Err(nix::errno::Errno::EINTR) => continue,
+            Ok(_) => {}
+            Err(_) => return,
+        }
+        let revents = fds
+            .first()
+            .and_then(PollFd::revents)
+            .unwrap_or(PollFlags::POLLHUP);
+        if revents.intersects(PollFlags::POLLHUP | PollFlags::POLLERR | PollFlags::POLLNVAL)
+            || !revents.contains(PollFlags::POLLIN)
+        {
+            return;
+        }
+        while let Ok(true) = term_event::poll(Duration::ZERO) {
+            match term_event::read() {
                 Ok(event) => {
                     if wake.send(Wake::Input(event)).is_err() {
                         return;
                     }
                 }
                 Err(_) => return,
-            },
-            Ok(false) => {}
-            Err(_) => return,
+            }
         }
     }
 }
@@ -264,6 +294,7 @@ fn run_view(
     let mut last_frame: Option<Instant> = None;
     let mut dirty = true;
     let mut read_repo = options.statusline;
+    let mut drawn_size = None;
     loop {
         if dirty && last_frame.is_none_or(|t| t.elapsed() >= FRAME) {
             let now = shared.now_ms();
@@ -279,6 +310,7 @@ fn run_view(
                 return None;
             }
             last_frame = Some(Instant::now());
+            drawn_size = screen.terminal.size().ok();
             dirty = false;
             if read_repo {
                 // One git read, after the first frame is up.
@@ -333,7 +365,12 @@ fn run_view(
                 Action::Redraw
             }
             Err(RecvTimeoutError::Timeout) => {
-                if animating(&shared.lock()) {
+                // A resized terminal is seen here too (keys come first).
+                let resized = screen
+                    .terminal
+                    .size()
+                    .is_ok_and(|size| Some(size) != drawn_size);
+                if resized || animating(&shared.lock()) {
                     Action::Redraw
                 } else {
                     Action::Nothing
