@@ -33,6 +33,7 @@ use super::filter::Filter;
 use super::interject::Queue;
 use super::live::Live;
 use super::load::{self, Loaded};
+use super::model::Workflow;
 use super::remote::{self, Fetcher};
 use super::resolve;
 use super::runner::{self, RunOptions};
@@ -154,7 +155,7 @@ pub(super) fn run(args: &RunArgs, settings: Settings, out: &mut impl Write) -> i
     }
     // The full-screen view on a terminal (unless --no-tui), else the lines.
     let tui = (!args.ci && wants_tui(args.no_tui))
-        .then(|| start_tui(args, &ctx))
+        .then(|| start_tui(args, &ctx, &workflow))
         .flatten();
     // Stdout is line-buffered; these buffers are flushed when no event is
     // waiting, so a burst of lines costs a few writes, not one per line.
@@ -264,7 +265,7 @@ fn wants_tui(no_tui: bool) -> bool {
 
 /// The full-screen view, or `None` (the line view then) when the terminal
 /// cannot be taken.
-fn start_tui(args: &RunArgs, ctx: &Context) -> Option<ui::Tui> {
+fn start_tui(args: &RunArgs, ctx: &Context, workflow: &Arc<Workflow>) -> Option<ui::Tui> {
     let local = args.file.to_str().is_none_or(|f| !remote::is_url(f));
     let options = ui::Options {
         interactive: std::io::stdin().is_terminal(),
@@ -275,6 +276,7 @@ fn start_tui(args: &RunArgs, ctx: &Context) -> Option<ui::Tui> {
         stop: Arc::clone(&ctx.stop),
         settings: ctx.settings.clone(),
         interject: Arc::clone(&ctx.interject),
+        workflow: Arc::clone(workflow),
     };
     ui::Tui::start(options).ok()
 }

@@ -60,6 +60,9 @@ pub(crate) struct Options {
     pub stop: Arc<AtomicBool>,
     pub settings: Settings,
     pub interject: Arc<Queue>,
+    /// The workflow about to run: the first frame shows its steps at once
+    /// (its `workflow:start` comes a moment later).
+    pub workflow: Arc<super::super::model::Workflow>,
 }
 
 enum Wake {
@@ -126,8 +129,15 @@ impl Tui {
     /// Takes the terminal and starts drawing; an error leaves it as it was.
     pub(crate) fn start(options: Options) -> std::io::Result<Self> {
         let screen = Screen::enter(options.interactive)?;
+        let mut state = State::default();
+        state.apply(
+            &Event::WorkflowStart {
+                workflow: Arc::clone(&options.workflow),
+            },
+            0,
+        );
         let shared = Arc::new(Shared {
-            state: Mutex::new(State::default()),
+            state: Mutex::new(state),
             pending: AtomicBool::new(false),
             started: Instant::now(),
         });
