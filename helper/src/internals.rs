@@ -112,3 +112,10 @@ pub mod schema {
 pub mod orders {
     pub use crate::orders::{ref_safe, sha256_hex};
 }
+
+/// The run marker a `/trekexecute` run leaves for the PreToolUse hook.
+pub mod run_marker {
+    pub use crate::run_marker::{
+        FILE_NAME, Location, ReadError, RunMarker, SCHEMA_VERSION, locate, read,
+    };
+}

@@ -74,6 +74,7 @@ mod progress;
 mod recovery;
 mod report;
 mod run;
+mod run_marker;
 mod scan;
 mod schema;
 mod state;

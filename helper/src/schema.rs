@@ -87,6 +87,10 @@ pub(crate) const SCHEMAS: &[(&str, &str)] = &[
         include_str!("../../schemas/run-block.schema.json"),
     ),
     (
+        "run-marker",
+        include_str!("../../schemas/run-marker.schema.json"),
+    ),
+    (
         "scan-command",
         include_str!("../../schemas/scan-command.schema.json"),
     ),
