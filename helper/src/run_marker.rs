@@ -63,6 +63,10 @@ pub struct RunMarker {
     pub never_touch: Vec<String>,
     /// When the run started (RFC 3339).
     pub started_at: String,
+    /// The commit the current step began from (its manifest audit's
+    /// `--since`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_start_sha: Option<String>,
 }
 
 /// Where a directory's run marker is, if the directory is in a git
@@ -135,8 +139,6 @@ pub fn read(path: &Path) -> Result<Option<RunMarker>, ReadError> {
 }
 
 /// Writes `marker` at `path`, atomically.
-// Its caller, `trek`, lands in the next commits.
-#[allow(dead_code)]
 pub(crate) fn write(path: &Path, marker: &RunMarker) -> Result<(), AtomicWriteError> {
     let mut bytes = serde_json::to_vec_pretty(marker).unwrap_or_default();
     bytes.push(b'\n');
@@ -144,7 +146,6 @@ pub(crate) fn write(path: &Path, marker: &RunMarker) -> Result<(), AtomicWriteEr
 }
 
 /// Removes the marker at `path`; `Ok(false)` when there was none.
-#[allow(dead_code)]
 pub(crate) fn remove(path: &Path) -> std::io::Result<bool> {
     match fs::remove_file(path) {
         Ok(()) => Ok(true),
@@ -197,6 +198,7 @@ mod tests {
             touch: vec![],
             never_touch: vec!["vendor/".into()],
             started_at: "2026-12-01T00:00:00Z".into(),
+            step_start_sha: None,
         }
     }
 
