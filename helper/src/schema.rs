@@ -108,6 +108,10 @@ pub(crate) const SCHEMAS: &[(&str, &str)] = &[
     ),
     ("summary", include_str!("../../schemas/summary.schema.json")),
     (
+        "trek-reply",
+        include_str!("../../schemas/trek-reply.schema.json"),
+    ),
+    (
         "validation-report",
         include_str!("../../schemas/validation-report.schema.json"),
     ),

@@ -67,7 +67,11 @@ pub(super) fn invoke<S: AsRef<str>>(args: &[S]) -> Result<Invoked, Problem> {
     let cli = Cli::try_parse_from(argv).map_err(|e| {
         Problem::new(
             code::TREK_INNER,
-            format!("`{}` is refused by the command line: {}", what(), e.kind()),
+            format!(
+                "`{}` is refused by the command line: {}",
+                what(),
+                e.to_string().lines().next().unwrap_or("")
+            ),
         )
     })?;
     if matches!(cli.command, crate::cli::Subcommand::Trek(_)) {

@@ -321,7 +321,8 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
 
     let decided = Decided {
         start_sha: String::new(),
-        mode: mode.word().into(),
+        // A session resumed keeps its file: `progress init --mode resume`.
+        mode: if args.resume { "resume" } else { mode.word() }.into(),
         only_step: match mode {
             Mode::Step(n) => Some(n),
             _ => None,
@@ -452,8 +453,13 @@ fn single_session(
         return Ok(reply);
     }
     reply.progress = Some(progress.display().to_string());
-    let kept = field(&init_reply, "/action") == "kept";
+    let kept = matches!(decided.mode.as_str(), "resume" | "step")
+        && !field(&init_reply, "/previous_status").is_null();
     if kept {
+        // The run goes on: a stopped or failed run is in progress again.
+        crate::progress::edit(&progress, |p| {
+            p.status = crate::progress::RunStatus::InProgress;
+        })?;
         decided.start_sha = context::read_decided(&progress)
             .map(|d| d.start_sha)
             .unwrap_or_default();

@@ -621,7 +621,6 @@ fn fail(
                 "Step {n}: FAILED after {attempts} attempt(s): reverting its Files."
             ));
             let file = run.progress_arg();
-            let plan = run.plan_arg();
             let root = run.root.display().to_string();
             let number = n.to_string();
             let reverted = invoke(&[
@@ -630,8 +629,6 @@ fn fail(
                 &number,
                 "--file",
                 &file,
-                "--plan",
-                &plan,
                 "--cwd",
                 &root,
             ])?;
@@ -648,7 +645,6 @@ fn fail(
 /// Commits the completed steps' work before an escalation stop.
 fn escalate(run: &mut Run, n: u32, reply: &mut Reply) -> Result<(), Problem> {
     let file = run.progress_arg();
-    let plan = run.plan_arg();
     let root = run.root.display().to_string();
     let number = n.to_string();
     let committed = invoke(&[
@@ -657,8 +653,6 @@ fn escalate(run: &mut Run, n: u32, reply: &mut Reply) -> Result<(), Problem> {
         &number,
         "--file",
         &file,
-        "--plan",
-        &plan,
         "--cwd",
         &root,
     ])?;

@@ -31,6 +31,7 @@ mod schemas;
 mod state;
 mod stats;
 mod toplevel;
+mod trek;
 mod verdict;
 mod verdict_fixtures;
 mod waves;
