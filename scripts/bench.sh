@@ -18,6 +18,7 @@
 #                                           criteria figure 17 (criteria run)
 #                                           verdict figure 18 (a 200 MiB log)
 #                                           waves figures 19-20 (wave prepare, wave collect)
+#                                           trek figure 26 (trek step-done)
 #
 # Needs bash, python3 and cargo. Uses hyperfine when installed (figures 1
 # and 2; a python3 timing loop otherwise) and /usr/bin/time when installed
@@ -273,6 +274,8 @@ def cmd_table(results, big_bytes):
         verdict_rows(d, row)
     if "wave_prepare" in d:
         wave_rows(d, row)
+    if "trek_done" in d:
+        trek_rows(d, row)
 
     head = ("figure", "voyage", "baseline", "ratio/diff", "target", "result")
     widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(6)]
@@ -325,6 +328,14 @@ def wave_rows(d, row):
             f"{ratio:.2f}x", "≤ 1.3x", ratio <= 1.3)
         row(f"{fig}a. same, CPU time (user+sys, all processes)", f"{v['cpu_ms']:.2f} ms",
             f"{b['cpu_ms']:.2f} ms", f"{v['cpu_ms'] / b['cpu_ms']:.2f}x", "info", None)
+
+def trek_rows(d, row):
+    v, b = d["trek_done"]
+    ratio = v["mean_ms"] / b["mean_ms"]
+    row("26. `trek step-done` vs its Verify, `audit step` and the commit run bare, mean wall",
+        f"{v['mean_ms']:.2f} ms", f"{b['mean_ms']:.2f} ms", f"{ratio:.2f}x", "≤ 1.5x", ratio <= 1.5)
+    row("26a. same, CPU time (user+sys, all processes)", f"{v['cpu_ms']:.2f} ms",
+        f"{b['cpu_ms']:.2f} ms", f"{v['cpu_ms'] / b['cpu_ms']:.2f}x", "info", None)
 
 def scan_rows(d, row):
     for key, fig, what in (("scan_1mb", "14", "the hook on a 1 MB command (`echo` and 512 Ki words)"),
@@ -1061,6 +1072,48 @@ PY
   time_pair wave_prepare "$WAVE_RUNS" "$(reset clean)" "$prepare_cmd" "$(reset clean)" "$bare_adds"
   section "20. voyage-helper wave collect  vs  4 x merge --no-ff + worktree remove + branch -d  ($ROUNDS x $WAVE_RUNS runs each)"
   time_pair wave_collect "$WAVE_RUNS" "$(reset ready)" "$collect_cmd" "$(reset ready)" "$bare_merges"
+fi
+
+# --- 26. trek step-done: a step's Verify, audit and checkpoint -------------------
+
+if [[ -z "$only" || "$only" == trek ]]; then
+  # The example plan's step 1, begun and implemented: each timed run starts
+  # from a copy of that repository. The baseline runs what the step cannot
+  # do without, as separate commands: the Verify in bash, `audit step`, and
+  # git add + git commit.
+  tdir="$tmp/trek"
+  trepo="$tdir/repo"
+  mkdir -p "$trepo/plans"
+  cp "$repo/examples/trek/plan.md" "$trepo/plans/plan.md"
+  (
+    cd "$trepo"
+    export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+    git init -q -b main
+    git config user.name bench
+    git config user.email bench@example.com
+    git config commit.gpgsign false
+    git add -A
+    git commit -q -m init
+    "$helper" trek start plans/plan.md >/dev/null
+    "$helper" trek step-begin 1 >/dev/null
+    # shellcheck disable=SC2016
+    printf '#!/usr/bin/env bash\necho "Hello, ${1:-world}!"\n' >greet.sh
+  )
+  rm -rf "$tdir/ready"
+  cp -a "$trepo" "$tdir/ready"
+  treset="bash -c $(q "rm -rf $(q "$trepo") && cp -a $(q "$tdir/ready") $(q "$trepo")")"
+  done_cmd="env -C $(q "$trepo") CLAUDE_PLUGIN_DATA=$(q "$tdir/data") $(q "$helper") trek step-done 1"
+  # shellcheck disable=SC2016
+  verify='bash -n greet.sh && test "$(bash greet.sh Ada)" = "Hello, Ada!"'
+  bare="cd $(q "$trepo") && $verify && $(q "$helper") audit step --plan plans/plan.md --step 1 >/dev/null"
+  bare+=" && git add -A -- greet.sh && git commit -q -m 'feat(greet): add the greeting script'"
+  bare_done="bash -c $(q "$bare")"
+  # Sanity: both sides make the commit.
+  (cd "$trepo" && "$helper" trek step-done 1) | grep -q '^Step 1: PASS (committed' ||
+    { echo "bench.sh: trek step-done did not pass step 1" >&2; exit 2; }
+  rm -rf "$trepo" && cp -a "$tdir/ready" "$trepo"
+  section "26. voyage-helper trek step-done  vs  Verify + audit step + git commit  ($ROUNDS x $WAVE_RUNS runs each)"
+  time_pair trek_done "$WAVE_RUNS" "$treset" "$done_cmd" "$treset" "$bare_done"
 fi
 
 # --- table ------------------------------------------------------------------------
