@@ -386,7 +386,7 @@ fn done_inner(n: u32) -> Result<Reply, Problem> {
         .clone()
         .unwrap_or_else(|| "HEAD".into());
     let verify_exit = exit_code.to_string();
-    let audit = invoke(&[
+    let audit_args = [
         "audit",
         "step",
         "--plan",
@@ -397,10 +397,17 @@ fn done_inner(n: u32) -> Result<Reply, Problem> {
         &since,
         "--verify-exit",
         &verify_exit,
-        "--record",
-        &progress,
         "--json",
-    ])?;
+    ];
+    // A pass is recorded with the step's completion below (one write of
+    // the progress file, not two); anything else is recorded as it is.
+    let mut audit = invoke(&audit_args)?;
+    let passed = audit.json().is_some_and(|v| field(&v, "/status") == "pass");
+    if !passed {
+        let mut record_args = audit_args.to_vec();
+        record_args.extend(["--record", &progress]);
+        audit = invoke(&record_args)?;
+    }
     let found = audit.json();
     let verdict = found
         .as_ref()
@@ -460,8 +467,6 @@ fn done_inner(n: u32) -> Result<Reply, Problem> {
             &plan,
             "--step",
             &number,
-            "--record",
-            &progress,
             "--json",
         ])?;
         if let Some(v) = check.json().filter(|v| field(v, "/status") == "drift") {
@@ -470,6 +475,11 @@ fn done_inner(n: u32) -> Result<Reply, Problem> {
                 field(&v, "/actual_message").as_str().unwrap_or(""),
                 field(&v, "/expected_pattern").as_str().unwrap_or("")
             ));
+            // Recorded with the completion, in the same write.
+            completed.extend([
+                "--checkpoint-drift".to_owned(),
+                field(&v, "/checkpoint_drift").to_string(),
+            ]);
         }
     }
     let extra: Vec<&str> = completed.iter().map(String::as_str).collect();

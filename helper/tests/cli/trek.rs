@@ -423,3 +423,30 @@ fn a_multi_session_plan_writes_wave_one_orders_and_hands_over() {
     );
     assert!(!repo.marker().exists(), "the parent run holds no marker");
 }
+
+#[test]
+fn a_checkpoint_message_off_its_pattern_is_recorded_as_drift_not_a_failure() {
+    let plan = example_plan().replace(
+        "`git commit -m \"feat(greet): add the greeting script\"`",
+        "`git commit -m \"add greeting\"`",
+    );
+    let repo = Repo::new(&plan);
+    repo.trek(&["start", &repo.plan()]);
+    repo.trek(&["step-begin", "1"]);
+    repo.write(&[("greet.sh", GREET)]);
+    let (code, done) = repo.trek(&["step-done", "1"]);
+    assert_eq!(code, 0, "{done}");
+    assert_eq!(next(&done), ("begin-step", Some(2)));
+    assert!(
+        done["lines"].to_string().contains("checkpoint_drift"),
+        "{done}"
+    );
+    let step = &repo.progress_json()["steps"]["1"];
+    assert_eq!(step["status"], "completed");
+    assert_eq!(step["manifest_audit"], "pass");
+    assert_eq!(
+        step["checkpoint_drift"]["actual_message"], "add greeting",
+        "{step}"
+    );
+    assert_eq!(repo.subjects()[0], "add greeting");
+}
