@@ -455,31 +455,24 @@ fn done_inner(n: u32) -> Result<Reply, Problem> {
     } else {
         reply.push(format!("Step {n} has no Checkpoint: nothing is committed."));
     }
-    let after = context::head(&run.root);
-    let commit = after.filter(|a| Some(a) != before.as_ref());
+    // Sub-step F's message check (audit checkpoint's rule) on the commit
+    // and subject read in one git call.
+    let after = last_commit(&run.root);
+    let commit = after.filter(|(id, _)| Some(id) != before.as_ref());
     let mut completed = Vec::new();
-    if let Some(sha) = &commit {
+    if let Some((sha, subject)) = &commit {
         completed.extend(["--commit".to_owned(), sha.clone()]);
-        let check = invoke(&[
-            "audit",
-            "checkpoint",
-            "--plan",
-            &plan,
-            "--step",
-            &number,
-            "--json",
-        ])?;
-        if let Some(v) = check.json().filter(|v| field(v, "/status") == "drift") {
+        let drift = step
+            .manifest
+            .as_ref()
+            .and_then(|m| crate::audit::checkpoint_drift(m, subject));
+        if let Some(drift) = drift {
             reply.push(format!(
-                "checkpoint_drift: \"{}\" does not match \"{}\" (advisory)",
-                field(&v, "/actual_message").as_str().unwrap_or(""),
-                field(&v, "/expected_pattern").as_str().unwrap_or("")
+                "checkpoint_drift: \"{subject}\" does not match \"{}\" (advisory)",
+                field(&drift, "/expected_pattern").as_str().unwrap_or("")
             ));
             // Recorded with the completion, in the same write.
-            completed.extend([
-                "--checkpoint-drift".to_owned(),
-                field(&v, "/checkpoint_drift").to_string(),
-            ]);
+            completed.extend(["--checkpoint-drift".to_owned(), drift.to_string()]);
         }
     }
     let extra: Vec<&str> = completed.iter().map(String::as_str).collect();
@@ -494,11 +487,22 @@ fn done_inner(n: u32) -> Result<Reply, Problem> {
         ));
     }
     reply.push(match &commit {
-        Some(sha) => format!("Step {n}: PASS (committed: {})", &sha[..sha.len().min(12)]),
+        Some((sha, _)) => format!(
+            "Step {n}: PASS (committed: {})",
+            sha.get(..12).unwrap_or(sha)
+        ),
         None => format!("Step {n}: PASS (no commit)"),
     });
     clear_step(&mut run)?;
     go_on(&run, reply)
+}
+
+/// HEAD's id and subject, if the work tree has a commit.
+fn last_commit(root: &Path) -> Option<(String, String)> {
+    let out = crate::git::run(root, &["log", "-1", "--format=%H%x1f%s", "HEAD"]).ok()?;
+    let text = out.text();
+    let (id, subject) = text.trim_end_matches(['\n', '\r']).split_once('\x1f')?;
+    out.ok().then(|| (id.to_owned(), subject.to_owned()))
 }
 
 /// The next call after a step ended well (or was skipped).
