@@ -23,28 +23,13 @@ use std::process::{Command, Output, Stdio};
 use mock_api::{MockApi, Turn};
 use serde_json::{Value, json};
 use tempfile::TempDir;
+use voyage_tests::repo::{commit_all, git, init};
 use voyage_tests::{helper_binary, launcher, repo_root, skip, write_executable};
 
 /// `claude` on `PATH`, or `None` after saying the test is skipped (under
 /// `CI`, a missing CLI fails the test instead).
 fn claude_or_skip() -> Option<PathBuf> {
     skip::tool_or_skip("claude", "npm install -g @anthropic-ai/claude-code")
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 fn example_plan() -> String {
@@ -68,15 +53,9 @@ impl Session {
         let repo = tempfile::tempdir().unwrap();
         let home = tempfile::tempdir().unwrap();
         let dir = repo.path();
-        git(dir, &["init", "-q", "-b", "main"]);
-        git(dir, &["config", "user.name", "Test"]);
-        git(dir, &["config", "user.email", "test@example.invalid"]);
-        git(dir, &["config", "commit.gpgsign", "false"]);
-        fs::create_dir_all(dir.join("plans")).unwrap();
-        fs::write(dir.join("plans/plan.md"), plan).unwrap();
-        fs::write(dir.join("README.md"), "# demo\n").unwrap();
-        git(dir, &["add", "-A"]);
-        git(dir, &["commit", "-q", "-m", "init"]);
+        init(dir);
+        voyage_tests::repo::write(dir, &[("plans/plan.md", plan), ("README.md", "# demo\n")]);
+        commit_all(dir, "init");
         let fake = home.path().join("bin/claude");
         write_executable(
             &fake,
@@ -94,8 +73,8 @@ impl Session {
     }
 
     /// The helper call the command text makes, as the agent runs it.
-    fn trek(&self, args: &str) -> Value {
-        json!({ "command": format!("\"{}\" trek {args}", launcher().display()) })
+    fn call(&self, args: &str) -> Turn {
+        self.bash(&format!("\"{}\" trek {args}", launcher().display()))
     }
 
     fn bash(&self, command: &str) -> Turn {
@@ -218,15 +197,15 @@ fn a_two_step_plan_completes_through_the_command() {
         return;
     };
     let turns = vec![
-        s.bash(s.trek("start plans/plan.md")["command"].as_str().unwrap()),
-        s.bash(s.trek("step-begin 1")["command"].as_str().unwrap()),
+        s.call("start plans/plan.md"),
+        s.call("step-begin 1"),
         s.write("greet.sh", GREET),
-        s.bash(s.trek("step-done 1")["command"].as_str().unwrap()),
-        s.bash(s.trek("step-begin 2")["command"].as_str().unwrap()),
+        s.call("step-done 1"),
+        s.call("step-begin 2"),
         s.write("tests/greet.sh", TEST),
-        s.bash(s.trek("step-done 2")["command"].as_str().unwrap()),
-        s.bash(s.trek("finish")["command"].as_str().unwrap()),
-        s.bash(s.trek("finish --gate confirm")["command"].as_str().unwrap()),
+        s.call("step-done 2"),
+        s.call("finish"),
+        s.call("finish --gate confirm"),
         Turn::text("The run is completed."),
     ];
     let mock = MockApi::start(turns);
@@ -275,12 +254,12 @@ fn an_agent_claiming_done_with_a_file_missing_is_partial() {
         return;
     };
     let turns = vec![
-        s.bash(s.trek("start plans/plan.md")["command"].as_str().unwrap()),
-        s.bash(s.trek("step-begin 1")["command"].as_str().unwrap()),
+        s.call("start plans/plan.md"),
+        s.call("step-begin 1"),
         s.write("greet.sh", GREET),
-        s.bash(s.trek("step-done 1")["command"].as_str().unwrap()),
+        s.call("step-done 1"),
         // Step 2's file is never written: the agent says it is done.
-        s.bash(s.trek("finish")["command"].as_str().unwrap()),
+        s.call("finish"),
         Turn::text("All done!"),
     ];
     let mock = MockApi::start(turns);
@@ -298,35 +277,31 @@ fn resume_after_an_escalation_continues_at_that_step() {
         return;
     };
     let first = MockApi::start(vec![
-        s.bash(s.trek("start plans/plan.md")["command"].as_str().unwrap()),
-        s.bash(s.trek("step-begin 1")["command"].as_str().unwrap()),
+        s.call("start plans/plan.md"),
+        s.call("step-begin 1"),
         s.write("greet.sh", GREET),
-        s.bash(s.trek("step-done 1")["command"].as_str().unwrap()),
-        s.bash(s.trek("step-begin 2")["command"].as_str().unwrap()),
+        s.call("step-done 1"),
+        s.call("step-begin 2"),
         s.write("tests/greet.sh", "exit 1\n"),
-        s.bash(s.trek("step-done 2")["command"].as_str().unwrap()),
-        s.bash(s.trek("finish")["command"].as_str().unwrap()),
+        s.call("step-done 2"),
+        s.call("finish"),
         Turn::text("Stopped: step 2 escalated."),
     ]);
     s.run(&first, COMMAND);
     assert_eq!(s.progress()["status"], "stopped");
 
     let second = MockApi::start(vec![
-        s.bash(
-            s.trek("start --resume plans/plan.md")["command"]
-                .as_str()
-                .unwrap(),
-        ),
-        s.bash(s.trek("step-begin 2")["command"].as_str().unwrap()),
+        s.call("start --resume plans/plan.md"),
+        s.call("step-begin 2"),
         // Claude Code writes a file it has read only.
         Turn::tool(
             "Read",
             json!({ "file_path": s.dir().join("tests/greet.sh").display().to_string() }),
         ),
         s.write("tests/greet.sh", TEST),
-        s.bash(s.trek("step-done 2")["command"].as_str().unwrap()),
-        s.bash(s.trek("finish")["command"].as_str().unwrap()),
-        s.bash(s.trek("finish --gate confirm")["command"].as_str().unwrap()),
+        s.call("step-done 2"),
+        s.call("finish"),
+        s.call("finish --gate confirm"),
         Turn::text("Completed."),
     ]);
     let out = s.run(&second, "/voyage:trekexecute --resume plans/plan.md");
@@ -355,7 +330,7 @@ fn a_multi_session_plan_writes_wave_one_orders_and_stops() {
         return;
     };
     let mock = MockApi::start(vec![
-        s.bash(s.trek("start plans/plan.md")["command"].as_str().unwrap()),
+        s.call("start plans/plan.md"),
         Turn::text("Wave 1 is handed over."),
     ]);
     let out = s.run(&mock, COMMAND);

@@ -141,11 +141,7 @@ pub(super) fn load_plan(path: &Path) -> Result<Plan, Problem> {
 /// The decisions kept in the progress file (defaults for a file `trek`
 /// did not write).
 pub(super) fn read_decided(progress: &Path) -> Result<Decided, Problem> {
-    let file = crate::progress::load(progress).map_err(|e| {
-        e.problems.into_iter().next().unwrap_or_else(|| {
-            Problem::new(code::TREK_NO_RUN, "the progress file cannot be read").in_file(progress)
-        })
-    })?;
+    let file = load_progress(progress)?;
     Ok(file
         .extra
         .get(KEY)
@@ -172,4 +168,13 @@ pub(super) fn set_stop(progress: &Path, status: &str) -> Result<(), Problem> {
     let mut decided = read_decided(progress)?;
     decided.stop = Some(status.to_owned());
     write_decided(progress, &decided)
+}
+
+/// The run's progress file, or the first reason it cannot be read.
+pub(super) fn load_progress(path: &Path) -> Result<crate::progress::Progress, Problem> {
+    crate::progress::load(path).map_err(|e| {
+        e.problems.into_iter().next().unwrap_or_else(|| {
+            Problem::new(code::TREK_NO_RUN, "the progress file cannot be read").in_file(path)
+        })
+    })
 }

@@ -14,7 +14,7 @@ use serde_json::json;
 
 use super::cli::GateAnswer;
 use super::code;
-use super::context::Run;
+use super::context::{self, Run};
 use super::invoke::field;
 use super::invoke::invoke;
 use super::reply::{Next, Reply};
@@ -38,12 +38,7 @@ pub(super) fn finish(gate: Option<GateAnswer>, wave_plan: Option<&Path>) -> Repl
 
 /// Whether every step of the run is completed or skipped.
 fn all_done(run: &Run) -> Result<bool, Problem> {
-    let file = crate::progress::load(&run.progress_path).map_err(|e| {
-        e.problems
-            .into_iter()
-            .next()
-            .unwrap_or_else(|| Problem::new(code::TREK_NO_RUN, "the progress file cannot be read"))
-    })?;
+    let file = context::load_progress(&run.progress_path)?;
     Ok(file.steps.values().all(|r| {
         matches!(
             r.status,

@@ -33,12 +33,7 @@ pub(super) fn next_step(
     only: Option<u32>,
     _after: Option<u32>,
 ) -> Result<Option<u32>, Problem> {
-    let file = crate::progress::load(progress).map_err(|e| {
-        e.problems
-            .into_iter()
-            .next()
-            .unwrap_or_else(|| Problem::new(code::TREK_NO_RUN, "the progress file cannot be read"))
-    })?;
+    let file = context::load_progress(progress)?;
     let open = |status: StepStatus| {
         !matches!(
             status,
@@ -65,12 +60,7 @@ fn step_of(run: &Run, n: u32) -> Result<&Step, Problem> {
 }
 
 fn record_of(run: &Run, n: u32) -> Result<(StepStatus, u32, Option<String>, Option<u32>), Problem> {
-    let file = crate::progress::load(&run.progress_path).map_err(|e| {
-        e.problems
-            .into_iter()
-            .next()
-            .unwrap_or_else(|| Problem::new(code::TREK_NO_RUN, "the progress file cannot be read"))
-    })?;
+    let file = context::load_progress(&run.progress_path)?;
     let record = file
         .steps
         .iter()
@@ -634,18 +624,7 @@ fn fail(
             reply.push(format!(
                 "Step {n}: FAILED after {attempts} attempt(s): reverting its Files."
             ));
-            let file = run.progress_arg();
-            let root = run.root.display().to_string();
-            let number = n.to_string();
-            let reverted = invoke(&[
-                "progress",
-                "revert-step",
-                &number,
-                "--file",
-                &file,
-                "--cwd",
-                &root,
-            ])?;
+            let reverted = progress_git(run, "revert-step", n)?;
             reply.push_text(&reverted.stdout);
             context::set_stop(&run.progress_path, "failed")?;
             clear_step(run)?;
@@ -658,18 +637,7 @@ fn fail(
 
 /// Commits the completed steps' work before an escalation stop.
 fn escalate(run: &mut Run, n: u32, reply: &mut Reply) -> Result<(), Problem> {
-    let file = run.progress_arg();
-    let root = run.root.display().to_string();
-    let number = n.to_string();
-    let committed = invoke(&[
-        "progress",
-        "escalate-commit",
-        &number,
-        "--file",
-        &file,
-        "--cwd",
-        &root,
-    ])?;
+    let committed = progress_git(run, "escalate-commit", n)?;
     reply.push_text(&committed.stdout);
     context::set_stop(&run.progress_path, "stopped")?;
     clear_step(run)?;
@@ -677,4 +645,12 @@ fn escalate(run: &mut Run, n: u32, reply: &mut Reply) -> Result<(), Problem> {
         reply.push("warning: the completed work could not be committed (see the error above).");
     }
     Ok(())
+}
+
+/// `progress revert-step N` or `progress escalate-commit N` on the run.
+fn progress_git(run: &Run, what: &str, n: u32) -> Result<Invoked, Problem> {
+    let file = run.progress_arg();
+    let root = run.root.display().to_string();
+    let number = n.to_string();
+    invoke(&["progress", what, &number, "--file", &file, "--cwd", &root])
 }
