@@ -15,8 +15,8 @@ use super::settings::Settings;
 /// A workflow file has a `goal:`, `steps:` and optional `vars:`; see
 /// `voyage-helper schema workflow` for every field, and `examples/` in the
 /// repository for runnable ones. Prompt (agent) steps run the Claude Code
-/// CLI (`claude`), with the judge, self-healing and a failure retrospective
-/// as `workflow run --help` says.
+/// CLI (`claude`) or OpenCode (`opencode`), with the judge, self-healing
+/// and a failure retrospective as `workflow run --help` says.
 #[derive(Debug, clap::Subcommand)]
 pub(crate) enum Command {
     Run(RunArgs),
@@ -76,14 +76,32 @@ pub(crate) struct ValidateArgs {
 /// append_system_prompt: is passed on; context: files come before the
 /// prompt). The agent's words, tool calls, cost and tokens become
 /// events; the run's report sums the cost. Running as root, the CLI wants
-/// IS_SANDBOX=1 for bypassPermissions. A step asking for another provider
-/// (provider:, VOYAGE_PROVIDER, EXECUTANT_PROVIDER) fails with
+/// IS_SANDBOX=1 for bypassPermissions.
+///
+/// OPENCODE. `provider: opencode` on a step, or VOYAGE_PROVIDER=opencode
+/// (EXECUTANT_PROVIDER=opencode) for steps that name none, runs
+/// `opencode run --format json --title=STEP [--model=M] [--agent=A]
+/// --dangerously-skip-permissions` with the prompt on stdin. The model is
+/// the step's model: (OpenCode spells it provider/model), else
+/// VOYAGE_MODEL / EXECUTANT_MODEL, else OpenCode's configured default; the
+/// agent is the step's agent:, else VOYAGE_AGENT / EXECUTANT_AGENT.
+/// allowed_tools: becomes OPENCODE_PERMISSION, denying every OpenCode tool
+/// the list does not name (case-insensitively; [] denies them all). Its
+/// text, tool calls (named as Claude names them), tokens and cost become
+/// the same events as claude's; its errors fail the step. For example:
+///
+///   VOYAGE_PROVIDER=opencode VOYAGE_MODEL=anthropic/claude-sonnet-4-5 \
+///     voyage-helper workflow run --ci flow.yaml
+///
+/// Another provider name (in VOYAGE_PROVIDER, say) fails the step with
 /// WORKFLOW_NO_PROVIDER. A command step with self_healing: true that fails
 /// is handed to claude (sonnet, Bash/Read/Write/Edit/Glob/Grep) to fix the
 /// cause, then runs again, up to max_healing_attempts runs (default 5);
 /// only the command's exit code decides (step:healing events). A prompt
 /// step with llm_as_judge: true is graded after each attempt by a second
-/// claude that may only read (Read, Grep, Glob); a rejected attempt runs
+/// agent that may only read (Read, Grep, Glob): claude on sonnet, or the
+/// provider VOYAGE_JUDGE_PROVIDER / EXECUTANT_JUDGE_PROVIDER names (on
+/// opencode: VOYAGE_MODEL, else its default); a rejected attempt runs
 /// again with the feedback, up to 5 attempts (step:judge events).
 ///
 /// OUTPUT. With --ci, one JSON event per line on stdout, in Executant's

@@ -11,7 +11,8 @@
 //! - [`runner`] produces [`event`]s for the steps — [`script`] steps (one
 //!   [`shell`] run, or [`healing`] runs), [`loops`], [`nested`] workflows,
 //!   [`prompt`] steps (graded by the [`judge`]) — filtered by [`filter`];
-//! - every agent call is a [`call`] to a [`provider`] ([`claude`]), the
+//! - every agent call is a [`call`] to a [`provider`] ([`claude`],
+//!   [`opencode`]), the
 //!   same for prompt steps, the judge, self-healing and the
 //!   [`retrospective`] that analyses a fatal failure, and the report's
 //!   efficiency [`suggestion`];
@@ -29,14 +30,12 @@
 //!    [`event`], [`settings`], [`remote`], and [`step`] (where events go, the run's context, how a
 //!    step ends); [`load`] and [`resolve`] above them;
 //! 2. what a child process shares ([`child`], [`lines`]), the agent call
-//!    ([`call`], [`answer`]), then the workers: [`shell`], [`claude`],
+//!    ([`call`], [`answer`]), then the workers: [`shell`], [`claude`], [`opencode`],
 //!    [`provider`], [`judge`], [`healing`], [`retrospective`], [`suggestion`], [`script`],
 //!    [`prompt`], [`loops`], [`nested`];
 //! 3. the [`runner`];
 //! 4. the edge: [`consumers`], [`live`], [`command`], [`cli`].
 //!
-//! The OpenCode provider and the terminal UI come in later releases; the
-//! provider dispatch and the events already have their place.
 
 mod answer;
 mod call;
@@ -56,6 +55,7 @@ mod load;
 mod loops;
 mod model;
 mod nested;
+mod opencode;
 mod placeholder;
 mod prompt;
 mod provider;
@@ -77,4 +77,5 @@ pub(crate) use command::exit_code;
 pub use event::Event;
 pub use lines::LineSplitter;
 pub use load::load_source;
+pub use opencode::Stream as OpenCodeStream;
 pub use remote::{host as url_host, join as join_url, to_raw as raw_url};

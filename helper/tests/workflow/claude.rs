@@ -1539,7 +1539,7 @@ fn a_failed_analysis_logs_its_real_cause() {
     );
     let ran = elsewhere.run_with(|cmd| {
         cmd.env_remove("VOYAGE_RETROSPECTIVE")
-            .env("VOYAGE_PROVIDER", "opencode");
+            .env("VOYAGE_PROVIDER", "gemini");
     });
     ran.status_is(1);
     let texts: Vec<&str> = ran
@@ -1554,7 +1554,7 @@ fn a_failed_analysis_logs_its_real_cause() {
     assert_eq!(
         texts.last().copied(),
         Some(
-            "no retrospective of \"fail\": its provider \"opencode\" (VOYAGE_PROVIDER or EXECUTANT_PROVIDER) is not one this build runs"
+            "no retrospective of \"fail\": its provider \"gemini\" (VOYAGE_PROVIDER or EXECUTANT_PROVIDER) is not one this build runs"
         )
     );
     assert_eq!(
