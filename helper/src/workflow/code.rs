@@ -44,6 +44,10 @@ crate::problem::codes! {
     WORKFLOW_AGENT_FAILED => "the agent CLI exited non-zero or reported an error",
     WORKFLOW_JUDGE_FAILED => "the judge rejected every attempt",
     WORKFLOW_HEALING_EXHAUSTED => "self-healing ran out of attempts",
+    WORKFLOW_PLAN_EMPTY => "workflow plan got no description, or refine no instruction",
+    WORKFLOW_PLAN_INVALID => "workflow plan or refine got no workflow that loads in 3 attempts (nothing written)",
+    WORKFLOW_PLAN_CANCELLED => "workflow plan or refine was stopped by a signal (nothing written)",
+    WORKFLOW_PLAN_CONCERNS => "the generated workflow was written, but the reviewer still objected (a warning)",
 }
 
 /// The codes of a workflow file that cannot be read.

@@ -1,5 +1,6 @@
-//! `workflow run` and `workflow validate`: YAML workflows in Executant's
-//! format, run step by step with a typed event stream.
+//! `workflow run`, `validate`, `plan` and `refine`: YAML workflows in
+//! Executant's format, run step by step with a typed event stream, and
+//! written from a description by an agent.
 //!
 //! The pipeline follows Executant's design (its architecture seed and the
 //! observed behaviour in `research/executant/spec.md`):
@@ -18,6 +19,9 @@
 //!   efficiency [`suggestion`];
 //! - [`consumers`] turn the events into NDJSON and a log file, [`live`] into
 //!   the view for people;
+//! - [`generate`] writes workflows from a description or an instruction
+//!   (`workflow plan`, `workflow refine`) through the same providers, and
+//!   [`authoring`] is its I/O edge;
 //! - [`command`] is the I/O edge that wires them together; [`cli`] holds
 //!   the subcommands' flags, and [`settings`] what the environment asks
 //!   (`VOYAGE_*`, then `EXECUTANT_*`), read once there.
@@ -34,10 +38,12 @@
 //!    [`provider`], [`judge`], [`healing`], [`retrospective`], [`suggestion`], [`script`],
 //!    [`prompt`], [`loops`], [`nested`];
 //! 3. the [`runner`];
-//! 4. the edge: [`consumers`], [`live`], [`command`], [`cli`].
+//! 4. the edge: [`consumers`], [`live`], [`command`], [`generate`],
+//!    [`authoring`], [`cli`].
 //!
 
 mod answer;
+mod authoring;
 mod call;
 mod child;
 mod claude;
@@ -47,6 +53,7 @@ mod command;
 mod consumers;
 mod event;
 mod filter;
+mod generate;
 mod healing;
 mod judge;
 mod lines;

@@ -25,7 +25,7 @@ use tempfile::TempDir;
 /// `claude` on `PATH`, or `None` after saying the test is skipped. Under
 /// `CI` a missing CLI fails the test: CI installs it, so its absence there
 /// is a broken setup, not a reason to pass.
-fn claude_or_skip() -> Option<PathBuf> {
+pub(crate) fn claude_or_skip() -> Option<PathBuf> {
     crate::common::tool_or_skip("claude", "npm install -g @anthropic-ai/claude-code")
 }
 
@@ -37,7 +37,7 @@ fn claude_or_skip() -> Option<PathBuf> {
 /// off so that an error turn fails at once instead of after minutes of
 /// backoff. Anything that would send the CLI elsewhere (another credential,
 /// a cloud provider) or pick another provider is removed.
-fn offline(cmd: &mut Command, mock: &MockApi, home: &Path) {
+pub(crate) fn offline(cmd: &mut Command, mock: &MockApi, home: &Path) {
     for key in [
         "ANTHROPIC_AUTH_TOKEN",
         "CLAUDE_CODE_OAUTH_TOKEN",

@@ -11,5 +11,6 @@ mod load;
 mod mock_api;
 mod nested;
 mod opencode;
+mod plan;
 mod remote;
 mod run;
