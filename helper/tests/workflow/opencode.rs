@@ -596,3 +596,57 @@ fn a_timed_out_step_leaves_no_opencode_process() {
     );
     assert!(!setup.dir.path().join("outlived").exists());
 }
+
+// ------------------------------------------------------------ plan
+
+/// `workflow plan` on OpenCode: its draft comes back in words (OpenCode has
+/// no schema option), the first JSON object of the answer is read, and
+/// the file loads. The draft request asked for one JSON object.
+#[test]
+fn plan_runs_on_opencode() {
+    if opencode_or_skip().is_none() {
+        return;
+    }
+    let yaml = "goal: Say hello\nsteps:\n  - name: hello\n    command: echo hello\n";
+    let setup = Setup::new(
+        "goal: unused\nsteps:\n  - name: x\n    message: x\n",
+        vec![Turn::text(&format!(
+            "Here is the workflow:\n```json\n{}\n```",
+            json!({"yaml": yaml, "summary": "one step"})
+        ))],
+    );
+    let mut cmd =
+        setup
+            .dir
+            .command(&["workflow", "plan", "--fast", "Say hello", "-o", "made.yaml"]);
+    offline(&mut cmd, &setup.mock, setup.home.path());
+    cmd.env("VOYAGE_PROVIDER", "opencode");
+    let output = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}\n{}", setup.seen());
+    assert_eq!(
+        std::fs::read_to_string(setup.dir.path().join("made.yaml")).unwrap(),
+        yaml
+    );
+    assert!(
+        String::from_utf8_lossy(&output.stdout)
+            .starts_with("plan: wrote made.yaml (\"Say hello\", 1 steps; 1 attempt, $"),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    let requests = setup.mock.main_requests();
+    assert_eq!(requests.len(), 1, "{}", setup.seen());
+    assert!(
+        requests[0].tool_names().is_empty(),
+        "the draft has no tools"
+    );
+    let asked = requests[0].user_texts().join("\n");
+    assert!(
+        asked.starts_with("Instructions that apply to this whole task:\nYou design workflows"),
+        "{asked}"
+    );
+    assert!(
+        asked.contains("Answer with exactly one JSON object"),
+        "{asked}"
+    );
+}
