@@ -49,7 +49,7 @@ pub(super) fn plan(args: &PlanArgs, settings: Settings, out: &mut impl Write) ->
         target: &target,
         fast: args.fast,
     };
-    let draft = match run(&job, settings, "plan") {
+    let draft = match run(&job, args.output.as_deref(), settings, "plan") {
         Ok(draft) => draft,
         Err(status) => return Ok(status),
     };
@@ -108,7 +108,7 @@ pub(super) fn refine(
         target: &args.file,
         fast: args.fast,
     };
-    let draft = match run(&job, settings, "refine") {
+    let draft = match run(&job, Some(&args.file), settings, "refine") {
         Ok(draft) => draft,
         Err(status) => return Ok(status),
     };
@@ -116,8 +116,9 @@ pub(super) fn refine(
 }
 
 /// Runs the pipeline with signals caught and progress on stderr; the exit
-/// status after saying why nothing came out.
-fn run(job: &Job<'_>, settings: Settings, verb: &str) -> Result<Draft, u8> {
+/// status after saying why nothing came out (and that `file`, the one that
+/// would have been written, is untouched).
+fn run(job: &Job<'_>, file: Option<&Path>, settings: Settings, verb: &str) -> Result<Draft, u8> {
     let stop = Arc::new(AtomicBool::new(false));
     let mut signal_ids = Vec::new();
     for signal in [
@@ -140,13 +141,16 @@ fn run(job: &Job<'_>, settings: Settings, verb: &str) -> Result<Draft, u8> {
     for id in signal_ids {
         signal_hook::low_level::unregister(id);
     }
+    let untouched = file.map_or_else(
+        || "nothing was written".to_owned(),
+        |f| format!("{} is untouched", f.display()),
+    );
     let (problem, status) = match result {
         Ok(draft) => return Ok(draft),
         Err(Failed::Invalid { problems, cost_usd }) => {
             let mut message = format!(
-                "no valid workflow after {MAX_ATTEMPTS} attempts (${cost_usd:.4} spent); {} \
-                 is untouched. The last attempt's problems:",
-                job.target.display()
+                "no valid workflow after {MAX_ATTEMPTS} attempts (${cost_usd:.4} spent); \
+                 {untouched}. The last attempt's problems:"
             );
             for problem in &problems {
                 message.push_str("\n  ");
@@ -158,16 +162,13 @@ fn run(job: &Job<'_>, settings: Settings, verb: &str) -> Result<Draft, u8> {
             )
         }
         Err(Failed::Agent(failure)) => (
-            Problem::new(
-                failure.code,
-                format!("{}; {} is untouched", failure.message, job.target.display()),
-            ),
+            Problem::new(failure.code, format!("{}; {untouched}", failure.message)),
             exit::COULD_NOT,
         ),
         Err(Failed::Cancelled) => (
             Problem::new(
                 code::WORKFLOW_PLAN_CANCELLED,
-                format!("stopped by a signal; {} is untouched", job.target.display()),
+                format!("stopped by a signal; {untouched}"),
             ),
             exit::COULD_NOT,
         ),
