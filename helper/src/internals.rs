@@ -80,10 +80,11 @@ pub mod profile {
     pub use crate::profile::{PHASES, check_name, parse};
 }
 
-/// Workflow loading, remote workflow URLs and the claude provider's stream.
+/// Workflow loading, remote workflow URLs and the providers' streams.
 pub mod workflow {
     pub use crate::workflow::{
-        Event, LineSplitter, QUOTED_LINES, Stream, join_url, load_source, raw_url, url_host,
+        Event, LineSplitter, OpenCodeStream, QUOTED_LINES, Stream, join_url, load_source, raw_url,
+        url_host,
     };
 }
 

@@ -290,7 +290,7 @@ pub(super) fn validate(
 
 /// What the schema finds wrong with the document (the loader's checks come
 /// first and are more precise; this catches anything they do not).
-fn schema_problems(file: &Path, source: &str) -> Vec<Problem> {
+pub(super) fn schema_problems(file: &Path, source: &str) -> Vec<Problem> {
     let Ok(node) = yaml::parse(source) else {
         return Vec::new();
     };

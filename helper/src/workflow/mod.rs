@@ -1,5 +1,6 @@
-//! `workflow run` and `workflow validate`: YAML workflows in Executant's
-//! format, run step by step with a typed event stream.
+//! `workflow run`, `validate`, `plan` and `refine`: YAML workflows in
+//! Executant's format, run step by step with a typed event stream, and
+//! written from a description by an agent.
 //!
 //! The pipeline follows Executant's design (its architecture seed and the
 //! observed behaviour in `research/executant/spec.md`):
@@ -11,12 +12,16 @@
 //! - [`runner`] produces [`event`]s for the steps — [`script`] steps (one
 //!   [`shell`] run, or [`healing`] runs), [`loops`], [`nested`] workflows,
 //!   [`prompt`] steps (graded by the [`judge`]) — filtered by [`filter`];
-//! - every agent call is a [`call`] to a [`provider`] ([`claude`]), the
+//! - every agent call is a [`call`] to a [`provider`] ([`claude`],
+//!   [`opencode`]), the
 //!   same for prompt steps, the judge, self-healing and the
 //!   [`retrospective`] that analyses a fatal failure, and the report's
 //!   efficiency [`suggestion`];
 //! - [`consumers`] turn the events into NDJSON and a log file, [`live`] into
 //!   the view for people;
+//! - [`generate`] writes workflows from a description or an instruction
+//!   (`workflow plan`, `workflow refine`) through the same providers, and
+//!   [`authoring`] is its I/O edge;
 //! - [`command`] is the I/O edge that wires them together; [`cli`] holds
 //!   the subcommands' flags, and [`settings`] what the environment asks
 //!   (`VOYAGE_*`, then `EXECUTANT_*`), read once there.
@@ -29,16 +34,16 @@
 //!    [`event`], [`settings`], [`remote`], and [`step`] (where events go, the run's context, how a
 //!    step ends); [`load`] and [`resolve`] above them;
 //! 2. what a child process shares ([`child`], [`lines`]), the agent call
-//!    ([`call`], [`answer`]), then the workers: [`shell`], [`claude`],
+//!    ([`call`], [`answer`]), then the workers: [`shell`], [`claude`], [`opencode`],
 //!    [`provider`], [`judge`], [`healing`], [`retrospective`], [`suggestion`], [`script`],
 //!    [`prompt`], [`loops`], [`nested`];
 //! 3. the [`runner`];
-//! 4. the edge: [`consumers`], [`live`], [`command`], [`cli`].
+//! 4. the edge: [`consumers`], [`live`], [`command`], [`generate`],
+//!    [`authoring`], [`cli`].
 //!
-//! The OpenCode provider and the terminal UI come in later releases; the
-//! provider dispatch and the events already have their place.
 
 mod answer;
+mod authoring;
 mod call;
 mod child;
 mod claude;
@@ -48,6 +53,7 @@ mod command;
 mod consumers;
 mod event;
 mod filter;
+mod generate;
 mod healing;
 mod judge;
 mod lines;
@@ -56,6 +62,7 @@ mod load;
 mod loops;
 mod model;
 mod nested;
+mod opencode;
 mod placeholder;
 mod prompt;
 mod provider;
@@ -77,4 +84,5 @@ pub(crate) use command::exit_code;
 pub use event::Event;
 pub use lines::LineSplitter;
 pub use load::load_source;
+pub use opencode::Stream as OpenCodeStream;
 pub use remote::{host as url_host, join as join_url, to_raw as raw_url};
