@@ -49,8 +49,18 @@ const MAX_QUOTED: usize = 200;
 const MAX_FILES_QUOTED: usize = 400;
 
 /// Judges `writes`, made by a tool call running in `call_dir` (absolute),
-/// against the run marker of the working tree holding `call_dir`.
+/// against the run marker of the working tree holding `call_dir`. Every
+/// reason is one line of at most [`super::hook::MAX_MESSAGE_CHARS`].
 pub(crate) fn check(writes: &[WriteTarget], call_dir: &str, home: Option<&str>) -> Verdict {
+    let one_line = |text: &str| clip(&one_line_text(text), super::hook::MAX_MESSAGE_CHARS);
+    match judge(writes, call_dir, home) {
+        Verdict::Pass => Verdict::Pass,
+        Verdict::Deny(reason) => Verdict::Deny(one_line(&reason)),
+        Verdict::Stale(note) => Verdict::Stale(one_line(&note)),
+    }
+}
+
+fn judge(writes: &[WriteTarget], call_dir: &str, home: Option<&str>) -> Verdict {
     if writes.is_empty() {
         return Verdict::Pass;
     }
@@ -89,7 +99,7 @@ pub(crate) fn check(writes: &[WriteTarget], call_dir: &str, home: Option<&str>) 
             refused.len() - 1
         ));
     }
-    Verdict::Deny(clip(&reason, super::hook::MAX_MESSAGE_CHARS))
+    Verdict::Deny(reason)
 }
 
 /// The reason for a marker that cannot be read.
