@@ -213,7 +213,7 @@ impl<'m> Scope<'m> {
             ));
         }
         let Some(rel) = relative(&real, &self.root) else {
-            return self.outside(&shown, &real);
+            return self.outside(write, &shown, &real);
         };
         let mut rels = vec![rel];
         for root in [&self.root_written, &self.root] {
@@ -241,7 +241,7 @@ impl<'m> Scope<'m> {
 
     /// A write outside the repository root: refused unless it is in
     /// `~/.claude/` (its memory directories only with `memory_write`).
-    fn outside(&self, shown: &str, real: &str) -> Option<String> {
+    fn outside(&self, write: &WriteTarget, shown: &str, real: &str) -> Option<String> {
         let in_claude = self
             .home
             .as_deref()
@@ -249,16 +249,20 @@ impl<'m> Scope<'m> {
             .filter(|rel| rel == ".claude" || rel.starts_with(".claude/"));
         if let Some(rel) = in_claude {
             let parts: Vec<&str> = rel.split('/').collect();
-            let memory = matches!(parts.as_slice(), [_, "projects", _, "memory", ..]);
+            // Removing a directory that holds memory directories removes
+            // them too (`rm -r ~/.claude/projects`).
+            let memory = matches!(parts.as_slice(), [_, "projects", _, "memory", ..])
+                || (write.kind == WriteKind::Remove
+                    && matches!(parts.as_slice(), [_] | [_, "projects"] | [_, "projects", _]));
             if !memory || self.marker.memory_write {
                 return None;
             }
-            let step = self.marker.step.map_or_else(
-                || "no step is in progress, and no".to_owned(),
-                |n| format!("step {n}'s"),
+            let when = self.marker.step.map_or_else(
+                || "while no step is in progress".to_owned(),
+                |n| format!("and step {n}'s manifest does not declare memory_write: true"),
             );
             return Some(format!(
-                "voyage: blocked run-memory-write (Hard rule 15: memory files need memory_write: true): `{shown}` writes {real}, in Claude Code's memory, and {step} manifest does not declare memory_write: true. Safer: leave the memory file alone and record what it should say as a finding for the final report."
+                "voyage: blocked run-memory-write (Hard rule 15: memory files need memory_write: true): `{shown}` writes {real}, in Claude Code's memory, {when}. Safer: leave the memory file alone and record what it should say as a finding for the final report."
             ));
         }
         Some(format!(

@@ -277,6 +277,10 @@ fn devices_and_claude_home_are_open_and_memory_only_with_memory_write() {
         run.bash("echo note >> ~/.claude/projects/-repo/memory/MEMORY.md")
             .denied_as("run-memory-write")
     );
+    assert!(
+        run.bash("rm -r ~/.claude/projects")
+            .denied_as("run-memory-write")
+    );
     run.start(&json!({"memory_write": true}));
     assert_eq!(run.write(&memory), Reply::Silent);
     assert_eq!(
