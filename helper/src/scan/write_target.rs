@@ -4,10 +4,9 @@
 //! tools without parsing them a second time.
 //!
 //! Every write the protected-path rules look at is recorded here
-//! ([`Scanner::record_write`] is called from
-//! [`Scanner::write_target`](super::scanner::Scanner) and the interpreter
-//! effects), plus the directories `mkdir` creates, with where the command
-//! stands when it writes (a `cd` before it counts).
+//! (`Scanner::record_write`, called by `Scanner::write_target` and for the
+//! interpreter one-liners' writes), plus the directories `mkdir` creates,
+//! with where the command stands when it writes (a `cd` before it counts).
 
 use super::arg::Arg;
 use super::cwd::known_path;
