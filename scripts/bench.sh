@@ -10,7 +10,8 @@
 #                                           when hyperfine is installed
 #   VOYAGE_BENCH_ONLY=state scripts/bench.sh      only figures 7 and 8 (progress step, its floor,
 #                                           stats append)
-#   VOYAGE_BENCH_ONLY=hook scripts/bench.sh       only figure 6 (the hook), about 15 s;
+#   VOYAGE_BENCH_ONLY=hook scripts/bench.sh       only figures 6 and 21 (the hook; 21 with a
+#                                           live run marker), about 25 s;
 #                                           run and plan pick figures 1-3 and 4-5,
 #                                           workflow figures 9-13 (workflow run),
 #                                           scan figures 14-15 (hostile command lines),
@@ -375,6 +376,17 @@ def hook_rows(d, row):
             v, b = d[key]
             row(name + ", mean wall", f"{v['mean_ms']:.2f} ms", f"{b['mean_ms']:.2f} ms",
                 f"{v['mean_ms'] / b['mean_ms']:.2f}x", "info", None)
+    for key, fig, cpu, what in (
+            ("hook_run_write", "21", "21b", "the hook, live run marker, Write in the step's Files"),
+            ("hook_run_bash", "21a", "21c", "same, Bash `echo x > src/a.rs`")):
+        if key not in d:
+            continue
+        v, b = d[key]
+        ratio = v["mean_ms"] / b["mean_ms"]
+        row(f"{fig}. {what} vs `bash -c true`, mean wall", f"{v['mean_ms']:.2f} ms",
+            f"{b['mean_ms']:.2f} ms", f"{ratio:.2f}x", "≤ 1.1x", ratio <= 1.1)
+        row(f"{cpu}. {fig}, CPU time of the process (user+sys)", f"{v['cpu_ms']:.2f} ms",
+            f"{b['cpu_ms']:.2f} ms", f"{v['cpu_ms'] / b['cpu_ms']:.2f}x", "info", None)
 
 def run_rows(d, row, big_bytes):
     v, b = d["true"]
@@ -652,6 +664,33 @@ if [[ -z "$only" || "$only" == hook ]]; then
   else
     VOYAGE_HELPER="$helper" ROUNDS=3 hook_pair hook_launcher "$tmp/typical.json" "$(q "$(pwd)/plugin/bin/voyage-helper")"
   fi
+
+  # --- 21. the hook while a /trekexecute run is in progress ----------------------
+  # A repository with a live run marker (its progress file in_progress, step
+  # 2 of a plan whose Files are src/a.rs and docs/): every write is then
+  # resolved and held to the run's scope on top of the denylist.
+  rrepo="$tmp/run-repo"
+  mkdir -p "$rrepo/.git" "$rrepo/src" "$rrepo/.claude"
+  printf '{"status":"in_progress"}\n' >"$rrepo/.claude/progress.json"
+  printf '{"schema_version":1,"plan":"%s/plan.md","progress":"%s/.claude/progress.json","repo_root":"%s","step":2,"files":["src/a.rs","docs/"],"memory_write":false,"touch":["src/","docs/"],"never_touch":["vendor/"],"started_at":"2026-12-01T10:00:00Z"}\n' \
+    "$rrepo" "$rrepo" "$rrepo" >"$rrepo/.git/voyage-run.json"
+  run_input() { # TOOL TOOL-INPUT-JSON
+    printf '{"session_id":"abc123","transcript_path":"/home/user/.claude/projects/p/t.jsonl",'
+    printf '"cwd":"%s","permission_mode":"default","hook_event_name":"PreToolUse",' "$rrepo"
+    printf '"tool_name":"%s","tool_input":%s,"tool_use_id":"toolu_01ABC"}\n' "$1" "$2"
+  }
+  run_input Write "{\"file_path\":\"$rrepo/src/a.rs\",\"content\":\"fn a() {}\\n\"}" >"$tmp/run-write.json"
+  run_input Bash '{"command":"echo x > src/a.rs","description":"Write a"}' >"$tmp/run-bash.json"
+  run_input Bash '{"command":"echo x > src/b.rs","description":"Write b"}' >"$tmp/run-out.json"
+  for key in write bash; do
+    [[ -z "$("$helper" hook pre-tool-use <"$tmp/run-$key.json")" ]] ||
+      { echo "bench.sh: the hook did not let the in-scope run-$key call through" >&2; exit 2; }
+  done
+  "$helper" hook pre-tool-use <"$tmp/run-out.json" | grep -q 'run-outside-step' ||
+    { echo "bench.sh: the run marker is not live (a write outside the step passed)" >&2; exit 2; }
+  section "21. the hook with a live run marker (Write in the step's Files; Bash echo x > file)  vs  bash -c true  ($ROUNDS x $HOOK_RUNS runs each)"
+  hook_pair hook_run_write "$tmp/run-write.json" "$(q "$helper")"
+  hook_pair hook_run_bash "$tmp/run-bash.json" "$(q "$helper")"
 fi
 
 # --- 14 and 15. judging hostile command lines ------------------------------------

@@ -14,6 +14,7 @@ mod criteria;
 mod entry;
 mod gate;
 mod hook_input;
+mod hook_run;
 mod input_limits;
 mod output_errors;
 mod plan;
