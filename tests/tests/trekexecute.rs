@@ -415,3 +415,67 @@ fn every_helper_call_in_the_command_exists_with_its_flags() {
         assert!(text.contains(flag), "the command does not mention {flag}");
     }
 }
+
+#[test]
+fn writes_outside_the_step_are_denied_by_the_hook_during_a_run() {
+    let spec = "---\nplan_version: 1.7\n---\n# Session 1: scripts\n\n## Dependencies\n\nEntry condition: none\n\n## Scope Fence\n\n- Touch: `src/`\n- Never touch: `src/legacy/`\n\n### Step 1: Add a script\n- **Files:** `src/a.sh` (new)\n- **Changes:** a script that prints ok.\n- **Verify:** `bash -n src/a.sh`\n- **On failure:** escalate\n- **Checkpoint:** `git commit -m \"feat: a script\"`\n- **Manifest:**\n  ```yaml\n  expected_paths: [src/a.sh]\n  min_file_count: 1\n  commit_message_pattern: \"^feat: a script$\"\n  bash_syntax_check: [src/a.sh]\n  forbidden_paths: []\n  must_contain: []\n  ```\n\n## Exit Condition\n\n- [ ] `bash -n src/a.sh` passes\n";
+    let Some(s) = Session::new(spec) else {
+        return;
+    };
+    let outside = s.home.path().join("escape.txt");
+    let mock = MockApi::start(vec![
+        s.call("start plans/plan.md"),
+        s.call("step-begin 1"),
+        s.write("src/legacy/old.sh", "echo changed\n"),
+        Turn::tool(
+            "Write",
+            json!({ "file_path": outside.display().to_string(), "content": "x\n" }),
+        ),
+        s.bash(&format!("echo x > {}", outside.display())),
+        s.write("src/other.sh", "echo other\n"),
+        s.write("src/a.sh", "echo ok\n"),
+        s.call("step-done 1"),
+        s.call("finish"),
+        s.call("finish --gate confirm"),
+        Turn::text("Done."),
+    ]);
+    let out = s.run(&mock, COMMAND);
+    assert!(out.status.success(), "{}", mock.summary());
+    assert!(
+        !s.dir().join("src/legacy/old.sh").exists(),
+        "Never-touch file written"
+    );
+    assert!(
+        !outside.exists(),
+        "a file outside the repository was written"
+    );
+    assert!(
+        !s.dir().join("src/other.sh").exists(),
+        "a file not in the step's Files"
+    );
+    // Each request carries the whole conversation: one result per tool call.
+    let mut results: Vec<String> = mock
+        .requests()
+        .iter()
+        .flat_map(|r| r.tool_results())
+        .map(|mut v| {
+            v.as_object_mut().map(|o| o.remove("cache_control"));
+            v.to_string()
+        })
+        .collect();
+    results.sort();
+    results.dedup();
+    let all = results.join("\n");
+    for rule in ["run-never-touch", "run-outside-repo", "run-outside-step"] {
+        assert!(
+            all.contains(&format!("voyage: blocked {rule}")),
+            "{rule} denied: {all}"
+        );
+    }
+    let denials = results
+        .iter()
+        .filter(|r| r.contains("voyage: blocked run-"))
+        .count();
+    assert_eq!(denials, 4, "four writes denied by the hook: {results:#?}");
+    assert_eq!(s.progress()["status"], "completed", "{results:#?}");
+}
