@@ -44,6 +44,7 @@ crate::problem::codes! {
     WORKFLOW_AGENT_FAILED => "the agent CLI exited non-zero or reported an error",
     WORKFLOW_JUDGE_FAILED => "the judge rejected every attempt",
     WORKFLOW_HEALING_EXHAUSTED => "self-healing ran out of attempts",
+    WORKFLOW_TELEMETRY => "an OTEL_* variable is not usable, or the collector lost part of the run's telemetry (a warning)",
 }
 
 /// The codes of a workflow file that cannot be read.

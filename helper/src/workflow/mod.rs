@@ -68,6 +68,7 @@ mod settings;
 mod shell;
 mod step;
 mod suggestion;
+mod telemetry;
 mod text;
 mod yaml;
 
