@@ -37,7 +37,7 @@ fn claude_or_skip() -> Option<PathBuf> {
 /// off so that an error turn fails at once instead of after minutes of
 /// backoff. Anything that would send the CLI elsewhere (another credential,
 /// a cloud provider) or pick another provider is removed.
-fn offline(cmd: &mut Command, mock: &MockApi, home: &Path) {
+pub(crate) fn offline(cmd: &mut Command, mock: &MockApi, home: &Path) {
     for key in [
         "ANTHROPIC_AUTH_TOKEN",
         "CLAUDE_CODE_OAUTH_TOKEN",

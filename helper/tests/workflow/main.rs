@@ -12,3 +12,4 @@ mod mock_api;
 mod nested;
 mod remote;
 mod run;
+mod telemetry;
