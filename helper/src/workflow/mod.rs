@@ -16,7 +16,9 @@
 //!   [`retrospective`] that analyses a fatal failure, and the report's
 //!   efficiency [`suggestion`];
 //! - [`consumers`] turn the events into NDJSON and a log file, [`live`] into
-//!   the view for people;
+//!   the view for people, and [`telemetry`] (only when
+//!   `OTEL_EXPORTER_OTLP_ENDPOINT` is set) into OpenTelemetry spans and
+//!   metrics;
 //! - [`command`] is the I/O edge that wires them together; [`cli`] holds
 //!   the subcommands' flags, and [`settings`] what the environment asks
 //!   (`VOYAGE_*`, then `EXECUTANT_*`), read once there.
@@ -33,7 +35,9 @@
 //!    [`provider`], [`judge`], [`healing`], [`retrospective`], [`suggestion`], [`script`],
 //!    [`prompt`], [`loops`], [`nested`];
 //! 3. the [`runner`];
-//! 4. the edge: [`consumers`], [`live`], [`command`], [`cli`].
+//! 4. the edge: [`consumers`], [`live`], [`command`], [`cli`]; the
+//!    [`telemetry`] consumer too (its [`Trace`](telemetry::Trace), which a
+//!    step's [`Context`](step::Context) carries, belongs to layer 1).
 //!
 //! The OpenCode provider and the terminal UI come in later releases; the
 //! provider dispatch and the events already have their place.

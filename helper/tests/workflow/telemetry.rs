@@ -839,3 +839,30 @@ steps:
     let of = |span: &Value| format!("00-{trace}-{}-01", id(span));
     assert_eq!(parents, [of(ask), of(ask), of(ask), of(ask), of(heal)]);
 }
+
+/// A loop inside a loop's iteration reports its own iterations' endings
+/// with the same numbers; the outer iteration's span still lasts until the
+/// outer iteration's own end (here: both inner sleeps).
+#[test]
+fn an_inner_loop_does_not_end_the_outer_iteration_early() {
+    let collector = Collector::start(Answer::Ok);
+    let dir = Dir::new();
+    dir.write(
+        "wf.yaml",
+        "goal: nested loops\nsteps:\n  - name: outer\n    forEach: [a, b]\n    steps:\n      - name: inner\n        forEach: [x, y]\n        command: sleep 0.1\n",
+    );
+    let ran = run_traced(&dir, &collector, &[], &[]);
+    ran.status_is(0);
+    let spans = collector.spans();
+    let nanos = |span: &Value, key: &str| span[key].as_str().unwrap().parse::<u64>().unwrap();
+    let first = named(&spans, "iteration 1/2");
+    let second = named(&spans, "iteration 2/2");
+    let lasted = nanos(first, "endTimeUnixNano") - nanos(first, "startTimeUnixNano");
+    assert!(
+        lasted >= 200_000_000,
+        "iteration 1 lasted {lasted} ns, less than its two sleeps"
+    );
+    assert!(nanos(first, "endTimeUnixNano") <= nanos(second, "startTimeUnixNano"));
+    assert_eq!(first["status"]["code"], 1);
+    assert_eq!(second["status"]["code"], 1);
+}

@@ -54,6 +54,9 @@ struct Open {
     start: u64,
     attributes: Vec<Attr>,
     events: Vec<SpanEvent>,
+    /// An iteration that said it completed, when and how (see
+    /// [`Observer::on_iteration_complete`]).
+    closing: Option<(u64, Status)>,
 }
 
 /// The running top-level step.
@@ -145,6 +148,11 @@ impl Observer {
     }
 
     fn end(&mut self, open: Open, status: Status) {
+        let end = now().max(open.start);
+        self.end_at(open, end, status);
+    }
+
+    fn end_at(&mut self, open: Open, end: u64, status: Status) {
         self.finished.push(Span {
             trace_id: self.ids.trace.hex(),
             span_id: open.id.hex(),
@@ -152,7 +160,7 @@ impl Observer {
             name: open.name,
             kind: Span::KIND,
             start_time_unix_nano: open.start,
-            end_time_unix_nano: now().max(open.start),
+            end_time_unix_nano: end,
             attributes: open.attributes,
             events: open.events,
             status,
@@ -194,6 +202,7 @@ impl Observer {
             start: now(),
             attributes,
             events: Vec::new(),
+            closing: None,
         });
         self.workflow = Some(Arc::clone(workflow));
     }
@@ -233,6 +242,7 @@ impl Observer {
             start: now(),
             attributes,
             events: Vec::new(),
+            closing: None,
         };
         (span, kind, provider)
     }
@@ -321,8 +331,17 @@ impl Observer {
             return;
         };
         let parent = step.span.id;
-        if let Some(again) = self.iterations.remove(&iteration) {
-            self.end(again, status(Code::Unset, String::new()));
+        // The iterations that said they completed are over now.
+        let closed: Vec<u64> = self
+            .iterations
+            .iter()
+            .filter(|(n, open)| open.closing.is_some() || **n == iteration)
+            .map(|(n, _)| *n)
+            .collect();
+        for n in closed {
+            if let Some(open) = self.iterations.remove(&n) {
+                self.end_iteration(open, false);
+            }
         }
         let open = Open {
             id: self.generator.span(),
@@ -335,12 +354,18 @@ impl Observer {
                 otlp::attr("voyage.item", cut(item, MAX_ITEM_CHARS)),
             ],
             events: Vec::new(),
+            closing: None,
         };
         self.iterations.insert(iteration, open);
     }
 
+    /// An iteration says it completed. The span ends then, unless the same
+    /// number completes again before the next iteration starts or the step
+    /// ends: a loop inside the iteration reports its own iterations'
+    /// endings with the same numbers, and the outer one, the iteration's
+    /// own, always comes last.
     fn on_iteration_complete(&mut self, iteration: u64, ok: bool, error: Option<&str>) {
-        let Some(open) = self.iterations.remove(&iteration) else {
+        let Some(open) = self.iterations.get_mut(&iteration) else {
             return;
         };
         let status = if ok {
@@ -348,16 +373,27 @@ impl Observer {
         } else {
             status(Code::Error, cut(error.unwrap_or("failed"), MAX_ERROR_CHARS))
         };
-        self.end(open, status);
+        open.closing = Some((now(), status));
+    }
+
+    /// Ends an iteration: when it said it completed, as it said; else now,
+    /// marked aborted if the run was cut short.
+    fn end_iteration(&mut self, mut open: Open, aborted: bool) {
+        match open.closing.take() {
+            Some((end, status)) => self.end_at(open, end, status),
+            None => {
+                if aborted {
+                    set(&mut open.attributes, "voyage.aborted", true);
+                }
+                self.end(open, status(Code::Unset, String::new()));
+            }
+        }
     }
 
     /// Ends every open iteration (with its step, or at the end of the run).
     fn end_iterations(&mut self, aborted: bool) {
-        for (_, mut open) in std::mem::take(&mut self.iterations) {
-            if aborted {
-                set(&mut open.attributes, "voyage.aborted", true);
-            }
-            self.end(open, status(Code::Unset, String::new()));
+        for (_, open) in std::mem::take(&mut self.iterations) {
+            self.end_iteration(open, aborted);
         }
     }
 
