@@ -83,7 +83,8 @@ pub mod profile {
 /// Workflow loading, remote workflow URLs and the claude provider's stream.
 pub mod workflow {
     pub use crate::workflow::{
-        Event, LineSplitter, QUOTED_LINES, Stream, join_url, load_source, raw_url, url_host,
+        Event, LineSplitter, QUOTED_LINES, Stream, join_url, load_source, raw_url, read_otel_env,
+        url_host,
     };
 }
 

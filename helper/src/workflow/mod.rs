@@ -83,3 +83,4 @@ pub use event::Event;
 pub use lines::LineSplitter;
 pub use load::load_source;
 pub use remote::{host as url_host, join as join_url, to_raw as raw_url};
+pub use telemetry::read_otel_env;

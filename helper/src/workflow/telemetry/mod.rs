@@ -36,6 +36,20 @@ use trace::TraceIds;
 /// The variable that carries the trace to child processes.
 pub(super) const TRACEPARENT_VAR: &str = "TRACEPARENT";
 
+/// What the `OTEL_*` and `TRACEPARENT` readers make of the environment
+/// `env` (for the fuzz target): whether telemetry would be on, the
+/// warnings, and the caller's `traceparent` written back out (`None` when
+/// there is none or it did not parse).
+pub fn read_otel_env(env: impl Fn(&str) -> Option<String>) -> (bool, Vec<String>, Option<String>) {
+    let read = Config::from_lookup(env);
+    let parent = read
+        .config
+        .as_ref()
+        .and_then(|c| c.parent)
+        .map(|p| ids::traceparent(p.trace, p.span));
+    (read.config.is_some(), read.warnings, parent)
+}
+
 /// Telemetry for one run: the runner's half and the consumer's half.
 pub(super) struct Telemetry {
     pub trace: Trace,
