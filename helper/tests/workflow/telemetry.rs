@@ -485,7 +485,9 @@ fn a_callers_traceparent_makes_the_run_its_child() {
             id(show)
         )]
     );
-    let resource = &collector.requests()[0].body["resourceSpans"][0]["resource"];
+    let requests = collector.requests();
+    let traces = requests.iter().find(|r| r.path == "/v1/traces").unwrap();
+    let resource = &traces.body["resourceSpans"][0]["resource"];
     assert_eq!(attr(resource, "service.name"), "flows");
 }
 

@@ -1,14 +1,15 @@
-//! The exporter: a thread of its own that POSTs OTLP/JSON to the collector,
-//! so that the run never waits on the network.
+//! The exporter: threads of their own that POST OTLP/JSON to the
+//! collector, so that the run never waits on the network.
 //!
 //! The consumer hands it batches through a bounded queue and never blocks:
 //! when the queue is full (a slow or dead collector), the batch is dropped
 //! and counted. Each request may take [`REQUEST_TIMEOUT`]; at the end,
-//! [`Exporter::shutdown`] closes the queue and waits for the thread until a
-//! deadline, so a collector that never answers delays the end of a run by
-//! about that much and no more (the thread is then left behind, and ends
+//! [`Exporter::shutdown`] closes the queues and waits for the threads until
+//! a deadline, so a collector that never answers delays the end of a run by
+//! about that much and no more (the threads are then left behind, and end
 //! with the process).
 
+use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TrySendError};
 use std::time::{Duration, Instant};
 
@@ -35,93 +36,124 @@ struct Outcome {
     first_error: Option<String>,
 }
 
-/// The sending side.
+/// The sending side: one lane (a queue and a thread) per signal, so that
+/// the spans and the metrics sent at the end of a run travel together and
+/// the run waits for the slower of the two, not for both in turn.
 #[derive(Debug)]
 pub(in crate::workflow) struct Exporter {
+    traces: Option<Lane>,
+    metrics: Option<Lane>,
+}
+
+#[derive(Debug)]
+struct Lane {
     queue: Option<SyncSender<Job>>,
     done: Receiver<Outcome>,
     dropped: u64,
-    traces: bool,
-    metrics: bool,
 }
 
 impl Exporter {
-    /// Starts the thread; `Err` with the reason when it cannot be started.
+    /// Starts the threads; `Err` with the reason when one cannot be started.
     pub(in crate::workflow) fn start(config: &Config) -> std::io::Result<Self> {
-        let (queue, jobs) = mpsc::sync_channel::<Job>(QUEUE_DEPTH);
-        let (report, done) = mpsc::channel();
-        let worker = Worker {
-            agent: ureq::Agent::new_with_config(
-                ureq::Agent::config_builder()
-                    .timeout_global(Some(REQUEST_TIMEOUT))
-                    .http_status_as_error(false)
-                    .user_agent(concat!("voyage-helper/", env!("CARGO_PKG_VERSION")))
-                    .build(),
-            ),
-            resource: Resource::new(&config.resource),
-            traces: config.traces.clone(),
-            metrics: config.metrics.clone(),
+        let agent = ureq::Agent::new_with_config(
+            ureq::Agent::config_builder()
+                .timeout_global(Some(REQUEST_TIMEOUT))
+                .http_status_as_error(false)
+                .user_agent(concat!("voyage-helper/", env!("CARGO_PKG_VERSION")))
+                .build(),
+        );
+        let resource = Arc::new(Resource::new(&config.resource));
+        let lane = |endpoint: &Option<Endpoint>, name: &str| -> std::io::Result<Option<Lane>> {
+            let Some(endpoint) = endpoint.clone() else {
+                return Ok(None);
+            };
+            let (queue, jobs) = mpsc::sync_channel::<Job>(QUEUE_DEPTH);
+            let (report, done) = mpsc::channel();
+            let worker = Worker {
+                agent: agent.clone(),
+                resource: Arc::clone(&resource),
+                endpoint,
+            };
+            std::thread::Builder::new()
+                .name(name.to_owned())
+                .spawn(move || {
+                    let outcome = worker.run(&jobs);
+                    let _ = report.send(outcome);
+                })?;
+            Ok(Some(Lane {
+                queue: Some(queue),
+                done,
+                dropped: 0,
+            }))
         };
-        std::thread::Builder::new()
-            .name("otlp-export".into())
-            .spawn(move || {
-                let outcome = worker.run(&jobs);
-                let _ = report.send(outcome);
-            })?;
         Ok(Self {
-            queue: Some(queue),
-            done,
-            dropped: 0,
-            traces: config.traces.is_some(),
-            metrics: config.metrics.is_some(),
+            traces: lane(&config.traces, "otlp-traces")?,
+            metrics: lane(&config.metrics, "otlp-metrics")?,
         })
     }
 
     /// Whether spans, and metrics, are exported at all.
     pub(in crate::workflow) fn wants(&self) -> (bool, bool) {
-        (self.traces, self.metrics)
+        (self.traces.is_some(), self.metrics.is_some())
     }
 
-    /// Queues `job`, or drops it when the queue is full.
+    /// Queues `job` on its lane, or drops it when that queue is full.
     pub(in crate::workflow) fn send(&mut self, job: Job) {
-        if let Some(queue) = &self.queue {
+        let lane = match job {
+            Job::Spans(_) => self.traces.as_mut(),
+            Job::Metrics(_) => self.metrics.as_mut(),
+        };
+        if let Some(lane) = lane
+            && let Some(queue) = &lane.queue
+        {
             match queue.try_send(job) {
                 Ok(()) => {}
-                Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => self.dropped += 1,
+                Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => lane.dropped += 1,
             }
         }
     }
 
-    /// Closes the queue and waits for what is queued to be sent, until
+    /// Closes the queues and waits for what is queued to be sent, until
     /// `deadline`; a warning for the user when something was lost.
     pub(in crate::workflow) fn shutdown(&mut self, deadline: Instant) -> Option<String> {
-        // The thread ends once it has sent what the closed queue still holds.
-        self.queue = None;
-        let wait = deadline.saturating_duration_since(Instant::now());
-        let outcome = match self.done.recv_timeout(wait) {
-            Ok(outcome) => outcome,
-            Err(RecvTimeoutError::Timeout) => {
-                return Some(format!(
-                    "the OpenTelemetry collector did not take the run's data within {} s; what was not sent is lost",
-                    REQUEST_TIMEOUT.as_secs()
-                ));
+        // A thread ends once it has sent what its closed queue still holds.
+        let mut lanes: Vec<&mut Lane> = [self.traces.as_mut(), self.metrics.as_mut()]
+            .into_iter()
+            .flatten()
+            .collect();
+        for lane in &mut lanes {
+            lane.queue = None;
+        }
+        let (mut failed, mut first_error, mut dropped) = (0, None, 0);
+        for lane in lanes {
+            dropped += lane.dropped;
+            let wait = deadline.saturating_duration_since(Instant::now());
+            match lane.done.recv_timeout(wait) {
+                Ok(outcome) => {
+                    failed += outcome.failed;
+                    first_error = first_error.or(outcome.first_error);
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    return Some(format!(
+                        "the OpenTelemetry collector did not take the run's data within {} s; what was not sent is lost",
+                        REQUEST_TIMEOUT.as_secs()
+                    ));
+                }
+                Err(RecvTimeoutError::Disconnected) => {}
             }
-            Err(RecvTimeoutError::Disconnected) => Outcome::default(),
-        };
+        }
         let mut lost = Vec::new();
-        if outcome.failed > 0 {
+        if failed > 0 {
             lost.push(format!(
-                "{} export{} failed ({})",
-                outcome.failed,
-                if outcome.failed == 1 { "" } else { "s" },
-                outcome.first_error.unwrap_or_default()
+                "{failed} export{} failed ({})",
+                if failed == 1 { "" } else { "s" },
+                first_error.unwrap_or_default()
             ));
         }
-        if self.dropped > 0 {
+        if dropped > 0 {
             lost.push(format!(
-                "{} batch{} dropped while the collector was slow",
-                self.dropped,
-                if self.dropped == 1 { "" } else { "es" }
+                "{dropped} batch{} dropped while the collector was slow",
+                if dropped == 1 { "" } else { "es" }
             ));
         }
         (!lost.is_empty()).then(|| format!("OpenTelemetry: {}", lost.join("; ")))
@@ -130,25 +162,19 @@ impl Exporter {
 
 struct Worker {
     agent: ureq::Agent,
-    resource: Resource,
-    traces: Option<Endpoint>,
-    metrics: Option<Endpoint>,
+    resource: Arc<Resource>,
+    endpoint: Endpoint,
 }
 
 impl Worker {
     fn run(&self, jobs: &Receiver<Job>) -> Outcome {
         let mut outcome = Outcome::default();
         while let Ok(job) = jobs.recv() {
-            let (endpoint, body) = match &job {
-                Job::Spans(spans) => (&self.traces, otlp::traces_body(&self.resource, spans)),
-                Job::Metrics(metrics) => {
-                    (&self.metrics, otlp::metrics_body(&self.resource, metrics))
-                }
+            let body = match &job {
+                Job::Spans(spans) => otlp::traces_body(&self.resource, spans),
+                Job::Metrics(metrics) => otlp::metrics_body(&self.resource, metrics),
             };
-            let Some(endpoint) = endpoint else {
-                continue;
-            };
-            if let Err(e) = self.post(endpoint, &body) {
+            if let Err(e) = self.post(&self.endpoint, &body) {
                 outcome.failed += 1;
                 outcome.first_error.get_or_insert(e);
             }
