@@ -790,7 +790,7 @@ steps:
     );
     let healed: Vec<(Value, Value, Value)> = events(heal, "healing")
         .iter()
-        .map(|e| (attr(e, "phase"), attr(e, "attempt"), attr(e, "exit_code")))
+        .map(|e| (attr(e, "phase"), attr(e, "attempt"), attr(e, "exitCode")))
         .collect();
     assert_eq!(
         healed,

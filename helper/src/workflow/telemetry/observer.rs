@@ -9,6 +9,11 @@
 //!                                nested workflow)
 //! ```
 //!
+//! The names are Executant's, with `voyage.` for its `executant.`; span
+//! events carry `tool`; `phase`, `attempt`, `maxAttempts`, `exitCode`
+//! (healing); `verdict`, `attempt`, `maxAttempts`, `feedback` (judge);
+//! `exception.type`, `exception.message`.
+//!
 //! What is never recorded: a tool's input, and the lines of output (a
 //! failed step's error message, which may quote its last lines, goes into
 //! its exception event cut to [`MAX_ERROR_CHARS`]). Spans that are still
@@ -526,10 +531,10 @@ impl Consumer for Observer {
                 let mut attributes = vec![
                     otlp::attr("phase", phase.as_str()),
                     otlp::attr("attempt", *attempt),
-                    otlp::attr("max_attempts", *max_attempts),
+                    otlp::attr("maxAttempts", *max_attempts),
                 ];
                 if let Some(code) = exit_code {
-                    attributes.push(otlp::attr("exit_code", *code));
+                    attributes.push(otlp::attr("exitCode", *code));
                 }
                 self.add_event("healing", attributes);
                 // The loop's last phase says how many runs its outcome took.
@@ -551,7 +556,7 @@ impl Consumer for Observer {
                 let mut attributes = vec![
                     otlp::attr("verdict", verdict.as_str()),
                     otlp::attr("attempt", *attempt),
-                    otlp::attr("max_attempts", *max_attempts),
+                    otlp::attr("maxAttempts", *max_attempts),
                 ];
                 if let Some(feedback) = feedback.as_deref().filter(|f| !f.is_empty()) {
                     attributes.push(otlp::attr("feedback", cut(feedback, MAX_FEEDBACK_CHARS)));
