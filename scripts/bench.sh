@@ -20,6 +20,7 @@
 #                                           verdict figure 18 (a 200 MiB log)
 #                                           waves figures 19-20 (wave prepare, wave collect)
 #                                           trek figure 26 (trek step-done)
+#                                           telemetry figure 22 (workflow run with OTLP on vs off)
 #
 # Needs bash, python3 and cargo. Uses hyperfine when installed (figures 1
 # and 2; a python3 timing loop otherwise) and /usr/bin/time when installed
@@ -277,6 +278,8 @@ def cmd_table(results, big_bytes):
         wave_rows(d, row)
     if "trek_done" in d:
         trek_rows(d, row)
+    if "otel_hundred" in d:
+        telemetry_rows(d, row)
 
     head = ("figure", "voyage", "baseline", "ratio/diff", "target", "result")
     widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(6)]
@@ -418,6 +421,15 @@ def run_rows(d, row, big_bytes):
     tb = mib / min(r["wall_s"] for r in d["big_bash"])
     row("3c. throughput, 1 GiB (best run)", f"{tv:.0f} MiB/s", f"{tb:.0f} MiB/s",
         f"{tv / tb:.2f}x", "info", None)
+
+def telemetry_rows(d, row):
+    on, off = d["otel_hundred"]
+    per = (on["mean_ms"] - off["mean_ms"]) / 100
+    row("22. telemetry on (local OTLP receiver) vs off, 100 echo steps, per step, mean wall",
+        f"{on['mean_ms']:.2f} ms", f"{off['mean_ms']:.2f} ms", f"{per:+.3f} ms/step", "≤ +0.2 ms",
+        per <= 0.2)
+    row("22a. same, CPU time per step (user+sys, all processes)", f"{on['cpu_ms']:.2f} ms",
+        f"{off['cpu_ms']:.2f} ms", f"{(on['cpu_ms'] - off['cpu_ms']) / 100:+.3f} ms/step", "info", None)
 
 # Executant's figures from research/executant/bench.md (same kind of 2-core
 # box, another day): references, not baselines.
@@ -1153,6 +1165,59 @@ if [[ -z "$only" || "$only" == trek ]]; then
   rm -rf "$trepo" && cp -a "$tdir/ready" "$trepo"
   section "26. voyage-helper trek step-done  vs  Verify + audit step + git commit  ($ROUNDS x $WAVE_RUNS runs each)"
   time_pair trek_done "$WAVE_RUNS" "$treset" "$done_cmd" "$treset" "$bare_done"
+fi
+
+# --- 22. workflow run with OpenTelemetry on, against a local receiver ------------
+
+if [[ -z "$only" || "$only" == telemetry ]]; then
+  otel="$tmp/otel"
+  mkdir -p "$otel"
+  { printf 'goal: "hundred echo steps"\nsteps:\n'
+    for ((i = 1; i <= 100; i++)); do printf '  - name: step%d\n    command: echo hi\n' "$i"; done
+  } >"$otel/hundred.yaml"
+  # An OTLP/HTTP receiver that takes every POST and answers {} at once,
+  # keeping connections alive as a collector does; it counts what it got.
+  cat >"$otel/sink.py" <<'PY'
+import http.server, sys
+class Sink(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    count = 0
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        Sink.count += 1
+        with open(sys.argv[2], "w") as f:
+            f.write(f"{Sink.count}\n")
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"{}")
+    def log_message(self, *args):
+        pass
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Sink)
+with open(sys.argv[1], "w") as f:
+    f.write(f"{server.server_address[1]}\n")
+server.serve_forever()
+PY
+  python3 "$otel/sink.py" "$otel/port" "$otel/count" &
+  sink_pid=$!
+  trap 'kill "$sink_pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+  for _ in $(seq 100); do [[ -s "$otel/port" ]] && break; sleep 0.05; done
+  [[ -s "$otel/port" ]] || { echo "bench.sh: the OTLP receiver did not start" >&2; exit 2; }
+  endpoint="http://127.0.0.1:$(cat "$otel/port")"
+  # Sanity: with the variable the receiver gets the run; its spans are there.
+  env VOYAGE_LOG=0 OTEL_EXPORTER_OTLP_ENDPOINT="$endpoint" "$helper" workflow run --ci "$otel/hundred.yaml" >/dev/null
+  [[ -s "$otel/count" ]] || { echo "bench.sh: the OTLP receiver got nothing" >&2; exit 2; }
+  otel_on="env VOYAGE_LOG=0 OTEL_EXPORTER_OTLP_ENDPOINT=$endpoint $(q "$helper") workflow run --ci $(q "$otel/hundred.yaml")"
+  otel_off="env VOYAGE_LOG=0 $(q "$helper") workflow run --ci $(q "$otel/hundred.yaml")"
+  section "22. 100 echo steps, telemetry on (local OTLP receiver) vs off  ($WF_ROUNDS x $WF_RUNS runs each)"
+  files=()
+  for ((round = 1; round <= WF_ROUNDS; round++)); do
+    timed "$tmp/otel-$round.json" 2 "$WF_RUNS" true "$otel_on" true "$otel_off"
+    files+=("$tmp/otel-$round.json")
+  done
+  py pool "$results" otel_hundred "${files[@]}"
+  kill "$sink_pid" 2>/dev/null || true
 fi
 
 # --- table ------------------------------------------------------------------------

@@ -84,7 +84,7 @@ pub mod profile {
 pub mod workflow {
     pub use crate::workflow::{
         Event, LineSplitter, OpenCodeStream, QUOTED_LINES, Stream, join_url, load_source, raw_url,
-        url_host,
+        read_otel_env, url_host,
     };
 }
 

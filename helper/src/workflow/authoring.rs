@@ -135,6 +135,8 @@ fn run(job: &Job<'_>, file: Option<&Path>, settings: Settings, verb: &str) -> Re
         work_dir,
         stop,
         settings,
+        // The generator's passes are not a workflow run: no spans.
+        trace: None,
     };
     let said = |line: &str| say(verb, line);
     let result = generate::generate(job, &ctx, &said);

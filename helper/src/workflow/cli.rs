@@ -219,6 +219,28 @@ pub(crate) struct RefineArgs {
 ///
 ///   voyage-helper workflow run https://github.com/OWNER/REPO/blob/main/flows/release.yaml
 ///
+/// TELEMETRY. With OTEL_EXPORTER_OTLP_ENDPOINT set (and only then), the run
+/// goes to that OpenTelemetry collector as OTLP/HTTP JSON (POST /v1/traces
+/// and /v1/metrics; OTEL_EXPORTER_OTLP_TRACES_ENDPOINT and
+/// ..._METRICS_ENDPOINT name full URLs): a voyage.run root span with the
+/// report's totals, a span per top-level step (index, type, provider,
+/// model, cost) and per iteration of a top-level loop, tool, healing and
+/// judge span events (never a tool's input or an output line), a failed
+/// step's error as an exception event of at most 1,000 characters, and the
+/// metrics voyage.step.duration, voyage.step.errors, voyage.cost.usd (by
+/// provider), voyage.healing.attempts and voyage.judge.verdicts. Every
+/// command, agent and item source gets TRACEPARENT (its step's span); a
+/// TRACEPARENT in our own environment makes the run its child. The export
+/// never holds the run up; at the end it gets about 3 s at most, spans
+/// left open (a cancel, a signal) end with voyage.aborted=true, and a
+/// WORKFLOW_TELEMETRY warning says what was lost. OTEL_EXPORTER_OTLP_HEADERS,
+/// OTEL_SERVICE_NAME (default voyage-helper), OTEL_RESOURCE_ATTRIBUTES,
+/// OTEL_SDK_DISABLED, OTEL_TRACES_EXPORTER/OTEL_METRICS_EXPORTER=none and
+/// OTEL_METRIC_EXPORT_INTERVAL are read; only http/json is spoken
+/// (OTEL_EXPORTER_OTLP_PROTOCOL=grpc gets a warning). For example:
+///
+///   OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 voyage-helper workflow run flow.yaml
+///
 /// CANCEL. A file `.voyage-cancel` (or `.executant-cancel`) in the
 /// workflow's directory stops the run before its next step (nested runs
 /// check it too); it is removed when seen. SIGINT, SIGTERM and SIGHUP stop

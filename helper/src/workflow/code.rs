@@ -48,6 +48,7 @@ crate::problem::codes! {
     WORKFLOW_PLAN_INVALID => "workflow plan or refine got no workflow that loads in 3 attempts (nothing written)",
     WORKFLOW_PLAN_CANCELLED => "workflow plan or refine was stopped by a signal (nothing written)",
     WORKFLOW_PLAN_CONCERNS => "the generated workflow was written, but the reviewer still objected (a warning)",
+    WORKFLOW_TELEMETRY => "an OTEL_* variable is not usable, or the collector lost part of the run's telemetry (a warning)",
 }
 
 /// The codes of a workflow file that cannot be read.

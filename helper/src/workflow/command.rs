@@ -118,10 +118,17 @@ pub(super) fn run(args: &RunArgs, settings: Settings, out: &mut impl Write) -> i
     let retrospective = settings.retrospective;
     let (log, width) = (settings.log, settings.width);
     let suggestion_requested = settings.report_suggestion;
+    // Only with OTEL_EXPORTER_OTLP_ENDPOINT set; nothing of it otherwise.
+    let telemetry = super::telemetry::start(settings.provider.clone());
+    let (trace, observer) = match telemetry {
+        Some(t) => (Some(t.trace), Some(t.observer)),
+        None => (None, None),
+    };
     let ctx = Context {
         work_dir,
         stop,
         settings,
+        trace,
     };
 
     let mut consumers: Vec<Box<dyn Consumer + '_>> = Vec::new();
@@ -151,6 +158,9 @@ pub(super) fn run(args: &RunArgs, settings: Settings, out: &mut impl Write) -> i
         let terminal = std::io::stdout().is_terminal();
         let stdout = BufWriter::with_capacity(1 << 16, out);
         consumers.push(Box::new(Live::new(stdout, log_path, terminal, width)));
+    }
+    if let Some(observer) = observer {
+        consumers.push(Box::new(observer));
     }
 
     let (sender, receiver) = mpsc::sync_channel::<Event>(CHANNEL_DEPTH);
@@ -191,18 +201,29 @@ pub(super) fn run(args: &RunArgs, settings: Settings, out: &mut impl Write) -> i
             ))
         })
     });
+    let outcome = match unwritable {
+        Some(e) => Err(e),
+        None => Ok(ended(finish, started, &mut consumers)),
+    };
+    // Every way out passes here: what a consumer still holds goes out (the
+    // telemetry's last spans, at most about 3 s), while a stopping signal
+    // still only sets the flag.
+    consumers.iter_mut().for_each(|c| c.finish());
     for id in signal_ids {
         signal_hook::low_level::unregister(id);
     }
-    if let Some(e) = unwritable {
-        return Err(e);
-    }
-    Ok(match finish {
+    outcome
+}
+
+/// The exit code of a run that ended as `finish`, the failure reported to
+/// the consumers and on stderr.
+fn ended(finish: Finish, started: Instant, consumers: &mut [Box<dyn Consumer + '_>]) -> u8 {
+    match finish {
         Finish::Complete => exit_code::SUCCESS,
         Finish::Cancelled => exit_code::CANCELLED,
         Finish::Failed(failure) => {
             let millis = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-            for consumer in &mut consumers {
+            for consumer in consumers.iter_mut() {
                 consumer.failed(&failure.message, millis);
                 consumer.flush();
             }
@@ -213,7 +234,7 @@ pub(super) fn run(args: &RunArgs, settings: Settings, out: &mut impl Write) -> i
                 exit_code::STEP_FAILED
             }
         }
-    })
+    }
 }
 
 /// The JSON `workflow validate --json` prints.

@@ -18,7 +18,9 @@
 //!   [`retrospective`] that analyses a fatal failure, and the report's
 //!   efficiency [`suggestion`];
 //! - [`consumers`] turn the events into NDJSON and a log file, [`live`] into
-//!   the view for people;
+//!   the view for people, and [`telemetry`] (only when
+//!   `OTEL_EXPORTER_OTLP_ENDPOINT` is set) into OpenTelemetry spans and
+//!   metrics;
 //! - [`generate`] writes workflows from a description or an instruction
 //!   (`workflow plan`, `workflow refine`) through the same providers, and
 //!   [`authoring`] is its I/O edge;
@@ -39,7 +41,9 @@
 //!    [`prompt`], [`loops`], [`nested`];
 //! 3. the [`runner`];
 //! 4. the edge: [`consumers`], [`live`], [`command`], [`generate`],
-//!    [`authoring`], [`cli`].
+//!    [`authoring`], [`cli`]; the [`telemetry`] consumer too (its
+//!    [`Trace`](telemetry::Trace), which a step's [`Context`](step::Context)
+//!    carries, belongs to layer 1).
 //!
 
 mod answer;
@@ -75,6 +79,7 @@ mod settings;
 mod shell;
 mod step;
 mod suggestion;
+mod telemetry;
 mod text;
 mod yaml;
 
@@ -86,3 +91,4 @@ pub use lines::LineSplitter;
 pub use load::load_source;
 pub use opencode::Stream as OpenCodeStream;
 pub use remote::{host as url_host, join as join_url, to_raw as raw_url};
+pub use telemetry::read_otel_env;

@@ -61,7 +61,7 @@ use std::io;
 use serde_json::{Map, Value};
 
 use super::call::{Call, NOT_FOUND, NOT_STARTED, Permissions};
-use super::child::{WORKFLOW_DIR_VAR, time_limit, timed_out};
+use super::child::{child_env, time_limit, timed_out};
 use super::claude::QUOTED_LINES;
 use super::code;
 use super::event::{Event, Level, TokenUsage};
@@ -139,7 +139,8 @@ pub(super) fn call(call: &Call<'_>, ctx: &Context, emit: &dyn Emit) -> Result<()
     ));
 
     let rules = permission(call.allowed_tools);
-    let mut env: Vec<(&str, &OsStr)> = vec![(WORKFLOW_DIR_VAR, ctx.work_dir.as_os_str())];
+    let traceparent = ctx.traceparent();
+    let mut env: Vec<(&str, &OsStr)> = child_env(ctx, &traceparent);
     if let Some(rules) = &rules {
         env.push((PERMISSION_VAR, OsStr::new(rules)));
     }

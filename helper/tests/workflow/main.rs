@@ -14,3 +14,4 @@ mod opencode;
 mod plan;
 mod remote;
 mod run;
+mod telemetry;
