@@ -10,7 +10,8 @@
 #                                           when hyperfine is installed
 #   VOYAGE_BENCH_ONLY=state scripts/bench.sh      only figures 7 and 8 (progress step, its floor,
 #                                           stats append)
-#   VOYAGE_BENCH_ONLY=hook scripts/bench.sh       only figure 6 (the hook), about 15 s;
+#   VOYAGE_BENCH_ONLY=hook scripts/bench.sh       only figures 6 and 21 (the hook; 21 with a
+#                                           live run marker), about 25 s;
 #                                           run and plan pick figures 1-3 and 4-5,
 #                                           workflow figures 9-13 (workflow run),
 #                                           scan figures 14-15 (hostile command lines),
@@ -19,6 +20,8 @@
 #                                           verdict figure 18 (a 200 MiB log)
 #                                           waves figures 19-20 (wave prepare, wave collect)
 #                                           tui figures 23-25 (the full-screen view of workflow run)
+#                                           trek figure 26 (trek step-done)
+#                                           telemetry figure 22 (workflow run with OTLP on vs off)
 #
 # Needs bash, python3 and cargo. Uses hyperfine when installed (figures 1
 # and 2; a python3 timing loop otherwise) and /usr/bin/time when installed
@@ -279,6 +282,10 @@ def cmd_table(results, big_bytes):
         wave_rows(d, row)
     if "tui_first" in d:
         tui_rows(d, row)
+    if "trek_done" in d:
+        trek_rows(d, row)
+    if "otel_hundred" in d:
+        telemetry_rows(d, row)
 
     head = ("figure", "voyage", "baseline", "ratio/diff", "target", "result")
     widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(6)]
@@ -332,6 +339,14 @@ def wave_rows(d, row):
         row(f"{fig}a. same, CPU time (user+sys, all processes)", f"{v['cpu_ms']:.2f} ms",
             f"{b['cpu_ms']:.2f} ms", f"{v['cpu_ms'] / b['cpu_ms']:.2f}x", "info", None)
 
+def trek_rows(d, row):
+    v, b = d["trek_done"]
+    ratio = v["mean_ms"] / b["mean_ms"]
+    row("26. `trek step-done` vs its Verify, `audit step` and the commit run bare, mean wall",
+        f"{v['mean_ms']:.2f} ms", f"{b['mean_ms']:.2f} ms", f"{ratio:.2f}x", "≤ 1.5x", ratio <= 1.5)
+    row("26a. same, CPU time (user+sys, all processes)", f"{v['cpu_ms']:.2f} ms",
+        f"{b['cpu_ms']:.2f} ms", f"{v['cpu_ms'] / b['cpu_ms']:.2f}x", "info", None)
+
 def scan_rows(d, row):
     for key, fig, what in (("scan_1mb", "14", "the hook on a 1 MB command (`echo` and 512 Ki words)"),
                            ("scan_case", "15", "the hook on `case` nested 25 deep")):
@@ -370,6 +385,17 @@ def hook_rows(d, row):
             v, b = d[key]
             row(name + ", mean wall", f"{v['mean_ms']:.2f} ms", f"{b['mean_ms']:.2f} ms",
                 f"{v['mean_ms'] / b['mean_ms']:.2f}x", "info", None)
+    for key, fig, cpu, what in (
+            ("hook_run_write", "21", "21b", "the hook, live run marker, Write in the step's Files"),
+            ("hook_run_bash", "21a", "21c", "same, Bash `echo x > src/a.rs`")):
+        if key not in d:
+            continue
+        v, b = d[key]
+        ratio = v["mean_ms"] / b["mean_ms"]
+        row(f"{fig}. {what} vs `bash -c true`, mean wall", f"{v['mean_ms']:.2f} ms",
+            f"{b['mean_ms']:.2f} ms", f"{ratio:.2f}x", "≤ 1.1x", ratio <= 1.1)
+        row(f"{cpu}. {fig}, CPU time of the process (user+sys)", f"{v['cpu_ms']:.2f} ms",
+            f"{b['cpu_ms']:.2f} ms", f"{v['cpu_ms'] / b['cpu_ms']:.2f}x", "info", None)
 
 def run_rows(d, row, big_bytes):
     v, b = d["true"]
@@ -401,6 +427,15 @@ def run_rows(d, row, big_bytes):
     tb = mib / min(r["wall_s"] for r in d["big_bash"])
     row("3c. throughput, 1 GiB (best run)", f"{tv:.0f} MiB/s", f"{tb:.0f} MiB/s",
         f"{tv / tb:.2f}x", "info", None)
+
+def telemetry_rows(d, row):
+    on, off = d["otel_hundred"]
+    per = (on["mean_ms"] - off["mean_ms"]) / 100
+    row("22. telemetry on (local OTLP receiver) vs off, 100 echo steps, per step, mean wall",
+        f"{on['mean_ms']:.2f} ms", f"{off['mean_ms']:.2f} ms", f"{per:+.3f} ms/step", "≤ +0.2 ms",
+        per <= 0.2)
+    row("22a. same, CPU time per step (user+sys, all processes)", f"{on['cpu_ms']:.2f} ms",
+        f"{off['cpu_ms']:.2f} ms", f"{(on['cpu_ms'] - off['cpu_ms']) / 100:+.3f} ms/step", "info", None)
 
 # Executant's figures from research/executant/bench.md (same kind of 2-core
 # box, another day): references, not baselines.
@@ -801,6 +836,33 @@ if [[ -z "$only" || "$only" == hook ]]; then
   else
     VOYAGE_HELPER="$helper" ROUNDS=3 hook_pair hook_launcher "$tmp/typical.json" "$(q "$(pwd)/plugin/bin/voyage-helper")"
   fi
+
+  # --- 21. the hook while a /trekexecute run is in progress ----------------------
+  # A repository with a live run marker (its progress file in_progress, step
+  # 2 of a plan whose Files are src/a.rs and docs/): every write is then
+  # resolved and held to the run's scope on top of the denylist.
+  rrepo="$tmp/run-repo"
+  mkdir -p "$rrepo/.git" "$rrepo/src" "$rrepo/.claude"
+  printf '{"status":"in_progress"}\n' >"$rrepo/.claude/progress.json"
+  printf '{"schema_version":1,"plan":"%s/plan.md","progress":"%s/.claude/progress.json","repo_root":"%s","step":2,"files":["src/a.rs","docs/"],"memory_write":false,"touch":["src/","docs/"],"never_touch":["vendor/"],"started_at":"2026-12-01T10:00:00Z"}\n' \
+    "$rrepo" "$rrepo" "$rrepo" >"$rrepo/.git/voyage-run.json"
+  run_input() { # TOOL TOOL-INPUT-JSON
+    printf '{"session_id":"abc123","transcript_path":"/home/user/.claude/projects/p/t.jsonl",'
+    printf '"cwd":"%s","permission_mode":"default","hook_event_name":"PreToolUse",' "$rrepo"
+    printf '"tool_name":"%s","tool_input":%s,"tool_use_id":"toolu_01ABC"}\n' "$1" "$2"
+  }
+  run_input Write "{\"file_path\":\"$rrepo/src/a.rs\",\"content\":\"fn a() {}\\n\"}" >"$tmp/run-write.json"
+  run_input Bash '{"command":"echo x > src/a.rs","description":"Write a"}' >"$tmp/run-bash.json"
+  run_input Bash '{"command":"echo x > src/b.rs","description":"Write b"}' >"$tmp/run-out.json"
+  for key in write bash; do
+    [[ -z "$("$helper" hook pre-tool-use <"$tmp/run-$key.json")" ]] ||
+      { echo "bench.sh: the hook did not let the in-scope run-$key call through" >&2; exit 2; }
+  done
+  "$helper" hook pre-tool-use <"$tmp/run-out.json" | grep -q 'run-outside-step' ||
+    { echo "bench.sh: the run marker is not live (a write outside the step passed)" >&2; exit 2; }
+  section "21. the hook with a live run marker (Write in the step's Files; Bash echo x > file)  vs  bash -c true  ($ROUNDS x $HOOK_RUNS runs each)"
+  hook_pair hook_run_write "$tmp/run-write.json" "$(q "$helper")"
+  hook_pair hook_run_bash "$tmp/run-bash.json" "$(q "$helper")"
 fi
 
 # --- 14 and 15. judging hostile command lines ------------------------------------
@@ -1237,6 +1299,101 @@ if [[ -z "$only" || "$only" == tui ]]; then
   section "25. CPU while a step sleeps: the view  vs  the line view ($TUI_IDLE_S s each)"
   py tui_idle "$results" "$helper" "$tw/idle.yaml" "$TUI_IDLE_S"
   rm -rf "$logs" "$tw/.claude"
+fi
+
+# --- 26. trek step-done: a step's Verify, audit and checkpoint -------------------
+
+if [[ -z "$only" || "$only" == trek ]]; then
+  # The example plan's step 1, begun and implemented: each timed run starts
+  # from a copy of that repository. The baseline runs what the step cannot
+  # do without, as separate commands: the Verify in bash, `audit step`, and
+  # git add + git commit.
+  tdir="$tmp/trek"
+  trepo="$tdir/repo"
+  mkdir -p "$trepo/plans"
+  cp "$repo/examples/trek/plan.md" "$trepo/plans/plan.md"
+  (
+    cd "$trepo"
+    export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+    git init -q -b main
+    git config user.name bench
+    git config user.email bench@example.com
+    git config commit.gpgsign false
+    git add -A
+    git commit -q -m init
+    "$helper" trek start plans/plan.md >/dev/null
+    "$helper" trek step-begin 1 >/dev/null
+    # shellcheck disable=SC2016
+    printf '#!/usr/bin/env bash\necho "Hello, ${1:-world}!"\n' >greet.sh
+  )
+  rm -rf "$tdir/ready"
+  cp -a "$trepo" "$tdir/ready"
+  treset="bash -c $(q "rm -rf $(q "$trepo") && cp -a $(q "$tdir/ready") $(q "$trepo")")"
+  done_cmd="env -C $(q "$trepo") CLAUDE_PLUGIN_DATA=$(q "$tdir/data") $(q "$helper") trek step-done 1"
+  # shellcheck disable=SC2016
+  verify='bash -n greet.sh && test "$(bash greet.sh Ada)" = "Hello, Ada!"'
+  bare="cd $(q "$trepo") && $verify && $(q "$helper") audit step --plan plans/plan.md --step 1 >/dev/null"
+  bare+=" && git add -A -- greet.sh && git commit -q -m 'feat(greet): add the greeting script'"
+  bare_done="bash -c $(q "$bare")"
+  # Sanity: both sides make the commit.
+  (cd "$trepo" && "$helper" trek step-done 1) | grep -q '^Step 1: PASS (committed' ||
+    { echo "bench.sh: trek step-done did not pass step 1" >&2; exit 2; }
+  rm -rf "$trepo" && cp -a "$tdir/ready" "$trepo"
+  section "26. voyage-helper trek step-done  vs  Verify + audit step + git commit  ($ROUNDS x $WAVE_RUNS runs each)"
+  time_pair trek_done "$WAVE_RUNS" "$treset" "$done_cmd" "$treset" "$bare_done"
+fi
+
+# --- 22. workflow run with OpenTelemetry on, against a local receiver ------------
+
+if [[ -z "$only" || "$only" == telemetry ]]; then
+  otel="$tmp/otel"
+  mkdir -p "$otel"
+  { printf 'goal: "hundred echo steps"\nsteps:\n'
+    for ((i = 1; i <= 100; i++)); do printf '  - name: step%d\n    command: echo hi\n' "$i"; done
+  } >"$otel/hundred.yaml"
+  # An OTLP/HTTP receiver that takes every POST and answers {} at once,
+  # keeping connections alive as a collector does; it counts what it got.
+  cat >"$otel/sink.py" <<'PY'
+import http.server, sys
+class Sink(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    count = 0
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        Sink.count += 1
+        with open(sys.argv[2], "w") as f:
+            f.write(f"{Sink.count}\n")
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"{}")
+    def log_message(self, *args):
+        pass
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Sink)
+with open(sys.argv[1], "w") as f:
+    f.write(f"{server.server_address[1]}\n")
+server.serve_forever()
+PY
+  python3 "$otel/sink.py" "$otel/port" "$otel/count" &
+  sink_pid=$!
+  trap 'kill "$sink_pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+  for _ in $(seq 100); do [[ -s "$otel/port" ]] && break; sleep 0.05; done
+  [[ -s "$otel/port" ]] || { echo "bench.sh: the OTLP receiver did not start" >&2; exit 2; }
+  endpoint="http://127.0.0.1:$(cat "$otel/port")"
+  # Sanity: with the variable the receiver gets the run; its spans are there.
+  env VOYAGE_LOG=0 OTEL_EXPORTER_OTLP_ENDPOINT="$endpoint" "$helper" workflow run --ci "$otel/hundred.yaml" >/dev/null
+  [[ -s "$otel/count" ]] || { echo "bench.sh: the OTLP receiver got nothing" >&2; exit 2; }
+  otel_on="env VOYAGE_LOG=0 OTEL_EXPORTER_OTLP_ENDPOINT=$endpoint $(q "$helper") workflow run --ci $(q "$otel/hundred.yaml")"
+  otel_off="env VOYAGE_LOG=0 $(q "$helper") workflow run --ci $(q "$otel/hundred.yaml")"
+  section "22. 100 echo steps, telemetry on (local OTLP receiver) vs off  ($WF_ROUNDS x $WF_RUNS runs each)"
+  files=()
+  for ((round = 1; round <= WF_ROUNDS; round++)); do
+    timed "$tmp/otel-$round.json" 2 "$WF_RUNS" true "$otel_on" true "$otel_off"
+    files+=("$tmp/otel-$round.json")
+  done
+  py pool "$results" otel_hundred "${files[@]}"
+  kill "$sink_pid" 2>/dev/null || true
 fi
 
 # --- table ------------------------------------------------------------------------

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The main job on an example: build the helper and run a YAML workflow with
-# it (a live view of each step, and a log file under
-# examples/workflows/.claude/voyage.local/logs/, which git ignores).
+# The main job on an example: build the helper and execute a plan with it,
+# the way /trekexecute does (scripts/demo-trek.sh: a throwaway repository, a
+# scripted stand-in for the agent's edits, the final report).
 #
-#   scripts/demo.sh                                   runs examples/workflows/hello.yaml
-#   scripts/demo.sh examples/workflows/loops.yaml     runs another workflow
-#   scripts/demo.sh --ci examples/workflows/nested.yaml   the NDJSON event stream instead
+#   scripts/demo.sh                                   executes examples/trek/plan.md
+#   scripts/demo.sh --workflow [--ci] [FILE]          runs a YAML workflow instead
+#                                                     (default examples/workflows/hello.yaml;
+#                                                     --ci: the NDJSON event stream)
 #   scripts/demo.sh --executor ['make test']          the executor's path instead: a
 #                                                     command through `run`, then `verdict`
 set -euo pipefail
@@ -25,6 +26,11 @@ if [[ "${1:-}" == --executor ]]; then
   printf '%s\nexpect: passes\n' "$block" | "$helper" verdict || true
   exit 0
 fi
+
+if [[ "${1:-}" != --workflow ]]; then
+  exec scripts/demo-trek.sh "$helper" "$@"
+fi
+shift
 
 ci=()
 if [[ "${1:-}" == --ci ]]; then

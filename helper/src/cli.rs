@@ -10,7 +10,7 @@ use clap_complete::Shell;
 
 use crate::{
     audit, brief, criteria, gate, orders, plan, profile, progress, recovery, report, run, scan,
-    state, stats, verdict, wave, workflow,
+    state, stats, trek, verdict, wave, workflow,
 };
 
 /// The deterministic half of the Voyage Claude Code plugin.
@@ -101,6 +101,8 @@ pub(crate) enum Subcommand {
     Orders(orders::Command),
     #[command(subcommand)]
     Wave(wave::Command),
+    #[command(subcommand)]
+    Trek(trek::Command),
     /// Print a shell completion script.
     ///
     /// For bash: `voyage-helper completions bash > ~/.local/share/bash-completion/completions/voyage-helper`.

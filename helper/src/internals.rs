@@ -80,12 +80,12 @@ pub mod profile {
     pub use crate::profile::{PHASES, check_name, parse};
 }
 
-/// Workflow loading, remote workflow URLs, the claude provider's stream and
-/// the interjection file's lines.
+/// Workflow loading, remote workflow URLs, the providers' streams and the
+/// interjection file's lines.
 pub mod workflow {
     pub use crate::workflow::{
-        Event, LineSplitter, QUOTED_LINES, Stream, interjection_lines, join_url, load_source,
-        raw_url, url_host,
+        Event, LineSplitter, OpenCodeStream, QUOTED_LINES, Stream, interjection_lines, join_url,
+        load_source, raw_url, read_otel_env, url_host,
     };
 }
 
@@ -113,4 +113,11 @@ pub mod schema {
 /// plan hash.
 pub mod orders {
     pub use crate::orders::{ref_safe, sha256_hex};
+}
+
+/// The run marker a `/trekexecute` run leaves for the PreToolUse hook.
+pub mod run_marker {
+    pub use crate::run_marker::{
+        FILE_NAME, Location, ReadError, RunMarker, SCHEMA_VERSION, locate, read,
+    };
 }

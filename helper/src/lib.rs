@@ -74,10 +74,12 @@ mod progress;
 mod recovery;
 mod report;
 mod run;
+mod run_marker;
 mod scan;
 mod schema;
 mod state;
 mod stats;
+mod trek;
 mod validation;
 mod verdict;
 mod wave;
@@ -128,36 +130,37 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             });
         }
     };
-    ExitCode::from(output::exit_code(dispatch(cli)))
+    let stdout = io::stdout();
+    ExitCode::from(output::exit_code(dispatch(cli.command, &mut stdout.lock())))
 }
 
-/// Runs the subcommand: each area's own `execute`, on stdout.
-fn dispatch(cli: Cli) -> io::Result<u8> {
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
-    match cli.command {
-        Subcommand::Run(args) => args.execute(&mut out),
-        Subcommand::Verdict(args) => args.execute(&mut out),
-        Subcommand::Plan(command) => command.execute(&mut out),
-        Subcommand::Brief(command) => command.execute(&mut out),
-        Subcommand::Scan(command) => command.execute(&mut out),
-        Subcommand::Hook(command) => command.execute(&mut out),
-        Subcommand::Schema { name } => schema::print(name.as_deref(), &mut out),
-        Subcommand::Write(args) => args.execute(&mut out),
-        Subcommand::State(command) => command.execute(&mut out),
-        Subcommand::Progress(command) => command.execute(&mut out),
-        Subcommand::Audit(command) => command.execute(&mut out),
-        Subcommand::Report(args) => args.execute(&mut out),
-        Subcommand::Recovery(command) => command.execute(&mut out),
-        Subcommand::Stats(command) => command.execute(&mut out),
-        Subcommand::Event(command) => command.execute(&mut out),
-        Subcommand::Gate(args) => args.execute(&mut out),
-        Subcommand::Criteria(command) => command.execute(&mut out),
-        Subcommand::Entry(command) => command.execute(&mut out),
-        Subcommand::Profile(command) => command.execute(&mut out),
-        Subcommand::Workflow(command) => command.execute(&mut out),
-        Subcommand::Orders(command) => command.execute(&mut out),
-        Subcommand::Wave(command) => command.execute(&mut out),
-        Subcommand::Completions { shell } => cli::completions(shell, &mut out),
+/// Runs the subcommand: each area's own `execute`, on `out` (stdout, or a
+/// buffer when `trek` runs a command in-process).
+pub(crate) fn dispatch(command: Subcommand, out: &mut impl io::Write) -> io::Result<u8> {
+    match command {
+        Subcommand::Run(args) => args.execute(out),
+        Subcommand::Verdict(args) => args.execute(out),
+        Subcommand::Plan(command) => command.execute(out),
+        Subcommand::Brief(command) => command.execute(out),
+        Subcommand::Scan(command) => command.execute(out),
+        Subcommand::Hook(command) => command.execute(out),
+        Subcommand::Schema { name } => schema::print(name.as_deref(), out),
+        Subcommand::Write(args) => args.execute(out),
+        Subcommand::State(command) => command.execute(out),
+        Subcommand::Progress(command) => command.execute(out),
+        Subcommand::Audit(command) => command.execute(out),
+        Subcommand::Report(args) => args.execute(out),
+        Subcommand::Recovery(command) => command.execute(out),
+        Subcommand::Stats(command) => command.execute(out),
+        Subcommand::Event(command) => command.execute(out),
+        Subcommand::Gate(args) => args.execute(out),
+        Subcommand::Criteria(command) => command.execute(out),
+        Subcommand::Entry(command) => command.execute(out),
+        Subcommand::Profile(command) => command.execute(out),
+        Subcommand::Workflow(command) => command.execute(out),
+        Subcommand::Orders(command) => command.execute(out),
+        Subcommand::Wave(command) => command.execute(out),
+        Subcommand::Trek(command) => command.execute(out),
+        Subcommand::Completions { shell } => cli::completions(shell, out),
     }
 }

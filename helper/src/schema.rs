@@ -87,6 +87,10 @@ pub(crate) const SCHEMAS: &[(&str, &str)] = &[
         include_str!("../../schemas/run-block.schema.json"),
     ),
     (
+        "run-marker",
+        include_str!("../../schemas/run-marker.schema.json"),
+    ),
+    (
         "scan-command",
         include_str!("../../schemas/scan-command.schema.json"),
     ),
@@ -103,6 +107,10 @@ pub(crate) const SCHEMAS: &[(&str, &str)] = &[
         include_str!("../../schemas/stats-summary.schema.json"),
     ),
     ("summary", include_str!("../../schemas/summary.schema.json")),
+    (
+        "trek-reply",
+        include_str!("../../schemas/trek-reply.schema.json"),
+    ),
     (
         "validation-report",
         include_str!("../../schemas/validation-report.schema.json"),

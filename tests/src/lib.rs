@@ -20,6 +20,10 @@ pub mod skip;
 
 pub use skip::{find_on_path, is_executable_file};
 
+/// Real git repositories in temp dirs: the helper tests' own builders.
+#[path = "../../helper/tests/common/repo.rs"]
+pub mod repo;
+
 /// The repository root (the plugin root), found from this crate's manifest dir.
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

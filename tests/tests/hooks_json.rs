@@ -192,3 +192,66 @@ fn the_declared_command_line_judges_input_nested_past_serde_json_limit() {
         );
     }
 }
+
+/// While a `/trekexecute` run is in progress (a live run marker in the
+/// call's working tree), the declared hook holds writes to the run's scope:
+/// the step's Files pass, a file outside them and a path outside the
+/// repository are denied (issue 15, point 3).
+#[test]
+fn the_declared_command_line_holds_a_live_run_to_its_scope() {
+    let dir = tempfile::tempdir().unwrap();
+    let top = fs::canonicalize(dir.path()).unwrap();
+    let repo = top.join("repo");
+    fs::create_dir_all(repo.join(".git")).unwrap();
+    fs::create_dir_all(repo.join("src")).unwrap();
+    let progress = repo.join("progress.json");
+    fs::write(&progress, r#"{"status":"in_progress"}"#).unwrap();
+    let marker = json!({
+        "schema_version": 1, "plan": repo.join("plan.md"), "progress": progress,
+        "repo_root": repo, "step": 1, "files": ["src/a.rs"], "memory_write": false,
+        "touch": ["src/"], "never_touch": ["vendor/"], "started_at": "2026-12-01T10:00:00Z"
+    });
+    fs::write(repo.join(".git/voyage-run.json"), marker.to_string()).unwrap();
+    let call = |tool: &str, tool_input: Value| {
+        let mut input: Value = serde_json::from_str(&pre_tool_use(tool, tool_input)).unwrap();
+        input["cwd"] = json!(repo);
+        input.to_string()
+    };
+    for (_, command, _) in handlers() {
+        let write_a = call(
+            "Write",
+            json!({"file_path": repo.join("src/a.rs"), "content": "x"}),
+        );
+        let bash_a = call("Bash", json!({"command": "echo x > src/a.rs 2>/dev/null"}));
+        for input in [write_a, bash_a] {
+            let (status, stdout, stderr) = run_handler(&command, &input);
+            assert_eq!((status, stdout.as_str(), stderr.as_str()), (0, "", ""));
+        }
+        for (input, rule) in [
+            (
+                call("Edit", json!({"file_path": repo.join("src/b.rs")})),
+                "run-outside-step",
+            ),
+            (
+                call("Bash", json!({"command": "echo x > ../outside.txt"})),
+                "run-outside-repo",
+            ),
+            (
+                call("Bash", json!({"command": "cd src && echo x > ../vendor/x"})),
+                "run-never-touch",
+            ),
+        ] {
+            let (status, stdout, stderr) = run_handler(&command, &input);
+            assert_eq!((status, stderr.as_str()), (0, ""));
+            let out: Value = serde_json::from_str(&stdout).unwrap();
+            assert_eq!(out["hookSpecificOutput"]["permissionDecision"], "deny");
+            let reason = out["hookSpecificOutput"]["permissionDecisionReason"]
+                .as_str()
+                .unwrap();
+            assert!(
+                reason.starts_with(&format!("voyage: blocked {rule} ")),
+                "{reason}"
+            );
+        }
+    }
+}

@@ -32,17 +32,24 @@ pub(super) struct CheckpointAudit {
 pub(super) fn audit(git: &Git, step: u32, manifest: &Manifest) -> Result<CheckpointAudit, Problem> {
     let commit = git.commit_id("HEAD", "HEAD")?;
     let subject = git.head_subject()?;
-    let expected = manifest.commit_message_pattern.clone();
-    let matches =
-        expected.is_empty() || pattern::compile(&expected).is_ok_and(|re| re.is_match(&subject));
+    let drift = checkpoint_drift(manifest, &subject);
     Ok(CheckpointAudit {
-        status: if matches { "pass" } else { "drift" },
+        status: if drift.is_none() { "pass" } else { "drift" },
         step,
         commit,
-        checkpoint_drift: (!matches)
-            .then(|| json!({"expected_pattern": expected, "actual_message": subject})),
-        expected_pattern: expected,
+        checkpoint_drift: drift,
+        expected_pattern: manifest.commit_message_pattern.clone(),
         actual_message: subject,
         recorded: None,
     })
+}
+
+/// `{expected_pattern, actual_message}` when `subject` misses the step's
+/// `commit_message_pattern`, else `None`. An empty pattern (a legacy step
+/// without a Checkpoint) declares nothing and always passes.
+pub(crate) fn checkpoint_drift(manifest: &Manifest, subject: &str) -> Option<Value> {
+    let expected = &manifest.commit_message_pattern;
+    let matches =
+        expected.is_empty() || pattern::compile(expected).is_ok_and(|re| re.is_match(subject));
+    (!matches).then(|| json!({"expected_pattern": expected, "actual_message": subject}))
 }

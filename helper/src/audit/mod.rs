@@ -27,6 +27,7 @@ mod render;
 mod session;
 mod step;
 
+pub(crate) use checkpoint::checkpoint_drift;
 pub(crate) use cli::Command;
 pub use git::{Commit, parse_log};
 pub use paths::{Matcher, inside};

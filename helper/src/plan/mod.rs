@@ -32,7 +32,7 @@ pub(crate) use criterion::{Criterion, CriterionForm};
 pub(crate) use manifest::Manifest;
 pub(crate) use model::{CommandKind, Plan, PlanCommand, PlanKind};
 pub use parse::parse;
-pub(crate) use step::{SANDBOX_BLOCKED_EXIT, Step, VerifyOutcome};
+pub(crate) use step::{Action, SANDBOX_BLOCKED_EXIT, Step, VerifyOutcome};
 #[cfg(test)]
 pub(crate) use strategy::Wave as StrategyWave;
 pub(crate) use strategy::{Session, Strategy};

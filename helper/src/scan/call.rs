@@ -533,6 +533,7 @@ impl Scanner<'_> {
                 }
             }
             Effect::Write { call, path, write } => {
+                self.record_write(&Arg::literal(&path), write);
                 if let Some((rule, detail)) =
                     super::paths::check(&path, write, self.ctx.home.as_deref())
                 {

@@ -153,9 +153,45 @@ pub(crate) enum HookCommand {
     ///               "systemMessage":"voyage: warning <rule> ..."}
     ///     allowed  nothing at all (the normal permission flow goes on;
     ///              "allow" is never sent)
+    ///     notice   {"systemMessage":"voyage: ignored a stale run marker ..."}
+    ///              (no decision; only while a stale run marker is found)
     ///
     /// The reason is one line: the rule, the command as judged, what
     /// matched, and a safer alternative. Schema: hook-pre-tool-use-output.
+    ///
+    /// WHILE A /trekexecute RUN IS IN PROGRESS (a run marker,
+    /// <git dir>/voyage-run.json, found from the input's cwd, else the
+    /// hook's own directory), every write the call makes is also held to
+    /// the run's scope: the file tool's path, and each write target the
+    /// engine finds in a Bash command (redirections, tee, cp/mv/install,
+    /// sed -i, touch, mkdir, rm, ln, truncate, dd of=, ...), relative paths
+    /// seen from the cwd after any `cd`, `..` resolved, links followed.
+    /// Denied, each with its own reason:
+    ///
+    ///     run-outside-repo       outside the repository root (Hard rule 15);
+    ///                            ~/.claude/ and /dev/null, /dev/stdout,
+    ///                            /dev/stderr, /dev/tty, /dev/fd/N are open
+    ///     run-memory-write       ~/.claude/projects/*/memory/ without the
+    ///                            step's memory_write: true
+    ///     run-never-touch        a Never-touch path (Hard rule 8)
+    ///     run-outside-step       not in the current step's Files (Hard rule
+    ///                            2): leave it, record a finding instead
+    ///     run-between-steps      any write while no step is in progress
+    ///     run-marker-write       the marker itself
+    ///     run-unknown-target     a target only known at run time (> "$X")
+    ///     run-marker-unreadable  a marker that cannot be read or parsed
+    ///
+    /// For example, with step 2's Files `src/a.rs` and a live marker:
+    ///
+    ///     echo x > src/a.rs     allowed (no output)
+    ///     echo x > src/b.rs     "voyage: blocked run-outside-step (Hard rule 2:
+    ///                           only the step's Files): `src/b.rs` touches
+    ///                           src/b.rs, which is not in step 2's Files ..."
+    ///
+    /// A call that writes nothing is never affected, and a denylist denial
+    /// stays as it is. A stale marker (its progress file no longer says
+    /// in_progress) is ignored; if it alone would have denied, the notice
+    /// above names it and how to remove it.
     ///
     /// INPUT is read leniently: any nesting depth, lone surrogate escapes
     /// and invalid UTF-8 (both read as U+FFFD), a leading byte-order mark;

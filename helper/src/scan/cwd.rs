@@ -22,6 +22,12 @@ impl Scanner<'_> {
         let dir = args
             .iter()
             .find(|a| !(a.exact && a.text.starts_with('-') && a.text != "-"));
+        let known = dir.map(|dir| known_path(dir).filter(|text| *text != "-"));
+        self.cwd_lost = match known {
+            None => false,
+            Some(None) => true,
+            Some(Some(text)) => self.cwd_lost && !(text.starts_with('/') || text.starts_with('~')),
+        };
         self.cwd = match dir {
             None => Some("~".to_owned()),
             Some(dir) => known_path(dir)

@@ -82,6 +82,9 @@ pub struct Judgement {
     /// In the order found, without repeats of the same rule on the same
     /// command.
     pub findings: Vec<Finding>,
+    /// Every path the command would write, as far as the text says
+    /// ([`super::write_target`]); empty for a path judged alone.
+    pub writes: Vec<super::write_target::WriteTarget>,
 }
 
 impl Judgement {

@@ -45,7 +45,9 @@ use serde::Serialize;
 use super::engine::{judge_command, judge_path, unreadable};
 use super::finding::{Decision, Finding, Judgement, clip};
 use super::hook_input::{self, HookInput};
+use super::run_scope::{self, Verdict};
 use super::scanner::Context;
+use super::write_target::WriteTarget;
 
 /// Largest hook input read; a call larger than this is denied (unless what
 /// was read shows it is not one the hook judges).
@@ -144,6 +146,8 @@ pub enum Answer {
     Deny(String),
     /// Let the call go on, with this warning.
     Warn(String),
+    /// No decision; this line for the user alone (a stale run marker).
+    Notice(String),
 }
 
 /// Reads stdin, at most one byte more than [`MAX_INPUT_BYTES`] (so that
@@ -200,24 +204,55 @@ fn answer_read(input: &[u8], read_ok: bool, ctx: &Context) -> Answer {
     if let Some(why) = unread.or((!call.whole).then_some(Unread::Malformed)) {
         return deny_unreadable(&call, why, ctx);
     }
-    let judgement = match call {
+    let call_dir = call
+        .cwd
+        .clone()
+        .filter(|dir| dir.starts_with('/'))
+        .or_else(|| {
+            std::env::current_dir()
+                .ok()
+                .map(|d| d.display().to_string())
+        });
+    let (judgement, writes) = match call {
         HookInput {
             tool: Some(tool),
             command: Some(command),
             ..
-        } if tool == "Bash" => judge_command(&command, ctx),
+        } if tool == "Bash" => {
+            let mut judgement = judge_command(&command, ctx);
+            let writes = std::mem::take(&mut judgement.writes);
+            (judgement, writes)
+        }
         HookInput {
             tool: Some(tool),
             file_path,
             notebook_path,
             ..
         } if tool != "Bash" => match file_path.or(notebook_path) {
-            Some(path) => judge_path(&path, ctx),
+            Some(path) => (judge_path(&path, ctx), vec![WriteTarget::file(&path)]),
             None => return Answer::Silent,
         },
         _ => return Answer::Silent,
     };
-    decide(&judgement)
+    let answer = decide(&judgement);
+    // The run's scope only adds denials: a denylist denial stays as it is,
+    // and a call that writes nothing is never affected.
+    if matches!(answer, Answer::Deny(_)) || writes.is_empty() {
+        return answer;
+    }
+    let Some(call_dir) = call_dir else {
+        return answer;
+    };
+    match run_scope::check(&writes, &call_dir, ctx.home.as_deref()) {
+        Verdict::Pass => answer,
+        Verdict::Deny(reason) => Answer::Deny(reason),
+        Verdict::Stale(note) => match answer {
+            Answer::Warn(warning) => {
+                Answer::Warn(clip(&format!("{warning} Also: {note}"), MAX_MESSAGE_CHARS))
+            }
+            Answer::Silent | Answer::Deny(_) | Answer::Notice(_) => Answer::Notice(note),
+        },
+    }
 }
 
 /// The denial of a call whose input could not be read to its end.
@@ -294,6 +329,15 @@ pub fn render(answer: &Answer, out: &mut impl Write) -> io::Result<()> {
             },
             system_message: None,
         },
+        Answer::Notice(note) => {
+            serde_json::to_writer(
+                &mut *out,
+                &NoticeOutput {
+                    system_message: note,
+                },
+            )?;
+            return writeln!(out);
+        }
         Answer::Warn(warning) => Output {
             hook_specific_output: Specific {
                 hook_event_name: "PreToolUse",
@@ -306,6 +350,13 @@ pub fn render(answer: &Answer, out: &mut impl Write) -> io::Result<()> {
     };
     serde_json::to_writer(&mut *out, &output)?;
     writeln!(out)
+}
+
+/// The reply with only a `systemMessage`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct NoticeOutput<'a> {
+    system_message: &'a str,
 }
 
 #[cfg(test)]

@@ -29,6 +29,8 @@ pub(crate) struct HookInput {
     pub event: Option<String>,
     /// `tool_name`, when it is a string.
     pub tool: Option<String>,
+    /// `cwd`, the directory the call runs in, when it is a string.
+    pub cwd: Option<String>,
     /// `tool_input.command`, when `tool_input` is an object and it a string.
     pub command: Option<String>,
     /// `tool_input.file_path`, likewise.
@@ -56,6 +58,7 @@ pub(crate) fn read(bytes: &[u8]) -> Option<HookInput> {
     let body = reader.object(&mut |r, key| match key.as_str() {
         "hook_event_name" => r.text().map(|t| input.event = t),
         "tool_name" => r.text().map(|t| input.tool = t),
+        "cwd" => r.text().map(|t| input.cwd = t),
         "tool_input" => {
             input.command = None;
             input.file_path = None;

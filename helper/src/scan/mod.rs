@@ -41,14 +41,17 @@ mod paths;
 mod plain;
 mod plan;
 mod program;
+mod real_path;
 mod render;
 mod rule;
+mod run_scope;
 mod scanner;
 mod setters;
 mod vars;
 mod walk;
 mod word;
 mod wrapper;
+mod write_target;
 
 pub(crate) use cli::{Command, HookCommand};
 pub use engine::judge_command;

@@ -16,6 +16,9 @@ pub(super) enum Write {
     Remove,
     /// Changed in place (`sed -i`, `touch`).
     Modify,
+    /// A directory created (`mkdir`): no protected-path rule applies, only
+    /// a run's scope ([`super::write_target`]).
+    Create,
 }
 
 /// The rule a write to `path` breaks, with a few words on why.
@@ -24,6 +27,9 @@ pub(super) fn check(
     write: Write,
     home: Option<&str>,
 ) -> Option<(&'static Rule, String)> {
+    if write == Write::Create {
+        return None;
+    }
     let norm = normalize(path, home);
     let parts: Vec<&str> = norm.split('/').filter(|p| !p.is_empty()).collect();
     let base = parts.last().copied().unwrap_or_default();
@@ -42,7 +48,7 @@ pub(super) fn check(
     if HISTORY_FILES.contains(&base) || norm.ends_with("/fish/fish_history") {
         return match write {
             Write::Append => None,
-            Write::Replace | Write::Remove | Write::Modify => {
+            Write::Replace | Write::Remove | Write::Modify | Write::Create => {
                 Some((&rule::HISTORY, format!("{path} is a shell history file")))
             }
         };

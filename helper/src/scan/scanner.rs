@@ -47,6 +47,11 @@ pub(super) struct Scanner<'c> {
     /// Where the command runs, once a `cd` moved it ([`super::cwd`]);
     /// `None`: the project.
     pub cwd: Option<String>,
+    /// A `cd` went where the text does not say (`cd "$DIR"`), so relative
+    /// paths written after it are nowhere known ([`super::write_target`]);
+    /// [`Self::cwd`] then reads as the project, for the rules that need a
+    /// place.
+    pub cwd_lost: bool,
     /// Files a downloader wrote earlier in the command (`curl -o f`,
     /// `wget -O f`, `curl … > f`), so running one later is running the
     /// download ([`super::call`]).
@@ -73,6 +78,7 @@ impl<'c> Scanner<'c> {
             functions: Vec::new(),
             fanned_out: false,
             cwd: None,
+            cwd_lost: false,
             downloaded: Vec::new(),
             sockets: Vec::new(),
             vars: Vars::default(),
@@ -151,7 +157,10 @@ impl<'c> Scanner<'c> {
             return;
         }
         let start = self.judgement.findings.len();
+        // Nor does it write: `(( x > 5 ))` read as code would write `5`.
+        let writes = self.judgement.writes.len();
         self.nested(text, via, &Flow::inherited());
+        self.judgement.writes.truncate(writes);
         let found: Vec<_> = self.judgement.findings.drain(start..).collect();
         for finding in found {
             if finding.rule.severity == rule::Severity::Block {

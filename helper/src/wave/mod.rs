@@ -31,3 +31,14 @@ mod tidy;
 
 pub(crate) use cli::Command;
 pub(crate) use strategy::{Invocation, decide};
+
+/// Where a plan's multi-session run stands, for `trek start`: whether a
+/// wave awaits its sessions (`wave.json` exists), and else the lowest wave
+/// not yet merged (`None`: every wave is merged).
+pub(crate) fn standing(plan: &std::path::Path) -> Result<(bool, Option<u32>), crate::orders::Fail> {
+    let layout = context::layout(plan, None)?;
+    if layout.wave_file().exists() {
+        return Ok((true, None));
+    }
+    Ok((false, crate::orders::next_wave(&layout)?))
+}

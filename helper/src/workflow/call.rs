@@ -22,6 +22,10 @@ pub(super) struct Call<'a> {
     /// `None`: every tool; an empty list: none.
     pub allowed_tools: Option<&'a [String]>,
     pub append_system_prompt: Option<&'a str>,
+    /// The OpenCode agent (`--agent`); `None`: `VOYAGE_AGENT` /
+    /// `EXECUTANT_AGENT`, else OpenCode's default. Claude has no such
+    /// choice and ignores it.
+    pub agent: Option<&'a str>,
     pub permissions: Permissions,
     /// A JSON Schema the answer must follow; the answer arrives as
     /// `output:structured`.
@@ -39,6 +43,7 @@ impl<'a> Call<'a> {
             model: Some(&task.model),
             allowed_tools: task.allowed_tools.as_deref(),
             append_system_prompt: task.append_system_prompt.as_deref(),
+            agent: task.agent.as_deref(),
             permissions: Permissions::Bypass,
             json_schema: None,
             timeout_seconds: task.timeout_seconds,

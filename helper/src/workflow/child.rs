@@ -3,14 +3,31 @@
 //! limit its step's `timeout_seconds` sets, and the failure it ends in when
 //! that limit is reached.
 
+use std::ffi::OsStr;
 use std::time::Duration;
 
-use super::step::{Failure, StepError};
+use super::step::{Context, Failure, StepError};
+use super::telemetry::TRACEPARENT_VAR;
 use super::text::duration_words;
 
 /// The variable every command gets: the top-level workflow file's
 /// directory (commands run in the current directory, which may differ).
 pub(super) const WORKFLOW_DIR_VAR: &str = "VOYAGE_WORKFLOW_DIR";
+
+/// The variables a child process gets besides the inherited ones:
+/// [`WORKFLOW_DIR_VAR`], and `TRACEPARENT` while telemetry is on, its value
+/// `traceparent` (from [`Context::traceparent`], made by the caller so that
+/// it outlives the list).
+pub(super) fn child_env<'a>(
+    ctx: &'a Context,
+    traceparent: &'a Option<String>,
+) -> Vec<(&'static str, &'a OsStr)> {
+    let mut env = vec![(WORKFLOW_DIR_VAR, ctx.work_dir.as_os_str())];
+    if let Some(value) = traceparent {
+        env.push((TRACEPARENT_VAR, OsStr::new(value)));
+    }
+    env
+}
 
 /// A step's `timeout_seconds` as a limit (the loader keeps it positive and
 /// under a year).

@@ -31,7 +31,7 @@ use std::io;
 use serde_json::{Map, Value};
 
 use super::call::{Call, NOT_FOUND, NOT_STARTED, Permissions};
-use super::child::{WORKFLOW_DIR_VAR, time_limit, timed_out};
+use super::child::{child_env, time_limit, timed_out};
 use super::code;
 use super::event::{Event, Level, TokenUsage};
 use super::lines::LineSplitter;
@@ -63,7 +63,8 @@ pub(super) fn call(call: &Call<'_>, ctx: &Context, emit: &dyn Emit) -> Result<()
         },
     ));
 
-    let mut env: Vec<(&str, &OsStr)> = vec![(WORKFLOW_DIR_VAR, ctx.work_dir.as_os_str())];
+    let traceparent = ctx.traceparent();
+    let mut env: Vec<(&str, &OsStr)> = child_env(ctx, &traceparent);
     // Fewer schema retries than the CLI's default, as Executant asks,
     // unless the user chose.
     if call.json_schema.is_some() && !ctx.settings.structured_retries_chosen {

@@ -6,17 +6,19 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
+use super::authoring;
 use super::command;
 use super::settings::Settings;
 
-/// Run YAML workflows in Executant's format.
+/// Run YAML workflows in Executant's format, or have an agent write one.
 ///
-/// Command, log, loop and nested workflow steps, with a typed event stream.
+/// Command, log, loop and nested workflow steps, with a typed event stream;
+/// `workflow plan` and `workflow refine` write and rewrite workflow files.
 /// A workflow file has a `goal:`, `steps:` and optional `vars:`; see
 /// `voyage-helper schema workflow` for every field, and `examples/` in the
 /// repository for runnable ones. Prompt (agent) steps run the Claude Code
-/// CLI (`claude`), with the judge, self-healing and a failure retrospective
-/// as `workflow run --help` says.
+/// CLI (`claude`) or OpenCode (`opencode`), with the judge, self-healing
+/// and a failure retrospective as `workflow run --help` says.
 #[derive(Debug, clap::Subcommand)]
 pub(crate) enum Command {
     Run(RunArgs),
@@ -31,6 +33,8 @@ pub(crate) enum Command {
     /// unreadable (as `workflow run` exits on such a file), 1 a malformed
     /// --var.
     Validate(ValidateArgs),
+    Plan(PlanArgs),
+    Refine(RefineArgs),
 }
 
 impl Command {
@@ -39,6 +43,8 @@ impl Command {
         match self {
             Self::Run(args) => command::run(&args, Settings::from_env(), out),
             Self::Validate(args) => command::validate(&args, &Settings::from_env(), out),
+            Self::Plan(args) => authoring::plan(&args, Settings::from_env(), out),
+            Self::Refine(args) => authoring::refine(&args, Settings::from_env(), out),
         }
     }
 }
@@ -55,6 +61,78 @@ pub(crate) struct ValidateArgs {
     pub vars: Vec<String>,
     /// The workflow file, or an http(s) URL (fetched as `workflow run`
     /// fetches it).
+    pub file: PathBuf,
+}
+
+/// Write a workflow from a description: an agent researches the project,
+/// drafts the file and reviews the draft.
+///
+/// Three passes through the provider the environment names
+/// (VOYAGE_PROVIDER / EXECUTANT_PROVIDER, else claude; VOYAGE_MODEL /
+/// EXECUTANT_MODEL, else sonnet on claude and OpenCode's default on
+/// opencode), none of which may change anything: research (Read, Grep,
+/// Glob) reads the project in the current directory for its commands and
+/// layout; decompose writes the YAML, shown the format's schema; a review
+/// (Read, Grep, Glob) checks the draft against the description. A draft
+/// must load as `workflow validate` would load it (the loader, nested
+/// references, schemas/workflow.schema.json); when it does not, or the
+/// review rejects it, its problems go back to the next draft, up to 3
+/// drafts in all. Progress goes to stderr as `plan: …` lines while the
+/// passes run.
+///
+/// With -o the file is written atomically (only when a draft loads; an
+/// existing file is otherwise left as it was) and a line saying so, with
+/// the goal, the step count, the attempts and the cost, goes to stdout;
+/// without -o the YAML itself goes to stdout. --fast skips the research
+/// and the review. For example:
+///
+///   voyage-helper workflow plan "Add a --version flag and test it" -o flows/version.yaml
+///   VOYAGE_PROVIDER=opencode voyage-helper workflow plan --fast "Lint, then test" > ci.yaml
+///
+/// Exit status: 0 written, 1 no draft loaded in 3 attempts
+/// (WORKFLOW_PLAN_INVALID, with the last one's problems), 2 could not try
+/// (no description, the agent failed or is missing, the file cannot be
+/// written, a stopping signal: WORKFLOW_PLAN_CANCELLED). A written
+/// workflow the review still rejected on the last attempt comes with a
+/// WORKFLOW_PLAN_CONCERNS warning.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct PlanArgs {
+    /// Where to write the workflow (atomically); without it, stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Skip the research and review passes: one call per draft.
+    #[arg(long)]
+    pub fast: bool,
+    /// What the workflow should do, in words.
+    pub description: String,
+}
+
+/// Rewrite a workflow file as an instruction says, the same way `plan`
+/// writes one.
+///
+/// The research, decompose and review passes of `workflow plan --help`,
+/// given the file's current text and the instruction; the result must load
+/// as `workflow validate` would load the file where it is (nested
+/// references from its directory), up to 3 drafts, each told what was
+/// wrong with the last. The file is replaced atomically, and only then: on
+/// any failure (no draft loads, the agent fails, a signal) the original is
+/// kept byte for byte. A line on stdout says what was written; progress
+/// goes to stderr as `refine: …` lines. For example:
+///
+///   voyage-helper workflow refine flows/release.yaml --instruction "Run the tests before tagging"
+///
+/// Exit status as for `plan`: 0 written, 1 no draft loaded
+/// (WORKFLOW_PLAN_INVALID), 2 could not try (an unreadable file, an empty
+/// instruction, the agent, a signal).
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct RefineArgs {
+    /// What to change, in words.
+    #[arg(long, value_name = "TEXT")]
+    pub instruction: String,
+    /// Skip the research and review passes: one call per draft.
+    #[arg(long)]
+    pub fast: bool,
+    /// The workflow file to rewrite.
     pub file: PathBuf,
 }
 
@@ -76,14 +154,32 @@ pub(crate) struct ValidateArgs {
 /// append_system_prompt: is passed on; context: files come before the
 /// prompt). The agent's words, tool calls, cost and tokens become
 /// events; the run's report sums the cost. Running as root, the CLI wants
-/// IS_SANDBOX=1 for bypassPermissions. A step asking for another provider
-/// (provider:, VOYAGE_PROVIDER, EXECUTANT_PROVIDER) fails with
+/// IS_SANDBOX=1 for bypassPermissions.
+///
+/// OPENCODE. `provider: opencode` on a step, or VOYAGE_PROVIDER=opencode
+/// (EXECUTANT_PROVIDER=opencode) for steps that name none, runs
+/// `opencode run --format json --title=STEP [--model=M] [--agent=A]
+/// --dangerously-skip-permissions` with the prompt on stdin. The model is
+/// the step's model: (OpenCode spells it provider/model), else
+/// VOYAGE_MODEL / EXECUTANT_MODEL, else OpenCode's configured default; the
+/// agent is the step's agent:, else VOYAGE_AGENT / EXECUTANT_AGENT.
+/// allowed_tools: becomes OPENCODE_PERMISSION, denying every OpenCode tool
+/// the list does not name (case-insensitively; [] denies them all). Its
+/// text, tool calls (named as Claude names them), tokens and cost become
+/// the same events as claude's; its errors fail the step. For example:
+///
+///   VOYAGE_PROVIDER=opencode VOYAGE_MODEL=anthropic/claude-sonnet-4-5 \
+///     voyage-helper workflow run --ci flow.yaml
+///
+/// Another provider name (in VOYAGE_PROVIDER, say) fails the step with
 /// WORKFLOW_NO_PROVIDER. A command step with self_healing: true that fails
 /// is handed to claude (sonnet, Bash/Read/Write/Edit/Glob/Grep) to fix the
 /// cause, then runs again, up to max_healing_attempts runs (default 5);
 /// only the command's exit code decides (step:healing events). A prompt
 /// step with llm_as_judge: true is graded after each attempt by a second
-/// claude that may only read (Read, Grep, Glob); a rejected attempt runs
+/// agent that may only read (Read, Grep, Glob): claude on sonnet, or the
+/// provider VOYAGE_JUDGE_PROVIDER / EXECUTANT_JUDGE_PROVIDER names (on
+/// opencode: VOYAGE_MODEL, else its default); a rejected attempt runs
 /// again with the feedback, up to 5 attempts (step:judge events).
 ///
 /// OUTPUT. With --ci, one JSON event per line on stdout, in Executant's
@@ -150,6 +246,28 @@ pub(crate) struct ValidateArgs {
 ///
 ///   voyage-helper workflow run --interject-file notes.txt flows/release.yaml &
 ///   echo "the staging database is db2, not db1" >> notes.txt
+///
+/// TELEMETRY. With OTEL_EXPORTER_OTLP_ENDPOINT set (and only then), the run
+/// goes to that OpenTelemetry collector as OTLP/HTTP JSON (POST /v1/traces
+/// and /v1/metrics; OTEL_EXPORTER_OTLP_TRACES_ENDPOINT and
+/// ..._METRICS_ENDPOINT name full URLs): a voyage.run root span with the
+/// report's totals, a span per top-level step (index, type, provider,
+/// model, cost) and per iteration of a top-level loop, tool, healing and
+/// judge span events (never a tool's input or an output line), a failed
+/// step's error as an exception event of at most 1,000 characters, and the
+/// metrics voyage.step.duration, voyage.step.errors, voyage.cost.usd (by
+/// provider), voyage.healing.attempts and voyage.judge.verdicts. Every
+/// command, agent and item source gets TRACEPARENT (its step's span); a
+/// TRACEPARENT in our own environment makes the run its child. The export
+/// never holds the run up; at the end it gets about 3 s at most, spans
+/// left open (a cancel, a signal) end with voyage.aborted=true, and a
+/// WORKFLOW_TELEMETRY warning says what was lost. OTEL_EXPORTER_OTLP_HEADERS,
+/// OTEL_SERVICE_NAME (default voyage-helper), OTEL_RESOURCE_ATTRIBUTES,
+/// OTEL_SDK_DISABLED, OTEL_TRACES_EXPORTER/OTEL_METRICS_EXPORTER=none and
+/// OTEL_METRIC_EXPORT_INTERVAL are read; only http/json is spoken
+/// (OTEL_EXPORTER_OTLP_PROTOCOL=grpc gets a warning). For example:
+///
+///   OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 voyage-helper workflow run flow.yaml
 ///
 /// CANCEL. A file `.voyage-cancel` (or `.executant-cancel`) in the
 /// workflow's directory stops the run before its next step (nested runs

@@ -37,15 +37,20 @@ crate::problem::codes! {
     WORKFLOW_ITEMS_FAILED => "a loop's shell item source failed",
     WORKFLOW_ITERATION_FAILED => "an iteration of a loop failed",
     WORKFLOW_NO_THREADS => "no thread could be started for a concurrent loop",
-    WORKFLOW_NO_PROVIDER => "a prompt step names a provider that does not exist",
+    WORKFLOW_NO_PROVIDER => "a prompt step, the judge or the environment names a provider this build cannot run",
     WORKFLOW_CONTEXT_UNREADABLE => "a prompt step's context file cannot be read",
-    WORKFLOW_AGENT_NOT_FOUND => "the agent CLI (claude) is not on PATH",
+    WORKFLOW_AGENT_NOT_FOUND => "the agent CLI (claude or opencode) is not on PATH",
     WORKFLOW_AGENT_NOT_STARTED => "the agent CLI cannot be started",
     WORKFLOW_AGENT_FAILED => "the agent CLI exited non-zero or reported an error",
     WORKFLOW_JUDGE_FAILED => "the judge rejected every attempt",
     WORKFLOW_HEALING_EXHAUSTED => "self-healing ran out of attempts",
     WORKFLOW_INTERJECT_FILE => "the --interject-file path names a directory, FIFO, device or socket",
     WORKFLOW_REFINE_FAILED => "the workflow refine the retrospective pane asked for could not be run",
+    WORKFLOW_PLAN_EMPTY => "workflow plan got no description, or refine no instruction",
+    WORKFLOW_PLAN_INVALID => "workflow plan or refine got no workflow that loads in 3 attempts (nothing written)",
+    WORKFLOW_PLAN_CANCELLED => "workflow plan or refine was stopped by a signal (nothing written)",
+    WORKFLOW_PLAN_CONCERNS => "the generated workflow was written, but the reviewer still objected (a warning)",
+    WORKFLOW_TELEMETRY => "an OTEL_* variable is not usable, or the collector lost part of the run's telemetry (a warning)",
 }
 
 /// The codes of a workflow file that cannot be read.

@@ -130,11 +130,18 @@ pub(super) fn run(args: &RunArgs, settings: Settings, out: &mut impl Write) -> i
     let (log, width) = (settings.log, settings.width);
     let suggestion_requested = settings.report_suggestion;
     let interject = Arc::new(Queue::with_file(args.interject_file.clone()));
+    // Only with OTEL_EXPORTER_OTLP_ENDPOINT set; nothing of it otherwise.
+    let telemetry = super::telemetry::start(settings.provider.clone());
+    let (trace, observer) = match telemetry {
+        Some(t) => (Some(t.trace), Some(t.observer)),
+        None => (None, None),
+    };
     let ctx = Context {
         work_dir,
         stop,
         settings,
         interject,
+        trace,
     };
 
     let mut consumers: Vec<Box<dyn Consumer + '_>> = Vec::new();
@@ -175,6 +182,9 @@ pub(super) fn run(args: &RunArgs, settings: Settings, out: &mut impl Write) -> i
             terminal,
             width,
         )));
+    }
+    if let Some(observer) = observer {
+        consumers.push(Box::new(observer));
     }
 
     let (sender, receiver) = mpsc::sync_channel::<Event>(CHANNEL_DEPTH);
@@ -222,21 +232,37 @@ pub(super) fn run(args: &RunArgs, settings: Settings, out: &mut impl Write) -> i
             consumer.flush();
         }
     }
+    // Every way out passes here: what a consumer still holds goes out (the
+    // telemetry's last spans, at most about 3 s), while a stopping signal
+    // still only sets the flag.
+    consumers.iter_mut().for_each(|c| c.finish());
     drop(consumers);
     // The view's after-run screens wait for keys while the stopping
     // signals still cancel; then the terminal is given back and the run's
     // summary printed on the normal screen.
-    let mut refine = None;
-    if let Some(tui) = tui {
-        refine = tui.close(log_path.as_deref(), &mut *out)?;
-    }
+    let closed = match tui {
+        Some(tui) => tui.close(log_path.as_deref(), &mut *out),
+        None => Ok(None),
+    };
     for id in signal_ids {
         signal_hook::low_level::unregister(id);
     }
+    let refine = closed?;
     if let Some(e) = unwritable {
         return Err(e);
     }
-    let code = match finish {
+    let code = ended(finish);
+    if let Some(instruction) = refine {
+        // The exit code stays the run's.
+        ui::refine(&args.file, &instruction, out)?;
+    }
+    Ok(code)
+}
+
+/// The exit code of a run that ended as `finish`, a failure reported on
+/// stderr.
+fn ended(finish: Finish) -> u8 {
+    match finish {
         Finish::Complete => exit_code::SUCCESS,
         Finish::Cancelled => exit_code::CANCELLED,
         Finish::Failed(failure) => {
@@ -247,12 +273,7 @@ pub(super) fn run(args: &RunArgs, settings: Settings, out: &mut impl Write) -> i
                 exit_code::STEP_FAILED
             }
         }
-    };
-    if let Some(instruction) = refine {
-        // The exit code stays the run's.
-        ui::refine(&args.file, &instruction, out)?;
     }
-    Ok(code)
 }
 
 /// Whether the full-screen view is wanted: stdout is a terminal that can
@@ -367,7 +388,7 @@ pub(super) fn validate(
 
 /// What the schema finds wrong with the document (the loader's checks come
 /// first and are more precise; this catches anything they do not).
-fn schema_problems(file: &Path, source: &str) -> Vec<Problem> {
+pub(super) fn schema_problems(file: &Path, source: &str) -> Vec<Problem> {
     let Ok(node) = yaml::parse(source) else {
         return Vec::new();
     };

@@ -27,6 +27,9 @@ pub(super) trait Consumer {
     fn take_error(&mut self) -> Option<io::Error> {
         None
     }
+    /// The run is over, whichever way it ended: hand over what is still
+    /// held (the telemetry consumer ends its open spans and sends them).
+    fn finish(&mut self) {}
 }
 
 /// The first error of a writer to stdout, kept until it is taken; after it

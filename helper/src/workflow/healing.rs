@@ -141,6 +141,7 @@ fn heal(
         model: Some(MODEL),
         allowed_tools: Some(&tools),
         append_system_prompt: None,
+        agent: None,
         permissions: Permissions::Bypass,
         json_schema: None,
         // No limit of its own, as in Executant: the step's timeout_seconds

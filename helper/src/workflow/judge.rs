@@ -4,9 +4,11 @@
 //! [`MAX_ATTEMPTS`] attempts in all.
 //!
 //! The attempts run on the step's provider. The judge is a call of its own
-//! to the [`JUDGE`] provider (Claude, Executant's default judge) on sonnet
-//! with Read, Grep and Glob, in the default permission mode, answering
-//! through a JSON Schema (`pass`, `reasoning`, `feedback`). Its cost and
+//! to the provider `VOYAGE_JUDGE_PROVIDER` / `EXECUTANT_JUDGE_PROVIDER`
+//! names, else [`JUDGE`] (Claude, Executant's default judge), on sonnet
+//! (on OpenCode: the environment's model, else its default) with Read,
+//! Grep and Glob, in the default permission mode, answering through a JSON
+//! Schema (`pass`, `reasoning`, `feedback`). Its cost and
 //! tokens count in the step's; its words do not become the step's output.
 //! A judge that cannot answer does not fail the step: the attempt is
 //! accepted ungraded, with a warning, as in Executant. Each verdict is a
@@ -17,7 +19,7 @@ use std::sync::{Mutex, PoisonError};
 use serde_json::Value;
 
 use super::answer::Answer;
-use super::call::{Call, Permissions, never_started};
+use super::call::{Call, NOT_FOUND, Permissions, never_started};
 use super::code;
 use super::event::{Event, Level};
 use super::model::PromptTask;
@@ -33,8 +35,8 @@ const SHOWN_CHARS: usize = 24_000;
 /// How much of the task the judge is shown (its start): with the answer,
 /// the judge's prompt stays under the 128 KiB one argument may hold.
 const ASKED_CHARS: usize = 64_000;
-/// Who grades: Claude whatever the step's provider, as Executant's
-/// judge does by default.
+/// Who grades unless the environment says: Claude whatever the step's
+/// provider, as Executant's judge does by default.
 pub(super) const JUDGE: Provider = Provider::Claude;
 const MODEL: &str = "sonnet";
 const TOOLS: [&str; 3] = ["Read", "Grep", "Glob"];
@@ -50,13 +52,18 @@ pub(super) fn run(
     ctx: &Context,
     emit: &dyn Emit,
 ) -> Result<(), StepError> {
+    let grader = grader(task, ctx)?;
     let mut asked = prompt.to_owned();
     for attempt in 1..=MAX_ATTEMPTS {
         let words = Words {
             parent: emit,
             texts: Mutex::new(Vec::new()),
         };
-        provider.call(&Call::for_step(task, &asked), ctx, &words)?;
+        let call = Call {
+            model: provider.step_model(task, &ctx.settings),
+            ..Call::for_step(task, &asked)
+        };
+        provider.call(&call, ctx, &words)?;
         let answer = end_of(
             &words
                 .texts
@@ -65,7 +72,7 @@ pub(super) fn run(
                 .join("\n"),
             SHOWN_CHARS,
         );
-        let Some(verdict) = judge(task, prompt, attempt, &answer, ctx, emit)? else {
+        let Some(verdict) = judge(grader, task, prompt, attempt, &answer, ctx, emit)? else {
             return Ok(());
         };
         emit.emit(Event::StepJudge {
@@ -89,6 +96,27 @@ pub(super) fn run(
     )))
 }
 
+/// The provider that grades: the environment's judge provider, else
+/// [`JUDGE`]. A name this build cannot run fails the step before its
+/// first attempt: nothing could be graded.
+fn grader(task: &PromptTask, ctx: &Context) -> Result<Provider, StepError> {
+    let Some(wanted) = ctx.settings.judge_provider.as_deref() else {
+        return Ok(JUDGE);
+    };
+    Provider::named(wanted).ok_or_else(|| {
+        StepError::Failed(Failure::failed(
+            code::WORKFLOW_NO_PROVIDER,
+            format!(
+                "Step \"{}\" is judged by {wanted} (VOYAGE_JUDGE_PROVIDER or \
+                 EXECUTANT_JUDGE_PROVIDER), which this version of voyage-helper cannot run \
+                 (it runs: {})",
+                task.name,
+                Provider::ALL.map(Provider::name).join(", ")
+            ),
+        ))
+    })
+}
+
 /// The judge's answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Verdict {
@@ -101,6 +129,7 @@ pub(super) struct Verdict {
 /// (the CLI missing, a prompt too long to pass) fails the step instead:
 /// nothing was graded, and nothing would be on the next attempt either.
 fn judge(
+    grader: Provider,
     task: &PromptTask,
     asked: &str,
     attempt: u32,
@@ -117,18 +146,28 @@ fn judge(
     let judge_call = Call {
         name: &name,
         prompt: &prompt,
-        model: Some(MODEL),
+        model: grader.pinned_model(MODEL, &ctx.settings),
         allowed_tools: Some(&tools),
         append_system_prompt: None,
+        agent: None,
         permissions: Permissions::Default,
         json_schema: Some(VERDICT_SCHEMA),
         timeout_seconds: None,
     };
     let heard = Answer::new(Some(emit));
-    match JUDGE.call(&judge_call, ctx, &heard) {
+    match grader.call(&judge_call, ctx, &heard) {
         Ok(()) => {}
         Err(StepError::Failed(failure)) if !never_started(&failure) => {
             return Ok(ungraded(task, attempt, &failure.message, emit));
+        }
+        Err(StepError::Failed(mut failure))
+            if failure.code == NOT_FOUND && ctx.settings.judge_provider.is_none() =>
+        {
+            failure.message.push_str(
+                "\nhint: the judge runs on claude unless VOYAGE_JUDGE_PROVIDER (or \
+                 EXECUTANT_JUDGE_PROVIDER) names another provider, such as opencode",
+            );
+            return Err(StepError::Failed(failure));
         }
         Err(other) => return Err(other),
     }

@@ -810,6 +810,7 @@ impl Loader<'_> {
                         Some(n) => self.text(name, "model", n)?,
                         None => DEFAULT_MODEL.to_owned(),
                     },
+                    model_given: step.fields.get("model").is_some(),
                     agent: match step.fields.get("agent") {
                         Some(n) => Some(self.text(name, "agent", n)?),
                         None => None,

@@ -1,5 +1,6 @@
-//! `workflow run` and `workflow validate`: YAML workflows in Executant's
-//! format, run step by step with a typed event stream.
+//! `workflow run`, `validate`, `plan` and `refine`: YAML workflows in
+//! Executant's format, run step by step with a typed event stream, and
+//! written from a description by an agent.
 //!
 //! The pipeline follows Executant's design (its architecture seed and the
 //! observed behaviour in `research/executant/spec.md`):
@@ -11,14 +12,19 @@
 //! - [`runner`] produces [`event`]s for the steps — [`script`] steps (one
 //!   [`shell`] run, or [`healing`] runs), [`loops`], [`nested`] workflows,
 //!   [`prompt`] steps (graded by the [`judge`]) — filtered by [`filter`];
-//! - every agent call is a [`call`] to a [`provider`] ([`claude`]), the
+//! - every agent call is a [`call`] to a [`provider`] ([`claude`],
+//!   [`opencode`]), the
 //!   same for prompt steps, the judge, self-healing and the
 //!   [`retrospective`] that analyses a fatal failure, and the report's
 //!   efficiency [`suggestion`];
 //! - [`consumers`] turn the events into NDJSON and a log file, [`live`] into
 //!   the line view for people, [`ui`] into the full-screen one on a
-//!   terminal; [`interject`] queues the corrections a person sends to the
-//!   next prompt step;
+//!   terminal, and [`telemetry`] (only when `OTEL_EXPORTER_OTLP_ENDPOINT` is
+//!   set) into OpenTelemetry spans and metrics; [`interject`] queues the
+//!   corrections a person sends to the next prompt step;
+//! - [`generate`] writes workflows from a description or an instruction
+//!   (`workflow plan`, `workflow refine`) through the same providers, and
+//!   [`authoring`] is its I/O edge;
 //! - [`command`] is the I/O edge that wires them together; [`cli`] holds
 //!   the subcommands' flags, and [`settings`] what the environment asks
 //!   (`VOYAGE_*`, then `EXECUTANT_*`), read once there.
@@ -31,18 +37,19 @@
 //!    [`event`], [`settings`], [`remote`], and [`step`] (where events go, the run's context, how a
 //!    step ends); [`load`] and [`resolve`] above them;
 //! 2. what a child process shares ([`child`], [`lines`]), the agent call
-//!    ([`call`], [`answer`]), then the workers: [`shell`], [`claude`],
+//!    ([`call`], [`answer`]), then the workers: [`shell`], [`claude`], [`opencode`],
 //!    [`provider`], [`judge`], [`healing`], [`retrospective`], [`suggestion`], [`script`],
 //!    [`prompt`], [`loops`], [`nested`];
 //! 3. the [`runner`];
-//! 4. the edge: [`consumers`], [`live`], [`ui`], [`command`], [`cli`]
-//!    ([`interject`] sits with the data: the prompt step reads its queue).
+//! 4. the edge: [`consumers`], [`live`], [`ui`], [`command`], [`generate`],
+//!    [`authoring`], [`cli`]; the [`telemetry`] consumer too (its
+//!    [`Trace`](telemetry::Trace), which a step's [`Context`](step::Context)
+//!    carries, belongs to layer 1); [`interject`] sits with the data (the
+//!    prompt step reads its queue).
 //!
-//! The full-screen terminal view, [`ui`], is one more consumer at the edge;
-//! the OpenCode provider comes in a later release (the provider dispatch
-//! and the events already have their place).
 
 mod answer;
+mod authoring;
 mod call;
 mod child;
 mod claude;
@@ -52,6 +59,7 @@ mod command;
 mod consumers;
 mod event;
 mod filter;
+mod generate;
 mod healing;
 mod interject;
 mod judge;
@@ -61,6 +69,7 @@ mod load;
 mod loops;
 mod model;
 mod nested;
+mod opencode;
 mod placeholder;
 mod prompt;
 mod provider;
@@ -73,6 +82,7 @@ mod settings;
 mod shell;
 mod step;
 mod suggestion;
+mod telemetry;
 mod text;
 mod ui;
 mod yaml;
@@ -84,4 +94,6 @@ pub use event::Event;
 pub use interject::lines as interjection_lines;
 pub use lines::LineSplitter;
 pub use load::load_source;
+pub use opencode::Stream as OpenCodeStream;
 pub use remote::{host as url_host, join as join_url, to_raw as raw_url};
+pub use telemetry::read_otel_env;

@@ -140,6 +140,10 @@ pub struct PromptTask {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
     pub model: String,
+    /// Whether the step wrote `model:` (else `model` is the loader's
+    /// default, which only the claude provider takes).
+    #[serde(skip)]
+    pub model_given: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -163,6 +167,7 @@ impl PromptTask {
             timeout_seconds: None,
             provider: None,
             model: "sonnet".into(),
+            model_given: false,
             agent: None,
             append_system_prompt: None,
             line: 1,

@@ -42,7 +42,11 @@ pub(super) fn run(task: &PromptTask, ctx: &Context, emit: &dyn Emit) -> Result<(
     if task.llm_as_judge {
         judge::run(provider, task, &prompt, ctx, emit)?;
     } else {
-        provider.call(&Call::for_step(task, &prompt), ctx, emit)?;
+        let call = Call {
+            model: provider.step_model(task, &ctx.settings),
+            ..Call::for_step(task, &prompt)
+        };
+        provider.call(&call, ctx, emit)?;
     }
     check_output(task)
 }

@@ -5,14 +5,24 @@
 //! the [`Emit`] it is given, so that the runner, the report and the
 //! consumers need no change when a provider arrives.
 //!
-//! This release has [`claude`](super::claude); a step asking for any other
-//! provider fails with `WORKFLOW_NO_PROVIDER` (see
+//! This release has [`claude`](super::claude) and
+//! [`opencode`](super::opencode); a step asking for any other provider (an
+//! environment naming one) fails with `WORKFLOW_NO_PROVIDER` (see
 //! [`prompt`](super::prompt)) instead of pretending to run. A provider is a
 //! variant here and a module of its own beside `claude`.
+//!
+//! The two differ on models: Claude takes the loader's default (`sonnet`)
+//! for a step that names none and the runner's own pins (the judge's
+//! `sonnet`); OpenCode names models `provider/model`, so it takes only a
+//! model the step wrote, else `VOYAGE_MODEL` / `EXECUTANT_MODEL`, else its
+//! own configured default ([`Provider::step_model`],
+//! [`Provider::pinned_model`]).
 
 use super::call::Call;
 use super::claude;
 use super::model::PromptTask;
+use super::opencode;
+use super::settings::Settings;
 use super::step::{Context, Emit, StepError};
 
 /// An agent CLI that runs calls.
@@ -20,16 +30,19 @@ use super::step::{Context, Emit, StepError};
 pub(super) enum Provider {
     /// The Claude Code CLI in print mode.
     Claude,
+    /// The OpenCode CLI (`opencode run --format json`).
+    OpenCode,
 }
 
 impl Provider {
     /// The providers this build can run.
-    pub(super) const ALL: [Provider; 1] = [Provider::Claude];
+    pub(super) const ALL: [Provider; 2] = [Provider::Claude, Provider::OpenCode];
 
     /// The name steps and `VOYAGE_PROVIDER` use for it.
     pub(super) fn name(self) -> &'static str {
         match self {
             Provider::Claude => "claude",
+            Provider::OpenCode => "opencode",
         }
     }
 
@@ -47,6 +60,36 @@ impl Provider {
     ) -> Result<(), StepError> {
         match self {
             Provider::Claude => claude::call(call, ctx, emit),
+            Provider::OpenCode => opencode::call(call, ctx, emit),
+        }
+    }
+
+    /// The model a prompt step runs on with this provider: for Claude its
+    /// `model:` or the loader's `sonnet`; for OpenCode only a `model:` the
+    /// step wrote, else the environment's, else none (OpenCode's default).
+    pub(super) fn step_model<'a>(
+        self,
+        task: &'a PromptTask,
+        settings: &'a Settings,
+    ) -> Option<&'a str> {
+        match self {
+            Provider::Claude => Some(&task.model),
+            Provider::OpenCode if task.model_given => Some(&task.model),
+            Provider::OpenCode => settings.model.as_deref(),
+        }
+    }
+
+    /// The model of a call the runner pins to `claude_model` (a Claude
+    /// alias such as `sonnet`): that alias on Claude; on OpenCode, which
+    /// has no such alias, the environment's model or its own default.
+    pub(super) fn pinned_model<'a>(
+        self,
+        claude_model: &'a str,
+        settings: &'a Settings,
+    ) -> Option<&'a str> {
+        match self {
+            Provider::Claude => Some(claude_model),
+            Provider::OpenCode => settings.model.as_deref(),
         }
     }
 }
@@ -69,10 +112,38 @@ mod tests {
     #[test]
     fn a_provider_is_found_by_the_name_steps_use() {
         assert_eq!(Provider::named("claude"), Some(Provider::Claude));
-        assert_eq!(Provider::named("opencode"), None);
+        assert_eq!(Provider::named("opencode"), Some(Provider::OpenCode));
         assert_eq!(Provider::named("Claude"), None);
+        assert_eq!(Provider::named("gemini"), None);
         for provider in Provider::ALL {
             assert_eq!(Provider::named(provider.name()), Some(provider));
         }
+    }
+
+    #[test]
+    fn opencode_takes_only_a_model_the_step_wrote_else_the_environments() {
+        let mut task = PromptTask::sample();
+        let none = Settings::default();
+        let env = Settings {
+            model: Some("anthropic/claude-haiku-4-5".into()),
+            ..Settings::default()
+        };
+        assert_eq!(Provider::Claude.step_model(&task, &env), Some("sonnet"));
+        assert_eq!(Provider::OpenCode.step_model(&task, &none), None);
+        assert_eq!(
+            Provider::OpenCode.step_model(&task, &env),
+            Some("anthropic/claude-haiku-4-5")
+        );
+        task.model = "openai/gpt-5".into();
+        task.model_given = true;
+        assert_eq!(
+            Provider::OpenCode.step_model(&task, &env),
+            Some("openai/gpt-5")
+        );
+        assert_eq!(
+            Provider::Claude.pinned_model("sonnet", &env),
+            Some("sonnet")
+        );
+        assert_eq!(Provider::OpenCode.pinned_model("sonnet", &none), None);
     }
 }

@@ -7,7 +7,8 @@
 //! As in Executant the call pins neither provider nor model: it follows
 //! the environment (`VOYAGE_PROVIDER` / `EXECUTANT_PROVIDER`, else claude;
 //! `VOYAGE_MODEL` / `EXECUTANT_MODEL`, else the CLI's own default), where
-//! the judge and self-healing pin theirs.
+//! the judge and self-healing pin theirs, so a machine with only OpenCode
+//! gets its analysis from OpenCode.
 //!
 //! It never masks the failure: a call that fails or answers nothing usable
 //! leaves a warning saying why (the call's own error: a timeout, the API's
@@ -97,6 +98,7 @@ pub(super) fn run(failed: &Failed<'_>, ctx: &Context, emit: &dyn Emit) {
         model,
         allowed_tools: Some(&no_tools),
         append_system_prompt: None,
+        agent: None,
         permissions: Permissions::Default,
         json_schema: Some(SCHEMA),
         timeout_seconds: Some(TIMEOUT_SECONDS),

@@ -71,6 +71,8 @@ pub(super) fn run(
             continue;
         }
         let step_start = Instant::now();
+        // While telemetry is on, the processes of this step carry its span.
+        let _traced = ctx.trace.as_ref().map(|trace| trace.enter(index));
         emit.emit(Event::StepStart {
             index,
             name: name.clone(),

@@ -19,6 +19,12 @@ pub(super) struct Settings {
     /// The retrospective's model: `VOYAGE_MODEL` when set, else
     /// `EXECUTANT_MODEL`; `None` (or empty) means the default.
     pub model: Option<String>,
+    /// The OpenCode agent of calls that name none: `VOYAGE_AGENT`, else
+    /// `EXECUTANT_AGENT` (empty: unset).
+    pub agent: Option<String>,
+    /// Who grades judged steps: `VOYAGE_JUDGE_PROVIDER`, else
+    /// `EXECUTANT_JUDGE_PROVIDER`; `None` means claude, Executant's default.
+    pub judge_provider: Option<String>,
     /// Whether a failed run may get a retrospective: `VOYAGE_RETROSPECTIVE=0`
     /// or `EXECUTANT_RETROSPECTIVE=0` turn it off.
     pub retrospective: bool,
@@ -65,6 +71,9 @@ impl Settings {
             model: text("VOYAGE_MODEL")
                 .or_else(|| text("EXECUTANT_MODEL"))
                 .filter(|m| !m.is_empty()),
+            agent: non_empty("VOYAGE_AGENT").or_else(|| non_empty("EXECUTANT_AGENT")),
+            judge_provider: non_empty("VOYAGE_JUDGE_PROVIDER")
+                .or_else(|| non_empty("EXECUTANT_JUDGE_PROVIDER")),
             retrospective: !is_zero("VOYAGE_RETROSPECTIVE") && !is_zero("EXECUTANT_RETROSPECTIVE"),
             log: ["VOYAGE_LOG", "EXECUTANT_LOG"]
                 .iter()
@@ -114,6 +123,11 @@ mod tests {
         assert_eq!(s.model, None);
         let s = settings(&[("EXECUTANT_MODEL", "haiku")]);
         assert_eq!(s.model.as_deref(), Some("haiku"));
+        let s = settings(&[("VOYAGE_AGENT", ""), ("EXECUTANT_AGENT", "plan")]);
+        assert_eq!(s.agent.as_deref(), Some("plan"));
+        let s = settings(&[("VOYAGE_JUDGE_PROVIDER", "opencode")]);
+        assert_eq!(s.judge_provider.as_deref(), Some("opencode"));
+        assert_eq!(Settings::default().judge_provider, None);
     }
 
     #[test]

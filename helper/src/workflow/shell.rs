@@ -14,7 +14,7 @@
 use std::ffi::OsStr;
 use std::time::Duration;
 
-use super::child::{WORKFLOW_DIR_VAR, time_limit, timed_out};
+use super::child::{child_env, time_limit, timed_out};
 use super::code;
 use super::event::{Event, Level};
 use super::lines::LineSplitter;
@@ -38,6 +38,8 @@ pub(super) fn attempt(
     ctx.check_stopped()?;
     emit.emit(Event::log(Level::Info, format!("$ {}", task.command)));
     let mut lines = LineSplitter::default();
+    let traceparent = ctx.traceparent();
+    let env = child_env(ctx, &traceparent);
     let job = Job {
         argv: &[
             OsStr::new("sh"),
@@ -48,7 +50,7 @@ pub(super) fn attempt(
         timeout: time_limit(task.timeout_seconds),
         leftovers: Leftovers::Keep,
         stderr: Stderr::Merged,
-        env: &[(WORKFLOW_DIR_VAR, ctx.work_dir.as_os_str())],
+        env: &env,
         input: None,
         stop: Some(&ctx.stop),
     };
@@ -86,13 +88,15 @@ pub(super) fn shell_items(command: &str, ctx: &Context) -> Result<Vec<String>, S
     // quoted when the command fails (it usually says why).
     let errors =
         tempfile::tempfile().map_err(|e| failed(format!("no file for its stderr: {e}")))?;
+    let traceparent = ctx.traceparent();
+    let env = child_env(ctx, &traceparent);
     let job = Job {
         argv: &[OsStr::new("/bin/sh"), OsStr::new("-c"), OsStr::new(command)],
         cwd: None,
         timeout: Some(ITEMS_TIMEOUT),
         leftovers: Leftovers::Stop,
         stderr: Stderr::File(&errors),
-        env: &[(WORKFLOW_DIR_VAR, ctx.work_dir.as_os_str())],
+        env: &env,
         input: None,
         stop: Some(&ctx.stop),
     };

@@ -14,6 +14,7 @@ use std::sync::{Arc, PoisonError};
 use super::code;
 use super::event::{ErrorInfo, Event};
 use super::settings::Settings;
+use super::telemetry::Trace;
 
 /// The cancel files looked for in the workflow's directory: ours, and
 /// Executant's so that existing tooling keeps working.
@@ -55,9 +56,18 @@ pub(super) struct Context {
     /// Corrections for the next prompt step: typed in the terminal view,
     /// or appended to `--interject-file`.
     pub interject: Arc<super::interject::Queue>,
+    /// The run's trace while OpenTelemetry is on (`None` otherwise): the
+    /// `TRACEPARENT` every child process gets.
+    pub trace: Option<Trace>,
 }
 
 impl Context {
+    /// The `TRACEPARENT` of a child process started now, while telemetry is
+    /// on: the running top-level step's span, else the run's.
+    pub(super) fn traceparent(&self) -> Option<String> {
+        self.trace.as_ref().map(Trace::traceparent)
+    }
+
     /// `Err(Cancelled)` once a stopping signal has arrived. Checked between
     /// every piece of work (loop iterations and children, before each
     /// command), not only between top-level steps, so that a signal landing

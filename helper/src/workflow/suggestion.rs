@@ -51,6 +51,7 @@ pub(super) fn suggest(
         model: Some(MODEL),
         allowed_tools: Some(&no_tools),
         append_system_prompt: None,
+        agent: None,
         permissions: Permissions::Default,
         json_schema: Some(SCHEMA),
         timeout_seconds: Some(TIMEOUT_SECONDS),

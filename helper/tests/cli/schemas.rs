@@ -135,6 +135,16 @@ fn hook_output_validates() {
     let warn_without_message = serde_json::json!({"hookSpecificOutput": {
         "hookEventName": "PreToolUse", "additionalContext": "voyage: warning x"}});
     assert!(!validator.is_valid(&warn_without_message));
+    // The stale-run-marker notice: a systemMessage alone, of its own kind.
+    let notice = serde_json::json!({"systemMessage": "voyage: ignored a stale run marker /r/.git/voyage-run.json (x)"});
+    assert!(validator.is_valid(&notice));
+    for bad in [
+        serde_json::json!({}),
+        serde_json::json!({"systemMessage": "voyage: warning x"}),
+        serde_json::json!({"systemMessage": "voyage: ignored a stale run marker\nx"}),
+    ] {
+        assert!(!validator.is_valid(&bad), "{bad}");
+    }
 }
 
 #[test]

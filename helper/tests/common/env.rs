@@ -6,12 +6,12 @@ use std::path::Path;
 use std::process::Command;
 
 /// Prefixes of the variables the helper reads (its own, Claude Code's, the
-/// Executant fallbacks, the plan executor's budget).
-const READ_BY_THE_HELPER: [&str; 4] = ["VOYAGE_", "CLAUDE_", "EXECUTANT_", "TREKEXECUTE_"];
+/// Executant fallbacks, the plan executor's budget, OpenTelemetry's).
+const READ_BY_THE_HELPER: [&str; 5] = ["VOYAGE_", "CLAUDE_", "EXECUTANT_", "TREKEXECUTE_", "OTEL_"];
 
 /// `voyage-helper` to run in `cwd` (`PWD` too) with `HOME` at `home`, and
-/// every `VOYAGE_*`, `CLAUDE_*`, `EXECUTANT_*` and `TREKEXECUTE_*` variable
-/// and `TRACEPARENT` removed.
+/// every `VOYAGE_*`, `CLAUDE_*`, `EXECUTANT_*`, `TREKEXECUTE_*` and `OTEL_*`
+/// variable and `TRACEPARENT` removed.
 pub fn helper(cwd: &Path, home: &Path) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_voyage-helper"));
     for (key, _) in std::env::vars_os() {

@@ -16,5 +16,6 @@ mod no_panic;
 mod no_panic_state;
 mod plan_no_panic;
 mod recovery_spec;
+mod run_scope;
 mod scan_properties;
 mod scan_values;

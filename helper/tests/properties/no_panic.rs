@@ -504,6 +504,66 @@ fn check_claude_stream(output: &[u8], cuts: &[usize]) {
     assert_eq!(read(&[]), (events, failure, quoted));
 }
 
+/// Pieces of the OpenCode CLI's `--format json` output.
+const OPENCODE_WORDS: &[&str] = &[
+    "{\"type\":\"text\",\"part\":{\"type\":\"text\",\"text\":\"hi {\\\"a\\\": 1}\"}}",
+    "{\"type\":\"text\",\"part\":{\"synthetic\":true,\"text\":\"x\"}}",
+    "{\"type\":\"tool_use\",\"part\":{\"tool\":\"bash\",\"state\":{\"input\":{\"command\":\"ls\"}}}}",
+    "{\"type\":\"step_finish\",\"part\":{\"cost\":1e308,\"tokens\":{\"input\":18446744073709551615,\"output\":-1,\"cache\":{\"read\":18446744073709551615,\"write\":\"x\"}}}}",
+    "{\"type\":\"error\",\"error\":{\"name\":\"APIError\",\"data\":{\"message\":\"boom\"}}}",
+    "{\"type\":\"error\",\"error\":[1]}",
+    "{\"type\":\"step_start\",\"part\":{}}",
+    "{\"type\":\"done\"}",
+    "\n",
+    "\r\n",
+    "\u{1b}[31m",
+    "not json",
+    "\"",
+    "{",
+    "}",
+];
+
+/// The opencode provider's reading of its CLI's output, in chunks cut at
+/// `cuts`, as a structured call or not: every event serialises, the
+/// failure message starts with the step and the code, and the chunking
+/// changes nothing.
+fn check_opencode_stream(output: &[u8], cuts: &[usize], structured: bool) {
+    use std::sync::Mutex;
+    use voyage_helper::internals::workflow::{LineSplitter, OpenCodeStream, QUOTED_LINES};
+
+    let read = |cuts: &[usize]| {
+        let events = Mutex::new(Vec::new());
+        let mut stream = OpenCodeStream::new(structured);
+        let mut lines = LineSplitter::with_limit(1 << 12);
+        let mut rest = output;
+        for &cut in cuts {
+            let (piece, after) = rest.split_at(cut.min(rest.len()));
+            lines.feed(piece, &mut |line| stream.line(&line, &events));
+            rest = after;
+        }
+        lines.feed(rest, &mut |line| stream.line(&line, &events));
+        lines.finish(&mut |line| stream.line(&line, &events));
+        stream.finish(&events);
+        let events: Vec<String> = events
+            .into_inner()
+            .unwrap()
+            .iter()
+            .map(|e| serde_json::to_string(e).unwrap())
+            .collect();
+        let quoted = stream.quoted().to_vec();
+        (events, stream.failure("s", 2), quoted)
+    };
+    let (events, failure, quoted) = read(cuts);
+    assert!(failure.starts_with("Step \"s\": opencode exited with code 2"));
+    assert!(
+        quoted.len() <= QUOTED_LINES,
+        "{} lines quoted",
+        quoted.len()
+    );
+    assert!(failure.ends_with(&quoted.iter().map(|l| format!("\n{l}")).collect::<String>()));
+    assert_eq!(read(&[]), (events, failure, quoted));
+}
+
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: 128,
@@ -578,6 +638,16 @@ proptest! {
     #[test]
     fn claude_stream_soup(output in soup(STREAM_WORDS, 64), cuts in proptest::collection::vec(0usize..64, 0..16)) {
         check_claude_stream(&output, &cuts);
+    }
+
+    #[test]
+    fn opencode_stream_random(output in random_bytes(), cuts in proptest::collection::vec(0usize..64, 0..16), structured in any::<bool>()) {
+        check_opencode_stream(&output, &cuts, structured);
+    }
+
+    #[test]
+    fn opencode_stream_soup(output in soup(OPENCODE_WORDS, 64), cuts in proptest::collection::vec(0usize..64, 0..16), structured in any::<bool>()) {
+        check_opencode_stream(&output, &cuts, structured);
     }
 
     #[test]

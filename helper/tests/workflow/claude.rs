@@ -25,7 +25,7 @@ use tempfile::TempDir;
 /// `claude` on `PATH`, or `None` after saying the test is skipped. Under
 /// `CI` a missing CLI fails the test: CI installs it, so its absence there
 /// is a broken setup, not a reason to pass.
-fn claude_or_skip() -> Option<PathBuf> {
+pub(crate) fn claude_or_skip() -> Option<PathBuf> {
     crate::common::tool_or_skip("claude", "npm install -g @anthropic-ai/claude-code")
 }
 
@@ -37,7 +37,7 @@ fn claude_or_skip() -> Option<PathBuf> {
 /// off so that an error turn fails at once instead of after minutes of
 /// backoff. Anything that would send the CLI elsewhere (another credential,
 /// a cloud provider) or pick another provider is removed.
-fn offline(cmd: &mut Command, mock: &MockApi, home: &Path) {
+pub(crate) fn offline(cmd: &mut Command, mock: &MockApi, home: &Path) {
     for key in [
         "ANTHROPIC_AUTH_TOKEN",
         "CLAUDE_CODE_OAUTH_TOKEN",
@@ -1539,7 +1539,7 @@ fn a_failed_analysis_logs_its_real_cause() {
     );
     let ran = elsewhere.run_with(|cmd| {
         cmd.env_remove("VOYAGE_RETROSPECTIVE")
-            .env("VOYAGE_PROVIDER", "opencode");
+            .env("VOYAGE_PROVIDER", "gemini");
     });
     ran.status_is(1);
     let texts: Vec<&str> = ran
@@ -1554,7 +1554,7 @@ fn a_failed_analysis_logs_its_real_cause() {
     assert_eq!(
         texts.last().copied(),
         Some(
-            "no retrospective of \"fail\": its provider \"opencode\" (VOYAGE_PROVIDER or EXECUTANT_PROVIDER) is not one this build runs"
+            "no retrospective of \"fail\": its provider \"gemini\" (VOYAGE_PROVIDER or EXECUTANT_PROVIDER) is not one this build runs"
         )
     );
     assert_eq!(

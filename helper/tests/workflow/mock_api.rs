@@ -312,6 +312,9 @@ struct State {
     /// How many requests the current error turn has answered.
     answered: u32,
     earlier_had_tools: bool,
+    /// Whether tool-less requests may be side traffic (the claude CLI's);
+    /// off for a client known to make none.
+    side_requests: bool,
     messages: u64,
     tool_ids: u64,
     requests: Vec<Request>,
@@ -345,6 +348,17 @@ impl MockApi {
     /// Starts the mock on a free port of 127.0.0.1 with `turns` as its
     /// script.
     pub fn start(turns: Vec<Turn>) -> Self {
+        Self::start_with(turns, true)
+    }
+
+    /// Starts the mock for a client that makes no side requests (the
+    /// OpenCode CLI given a session title): every `/v1/messages` takes a
+    /// turn, with or without tools.
+    pub fn without_side_requests(turns: Vec<Turn>) -> Self {
+        Self::start_with(turns, false)
+    }
+
+    fn start_with(turns: Vec<Turn>, side_requests: bool) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
         let state = Arc::new(Mutex::new(State {
@@ -352,6 +366,7 @@ impl MockApi {
             next: 0,
             answered: 0,
             earlier_had_tools: false,
+            side_requests,
             messages: 0,
             tool_ids: 0,
             requests: Vec::new(),
@@ -580,7 +595,7 @@ fn respond(
             let model = body["model"].as_str().unwrap_or("claude-mock").to_owned();
             let reply = {
                 let mut st = lock(state);
-                let side = is_side_request(&body, st.earlier_had_tools);
+                let side = st.side_requests && is_side_request(&body, st.earlier_had_tools);
                 if body["tools"].as_array().is_some_and(|t| !t.is_empty()) {
                     st.earlier_had_tools = true;
                 }

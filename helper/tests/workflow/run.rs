@@ -167,19 +167,24 @@ steps:
     assert_eq!(ran.last()["lastOutput"], "still here");
 }
 
+/// A provider this build cannot run (the loader accepts only claude and
+/// opencode in a file, so it comes from the environment) fails the step
+/// with `WORKFLOW_NO_PROVIDER` before anything starts.
 #[test]
 fn a_prompt_step_fails_for_want_of_a_provider() {
-    let (_dir, ran) = run(
-        "goal: agent\nsteps:\n  - name: think\n    prompt: Summarise the repo\n    provider: opencode\n  - name: after\n    message: not reached\n",
-        &[],
+    let dir = Dir::new();
+    dir.write(
+        "wf.yaml",
+        "goal: agent\nsteps:\n  - name: think\n    prompt: Summarise the repo\n  - name: after\n    message: not reached\n",
     );
+    let ran = dir.ci_env("wf.yaml", &[], &[("VOYAGE_PROVIDER", "gemini")]);
     ran.status_is(1);
     assert_eq!(
         ran.briefs(),
         s(&[
             "workflow:start",
             "start 0 think",
-            "error 0 think: Step \"think\" asks for the agent provider opencode, which this version of voyage-helper cannot run (it runs: claude); run it with Executant, or use another provider",
+            "error 0 think: Step \"think\" asks for the agent provider gemini, which this version of voyage-helper cannot run (it runs: claude, opencode); run it with Executant, or use another provider",
         ])
     );
     assert_eq!(ran.last()["error"]["code"], "WORKFLOW_NO_PROVIDER");
@@ -226,7 +231,8 @@ fn a_refusal_to_run_as_root_comes_with_a_hint() {
 
 /// The provider a prompt step asks for: its `provider:`, else
 /// VOYAGE_PROVIDER, else EXECUTANT_PROVIDER, else claude. Runs without
-/// `claude` on PATH, so the claude cases fail for want of the CLI.
+/// `claude` or `opencode` on PATH, so each case fails for want of the CLI
+/// it picked, and says which.
 #[test]
 fn the_missing_provider_is_the_one_the_step_asks_for() {
     let dir = Dir::new();
@@ -268,19 +274,11 @@ fn the_missing_provider_is_the_one_the_step_asks_for() {
         ran.status_is(1);
         let error = &ran.last()["error"];
         let message = error["message"].as_str().unwrap().to_owned();
-        if wanted == "claude" {
-            assert_eq!(error["code"], "WORKFLOW_AGENT_NOT_FOUND", "{env:?}");
-            assert!(
-                message.contains("needs the claude CLI, which is not on PATH"),
-                "{env:?}: {message}"
-            );
-        } else {
-            assert_eq!(error["code"], "WORKFLOW_NO_PROVIDER", "{env:?}");
-            assert!(
-                message.contains(&format!("the agent provider {wanted},")),
-                "{env:?}: {message}"
-            );
-        }
+        assert_eq!(error["code"], "WORKFLOW_AGENT_NOT_FOUND", "{env:?}");
+        assert!(
+            message.contains(&format!("needs the {wanted} CLI, which is not on PATH")),
+            "{env:?}: {message}"
+        );
     }
 }
 

@@ -480,7 +480,9 @@ fn the_retrospective_pane_shows_the_analysis_and_the_output() {
     );
     let mut env = offline(&mock, home.path());
     env.push(("VOYAGE_RETROSPECTIVE", None));
-    let pane = Pane::start(dir, "", &as_refs(&env), (80, 24));
+    // Tall enough that `workflow refine`'s progress lines (it runs against
+    // the mock's exhausted script and fails) leave the summary on screen.
+    let pane = Pane::start(dir, "", &as_refs(&env), (80, 60));
     let screen = pane.wait_for("retrospective: fail");
     let summary = screen.find("The command exits 4 on purpose.").unwrap();
     let suggestion = screen

@@ -1,7 +1,8 @@
 //! Which paths a program writes, so that redirections and programs alike
 //! are held to [`crate::scan::paths`]: `tee`, `dd of=`, `cp`, `mv`,
 //! `install`, `ln`, `rsync`, `truncate`, `shred`, `rm`, `unlink`, `touch`,
-//! `sed -i`, `curl -o`, `wget -O`, `sudoedit`.
+//! `sed -i`, `curl -o`, `wget -O`, `sudoedit`, and the directories `mkdir`
+//! creates (which only a run's scope judges).
 
 use crate::scan::arg::Arg;
 use crate::scan::getopt::{self, Spec};
@@ -165,6 +166,10 @@ pub(crate) fn targets(name: &str, args: &[Arg]) -> Vec<(Arg, Write)> {
             .map(|p| (Arg::derived(p), Write::Replace))
             .collect(),
         "sudoedit" => all(&Spec::new("ugCDhpRT", &[]), Write::Modify),
+        "mkdir" => all(
+            &Spec::new("m", &[("mode", true), ("context", true)]),
+            Write::Create,
+        ),
         _ => Vec::new(),
     }
 }
@@ -205,6 +210,7 @@ pub(crate) fn remote_names(name: &str, args: &[Arg]) -> Vec<String> {
 impl Scanner<'_> {
     /// Judges a write of `target` by the command `words`.
     pub(crate) fn write_target(&mut self, words: &[Arg], target: &Arg, write: Write) {
+        self.record_write(target, write);
         if let Some((rule, detail)) = paths::check(&target.text, write, self.ctx.home.as_deref()) {
             self.report(rule, words, detail);
         }

@@ -437,6 +437,8 @@ fn ask_suggestion(shared: &Shared, options: &Options) -> String {
         stop: Arc::clone(&options.stop),
         settings: options.settings.clone(),
         interject: Arc::default(),
+        // An on-demand suggestion after the run: no spans.
+        trace: None,
     };
     let said = Mutex::new(Vec::new());
     let answer = super::super::suggestion::suggest(&workflow, &report, &ctx, &said);

@@ -1,0 +1,95 @@
+//! [`WriteTarget`]: a path a command would write, as the engine read it,
+//! handed back with the judgement so that the run-scope check
+//! ([`super::run_scope`]) holds Bash commands to the same rules as the file
+//! tools without parsing them a second time.
+//!
+//! Every write the protected-path rules look at is recorded here
+//! (`Scanner::record_write`, called by `Scanner::write_target` and for the
+//! interpreter one-liners' writes), plus the directories `mkdir` creates,
+//! with where the command stands when it writes (a `cd` before it counts).
+
+use super::arg::Arg;
+use super::cwd::known_path;
+use super::paths::Write;
+use super::scanner::Scanner;
+
+/// Where a command stands when it writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WriteDir {
+    /// Where the tool call runs (no `cd` before the write).
+    Call,
+    /// Where a `cd` moved it: normalised, `~/…` under the home, `./…`
+    /// relative to the call's directory, or absolute.
+    Moved(String),
+    /// Somewhere the text does not say (`cd "$DIR"`, `cd -`).
+    Unknown,
+}
+
+/// One path a command would write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteTarget {
+    /// The path as the command gives it (`~` for the home), `None` when it
+    /// depends on run time (`> "$X"`, `tee "$(mktemp)"`).
+    pub path: Option<String>,
+    /// The word as the engine spelled it, for messages (`$X` stays `$X`).
+    pub spelled: String,
+    /// The word holds unquoted glob characters (`rm *.o`).
+    pub glob: bool,
+    /// Where the command stands when it writes.
+    pub dir: WriteDir,
+    /// How it writes: replaced, appended, removed, changed or created.
+    pub kind: WriteKind,
+}
+
+/// How a command touches a path, for the run-scope check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteKind {
+    /// Replaced, appended to, or changed in place.
+    Write,
+    /// Deleted, moved away or relinked (everything under it goes too).
+    Remove,
+    /// A directory created (`mkdir`): allowed where it holds a file the
+    /// step may write.
+    Create,
+}
+
+impl WriteTarget {
+    /// A path a file tool (Write, Edit, …) writes, from the call's directory.
+    pub fn file(path: &str) -> Self {
+        Self {
+            path: Some(path.to_owned()),
+            spelled: path.to_owned(),
+            glob: false,
+            dir: WriteDir::Call,
+            kind: WriteKind::Write,
+        }
+    }
+}
+
+impl From<Write> for WriteKind {
+    fn from(write: Write) -> Self {
+        match write {
+            Write::Replace | Write::Append | Write::Modify => Self::Write,
+            Write::Remove => Self::Remove,
+            Write::Create => Self::Create,
+        }
+    }
+}
+
+impl Scanner<'_> {
+    /// Records that the command writes `target` (a word) this way.
+    pub(super) fn record_write(&mut self, target: &Arg, write: Write) {
+        let dir = if self.cwd_lost {
+            WriteDir::Unknown
+        } else {
+            self.cwd.clone().map_or(WriteDir::Call, WriteDir::Moved)
+        };
+        self.judgement.writes.push(WriteTarget {
+            path: known_path(target).map(str::to_owned),
+            spelled: target.text.clone(),
+            glob: target.glob,
+            dir,
+            kind: write.into(),
+        });
+    }
+}

@@ -1,0 +1,183 @@
+//! `trek`'s command line: the four calls `/trekexecute` makes.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+/// Execute a plan with Claude Code, one phase per call (`/trekexecute`).
+///
+/// The slash command makes these calls and does in between only what an
+/// agent must: implement a step's Changes, judge what a reply calls
+/// undecided, ask the main-merge question. Each call prints a few lines
+/// for the user and ends with a `NEXT:` line naming the next call; `--json`
+/// prints one object instead (schema `trek-reply`).
+///
+///     voyage-helper trek start plan.md          # Phases 1-4, then NEXT: trek step-begin 1
+///     voyage-helper trek step-begin 1           # the step's Files, Changes, Verify
+///     (the agent edits the step's Files)
+///     voyage-helper trek step-done 1            # Verify, manifest audit, checkpoint or On failure
+///     voyage-helper trek finish                 # verification, audit, then the main-merge question
+///     voyage-helper trek finish --gate confirm  # final status, report, stats
+///
+/// While a run is in progress, the work tree's git directory holds a run
+/// marker (`voyage-run.json`, schema `run-marker`): the PreToolUse hook
+/// then also refuses writes outside the repository, to Never-touch paths,
+/// and to files that are not the current step's.
+///
+/// Exit status: 0 the run goes on (or completed), 1 it stopped short
+/// (a failed check, an escalation, a partial result), 2 it could not be
+/// checked (usage, unreadable files, no git work tree).
+#[derive(Debug, clap::Subcommand)]
+#[command(verbatim_doc_comment)]
+pub(crate) enum Command {
+    /// Phases 1-4: arguments, plan checks, scan, strategy, progress, entry condition.
+    ///
+    /// Takes `/trekexecute`'s arguments as they are. --validate and
+    /// --dry-run print their report and end there. Otherwise: the brief's
+    /// sequencing gate (--project), the profile and effort, the security
+    /// scan of every plan command, the autonomy gates, and the strategy.
+    /// A multi-session plan (an Execution Strategy, default mode) takes the
+    /// wave path: the preflight and wave W's session orders, then the run
+    /// stops with the hand-over (the next run collects the wave). Every
+    /// other run gets its progress file (kept on --resume), the entry
+    /// condition checked (session specs), the run marker, and the first
+    /// step to begin.
+    ///
+    /// Examples:
+    ///     voyage-helper trek start .claude/plans/auth.md
+    ///     voyage-helper trek start --project .claude/projects/2026-04-18-jwt --resume
+    ///     voyage-helper trek start --session 2 plans/split.md
+    #[command(verbatim_doc_comment)]
+    Start(StartArgs),
+    /// Sub-steps A-B: scope fence, attempt start, test first; the step handed over.
+    ///
+    /// A file of the step in the Never-touch list escalates at once. The
+    /// reply lists the step's Files, Changes, Reuses and Verify, and the
+    /// attempt (at most 3). The run marker now names the step's Files: the
+    /// hook refuses writes to any other file until `trek step-done N`.
+    ///
+    /// Example: voyage-helper trek step-begin 2
+    #[command(verbatim_doc_comment)]
+    StepBegin(StepArgs),
+    /// Sub-steps D-F: Verify, manifest audit, then checkpoint or On failure.
+    ///
+    /// The Verify command is judged by the denylist (blocked: escalate),
+    /// run through the runner in the work tree (a fresh run, exit code is
+    /// truth; 77 from a sandbox pre-flight is the blocked sentinel), then
+    /// the step's manifest is audited. A pass stages the step's Files, runs
+    /// the Checkpoint as written and checks its message; a failure applies
+    /// the step's On failure: retry or revert (another attempt while fewer
+    /// than 3 and the budget lasts, else the Files are reverted and the run
+    /// fails), skip, or escalate (completed work committed, run stopped).
+    ///
+    /// Example: voyage-helper trek step-done 2
+    #[command(verbatim_doc_comment)]
+    StepDone(StepArgs),
+    /// Phases 7-9: verification, session audit, main-merge gate, report, stats.
+    ///
+    /// Without --gate: the plan's Verification (or the Exit Condition)
+    /// when every step ran, the independent manifest audit, a recovery
+    /// spec for a drifted session spec, and the main-merge question. With
+    /// --gate confirm (or decline: recorded as partial): the final status
+    /// through the completion gate, the state pair, the report with its
+    /// trekexecute_summary, the stats record; the run marker is removed.
+    /// A run that stopped early is finalised by the first call.
+    ///
+    /// Examples:
+    ///     voyage-helper trek finish
+    ///     voyage-helper trek finish --gate confirm
+    ///     voyage-helper trek finish --gate confirm --plan plans/split.md   # multi-session
+    #[command(verbatim_doc_comment)]
+    Finish(FinishArgs),
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct StartArgs {
+    /// A trekbrief project folder: its plan.md, progress.json and state pair.
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// Run every step here, ignoring the Execution Strategy.
+    #[arg(long)]
+    pub fg: bool,
+    /// Continue from the progress file's first step not completed.
+    #[arg(long)]
+    pub resume: bool,
+    /// Show what would run, run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Check the plan's schema only.
+    #[arg(long)]
+    pub validate: bool,
+    /// Run only step N.
+    #[arg(long, value_name = "N")]
+    pub step: Option<u32>,
+    /// Run only session N of the Execution Strategy (in its worktree).
+    #[arg(long, value_name = "N")]
+    pub session: Option<u32>,
+    /// Autonomy gates: bare --gates pauses at every boundary (closed);
+    /// --gates=open|adaptive|closed chooses.
+    #[arg(long, value_name = "MODE", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    pub gates: Option<String>,
+    /// The profile (economy, balanced, premium, fable or a custom one).
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
+    /// Your judgement of an entry condition the helper left undecided.
+    #[arg(long, value_enum, value_name = "JUDGEMENT")]
+    pub entry: Option<EntryJudgement>,
+    /// Print the reply as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// The plan or session spec (default: DIR/plan.md with --project).
+    pub plan: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum EntryJudgement {
+    Met,
+    Unmet,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct StepArgs {
+    /// The step number (0 is the sandbox pre-flight).
+    pub step: u32,
+    /// Print the reply as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum GateAnswer {
+    /// Confirm — main-merge.
+    Confirm,
+    /// Decline — hold for review.
+    Decline,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct FinishArgs {
+    /// The user's answer to the main-merge question.
+    #[arg(long, value_enum, value_name = "ANSWER")]
+    pub gate: Option<GateAnswer>,
+    /// A multi-session plan whose waves are all merged (its gate's answer).
+    #[arg(long, value_name = "PLAN", requires = "gate")]
+    pub plan: Option<PathBuf>,
+    /// Print the reply as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl Command {
+    /// Runs the call; a write error of `out` is returned.
+    pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
+        let (reply, json) = match self {
+            Self::Start(args) => (super::start::start(&args), args.json),
+            Self::StepBegin(args) => (super::step::begin(args.step), args.json),
+            Self::StepDone(args) => (super::step::done(args.step), args.json),
+            Self::Finish(args) => (
+                super::finish::finish(args.gate, args.plan.as_deref()),
+                args.json,
+            ),
+        };
+        reply.render(json, out)
+    }
+}

@@ -1,0 +1,180 @@
+//! The run a `trek step-*` or `trek finish` call belongs to: found from
+//! the current directory through the run marker, with its plan, its
+//! progress file and what `trek start` decided (kept in the progress file
+//! under `trek`, so that `--resume` in a new session finds it again).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::code;
+use crate::plan::Plan;
+use crate::problem::Problem;
+use crate::run_marker::{self, RunMarker};
+
+/// The progress file's key holding [`Decided`].
+pub(super) const KEY: &str = "trek";
+
+/// What `trek start` decided for the run.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct Decided {
+    /// The commit the run started from: the session audit counts from it.
+    pub start_sha: String,
+    /// execute, resume, step or session.
+    pub mode: String,
+    /// `--step N`: only this step runs.
+    #[serde(default)]
+    pub only_step: Option<u32>,
+    /// `--session N`.
+    #[serde(default)]
+    pub session: Option<u32>,
+    /// `--project DIR`.
+    #[serde(default)]
+    pub project: Option<String>,
+    /// The gates mode (open, adaptive, closed) and where it came from.
+    #[serde(default)]
+    pub gates: String,
+    #[serde(default)]
+    pub profile: Option<String>,
+    /// How the run ended early, once a step decided it: `stopped` (an
+    /// escalation or the sandbox sentinel) or `failed` (the attempts or
+    /// the budget spent). `None` while every step went well.
+    #[serde(default)]
+    pub stop: Option<String>,
+}
+
+/// A run found from the current directory.
+pub(super) struct Run {
+    pub marker_path: PathBuf,
+    pub marker: RunMarker,
+    pub plan_path: PathBuf,
+    pub plan: Plan,
+    pub progress_path: PathBuf,
+    pub root: PathBuf,
+    pub decided: Decided,
+}
+
+impl Run {
+    /// The run of the work tree holding the current directory.
+    pub(super) fn here() -> Result<Self, Problem> {
+        let cwd = std::env::current_dir()
+            .map_err(|e| Problem::new(code::TREK_NO_RUN, format!("no current directory: {e}")))?;
+        let location = run_marker::locate(&cwd).ok_or_else(|| {
+            Problem::new(
+                code::TREK_NO_RUN,
+                format!(
+                    "{} is not in a git work tree, so no run can be in progress here",
+                    cwd.display()
+                ),
+            )
+        })?;
+        let marker = run_marker::read(&location.marker)
+            .map_err(|e| Problem::new(code::TREK_MARKER, e.to_string()))?
+            .ok_or_else(|| {
+                Problem::new(
+                    code::TREK_NO_RUN,
+                    format!(
+                        "no run is in progress in {} (no {}); start one with `trek start PLAN`",
+                        location.worktree.display(),
+                        location.marker.display()
+                    ),
+                )
+            })?;
+        if let Some(why) = marker.stale_reason() {
+            return Err(Problem::new(
+                code::TREK_STALE_RUN,
+                format!(
+                    "the run marker {} is stale: {why}; `trek start --resume {}` picks the run up again",
+                    location.marker.display(),
+                    marker.plan
+                ),
+            ));
+        }
+        let plan_path = PathBuf::from(&marker.plan);
+        let plan = load_plan(&plan_path)?;
+        let progress_path = PathBuf::from(&marker.progress);
+        let decided = read_decided(&progress_path)?;
+        Ok(Self {
+            root: PathBuf::from(&marker.repo_root),
+            marker_path: location.marker,
+            marker,
+            plan_path,
+            plan,
+            progress_path,
+            decided,
+        })
+    }
+
+    /// Writes the marker back after a change.
+    pub(super) fn save_marker(&self) -> Result<(), Problem> {
+        save_marker(&self.marker_path, &self.marker)
+    }
+
+    pub(super) fn progress_arg(&self) -> String {
+        self.progress_path.display().to_string()
+    }
+
+    pub(super) fn plan_arg(&self) -> String {
+        self.plan_path.display().to_string()
+    }
+}
+
+pub(super) fn save_marker(path: &Path, marker: &RunMarker) -> Result<(), Problem> {
+    run_marker::write(path, marker).map_err(|e| {
+        Problem::new(
+            code::TREK_MARKER,
+            format!("cannot write the run marker {}: {e}", path.display()),
+        )
+    })
+}
+
+pub(super) fn load_plan(path: &Path) -> Result<Plan, Problem> {
+    use crate::problem::Coded;
+    crate::plan::load(path).map_err(|e| match e {
+        crate::plan::PlanLoadError::Read { .. } => e.problem().in_file_if_none(path),
+        crate::plan::PlanLoadError::Unrecognized { .. } => {
+            Problem::new(code::TREK_NOT_A_PLAN, e.to_string()).in_file(path)
+        }
+    })
+}
+
+/// The decisions kept in the progress file (defaults for a file `trek`
+/// did not write).
+pub(super) fn read_decided(progress: &Path) -> Result<Decided, Problem> {
+    let file = load_progress(progress)?;
+    Ok(file
+        .extra
+        .get(KEY)
+        .and_then(|v| serde_json::from_value(v.clone()).ok())
+        .unwrap_or_default())
+}
+
+/// Records `decided` in the progress file.
+pub(super) fn write_decided(progress: &Path, decided: &Decided) -> Result<(), Problem> {
+    let value = serde_json::to_value(decided).unwrap_or_default();
+    crate::progress::edit(progress, |p| {
+        p.extra.insert(KEY.to_owned(), value);
+    })
+}
+
+/// HEAD's full id in `root`.
+pub(super) fn head(root: &Path) -> Option<String> {
+    let out = crate::git::run(root, &["rev-parse", "--verify", "-q", "HEAD"]).ok()?;
+    out.ok().then(|| out.text().trim().to_owned())
+}
+
+/// Records how the run ends early (see [`Decided::stop`]).
+pub(super) fn set_stop(progress: &Path, status: &str) -> Result<(), Problem> {
+    let mut decided = read_decided(progress)?;
+    decided.stop = Some(status.to_owned());
+    write_decided(progress, &decided)
+}
+
+/// The run's progress file, or the first reason it cannot be read.
+pub(super) fn load_progress(path: &Path) -> Result<crate::progress::Progress, Problem> {
+    crate::progress::load(path).map_err(|e| {
+        e.problems.into_iter().next().unwrap_or_else(|| {
+            Problem::new(code::TREK_NO_RUN, "the progress file cannot be read").in_file(path)
+        })
+    })
+}

@@ -1,0 +1,25 @@
+//! `trek`: the façade `/trekexecute` calls, one call per phase.
+//!
+//! Each call runs the helper's own commands in-process ([`invoke`]) in the
+//! order the command's phases need them and prints one small reply that
+//! names the next call ([`reply`]), so the Markdown command stays short
+//! and the agent never strings shell logic together:
+//!
+//! - [`start`]: Phases 1–4 (and [`waves`], the multi-session path);
+//! - [`step`]: Sub-steps A–F, `step-begin` and `step-done`;
+//! - [`finish`]: Phases 7–9;
+//! - [`context`]: the run found from the run marker, and what `start`
+//!   decided (kept in the progress file); [`stop`]: early stops.
+
+mod cli;
+pub(crate) mod code;
+mod context;
+mod finish;
+mod invoke;
+mod reply;
+mod start;
+mod step;
+mod stop;
+mod waves;
+
+pub(crate) use cli::Command;

@@ -1,0 +1,182 @@
+//! What every `trek` call prints: a few lines for the user, then one
+//! `NEXT:` line that says what the agent does now, or with `--json` the
+//! same as one object (schema `trek-reply`). The agent never has to work
+//! out the next step itself: the reply names it.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// What the agent does after this call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum Next {
+    /// Call `trek step-begin N`.
+    BeginStep,
+    /// Implement step N's Changes in its Files, then `trek step-done N`.
+    Implement,
+    /// Call `trek finish`.
+    Finish,
+    /// Ask the user the main-merge question, then `trek finish --gate …`.
+    AskMainMerge,
+    /// Decide whether the entry condition holds, then run `trek start`
+    /// again with `--entry met` or `--entry unmet`.
+    JudgeEntry,
+    /// The run (or this invocation) is over: show the lines and stop.
+    Stop,
+}
+
+/// A step handed to the agent by `trek step-begin`.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Task {
+    pub title: String,
+    pub files: Vec<TaskFile>,
+    pub changes: Option<String>,
+    pub reuses: Option<String>,
+    pub test_first: Option<String>,
+    pub verify: Option<String>,
+    pub on_failure: String,
+    pub attempt: u32,
+    pub max_attempts: u32,
+    /// Why the previous attempt failed (a retry).
+    pub previous_error: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct TaskFile {
+    pub path: String,
+    pub new: bool,
+}
+
+/// One `trek` reply.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Reply {
+    /// `start`, `step-begin`, `step-done` or `finish`.
+    pub command: &'static str,
+    pub next: Next,
+    /// The step `next` is about (begin-step, implement), if any.
+    pub step: Option<u32>,
+    /// The run's status word after this call (`in_progress`, `completed`,
+    /// `failed`, `stopped`, `partial`, `blocked`, or what a report-only
+    /// mode found: `ready`, `fail`, `handover`).
+    pub status: String,
+    pub plan: Option<String>,
+    pub progress: Option<String>,
+    /// What to show the user, in order.
+    pub lines: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task: Option<Task>,
+    /// The final report (finish), shown whole.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub report: Option<String>,
+    /// The `trekexecute_summary` object (finish).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<Value>,
+    /// The exit status this reply carries: 0 the run goes on or completed,
+    /// 1 it stopped short, 2 it could not be checked.
+    #[serde(skip)]
+    pub exit: u8,
+}
+
+impl Reply {
+    pub(crate) fn new(command: &'static str, next: Next, status: impl Into<String>) -> Self {
+        Self {
+            command,
+            next,
+            step: None,
+            status: status.into(),
+            plan: None,
+            progress: None,
+            lines: Vec::new(),
+            task: None,
+            report: None,
+            summary: None,
+            exit: crate::exit::OK,
+        }
+    }
+
+    pub(crate) fn line(mut self, line: impl Into<String>) -> Self {
+        self.lines.push(line.into());
+        self
+    }
+
+    pub(crate) fn push(&mut self, line: impl Into<String>) {
+        self.lines.push(line.into());
+    }
+
+    /// Appends each line of a subcommand's text output.
+    pub(crate) fn push_text(&mut self, text: &str) {
+        self.lines
+            .extend(text.trim_end().lines().map(str::to_owned));
+    }
+
+    /// The `NEXT:` line.
+    fn next_line(&self) -> String {
+        let n = self.step.map(|s| s.to_string()).unwrap_or_default();
+        match self.next {
+            Next::BeginStep => format!("NEXT: trek step-begin {n}"),
+            Next::Implement => format!(
+                "NEXT: implement step {n} (only its Files), then: trek step-done {n}"
+            ),
+            Next::Finish => "NEXT: trek finish".to_owned(),
+            Next::AskMainMerge => "NEXT: ask the main-merge question (AskUserQuestion: Confirm — main-merge / Decline — hold for review), then: trek finish --gate confirm|decline".to_owned(),
+            Next::JudgeEntry => "NEXT: judge the entry condition above, then re-run trek start with the same arguments and --entry met|unmet".to_owned(),
+            Next::Stop => "NEXT: stop — show the user the lines above".to_owned(),
+        }
+    }
+
+    pub(crate) fn render(&self, json: bool, out: &mut impl Write) -> io::Result<u8> {
+        if json {
+            serde_json::to_writer(&mut *out, self)?;
+            writeln!(out)?;
+        } else {
+            for line in &self.lines {
+                writeln!(out, "{line}")?;
+            }
+            if let Some(task) = &self.task {
+                render_task(self.step.unwrap_or(0), task, out)?;
+            }
+            if let Some(report) = &self.report {
+                writeln!(out, "{}", report.trim_end())?;
+            }
+            writeln!(out, "{}", self.next_line())?;
+        }
+        out.flush()?;
+        Ok(self.exit)
+    }
+}
+
+fn render_task(n: u32, task: &Task, out: &mut impl Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "--- Step {n}: {} (attempt {} of {}) ---",
+        task.title, task.attempt, task.max_attempts
+    )?;
+    let files: Vec<String> = task
+        .files
+        .iter()
+        .map(|f| {
+            if f.new {
+                format!("{} (new)", f.path)
+            } else {
+                f.path.clone()
+            }
+        })
+        .collect();
+    writeln!(out, "Files: {}", files.join(", "))?;
+    for (label, value) in [
+        ("Changes", &task.changes),
+        ("Reuses", &task.reuses),
+        ("Test first", &task.test_first),
+        ("Previous attempt failed", &task.previous_error),
+    ] {
+        if let Some(v) = value {
+            writeln!(out, "{label}: {v}")?;
+        }
+    }
+    if let Some(v) = &task.verify {
+        writeln!(out, "Verify (run by trek step-done): `{v}`")?;
+    }
+    writeln!(out, "On failure: {}", task.on_failure)
+}

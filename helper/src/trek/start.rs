@@ -1,0 +1,578 @@
+//! `trek start`: Phases 1 to 4 of `/trekexecute` in one call. It reads the
+//! command's arguments, finds the plan, answers `--validate` and
+//! `--dry-run` with their reports, runs the brief's sequencing gate, the
+//! profile and effort resolution, the security scan and the strategy
+//! decision, then either takes the multi-session path (preflight, wave
+//! preparation or collection) or sets the single-session run up: progress
+//! file, entry condition, run marker. Every early stop leaves the progress
+//! file and the state pair saying so.
+
+use std::path::{Path, PathBuf};
+
+use super::cli::{EntryJudgement, StartArgs};
+use super::code;
+use super::context::{self, Decided};
+use super::invoke::field;
+use super::invoke::invoke;
+use super::reply::{Next, Reply};
+use super::stop;
+use crate::exit;
+use crate::plan::PlanKind;
+use crate::problem::Problem;
+use crate::run_marker::{self, RunMarker};
+
+/// The usage block: what `/trekexecute` takes.
+pub(super) const USAGE: &str = "\
+Usage: /trekexecute <plan.md>
+       /trekexecute --project <dir> [--resume | --session N]
+       /trekexecute --fg | --resume | --dry-run | --validate <plan.md>
+       /trekexecute --step N | --session N <plan.md>
+Flags combine with --gates[=open|adaptive|closed] and --profile <name>.";
+
+/// The run's mode (Phase 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Execute,
+    Foreground,
+    Resume,
+    DryRun,
+    Validate,
+    Step(u32),
+    Session(u32),
+}
+
+impl Mode {
+    /// The word `progress init --mode` and the strategy take.
+    fn word(self) -> &'static str {
+        match self {
+            Mode::Execute | Mode::Foreground => "execute",
+            Mode::Resume => "resume",
+            Mode::DryRun => "dry-run",
+            Mode::Validate => "validate",
+            Mode::Step(_) => "step",
+            Mode::Session(_) => "session",
+        }
+    }
+
+    fn label(self) -> String {
+        match self {
+            Mode::Execute => "execute".into(),
+            Mode::Foreground => "execute (foreground)".into(),
+            Mode::Resume => "resume".into(),
+            Mode::DryRun => "dry-run".into(),
+            Mode::Validate => "validate".into(),
+            Mode::Step(n) => format!("step {n}"),
+            Mode::Session(n) => format!("session {n}"),
+        }
+    }
+}
+
+fn usage(message: impl Into<String>) -> Reply {
+    let mut reply = Reply::new("start", Next::Stop, "usage")
+        .line(format!("Error: {}", message.into()))
+        .line("");
+    reply.push_text(USAGE);
+    reply.exit = exit::CANNOT_CHECK;
+    reply
+}
+
+fn mode_of(args: &StartArgs) -> Result<Mode, Box<Reply>> {
+    let mut modes = Vec::new();
+    if args.fg {
+        modes.push(Mode::Foreground);
+    }
+    if args.dry_run {
+        modes.push(Mode::DryRun);
+    }
+    if args.validate {
+        modes.push(Mode::Validate);
+    }
+    if let Some(n) = args.step {
+        modes.push(Mode::Step(n));
+    }
+    match (args.session, args.resume) {
+        // A session's run resumed keeps its session's file and steps.
+        (Some(n), _) => modes.push(Mode::Session(n)),
+        (None, true) => modes.push(Mode::Resume),
+        (None, false) => {}
+    }
+    match modes.as_slice() {
+        [] => Ok(Mode::Execute),
+        [one] => Ok(*one),
+        _ => Err(Box::new(usage(
+            "give at most one of --fg, --resume, --dry-run, --validate, --step N and --session N",
+        ))),
+    }
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(path))
+            .unwrap_or_else(|_| path.to_path_buf())
+    }
+}
+
+/// Runs `trek start`.
+pub(super) fn start(args: &StartArgs) -> Reply {
+    match start_inner(args) {
+        Ok(reply) => reply,
+        Err(problem) => stop::problem("start", &problem),
+    }
+}
+
+fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
+    let mode = match mode_of(args) {
+        Ok(m) => m,
+        Err(reply) => return Ok(*reply),
+    };
+    if matches!(mode, Mode::Step(0) | Mode::Session(0)) {
+        return Ok(usage("--step and --session take a positive number"));
+    }
+    let project = args.project.as_deref().map(absolute);
+    let plan_path = match (&args.plan, &project) {
+        (Some(p), _) => absolute(p),
+        (None, Some(dir)) => {
+            let plan = dir.join("plan.md");
+            if !plan.is_file() {
+                let mut reply = Reply::new("start", Next::Stop, "usage")
+                    .line(format!(
+                        "Error: project directory missing plan.md: {}",
+                        dir.display()
+                    ))
+                    .line(format!(
+                        "Run /trekplan --project {} to produce it.",
+                        dir.display()
+                    ));
+                reply.exit = exit::CANNOT_CHECK;
+                return Ok(reply);
+            }
+            plan
+        }
+        (None, None) => return Ok(usage("no plan given")),
+    };
+    if !plan_path.is_file() {
+        let mut reply = Reply::new("start", Next::Stop, "usage")
+            .line(format!("Error: file not found: {}", plan_path.display()));
+        reply.exit = exit::CANNOT_CHECK;
+        return Ok(reply);
+    }
+    let plan_arg = plan_path.display().to_string();
+    let mut reply = Reply::new("start", Next::Stop, "in_progress")
+        .line(format!("Mode: {}", mode.label()))
+        .line(format!(
+            "Project: {}",
+            project
+                .as_deref()
+                .map_or("-".into(), |p| p.display().to_string())
+        ))
+        .line(format!("File: {plan_arg}"));
+    reply.plan = Some(plan_arg.clone());
+
+    // Phase 2.3 and Phase 5: report-only modes.
+    if mode == Mode::Validate {
+        return Ok(validate_only(reply, &plan_arg, project.as_deref(), args));
+    }
+    if mode == Mode::DryRun {
+        let dry = invoke(&["plan", "dry-run", &plan_arg])?;
+        reply.push_text(&dry.stdout);
+        reply.status = if dry.ok() { "ready" } else { "fail" }.into();
+        reply.exit = dry.code;
+        return Ok(reply);
+    }
+
+    let plan = context::load_plan(&plan_path)?;
+    if plan.errors().next().is_some() {
+        let check = invoke(&["plan", "validate", &plan_arg])?;
+        reply.push_text(&check.stdout);
+        reply.push("The plan is not executable; fix it (or re-run /trekplan), then run /trekexecute again.");
+        reply.status = "fail".into();
+        reply.exit = exit::NOT_OK;
+        return Ok(reply);
+    }
+    reply.push(format!(
+        "Type: {}",
+        match plan.kind {
+            PlanKind::SessionSpec => "session-spec",
+            _ => "plan",
+        }
+    ));
+    reply.push(format!("Steps: {}", plan.steps.len()));
+
+    // The brief's sequencing gate (Composition rule).
+    let brief = project.as_ref().map(|d| d.join("brief.md"));
+    if let Some(brief) = brief.as_ref().filter(|b| b.is_file()) {
+        let b = brief.display().to_string();
+        let check = invoke(&["brief", "validate", "--soft", "--json", &b])?;
+        let missing_signals = check.json().is_some_and(|v| {
+            field(&v, "/errors").as_array().is_some_and(|e| {
+                e.iter()
+                    .any(|p| field(p, "/code") == "BRIEF_V51_MISSING_SIGNALS")
+            })
+        });
+        if missing_signals {
+            reply.push("Brief is brief_version 2.1 but does not carry phase_signals — re-run /trekbrief to commit them (Phase 3.5).");
+            reply.status = "stopped".into();
+            reply.exit = exit::NOT_OK;
+            return Ok(reply);
+        }
+    }
+
+    // Profile and effort for the execute phase.
+    let mut resolve = vec![
+        "profile".to_owned(),
+        "resolve".into(),
+        "--phase".into(),
+        "execute".into(),
+        "--plan".into(),
+        plan_arg.clone(),
+        "--json".into(),
+    ];
+    if let Some(b) = brief.as_ref().filter(|b| b.is_file()) {
+        resolve.extend(["--brief".into(), b.display().to_string()]);
+    }
+    if let Some(p) = &args.profile {
+        resolve.extend(["--profile".into(), p.clone()]);
+    }
+    let resolution = invoke(&resolve)?;
+    let Some(resolution) = resolution.json().filter(|_| resolution.ok()) else {
+        reply.push_text(&resolution.stdout);
+        reply.push("The profile or the brief could not be resolved (see the error above).");
+        reply.status = "stopped".into();
+        reply.exit = resolution.code.max(exit::NOT_OK);
+        return Ok(reply);
+    };
+    let effort = field(&resolution, "/effort")
+        .as_str()
+        .unwrap_or("standard")
+        .to_owned();
+    let profile = field(&resolution, "/profile/name")
+        .as_str()
+        .map(str::to_owned);
+    reply.push(format!(
+        "Profile: {} (effort {effort}, model {})",
+        profile.as_deref().unwrap_or("premium"),
+        field(&resolution, "/model").as_str().unwrap_or("-")
+    ));
+
+    // Phase 2.4: the security scan.
+    let scan = invoke(&["scan", "plan", &plan_arg])?;
+    if scan.code != exit::OK {
+        reply.push_text(&scan.stdout);
+        reply.status = "stopped".into();
+        reply.exit = exit::NOT_OK;
+        return Ok(reply);
+    }
+    if let Some(last) = scan.stdout.lines().rfind(|l| !l.trim().is_empty()) {
+        // Advisories are printed above the PASS line; keep them whole.
+        if scan.stdout.contains("Security advisories") {
+            reply.push_text(&scan.stdout);
+        } else {
+            reply.push(last.to_owned());
+        }
+    }
+
+    // The autonomy gates: the operator's flag against the brief's effort.
+    let mut gate = vec![
+        "gate".to_owned(),
+        "--state".into(),
+        "start".into(),
+        "--event".into(),
+        "begin".into(),
+        "--effort".into(),
+        effort.clone(),
+        "--json".into(),
+    ];
+    if let Some(g) = &args.gates {
+        gate.extend(["--gates".into(), g.clone()]);
+    }
+    let gate = invoke(&gate)?.json_or("gate")?;
+    let gates = field(&gate, "/gates")
+        .as_str()
+        .unwrap_or("adaptive")
+        .to_owned();
+
+    // Phase 2.5: the strategy.
+    let mut strategy = vec![
+        "plan".to_owned(),
+        "strategy".into(),
+        plan_arg.clone(),
+        "--mode".into(),
+        mode.word().into(),
+        "--effort".into(),
+        effort.clone(),
+        "--json".into(),
+    ];
+    if mode == Mode::Foreground {
+        strategy.push("--fg".into());
+    }
+    let strategy = invoke(&strategy)?.json_or("plan strategy")?;
+    if let Some(line) = field(&strategy, "/line").as_str() {
+        reply.push(line.to_owned());
+    }
+    if field(&strategy, "/decision")
+        .as_str()
+        .is_some_and(|d| d != "single")
+    {
+        return super::waves::run(reply, &plan_arg, project.as_deref());
+    }
+
+    let decided = Decided {
+        start_sha: String::new(),
+        // A session resumed keeps its file: `progress init --mode resume`.
+        mode: if args.resume { "resume" } else { mode.word() }.into(),
+        only_step: match mode {
+            Mode::Step(n) => Some(n),
+            _ => None,
+        },
+        session: match mode {
+            Mode::Session(n) => Some(n),
+            _ => None,
+        },
+        project: project.as_ref().map(|p| p.display().to_string()),
+        gates,
+        profile,
+        stop: None,
+    };
+    single_session(reply, args, &plan, &plan_path, decided)
+}
+
+/// `--validate`: the plan's schema report (and the project's progress
+/// file's), nothing else.
+fn validate_only(mut reply: Reply, plan: &str, project: Option<&Path>, _args: &StartArgs) -> Reply {
+    let check = match invoke(&["plan", "validate", "--strict", plan]) {
+        Ok(c) => c,
+        Err(p) => return stop::problem("start", &p),
+    };
+    reply.push_text(&check.stdout);
+    let mut code = check.code;
+    if let Some(progress) = project
+        .map(|d| d.join("progress.json"))
+        .filter(|p| p.exists())
+    {
+        let p = progress.display().to_string();
+        match invoke(&["progress", "validate", &p]) {
+            Ok(v) => {
+                reply.push_text(&v.stdout);
+                code = code.max(v.code);
+            }
+            Err(p) => return stop::problem("start", &p),
+        }
+    }
+    reply.status = if code == exit::OK { "ready" } else { "fail" }.into();
+    reply.exit = code;
+    reply
+}
+
+/// Phases 3 and 4 on the single-session path: the progress file, the
+/// entry condition, the run marker, and the first step.
+fn single_session(
+    mut reply: Reply,
+    args: &StartArgs,
+    plan: &crate::plan::Plan,
+    plan_path: &Path,
+    mut decided: Decided,
+) -> Result<Reply, Problem> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| Problem::new(code::TREK_NOT_A_REPO, format!("no current directory: {e}")))?;
+    let root = crate::git::toplevel(&cwd).ok_or_else(|| {
+        Problem::new(
+            code::TREK_NOT_A_REPO,
+            format!(
+                "{} is not in a git work tree: a run checkpoints each step with a commit",
+                cwd.display()
+            ),
+        )
+    })?;
+    let head = context::head(&root).ok_or_else(|| {
+        Problem::new(
+            code::TREK_NOT_A_REPO,
+            format!(
+                "{} has no commit yet: make one, so that the run has a start to audit from",
+                root.display()
+            ),
+        )
+    })?;
+    let location = run_marker::locate(&root).ok_or_else(|| {
+        Problem::new(code::TREK_NOT_A_REPO, "the work tree's .git cannot be read")
+    })?;
+    if let Ok(Some(old)) = run_marker::read(&location.marker) {
+        match old.stale_reason() {
+            Some(why) => reply.push(format!(
+                "A stale run marker ({}: {why}) is replaced.",
+                old.plan
+            )),
+            None if Path::new(&old.plan) != plan_path => {
+                let mut stopped = Reply::new("start", Next::Stop, "stopped").line(format!(
+                    "Error: another run is in progress in this work tree: {} (progress {}).",
+                    old.plan, old.progress
+                ));
+                stopped.push("Finish it (`trek finish`), or resume it with /trekexecute --resume on that plan.");
+                stopped.exit = exit::NOT_OK;
+                return Ok(stopped);
+            }
+            None => {}
+        }
+    }
+
+    // Phase 3: the progress file.
+    let plan_arg = plan_path.display().to_string();
+    let mut init = vec![
+        "progress".to_owned(),
+        "init".into(),
+        plan_arg.clone(),
+        "--mode".into(),
+        decided.mode.clone(),
+        "--json".into(),
+    ];
+    if let Some(p) = &decided.project {
+        init.extend(["--project".into(), p.clone()]);
+    }
+    if let Some(n) = decided.session {
+        init.extend(["--session".into(), n.to_string()]);
+    }
+    let init = invoke(&init)?;
+    let init_reply = init.json_or("progress init")?;
+    let progress = field(&init_reply, "/path")
+        .as_str()
+        .map(PathBuf::from)
+        .ok_or_else(|| Problem::new(code::TREK_INNER, "progress init named no file"))?;
+    let progress = absolute(&progress);
+    if !init.ok() {
+        reply.push(format!(
+            "The progress file {} cannot be used: {}",
+            progress.display(),
+            field(&init_reply, "/problem/message")
+                .as_str()
+                .unwrap_or("see the error above")
+        ));
+        reply.status = "stopped".into();
+        reply.exit = init.code;
+        return Ok(reply);
+    }
+    reply.progress = Some(progress.display().to_string());
+    let kept = matches!(decided.mode.as_str(), "resume" | "step")
+        && !field(&init_reply, "/previous_status").is_null();
+    if kept {
+        // The run goes on: a stopped or failed run is in progress again.
+        crate::progress::edit(&progress, |p| {
+            p.status = crate::progress::RunStatus::InProgress;
+        })?;
+        decided.start_sha = context::read_decided(&progress)
+            .map(|d| d.start_sha)
+            .unwrap_or_default();
+    }
+    if decided.start_sha.is_empty() {
+        decided.start_sha = head;
+    }
+    context::write_decided(&progress, &decided)?;
+    reply.push(
+        match (kept, field(&init_reply, "/completed_steps").as_u64()) {
+            (true, Some(done)) => format!(
+                "Progress: {} (kept, {done}/{} steps completed)",
+                progress.display(),
+                field(&init_reply, "/total_steps")
+            ),
+            _ => format!(
+                "Progress: {} ({} steps pending)",
+                progress.display(),
+                field(&init_reply, "/total_steps")
+            ),
+        },
+    );
+
+    // The scope fence: a session spec's, or the session's in the strategy.
+    let (touch, never_touch) = scope_fence(plan, decided.session);
+    let marker = RunMarker {
+        schema_version: run_marker::SCHEMA_VERSION,
+        plan: plan_arg.clone(),
+        progress: progress.display().to_string(),
+        repo_root: root.display().to_string(),
+        step: None,
+        files: Vec::new(),
+        memory_write: false,
+        touch,
+        never_touch,
+        started_at: crate::clock::UtcTime::now().rfc3339(),
+        step_start_sha: None,
+    };
+
+    // Phase 4: the entry condition (session specs).
+    if plan.kind == PlanKind::SessionSpec {
+        let entry = invoke(&[
+            "entry",
+            "check",
+            "--plan",
+            &plan_arg,
+            "--json",
+            "--record",
+            &progress.display().to_string(),
+        ])?;
+        let found = entry.json_or("entry check")?;
+        let status = field(&found, "/status").as_str().unwrap_or("undecided");
+        let condition = field(&found, "/condition")
+            .as_str()
+            .unwrap_or("")
+            .to_owned();
+        let verdict = match (status, args.entry) {
+            ("pass" | "not-applicable", _) => Ok(()),
+            ("fail", _) | (_, Some(EntryJudgement::Unmet)) => Err(field(&found, "/reason")
+                .as_str()
+                .unwrap_or("the condition does not hold")
+                .to_owned()),
+            (_, Some(EntryJudgement::Met)) => {
+                crate::progress::edit(&progress, |p| p.entry_condition_checked = true)?;
+                Ok(())
+            }
+            _ => {
+                reply.push(format!("Entry condition: UNDECIDED: {condition}"));
+                if let Some(r) = field(&found, "/reason").as_str() {
+                    reply.push(format!("Reason: {r}"));
+                }
+                reply.next = Next::JudgeEntry;
+                reply.status = "in_progress".into();
+                return Ok(reply);
+            }
+        };
+        if let Err(why) = verdict {
+            reply.push(format!("Entry condition FAILED: {condition}"));
+            reply.push(format!("Reason: {why}"));
+            reply.push("Complete the prerequisite first, then re-run.");
+            stop::early(&progress, decided.project.as_deref(), "stopped", &mut reply);
+            reply.status = "stopped".into();
+            reply.exit = exit::NOT_OK;
+            return Ok(reply);
+        }
+        reply.push("Entry condition: PASS");
+    }
+
+    context::save_marker(&location.marker, &marker)?;
+    let next = super::step::next_step(&progress, decided.only_step, None)?;
+    reply.status = "in_progress".into();
+    match next {
+        Some(n) => {
+            reply.next = Next::BeginStep;
+            reply.step = Some(n);
+        }
+        None => {
+            reply.push("Every step is already completed.");
+            reply.next = Next::Finish;
+        }
+    }
+    Ok(reply)
+}
+
+/// The Touch and Never-touch lists the run is held to.
+fn scope_fence(plan: &crate::plan::Plan, session: Option<u32>) -> (Vec<String>, Vec<String>) {
+    if let Some(spec) = &plan.session {
+        return (spec.touch.clone(), spec.never_touch.clone());
+    }
+    if let (Some(n), Some(strategy)) = (session, &plan.strategy)
+        && let Some(s) = strategy.sessions.iter().find(|s| s.number == n)
+    {
+        return (s.touch.clone(), s.never_touch.clone());
+    }
+    (Vec::new(), Vec::new())
+}

@@ -1,0 +1,656 @@
+//! `trek step-begin N` and `trek step-done N`: Phase 6 around the agent's
+//! own work. Begin checks the scope fence, starts the attempt, runs the
+//! test first and hands the step over; done runs the Verify command (the
+//! denylist first), the manifest audit, and then either the checkpoint or
+//! the step's `On failure:` clause, whichever the evidence says, and names
+//! the next call. The agent's word never decides: exit codes, files and
+//! git do.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::code;
+use super::context::{self, Run};
+use super::invoke::field;
+use super::invoke::{Invoked, invoke};
+use super::reply::{Next, Reply, Task, TaskFile};
+use crate::audit::Matcher;
+use crate::exit;
+use crate::plan::{Action, Step};
+use crate::problem::Problem;
+use crate::progress::StepStatus;
+
+/// Attempts a step may have (initial + 2 retries; Hard rule 5).
+const MAX_ATTEMPTS: u32 = 3;
+/// Lines of a failed command's output handed back.
+const FAILURE_LINES: usize = 10;
+
+/// The first step of the run still to do: `only` alone in step mode, else
+/// the first neither completed nor skipped. `None` when there is none.
+pub(super) fn next_step(
+    progress: &Path,
+    only: Option<u32>,
+    _after: Option<u32>,
+) -> Result<Option<u32>, Problem> {
+    let file = context::load_progress(progress)?;
+    let open = |status: StepStatus| {
+        !matches!(
+            status,
+            StepStatus::Completed | StepStatus::Passed | StepStatus::Skipped
+        )
+    };
+    let mut steps = file
+        .steps
+        .iter()
+        .map(|(key, record)| (key.0, record.status));
+    Ok(match only {
+        Some(n) => steps.find(|(k, s)| *k == n && open(*s)).map(|(k, _)| k),
+        None => steps.find(|(_, s)| open(*s)).map(|(k, _)| k),
+    })
+}
+
+fn step_of(run: &Run, n: u32) -> Result<&Step, Problem> {
+    run.plan.step(n).ok_or_else(|| {
+        Problem::new(
+            code::TREK_NO_SUCH_STEP,
+            format!("the plan {} has no step {n}", run.plan_path.display()),
+        )
+    })
+}
+
+fn record_of(run: &Run, n: u32) -> Result<(StepStatus, u32, Option<String>, Option<u32>), Problem> {
+    let file = context::load_progress(&run.progress_path)?;
+    let record = file
+        .steps
+        .iter()
+        .find(|(k, _)| k.0 == n)
+        .map(|(_, r)| r)
+        .ok_or_else(|| {
+            Problem::new(
+                code::TREK_NO_SUCH_STEP,
+                format!(
+                    "step {n} is not one of this run's steps ({})",
+                    run.progress_arg()
+                ),
+            )
+        })?;
+    Ok((
+        record.status,
+        record.attempts,
+        record.error.clone(),
+        file.iterations_remaining,
+    ))
+}
+
+/// `progress step N --status S …` on the run's file.
+fn record(run: &Run, n: u32, status: &str, extra: &[&str]) -> Result<Invoked, Problem> {
+    let file = run.progress_arg();
+    let number = n.to_string();
+    let mut args = vec![
+        "progress", "step", &number, "--status", status, "--file", &file, "--json",
+    ];
+    args.extend_from_slice(extra);
+    invoke(&args)
+}
+
+fn refusal(invoked: &Invoked) -> String {
+    invoked
+        .json()
+        .and_then(|v| field(&v, "/problem/message").as_str().map(str::to_owned))
+        .unwrap_or_else(|| invoked.stdout.trim().to_owned())
+}
+
+/// Runs `trek step-begin N`.
+pub(super) fn begin(n: u32) -> Reply {
+    match begin_inner(n) {
+        Ok(reply) => reply,
+        Err(p) => super::stop::problem("step-begin", &p),
+    }
+}
+
+fn begin_inner(n: u32) -> Result<Reply, Problem> {
+    let mut run = Run::here()?;
+    let step = step_of(&run, n)?.clone();
+    let (status, _, previous_error, _) = record_of(&run, n)?;
+    let mut reply = Reply::new("step-begin", Next::Implement, "in_progress");
+    reply.plan = Some(run.plan_arg());
+    reply.progress = Some(run.progress_arg());
+    reply.step = Some(n);
+    if matches!(status, StepStatus::Completed | StepStatus::Passed) {
+        return Err(Problem::new(
+            code::TREK_STEP_STATE,
+            format!("step {n} is already completed"),
+        ));
+    }
+
+    // Sub-step A: the scope fence.
+    let fence: Vec<Matcher> = run
+        .marker
+        .never_touch
+        .iter()
+        .map(|e| Matcher::new(e))
+        .collect();
+    if let Some(file) = step
+        .files
+        .iter()
+        .find(|f| fence.iter().any(|m| m.matches(&f.path)))
+    {
+        let why = format!(
+            "SCOPE VIOLATION: Step {n} requires {} which is in the never-touch list.",
+            file.path
+        );
+        reply.push(why.clone());
+        reply.push("Escalating — this step cannot be executed within this session's scope.");
+        let started = record(&run, n, "in_progress", &[])?;
+        if !started.ok() {
+            reply.push(refusal(&started));
+        }
+        record(&run, n, "failed", &["--error", &why])?;
+        escalate(&mut run, n, &mut reply)?;
+        reply.next = Next::Finish;
+        reply.step = None;
+        return Ok(reply);
+    }
+    if !run.marker.touch.is_empty() {
+        let touch: Vec<Matcher> = run.marker.touch.iter().map(|e| Matcher::new(e)).collect();
+        for f in step.files.iter().filter(|f| !f.new) {
+            if !touch.iter().any(|m| m.matches(&f.path)) {
+                reply.push(format!(
+                    "warning: {} is not in the Touch list (and not a new file)",
+                    f.path
+                ));
+            }
+        }
+    }
+
+    // The attempt starts.
+    let started = record(&run, n, "in_progress", &[])?;
+    let started_reply = started.json_or("progress step")?;
+    if !started.ok() {
+        reply.push(format!(
+            "Step {n} cannot start again: {}",
+            refusal(&started)
+        ));
+        context::set_stop(&run.progress_path, "failed")?;
+        reply.next = Next::Finish;
+        reply.step = None;
+        reply.status = "failed".into();
+        return Ok(reply);
+    }
+    let attempt = field(&started_reply, "/attempts").as_u64().unwrap_or(1) as u32;
+
+    run.marker.step = Some(n);
+    run.marker.files = step.files.iter().map(|f| f.path.clone()).collect();
+    run.marker.memory_write = step.manifest.as_ref().is_some_and(|m| m.memory_write);
+    run.marker.step_start_sha = context::head(&run.root);
+    run.save_marker()?;
+
+    // Sub-step B: the test first.
+    let test_first = step.test_first.as_ref().map(|f| f.text.clone());
+    if let Some(text) = &test_first {
+        reply.push(test_first_note(&run, text));
+    }
+
+    reply.task = Some(Task {
+        title: step.title.clone(),
+        files: step
+            .files
+            .iter()
+            .map(|f| TaskFile {
+                path: f.path.clone(),
+                new: f.new,
+            })
+            .collect(),
+        changes: step.changes.as_ref().map(|f| f.text.clone()),
+        reuses: step.reuses.as_ref().map(|f| f.text.clone()),
+        test_first,
+        verify: step.verify.as_ref().map(|c| c.command.clone()),
+        on_failure: match &step.on_failure.note {
+            Some(note) => format!("{} — {note}", step.on_failure.action.as_str()),
+            None => step.on_failure.action.as_str().to_owned(),
+        },
+        attempt,
+        max_attempts: MAX_ATTEMPTS,
+        previous_error: if attempt > 1 { previous_error } else { None },
+    });
+    Ok(reply)
+}
+
+/// Sub-step B: a test-first field naming an existing script or an
+/// allowlisted command is run (it should fail: RED); one naming a new file
+/// is written first.
+fn test_first_note(run: &Run, text: &str) -> String {
+    let span = text.split('`').nth(1).unwrap_or("").trim();
+    if span.is_empty()
+        || text.contains("(new)")
+        || !run.root.join(span).exists() && crate::criteria::allowlisted(span).is_err()
+    {
+        return format!(
+            "Test first: {text}: write it first; it should fail before the Changes (RED)."
+        );
+    }
+    let command = if run.root.join(span).is_file() {
+        if span.ends_with(".sh") || span.ends_with(".bash") {
+            format!("bash {span}")
+        } else {
+            return format!(
+                "Test first: {span} exists: run it and expect it to fail (RED) before the Changes."
+            );
+        }
+    } else {
+        span.to_owned()
+    };
+    match run_command(run, &command) {
+        Ok((0, _)) => format!(
+            "Test first: `{command}` already passes: warning, the step may be done already; go on."
+        ),
+        Ok((code, _)) => format!("Test first: `{command}` fails as expected (RED, exit {code})."),
+        Err(why) => format!("Test first: `{command}` was not run: {why}"),
+    }
+}
+
+/// Judges `command` with the denylist: `Some(reason)` when it is blocked.
+fn blocked(command: &str) -> Option<String> {
+    let j = crate::scan::judge_command(command, &crate::scan::Context::from_env());
+    (j.decision() == crate::scan::Decision::Block).then(|| {
+        j.findings
+            .iter()
+            .map(|f| f.rule.name.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    })
+}
+
+/// Runs `command` through the runner in the work tree: (exit, last lines).
+fn run_command(run: &Run, command: &str) -> Result<(i64, Vec<String>), String> {
+    let root = run.root.display().to_string();
+    let invoked =
+        invoke(&["run", "--json", "--cwd", &root, "--", command]).map_err(|p| p.message)?;
+    let block = invoked
+        .json()
+        .ok_or_else(|| format!("the runner printed no block: {}", invoked.stdout.trim()))?;
+    let exit = field(&block, "/exit").as_i64().unwrap_or(-1);
+    if field(&block, "/status") == "error" && exit < 0 {
+        return Err(field(&block, "/reason")
+            .as_str()
+            .unwrap_or("the command could not run")
+            .to_owned());
+    }
+    let tail = field(&block, "/log")
+        .as_str()
+        .map(|log| last_lines(Path::new(log), FAILURE_LINES))
+        .unwrap_or_default();
+    Ok((exit, tail))
+}
+
+fn last_lines(log: &Path, n: usize) -> Vec<String> {
+    let Ok(bytes) = crate::input_file::read(log, 64 << 20) else {
+        return Vec::new();
+    };
+    let text = crate::ansi::clean(&bytes);
+    let lines: Vec<String> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.chars().take(400).collect())
+        .collect();
+    let skip = lines.len().saturating_sub(n);
+    lines.into_iter().skip(skip).collect()
+}
+
+/// Runs `trek step-done N`.
+pub(super) fn done(n: u32) -> Reply {
+    match done_inner(n) {
+        Ok(reply) => reply,
+        Err(p) => super::stop::problem("step-done", &p),
+    }
+}
+
+fn done_inner(n: u32) -> Result<Reply, Problem> {
+    let mut run = Run::here()?;
+    let step = step_of(&run, n)?.clone();
+    let (status, attempts, _, budget) = record_of(&run, n)?;
+    if status != StepStatus::InProgress {
+        return Err(Problem::new(
+            code::TREK_STEP_STATE,
+            format!(
+                "step {n} is {}, not in progress: call `trek step-begin {n}` first",
+                status.as_str()
+            ),
+        ));
+    }
+    let mut reply = Reply::new("step-done", Next::Finish, "in_progress");
+    reply.plan = Some(run.plan_arg());
+    reply.progress = Some(run.progress_arg());
+
+    // Sub-step D1: the Verify command, screened first.
+    let exit_code = match step.verify.as_ref().map(|v| v.command.clone()) {
+        None => {
+            reply.push(format!(
+                "Step {n} has no Verify command: the manifest audit alone decides."
+            ));
+            0
+        }
+        Some(command) => {
+            if let Some(rule) = blocked(&command) {
+                let why =
+                    format!("SECURITY: Verify command blocked — matches executor denylist: {rule}");
+                reply.push(why.clone());
+                return fail(&mut run, &step, attempts, budget, &why, true, reply);
+            }
+            match run_command(&run, &command) {
+                Ok((code, tail)) => {
+                    reply.push(format!("Verify: {command}"));
+                    reply.push(format!(
+                        "Result: {} (exit code {code})",
+                        if code == 0 { "PASS" } else { "FAIL" }
+                    ));
+                    if code != 0 && !(code == 77 && step.sandbox_preflight()) {
+                        let mut why = format!("Verify `{command}` exited {code}");
+                        if !tail.is_empty() {
+                            why.push_str(":\n");
+                            why.push_str(&tail.join("\n"));
+                            reply.push(format!("Output (last {} lines):", tail.len()));
+                            reply.lines.extend(tail.iter().map(|l| format!("  {l}")));
+                        }
+                        return fail(&mut run, &step, attempts, budget, &why, false, reply);
+                    }
+                    code
+                }
+                Err(why) => {
+                    let why = format!("Verify `{command}` could not run: {why}");
+                    reply.push(why.clone());
+                    return fail(&mut run, &step, attempts, budget, &why, false, reply);
+                }
+            }
+        }
+    };
+
+    // Sub-step D2: the manifest (or the Step 0 sentinel).
+    let progress = run.progress_arg();
+    let plan = run.plan_arg();
+    let number = n.to_string();
+    let since = run
+        .marker
+        .step_start_sha
+        .clone()
+        .unwrap_or_else(|| "HEAD".into());
+    let verify_exit = exit_code.to_string();
+    let audit_args = [
+        "audit",
+        "step",
+        "--plan",
+        &plan,
+        "--step",
+        &number,
+        "--since",
+        &since,
+        "--verify-exit",
+        &verify_exit,
+        "--json",
+    ];
+    // A pass is recorded with the step's completion below (one write of
+    // the progress file, not two); anything else is recorded as it is.
+    let mut audit = invoke(&audit_args)?;
+    let passed = audit.json().is_some_and(|v| field(&v, "/status") == "pass");
+    if !passed {
+        let mut record_args = audit_args.to_vec();
+        record_args.extend(["--record", &progress]);
+        audit = invoke(&record_args)?;
+    }
+    let found = audit.json();
+    let verdict = found
+        .as_ref()
+        .and_then(|v| field(v, "/status").as_str().map(str::to_owned))
+        .unwrap_or_else(|| "unchecked".into());
+    if verdict == "blocked" {
+        reply.push(format!(
+            "Step {n}: BLOCKED — the sandbox pre-flight exited 77; no real work is attempted."
+        ));
+        context::set_stop(&run.progress_path, "stopped")?;
+        clear_step(&mut run)?;
+        reply.status = "blocked".into();
+        return Ok(reply);
+    }
+    if verdict != "pass" {
+        let items = found
+            .as_ref()
+            .map(|v| drift_lines(field(v, "/drift")))
+            .unwrap_or_else(|| vec![audit.stdout.trim().to_owned()]);
+        reply.push(format!("Manifest verification FAIL for step {n}:"));
+        reply.lines.extend(items.iter().map(|l| format!("- {l}")));
+        let why = format!("Manifest verification FAIL: {}", items.join("; "));
+        return fail(&mut run, &step, attempts, budget, &why, false, reply);
+    }
+    reply.push(format!("Manifest verification PASS for step {n}"));
+
+    // Sub-step F: the checkpoint.
+    let before = context::head(&run.root);
+    if let Some(command) = step.checkpoint.as_ref().map(|c| c.command.clone()) {
+        if let Some(rule) = blocked(&command) {
+            let why =
+                format!("SECURITY: Checkpoint command blocked — matches executor denylist: {rule}");
+            reply.push(why.clone());
+            return fail(&mut run, &step, attempts, budget, &why, true, reply);
+        }
+        stage(&run, &step);
+        match run_command(&run, &command) {
+            Ok((0, _)) => {}
+            Ok((code, tail)) => reply.push(format!(
+                "warning: the checkpoint exited {code} ({}); the step stands, the commit is bookkeeping",
+                tail.last().map_or("no output", String::as_str)
+            )),
+            Err(why) => reply.push(format!("warning: the checkpoint did not run: {why}")),
+        }
+    } else {
+        reply.push(format!("Step {n} has no Checkpoint: nothing is committed."));
+    }
+    // Sub-step F's message check (audit checkpoint's rule) on the commit
+    // and subject read in one git call.
+    let after = last_commit(&run.root);
+    let commit = after.filter(|(id, _)| Some(id) != before.as_ref());
+    let mut completed = Vec::new();
+    if let Some((sha, subject)) = &commit {
+        completed.extend(["--commit".to_owned(), sha.clone()]);
+        let drift = step
+            .manifest
+            .as_ref()
+            .and_then(|m| crate::audit::checkpoint_drift(m, subject));
+        if let Some(drift) = drift {
+            reply.push(format!(
+                "checkpoint_drift: \"{subject}\" does not match \"{}\" (advisory)",
+                field(&drift, "/expected_pattern").as_str().unwrap_or("")
+            ));
+            // Recorded with the completion, in the same write.
+            completed.extend(["--checkpoint-drift".to_owned(), drift.to_string()]);
+        }
+    }
+    let extra: Vec<&str> = completed.iter().map(String::as_str).collect();
+    let recorded = record(&run, n, "completed", &extra)?;
+    if !recorded.ok() {
+        return Err(Problem::new(
+            code::TREK_INNER,
+            format!(
+                "step {n} could not be recorded completed: {}",
+                refusal(&recorded)
+            ),
+        ));
+    }
+    reply.push(match &commit {
+        Some((sha, _)) => format!(
+            "Step {n}: PASS (committed: {})",
+            sha.get(..12).unwrap_or(sha)
+        ),
+        None => format!("Step {n}: PASS (no commit)"),
+    });
+    clear_step(&mut run)?;
+    go_on(&run, reply)
+}
+
+/// HEAD's id and subject, if the work tree has a commit.
+fn last_commit(root: &Path) -> Option<(String, String)> {
+    let out = crate::git::run(root, &["log", "-1", "--format=%H%x1f%s", "HEAD"]).ok()?;
+    let text = out.text();
+    let (id, subject) = text.trim_end_matches(['\n', '\r']).split_once('\x1f')?;
+    out.ok().then(|| (id.to_owned(), subject.to_owned()))
+}
+
+/// The next call after a step ended well (or was skipped).
+fn go_on(run: &Run, mut reply: Reply) -> Result<Reply, Problem> {
+    if run.decided.only_step.is_some() {
+        reply.next = Next::Finish;
+        return Ok(reply);
+    }
+    match next_step(&run.progress_path, None, None)? {
+        Some(next) => {
+            reply.next = Next::BeginStep;
+            reply.step = Some(next);
+        }
+        None => reply.next = Next::Finish,
+    }
+    Ok(reply)
+}
+
+fn drift_lines(drift: &Value) -> Vec<String> {
+    drift
+        .as_array()
+        .map(|items| {
+            items
+                .iter()
+                .map(|d| {
+                    let mut line = field(d, "/check").as_str().unwrap_or("check").to_owned();
+                    if let Some(p) = field(d, "/path").as_str() {
+                        line.push_str(&format!(": {p}"));
+                    }
+                    line.push_str(&format!(
+                        ": expected {}, found {}",
+                        show(field(d, "/expected")),
+                        show(field(d, "/actual"))
+                    ));
+                    line
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn show(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "nothing".into(),
+        other => other.to_string(),
+    }
+}
+
+/// Stages the step's Files (never `git add -A` on the whole tree): the
+/// Checkpoint is a bare `git commit` in the plans.
+fn stage(run: &Run, step: &Step) {
+    for file in &step.files {
+        let _ = crate::git::run(&run.root, &["add", "-A", "--", &file.path]);
+    }
+}
+
+/// The marker goes back to "between steps".
+fn clear_step(run: &mut Run) -> Result<(), Problem> {
+    run.marker.step = None;
+    run.marker.files.clear();
+    run.marker.memory_write = false;
+    run.marker.step_start_sha = None;
+    run.save_marker()
+}
+
+/// Sub-step E: the `On failure:` clause (escalate when `forced`: a blocked
+/// command), with the attempt cap and the run's budget.
+fn fail(
+    run: &mut Run,
+    step: &Step,
+    attempts: u32,
+    budget: Option<u32>,
+    why: &str,
+    forced: bool,
+    mut reply: Reply,
+) -> Result<Reply, Problem> {
+    let n = step.number;
+    let failed = record(run, n, "failed", &["--error", why])?;
+    if !failed.ok() {
+        reply.push(format!(
+            "warning: the failure could not be recorded: {}",
+            refusal(&failed)
+        ));
+    }
+    let action = if forced {
+        Action::Escalate
+    } else {
+        step.on_failure.action
+    };
+    match action {
+        Action::Escalate => {
+            reply.push(format!("Step {n}: ESCALATED — requires human judgment"));
+            escalate(run, n, &mut reply)?;
+            reply.status = "stopped".into();
+            reply.next = Next::Finish;
+            Ok(reply)
+        }
+        Action::Skip => {
+            let skipped = record(run, n, "skipped", &["--error", why])?;
+            if !skipped.ok() {
+                reply.push(format!("warning: {}", refusal(&skipped)));
+            }
+            reply.push(format!("Step {n}: SKIPPED (non-critical per plan)"));
+            clear_step(run)?;
+            go_on(run, reply)
+        }
+        Action::Revert | Action::Retry => {
+            let budget_left = budget.is_none_or(|b| b > 0);
+            if attempts < MAX_ATTEMPTS && budget_left {
+                reply.push(format!(
+                    "Attempt {attempts}/{MAX_ATTEMPTS} failed. Retrying..."
+                ));
+                if action == Action::Retry
+                    && let Some(note) = &step.on_failure.note
+                {
+                    reply.push(format!("Take the plan's alternative: {note}"));
+                }
+                clear_step(run)?;
+                reply.next = Next::BeginStep;
+                reply.step = Some(n);
+                return Ok(reply);
+            }
+            if !budget_left {
+                reply.push(
+                    "The run's recovery/retry budget is spent (iterations_remaining 0).".to_owned(),
+                );
+            }
+            reply.push(format!(
+                "Step {n}: FAILED after {attempts} attempt(s): reverting its Files."
+            ));
+            let reverted = progress_git(run, "revert-step", n)?;
+            reply.push_text(&reverted.stdout);
+            context::set_stop(&run.progress_path, "failed")?;
+            clear_step(run)?;
+            reply.status = "failed".into();
+            reply.next = Next::Finish;
+            Ok(reply)
+        }
+    }
+}
+
+/// Commits the completed steps' work before an escalation stop.
+fn escalate(run: &mut Run, n: u32, reply: &mut Reply) -> Result<(), Problem> {
+    let committed = progress_git(run, "escalate-commit", n)?;
+    reply.push_text(&committed.stdout);
+    context::set_stop(&run.progress_path, "stopped")?;
+    clear_step(run)?;
+    if committed.code == exit::CANNOT_CHECK {
+        reply.push("warning: the completed work could not be committed (see the error above).");
+    }
+    Ok(())
+}
+
+/// `progress revert-step N` or `progress escalate-commit N` on the run.
+fn progress_git(run: &Run, what: &str, n: u32) -> Result<Invoked, Problem> {
+    let file = run.progress_arg();
+    let root = run.root.display().to_string();
+    let number = n.to_string();
+    invoke(&["progress", what, &number, "--file", &file, "--cwd", &root])
+}

@@ -1,0 +1,646 @@
+//! `voyage-helper hook pre-tool-use` while a `/trekexecute` run is in
+//! progress (issue 15, point 3): a run marker in the git directory of the
+//! call's working tree holds every write to the run's scope. Each test is a
+//! real repository in a temp dir with the marker written here as JSON (so
+//! the format is pinned too), and the hook run as Claude Code runs it, its
+//! every reply checked against schemas/hook-pre-tool-use-output.schema.json.
+
+// A failed unwrap or index in a test is a failed assertion with its location.
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::common::assert_schema;
+use crate::common::env::helper;
+use crate::common::repo;
+
+/// What the hook answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Reply {
+    Silent,
+    Deny(String),
+    Warn(String),
+    /// Only a `systemMessage` (a stale marker).
+    Notice(String),
+}
+
+impl Reply {
+    /// The deny reason; fails the test on any other reply.
+    fn reason(&self) -> &str {
+        match self {
+            Self::Deny(reason) => reason,
+            other => panic!("expected a denial, got {other:?}"),
+        }
+    }
+
+    fn denied_as(&self, rule: &str) -> bool {
+        matches!(self, Self::Deny(r) if r.starts_with(&format!("voyage: blocked {rule} ")))
+    }
+}
+
+/// A repository with a run in progress (or not), a home directory beside
+/// it, and the hook to ask.
+struct Run {
+    _dir: tempfile::TempDir,
+    /// Where the temp dir really is (links followed), so reasons compare.
+    top: PathBuf,
+    repo: PathBuf,
+    home: PathBuf,
+    progress: PathBuf,
+}
+
+impl Run {
+    /// A repository `repo` with `src/a.rs` committed and no marker yet.
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let top = fs::canonicalize(dir.path()).unwrap();
+        let repo = top.join("repo");
+        let home = top.join("home");
+        fs::create_dir_all(&repo).unwrap();
+        fs::create_dir_all(home.join(".claude")).unwrap();
+        repo::init(&repo);
+        repo::write(
+            &repo,
+            &[("src/a.rs", "fn a() {}\n"), ("plan.md", "# plan\n")],
+        );
+        repo::commit_all(&repo, "start");
+        let progress = repo.join(".claude/progress.json");
+        fs::create_dir_all(progress.parent().unwrap()).unwrap();
+        fs::write(&progress, r#"{"status":"in_progress"}"#).unwrap();
+        Self {
+            _dir: dir,
+            top,
+            repo,
+            home,
+            progress,
+        }
+    }
+
+    /// The marker as `trek step-begin 2` leaves it, with `changes` merged in.
+    fn marker_json(&self, root: &Path, changes: &Value) -> Value {
+        let mut marker = json!({
+            "schema_version": 1,
+            "plan": self.repo.join("plan.md"),
+            "progress": self.progress,
+            "repo_root": root,
+            "step": 2,
+            "files": ["src/a.rs", "docs/", "tests/*.rs"],
+            "memory_write": false,
+            "touch": ["src/", "docs/", "tests/"],
+            "never_touch": ["vendor/", "*.lock"],
+            "started_at": "2026-12-01T10:00:00Z"
+        });
+        for (key, value) in changes.as_object().unwrap() {
+            marker[key] = value.clone();
+        }
+        marker
+    }
+
+    /// Writes the main worktree's marker (`.git/voyage-run.json`).
+    fn start(&self, changes: &Value) -> &Self {
+        let marker = self.marker_json(&self.repo, changes);
+        fs::write(self.marker(), serde_json::to_vec_pretty(&marker).unwrap()).unwrap();
+        self
+    }
+
+    fn marker(&self) -> PathBuf {
+        self.repo.join(".git/voyage-run.json")
+    }
+
+    /// The hook's reply to `input`, run in `cwd`.
+    fn ask(&self, input: &Value, cwd: &Path) -> Reply {
+        let out = helper(cwd, &self.home)
+            .args(["hook", "pre-tool-use"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut child| {
+                use std::io::Write;
+                child
+                    .stdin
+                    .take()
+                    .unwrap()
+                    .write_all(input.to_string().as_bytes())?;
+                child.wait_with_output()
+            })
+            .unwrap();
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "no stderr");
+        assert_eq!(out.status.code(), Some(0), "the hook exits 0: {stdout}");
+        if stdout.is_empty() {
+            return Reply::Silent;
+        }
+        assert_eq!(stdout.lines().count(), 1, "one line: {stdout}");
+        let reply = assert_schema("hook-pre-tool-use-output", &stdout);
+        let specific = &reply["hookSpecificOutput"];
+        if specific.is_null() {
+            return Reply::Notice(reply["systemMessage"].as_str().unwrap().to_owned());
+        }
+        if let Some(reason) = specific["permissionDecisionReason"].as_str() {
+            return Reply::Deny(reason.to_owned());
+        }
+        Reply::Warn(specific["additionalContext"].as_str().unwrap().to_owned())
+    }
+
+    /// A Bash call running `command` in `cwd` (the input's `cwd` field).
+    fn bash_in(&self, cwd: &Path, command: &str) -> Reply {
+        let input = json!({
+            "session_id": "s", "cwd": cwd, "hook_event_name": "PreToolUse",
+            "tool_name": "Bash", "tool_input": {"command": command}
+        });
+        self.ask(&input, cwd)
+    }
+
+    fn bash(&self, command: &str) -> Reply {
+        self.bash_in(&self.repo, command)
+    }
+
+    /// A file tool call (`Write`, `Edit`, …) on `path`.
+    fn tool(&self, tool: &str, path: &Path) -> Reply {
+        let key = if tool == "NotebookEdit" {
+            "notebook_path"
+        } else {
+            "file_path"
+        };
+        let input = json!({
+            "session_id": "s", "cwd": self.repo, "hook_event_name": "PreToolUse",
+            "tool_name": tool, "tool_input": {key: path, "content": "x"}
+        });
+        self.ask(&input, &self.repo)
+    }
+
+    fn write(&self, path: &Path) -> Reply {
+        self.tool("Write", path)
+    }
+}
+
+/// Without a marker the hook judges as it always has.
+#[test]
+fn no_marker_is_todays_behaviour() {
+    let run = Run::new();
+    assert_eq!(run.bash("echo x > /tmp/elsewhere.txt"), Reply::Silent);
+    assert_eq!(run.bash("echo x > \"$X\""), Reply::Silent);
+    assert_eq!(run.write(&run.top.join("outside.txt")), Reply::Silent);
+    assert_eq!(run.write(&run.repo.join("src/b.rs")), Reply::Silent);
+    assert!(run.bash("rm -rf /").denied_as("rm-recursive-force"));
+    assert!(
+        run.write(&run.repo.join(".git/hooks/pre-commit"))
+            .denied_as("git-hooks-write")
+    );
+}
+
+/// Hard rule 15: nothing outside the repository root, whatever the spelling.
+#[test]
+fn writes_outside_the_repository_are_denied() {
+    let run = Run::new();
+    run.start(&json!({}));
+    let outside = run.top.join("outside.txt");
+    let reason = run.write(&outside).reason().to_owned();
+    assert_eq!(
+        reason,
+        format!(
+            "voyage: blocked run-outside-repo (Hard rule 15: no writes outside the repository): `{}` writes {}, outside the repository root {}. Safer: write only inside the repository; outside it only ~/.claude/ is open (its projects/*/memory/ only to a step whose manifest says memory_write: true).",
+            outside.display(),
+            outside.display(),
+            run.repo.display()
+        )
+    );
+    assert!(
+        run.tool("Edit", &run.repo.join("src/../../x"))
+            .denied_as("run-outside-repo")
+    );
+    for command in [
+        "echo x > /tmp/elsewhere.txt",
+        "echo x > ../outside.txt",
+        "echo x >> src/../../outside.txt",
+        "cd .. && echo x > outside.txt",
+        "cd src && cd ../.. && touch outside.txt",
+        "cp src/a.rs /tmp/copy.rs",
+        "tee -a ../log.txt < src/a.rs",
+        "sed -i s/a/b/ ../other/file",
+        "rm -f ../outside.txt",
+        "mkdir -p /tmp/newdir",
+        "echo x >.//..//outside.txt",
+        "echo x > ~/.bashrc.d/x",
+    ] {
+        assert!(
+            run.bash(command).denied_as("run-outside-repo"),
+            "{command}: {:?}",
+            run.bash(command)
+        );
+    }
+    // From a subdirectory, relative paths are seen from there.
+    let src = run.repo.join("src");
+    assert!(
+        run.bash_in(&src, "echo x > ../../outside.txt")
+            .denied_as("run-outside-repo")
+    );
+    assert_eq!(run.bash_in(&src, "echo x > a.rs"), Reply::Silent);
+}
+
+/// The exceptions outside the root: redirection devices and ~/.claude/.
+#[test]
+fn devices_and_claude_home_are_open_and_memory_only_with_memory_write() {
+    let run = Run::new();
+    run.start(&json!({}));
+    for command in [
+        "cargo test 2>/dev/null",
+        "ls > /dev/null 2>&1",
+        "echo x >/dev/stderr",
+        "echo x | tee /dev/stdout > /dev/tty",
+        "echo x > /dev/fd/2",
+        "ls &> /dev/null",
+        "echo x > ~/.claude/notes.md",
+        "wget -qO- https://example.invalid/x | cat > src/a.rs",
+    ] {
+        assert_eq!(run.bash(command), Reply::Silent, "{command}");
+    }
+    assert_eq!(
+        run.write(&run.home.join(".claude/plans/p.md")),
+        Reply::Silent
+    );
+    let memory = run.home.join(".claude/projects/-repo/memory/MEMORY.md");
+    let reason = run.write(&memory).reason().to_owned();
+    assert_eq!(
+        reason,
+        format!(
+            "voyage: blocked run-memory-write (Hard rule 15: memory files need memory_write: true): `{}` writes {}, in Claude Code's memory, and step 2's manifest does not declare memory_write: true. Safer: leave the memory file alone and record what it should say as a finding for the final report.",
+            memory.display(),
+            memory.display()
+        )
+    );
+    assert!(
+        run.bash("echo note >> ~/.claude/projects/-repo/memory/MEMORY.md")
+            .denied_as("run-memory-write")
+    );
+    assert!(
+        run.bash("rm -r ~/.claude/projects")
+            .denied_as("run-memory-write")
+    );
+    run.start(&json!({"memory_write": true}));
+    assert_eq!(run.write(&memory), Reply::Silent);
+    assert_eq!(
+        run.bash("echo note >> ~/.claude/projects/-repo/memory/MEMORY.md"),
+        Reply::Silent
+    );
+    // The open door is ~/.claude, not any .claude.
+    assert!(
+        run.bash("echo x > /tmp/.claude/x")
+            .denied_as("run-outside-repo")
+    );
+}
+
+/// A link inside the repository that leads out of it is outside.
+#[test]
+fn a_symlink_out_of_the_repository_is_outside() {
+    let run = Run::new();
+    run.start(&json!({"files": ["src/", "docs/"]}));
+    fs::create_dir_all(run.top.join("elsewhere")).unwrap();
+    std::os::unix::fs::symlink(run.top.join("elsewhere"), run.repo.join("src/out")).unwrap();
+    std::os::unix::fs::symlink("../../elsewhere/f", run.repo.join("docs-link")).unwrap();
+    assert!(
+        run.write(&run.repo.join("src/out/f.rs"))
+            .denied_as("run-outside-repo")
+    );
+    assert!(
+        run.bash("echo x > src/out/f.rs")
+            .denied_as("run-outside-repo")
+    );
+    assert!(run.bash("echo x > docs-link").denied_as("run-outside-repo"));
+    // The kernel climbs `..` from where the link leads.
+    assert!(
+        run.bash("echo x > src/out/../outside.txt")
+            .denied_as("run-outside-repo")
+    );
+    assert_eq!(run.bash("echo x > src/in.rs"), Reply::Silent);
+}
+
+/// Hard rule 8: the Never-touch list, matched as the audits match it.
+#[test]
+fn never_touch_paths_are_denied() {
+    let run = Run::new();
+    run.start(&json!({"files": ["src/", "vendor/lib.rs", "Cargo.lock"]}));
+    let reason = run
+        .write(&run.repo.join("vendor/lib.rs"))
+        .reason()
+        .to_owned();
+    assert_eq!(
+        reason,
+        format!(
+            "voyage: blocked run-never-touch (Hard rule 8: the session's Never-touch list): `{}` touches vendor/lib.rs, which the Never-touch entry `vendor/` covers. Safer: leave it alone whatever the step's Changes say, and record the change it seems to need as a finding for the final report.",
+            run.repo.join("vendor/lib.rs").display()
+        )
+    );
+    assert!(
+        run.tool("MultiEdit", &run.repo.join("Cargo.lock"))
+            .denied_as("run-never-touch")
+    );
+    for command in [
+        "echo x > vendor/lib.rs",
+        "cd src && echo x > ../Cargo.lock",
+        "rm -r vendor",
+        "mv src/a.rs vendor/a.rs",
+        "rm -f ./sub//yarn.lock",
+    ] {
+        assert!(
+            run.bash(command).denied_as("run-never-touch"),
+            "{command}: {:?}",
+            run.bash(command)
+        );
+    }
+}
+
+/// Hard rule 2: only the step's Files, and nothing between steps.
+#[test]
+fn files_outside_the_step_are_denied_and_nothing_between_steps() {
+    let run = Run::new();
+    run.start(&json!({}));
+    for allowed in ["src/a.rs", "docs/guide/intro.md", "tests/cli.rs"] {
+        assert_eq!(
+            run.write(&run.repo.join(allowed)),
+            Reply::Silent,
+            "{allowed}"
+        );
+        assert_eq!(
+            run.bash(&format!("printf 'x\\n' > {allowed}")),
+            Reply::Silent,
+            "{allowed}"
+        );
+    }
+    assert_eq!(run.bash("mkdir -p docs/guide tests"), Reply::Silent);
+    assert_eq!(
+        run.bash("cat > src/a.rs <<'EOF'\nfn a() {}\nEOF"),
+        Reply::Silent
+    );
+    let reason = run.write(&run.repo.join("src/b.rs")).reason().to_owned();
+    assert_eq!(
+        reason,
+        format!(
+            "voyage: blocked run-outside-step (Hard rule 2: only the step's Files): `{}` touches src/b.rs, which is not in step 2's Files (src/a.rs, docs/, tests/*.rs). Safer: leave the file alone and record the change it seems to need as a finding for the final report.",
+            run.repo.join("src/b.rs").display()
+        )
+    );
+    assert!(
+        run.tool("NotebookEdit", &run.repo.join("nb.ipynb"))
+            .denied_as("run-outside-step")
+    );
+    for command in [
+        "echo x > src/b.rs",
+        "cd src && echo x > b.rs",
+        "touch README.md",
+        "rm -r src",
+        "mkdir lib",
+        "rm *.rs",
+        "echo x > tests/sub/deep.txt",
+    ] {
+        assert!(
+            run.bash(command).denied_as("run-outside-step"),
+            "{command}: {:?}",
+            run.bash(command)
+        );
+    }
+
+    run.start(&json!({"step": null, "files": []}));
+    let reason = run.bash("echo x > src/a.rs").reason().to_owned();
+    assert_eq!(
+        reason,
+        "voyage: blocked run-between-steps (Hard rule 2: only the step's Files): `src/a.rs` writes src/a.rs while no step is in progress. Safer: call `trek step-begin N` first; the step's Files are open until its `trek step-done`."
+    );
+    assert!(
+        run.write(&run.repo.join("src/a.rs"))
+            .denied_as("run-between-steps")
+    );
+}
+
+/// The marker itself cannot be changed or removed while it is live.
+#[test]
+fn the_marker_cannot_be_written_or_removed() {
+    let run = Run::new();
+    run.start(&json!({"files": ["."]}));
+    let marker = run.marker();
+    let reason = run.bash("rm .git/voyage-run.json").reason().to_owned();
+    assert_eq!(
+        reason,
+        format!(
+            "voyage: blocked run-marker-write (the run's own guard): `.git/voyage-run.json` would change or remove the run marker {}, which holds this run's scope. Safer: leave it alone; `trek finish` removes it when the run ends.",
+            marker.display()
+        )
+    );
+    assert!(run.write(&marker).denied_as("run-marker-write"));
+    for command in [
+        "echo '{}' > .git/voyage-run.json",
+        "cd .git && mv voyage-run.json old.json",
+        "rm -r .git",
+        "ln -sf /dev/null .git/voyage-run.json",
+    ] {
+        assert!(
+            run.bash(command).denied_as("run-marker-write"),
+            "{command}: {:?}",
+            run.bash(command)
+        );
+    }
+    // With `.` as the step's Files, the rest of the repository is open.
+    assert_eq!(run.bash("echo x > anything.txt"), Reply::Silent);
+}
+
+/// A write the text cannot place is refused during a run.
+#[test]
+fn targets_that_cannot_be_known_fail_closed() {
+    let run = Run::new();
+    run.start(&json!({}));
+    let reason = run.bash("echo x > \"$X\"").reason().to_owned();
+    assert_eq!(
+        reason,
+        "voyage: blocked run-unknown-target (the run's scope): the write target `$X` cannot be known before the command runs (the path depends on what runs), so it cannot be checked against the run's scope. Safer: write the path out literally, relative to the repository or absolute."
+    );
+    for command in [
+        "tee \"$(mktemp)\" < src/a.rs",
+        "cd \"$DIR\" && echo x > a.rs",
+        "cd - && echo x > src/a.rs",
+        "rm -r .*/x",
+    ] {
+        assert!(
+            run.bash(command).denied_as("run-unknown-target"),
+            "{command}: {:?}",
+            run.bash(command)
+        );
+    }
+    // A known directory after an unknown one places what follows again.
+    let root = run.repo.display();
+    assert_eq!(
+        run.bash(&format!("cd \"$DIR\"; cd {root} && echo x > src/a.rs")),
+        Reply::Silent
+    );
+}
+
+/// Calls that write nothing are never affected, whatever the marker says.
+#[test]
+fn calls_that_write_nothing_are_not_affected() {
+    let run = Run::new();
+    fs::write(run.marker(), "{not json").unwrap();
+    for command in [
+        "ls -la",
+        "cargo test -p x",
+        "git status --short",
+        "(( x > 5 ))",
+    ] {
+        assert_eq!(run.bash(command), Reply::Silent, "{command}");
+    }
+    let read = json!({
+        "cwd": run.repo, "hook_event_name": "PreToolUse",
+        "tool_name": "Read", "tool_input": {"file_path": run.repo.join("src/b.rs")}
+    });
+    assert_eq!(run.ask(&read, &run.repo), Reply::Silent);
+}
+
+/// A marker that cannot be read refuses every write, naming the file.
+#[test]
+fn a_malformed_marker_fails_closed() {
+    let run = Run::new();
+    let marker = run.marker();
+    for text in ["{not json", r#"{"schema_version":1}"#, "[]"] {
+        fs::write(&marker, text).unwrap();
+        let reason = run.write(&run.repo.join("src/a.rs")).reason().to_owned();
+        assert!(
+            reason.starts_with(&format!(
+                "voyage: blocked run-marker-unreadable (the run's scope cannot be read): the run marker {} is not a run marker: ",
+                marker.display()
+            )),
+            "{reason}"
+        );
+        assert!(
+            reason.ends_with(&format!(
+                "so no write can be checked against the run in progress. Safer: if no /trekexecute run is in progress, ask the user to remove the file (`rm {}`) or to start the next run (`trek start` replaces it); otherwise let the run end with `trek finish`.",
+                marker.display()
+            )),
+            "{reason}"
+        );
+        assert!(
+            run.bash("echo x > src/a.rs")
+                .denied_as("run-marker-unreadable")
+        );
+    }
+    let mut other = run.marker_json(&run.repo, &json!({}));
+    other["repo_root"] = json!("relative/root");
+    fs::write(&marker, other.to_string()).unwrap();
+    assert!(
+        run.bash("echo x > src/a.rs")
+            .denied_as("run-marker-unreadable")
+    );
+    fs::remove_file(&marker).unwrap();
+    fs::create_dir(&marker).unwrap();
+    assert!(
+        run.bash("echo x > src/a.rs")
+            .denied_as("run-marker-unreadable")
+    );
+}
+
+/// A stale marker (its run is over) is ignored; the user hears of it when
+/// it alone would have refused the write.
+#[test]
+fn a_stale_marker_is_ignored_with_a_system_message() {
+    let run = Run::new();
+    run.start(&json!({}));
+    fs::write(&run.progress, r#"{"status":"completed"}"#).unwrap();
+    let marker = run.marker();
+    let note = format!(
+        "voyage: ignored a stale run marker {} (its run is `completed`, no longer in progress); it would have refused this write. Remove it with `rm {}`, or the next `trek start` replaces it.",
+        marker.display(),
+        marker.display()
+    );
+    assert_eq!(run.bash("echo x > src/b.rs"), Reply::Notice(note.clone()));
+    assert_eq!(run.write(&run.top.join("outside.txt")), Reply::Notice(note));
+    assert_eq!(run.bash("echo x > src/a.rs"), Reply::Silent);
+    // The denylist still denies, and still warns (the note joins the warning).
+    assert!(run.bash("rm -rf /").denied_as("rm-recursive-force"));
+    match run.bash("git push -f && echo x > src/b.rs") {
+        Reply::Warn(w) => assert!(
+            w.contains("Also: voyage: ignored a stale run marker"),
+            "{w}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    fs::remove_file(&run.progress).unwrap();
+    assert!(matches!(
+        run.bash("echo x > src/b.rs"),
+        Reply::Notice(n) if n.contains("its progress file cannot be read")
+    ));
+}
+
+/// A denylist denial stays as it is during a run.
+#[test]
+fn a_denylist_denial_wins() {
+    let run = Run::new();
+    run.start(&json!({}));
+    assert!(
+        run.bash("rm -rf / ; echo x > src/b.rs")
+            .denied_as("rm-recursive-force")
+    );
+    assert!(
+        run.write(&run.repo.join(".env"))
+            .denied_as("env-file-write")
+    );
+    // A denylist warning with an out-of-scope write: the run's denial.
+    assert!(
+        run.bash("git push -f && echo x > src/b.rs")
+            .denied_as("run-outside-step")
+    );
+}
+
+/// A linked worktree (`git worktree add`) has its own marker, in its own
+/// git directory, and its own root.
+#[test]
+fn a_linked_worktree_finds_its_own_marker() {
+    let run = Run::new();
+    run.start(&json!({"files": ["src/main-only.rs"]}));
+    let wt = run.top.join("wt");
+    repo::git(
+        &run.repo,
+        &["worktree", "add", "-q", "-b", "s1", wt.to_str().unwrap()],
+    );
+    let git_dir = run.repo.join(".git/worktrees/wt");
+    assert!(git_dir.is_dir());
+    let marker = run.marker_json(&wt, &json!({"files": ["src/wt-only.rs"]}));
+    fs::write(git_dir.join("voyage-run.json"), marker.to_string()).unwrap();
+
+    assert_eq!(run.bash_in(&wt, "echo x > src/wt-only.rs"), Reply::Silent);
+    assert!(
+        run.bash_in(&wt, "echo x > src/main-only.rs")
+            .denied_as("run-outside-step")
+    );
+    // The main checkout is outside the worktree's root.
+    assert!(
+        run.bash_in(
+            &wt,
+            &format!("echo x > {}/src/wt-only.rs", run.repo.display())
+        )
+        .denied_as("run-outside-repo")
+    );
+    assert!(
+        run.bash_in(&wt, "rm ../repo/.git/worktrees/wt/voyage-run.json")
+            .denied_as("run-marker-write")
+    );
+    // The main checkout keeps its own marker.
+    assert_eq!(run.bash("echo x > src/main-only.rs"), Reply::Silent);
+    assert!(
+        run.bash("echo x > src/wt-only.rs")
+            .denied_as("run-outside-step")
+    );
+}
+
+/// Without `cwd` in the input, the hook's own directory is the call's.
+#[test]
+fn the_process_directory_stands_in_for_a_missing_cwd() {
+    let run = Run::new();
+    run.start(&json!({}));
+    let input = json!({
+        "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "echo x > src/b.rs"}
+    });
+    assert!(run.ask(&input, &run.repo).denied_as("run-outside-step"));
+    assert_eq!(run.ask(&input, &run.top), Reply::Silent);
+}

@@ -1,0 +1,481 @@
+//! `/trekexecute` end to end: the real Claude Code CLI, offline against the
+//! project's mock Messages API, with this repository loaded as a plugin
+//! (`--plugin-dir`). The mock plays the agent: its scripted turns are the
+//! tool calls the command tells an agent to make (the `trek` calls and the
+//! step's edits), so each test shows that the command text, the plugin's
+//! hooks, the launcher and the helper work together as shipped.
+//!
+//! Every run has a recording fake `claude` first on `PATH` (Hard rule 21:
+//! nothing Voyage runs may start Claude Code): it must see zero calls.
+//!
+//! Without `claude` on `PATH` a test prints `SKIPPED:` and passes; under
+//! `CI` (which installs it) a missing CLI fails.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+#[path = "../../helper/tests/workflow/mock_api.rs"]
+mod mock_api;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use mock_api::{MockApi, Turn};
+use serde_json::{Value, json};
+use tempfile::TempDir;
+use voyage_tests::repo::{commit_all, git, init};
+use voyage_tests::{helper_binary, launcher, repo_root, skip, write_executable};
+
+/// `claude` on `PATH`, or `None` after saying the test is skipped (under
+/// `CI`, a missing CLI fails the test instead).
+fn claude_or_skip() -> Option<PathBuf> {
+    skip::tool_or_skip("claude", "npm install -g @anthropic-ai/claude-code")
+}
+
+fn example_plan() -> String {
+    fs::read_to_string(repo_root().join("examples/trek/plan.md")).unwrap()
+}
+
+const GREET: &str = "#!/usr/bin/env bash\necho \"Hello, ${1:-world}!\"\n";
+const TEST: &str = "#!/usr/bin/env bash\nset -e\ntest \"$(bash greet.sh)\" = \"Hello, world!\"\n";
+
+/// A repository with `plans/plan.md`, a fresh home, a data dir and a bin
+/// dir holding the recording fake `claude`.
+struct Session {
+    repo: TempDir,
+    home: TempDir,
+    claude: PathBuf,
+}
+
+impl Session {
+    fn new(plan: &str) -> Option<Self> {
+        let claude = claude_or_skip()?;
+        let repo = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let dir = repo.path();
+        init(dir);
+        voyage_tests::repo::write(dir, &[("plans/plan.md", plan), ("README.md", "# demo\n")]);
+        commit_all(dir, "init");
+        let fake = home.path().join("bin/claude");
+        write_executable(
+            &fake,
+            &format!(
+                "#!/bin/sh\necho \"$@\" >> {}\nexit 1\n",
+                voyage_tests::sh_quote(&home.path().join("claude-calls").display().to_string())
+            ),
+        )
+        .unwrap();
+        Some(Self { repo, home, claude })
+    }
+
+    fn dir(&self) -> &Path {
+        self.repo.path()
+    }
+
+    /// The helper call the command text makes, as the agent runs it.
+    fn call(&self, args: &str) -> Turn {
+        self.bash(&format!("\"{}\" trek {args}", launcher().display()))
+    }
+
+    fn bash(&self, command: &str) -> Turn {
+        Turn::tool("Bash", json!({ "command": command }))
+    }
+
+    fn write(&self, rel: &str, content: &str) -> Turn {
+        Turn::tool(
+            "Write",
+            json!({ "file_path": self.dir().join(rel).display().to_string(), "content": content }),
+        )
+    }
+
+    /// `claude -p PROMPT` with the plugin loaded, offline against `mock`.
+    fn run(&self, mock: &MockApi, prompt: &str) -> Output {
+        let path = format!(
+            "{}:{}",
+            self.home.path().join("bin").display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let mut cmd = Command::new(&self.claude);
+        for key in [
+            "ANTHROPIC_AUTH_TOKEN",
+            "CLAUDE_CODE_OAUTH_TOKEN",
+            "CLAUDE_CODE_USE_BEDROCK",
+            "CLAUDE_CODE_USE_VERTEX",
+            "CLAUDECODE",
+            "CLAUDE_CODE_ENTRYPOINT",
+            "CLAUDE_PLUGIN_ROOT",
+        ] {
+            cmd.env_remove(key);
+        }
+        cmd.args(["-p", prompt, "--output-format", "stream-json", "--verbose"])
+            .arg("--plugin-dir")
+            .arg(repo_root())
+            .args(["--permission-mode", "bypassPermissions"])
+            .current_dir(self.dir())
+            .env("HOME", self.home.path())
+            .env("PATH", path)
+            .env("ANTHROPIC_BASE_URL", mock.url())
+            .env("ANTHROPIC_API_KEY", "test")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .env("DISABLE_AUTOUPDATER", "1")
+            .env("IS_SANDBOX", "1")
+            .env("CLAUDE_CODE_MAX_RETRIES", "0")
+            .env("VOYAGE_HELPER", helper_binary().unwrap())
+            .env("CLAUDE_PLUGIN_DATA", self.home.path().join("data"))
+            .stdin(Stdio::null());
+        let out = cmd.output().unwrap();
+        let calls = self.home.path().join("claude-calls");
+        assert!(
+            !calls.exists(),
+            "Hard rule 21: something started claude: {}",
+            fs::read_to_string(&calls).unwrap_or_default()
+        );
+        out
+    }
+
+    fn progress(&self) -> Value {
+        let path = self.dir().join("plans/.trekexecute-progress-plan.json");
+        serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap()
+    }
+
+    fn subjects(&self) -> Vec<String> {
+        git(self.dir(), &["log", "--format=%s"])
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+/// The tool results the CLI sent back, as text, in order.
+fn tool_results(mock: &MockApi) -> Vec<String> {
+    mock.main_requests()
+        .last()
+        .map(|r| r.tool_results())
+        .unwrap_or_default()
+        .iter()
+        .map(|v| match &v["content"] {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+        .collect()
+}
+
+fn init_line(out: &Output) -> Value {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v["type"] == "system" && v["subtype"] == "init")
+        .unwrap_or_else(|| panic!("no init line: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+const COMMAND: &str = "/voyage:trekexecute plans/plan.md";
+
+#[test]
+fn the_plugin_validates_strictly() {
+    let Some(claude) = claude_or_skip() else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let out = Command::new(claude)
+        .args(["plugin", "validate", "--strict"])
+        .arg(repo_root())
+        .env("HOME", home.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_two_step_plan_completes_through_the_command() {
+    let Some(s) = Session::new(&example_plan()) else {
+        return;
+    };
+    let turns = vec![
+        s.call("start plans/plan.md"),
+        s.call("step-begin 1"),
+        s.write("greet.sh", GREET),
+        s.call("step-done 1"),
+        s.call("step-begin 2"),
+        s.write("tests/greet.sh", TEST),
+        s.call("step-done 2"),
+        s.call("finish"),
+        s.call("finish --gate confirm"),
+        Turn::text("The run is completed."),
+    ];
+    let mock = MockApi::start(turns);
+    let out = s.run(&mock, COMMAND);
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        mock.summary(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let init = init_line(&out);
+    let commands = init["slash_commands"].to_string();
+    assert!(
+        commands.contains("trekexecute"),
+        "the init line lists the command: {commands}"
+    );
+    let first = &mock.main_requests()[0];
+    assert!(
+        first.user_texts().join("\n").contains("trek step-begin"),
+        "the command's text reached the model: {:?}",
+        first.user_texts()
+    );
+
+    assert_eq!(mock.turns_used(), 10, "{}", mock.summary());
+    assert_eq!(
+        s.subjects(),
+        [
+            "test(greet): check the default name",
+            "feat(greet): add the greeting script",
+            "init"
+        ]
+    );
+    let progress = s.progress();
+    assert_eq!(progress["status"], "completed", "{progress}");
+    let last = tool_results(&mock).join("\n");
+    assert!(
+        last.contains("\"result\": \"completed\""),
+        "trekexecute_summary: {last}"
+    );
+}
+
+#[test]
+fn an_agent_claiming_done_with_a_file_missing_is_partial() {
+    let Some(s) = Session::new(&example_plan()) else {
+        return;
+    };
+    let turns = vec![
+        s.call("start plans/plan.md"),
+        s.call("step-begin 1"),
+        s.write("greet.sh", GREET),
+        s.call("step-done 1"),
+        // Step 2's file is never written: the agent says it is done.
+        s.call("finish"),
+        Turn::text("All done!"),
+    ];
+    let mock = MockApi::start(turns);
+    let out = s.run(&mock, COMMAND);
+    assert!(out.status.success(), "{}", mock.summary());
+    assert_eq!(s.progress()["status"], "partial");
+    assert!(!s.dir().join("tests/greet.sh").exists());
+    let last = tool_results(&mock).join("\n");
+    assert!(last.contains("\"result\": \"partial\""), "{last}");
+}
+
+#[test]
+fn resume_after_an_escalation_continues_at_that_step() {
+    let Some(s) = Session::new(&example_plan()) else {
+        return;
+    };
+    let first = MockApi::start(vec![
+        s.call("start plans/plan.md"),
+        s.call("step-begin 1"),
+        s.write("greet.sh", GREET),
+        s.call("step-done 1"),
+        s.call("step-begin 2"),
+        s.write("tests/greet.sh", "exit 1\n"),
+        s.call("step-done 2"),
+        s.call("finish"),
+        Turn::text("Stopped: step 2 escalated."),
+    ]);
+    s.run(&first, COMMAND);
+    assert_eq!(s.progress()["status"], "stopped");
+
+    let second = MockApi::start(vec![
+        s.call("start --resume plans/plan.md"),
+        s.call("step-begin 2"),
+        // Claude Code writes a file it has read only.
+        Turn::tool(
+            "Read",
+            json!({ "file_path": s.dir().join("tests/greet.sh").display().to_string() }),
+        ),
+        s.write("tests/greet.sh", TEST),
+        s.call("step-done 2"),
+        s.call("finish"),
+        s.call("finish --gate confirm"),
+        Turn::text("Completed."),
+    ]);
+    let out = s.run(&second, "/voyage:trekexecute --resume plans/plan.md");
+    assert!(out.status.success(), "{}", second.summary());
+    let results = second
+        .requests()
+        .iter()
+        .flat_map(|r| r.tool_results())
+        .map(|v| v.to_string())
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        results.contains("NEXT: trek step-begin 2"),
+        "resume names step 2: {results}"
+    );
+    assert_eq!(s.progress()["status"], "completed");
+    assert_eq!(s.progress()["steps"]["2"]["attempts"], 2);
+}
+
+#[test]
+fn a_multi_session_plan_writes_wave_one_orders_and_stops() {
+    let plan =
+        fs::read_to_string(repo_root().join("helper/tests/fixtures/plans/valid/multi-session.md"))
+            .unwrap();
+    let Some(s) = Session::new(&plan) else {
+        return;
+    };
+    let mock = MockApi::start(vec![
+        s.call("start plans/plan.md"),
+        Turn::text("Wave 1 is handed over."),
+    ]);
+    let out = s.run(&mock, COMMAND);
+    assert!(out.status.success(), "{}", mock.summary());
+    let orders = s.dir().join(".claude/trekplan-sessions/plan/orders");
+    assert!(orders.join("wave.json").exists());
+    let result = tool_results(&mock).join("\n");
+    assert!(result.contains("/trekexecute --session"), "{result}");
+    assert!(!s.dir().join(".git/voyage-run.json").exists());
+}
+
+/// Every helper call the command's text makes, as `(subcommand words,
+/// flags)`: each `voyage-helper" trek …` up to the end of its line or span.
+fn helper_calls(text: &str) -> Vec<(Vec<String>, Vec<String>)> {
+    let mut calls = Vec::new();
+    for (i, _) in text.match_indices("plugin/bin/voyage-helper\"") {
+        let rest = &text[i + "plugin/bin/voyage-helper\"".len()..];
+        let line = rest.lines().next().unwrap_or("");
+        let line = line.split('`').next().unwrap_or("");
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let sub: Vec<String> = words
+            .iter()
+            .take_while(|w| w.chars().all(|c| c.is_ascii_lowercase() || c == '-'))
+            .map(|w| (*w).to_owned())
+            .collect();
+        let flags: Vec<String> = words
+            .iter()
+            .filter(|w| w.starts_with("--"))
+            .map(|w| w.split(['=', '[']).next().unwrap_or(w).to_owned())
+            .collect();
+        calls.push((sub, flags));
+    }
+    calls
+}
+
+#[test]
+fn every_helper_call_in_the_command_exists_with_its_flags() {
+    let path = repo_root().join("commands/trekexecute.md");
+    let text = fs::read_to_string(&path).unwrap();
+    assert!(
+        text.len() <= 25 * 1024,
+        "commands/trekexecute.md is {} bytes, over its 25 KB budget",
+        text.len()
+    );
+    let calls = helper_calls(&text);
+    assert!(calls.len() >= 5, "{calls:?}");
+    let helper = helper_binary().unwrap();
+    for (sub, flags) in &calls {
+        assert_eq!(sub.first().map(String::as_str), Some("trek"), "{sub:?}");
+        let out = Command::new(&helper)
+            .args(sub)
+            .arg("--help")
+            .output()
+            .unwrap();
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "voyage-helper {sub:?} --help: {help}");
+        for flag in flags {
+            assert!(
+                help.contains(flag.as_str()),
+                "voyage-helper {sub:?} has no {flag}: {help}"
+            );
+        }
+    }
+    // The flags of the usage block reach `trek start`.
+    let start = Command::new(&helper)
+        .args(["trek", "start", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&start.stdout);
+    for flag in [
+        "--project",
+        "--fg",
+        "--resume",
+        "--dry-run",
+        "--validate",
+        "--step",
+        "--session",
+        "--gates",
+        "--profile",
+    ] {
+        assert!(help.contains(flag), "trek start lacks {flag}");
+        assert!(text.contains(flag), "the command does not mention {flag}");
+    }
+}
+
+#[test]
+fn writes_outside_the_step_are_denied_by_the_hook_during_a_run() {
+    let spec = "---\nplan_version: 1.7\n---\n# Session 1: scripts\n\n## Dependencies\n\nEntry condition: none\n\n## Scope Fence\n\n- Touch: `src/`\n- Never touch: `src/legacy/`\n\n### Step 1: Add a script\n- **Files:** `src/a.sh` (new)\n- **Changes:** a script that prints ok.\n- **Verify:** `bash -n src/a.sh`\n- **On failure:** escalate\n- **Checkpoint:** `git commit -m \"feat: a script\"`\n- **Manifest:**\n  ```yaml\n  expected_paths: [src/a.sh]\n  min_file_count: 1\n  commit_message_pattern: \"^feat: a script$\"\n  bash_syntax_check: [src/a.sh]\n  forbidden_paths: []\n  must_contain: []\n  ```\n\n## Exit Condition\n\n- [ ] `bash -n src/a.sh` passes\n";
+    let Some(s) = Session::new(spec) else {
+        return;
+    };
+    let outside = s.home.path().join("escape.txt");
+    let mock = MockApi::start(vec![
+        s.call("start plans/plan.md"),
+        s.call("step-begin 1"),
+        s.write("src/legacy/old.sh", "echo changed\n"),
+        Turn::tool(
+            "Write",
+            json!({ "file_path": outside.display().to_string(), "content": "x\n" }),
+        ),
+        s.bash(&format!("echo x > {}", outside.display())),
+        s.write("src/other.sh", "echo other\n"),
+        s.write("src/a.sh", "echo ok\n"),
+        s.call("step-done 1"),
+        s.call("finish"),
+        s.call("finish --gate confirm"),
+        Turn::text("Done."),
+    ]);
+    let out = s.run(&mock, COMMAND);
+    assert!(out.status.success(), "{}", mock.summary());
+    assert!(
+        !s.dir().join("src/legacy/old.sh").exists(),
+        "Never-touch file written"
+    );
+    assert!(
+        !outside.exists(),
+        "a file outside the repository was written"
+    );
+    assert!(
+        !s.dir().join("src/other.sh").exists(),
+        "a file not in the step's Files"
+    );
+    // Each request carries the whole conversation: one result per tool call.
+    let mut results: Vec<String> = mock
+        .requests()
+        .iter()
+        .flat_map(|r| r.tool_results())
+        .map(|mut v| {
+            v.as_object_mut().map(|o| o.remove("cache_control"));
+            v.to_string()
+        })
+        .collect();
+    results.sort();
+    results.dedup();
+    let all = results.join("\n");
+    for rule in ["run-never-touch", "run-outside-repo", "run-outside-step"] {
+        assert!(
+            all.contains(&format!("voyage: blocked {rule}")),
+            "{rule} denied: {all}"
+        );
+    }
+    let denials = results
+        .iter()
+        .filter(|r| r.contains("voyage: blocked run-"))
+        .count();
+    assert_eq!(denials, 4, "four writes denied by the hook: {results:#?}");
+    assert_eq!(s.progress()["status"], "completed", "{results:#?}");
+}
