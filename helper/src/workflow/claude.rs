@@ -37,7 +37,6 @@ use super::event::{Event, Level, TokenUsage};
 use super::lines::LineSplitter;
 use super::settings::STRUCTURED_RETRIES_VAR;
 use super::step::{Context, Emit, Failure, StepError};
-use crate::ansi::clean;
 use crate::proc::supervise::{Ending, Job, Leftovers, Stderr, supervise};
 
 /// The program run for every step.
@@ -235,20 +234,8 @@ pub struct Stream {
 impl Stream {
     /// One line of the CLI's output, without its `\n`.
     pub fn line(&mut self, raw: &str, emit: &dyn Emit) {
-        let line = raw.trim();
-        if line.is_empty() {
-            return;
-        }
-        match serde_json::from_str::<Value>(line) {
-            Ok(Value::Object(message)) => self.message(&message, emit),
-            _ => {
-                let text = clean(raw.as_bytes()).into_owned();
-                if self.loose.len() == QUOTED_LINES {
-                    self.loose.remove(0);
-                }
-                self.loose.push(text.clone());
-                emit.emit(Event::text(text));
-            }
+        if let Some(message) = super::lines::json_object(raw, &mut self.loose, emit) {
+            self.message(&message, emit);
         }
     }
 

@@ -59,6 +59,31 @@ impl LineSplitter {
     }
 }
 
+/// One line of an agent CLI's JSON stream: the object it holds, or `None`
+/// for a blank line, and for any other line after it was shown as text and
+/// kept among the last [`QUOTED_LINES`](super::claude::QUOTED_LINES) lines
+/// that were not JSON (`loose`, quoted when the CLI fails).
+pub(super) fn json_object(
+    raw: &str,
+    loose: &mut Vec<String>,
+    emit: &dyn super::step::Emit,
+) -> Option<serde_json::Map<String, serde_json::Value>> {
+    let line = raw.trim();
+    if line.is_empty() {
+        return None;
+    }
+    if let Ok(serde_json::Value::Object(message)) = serde_json::from_str(line) {
+        return Some(message);
+    }
+    let text = crate::ansi::clean(raw.as_bytes()).into_owned();
+    if loose.len() == super::claude::QUOTED_LINES {
+        loose.remove(0);
+    }
+    loose.push(text.clone());
+    emit.emit(super::event::Event::text(text));
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

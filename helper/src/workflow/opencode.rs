@@ -62,12 +62,10 @@ use serde_json::{Map, Value};
 
 use super::call::{Call, NOT_FOUND, NOT_STARTED, Permissions};
 use super::child::{child_env, time_limit, timed_out};
-use super::claude::QUOTED_LINES;
 use super::code;
 use super::event::{Event, Level, TokenUsage};
 use super::lines::LineSplitter;
 use super::step::{Context, Emit, Failure, StepError};
-use crate::ansi::clean;
 use crate::proc::supervise::{Ending, Job, Leftovers, Stderr, supervise};
 
 /// The program run for every call.
@@ -294,20 +292,8 @@ impl Stream {
 
     /// One line of the CLI's output, without its `\n`.
     pub fn line(&mut self, raw: &str, emit: &dyn Emit) {
-        let line = raw.trim();
-        if line.is_empty() {
-            return;
-        }
-        match serde_json::from_str::<Value>(line) {
-            Ok(Value::Object(message)) => self.message(&message, emit),
-            _ => {
-                let text = clean(raw.as_bytes()).into_owned();
-                if self.loose.len() == QUOTED_LINES {
-                    self.loose.remove(0);
-                }
-                self.loose.push(text.clone());
-                emit.emit(Event::text(text));
-            }
+        if let Some(message) = super::lines::json_object(raw, &mut self.loose, emit) {
+            self.message(&message, emit);
         }
     }
 
