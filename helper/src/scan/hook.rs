@@ -204,15 +204,8 @@ fn answer_read(input: &[u8], read_ok: bool, ctx: &Context) -> Answer {
     if let Some(why) = unread.or((!call.whole).then_some(Unread::Malformed)) {
         return deny_unreadable(&call, why, ctx);
     }
-    let call_dir = call
-        .cwd
-        .clone()
-        .filter(|dir| dir.starts_with('/'))
-        .or_else(|| {
-            std::env::current_dir()
-                .ok()
-                .map(|d| d.display().to_string())
-        });
+    let mut call = call;
+    let cwd = call.cwd.take();
     let (judgement, writes) = match call {
         HookInput {
             tool: Some(tool),
@@ -240,6 +233,12 @@ fn answer_read(input: &[u8], read_ok: bool, ctx: &Context) -> Answer {
     if matches!(answer, Answer::Deny(_)) || writes.is_empty() {
         return answer;
     }
+    // Only a call that writes needs its directory (most calls do not).
+    let call_dir = cwd.filter(|dir| dir.starts_with('/')).or_else(|| {
+        std::env::current_dir()
+            .ok()
+            .map(|d| d.display().to_string())
+    });
     let Some(call_dir) = call_dir else {
         return answer;
     };
