@@ -173,7 +173,7 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
 
     // Phase 2.3 and Phase 5: report-only modes.
     if mode == Mode::Validate {
-        return Ok(validate_only(reply, &plan_arg, project.as_deref(), args));
+        return Ok(validate_only(reply, &plan_arg, project.as_deref()));
     }
     if mode == Mode::DryRun {
         let dry = invoke(&["plan", "dry-run", &plan_arg])?;
@@ -341,7 +341,7 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
 
 /// `--validate`: the plan's schema report (and the project's progress
 /// file's), nothing else.
-fn validate_only(mut reply: Reply, plan: &str, project: Option<&Path>, _args: &StartArgs) -> Reply {
+fn validate_only(mut reply: Reply, plan: &str, project: Option<&Path>) -> Reply {
     let check = match invoke(&["plan", "validate", "--strict", plan]) {
         Ok(c) => c,
         Err(p) => return stop::problem("start", &p),
@@ -549,7 +549,7 @@ fn single_session(
     }
 
     context::save_marker(&location.marker, &marker)?;
-    let next = super::step::next_step(&progress, decided.only_step, None)?;
+    let next = super::step::next_step(&progress, decided.only_step)?;
     reply.status = "in_progress".into();
     match next {
         Some(n) => {

@@ -28,11 +28,7 @@ const FAILURE_LINES: usize = 10;
 
 /// The first step of the run still to do: `only` alone in step mode, else
 /// the first neither completed nor skipped. `None` when there is none.
-pub(super) fn next_step(
-    progress: &Path,
-    only: Option<u32>,
-    _after: Option<u32>,
-) -> Result<Option<u32>, Problem> {
+pub(super) fn next_step(progress: &Path, only: Option<u32>) -> Result<Option<u32>, Problem> {
     let file = context::load_progress(progress)?;
     let open = |status: StepStatus| {
         !matches!(
@@ -501,7 +497,7 @@ fn go_on(run: &Run, mut reply: Reply) -> Result<Reply, Problem> {
         reply.next = Next::Finish;
         return Ok(reply);
     }
-    match next_step(&run.progress_path, None, None)? {
+    match next_step(&run.progress_path, None)? {
         Some(next) => {
             reply.next = Next::BeginStep;
             reply.step = Some(next);
