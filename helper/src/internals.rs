@@ -35,8 +35,8 @@ pub mod brief {
 /// The denylist engine, its renderings and the PreToolUse hook.
 pub mod scan {
     pub use crate::scan::{
-        Context, Decision, Judgement, MAX_EXCERPT_CHARS, RULES, find, judge_command, render_json,
-        render_text,
+        Context, Decision, Judgement, MAX_EXCERPT_CHARS, RULES, WriteDir, WriteKind, WriteTarget,
+        find, judge_command, render_json, render_text,
     };
 
     /// The `hook pre-tool-use` answer.

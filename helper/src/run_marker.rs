@@ -109,6 +109,26 @@ pub fn locate(dir: &Path) -> Option<Location> {
     None
 }
 
+/// Every marker location for `dir`: the work tree holding it, and every
+/// work tree around that one (a nested repository, a submodule or a linked
+/// worktree inside another tree is judged by each), nearest first. A
+/// `.git` file that cannot be read is passed over.
+pub(crate) fn locate_all(dir: &Path) -> Vec<Location> {
+    let mut found: Vec<Location> = Vec::new();
+    let mut from = Some(dir.to_path_buf());
+    while let Some(at) = from {
+        match locate(&at) {
+            Some(location) => {
+                from = location.worktree.parent().map(Path::to_path_buf);
+                found.push(location);
+            }
+            // An unreadable `.git` file ends `locate`; go on above it.
+            None => from = at.parent().map(Path::to_path_buf),
+        }
+    }
+    found
+}
+
 /// Why a marker could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {

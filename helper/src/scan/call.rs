@@ -84,6 +84,14 @@ impl Scanner<'_> {
         {
             return out;
         }
+        // `voyage-helper trek release`, however the helper is reached (a
+        // name on PATH, the plugin's launcher by its path).
+        if first.text.rsplit('/').next() == Some("voyage-helper")
+            && args.first().is_some_and(|a| a.is("trek"))
+            && args.get(1).is_some_and(|a| a.is("release") || !a.exact)
+        {
+            self.judgement.ends_run = true;
+        }
         match program(first) {
             Program::Named(name) => self.named(&name, argv, args, stdin),
             Program::Local => {

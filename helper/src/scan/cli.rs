@@ -153,20 +153,20 @@ pub(crate) enum HookCommand {
     ///               "systemMessage":"voyage: warning <rule> ..."}
     ///     allowed  nothing at all (the normal permission flow goes on;
     ///              "allow" is never sent)
-    ///     notice   {"systemMessage":"voyage: ignored a stale run marker ..."}
-    ///              (no decision; only while a stale run marker is found)
     ///
     /// The reason is one line: the rule, the command as judged, what
     /// matched, and a safer alternative. Schema: hook-pre-tool-use-output.
     ///
     /// WHILE A /trekexecute RUN IS IN PROGRESS (a run marker,
-    /// <git dir>/voyage-run.json, found from the input's cwd, else the
-    /// hook's own directory), every write the call makes is also held to
-    /// the run's scope: the file tool's path, and each write target the
-    /// engine finds in a Bash command (redirections, tee, cp/mv/install,
-    /// sed -i, touch, mkdir, rm, ln, truncate, dd of=, ...), relative paths
-    /// seen from the cwd after any `cd`, `..` resolved, links followed.
-    /// Denied, each with its own reason:
+    /// <git dir>/voyage-run.json, in a work tree the call writes into, or
+    /// around the input's cwd or $CLAUDE_PROJECT_DIR; nested repositories
+    /// and submodules are walked past), every write the call makes is also
+    /// held to the run's scope: the file tool's path, and each write target
+    /// the engine finds in a Bash command (every redirection, tee,
+    /// cp/mv/install, sed -i, touch, mkdir, rm, ln, truncate, dd of=, ...),
+    /// relative paths seen from the cwd after any `cd`, `..` resolved,
+    /// links followed on both sides (the step's Files too). Denied, each
+    /// with its own reason:
     ///
     ///     run-outside-repo       outside the repository root (Hard rule 15);
     ///                            ~/.claude/ and /dev/null, /dev/stdout,
@@ -177,9 +177,13 @@ pub(crate) enum HookCommand {
     ///     run-outside-step       not in the current step's Files (Hard rule
     ///                            2): leave it, record a finding instead
     ///     run-between-steps      any write while no step is in progress
-    ///     run-marker-write       the marker itself
+    ///     run-marker-write       the marker, the progress file, the plan
+    ///     run-release            the agent running `trek release`
     ///     run-unknown-target     a target only known at run time (> "$X")
-    ///     run-marker-unreadable  a marker that cannot be read or parsed
+    ///     run-marker-unreadable  a marker that cannot be read or parsed, or
+    ///                            whose progress file is missing, unreadable
+    ///                            or not in_progress (the guard fails closed
+    ///                            until `trek release`, run by the user)
     ///
     /// For example, with step 2's Files `src/a.rs` and a live marker:
     ///
@@ -189,9 +193,7 @@ pub(crate) enum HookCommand {
     ///                           src/b.rs, which is not in step 2's Files ..."
     ///
     /// A call that writes nothing is never affected, and a denylist denial
-    /// stays as it is. A stale marker (its progress file no longer says
-    /// in_progress) is ignored; if it alone would have denied, the notice
-    /// above names it and how to remove it.
+    /// stays as it is.
     ///
     /// INPUT is read leniently: any nesting depth, lone surrogate escapes
     /// and invalid UTF-8 (both read as U+FFFD), a leading byte-order mark;

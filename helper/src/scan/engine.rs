@@ -162,6 +162,48 @@ mod tests {
         }
     }
 
+    /// `>&WORD` and `1>&WORD` write WORD when it is no descriptor (bash
+    /// 5.2 creates the file), so the protected-path rules see them as they
+    /// see `>`; a descriptor, `-`, or another descriptor's duplication
+    /// (`2>&file` is an error in bash) writes nothing.
+    #[test]
+    fn duplicating_redirections_that_name_a_file_write_it() {
+        let ctx = Context {
+            home: Some("/home/ann".into()),
+        };
+        for (command, rule) in [
+            ("echo x >& ~/.ssh/authorized_keys", "credentials-write"),
+            ("echo x 1>& ~/.bashrc", "shell-config-write"),
+            ("echo x >&.git/hooks/pre-commit", "git-hooks-write"),
+            ("echo x >& /dev/sda", "disk-write"),
+            ("exec >& ~/.bashrc", "shell-config-write"),
+            ("{ echo x; } >& ~/.zshrc", "shell-config-write"),
+        ] {
+            let judged = judge_command(command, &ctx);
+            assert!(
+                rules(&judged).contains(&rule),
+                "{command}: {:?}",
+                rules(&judged)
+            );
+        }
+        for command in [
+            "echo x >&2",
+            "echo x 1>&2",
+            "echo x >&-",
+            "echo x >&1-",
+            "echo x 2>&1",
+        ] {
+            let judged = judge_command(command, &ctx);
+            assert_eq!(judged.decision(), Decision::Allow, "{command}");
+            assert!(judged.writes.is_empty(), "{command}: {:?}", judged.writes);
+        }
+        // A word only known at run time may be a file: a write of an
+        // unknown target.
+        let judged = judge_command("echo x >& \"$OUT\"", &ctx);
+        assert_eq!(judged.writes.len(), 1, "{:?}", judged.writes);
+        assert_eq!(judged.writes.first().and_then(|w| w.path.clone()), None);
+    }
+
     /// A 1 MB command line: half a million words, then the dangerous part.
     #[test]
     fn a_megabyte_command_is_judged_whole() {

@@ -85,6 +85,10 @@ pub struct Judgement {
     /// Every path the command would write, as far as the text says
     /// ([`super::write_target`]); empty for a path judged alone.
     pub writes: Vec<super::write_target::WriteTarget>,
+    /// The command runs `voyage-helper trek release` (or a `trek`
+    /// subcommand the text does not give), which ends a run in progress:
+    /// the run's scope refuses it to the agent.
+    pub ends_run: bool,
 }
 
 impl Judgement {

@@ -146,8 +146,6 @@ pub enum Answer {
     Deny(String),
     /// Let the call go on, with this warning.
     Warn(String),
-    /// No decision; this line for the user alone (a stale run marker).
-    Notice(String),
 }
 
 /// Reads stdin, at most one byte more than [`MAX_INPUT_BYTES`] (so that
@@ -206,7 +204,7 @@ fn answer_read(input: &[u8], read_ok: bool, ctx: &Context) -> Answer {
     }
     let mut call = call;
     let cwd = call.cwd.take();
-    let (judgement, writes) = match call {
+    let (judgement, writes, ends_run) = match call {
         HookInput {
             tool: Some(tool),
             command: Some(command),
@@ -214,7 +212,8 @@ fn answer_read(input: &[u8], read_ok: bool, ctx: &Context) -> Answer {
         } if tool == "Bash" => {
             let mut judgement = judge_command(&command, ctx);
             let writes = std::mem::take(&mut judgement.writes);
-            (judgement, writes)
+            let ends_run = judgement.ends_run;
+            (judgement, writes, ends_run)
         }
         HookInput {
             tool: Some(tool),
@@ -222,15 +221,19 @@ fn answer_read(input: &[u8], read_ok: bool, ctx: &Context) -> Answer {
             notebook_path,
             ..
         } if tool != "Bash" => match file_path.or(notebook_path) {
-            Some(path) => (judge_path(&path, ctx), vec![WriteTarget::file(&path)]),
+            Some(path) => (
+                judge_path(&path, ctx),
+                vec![WriteTarget::file(&path)],
+                false,
+            ),
             None => return Answer::Silent,
         },
         _ => return Answer::Silent,
     };
     let answer = decide(&judgement);
     // The run's scope only adds denials: a denylist denial stays as it is,
-    // and a call that writes nothing is never affected.
-    if matches!(answer, Answer::Deny(_)) || writes.is_empty() {
+    // and a call that writes nothing (and ends no run) is never affected.
+    if matches!(answer, Answer::Deny(_)) || (writes.is_empty() && !ends_run) {
         return answer;
     }
     // Only a call that writes needs its directory (most calls do not).
@@ -242,15 +245,17 @@ fn answer_read(input: &[u8], read_ok: bool, ctx: &Context) -> Answer {
     let Some(call_dir) = call_dir else {
         return answer;
     };
-    match run_scope::check(&writes, &call_dir, ctx.home.as_deref()) {
+    // Claude Code's project directory: where the session belongs, however
+    // far a `cd` took its shell.
+    let project_dir = std::env::var("CLAUDE_PROJECT_DIR").ok();
+    let origin = run_scope::Origin {
+        call_dir: &call_dir,
+        project_dir: project_dir.as_deref(),
+        home: ctx.home.as_deref(),
+    };
+    match run_scope::check(&writes, ends_run, &origin) {
         Verdict::Pass => answer,
         Verdict::Deny(reason) => Answer::Deny(reason),
-        Verdict::Stale(note) => match answer {
-            Answer::Warn(warning) => {
-                Answer::Warn(clip(&format!("{warning} Also: {note}"), MAX_MESSAGE_CHARS))
-            }
-            Answer::Silent | Answer::Deny(_) | Answer::Notice(_) => Answer::Notice(note),
-        },
     }
 }
 
@@ -328,15 +333,6 @@ pub fn render(answer: &Answer, out: &mut impl Write) -> io::Result<()> {
             },
             system_message: None,
         },
-        Answer::Notice(note) => {
-            serde_json::to_writer(
-                &mut *out,
-                &NoticeOutput {
-                    system_message: note,
-                },
-            )?;
-            return writeln!(out);
-        }
         Answer::Warn(warning) => Output {
             hook_specific_output: Specific {
                 hook_event_name: "PreToolUse",
@@ -349,13 +345,6 @@ pub fn render(answer: &Answer, out: &mut impl Write) -> io::Result<()> {
     };
     serde_json::to_writer(&mut *out, &output)?;
     writeln!(out)
-}
-
-/// The reply with only a `systemMessage`.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct NoticeOutput<'a> {
-    system_message: &'a str,
 }
 
 #[cfg(test)]

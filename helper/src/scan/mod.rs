@@ -62,6 +62,7 @@ pub(crate) use parse::parse_with_brush as parse_shell;
 pub use render::{render_json, render_text};
 pub use rule::{RULES, find};
 pub use scanner::Context;
+pub use write_target::{WriteDir, WriteKind, WriteTarget};
 
 use std::io::{self, Write};
 

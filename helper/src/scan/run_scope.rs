@@ -1,7 +1,7 @@
 //! The run's scope: while a `/trekexecute` run is in progress (its run
-//! marker, [`crate::run_marker`], lives in the git directory of the tool
-//! call's working tree), every write a tool call would make is held to the
-//! run's rules on top of the denylist:
+//! marker, [`crate::run_marker`], lives in the git directory of the run's
+//! working tree), every write a tool call would make is held to the run's
+//! rules on top of the denylist:
 //!
 //! - no write leaves the repository root (trekexecute Hard rule 15), except
 //!   into `~/.claude/` and the device files a redirection uses; the memory
@@ -11,16 +11,33 @@
 //!   as the audits match plan paths ([`crate::audit::Matcher`]);
 //! - no write touches a file outside the current step's `Files:` (Hard rule
 //!   2), and between steps nothing in the repository is written;
-//! - no write changes or removes the marker itself.
+//! - no write changes or removes what holds the run: the marker, the
+//!   progress file and the plan.
+//!
+//! Which runs judge a call: every live run whose tree the call writes into
+//! (found from each written path, walking up past nested repositories and
+//! submodules to every enclosing work tree), and the run of the directories
+//! the call belongs to (its cwd and Claude Code's project directory, also
+//! walked up), which alone refuses writes outside its root. So a `cd` into
+//! a nested repository, a submodule or out of the repository changes
+//! nothing: the marker is found from what is written, not from where.
 //!
 //! Writes come from the engine ([`super::write_target`]): the path a file
 //! tool names, or the targets the engine found in a Bash command, each
 //! resolved against where the command stands ([`super::real_path`]: `..`,
-//! `.` and links followed). A target the text cannot give (`> "$X"`) is
-//! refused: where it lands cannot be checked. A marker that cannot be read
-//! refuses every write; a stale one (its run no longer in progress) is
-//! ignored, and named to the user when it alone would have refused one.
+//! `.` and links followed). The step's Files are resolved the same way, so
+//! a link inside them pointing elsewhere is judged by where it points, and
+//! a file with other hard links is writable only when the step names it.
+//! A target the text cannot give (`> "$X"`) is refused: where it lands
+//! cannot be checked.
+//!
+//! The guard fails closed: a marker that cannot be read, or whose progress
+//! file is missing, unreadable or no longer `in_progress`, refuses every
+//! write until the helper ends the run (`trek finish`, or `voyage-helper
+//! trek release` run by the user); the agent cannot call the latter.
 
+use std::collections::BTreeSet;
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 use crate::audit::Matcher;
@@ -38,9 +55,17 @@ pub(crate) enum Verdict {
     Pass,
     /// Refused, with the hook's reason.
     Deny(String),
-    /// A stale marker would have refused a write; it is ignored, and this
-    /// line tells the user about it.
-    Stale(String),
+}
+
+/// Where a tool call comes from, for finding the runs that judge it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Origin<'a> {
+    /// The directory the call runs in (absolute).
+    pub call_dir: &'a str,
+    /// Claude Code's project directory (`CLAUDE_PROJECT_DIR`), if known.
+    pub project_dir: Option<&'a str>,
+    /// The home directory, for `~`.
+    pub home: Option<&'a str>,
 }
 
 /// Longest piece of a command or path quoted in a reason.
@@ -48,50 +73,119 @@ const MAX_QUOTED: usize = 200;
 /// Longest list of Files quoted in a reason.
 const MAX_FILES_QUOTED: usize = 400;
 
-/// Judges `writes`, made by a tool call running in `call_dir` (absolute),
-/// against the run marker of the working tree holding `call_dir`. Every
-/// reason is one line of at most [`super::hook::MAX_MESSAGE_CHARS`].
-pub(crate) fn check(writes: &[WriteTarget], call_dir: &str, home: Option<&str>) -> Verdict {
-    let one_line = |text: &str| clip(&one_line_text(text), super::hook::MAX_MESSAGE_CHARS);
-    match judge(writes, call_dir, home) {
+/// Judges `writes`, made by a tool call from `origin`, against every live
+/// run they concern; `ends_run` says the call runs `trek release`, which
+/// only the user may. Every reason is one line of at most
+/// [`super::hook::MAX_MESSAGE_CHARS`].
+pub(crate) fn check(writes: &[WriteTarget], ends_run: bool, origin: &Origin<'_>) -> Verdict {
+    match judge(writes, ends_run, origin) {
         Verdict::Pass => Verdict::Pass,
-        Verdict::Deny(reason) => Verdict::Deny(one_line(&reason)),
-        Verdict::Stale(note) => Verdict::Stale(one_line(&note)),
+        Verdict::Deny(reason) => Verdict::Deny(clip(
+            &one_line_text(&reason),
+            super::hook::MAX_MESSAGE_CHARS,
+        )),
     }
 }
 
-fn judge(writes: &[WriteTarget], call_dir: &str, home: Option<&str>) -> Verdict {
-    if writes.is_empty() {
+/// A write target placed in the file system, or why it cannot be.
+enum Placed {
+    /// Nothing to judge (`-`, a device file).
+    Harmless,
+    /// Where it lands cannot be known: refused by the run the call belongs
+    /// to.
+    Unknown(String),
+    Path(Place),
+}
+
+/// Where one write lands.
+struct Place {
+    /// The target as spelled, for messages.
+    shown: String,
+    /// Absolute, `.` and `..` taken out as text.
+    lexical: String,
+    /// Absolute, links followed (a glob's pattern part appended as text).
+    real: String,
+}
+
+fn judge(writes: &[WriteTarget], ends_run: bool, origin: &Origin<'_>) -> Verdict {
+    if writes.is_empty() && !ends_run {
         return Verdict::Pass;
     }
-    let Some(location) = run_marker::locate(Path::new(call_dir)) else {
-        return Verdict::Pass;
-    };
-    let marker_path = location.marker.display().to_string();
-    let marker = match run_marker::read(&location.marker) {
-        Ok(None) => return Verdict::Pass,
-        Ok(Some(marker)) => marker,
-        Err(e) => return Verdict::Deny(unreadable(&e.to_string(), &marker_path)),
-    };
-    if marker.schema_version != run_marker::SCHEMA_VERSION || !marker.repo_root.starts_with('/') {
-        let why = format!(
-            "the run marker {marker_path} is not a run marker this helper reads (schema_version {}, repo_root `{}`)",
-            marker.schema_version,
-            clip(&one_line_text(&marker.repo_root), MAX_QUOTED)
-        );
-        return Verdict::Deny(unreadable(&why, &marker_path));
-    }
-    let scope = Scope::new(&marker, &marker_path, home);
-    let refused: Vec<String> = writes
+    let placed: Vec<(&WriteTarget, Placed)> = writes
         .iter()
-        .filter_map(|w| scope.judge(w, call_dir))
+        .map(|w| (w, place(w, origin.call_dir, origin.home)))
         .collect();
+    // The directories whose runs decide, and every path written.
+    let own: Vec<&str> = std::iter::once(origin.call_dir)
+        .chain(origin.project_dir.filter(|d| d.starts_with('/')))
+        .collect();
+    let mut searched: Vec<String> = own.iter().map(|d| (*d).to_owned()).collect();
+    for (_, placed) in &placed {
+        if let Placed::Path(place) = placed {
+            searched.push(place.real.clone());
+            searched.push(place.lexical.clone());
+        }
+    }
+    // The call's own runs first, so that their reasons lead; each marker
+    // once, however it was reached.
+    let mut markers: Vec<std::path::PathBuf> = Vec::new();
+    let mut seen = BTreeSet::new();
+    for dir in &searched {
+        for location in run_marker::locate_all(Path::new(dir)) {
+            let text = location.marker.display().to_string();
+            let key = real_path::resolve(&text).unwrap_or(text);
+            if seen.insert(key) {
+                markers.push(location.marker);
+            }
+        }
+    }
+    let mut refused = Vec::new();
+    for marker_file in &markers {
+        let marker_path = marker_file.display().to_string();
+        let marker = match run_marker::read(marker_file) {
+            Ok(None) => continue,
+            Ok(Some(marker)) => marker,
+            Err(e) => return Verdict::Deny(unreadable(&e.to_string(), &marker_path)),
+        };
+        if marker.schema_version != run_marker::SCHEMA_VERSION || !marker.repo_root.starts_with('/')
+        {
+            let why = format!(
+                "the run marker {marker_path} is not a run marker this helper reads (schema_version {}, repo_root `{}`)",
+                marker.schema_version,
+                clip(&one_line_text(&marker.repo_root), MAX_QUOTED)
+            );
+            return Verdict::Deny(unreadable(&why, &marker_path));
+        }
+        if let Some(why) = marker.stale_reason() {
+            return Verdict::Deny(unreadable(
+                &format!("the run marker {marker_path} is live but {why}"),
+                &marker_path,
+            ));
+        }
+        let scope = Scope::new(&marker, &marker_path, origin.home);
+        let belongs = own.iter().any(|dir| scope.covers(dir));
+        if ends_run && belongs {
+            refused.push(format!(
+                "voyage: blocked run-release (the run's own guard): `trek release` ends the run in progress ({}) without its checks; only the user may run it, in a terminal. Safer: go on with the run, or end it with `trek finish`.",
+                marker.plan
+            ));
+        }
+        for (write, placed) in &placed {
+            match placed {
+                Placed::Harmless => {}
+                Placed::Unknown(reason) if belongs => refused.push(reason.clone()),
+                Placed::Unknown(_) => {}
+                Placed::Path(place) => {
+                    if let Some(reason) = scope.judge(write, place, belongs) {
+                        refused.push(reason);
+                    }
+                }
+            }
+        }
+    }
     let Some(first) = refused.first() else {
         return Verdict::Pass;
     };
-    if let Some(why) = marker.stale_reason() {
-        return Verdict::Stale(stale(&marker_path, &why));
-    }
     let mut reason = first.clone();
     if refused.len() > 1 {
         reason.push_str(&format!(
@@ -102,18 +196,99 @@ fn judge(writes: &[WriteTarget], call_dir: &str, home: Option<&str>) -> Verdict 
     Verdict::Deny(reason)
 }
 
-/// The reason for a marker that cannot be read.
-fn unreadable(why: &str, marker: &str) -> String {
-    format!(
-        "voyage: blocked run-marker-unreadable (the run's scope cannot be read): {}, so no write can be checked against the run in progress. Safer: if no /trekexecute run is in progress, ask the user to remove the file (`rm {marker}`) or to start the next run (`trek start` replaces it); otherwise let the run end with `trek finish`.",
-        one_line_text(why)
-    )
+/// Where `write`, made from `call_dir`, lands.
+fn place(write: &WriteTarget, call_dir: &str, home: Option<&str>) -> Placed {
+    let shown = clip(&one_line_text(&write.spelled), MAX_QUOTED);
+    let Some(text) = write.path.as_deref() else {
+        return Placed::Unknown(unknown(&shown, "the path depends on what runs"));
+    };
+    // `-` is standard output to the programs that write files
+    // (`wget -O -`, `curl -o -`).
+    if text == "-" {
+        return Placed::Harmless;
+    }
+    let home = home.map(|h| h.trim_end_matches('/'));
+    let base = match &write.dir {
+        WriteDir::Call => Some(call_dir.to_owned()),
+        WriteDir::Moved(dir) => absolute(dir, call_dir, home),
+        WriteDir::Unknown => None,
+    };
+    let joined = match base {
+        Some(base) => absolute(text, &base, home),
+        None if text.starts_with('/') || text.starts_with('~') => absolute(text, "/", home),
+        None => {
+            return Placed::Unknown(unknown(
+                &shown,
+                "a `cd` before it goes where the command does not say, or may fail",
+            ));
+        }
+    };
+    let Some(joined) = joined else {
+        return Placed::Unknown(unknown(&shown, "the home directory is not known"));
+    };
+    let lexical = paths::normalize(&joined, None);
+    if is_device(&lexical) {
+        return Placed::Harmless;
+    }
+    let (fixed, pattern) = if write.glob {
+        match split_glob(&joined) {
+            Some(split) => split,
+            None => {
+                return Placed::Unknown(unknown(
+                    &shown,
+                    "its pattern could match `..` and climb out of any directory",
+                ));
+            }
+        }
+    } else {
+        (joined.clone(), String::new())
+    };
+    // Removing or relinking a link changes the link, not what it points
+    // at: only the directories above it are followed.
+    let resolved = match fixed.rsplit_once('/') {
+        Some((parent, name))
+            if write.kind == WriteKind::Remove
+                && pattern.is_empty()
+                && !matches!(name, "" | "." | "..") =>
+        {
+            real_path::resolve(if parent.is_empty() { "/" } else { parent })
+                .map(|p| format!("{}/{name}", p.trim_end_matches('/')))
+        }
+        _ => real_path::resolve(&fixed),
+    };
+    let Some(mut real) = resolved else {
+        return Placed::Unknown(unknown(&shown, "its path holds a loop of symbolic links"));
+    };
+    if !pattern.is_empty() {
+        real = format!("{}/{pattern}", real.trim_end_matches('/'));
+    }
+    if is_device(&real) {
+        return Placed::Harmless;
+    }
+    Placed::Path(Place {
+        shown,
+        lexical,
+        real,
+    })
 }
 
-/// The note for a stale marker.
-fn stale(marker: &str, why: &str) -> String {
+/// `path` (`~/…`, absolute, or relative to `base`) as an absolute path;
+/// `None` when it needs the home and none is known.
+fn absolute(path: &str, base: &str, home: Option<&str>) -> Option<String> {
+    if path == "~" || path.starts_with("~/") {
+        return Some(format!("{}{}", home?, path.get(1..).unwrap_or_default()));
+    }
+    if path.starts_with('/') {
+        return Some(path.to_owned());
+    }
+    Some(format!("{}/{path}", base.trim_end_matches('/')))
+}
+
+/// The reason for a marker that cannot be read, or a run whose state
+/// cannot be trusted.
+fn unreadable(why: &str, marker: &str) -> String {
     format!(
-        "voyage: ignored a stale run marker {marker} ({}); it would have refused this write. Remove it with `rm {marker}`, or the next `trek start` replaces it.",
+        "voyage: blocked run-marker-unreadable (the run's scope cannot be trusted): {}, so no write can be checked against the run in progress. Safer: stop here and tell the user; they resume the run (/trekexecute --resume), or end it in a terminal with `voyage-helper trek release` (run marker {marker}).",
         one_line_text(why)
     )
 }
@@ -121,15 +296,21 @@ fn stale(marker: &str, why: &str) -> String {
 /// A marker, read and resolved once for all of a call's writes.
 struct Scope<'m> {
     marker: &'m RunMarker,
-    /// The marker file, its links followed.
-    marker_path: String,
+    /// The files that hold the run, their links followed: the marker, the
+    /// progress file and the plan.
+    guarded: Vec<(String, &'static str)>,
     /// `repo_root` as written and with its links followed.
     root_written: String,
     root: String,
-    /// The home directory with its links followed, and as given (for `~`).
+    /// The home directory with its links followed.
     home: Option<String>,
-    home_given: Option<String>,
+    /// The step's Files as written, and resolved (their links followed,
+    /// relative to the real root).
     files: Vec<Matcher>,
+    files_real: Vec<Matcher>,
+    /// The files the step names one by one (not a directory or pattern),
+    /// as device and inode: a hard link may be written only through them.
+    named_inodes: Vec<(u64, u64)>,
     never_touch: Vec<Matcher>,
 }
 
@@ -137,106 +318,86 @@ impl<'m> Scope<'m> {
     fn new(marker: &'m RunMarker, marker_path: &str, home: Option<&str>) -> Self {
         let root_written = paths::normalize(&marker.repo_root, None);
         let real = |p: &str| real_path::resolve(p).unwrap_or_else(|| paths::normalize(p, None));
+        let root = real(&root_written);
+        let guarded = vec![
+            (real(marker_path), "the run marker"),
+            (real(&marker.progress), "the run's progress file"),
+            (real(&marker.plan), "the plan being executed"),
+        ];
+        let resolved = |entry: &str| resolve_entry(entry, &root_written, &root);
+        let mut never_touch: Vec<Matcher> =
+            marker.never_touch.iter().map(|f| Matcher::new(f)).collect();
+        never_touch.extend(
+            marker
+                .never_touch
+                .iter()
+                .filter_map(|f| resolved(f))
+                .map(|f| Matcher::new(&f)),
+        );
+        let named_inodes = marker
+            .files
+            .iter()
+            .filter(|f| !f.ends_with('/') && !f.contains(['*', '?', '[']))
+            .filter_map(|f| std::fs::metadata(format!("{root_written}/{}", plain(f))).ok())
+            .filter(|meta| meta.is_file())
+            .map(|meta| (meta.dev(), meta.ino()))
+            .collect();
         Self {
             marker,
-            marker_path: real(marker_path),
-            root: real(&root_written),
-            root_written,
+            guarded,
             home: home.map(real),
-            home_given: home.map(|h| h.trim_end_matches('/').to_owned()),
             files: marker.files.iter().map(|f| Matcher::new(f)).collect(),
-            never_touch: marker.never_touch.iter().map(|f| Matcher::new(f)).collect(),
+            files_real: marker
+                .files
+                .iter()
+                .filter_map(|f| resolved(f))
+                .map(|f| Matcher::new(&f))
+                .collect(),
+            named_inodes,
+            never_touch,
+            root,
+            root_written,
         }
     }
 
-    /// Why `write` is refused, or `None` when the run's scope allows it.
-    fn judge(&self, write: &WriteTarget, call_dir: &str) -> Option<String> {
-        let shown = clip(&one_line_text(&write.spelled), MAX_QUOTED);
-        let Some(text) = write.path.as_deref() else {
-            return Some(unknown(&shown, "the path depends on what runs"));
-        };
-        // `-` is standard output to the programs that write files
-        // (`wget -O -`, `curl -o -`).
-        if text == "-" {
-            return None;
-        }
-        let base = match &write.dir {
-            WriteDir::Call => Some(call_dir.to_owned()),
-            WriteDir::Moved(dir) => self.absolute(dir, call_dir),
-            WriteDir::Unknown => None,
-        };
-        let joined = match base {
-            Some(base) => self.absolute(text, &base),
-            None if text.starts_with('/') || text.starts_with('~') => self.absolute(text, "/"),
-            None => {
-                return Some(unknown(
-                    &shown,
-                    "a `cd` before it goes where the command does not say",
+    /// `dir` (absolute) is inside this run's tree.
+    fn covers(&self, dir: &str) -> bool {
+        let lexical = paths::normalize(dir, None);
+        let real = real_path::resolve(&lexical).unwrap_or_else(|| lexical.clone());
+        relative(&real, &self.root).is_some() || relative(&lexical, &self.root_written).is_some()
+    }
+
+    /// Why `write`, landing at `place`, is refused, or `None` when the
+    /// run's scope allows it. `belongs`: the call is this run's, so a write
+    /// outside its root is refused too.
+    fn judge(&self, write: &WriteTarget, place: &Place, belongs: bool) -> Option<String> {
+        let shown = &place.shown;
+        for (held, what) in &self.guarded {
+            if place.real == *held
+                || place.lexical == *held
+                || (write.kind == WriteKind::Remove && holds(&place.real, held))
+            {
+                return Some(format!(
+                    "voyage: blocked run-marker-write (the run's own guard): `{shown}` would change or remove {what} {held}, which holds this run's scope. Safer: leave it alone; the helper updates it, and `trek finish` ends the run."
                 ));
             }
-        };
-        let Some(joined) = joined else {
-            return Some(unknown(&shown, "the home directory is not known"));
-        };
-        let lexical = paths::normalize(&joined, None);
-        if is_device(&lexical) {
-            return None;
         }
-        let (fixed, pattern) = if write.glob {
-            match split_glob(&joined) {
-                Some(split) => split,
-                None => {
-                    return Some(unknown(
-                        &shown,
-                        "its pattern could match `..` and climb out of any directory",
-                    ));
-                }
-            }
-        } else {
-            (joined.clone(), String::new())
-        };
-        let Some(mut real) = real_path::resolve(&fixed) else {
-            return Some(unknown(&shown, "its path holds a loop of symbolic links"));
-        };
-        if !pattern.is_empty() {
-            real = format!("{}/{pattern}", real.trim_end_matches('/'));
-        }
-        if is_device(&real) {
-            return None;
-        }
-        if real == self.marker_path
-            || (write.kind == WriteKind::Remove && holds(&real, &self.marker_path))
-        {
-            return Some(format!(
-                "voyage: blocked run-marker-write (the run's own guard): `{shown}` would change or remove the run marker {}, which holds this run's scope. Safer: leave it alone; `trek finish` removes it when the run ends.",
-                self.marker_path
-            ));
-        }
-        let Some(rel) = relative(&real, &self.root) else {
-            return self.outside(write, &shown, &real);
+        let Some(rel) = relative(&place.real, &self.root) else {
+            return if belongs {
+                self.outside(write, shown, &place.real)
+            } else {
+                None
+            };
         };
         let mut rels = vec![rel];
         for root in [&self.root_written, &self.root] {
-            if let Some(r) = relative(&lexical, root)
+            if let Some(r) = relative(&place.lexical, root)
                 && !rels.contains(&r)
             {
                 rels.push(r);
             }
         }
-        self.inside(write, &shown, &rels)
-    }
-
-    /// `path` (`~/…`, absolute, or relative to `base`) as an absolute path;
-    /// `None` when it needs the home and none is known.
-    fn absolute(&self, path: &str, base: &str) -> Option<String> {
-        if path == "~" || path.starts_with("~/") {
-            let home = self.home_given.as_deref()?;
-            return Some(format!("{home}{}", path.get(1..).unwrap_or_default()));
-        }
-        if path.starts_with('/') {
-            return Some(path.to_owned());
-        }
-        Some(format!("{}/{path}", base.trim_end_matches('/')))
+        self.inside(write, place, &rels)
     }
 
     /// A write outside the repository root: refused unless it is in
@@ -274,7 +435,8 @@ impl<'m> Scope<'m> {
     /// A write inside the repository: refused when it touches the
     /// Never-touch list, or a file outside the current step's Files.
     /// `rels`: the path relative to the root (resolved, and as written).
-    fn inside(&self, write: &WriteTarget, shown: &str, rels: &[String]) -> Option<String> {
+    fn inside(&self, write: &WriteTarget, place: &Place, rels: &[String]) -> Option<String> {
+        let shown = &place.shown;
         let main = rels.first().map_or("", String::as_str);
         let named = if main.is_empty() { "." } else { main };
         for never in &self.never_touch {
@@ -296,17 +458,20 @@ impl<'m> Scope<'m> {
                 "voyage: blocked run-between-steps (Hard rule 2: only the step's Files): `{shown}` writes {named} while no step is in progress. Safer: call `trek step-begin N` first; the step's Files are open until its `trek step-done`."
             ));
         };
-        let listed = rels
-            .iter()
-            .any(|rel| self.files.iter().any(|f| f.matches(rel)));
+        // Only where the write really lands counts: a link under the
+        // Files pointing elsewhere is judged by its target.
+        let entries = || self.files.iter().chain(&self.files_real);
+        let listed = entries().any(|f| f.matches(main));
         let parent_of_listed = write.kind == WriteKind::Create
-            && rels.iter().any(|rel| {
-                self.files
-                    .iter()
-                    .any(|f| holds_rel(rel, &plain(&f.entry)) && plain(&f.entry) != *rel)
-            });
-        if listed || parent_of_listed {
+            && entries().any(|f| holds_rel(main, &plain(&f.entry)) && plain(&f.entry) != main);
+        let other_link = write.kind != WriteKind::Remove && self.hard_link_elsewhere(&place.real);
+        if (listed || parent_of_listed) && !other_link {
             return None;
+        }
+        if listed {
+            return Some(format!(
+                "voyage: blocked run-outside-step (Hard rule 2: only the step's Files): `{shown}` writes {named}, a file with other hard links, which step {step} does not name one by one: writing it changes them too. Safer: leave the file alone and record the change it seems to need as a finding for the final report."
+            ));
         }
         let files = if self.marker.files.is_empty() {
             "none".to_owned()
@@ -319,6 +484,16 @@ impl<'m> Scope<'m> {
         Some(format!(
             "voyage: blocked run-outside-step (Hard rule 2: only the step's Files): `{shown}` touches {named}, which is not in step {step}'s Files ({files}). Safer: leave the file alone and record the change it seems to need as a finding for the final report."
         ))
+    }
+
+    /// `real` is a regular file with more than one hard link, and not one
+    /// of the files the step names one by one.
+    fn hard_link_elsewhere(&self, real: &str) -> bool {
+        std::fs::symlink_metadata(real).is_ok_and(|meta| {
+            meta.is_file()
+                && meta.nlink() > 1
+                && !self.named_inodes.contains(&(meta.dev(), meta.ino()))
+        })
     }
 }
 
@@ -395,6 +570,29 @@ fn holds(dir: &str, path: &str) -> bool {
 /// `dir` (relative to the root, `""` the root) is `path` or holds it.
 fn holds_rel(dir: &str, path: &str) -> bool {
     dir.is_empty() || path == dir || path.strip_prefix(dir).is_some_and(|r| r.starts_with('/'))
+}
+
+/// A Files or Never-touch entry with the links in its fixed part
+/// followed, relative to the real root (a directory entry keeps its
+/// trailing `/`); `None` when it resolves outside the root or through a
+/// loop.
+fn resolve_entry(entry: &str, root_written: &str, root: &str) -> Option<String> {
+    let text = plain(entry);
+    let dir = entry.trim().ends_with('/');
+    let (fixed, pattern) = split_glob(&format!("{root_written}/{text}"))?;
+    let real = real_path::resolve(&fixed)?;
+    let mut rel = relative(&real, root)?;
+    if !pattern.is_empty() {
+        rel = if rel.is_empty() {
+            pattern
+        } else {
+            format!("{rel}/{pattern}")
+        };
+    }
+    if dir {
+        rel.push('/');
+    }
+    Some(rel)
 }
 
 /// A plan path entry as the matcher reads it: no `./`, no trailing `/`.

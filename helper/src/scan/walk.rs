@@ -49,6 +49,13 @@ fn is_socket(path: &str) -> bool {
     path.starts_with("/dev/tcp/") || path.starts_with("/dev/udp/")
 }
 
+/// What `>&WORD` takes as a descriptor rather than a file: digits, digits
+/// and a `-` (move it), or `-` alone (close it).
+fn names_descriptor(word: &str) -> bool {
+    let digits = word.strip_suffix('-').unwrap_or(word);
+    word == "-" || (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+}
+
 impl Scanner<'_> {
     /// Walks a parsed text, whichever parser read it.
     pub(super) fn parsed(&mut self, parsed: &Parsed, stdin: &Flow) -> Flow {
@@ -399,6 +406,32 @@ impl Scanner<'_> {
                         }
                     }
                     IoFileRedirectTarget::Fd(_) => None,
+                    IoFileRedirectTarget::Duplicate(word)
+                        if matches!(kind, IoFileRedirectKind::DuplicateOutput)
+                            && fd.is_none_or(|fd| fd == 1) =>
+                    {
+                        // `>&WORD` and `1>&WORD`: a descriptor when WORD
+                        // expands to digits (maybe with a trailing `-`) or
+                        // to `-`; otherwise bash opens WORD for stdout and
+                        // stderr, as `&>WORD` does. A word the text does
+                        // not give may be either, so it counts as a write
+                        // of a target nobody can know.
+                        let variants: Vec<Arg> = self
+                            .expand_all(&word.value)
+                            .into_iter()
+                            .filter_map(|fields| fields.into_iter().next())
+                            .collect();
+                        let socket = variants.iter().any(|t| is_socket(&t.text));
+                        let files: Vec<Arg> = variants
+                            .into_iter()
+                            .filter(|t| !(t.exact && names_descriptor(&t.text)))
+                            .collect();
+                        if files.is_empty() {
+                            socket.then_some(Redirect::Socket)
+                        } else {
+                            Some(Redirect::Write(files, Write::Replace))
+                        }
+                    }
                     IoFileRedirectTarget::Duplicate(word) => {
                         let target = self.expand(&word.value);
                         let socket_fd = |t: &Arg| {

@@ -88,6 +88,25 @@ pub(crate) enum Command {
     ///     voyage-helper trek finish --gate confirm --plan plans/split.md   # multi-session
     #[command(verbatim_doc_comment)]
     Finish(FinishArgs),
+    /// For the user: end a run whose session died, without its checks.
+    ///
+    /// Removes the work tree's run marker, so the PreToolUse hook stops
+    /// holding the tree to the run's scope (while a marker is live, even a
+    /// progress file that says the run is over keeps every write refused).
+    /// The progress file is left as it is: `/trekexecute --resume PLAN`
+    /// picks the run up again, with every check. Run it in a terminal: the
+    /// hook refuses it to the agent while the run is live.
+    ///
+    /// Example: voyage-helper trek release
+    #[command(verbatim_doc_comment)]
+    Release(ReleaseArgs),
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct ReleaseArgs {
+    /// Print the reply as one JSON object.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -177,6 +196,7 @@ impl Command {
                 super::finish::finish(args.gate, args.plan.as_deref()),
                 args.json,
             ),
+            Self::Release(args) => (super::release::release(), args.json),
         };
         reply.render(json, out)
     }

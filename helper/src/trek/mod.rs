@@ -9,13 +9,15 @@
 //! - [`step`]: Sub-steps A–F, `step-begin` and `step-done`;
 //! - [`finish`]: Phases 7–9;
 //! - [`context`]: the run found from the run marker, and what `start`
-//!   decided (kept in the progress file); [`stop`]: early stops.
+//!   decided (kept in the progress file); [`stop`]: early stops;
+//! - [`release`]: the user's way out of a run whose session died.
 
 mod cli;
 pub(crate) mod code;
 mod context;
 mod finish;
 mod invoke;
+mod release;
 mod reply;
 mod start;
 mod step;

@@ -52,7 +52,7 @@ pub(crate) struct TaskFile {
 /// One `trek` reply.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Reply {
-    /// `start`, `step-begin`, `step-done` or `finish`.
+    /// `start`, `step-begin`, `step-done`, `finish` or `release`.
     pub command: &'static str,
     pub next: Next,
     /// The step `next` is about (begin-step, implement), if any.

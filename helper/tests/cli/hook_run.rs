@@ -23,8 +23,6 @@ enum Reply {
     Silent,
     Deny(String),
     Warn(String),
-    /// Only a `systemMessage` (a stale marker).
-    Notice(String),
 }
 
 impl Reply {
@@ -137,9 +135,6 @@ impl Run {
         assert_eq!(stdout.lines().count(), 1, "one line: {stdout}");
         let reply = assert_schema("hook-pre-tool-use-output", &stdout);
         let specific = &reply["hookSpecificOutput"];
-        if specific.is_null() {
-            return Reply::Notice(reply["systemMessage"].as_str().unwrap().to_owned());
-        }
         if let Some(reason) = specific["permissionDecisionReason"].as_str() {
             return Reply::Deny(reason.to_owned());
         }
@@ -426,7 +421,7 @@ fn the_marker_cannot_be_written_or_removed() {
     assert_eq!(
         reason,
         format!(
-            "voyage: blocked run-marker-write (the run's own guard): `.git/voyage-run.json` would change or remove the run marker {}, which holds this run's scope. Safer: leave it alone; `trek finish` removes it when the run ends.",
+            "voyage: blocked run-marker-write (the run's own guard): `.git/voyage-run.json` would change or remove the run marker {}, which holds this run's scope. Safer: leave it alone; the helper updates it, and `trek finish` ends the run.",
             marker.display()
         )
     );
@@ -507,14 +502,14 @@ fn a_malformed_marker_fails_closed() {
         let reason = run.write(&run.repo.join("src/a.rs")).reason().to_owned();
         assert!(
             reason.starts_with(&format!(
-                "voyage: blocked run-marker-unreadable (the run's scope cannot be read): the run marker {} is not a run marker: ",
+                "voyage: blocked run-marker-unreadable (the run's scope cannot be trusted): the run marker {} is not a run marker: ",
                 marker.display()
             )),
             "{reason}"
         );
         assert!(
             reason.ends_with(&format!(
-                "so no write can be checked against the run in progress. Safer: if no /trekexecute run is in progress, ask the user to remove the file (`rm {}`) or to start the next run (`trek start` replaces it); otherwise let the run end with `trek finish`.",
+                "so no write can be checked against the run in progress. Safer: stop here and tell the user; they resume the run (/trekexecute --resume), or end it in a terminal with `voyage-helper trek release` (run marker {}).",
                 marker.display()
             )),
             "{reason}"
@@ -539,36 +534,253 @@ fn a_malformed_marker_fails_closed() {
     );
 }
 
-/// A stale marker (its run is over) is ignored; the user hears of it when
-/// it alone would have refused the write.
+/// The progress file is no off switch (issue 23, point 3): a live marker
+/// whose progress file is missing, unreadable or no longer `in_progress`
+/// refuses every write instead of being ignored, and the files that hold
+/// the run (marker, progress, plan) cannot be written at all.
 #[test]
-fn a_stale_marker_is_ignored_with_a_system_message() {
+fn a_run_whose_state_cannot_be_trusted_fails_closed() {
     let run = Run::new();
-    run.start(&json!({}));
-    fs::write(&run.progress, r#"{"status":"completed"}"#).unwrap();
-    let marker = run.marker();
-    let note = format!(
-        "voyage: ignored a stale run marker {} (its run is `completed`, no longer in progress); it would have refused this write. Remove it with `rm {}`, or the next `trek start` replaces it.",
-        marker.display(),
-        marker.display()
+    run.start(&json!({"files": ["."]}));
+    let progress = run.progress.display().to_string();
+    for command in [
+        format!("echo '{{}}' > {progress}"),
+        format!("sed -i s/in_progress/completed/ {progress}"),
+        format!("rm {progress}"),
+        "rm -r .claude".to_owned(),
+        "mv .claude elsewhere".to_owned(),
+        "echo x >> plan.md".to_owned(),
+        "echo x >& plan.md".to_owned(),
+    ] {
+        assert!(
+            run.bash(&command).denied_as("run-marker-write"),
+            "{command}: {:?}",
+            run.bash(&command)
+        );
+    }
+    assert!(run.write(&run.progress).denied_as("run-marker-write"));
+    assert!(
+        run.write(&run.repo.join("plan.md"))
+            .denied_as("run-marker-write")
     );
-    assert_eq!(run.bash("echo x > src/b.rs"), Reply::Notice(note.clone()));
-    assert_eq!(run.write(&run.top.join("outside.txt")), Reply::Notice(note));
-    assert_eq!(run.bash("echo x > src/a.rs"), Reply::Silent);
-    // The denylist still denies, and still warns (the note joins the warning).
-    assert!(run.bash("rm -rf /").denied_as("rm-recursive-force"));
-    match run.bash("git push -f && echo x > src/b.rs") {
-        Reply::Warn(w) => assert!(
-            w.contains("Also: voyage: ignored a stale run marker"),
-            "{w}"
-        ),
-        other => panic!("{other:?}"),
+    // However the progress file came to say something else, nothing is
+    // written until the helper ends the run.
+    for state in [r#"{"status":"completed"}"#, "{not json", r#"{"steps":[]}"#] {
+        fs::write(&run.progress, state).unwrap();
+        let reply = run.bash("echo x > src/a.rs");
+        assert!(
+            reply.denied_as("run-marker-unreadable"),
+            "{state}: {reply:?}"
+        );
+        assert!(
+            reply.reason().contains("voyage-helper trek release"),
+            "{reply:?}"
+        );
+        assert!(
+            run.write(&run.repo.join("src/a.rs"))
+                .denied_as("run-marker-unreadable")
+        );
     }
     fs::remove_file(&run.progress).unwrap();
-    assert!(matches!(
-        run.bash("echo x > src/b.rs"),
-        Reply::Notice(n) if n.contains("its progress file cannot be read")
-    ));
+    assert!(
+        run.bash("echo x > src/a.rs")
+            .denied_as("run-marker-unreadable")
+    );
+    // The denylist still decides first, and reads still go through.
+    assert!(run.bash("rm -rf /").denied_as("rm-recursive-force"));
+    assert_eq!(run.bash("cat src/a.rs"), Reply::Silent);
+}
+
+/// `trek release` ends a run without its checks: the user's command, which
+/// the hook refuses to the agent while the run is live, and lets through
+/// when no run is in progress.
+#[test]
+fn only_the_user_may_release_a_run() {
+    let run = Run::new();
+    assert_eq!(run.bash("voyage-helper trek release"), Reply::Silent);
+    run.start(&json!({}));
+    for command in [
+        "voyage-helper trek release",
+        "./plugin/bin/voyage-helper trek release --json",
+        "env X=1 voyage-helper trek release",
+        "sh -c 'voyage-helper trek release'",
+        "voyage-helper trek \"$SUB\"",
+    ] {
+        assert!(
+            run.bash(command).denied_as("run-release"),
+            "{command}: {:?}",
+            run.bash(command)
+        );
+    }
+    assert_eq!(run.bash("voyage-helper trek step-done 2"), Reply::Silent);
+
+    // The user runs it in a terminal: the marker goes, the progress file
+    // stays, and the hook lets writes through again.
+    fs::write(&run.progress, r#"{"status":"completed"}"#).unwrap();
+    assert!(
+        run.bash("echo x > elsewhere.rs")
+            .denied_as("run-marker-unreadable")
+    );
+    let out = helper(&run.repo, &run.home)
+        .args(["trek", "release", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let reply = assert_schema("trek-reply", &String::from_utf8(out.stdout).unwrap());
+    assert_eq!(reply["command"], "release");
+    assert_eq!(reply["status"], "released");
+    assert_eq!(reply["next"], "stop");
+    assert!(!run.marker().exists());
+    assert_eq!(
+        fs::read_to_string(&run.progress).unwrap(),
+        r#"{"status":"completed"}"#
+    );
+    assert_eq!(run.bash("echo x > elsewhere.rs"), Reply::Silent);
+    let again = helper(&run.repo, &run.home)
+        .args(["trek", "release"])
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&again.stdout).contains("nothing released"),
+        "{again:?}"
+    );
+}
+
+/// The marker is found from what a call writes and from where the session
+/// belongs, not only from the call's directory (issue 23, point 2): a cwd
+/// in a nested repository, a submodule-like `.git` file, or outside the
+/// repository changes nothing.
+#[test]
+fn a_cd_out_of_the_tree_changes_nothing() {
+    let run = Run::new();
+    run.start(&json!({}));
+    let nested = run.repo.join("src/nested");
+    fs::create_dir_all(&nested).unwrap();
+    repo::init(&nested);
+    let sub = run.repo.join("docs/sub");
+    fs::create_dir_all(&sub).unwrap();
+    fs::write(sub.join(".git"), "gitdir: ../../.git/modules/sub\n").unwrap();
+    let marker = run.marker();
+    for dir in [&nested, &sub] {
+        assert!(
+            run.bash_in(dir, "echo x > ../../README.md")
+                .denied_as("run-outside-step"),
+            "{}",
+            dir.display()
+        );
+        assert!(
+            run.bash_in(dir, &format!("rm {}", marker.display()))
+                .denied_as("run-marker-write")
+        );
+        // Out of the repository from inside a nested one: Hard rule 15.
+        assert!(
+            run.bash_in(dir, &format!("echo x > {}/out.txt", run.top.display()))
+                .denied_as("run-outside-repo")
+        );
+    }
+    let input = json!({
+        "cwd": nested, "hook_event_name": "PreToolUse",
+        "tool_name": "Write", "tool_input": {"file_path": run.repo.join("README.md"), "content": "x"}
+    });
+    assert!(run.ask(&input, &nested).denied_as("run-outside-step"));
+    // From outside every tree, a write into the run's tree is judged by it.
+    assert!(
+        run.bash_in(
+            &run.top,
+            &format!("echo x > {}/README.md", run.repo.display())
+        )
+        .denied_as("run-outside-step")
+    );
+    assert!(
+        run.bash_in(&run.top, &format!("rm -r {}/.git", run.repo.display()))
+            .denied_as("run-marker-write")
+    );
+    // A write elsewhere from outside is not this run's business.
+    assert_eq!(
+        run.bash_in(&run.top, "echo x > elsewhere.txt"),
+        Reply::Silent
+    );
+    // The nested repository's own files are inside the run's root: the
+    // step's Files still decide.
+    assert!(
+        run.bash_in(&nested, "echo x > a.txt")
+            .denied_as("run-outside-step")
+    );
+}
+
+/// Claude Code's project directory names the session's run however far a
+/// `cd` took the shell: a write outside the repository is refused from
+/// anywhere.
+#[test]
+fn the_project_directory_holds_the_session_to_its_run() {
+    let run = Run::new();
+    run.start(&json!({}));
+    let input = json!({
+        "cwd": run.top, "hook_event_name": "PreToolUse",
+        "tool_name": "Bash", "tool_input": {"command": "echo x > elsewhere.txt"}
+    });
+    let mut hook = helper(&run.top, &run.home);
+    hook.args(["hook", "pre-tool-use"])
+        .env("CLAUDE_PROJECT_DIR", &run.repo);
+    let out = assert_cmd::Command::from_std(hook)
+        .write_stdin(input.to_string())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("voyage: blocked run-outside-repo"),
+        "{stdout}"
+    );
+}
+
+/// Paths are compared as the file system resolves them (issue 23, point
+/// 4): a link inside the step's Files pointing out of them, and a hard
+/// link of another file, are judged by what they really are.
+#[test]
+fn links_are_judged_by_what_they_point_at() {
+    let run = Run::new();
+    repo::write(&run.repo, &[("README.md", "readme\n")]);
+    std::os::unix::fs::symlink("../README.md", run.repo.join("src/b.sh")).unwrap();
+    fs::hard_link(run.repo.join("README.md"), run.repo.join("src/hard.md")).unwrap();
+    fs::create_dir_all(run.repo.join("lib")).unwrap();
+    std::os::unix::fs::symlink("../lib", run.repo.join("src/lib")).unwrap();
+    run.start(&json!({"files": ["src/"]}));
+    for command in [
+        "echo x > src/b.sh",
+        "echo x >> src/b.sh",
+        "echo x >& src/b.sh",
+        "cp /dev/null src/b.sh",
+        "echo x > src/hard.md",
+        "echo x > src/lib/new.rs",
+        "cd src && echo x > b.sh",
+    ] {
+        assert!(
+            run.bash(command).denied_as("run-outside-step"),
+            "{command}: {:?}",
+            run.bash(command)
+        );
+    }
+    for path in ["src/b.sh", "src/hard.md", "src/lib/x.rs"] {
+        assert!(
+            run.write(&run.repo.join(path))
+                .denied_as("run-outside-step"),
+            "{path}"
+        );
+        assert!(
+            run.tool("Edit", &run.repo.join(path))
+                .denied_as("run-outside-step"),
+            "{path}"
+        );
+    }
+    // Removing a link removes only the link.
+    assert_eq!(run.bash("rm src/b.sh"), Reply::Silent);
+    assert_eq!(run.bash("echo x > src/a.rs"), Reply::Silent);
+    // A step that names the linked file and the link's target: open.
+    run.start(&json!({"files": ["src/hard.md", "README.md", "src/lib/"]}));
+    assert_eq!(run.bash("echo x > src/hard.md"), Reply::Silent);
+    assert_eq!(run.bash("echo x > src/lib/new.rs"), Reply::Silent);
+    assert_eq!(run.bash("echo x > lib/new.rs"), Reply::Silent);
 }
 
 /// A denylist denial stays as it is during a run.

@@ -135,10 +135,10 @@ fn hook_output_validates() {
     let warn_without_message = serde_json::json!({"hookSpecificOutput": {
         "hookEventName": "PreToolUse", "additionalContext": "voyage: warning x"}});
     assert!(!validator.is_valid(&warn_without_message));
-    // The stale-run-marker notice: a systemMessage alone, of its own kind.
-    let notice = serde_json::json!({"systemMessage": "voyage: ignored a stale run marker /r/.git/voyage-run.json (x)"});
-    assert!(validator.is_valid(&notice));
+    // A systemMessage alone is no answer the hook gives (the stale-marker
+    // notice is gone: such a marker now refuses writes).
     for bad in [
+        serde_json::json!({"systemMessage": "voyage: ignored a stale run marker /r/.git/voyage-run.json (x)"}),
         serde_json::json!({}),
         serde_json::json!({"systemMessage": "voyage: warning x"}),
         serde_json::json!({"systemMessage": "voyage: ignored a stale run marker\nx"}),

@@ -16,6 +16,7 @@ mod no_panic;
 mod no_panic_state;
 mod plan_no_panic;
 mod recovery_spec;
+mod redirect_bash;
 mod run_scope;
 mod scan_properties;
 mod scan_values;

@@ -220,7 +220,7 @@ proptest! {
                 "{:?}", reply
             );
         }
-        if let Answer::Deny(text) | Answer::Warn(text) | Answer::Notice(text) = &reply {
+        if let Answer::Deny(text) | Answer::Warn(text) = &reply {
             prop_assert!(!text.contains('\n'), "{}", text);
         }
     }
