@@ -107,6 +107,54 @@ fn the_guard_covers_bash_and_the_file_tools_with_a_short_timeout() {
     for tool in ["Bash", "Write", "Edit", "MultiEdit", "NotebookEdit"] {
         assert!(tools.iter().any(|t| t == tool), "{tool} not matched");
     }
+    // MCP servers' tools reach the hook too (it tells the writing ones by
+    // name): Claude Code reads `mcp__.*` as a pattern over the tool name.
+    assert!(tools.iter().any(|t| t == "mcp__.*"), "{tools:?}");
+}
+
+/// An MCP file-system server's writing tools (the reference server's
+/// names) are judged like Write: a protected path is denied, and reads and
+/// other MCP tools pass in silence.
+#[test]
+fn the_declared_command_line_judges_mcp_writes() {
+    for (_, command, _) in handlers() {
+        for (tool, input) in [
+            (
+                "mcp__filesystem__write_file",
+                json!({"path": "/p/.git/hooks/pre-commit", "content": "x"}),
+            ),
+            (
+                "mcp__filesystem__edit_file",
+                json!({"path": "/p/.env", "edits": []}),
+            ),
+            (
+                "mcp__filesystem__move_file",
+                json!({"source": "/p/x", "destination": "/p/.git/hooks/post-merge"}),
+            ),
+        ] {
+            let (status, stdout, stderr) = run_handler(&command, &pre_tool_use(tool, input));
+            assert_eq!((status, stderr.as_str()), (0, ""));
+            assert!(
+                stdout.contains("\"permissionDecision\":\"deny\""),
+                "{tool}: {stdout}"
+            );
+        }
+        for (tool, input) in [
+            ("mcp__filesystem__read_file", json!({"path": "/p/.env"})),
+            (
+                "mcp__filesystem__write_file",
+                json!({"path": "/p/src/a.rs", "content": "x"}),
+            ),
+            ("mcp__github__search_issues", json!({"query": "x"})),
+        ] {
+            let (status, stdout, stderr) = run_handler(&command, &pre_tool_use(tool, input));
+            assert_eq!(
+                (status, stdout.as_str(), stderr.as_str()),
+                (0, "", ""),
+                "{tool}"
+            );
+        }
+    }
 }
 
 #[test]
@@ -239,6 +287,35 @@ fn the_declared_command_line_holds_a_live_run_to_its_scope() {
             (
                 call("Bash", json!({"command": "cd src && echo x > ../vendor/x"})),
                 "run-never-touch",
+            ),
+            (
+                call("Bash", json!({"command": "echo x >& src/b.rs"})),
+                "run-outside-step",
+            ),
+            (
+                call(
+                    "mcp__filesystem__write_file",
+                    json!({"path": repo.join("src/b.rs"), "content": "x"}),
+                ),
+                "run-outside-step",
+            ),
+            (
+                call(
+                    "mcp__filesystem__move_file",
+                    json!({"source": repo.join("src/a.rs"), "destination": top.join("a.rs")}),
+                ),
+                "run-outside-repo",
+            ),
+            (
+                call(
+                    "mcp__filesystem__create_directory",
+                    json!({"path": repo.join("lib")}),
+                ),
+                "run-outside-step",
+            ),
+            (
+                call("mcp__notes__save_note", json!({"text": "x"})),
+                "run-unknown-target",
             ),
         ] {
             let (status, stdout, stderr) = run_handler(&command, &input);

@@ -47,7 +47,7 @@ use super::finding::{Decision, Finding, Judgement, clip};
 use super::hook_input::{self, HookInput};
 use super::run_scope::{self, Verdict};
 use super::scanner::Context;
-use super::write_target::WriteTarget;
+use super::write_target::{WriteKind, WriteTarget};
 
 /// Largest hook input read; a call larger than this is denied (unless what
 /// was read shows it is not one the hook judges).
@@ -56,6 +56,63 @@ pub(crate) const MAX_INPUT_BYTES: u64 = 64 << 20;
 pub(crate) const MAX_MESSAGE_CHARS: usize = 2_000;
 /// Tools whose target path is judged.
 pub(crate) const FILE_TOOLS: &[&str] = &["Write", "Edit", "MultiEdit", "NotebookEdit"];
+
+/// Words in an MCP tool's name (`mcp__SERVER__TOOL`) that say it changes
+/// files: the reference file-system server's `write_file`, `edit_file`,
+/// `create_directory` and `move_file`, and the like of other servers.
+const MCP_WRITE_WORDS: &[&str] = &[
+    "write", "edit", "create", "move", "rename", "delete", "remove", "copy", "append", "patch",
+    "mkdir", "upload", "save", "replace", "insert",
+];
+
+/// `tool` is an MCP tool that writes files, judged by its name: one word
+/// of its own name (split at `_`, `-` and case changes) is a writing verb.
+fn mcp_writer(tool: &str) -> bool {
+    let Some(name) = tool
+        .strip_prefix("mcp__")
+        .and_then(|rest| rest.rsplit_once("__").map(|(_, name)| name))
+    else {
+        return false;
+    };
+    let mut words = Vec::new();
+    let mut word = String::new();
+    for c in name.chars() {
+        if (c == '_' || c == '-' || c.is_ascii_uppercase()) && !word.is_empty() {
+            words.push(std::mem::take(&mut word));
+        }
+        if c != '_' && c != '-' {
+            word.push(c.to_ascii_lowercase());
+        }
+    }
+    words.push(word);
+    words.iter().any(|w| MCP_WRITE_WORDS.contains(&w.as_str()))
+}
+
+/// What an MCP writer changes: its destination and path are written, the
+/// source of a move is removed; a directory made is created. With no path
+/// the tool names, one target nobody can know (refused during a run).
+fn mcp_writes(tool: &str, call: &HookInput) -> Vec<WriteTarget> {
+    let creates = tool.contains("create_directory") || tool.contains("mkdir");
+    let mut writes = Vec::new();
+    for path in [&call.file_path, &call.path, &call.destination]
+        .into_iter()
+        .flatten()
+    {
+        let kind = if creates {
+            WriteKind::Create
+        } else {
+            WriteKind::Write
+        };
+        writes.push(WriteTarget::named(path, kind));
+    }
+    if let Some(source) = &call.source {
+        writes.push(WriteTarget::named(source, WriteKind::Remove));
+    }
+    if writes.is_empty() {
+        writes.push(WriteTarget::unknown(&format!("({tool} call)")));
+    }
+    writes
+}
 
 /// Exit status of a call blocked because the check itself failed: Claude
 /// Code's blocking error (research/hooks/hooks-protocol.md §2).
@@ -195,7 +252,7 @@ fn answer_read(input: &[u8], read_ok: bool, ctx: &Context) -> Answer {
     if call.event.as_deref().is_some_and(|e| e != "PreToolUse") {
         return Answer::Silent;
     }
-    let judged = |tool: &str| tool == "Bash" || FILE_TOOLS.contains(&tool);
+    let judged = |tool: &str| tool == "Bash" || FILE_TOOLS.contains(&tool) || mcp_writer(tool);
     if call.tool.as_deref().is_some_and(|tool| !judged(tool)) {
         return Answer::Silent;
     }
@@ -214,6 +271,19 @@ fn answer_read(input: &[u8], read_ok: bool, ctx: &Context) -> Answer {
             let writes = std::mem::take(&mut judgement.writes);
             let ends_run = judgement.ends_run;
             (judgement, writes, ends_run)
+        }
+        HookInput {
+            tool: Some(ref tool),
+            ..
+        } if mcp_writer(tool) => {
+            let writes = mcp_writes(tool, &call);
+            let mut judgement = Judgement::default();
+            for write in &writes {
+                if let Some(path) = &write.path {
+                    judgement.findings.extend(judge_path(path, ctx).findings);
+                }
+            }
+            (judgement, writes, false)
         }
         HookInput {
             tool: Some(tool),
@@ -353,6 +423,32 @@ mod tests {
 
     fn run(input: &str) -> Answer {
         answer(input.as_bytes(), &Context::default())
+    }
+
+    #[test]
+    fn mcp_tools_that_write_are_told_by_their_name() {
+        for tool in [
+            "mcp__filesystem__write_file",
+            "mcp__filesystem__edit_file",
+            "mcp__filesystem__create_directory",
+            "mcp__filesystem__move_file",
+            "mcp__fs__writeFile",
+            "mcp__my-server__delete-path",
+            "mcp__files__saveDocument",
+        ] {
+            assert!(mcp_writer(tool), "{tool}");
+        }
+        for tool in [
+            "mcp__filesystem__read_file",
+            "mcp__filesystem__list_directory",
+            "mcp__filesystem__search_files",
+            "mcp__github__get_issue",
+            "mcp__writer__read_file",
+            "Write",
+            "mcp__write_file",
+        ] {
+            assert!(!mcp_writer(tool), "{tool}");
+        }
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //!
 //! Claude Code sends one JSON object (research/hooks/hooks-protocol.md §1).
 //! The hook needs a few strings of it: `hook_event_name`, `tool_name`, and
-//! `tool_input.command`, `.file_path` or `.notebook_path`. This reader picks
+//! `tool_input.command`, `.file_path` or `.notebook_path` (and an MCP
+//! file-system tool's `.path`, `.source`, `.destination`). This reader picks
 //! them out of the text instead of building the whole document, because a
 //! full parse fails on input that is still a call: serde_json refuses
 //! nesting deeper than 128 levels and lone surrogate escapes (`"\ud800"`),
@@ -37,6 +38,11 @@ pub(crate) struct HookInput {
     pub file_path: Option<String>,
     /// `tool_input.notebook_path`, likewise.
     pub notebook_path: Option<String>,
+    /// `tool_input.path`, `.source` and `.destination`: where an MCP
+    /// file-system tool writes (`write_file`, `move_file`, …).
+    pub path: Option<String>,
+    pub source: Option<String>,
+    pub destination: Option<String>,
     /// The text was one JSON object, well formed to its end.
     pub whole: bool,
 }
@@ -63,6 +69,9 @@ pub(crate) fn read(bytes: &[u8]) -> Option<HookInput> {
             input.command = None;
             input.file_path = None;
             input.notebook_path = None;
+            input.path = None;
+            input.source = None;
+            input.destination = None;
             if r.peek() != Some(b'{') {
                 return r.skip_value();
             }
@@ -70,6 +79,9 @@ pub(crate) fn read(bytes: &[u8]) -> Option<HookInput> {
                 "command" => r.text().map(|t| input.command = t),
                 "file_path" => r.text().map(|t| input.file_path = t),
                 "notebook_path" => r.text().map(|t| input.notebook_path = t),
+                "path" => r.text().map(|t| input.path = t),
+                "source" => r.text().map(|t| input.source = t),
+                "destination" => r.text().map(|t| input.destination = t),
                 _ => r.skip_value(),
             })
         }
@@ -308,6 +320,13 @@ mod tests {
         let notebook =
             read(br#"{"tool_name":"NotebookEdit","tool_input":{"notebook_path":"/p/x"}}"#).unwrap();
         assert_eq!(notebook.notebook_path.as_deref(), Some("/p/x"));
+        let moved = read(
+            br#"{"tool_name":"mcp__fs__move_file","tool_input":{"source":"/p/a","destination":"/p/b"}}"#,
+        )
+        .unwrap();
+        assert_eq!(moved.source.as_deref(), Some("/p/a"));
+        assert_eq!(moved.destination.as_deref(), Some("/p/b"));
+        assert_eq!(moved.path, None);
     }
 
     #[test]

@@ -66,6 +66,27 @@ impl WriteTarget {
     }
 }
 
+impl WriteTarget {
+    /// A path a tool names, written this way, from the call's directory.
+    pub fn named(path: &str, kind: WriteKind) -> Self {
+        Self {
+            kind,
+            ..Self::file(path)
+        }
+    }
+
+    /// A write whose path the call does not give; `what` names it.
+    pub fn unknown(what: &str) -> Self {
+        Self {
+            path: None,
+            spelled: what.to_owned(),
+            glob: false,
+            dir: WriteDir::Call,
+            kind: WriteKind::Write,
+        }
+    }
+}
+
 impl From<Write> for WriteKind {
     fn from(write: Write) -> Self {
         match write {
