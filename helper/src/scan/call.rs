@@ -471,6 +471,8 @@ impl Scanner<'_> {
         if self.refuse_hostile(taint, argv, "runs it as a program") {
             return Flow::unknown();
         }
+        // `perl -i`, `ruby -i`: the files it edits in place.
+        self.program_writes(name, argv, args);
         // `python -m pip install x` is pip.
         if let Some(at) = args.iter().position(|a| a.is("-m"))
             && let Some(module) = args.get(at + 1).and_then(Arg::exact_text)
@@ -735,7 +737,7 @@ fn without_wrappers(command: &[Arg]) -> &[Arg] {
     command
 }
 
-fn find_starts(args: &[Arg]) -> Vec<Arg> {
+pub(super) fn find_starts(args: &[Arg]) -> Vec<Arg> {
     let mut rest = args;
     while let Some((first, after)) = rest.split_first() {
         rest = match first.exact_text() {
