@@ -542,6 +542,11 @@ impl Scanner<'_> {
                     self.report(rule, argv, format!("{call}: {detail}"));
                 }
             }
+            // Where it writes is not known: refused during a run.
+            Effect::WriteSomewhere { call } => self.record_write(
+                &Arg::unknown(&format!("{call}(…)"), Taint::default()),
+                super::paths::Write::Replace,
+            ),
             Effect::ForkLoop => self.report(
                 &rule::FORK_BOMB,
                 argv,
