@@ -2895,4 +2895,191 @@ mod tests {
             ("curl -o \"$OUT\" https://x.invalid", &["? $OUT"]),
         ]);
     }
+
+    /// Every file under `dir`, with its content (a directory as `None`).
+    fn snapshot(dir: &std::path::Path) -> std::collections::BTreeMap<String, Option<Vec<u8>>> {
+        let mut out = std::collections::BTreeMap::new();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(at) = stack.pop() {
+            for entry in std::fs::read_dir(&at).into_iter().flatten().flatten() {
+                let path = entry.path();
+                let rel = path
+                    .strip_prefix(dir)
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default();
+                let meta = std::fs::symlink_metadata(&path).ok();
+                if meta.as_ref().is_some_and(std::fs::Metadata::is_dir) {
+                    out.insert(rel, None);
+                    stack.push(path);
+                } else {
+                    let content = std::fs::read_link(&path)
+                        .map(|t| t.display().to_string().into_bytes())
+                        .or_else(|_| std::fs::read(&path))
+                        .unwrap_or_default();
+                    out.insert(rel, Some(content));
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether the engine's `target` (as [`writes`] spells it) covers the
+    /// changed path `rel`: the same path, a tree or directory holding it,
+    /// or a pattern matching it.
+    fn covers(target: &str, rel: &str) -> bool {
+        let Some((_, path)) = target.split_once(' ') else {
+            return false;
+        };
+        let path = path.split(" -> ").next().unwrap_or_default();
+        let path = path.split(" => ").next().unwrap_or_default();
+        let path = path.trim_start_matches("./").trim_end_matches('/');
+        if path == "." || path == rel {
+            return true;
+        }
+        if rel.starts_with(&format!("{path}/")) {
+            return true;
+        }
+        crate::audit::Matcher::new(path).matches(rel)
+    }
+
+    /// The differential check: each command run by the real program in a
+    /// throwaway directory, and every file it created, changed or removed
+    /// named by a target the engine records; every exact file target the
+    /// engine names is one the program wrote. A program not installed here
+    /// is skipped (and said so).
+    #[test]
+    fn targets_match_what_the_real_programs_write() {
+        let cases: &[(&str, &str)] = &[
+            ("tar", "tar -xf a.tar"),
+            ("tar", "mkdir -p out && tar -xf a.tar -C out"),
+            ("tar", "tar -cf new.tar src"),
+            ("tar", "tar czf new.tgz src"),
+            ("unzip", "unzip -q a.zip -d out"),
+            ("unzip", "unzip -q a.zip"),
+            ("zip", "zip -q new src/a.txt"),
+            ("zip", "zip -q -m new.zip src/a.txt"),
+            ("gzip", "gzip src/a.txt"),
+            ("gzip", "gzip -k src/a.txt"),
+            ("gzip", "gzip -d b.gz"),
+            ("bzip2", "bzip2 src/a.txt"),
+            ("xz", "xz src/a.txt"),
+            ("zstd", "zstd -q src/a.txt"),
+            ("cp", "mkdir dir && cp src/a.txt dir/"),
+            ("cp", "mkdir dir && cp -t dir src/a.txt src/b.txt"),
+            ("cp", "cp -r src copy"),
+            ("mv", "mkdir dir && mv src/a.txt dir/"),
+            ("ln", "ln -s src/a.txt link"),
+            ("ln", "ln -s ../src/a.txt"),
+            ("install", "mkdir bin && install -t bin src/a.txt"),
+            ("sort", "sort -o sorted.txt src/a.txt"),
+            ("split", "split -l 1 lines.txt part_"),
+            ("split", "split -l 1 --additional-suffix=.txt lines.txt p"),
+            ("csplit", "csplit -s -f sec lines.txt 2"),
+            ("sed", "sed -n 'w hits.txt' src/a.txt"),
+            ("sed", "sed 's/a/b/w subs.txt' src/a.txt >/dev/null"),
+            ("sed", "sed -i.orig s/a/b/ src/a.txt"),
+            ("perl", "perl -i.bak -pe 's/a/b/' src/a.txt"),
+            ("perl", "perl -pi -e 's/$/!/' src/a.txt src/b.txt"),
+            ("patch", "patch -s -o out.txt src/a.txt fix.patch"),
+            ("patch", "patch -s src/a.txt fix.patch"),
+            ("find", "find src -fprint list.txt"),
+            ("find", "find src -name b.txt -delete"),
+            ("tee", "echo x | tee t1 t2 >/dev/null"),
+            ("dd", "dd if=src/a.txt of=copy.txt status=none"),
+            (
+                "python3",
+                "python3 -c \"import shutil; shutil.copy('src/a.txt', 'py.txt')\"",
+            ),
+            (
+                "python3",
+                "python3 -c \"import os; os.rename('src/a.txt', 'moved.txt')\"",
+            ),
+            (
+                "node",
+                "node -e \"require('fs').copyFileSync('src/a.txt', 'n.txt')\"",
+            ),
+            ("git", "git checkout -- src/a.txt"),
+            ("git", "git mv src/a.txt src/c.txt"),
+            ("git", "git rm -q src/b.txt"),
+            ("git", "git clone -q . cloned"),
+            ("git", "git worktree add -q wt"),
+            ("git", "git restore src/a.txt"),
+        ];
+        let on_path = |tool: &str| {
+            std::process::Command::new("sh")
+                .args(["-c", &format!("command -v {tool}")])
+                .output()
+                .is_ok_and(|o| o.status.success())
+        };
+        let setup = "mkdir src && printf 'a\\n' > src/a.txt && printf 'b\\n' > src/b.txt \
+            && printf '1\\n2\\n3\\n' > lines.txt \
+            && printf -- '--- a\\n+++ b\\n@@ -1 +1 @@\\n-changed\\n+z\\n' > fix.patch \
+            && printf 'gz\\n' > b && gzip b \
+            && mkdir z && printf 'z\\n' > z/z.txt \
+            && { command -v tar >/dev/null && tar -cf a.tar z || true; } \
+            && { command -v zip >/dev/null && zip -q a.zip z/z.txt || true; } \
+            && rm -r z \
+            && git init -q . && git -c user.name=t -c user.email=t@t add -A \
+            && git -c user.name=t -c user.email=t@t commit -qm start \
+            && printf 'changed\\n' > src/a.txt";
+        for (tool, command) in cases {
+            if !on_path(tool) {
+                eprintln!("skipped (no {tool} here): {command}");
+                continue;
+            }
+            let dir = tempfile::tempdir().unwrap();
+            let run = |script: &str| {
+                std::process::Command::new("bash")
+                    .args(["-c", script])
+                    .current_dir(dir.path())
+                    .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                    .output()
+                    .unwrap()
+            };
+            assert!(run(setup).status.success(), "setup for {command}");
+            let before = snapshot(dir.path());
+            let ran = run(command);
+            assert!(
+                ran.status.success(),
+                "{command}: {}",
+                String::from_utf8_lossy(&ran.stderr)
+            );
+            let after = snapshot(dir.path());
+            let changed: Vec<&String> = before
+                .keys()
+                .chain(after.keys())
+                .filter(|k| before.get(*k) != after.get(*k))
+                .filter(|k| !k.starts_with(".git/") && *k != ".git")
+                .collect();
+            // The setup's `mkdir DIR &&` is no part of what is judged.
+            let judged = command.rsplit("&& ").next().unwrap_or(command);
+            let targets = writes(judged);
+            for rel in &changed {
+                // A directory a tree write or the setup made.
+                if after.get(*rel) == Some(&None) && !before.contains_key(*rel) {
+                    let inner = changed.iter().any(|c| c.starts_with(&format!("{rel}/")));
+                    if inner || command.contains(&format!("mkdir {rel}")) {
+                        continue;
+                    }
+                }
+                assert!(
+                    targets.iter().any(|t| covers(t, rel)),
+                    "{command}: {rel} changed, targets {targets:?}"
+                );
+            }
+            for target in &targets {
+                let Some(path) = target.strip_prefix("w ") else {
+                    continue;
+                };
+                let path = path.trim_start_matches("./");
+                if path.contains('*') || path == "-" || path.starts_with('/') {
+                    continue;
+                }
+                assert!(
+                    changed.iter().any(|c| *c == path),
+                    "{command}: the engine names {path}, which did not change ({changed:?})"
+                );
+            }
+        }
+    }
 }
