@@ -479,6 +479,8 @@ impl Scanner<'_> {
         if self.refuse_hostile(taint, argv, "runs it as a program") {
             return Flow::unknown();
         }
+        // `perl -i`, `ruby -i`: the files it edits in place.
+        self.program_writes(name, argv, args);
         // `python -m pip install x` is pip.
         if let Some(at) = args.iter().position(|a| a.is("-m"))
             && let Some(module) = args.get(at + 1).and_then(Arg::exact_text)
@@ -548,6 +550,11 @@ impl Scanner<'_> {
                     self.report(rule, argv, format!("{call}: {detail}"));
                 }
             }
+            // Where it writes is not known: refused during a run.
+            Effect::WriteSomewhere { call } => self.record_write(
+                &Arg::unknown(&format!("{call}(…)"), Taint::default()),
+                super::paths::Write::Replace,
+            ),
             Effect::ForkLoop => self.report(
                 &rule::FORK_BOMB,
                 argv,
@@ -743,7 +750,7 @@ fn without_wrappers(command: &[Arg]) -> &[Arg] {
     command
 }
 
-fn find_starts(args: &[Arg]) -> Vec<Arg> {
+pub(super) fn find_starts(args: &[Arg]) -> Vec<Arg> {
     let mut rest = args;
     while let Some((first, after)) = rest.split_first() {
         rest = match first.exact_text() {

@@ -46,7 +46,7 @@ use crate::run_marker::{self, RunMarker};
 use super::finding::{clip, one_line_text};
 use super::paths;
 use super::real_path;
-use super::write_target::{WriteDir, WriteKind, WriteTarget};
+use super::write_target::{Link, WriteDir, WriteKind, WriteTarget};
 
 /// What the run's scope says about one tool call's writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,7 +113,7 @@ fn judge(writes: &[WriteTarget], ends_run: bool, origin: &Origin<'_>) -> Verdict
     }
     let placed: Vec<(&WriteTarget, Placed)> = writes
         .iter()
-        .map(|w| (w, place(w, origin.call_dir, origin.home)))
+        .map(|w| (w, place_target(w, origin.call_dir, origin.home)))
         .collect();
     // The directories whose runs decide, and every path written.
     let own: Vec<&str> = std::iter::once(origin.call_dir)
@@ -178,6 +178,11 @@ fn judge(writes: &[WriteTarget], ends_run: bool, origin: &Origin<'_>) -> Verdict
                 Placed::Path(place) => {
                     if let Some(reason) = scope.judge(write, place, belongs) {
                         refused.push(reason);
+                    } else if let Some(link) = &write.link
+                        && scope.covers(&place.real)
+                        && let Some(reason) = judge_link(&scope, write, place, link, origin)
+                    {
+                        refused.push(reason);
                     }
                 }
             }
@@ -197,7 +202,7 @@ fn judge(writes: &[WriteTarget], ends_run: bool, origin: &Origin<'_>) -> Verdict
 }
 
 /// Where `write`, made from `call_dir`, lands.
-fn place(write: &WriteTarget, call_dir: &str, home: Option<&str>) -> Placed {
+fn place_target(write: &WriteTarget, call_dir: &str, home: Option<&str>) -> Placed {
     let shown = clip(&one_line_text(&write.spelled), MAX_QUOTED);
     let Some(text) = write.path.as_deref() else {
         return Placed::Unknown(unknown(&shown, "the path depends on what runs"));
@@ -270,6 +275,58 @@ fn place(write: &WriteTarget, call_dir: &str, home: Option<&str>) -> Placed {
         lexical,
         real,
     })
+}
+
+/// Why a link made at `place`, inside the run's tree, is refused: what it
+/// points to must be writable by the step, since every later write
+/// through the link lands there (`ln -sf ../README.md src/a.sh`, then a
+/// write to `src/a.sh`).
+fn judge_link(
+    scope: &Scope<'_>,
+    write: &WriteTarget,
+    place: &Place,
+    link: &Link,
+    origin: &Origin<'_>,
+) -> Option<String> {
+    let shown = format!(
+        "{} (a link to {})",
+        place.shown,
+        link.to.as_deref().unwrap_or("?")
+    );
+    let Some(to) = link.to.as_deref() else {
+        return Some(unknown(
+            &shown,
+            "what the link points to depends on what runs",
+        ));
+    };
+    // A symbolic link's target is read from the link's own directory; a
+    // hard link's from where the command stands.
+    let dir = if link.symbolic {
+        let parent = place.lexical.rsplit_once('/').map_or("", |(dir, _)| dir);
+        WriteDir::Moved(if parent.is_empty() {
+            "/".into()
+        } else {
+            parent.into()
+        })
+    } else {
+        write.dir.clone()
+    };
+    let target = WriteTarget {
+        path: Some(to.to_owned()),
+        spelled: shown.clone(),
+        glob: false,
+        dir,
+        kind: WriteKind::Write,
+        link: None,
+    };
+    match place_target(&target, origin.call_dir, origin.home) {
+        Placed::Harmless => None,
+        Placed::Unknown(reason) => Some(reason),
+        Placed::Path(mut to_place) => {
+            to_place.shown = shown;
+            scope.judge(&target, &to_place, true)
+        }
+    }
 }
 
 /// `path` (`~/…`, absolute, or relative to `base`) as an absolute path;

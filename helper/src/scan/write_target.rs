@@ -39,6 +39,22 @@ pub struct WriteTarget {
     pub dir: WriteDir,
     /// How it writes: replaced, appended, removed, changed or created.
     pub kind: WriteKind,
+    /// For a link the command makes at `path` (`ln`, `cp -s`, `cp -l`):
+    /// what the link points to, so that a link made during a step to a
+    /// file outside its Files can be refused. `None` for every other write.
+    pub link: Option<Link>,
+}
+
+/// What a link made by a command points to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    /// The link's target as the command gives it: for a symbolic link,
+    /// relative to the link's own directory (as the file system reads it);
+    /// for a hard link, relative to where the command stands. `None` when
+    /// it depends on run time.
+    pub to: Option<String>,
+    /// A symbolic link (`ln -s`, `cp -s`); otherwise a hard link.
+    pub symbolic: bool,
 }
 
 /// How a command touches a path, for the run-scope check.
@@ -62,11 +78,10 @@ impl WriteTarget {
             glob: false,
             dir: WriteDir::Call,
             kind: WriteKind::Write,
+            link: None,
         }
     }
-}
 
-impl WriteTarget {
     /// A path a tool names, written this way, from the call's directory.
     pub fn named(path: &str, kind: WriteKind) -> Self {
         Self {
@@ -80,9 +95,7 @@ impl WriteTarget {
         Self {
             path: None,
             spelled: what.to_owned(),
-            glob: false,
-            dir: WriteDir::Call,
-            kind: WriteKind::Write,
+            ..Self::file(what)
         }
     }
 }
@@ -111,6 +124,7 @@ impl Scanner<'_> {
             glob: target.glob,
             dir,
             kind: write.into(),
+            link: None,
         });
     }
 }

@@ -773,6 +773,32 @@ fn links_are_judged_by_what_they_point_at() {
             "{path}"
         );
     }
+    // A link made during the step must point where the step may write:
+    // every later write through it lands there.
+    for command in [
+        "ln -sf ../README.md src/a.sh",
+        "ln -s ../../etc/passwd src/p",
+        "ln README.md src/hl.md",
+        "cp -s ../README.md src/c.md",
+        "cd src && ln -s ../README.md x",
+    ] {
+        let reply = run.bash(command);
+        assert!(
+            reply.denied_as("run-outside-step") || reply.denied_as("run-outside-repo"),
+            "{command}: {reply:?}"
+        );
+    }
+    assert!(
+        run.bash("ln -s \"$T\" src/x")
+            .denied_as("run-unknown-target")
+    );
+    for command in [
+        "ln -s a.rs src/c.rs",
+        "ln src/a.rs src/d.rs",
+        "cd src && ln -sf a.rs e.rs",
+    ] {
+        assert_eq!(run.bash(command), Reply::Silent, "{command}");
+    }
     // Removing a link removes only the link.
     assert_eq!(run.bash("rm src/b.sh"), Reply::Silent);
     assert_eq!(run.bash("echo x > src/a.rs"), Reply::Silent);
@@ -855,4 +881,133 @@ fn the_process_directory_stands_in_for_a_missing_cwd() {
     });
     assert!(run.ask(&input, &run.repo).denied_as("run-outside-step"));
     assert_eq!(run.ask(&input, &run.top), Reply::Silent);
+}
+
+/// Issue 23 point 6: every class of the table of writers is held to the
+/// step's Files (`src/a.rs`, `docs/`, `tests/*.rs`): refused when it writes
+/// outside them, or where the text cannot say (an unknown target), and let
+/// through when all it writes is inside them.
+#[test]
+fn writers_of_the_table_are_held_to_the_step() {
+    let run = Run::new();
+    run.start(&json!({}));
+    for (command, rule) in [
+        // git
+        ("git checkout main", "run-unknown-target"),
+        ("git checkout -- notes.md", "run-outside-step"),
+        ("git restore notes.md", "run-outside-step"),
+        ("git stash", "run-unknown-target"),
+        ("git stash -u", "run-unknown-target"),
+        ("git reset --hard HEAD", "run-unknown-target"),
+        ("git mv src/a.rs src/b.rs", "run-outside-step"),
+        ("git rm notes.md", "run-outside-step"),
+        ("git apply fix.patch", "run-unknown-target"),
+        ("git am x.mbox", "run-unknown-target"),
+        ("git merge topic", "run-unknown-target"),
+        ("git pull", "run-unknown-target"),
+        ("git switch topic", "run-unknown-target"),
+        ("git clean -fd", "run-unknown-target"),
+        ("git worktree add ../wt", "run-outside-repo"),
+        ("git clone . OUT", "run-outside-step"),
+        // patchers and in-place editors
+        ("patch -p1 < fix.patch", "run-unknown-target"),
+        ("patch -o notes.md src/a.rs fix.patch", "run-outside-step"),
+        ("perl -pi -e 's/a/b/' notes.md", "run-outside-step"),
+        ("perl -i.bak -pe 's/a/b/' src/a.rs", "run-outside-step"),
+        ("ruby -i -pe 'x' notes.md", "run-outside-step"),
+        ("gawk -i inplace '{print}' notes.md", "run-outside-step"),
+        ("sed -n 'w out.txt' src/a.rs", "run-outside-step"),
+        ("sed -i s/a/b/ notes.md", "run-outside-step"),
+        ("ed -s notes.md", "run-outside-step"),
+        ("vim -es notes.md", "run-outside-step"),
+        ("sponge notes.md", "run-outside-step"),
+        ("yq -i '.a=1' plan.yaml", "run-outside-step"),
+        // archivers, extractors, compressors
+        ("tar -xf x.tar -C src", "run-outside-step"),
+        ("unzip x.zip -d lib", "run-outside-step"),
+        ("tar -czf out.tgz src", "run-outside-step"),
+        ("zip -r out.zip docs", "run-outside-step"),
+        ("gzip src/a.rs", "run-outside-step"),
+        // downloaders
+        ("curl -O https://x.invalid/a.sh", "run-outside-step"),
+        (
+            "curl --output-dir src -O https://x.invalid/b.rs",
+            "run-outside-step",
+        ),
+        ("wget -P lib https://x.invalid/a.md", "run-outside-step"),
+        ("wget https://x.invalid/a.md", "run-outside-step"),
+        // formatters and fixers
+        ("prettier --write src/", "run-outside-step"),
+        ("black src/", "run-outside-step"),
+        ("ruff check --fix src", "run-outside-step"),
+        ("cargo fmt", "run-unknown-target"),
+        ("gofmt -w src", "run-outside-step"),
+        ("eslint --fix src", "run-outside-step"),
+        ("clang-format -i src/b.c", "run-outside-step"),
+        // copies into a directory, links
+        ("cp notes.md src/", "run-outside-step"),
+        ("cp -t src notes.md", "run-outside-step"),
+        ("mv notes.md docs/", "run-outside-step"),
+        ("ln -s ../README.md src/b.rs", "run-outside-step"),
+        // other writers
+        ("sort -o notes.md src/a.rs", "run-outside-step"),
+        ("split -l 1 src/a.rs part_", "run-outside-step"),
+        ("find . -fprint list.txt", "run-outside-step"),
+        // one-liners
+        (
+            "python3 -c \"import shutil; shutil.copy('src/a.rs', 'notes.md')\"",
+            "run-outside-step",
+        ),
+        (
+            "python3 -c \"import sys; open(sys.argv[1], 'w')\" x",
+            "run-unknown-target",
+        ),
+        (
+            "node -e \"require('fs').renameSync('src/a.rs', 'b.rs')\"",
+            "run-outside-step",
+        ),
+    ] {
+        let reply = run.bash(command);
+        assert!(reply.denied_as(rule), "{command}: {reply:?}");
+    }
+    // The plan being executed is the run's own: its guard speaks first.
+    for command in [
+        "git checkout -- plan.md",
+        "sed -i s/a/b/ plan.md",
+        "mv plan.md docs/",
+        "sponge plan.md",
+    ] {
+        assert!(run.bash(command).denied_as("run-marker-write"), "{command}");
+    }
+    // A whole directory written from the repository root holds the run
+    // marker too: refused, as the guard of the marker.
+    for command in ["tar -xf x.tar", "unzip x.zip", "black ."] {
+        assert!(
+            matches!(run.bash(command), Reply::Deny(_)),
+            "{command}: {:?}",
+            run.bash(command)
+        );
+    }
+    for inside in [
+        "git checkout -- src/a.rs",
+        "git restore src/a.rs docs/",
+        "perl -pi -e 's/a/b/' src/a.rs",
+        "sed -i s/a/b/ src/a.rs",
+        "sed -n 'w docs/hits.txt' src/a.rs",
+        "tar -xf x.tar -C docs",
+        "unzip -q x.zip -d docs/vendor",
+        "cp plan.md docs/",
+        "curl -o docs/a.md https://x.invalid/a.md",
+        "wget -P docs https://x.invalid/a.md",
+        "prettier --write docs/",
+        "black src/a.rs",
+        "sort -o docs/sorted.txt plan.md",
+        "split -l 1 plan.md docs/part_",
+        "python3 -c \"import shutil; shutil.copy('plan.md', 'docs/plan.md')\"",
+        "cargo fmt -- --check",
+        "git status",
+        "tar -tf x.tar",
+    ] {
+        assert_eq!(run.bash(inside), Reply::Silent, "{inside}");
+    }
 }

