@@ -788,3 +788,24 @@ fn what_the_tree_held_before_the_step_is_not_the_steps_doing() {
         "the checkpoint holds the step's file alone"
     );
 }
+
+#[test]
+fn an_out_of_scope_change_the_agent_committed_is_caught_and_undone_in_the_tree() {
+    let repo = begun();
+    let start = started_with_greet(&repo);
+    repo.write(&[
+        ("greet.sh", GREET),
+        ("a.txt", "committed behind the step's back\n"),
+    ]);
+    git(repo.path(), &["commit", "-q", "-am", "sneak"]);
+    let agent = tree(repo.path());
+    let done = caught(&repo, &[("a.txt", "modified", None)]);
+    assert_eq!(tree(repo.path()), start);
+    // The commit stays; the index and the tree undo its out-of-scope path,
+    // so the step's next commit takes it back out.
+    assert_eq!(
+        git(repo.path(), &["diff", "--cached", "--name-only"]),
+        "a.txt\n"
+    );
+    applies_back(&repo, &done, &agent);
+}
