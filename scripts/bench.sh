@@ -20,7 +20,8 @@
 #                                           verdict figure 18 (a 200 MiB log)
 #                                           waves figures 19-20 (wave prepare, wave collect)
 #                                           tui figures 23-25 (the full-screen view of workflow run)
-#                                           trek figure 26 (trek step-done)
+#                                           trek figures 26-27 (trek step-done, its scope audit;
+#                                           scope: figure 27 alone)
 #                                           telemetry figure 22 (workflow run with OTLP on vs off)
 #
 # Needs bash, python3 and cargo. Uses hyperfine when installed (figures 1
@@ -49,6 +50,7 @@ WF_RUNS=10        # runs of each command per round for figures 9 to 11
 CRIT_RUNS=3       # runs of each command per round for figure 17 (ROUNDS rounds)
 CRIT_MANY=41      # criteria in figure 17's long plan (the short one has 1)
 WAVE_RUNS=2       # runs of each command per round for figures 19 and 20 (ROUNDS rounds)
+SCOPE_FILES=10000 # committed files in figure 27's tree
 BIG_BYTES=1073741824
 VERDICT_BYTES=209715200  # figure 18: the log verdict reads (200 MiB)
 VERDICT_RUNS=3    # runs of each side of figure 18
@@ -284,6 +286,8 @@ def cmd_table(results, big_bytes):
         tui_rows(d, row)
     if "trek_done" in d:
         trek_rows(d, row)
+    if "scope" in d:
+        scope_rows(d, row)
     if "otel_hundred" in d:
         telemetry_rows(d, row)
 
@@ -345,6 +349,14 @@ def trek_rows(d, row):
     row("26. `trek step-done` vs its Verify, `audit step` and the commit run bare, mean wall",
         f"{v['mean_ms']:.2f} ms", f"{b['mean_ms']:.2f} ms", f"{ratio:.2f}x", "≤ 1.5x", ratio <= 1.5)
     row("26a. same, CPU time (user+sys, all processes)", f"{v['cpu_ms']:.2f} ms",
+        f"{b['cpu_ms']:.2f} ms", f"{v['cpu_ms'] / b['cpu_ms']:.2f}x", "info", None)
+
+def scope_rows(d, row):
+    v, b = d["scope"]
+    ratio = v["mean_ms"] / b["mean_ms"]
+    row("27. `audit scope` (step-done's scope audit, 10,000 files) vs `git status --porcelain`, mean wall",
+        f"{v['mean_ms']:.2f} ms", f"{b['mean_ms']:.2f} ms", f"{ratio:.2f}x", "≤ 1.3x", ratio <= 1.3)
+    row("27a. same, CPU time (user+sys, all processes)", f"{v['cpu_ms']:.2f} ms",
         f"{b['cpu_ms']:.2f} ms", f"{v['cpu_ms'] / b['cpu_ms']:.2f}x", "info", None)
 
 def scan_rows(d, row):
@@ -1341,6 +1353,53 @@ if [[ -z "$only" || "$only" == trek ]]; then
   rm -rf "$trepo" && cp -a "$tdir/ready" "$trepo"
   section "26. voyage-helper trek step-done  vs  Verify + audit step + git commit  ($ROUNDS x $WAVE_RUNS runs each)"
   time_pair trek_done "$WAVE_RUNS" "$treset" "$done_cmd" "$treset" "$bare_done"
+fi
+
+# --- 27. the scope audit of trek step-done on a tree of 10,000 files ------------
+
+if [[ -z "$only" || "$only" == trek || "$only" == scope ]]; then
+  # The example plan in a repository of 10,000 committed files (100
+  # directories of 100), the run started and step 1 begun and implemented
+  # (its one file written, in scope). `audit scope` is the audit step-done
+  # runs first, on its own (step-done as a whole is figure 26); the baseline
+  # is the one git call any such audit needs, `git status --porcelain`, on
+  # the same tree.
+  sdir="$tmp/scope"
+  srepo="$sdir/repo"
+  mkdir -p "$srepo/plans"
+  cp "$repo/examples/trek/plan.md" "$srepo/plans/plan.md"
+  python3 - "$srepo" "$SCOPE_FILES" <<'PY'
+import os, sys
+root, n = sys.argv[1], int(sys.argv[2])
+for i in range(n):
+    d = os.path.join(root, f"d{i // 100:03}")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, f"f{i % 100:03}.txt"), "w") as f:
+        f.write(f"file {i}\n")
+PY
+  (
+    cd "$srepo"
+    export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+    git init -q -b main
+    git config user.name bench
+    git config user.email bench@example.com
+    git config commit.gpgsign false
+    git add -A
+    git commit -q -m init
+    "$helper" trek start plans/plan.md >/dev/null
+    "$helper" trek step-begin 1 >/dev/null
+    # shellcheck disable=SC2016
+    printf '#!/usr/bin/env bash\necho "Hello, ${1:-world}!"\n' >greet.sh
+  )
+  [[ "$(git -C "$srepo" ls-files | wc -l)" -ge "$SCOPE_FILES" ]] ||
+    { echo "bench.sh: the scope repository does not have $SCOPE_FILES files" >&2; exit 2; }
+  (cd "$srepo" && "$helper" audit scope --plan plans/plan.md --step 1) |
+    grep -qx 'Scope PASS for step 1 (1 changed paths in scope)' ||
+    { echo "bench.sh: audit scope did not pass on the bench repository" >&2; exit 2; }
+  scope_cmd="env -C $(q "$srepo") $(q "$helper") audit scope --plan plans/plan.md --step 1"
+  status_cmd="env -C $(q "$srepo") git status --porcelain"
+  section "27. voyage-helper audit scope ($SCOPE_FILES files)  vs  git status --porcelain  ($ROUNDS x $STATE_RUNS runs each)"
+  time_pair scope "$STATE_RUNS" true "$scope_cmd" true "$status_cmd"
 fi
 
 # --- 22. workflow run with OpenTelemetry on, against a local receiver ------------

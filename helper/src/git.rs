@@ -60,25 +60,45 @@ impl Output {
     }
 }
 
+/// What a git call may have besides its arguments.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct With<'a> {
+    /// `GIT_INDEX_FILE`: a scratch index, so the repository's own index
+    /// is never read-modified-written by the call.
+    pub index: Option<&'a Path>,
+    /// What git reads on stdin (`--pathspec-from-file=-`); `None`:
+    /// `/dev/null`.
+    pub input: Option<&'a [u8]>,
+}
+
 /// Runs `git -C dir ARGS…`.
 pub(crate) fn run(dir: &Path, args: &[&str]) -> io::Result<Output> {
+    run_with(dir, args, With::default())
+}
+
+/// [`run`] with a scratch index or stdin.
+pub(crate) fn run_with(dir: &Path, args: &[&str], with: With<'_>) -> io::Result<Output> {
     let mut argv: Vec<&OsStr> = vec![OsStr::new("git"), OsStr::new("-C"), dir.as_os_str()];
     argv.extend(args.iter().map(OsStr::new));
     let mut errors = tempfile::tempfile()?;
     let mut stdout = Vec::new();
     let mut truncated = false;
+    let mut env: Vec<(&str, &OsStr)> = vec![
+        ("LC_ALL", OsStr::new("C")),
+        ("GIT_TERMINAL_PROMPT", OsStr::new("0")),
+        ("GIT_OPTIONAL_LOCKS", OsStr::new("0")),
+    ];
+    if let Some(index) = with.index {
+        env.push(("GIT_INDEX_FILE", index.as_os_str()));
+    }
     let job = Job {
         argv: &argv,
         cwd: None,
         timeout: Some(TIMEOUT),
         leftovers: Leftovers::Stop,
         stderr: Stderr::File(&errors),
-        env: &[
-            ("LC_ALL", OsStr::new("C")),
-            ("GIT_TERMINAL_PROMPT", OsStr::new("0")),
-            ("GIT_OPTIONAL_LOCKS", OsStr::new("0")),
-        ],
-        input: None,
+        env: &env,
+        input: with.input,
         stop: None,
     };
     let outcome = supervise(job, &mut |chunk| {

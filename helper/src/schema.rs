@@ -24,6 +24,10 @@ pub(crate) const SCHEMAS: &[(&str, &str)] = &[
         include_str!("../../schemas/audit-checkpoint.schema.json"),
     ),
     (
+        "audit-scope",
+        include_str!("../../schemas/audit-scope.schema.json"),
+    ),
+    (
         "audit-session",
         include_str!("../../schemas/audit-session.schema.json"),
     ),

@@ -118,6 +118,32 @@ pub(crate) enum Command {
     /// Exit status: 0 pass, 1 drift, 2 could not check.
     #[command(verbatim_doc_comment)]
     Session(SessionArgs),
+    /// List what changed outside a step's Files since it began (read-only).
+    ///
+    /// The scope audit `trek step-done` runs first, on its own: the work
+    /// tree is compared with --since (default HEAD) or, when `trek
+    /// step-begin` found the tree already changed, with the state it kept
+    /// then (in the git directory, voyage-step-base.json). Every path
+    /// modified, added, deleted, renamed or untracked (not ignored) is
+    /// checked against the step's Files and its manifest's expected_paths
+    /// (a directory covers what is under it, * ? [..] are wildcards); the
+    /// plan, --progress and the runner's logs (.temp/voyage/logs/) are the
+    /// run's own. A nested repository (a directory with its own .git) is
+    /// seen only as a whole. Nothing is changed: `trek step-done` is what
+    /// saves the patch and puts the paths back.
+    ///
+    /// OUTPUT: `Scope PASS for step N (K changed paths in scope)` or
+    /// `Scope FAIL for step N:` and one `- path (change)` line per path
+    /// (`- old -> new (renamed)`). --json: {status: pass|drift, step,
+    /// since, base, changes: [{path, change, from}], in_scope: [...]}
+    /// (schema audit-scope).
+    ///
+    /// Example:
+    ///     voyage-helper audit scope --plan plan.md --step 2 --since "$START"
+    ///
+    /// Exit status: 0 pass, 1 a change outside the scope, 2 could not check.
+    #[command(verbatim_doc_comment)]
+    Scope(ScopeArgs),
 }
 
 impl Command {
@@ -127,6 +153,7 @@ impl Command {
             Self::Step(args) => command::step(&args, out),
             Self::Checkpoint(args) => command::checkpoint(&args, out),
             Self::Session(args) => command::session(&args, out),
+            Self::Scope(args) => command::scope(&args, out),
         }
     }
 }
@@ -149,6 +176,26 @@ pub(crate) struct StepArgs {
     /// Write manifest_audit and manifest_drift into this progress file.
     #[arg(long, value_name = "PROGRESS")]
     pub record: Option<PathBuf>,
+    /// Print the audit as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct ScopeArgs {
+    /// The plan or session spec.
+    #[arg(long, value_name = "PLAN")]
+    pub plan: PathBuf,
+    /// The step number.
+    #[arg(long, value_name = "N")]
+    pub step: u32,
+    /// The commit the step began from (default HEAD).
+    #[arg(long, value_name = "SHA")]
+    pub since: Option<String>,
+    /// The run's progress file (the run's own, never out of scope; default:
+    /// the live run's, when it runs this plan).
+    #[arg(long, value_name = "F")]
+    pub progress: Option<PathBuf>,
     /// Print the audit as JSON.
     #[arg(long)]
     pub json: bool,

@@ -5,10 +5,10 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use super::cli::{CheckpointArgs, SessionArgs, StepArgs};
+use super::cli::{CheckpointArgs, ScopeArgs, SessionArgs, StepArgs};
 use super::code;
 use super::git::Git;
-use super::{checkpoint, record, render, session, step};
+use super::{checkpoint, record, render, scope, session, step};
 use crate::exit;
 use crate::plan::{Manifest, Plan, PlanLoadError};
 use crate::problem::{self, Coded, Problem};
@@ -196,5 +196,66 @@ pub(super) fn session(args: &SessionArgs, out: &mut impl Write) -> io::Result<u8
     };
     answer(out, run(), args.json, render::session, |a| {
         a.drift_details.is_empty()
+    })
+}
+
+pub(super) fn scope(args: &ScopeArgs, out: &mut impl Write) -> io::Result<u8> {
+    let run = || -> Result<render::ScopeAudit, Refused> {
+        let plan = load_plan(&args.plan)?;
+        let Some(step) = plan.step(args.step) else {
+            return Err(cannot(
+                Problem::new(
+                    code::AUDIT_NO_SUCH_STEP,
+                    format!("the plan has no step {}", args.step),
+                )
+                .in_file(&args.plan),
+            ));
+        };
+        let git = repository()?;
+        let since = git
+            .commit_id(args.since.as_deref().unwrap_or("HEAD"), "--since")
+            .map_err(cannot)?;
+        let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let root = real(&git.root);
+        let location = crate::run_marker::locate(&git.root);
+        // Without --progress, the live run's own progress file, when the
+        // run is of this plan.
+        let progress = args.progress.as_deref().map(real).or_else(|| {
+            let marker = crate::run_marker::read(&location.as_ref()?.marker).ok()??;
+            (real(Path::new(&marker.plan)) == real(&args.plan))
+                .then(|| real(Path::new(&marker.progress)))
+        });
+        let own = scope::Scope::run_files(&root, &real(&args.plan), &progress.unwrap_or_default());
+        let expected = step
+            .manifest
+            .as_ref()
+            .map(|m| m.expected_paths.as_slice())
+            .unwrap_or_default();
+        let fence = scope::Scope::new(
+            step.files
+                .iter()
+                .map(|f| f.path.as_str())
+                .chain(expected.iter().map(String::as_str)),
+            own.iter().map(String::as_str),
+        );
+        let base = location
+            .and_then(|l| l.marker.parent().and_then(scope::read_base))
+            .filter(|b| b.step == args.step);
+        let found = scope::audit(&git, &since, base.as_ref(), &fence).map_err(cannot)?;
+        Ok(render::ScopeAudit {
+            status: if found.violations.is_empty() {
+                "pass"
+            } else {
+                "drift"
+            },
+            step: args.step,
+            since: found.since,
+            base: found.base,
+            changes: found.violations,
+            in_scope: found.in_scope,
+        })
+    };
+    answer(out, run(), args.json, render::scope, |a| {
+        a.changes.is_empty()
     })
 }

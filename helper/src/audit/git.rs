@@ -13,7 +13,7 @@ use crate::problem::Problem;
 
 /// A repository's work tree, found from a directory inside it.
 #[derive(Debug, Clone)]
-pub(super) struct Git {
+pub(crate) struct Git {
     pub root: PathBuf,
 }
 
@@ -26,7 +26,7 @@ pub struct Commit {
 
 impl Git {
     /// The work tree that holds `dir`, or AUDIT_NOT_A_REPOSITORY.
-    pub(super) fn discover(dir: &Path) -> Result<Self, Problem> {
+    pub(crate) fn discover(dir: &Path) -> Result<Self, Problem> {
         let out = run(dir, ["rev-parse", "--show-toplevel"]).map_err(|e| {
             if e.started {
                 Problem::new(
@@ -100,28 +100,6 @@ impl Git {
         )
         .map_err(|e| e.problem)?;
         Ok(split_z(&out))
-    }
-
-    /// The paths that differ from `from` in the work tree, staged or not,
-    /// and the untracked files git does not ignore: what a step has changed
-    /// before its checkpoint commit. Deleted paths are included, so a
-    /// forbidden file removed counts as touched.
-    pub(super) fn changed_since(&self, from: &str) -> Result<Vec<String>, Problem> {
-        let tracked = run(
-            &self.root,
-            ["diff", "--name-only", "-z", "--no-renames", from, "--"],
-        )
-        .map_err(|e| e.problem)?;
-        let untracked = run(
-            &self.root,
-            ["ls-files", "-z", "--others", "--exclude-standard"],
-        )
-        .map_err(|e| e.problem)?;
-        let mut paths = split_z(&tracked);
-        paths.extend(split_z(&untracked));
-        paths.sort_unstable();
-        paths.dedup();
-        Ok(paths)
     }
 }
 

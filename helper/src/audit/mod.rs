@@ -10,6 +10,8 @@
 //!   values and returning a report.
 //! - [`git`]: the git calls; [`bash`]: `bash -n`; [`paths`]: manifest paths
 //!   kept inside the repository and matched like pathspecs.
+//! - [`scope`]: what changed since the step began outside its Files (the
+//!   scope audit `trek step-done` runs first, and `audit scope`).
 //! - [`record`]: `--record`, written through the progress area's reader
 //!   and writer; [`render`]: the text reports.
 //! - [`command`]: the I/O edge of each subcommand; [`cli`]: the flags.
@@ -24,10 +26,12 @@ mod git;
 mod paths;
 mod record;
 mod render;
+pub(crate) mod scope;
 mod session;
 mod step;
 
 pub(crate) use checkpoint::checkpoint_drift;
 pub(crate) use cli::Command;
+pub(crate) use git::Git;
 pub use git::{Commit, parse_log};
 pub use paths::{Matcher, inside};

@@ -1,5 +1,6 @@
 //! The audits' text reports. `--json` prints the audit values themselves
-//! (schemas `audit-step`, `audit-checkpoint`, `audit-session`).
+//! (schemas `audit-step`, `audit-checkpoint`, `audit-session`,
+//! `audit-scope`).
 
 use std::io::{self, Write};
 
@@ -101,4 +102,34 @@ fn recorded(path: Option<&str>, out: &mut impl Write) -> io::Result<()> {
         Some(p) => writeln!(out, "recorded in {p}"),
         None => Ok(()),
     }
+}
+
+/// What `audit scope` found (`--json` prints it).
+#[derive(Debug, Clone, Serialize)]
+pub(super) struct ScopeAudit {
+    pub status: &'static str,
+    pub step: u32,
+    /// The step's start commit.
+    pub since: String,
+    /// What the tree was compared with: the start commit, or the tree
+    /// `trek step-begin` kept when the tree was already changed.
+    pub base: String,
+    pub changes: Vec<super::scope::Finding>,
+    pub in_scope: Vec<String>,
+}
+
+pub(super) fn scope(audit: &ScopeAudit, out: &mut impl Write) -> io::Result<()> {
+    let n = audit.step;
+    if audit.changes.is_empty() {
+        return writeln!(
+            out,
+            "Scope PASS for step {n} ({} changed paths in scope)",
+            audit.in_scope.len()
+        );
+    }
+    writeln!(out, "Scope FAIL for step {n}:")?;
+    for c in &audit.changes {
+        writeln!(out, "- {}", c.line())?;
+    }
+    Ok(())
 }

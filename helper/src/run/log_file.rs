@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use crate::clock::UtcTime;
 
 /// The log directory below the root.
-pub(super) const LOG_SUBDIR: &str = ".temp/voyage/logs";
+pub(crate) const LOG_SUBDIR: &str = ".temp/voyage/logs";
 
 /// How many characters of the command the slug is made from.
 const SLUG_SOURCE_CHARS: usize = 40;

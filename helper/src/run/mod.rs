@@ -21,6 +21,7 @@ mod tally;
 
 pub(crate) use cli::RunArgs;
 pub use labels::Labels;
+pub(crate) use log_file::LOG_SUBDIR;
 pub use log_file::slug;
 pub use request::{MAX_TIMEOUT_SECS, Request};
 pub use tally::{LineTally, TAIL_MAX_CHARS};

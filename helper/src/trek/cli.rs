@@ -14,7 +14,7 @@ use std::path::PathBuf;
 ///     voyage-helper trek start plan.md          # Phases 1-4, then NEXT: trek step-begin 1
 ///     voyage-helper trek step-begin 1           # the step's Files, Changes, Verify
 ///     (the agent edits the step's Files)
-///     voyage-helper trek step-done 1            # Verify, manifest audit, checkpoint or On failure
+///     voyage-helper trek step-done 1            # scope, Verify, manifest audit, checkpoint or On failure
 ///     voyage-helper trek finish                 # verification, audit, then the main-merge question
 ///     voyage-helper trek finish --gate confirm  # final status, report, stats
 ///
@@ -58,9 +58,16 @@ pub(crate) enum Command {
     /// Example: voyage-helper trek step-begin 2
     #[command(verbatim_doc_comment)]
     StepBegin(StepArgs),
-    /// Sub-steps D-F: Verify, manifest audit, then checkpoint or On failure.
+    /// Sub-steps D-F: scope audit, Verify, manifest audit, then checkpoint
+    /// or On failure.
     ///
-    /// The Verify command is judged by the denylist (blocked: escalate),
+    /// First the scope audit: every path changed since step-begin outside
+    /// the step's Files and expected_paths (modified, added, deleted,
+    /// renamed, untracked; the run's own files and ignored paths aside)
+    /// fails the attempt like a manifest FAIL. Those changes are saved as a
+    /// patch in <git dir>/voyage-scope/ and put back as they were when the
+    /// step began; `git apply PATCH` brings them back. A nested repository
+    /// is left in place and the step escalated. Then the Verify command is judged by the denylist (blocked: escalate),
     /// run through the runner in the work tree (a fresh run, exit code is
     /// truth; 77 from a sandbox pre-flight is the blocked sentinel), then
     /// the step's manifest is audited. A pass stages the step's Files, runs

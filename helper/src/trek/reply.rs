@@ -49,6 +49,23 @@ pub(crate) struct TaskFile {
     pub new: bool,
 }
 
+/// The scope audit's finding in a `step-done` reply.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct ScopeReply {
+    /// Each path changed outside the step's Files, and how.
+    pub changes: Vec<crate::audit::scope::Finding>,
+    /// The patch holding those changes (`git apply PATH` restores them),
+    /// `null` when it could not be written (then nothing was put back).
+    pub patch: Option<String>,
+    /// The paths put back as they were when the step began.
+    pub restored: Vec<String>,
+    /// The paths left where they are (a nested repository, or all when
+    /// the patch could not be written).
+    pub kept: Vec<String>,
+    /// Why something was left in place; the step is then escalated.
+    pub problem: Option<String>,
+}
+
 /// One `trek` reply.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Reply {
@@ -73,6 +90,9 @@ pub(crate) struct Reply {
     /// The `trekexecute_summary` object (finish).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub summary: Option<Value>,
+    /// step-done: what the scope audit found outside the step's Files.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<ScopeReply>,
     /// The exit status this reply carries: 0 the run goes on or completed,
     /// 1 it stopped short, 2 it could not be checked.
     #[serde(skip)]
@@ -92,6 +112,7 @@ impl Reply {
             task: None,
             report: None,
             summary: None,
+            scope: None,
             exit: crate::exit::OK,
         }
     }

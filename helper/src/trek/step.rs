@@ -14,8 +14,9 @@ use super::code;
 use super::context::{self, Run};
 use super::invoke::field;
 use super::invoke::{Invoked, invoke};
-use super::reply::{Next, Reply, Task, TaskFile};
-use crate::audit::Matcher;
+use super::reply::{Next, Reply, ScopeReply, Task, TaskFile};
+use crate::audit::scope::{self, Scope};
+use crate::audit::{Git, Matcher};
 use crate::exit;
 use crate::plan::{Action, Step};
 use crate::problem::Problem;
@@ -187,6 +188,12 @@ fn begin_inner(n: u32) -> Result<Reply, Problem> {
     if let Some(text) = &test_first {
         reply.push(test_first_note(&run, text));
     }
+    // What the tree holds now is the step's base: the scope audit of
+    // step-done holds only what changes from here against the step.
+    if let Some(since) = &run.marker.step_start_sha {
+        let base = scope::snapshot(&git_of(&run), n, since, &scope_of(&run, &step))?;
+        scope::keep_base(git_dir(&run), base.as_ref())?;
+    }
 
     reply.task = Some(Task {
         title: step.title.clone(),
@@ -318,6 +325,14 @@ fn done_inner(n: u32) -> Result<Reply, Problem> {
     let mut reply = Reply::new("step-done", Next::Finish, "in_progress");
     reply.plan = Some(run.plan_arg());
     reply.progress = Some(run.progress_arg());
+
+    // The scope audit, before anything the helper runs itself (the Verify
+    // may leave files of its own): every change outside the step's Files
+    // fails the attempt, saved as a patch and put back first.
+    if let Some(why) = scope_check(&run, &step, attempts, &mut reply)? {
+        let forced = reply.scope.as_ref().is_some_and(|s| s.problem.is_some());
+        return fail(&mut run, &step, attempts, budget, &why, forced, reply);
+    }
 
     // Sub-step D1: the Verify command, screened first.
     let exit_code = match step.verify.as_ref().map(|v| v.command.clone()) {
@@ -483,6 +498,95 @@ fn done_inner(n: u32) -> Result<Reply, Problem> {
     go_on(&run, reply)
 }
 
+/// The run's repository, for the audit's git calls.
+fn git_of(run: &Run) -> Git {
+    Git {
+        root: run.root.clone(),
+    }
+}
+
+/// The git directory the run marker is in: the run's own directory for
+/// what must never be in the work tree (the step's base, saved patches).
+fn git_dir(run: &Run) -> &Path {
+    run.marker_path.parent().unwrap_or(&run.root)
+}
+
+/// What the step may change: its Files, its manifest's expected paths,
+/// and the run's own files.
+fn scope_of(run: &Run, step: &Step) -> Scope {
+    let root = std::fs::canonicalize(&run.root).unwrap_or_else(|_| run.root.clone());
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut own = Scope::run_files(&root, &real(&run.plan_path), &real(&run.progress_path));
+    own.extend(Scope::run_files(
+        &run.root,
+        &run.plan_path,
+        &run.progress_path,
+    ));
+    let expected = step
+        .manifest
+        .as_ref()
+        .map(|m| m.expected_paths.as_slice())
+        .unwrap_or_default();
+    Scope::new(
+        step.files
+            .iter()
+            .map(|f| f.path.as_str())
+            .chain(expected.iter().map(String::as_str)),
+        own.iter().map(String::as_str),
+    )
+}
+
+/// The scope audit of `trek step-done`: `Some(why)` when the step changed
+/// something outside its scope (the reply then says what, where it was
+/// saved and what was put back).
+fn scope_check(
+    run: &Run,
+    step: &Step,
+    attempt: u32,
+    reply: &mut Reply,
+) -> Result<Option<String>, Problem> {
+    let Some(since) = run.marker.step_start_sha.clone() else {
+        return Ok(None);
+    };
+    let n = step.number;
+    let git = git_of(run);
+    let base = scope::read_base(git_dir(run)).filter(|b| b.step == n);
+    let found = scope::audit(&git, &since, base.as_ref(), &scope_of(run, step))?;
+    if found.violations.is_empty() {
+        return Ok(None);
+    }
+    let patch = scope::patch_path(git_dir(run), n, attempt);
+    let saved = scope::save_and_restore(&git, &found, &patch);
+    let lines: Vec<String> = found.violations.iter().map(scope::Finding::line).collect();
+    reply.push(format!(
+        "SCOPE VIOLATION: step {n} changed {} path(s) outside its Files:",
+        lines.len()
+    ));
+    reply.lines.extend(lines.iter().map(|l| format!("- {l}")));
+    if let Some(p) = &saved.patch {
+        reply.push(format!(
+            "Saved in {p}; those paths are back as they were when the step began. To keep the changes: git apply {p}"
+        ));
+    }
+    if let Some(why) = &saved.problem {
+        reply.push(format!(
+            "Left in place: {} ({why}); a person decides.",
+            saved.kept.join(", ")
+        ));
+    }
+    reply.scope = Some(ScopeReply {
+        changes: found.violations,
+        patch: saved.patch,
+        restored: saved.restored,
+        kept: saved.kept,
+        problem: saved.problem,
+    });
+    Ok(Some(format!(
+        "SCOPE VIOLATION: changed outside the step's Files: {}",
+        lines.join("; ")
+    )))
+}
+
 /// HEAD's id and subject, if the work tree has a commit.
 fn last_commit(root: &Path) -> Option<(String, String)> {
     let out = crate::git::run(root, &["log", "-1", "--format=%H%x1f%s", "HEAD"]).ok()?;
@@ -546,8 +650,9 @@ fn stage(run: &Run, step: &Step) {
     }
 }
 
-/// The marker goes back to "between steps".
+/// The marker goes back to "between steps" (and the step's base goes).
 fn clear_step(run: &mut Run) -> Result<(), Problem> {
+    scope::keep_base(git_dir(run), None)?;
     run.marker.step = None;
     run.marker.files.clear();
     run.marker.memory_write = false;

@@ -450,3 +450,362 @@ fn a_checkpoint_message_off_its_pattern_is_recorded_as_drift_not_a_failure() {
     );
     assert_eq!(repo.subjects()[0], "add greeting");
 }
+
+// --- the scope audit of `trek step-done` (issue 23, point 7) ---------------
+//
+// Each case: step 1 of the example plan is begun, its own file written, and
+// one change made outside its Files the way the hook cannot see (a
+// formatter, git itself, a direct write standing in for an MCP tool, a
+// write from a nested repository). step-done must fail the attempt, say
+// what changed, put those paths back, and keep them in a patch that
+// `git apply` turns back into the agent's tree, byte for byte.
+
+/// Every file of the work tree but the run's own (git directories, the
+/// runner's logs, the progress file), with its bytes.
+fn tree(root: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, out: &mut std::collections::BTreeMap<String, Vec<u8>>) {
+        for entry in fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let rel = path.strip_prefix(root).unwrap().display().to_string();
+            if path.file_name().unwrap() == ".git"
+                || rel == ".temp"
+                || rel.ends_with(".trekexecute-progress-plan.json")
+            {
+                continue;
+            }
+            if path.is_dir() {
+                walk(root, &path, out);
+            } else {
+                out.insert(rel, fs::read(&path).unwrap());
+            }
+        }
+    }
+    let mut out = std::collections::BTreeMap::new();
+    walk(root, root, &mut out);
+    out
+}
+
+const BINARY: &[u8] = b"\x00\x01\xffbinary\x00\xfe\r\n";
+
+/// The example plan's repository with a few committed files outside step
+/// 1's Files, the run started and step 1 begun.
+fn begun() -> Repo {
+    let repo = Repo::new(&example_plan());
+    repo.write(&[("a.txt", "one  two\n"), ("docs/b.md", "# b\n")]);
+    fs::write(repo.path().join("bin.dat"), BINARY).unwrap();
+    commit_all(repo.path(), "more files");
+    let (code, start) = repo.trek(&["start", &repo.plan()]);
+    assert_eq!(code, 0, "{start}");
+    repo.trek(&["step-begin", "1"]);
+    repo
+}
+
+/// step-done: the attempt fails with exactly `expected` (path, change,
+/// from) outside the Files, recorded as failed; greet.sh stays; the patch
+/// is named and kept out of the work tree.
+fn caught(repo: &Repo, expected: &[(&str, &str, Option<&str>)]) -> Value {
+    let (code, done) = repo.trek(&["step-done", "1"]);
+    assert_eq!(code, 0, "{done}");
+    let lines = done["lines"].to_string();
+    assert!(lines.contains("SCOPE VIOLATION"), "{lines}");
+    let changes: Vec<(String, String, Option<String>)> = done["scope"]["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["path"].as_str().unwrap().to_owned(),
+                c["change"].as_str().unwrap().to_owned(),
+                c["from"].as_str().map(str::to_owned),
+            )
+        })
+        .collect();
+    let want: Vec<(String, String, Option<String>)> = expected
+        .iter()
+        .map(|(p, c, f)| ((*p).to_owned(), (*c).to_owned(), f.map(str::to_owned)))
+        .collect();
+    assert_eq!(changes, want, "{done}");
+    assert_eq!(repo.progress_json()["steps"]["1"]["status"], "failed");
+    assert!(
+        repo.progress_json()["steps"]["1"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("SCOPE VIOLATION")
+    );
+    assert_eq!(
+        fs::read_to_string(repo.path().join("greet.sh")).unwrap(),
+        GREET
+    );
+    let patch = done["scope"]["patch"].as_str().unwrap().to_owned();
+    assert!(lines.contains(&format!("git apply {patch}")), "{lines}");
+    assert!(
+        Path::new(&patch).starts_with(repo.path().join(".git")),
+        "kept out of the work tree: {patch}"
+    );
+    done
+}
+
+/// The patch applied at the root gives back the agent's tree exactly.
+fn applies_back(repo: &Repo, done: &Value, agent: &std::collections::BTreeMap<String, Vec<u8>>) {
+    let patch = done["scope"]["patch"].as_str().unwrap();
+    git(repo.path(), &["apply", patch]);
+    assert_eq!(&tree(repo.path()), agent, "the patch restores every byte");
+}
+
+/// The tree the step began from, plus the step's own file.
+fn started_with_greet(repo: &Repo) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut t = tree(repo.path());
+    t.insert("greet.sh".into(), GREET.as_bytes().to_vec());
+    t
+}
+
+#[test]
+fn a_formatter_rewriting_an_out_of_scope_file_is_caught_and_kept() {
+    let repo = begun();
+    let start = started_with_greet(&repo);
+    repo.write(&[("greet.sh", GREET), ("a.txt", "one two\n")]);
+    let agent = tree(repo.path());
+    // `audit scope` sees the same, and changes nothing.
+    let out = crate::common::env::helper(repo.path(), repo.home.path())
+        .args([
+            "audit",
+            "scope",
+            "--plan",
+            &repo.plan(),
+            "--step",
+            "1",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let audit = assert_schema("audit-scope", String::from_utf8_lossy(&out.stdout).trim());
+    assert_eq!(
+        audit["changes"],
+        serde_json::json!([{"path": "a.txt", "change": "modified"}])
+    );
+    assert_eq!(audit["in_scope"], serde_json::json!(["greet.sh"]));
+    assert_eq!(tree(repo.path()), agent);
+    let done = caught(&repo, &[("a.txt", "modified", None)]);
+    assert_eq!(next(&done), ("begin-step", Some(1)), "a retry: {done}");
+    assert_eq!(tree(repo.path()), start, "a.txt is back, greet.sh stays");
+    assert_eq!(done["scope"]["restored"], serde_json::json!(["a.txt"]));
+    applies_back(&repo, &done, &agent);
+
+    // The retry, with the out-of-scope change gone, passes as ever.
+    git(repo.path(), &["checkout", "--", "a.txt"]);
+    repo.trek(&["step-begin", "1"]);
+    let (_, again) = repo.trek(&["step-done", "1"]);
+    assert_eq!(next(&again), ("begin-step", Some(2)), "{again}");
+    assert!(again.get("scope").is_none());
+}
+
+#[test]
+fn git_checkout_of_an_older_version_is_caught_and_the_index_put_back() {
+    let repo = Repo::new(&example_plan());
+    repo.write(&[("a.txt", "old\n")]);
+    commit_all(repo.path(), "a old");
+    repo.write(&[("a.txt", "new\n")]);
+    commit_all(repo.path(), "a new");
+    repo.trek(&["start", &repo.plan()]);
+    repo.trek(&["step-begin", "1"]);
+    let start = started_with_greet(&repo);
+    repo.write(&[("greet.sh", GREET)]);
+    // Reverts the earlier commit's change, in the index and the tree.
+    git(repo.path(), &["checkout", "HEAD~1", "--", "a.txt"]);
+    let agent = tree(repo.path());
+    let done = caught(&repo, &[("a.txt", "modified", None)]);
+    assert_eq!(tree(repo.path()), start);
+    assert_eq!(
+        git(repo.path(), &["diff", "--cached", "--name-only"]),
+        "",
+        "the index is put back too"
+    );
+    applies_back(&repo, &done, &agent);
+}
+
+#[test]
+fn a_deleted_and_a_renamed_file_are_caught_with_both_names() {
+    let repo = begun();
+    let start = started_with_greet(&repo);
+    repo.write(&[("greet.sh", GREET)]);
+    fs::remove_file(repo.path().join("a.txt")).unwrap();
+    git(repo.path(), &["mv", "docs/b.md", "docs/c.md"]);
+    let agent = tree(repo.path());
+    let done = caught(
+        &repo,
+        &[
+            ("a.txt", "deleted", None),
+            ("docs/c.md", "renamed", Some("docs/b.md")),
+        ],
+    );
+    assert!(
+        done["lines"]
+            .to_string()
+            .contains("docs/b.md -> docs/c.md (renamed)")
+    );
+    assert_eq!(tree(repo.path()), start);
+    assert_eq!(
+        git(repo.path(), &["status", "--porcelain", "--", "docs"]),
+        ""
+    );
+    applies_back(&repo, &done, &agent);
+}
+
+#[test]
+fn an_untracked_file_and_a_direct_write_are_caught() {
+    let repo = begun();
+    let start = started_with_greet(&repo);
+    repo.write(&[("greet.sh", GREET), ("notes/todo.txt", "later\n")]);
+    // What an MCP filesystem server's write tool does: the file system,
+    // no tool call the hook sees.
+    fs::write(repo.path().join("README.md"), "# hijacked\n").unwrap();
+    let agent = tree(repo.path());
+    let done = caught(
+        &repo,
+        &[
+            ("README.md", "modified", None),
+            ("notes/todo.txt", "untracked", None),
+        ],
+    );
+    assert_eq!(tree(repo.path()), start);
+    applies_back(&repo, &done, &agent);
+}
+
+#[test]
+fn a_binary_file_out_of_scope_round_trips_through_the_patch() {
+    let repo = begun();
+    let start = started_with_greet(&repo);
+    repo.write(&[("greet.sh", GREET)]);
+    fs::write(repo.path().join("bin.dat"), b"\x00\xff\x00changed\x80").unwrap();
+    fs::write(repo.path().join("new.bin"), b"\x89PNG\r\n\x1a\n\x00\x00").unwrap();
+    let agent = tree(repo.path());
+    let done = caught(
+        &repo,
+        &[
+            ("bin.dat", "modified", None),
+            ("new.bin", "untracked", None),
+        ],
+    );
+    assert_eq!(tree(repo.path()), start);
+    assert_eq!(fs::read(repo.path().join("bin.dat")).unwrap(), BINARY);
+    applies_back(&repo, &done, &agent);
+}
+
+#[test]
+fn a_write_from_inside_a_nested_repository_is_caught() {
+    let repo = begun();
+    let start = started_with_greet(&repo);
+    repo.write(&[("greet.sh", GREET)]);
+    // The agent makes itself a nested repository (the hook finds no run
+    // from a cwd inside it) and writes the parent's file from there.
+    let nested = repo.path().join("nested");
+    fs::create_dir(&nested).unwrap();
+    init(&nested);
+    write(&nested, &[("inner.txt", "inner\n")]);
+    let out = std::process::Command::new("bash")
+        .args(["-c", "echo escaped > ../a.txt"])
+        .current_dir(&nested)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let agent = tree(repo.path());
+    let done = caught(
+        &repo,
+        &[
+            ("a.txt", "modified", None),
+            ("nested/", "nested_repository", None),
+        ],
+    );
+    // The repository is another repository's content: left in place, and a
+    // person decides (the step is escalated).
+    assert_eq!(next(&done), ("finish", None), "{done}");
+    assert_eq!(done["status"], "stopped");
+    assert_eq!(done["scope"]["kept"], serde_json::json!(["nested/"]));
+    assert_eq!(
+        fs::read_to_string(nested.join("inner.txt")).unwrap(),
+        "inner\n"
+    );
+    let mut expected = start.clone();
+    expected.insert("nested/inner.txt".into(), b"inner\n".to_vec());
+    assert_eq!(tree(repo.path()), expected, "a.txt is back");
+    applies_back(&repo, &done, &agent);
+}
+
+#[test]
+fn what_the_tree_held_before_the_step_is_not_the_steps_doing() {
+    // Work left from before the run (tracked and untracked, and a nested
+    // repository) is the step's base: an in-scope step passes and leaves it
+    // alone; a change on top of it is caught and put back to that base.
+    let repo = Repo::new(&example_plan());
+    repo.write(&[("a.txt", "one\n")]);
+    commit_all(repo.path(), "a");
+    repo.write(&[("a.txt", "user's edit\n"), ("scratch.txt", "mine\n")]);
+    let nested = repo.path().join("vendor");
+    fs::create_dir(&nested).unwrap();
+    init(&nested);
+    repo.trek(&["start", &repo.plan()]);
+    repo.trek(&["step-begin", "1"]);
+    let start = started_with_greet(&repo);
+    repo.write(&[("greet.sh", GREET), ("a.txt", "agent's edit\n")]);
+    // From inside the pre-existing nested repository.
+    let out = std::process::Command::new("bash")
+        .args(["-c", "echo more >> ../scratch.txt"])
+        .current_dir(&nested)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let agent = tree(repo.path());
+    let done = caught(
+        &repo,
+        &[
+            ("a.txt", "modified", None),
+            ("scratch.txt", "modified", None),
+        ],
+    );
+    assert_eq!(next(&done), ("begin-step", Some(1)));
+    assert_eq!(tree(repo.path()), start, "back to the user's own edits");
+    applies_back(&repo, &done, &agent);
+
+    git(
+        repo.path(),
+        &["apply", "-R", done["scope"]["patch"].as_str().unwrap()],
+    );
+    repo.trek(&["step-begin", "1"]);
+    let (_, again) = repo.trek(&["step-done", "1"]);
+    assert_eq!(next(&again), ("begin-step", Some(2)), "{again}");
+    assert_eq!(
+        fs::read_to_string(repo.path().join("a.txt")).unwrap(),
+        "user's edit\n"
+    );
+    assert_eq!(
+        fs::read_to_string(repo.path().join("scratch.txt")).unwrap(),
+        "mine\n"
+    );
+    assert_eq!(
+        git(repo.path(), &["show", "--name-only", "--format=", "HEAD"]),
+        "greet.sh\n",
+        "the checkpoint holds the step's file alone"
+    );
+}
+
+#[test]
+fn an_out_of_scope_change_the_agent_committed_is_caught_and_undone_in_the_tree() {
+    let repo = begun();
+    let start = started_with_greet(&repo);
+    repo.write(&[
+        ("greet.sh", GREET),
+        ("a.txt", "committed behind the step's back\n"),
+    ]);
+    git(repo.path(), &["commit", "-q", "-am", "sneak"]);
+    let agent = tree(repo.path());
+    let done = caught(&repo, &[("a.txt", "modified", None)]);
+    assert_eq!(tree(repo.path()), start);
+    // The commit stays; the index and the tree undo its out-of-scope path,
+    // so the step's next commit takes it back out.
+    assert_eq!(
+        git(repo.path(), &["diff", "--cached", "--name-only"]),
+        "a.txt\n"
+    );
+    applies_back(&repo, &done, &agent);
+}
