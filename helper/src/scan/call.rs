@@ -111,7 +111,17 @@ impl Scanner<'_> {
             return match inner {
                 Inner::Command(at) => {
                     let rest = args.get(at..).unwrap_or_default();
-                    self.inside(name, |s| s.call(rest, stdin))
+                    // `env -C DIR CMD`: CMD runs in DIR, or not at all.
+                    let chdir = (name == "env")
+                        .then(|| env_chdir(args.get(..at).unwrap_or_default()))
+                        .flatten();
+                    match chdir {
+                        Some(dir) => self.subshell(|s| {
+                            s.run_in(&dir);
+                            s.inside(name, |s| s.call(rest, stdin))
+                        }),
+                        None => self.inside(name, |s| s.call(rest, stdin)),
+                    }
                 }
                 Inner::Code(words) => self.code(&format!("{name} (shell code)"), &words, stdin),
                 Inner::Edit(files) => {
@@ -150,7 +160,8 @@ impl Scanner<'_> {
             }
             "xargs" => return self.xargs(args, stdin),
             "find" => self.find(argv, args),
-            "cd" | "pushd" => self.change_dir(args),
+            "cd" => self.change_dir(args),
+            "pushd" | "popd" | "dirs" => self.dir_stack_call(name, args),
             _ => {}
         }
         // The files a download is saved to: `curl -o f`, `wget -O f`,
@@ -791,6 +802,31 @@ fn executor_run(name: &str, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Option<
     let labels = crate::run::Labels::parse(stdin.literal_text()?.as_bytes());
     let command = String::from_utf8_lossy(&labels.command?).into_owned();
     Some(Arg::derived(&command))
+}
+
+/// The directory of `env -C DIR`, `-CDIR`, `--chdir DIR` or `--chdir=DIR`
+/// among env's own arguments.
+fn env_chdir(options: &[Arg]) -> Option<Arg> {
+    let mut words = options.iter();
+    while let Some(word) = words.next() {
+        let text = word.text.as_str();
+        if text == "-C" || text == "--chdir" {
+            return words.next().cloned();
+        }
+        if let Some(dir) = text.strip_prefix("--chdir=") {
+            return Some(Arg {
+                text: dir.to_owned(),
+                ..word.clone()
+            });
+        }
+        if let Some(dir) = text.strip_prefix("-C").filter(|d| !d.is_empty()) {
+            return Some(Arg {
+                text: dir.to_owned(),
+                ..word.clone()
+            });
+        }
+    }
+    None
 }
 
 /// `./f` and `f` are the same file.

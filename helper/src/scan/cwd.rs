@@ -1,38 +1,170 @@
-//! Where a command runs: `cd` and `pushd` with a known directory move the
-//! commands judged after them there, so that `cd / && git clean -fdx` is
-//! judged as a `git clean` at `/`, and a directory typed relative to it
-//! (`cd / && rm -r *`) as the path it names.
+//! Where a command runs, as bash keeps it: `cd` and `pushd`/`popd` with a
+//! known directory move the commands judged after them there, so that
+//! `cd / && git clean -fdx` is judged as a `git clean` at `/`, and a
+//! directory typed relative to it (`cd / && rm -r *`) as the path it names.
 //!
-//! Deliberately sticky: a `cd` in a subshell, a pipeline stage or a child
-//! shell (`(cd /); git clean -f`) is taken to last too. Judging a later
-//! command as if it ran there can only make the judgement stricter, and a
-//! command that moves to `/` and then runs a mass delete elsewhere is rare.
-//! A directory the text does not give (`cd "$DIR"`, `cd -`) forgets where
-//! the command is; until the first `cd`, it is the project ([`None`]).
+//! A subshell, a stage of a pipeline of two or more, a background job, a
+//! command substitution and a child shell keep their own place: a `cd` in
+//! them is undone when they end ([`Scanner::subshell`]), as bash does. A
+//! `cd` may fail (the directory may not be there), and bash then goes on
+//! where it was: what follows it is in doubt ([`Scanner::cwd_doubt`]), so
+//! relative writes there cannot be placed, unless `&&` after the `cd`
+//! guards them. `CDPATH` (set in the command or the environment) may send a
+//! relative `cd` elsewhere; `cd -P` through `..` resolves links first; a
+//! directory the text does not give (`cd "$DIR"`, `cd -`, `popd` of an
+//! unknown stack) forgets where the command is. Until the first `cd`, it
+//! is the project ([`None`]).
 
 use super::arg::Arg;
 use super::checks::rm;
 use super::paths;
 use super::scanner::Scanner;
 
+/// What a subshell saves of its parent's place, to give it back.
+struct Place {
+    cwd: Option<String>,
+    lost: bool,
+    doubt: bool,
+    stack: Vec<Option<String>>,
+    cd_seen: Option<bool>,
+}
+
 impl Scanner<'_> {
-    /// `cd ARGS` or `pushd ARGS`: moves [`Scanner::cwd`].
+    /// Runs `walk` as a subshell: where it moves is undone after it.
+    pub(super) fn subshell<T>(&mut self, walk: impl FnOnce(&mut Self) -> T) -> T {
+        let saved = Place {
+            cwd: self.cwd.clone(),
+            lost: self.cwd_lost,
+            doubt: self.cwd_doubt,
+            stack: self.dir_stack.clone(),
+            cd_seen: self.cd_seen,
+        };
+        let out = walk(self);
+        self.cwd = saved.cwd;
+        self.cwd_lost = saved.lost;
+        self.cwd_doubt = saved.doubt;
+        self.dir_stack = saved.stack;
+        self.cd_seen = saved.cd_seen;
+        out
+    }
+
+    /// `cd ARGS`: moves [`Scanner::cwd`], in doubt until `&&` settles it.
     pub(super) fn change_dir(&mut self, args: &[Arg]) {
-        // -L, -P, -e, -@ and `--` come before the directory.
-        let dir = args
+        let options: Vec<&Arg> = args
             .iter()
-            .find(|a| !(a.exact && a.text.starts_with('-') && a.text != "-"));
-        let known = dir.map(|dir| known_path(dir).filter(|text| *text != "-"));
-        self.cwd_lost = match known {
-            None => false,
-            Some(None) => true,
-            Some(Some(text)) => self.cwd_lost && !(text.starts_with('/') || text.starts_with('~')),
+            .take_while(|a| a.exact && a.text.starts_with('-') && a.text != "-")
+            .collect();
+        let physical = options
+            .iter()
+            .any(|a| a.text != "--" && a.text.contains('P'));
+        let dir = args.get(options.len());
+        self.move_to(dir, physical);
+    }
+
+    /// `pushd ARGS`, `popd ARGS` and `dirs -c`: the directory stack.
+    pub(super) fn dir_stack_call(&mut self, name: &str, args: &[Arg]) {
+        let plain: Vec<&Arg> = args.iter().filter(|a| !a.is("--")).collect();
+        let no_change = plain.iter().any(|a| a.is("-n"));
+        match (name, plain.as_slice()) {
+            ("pushd", [dir]) if !(dir.exact && (dir.text.starts_with(['+', '-']))) => {
+                let here = self.cwd.clone();
+                let before_lost = self.cwd_lost;
+                self.move_to(Some(dir), false);
+                // The stack keeps where the shell was; one that was
+                // nowhere known pops to nowhere known.
+                self.dir_stack.push(if before_lost {
+                    None
+                } else {
+                    here.or(Some(".".into()))
+                });
+            }
+            ("popd", []) => match self.dir_stack.pop() {
+                Some(Some(dir)) => {
+                    self.cwd = if dir == "." { None } else { Some(dir) };
+                    self.cwd_lost = false;
+                    self.cd_seen = Some(self.cwd_doubt);
+                    self.cwd_doubt = true;
+                }
+                // An empty stack: popd fails and the shell stays, but
+                // which stack bash had the text may not show.
+                Some(None) | None => self.lose_place(),
+            },
+            ("dirs", _) if plain.iter().any(|a| a.is("-c")) => self.dir_stack.clear(),
+            ("dirs", _) => {}
+            _ if no_change => {}
+            // `pushd` alone swaps, `pushd +N`/`popd +N` rotate: where that
+            // leads is not followed.
+            _ => self.lose_place(),
+        }
+    }
+
+    /// Moves to `dir` for a command that runs there or not at all
+    /// (`env -C DIR CMD`): no doubt follows.
+    pub(super) fn run_in(&mut self, dir: &Arg) {
+        let doubt = self.cwd_doubt;
+        self.move_to(Some(dir), false);
+        if !self.cwd_lost {
+            self.cwd_doubt = doubt && !(dir.text.starts_with('/') || dir.text.starts_with('~'));
+        }
+        self.cd_seen = None;
+    }
+
+    /// Forgets where the shell is.
+    fn lose_place(&mut self) {
+        self.cwd = None;
+        self.cwd_lost = true;
+        self.cd_seen = None;
+    }
+
+    /// Moves to `dir` (`None`: the home), as `cd` would.
+    fn move_to(&mut self, dir: Option<&Arg>, physical: bool) {
+        let Some(dir) = dir else {
+            self.cd_seen = Some(self.cwd_doubt);
+            self.cwd = Some("~".to_owned());
+            self.cwd_lost = false;
+            self.cwd_doubt = true;
+            return;
         };
-        self.cwd = match dir {
-            None => Some("~".to_owned()),
-            Some(dir) => known_path(dir)
-                .and_then(|text| resolve(text, self.cwd.as_deref(), self.ctx.home.as_deref())),
+        let Some(text) = known_path(dir).filter(|text| *text != "-") else {
+            self.lose_place();
+            return;
         };
+        let anchored = text.starts_with('/') || text.starts_with('~');
+        // A relative `cd` goes through CDPATH first, unless it starts with
+        // `.` or `..`; `cd -P` resolves links before `..`.
+        let dotted =
+            text == "." || text == ".." || text.starts_with("./") || text.starts_with("../");
+        let searched = !anchored && !dotted && self.cdpath_set();
+        let climbs = physical && text.split('/').any(|part| part == "..");
+        if searched || climbs || (self.cwd_lost && !anchored) {
+            self.lose_place();
+            return;
+        }
+        let doubted_before = self.cwd_doubt && !anchored;
+        self.cwd = resolve(text, self.cwd.as_deref(), self.ctx.home.as_deref());
+        self.cwd_lost = self.cwd.is_none();
+        self.cd_seen = Some(doubted_before);
+        self.cwd_doubt = true;
+    }
+
+    /// `CDPATH` is set, in the command or in this process's environment
+    /// (the hook's, which the Bash tool's shell shares).
+    fn cdpath_set(&self) -> bool {
+        if let Some(values) = self.vars.get("CDPATH") {
+            return values
+                .iter()
+                .any(|v| !v.first().exact_text().is_some_and(str::is_empty));
+        }
+        std::env::var_os("CDPATH").is_some_and(|v| !v.is_empty())
+    }
+
+    /// After a pipeline joined to the next by an `&&` that every way
+    /// through the list reaches: a `cd` that ended it succeeded for
+    /// whatever runs after.
+    pub(super) fn settle_cd(&mut self) {
+        if let Some(doubted_before) = self.cd_seen.take() {
+            self.cwd_doubt = doubted_before;
+        }
     }
 }
 

@@ -52,6 +52,17 @@ pub(super) struct Scanner<'c> {
     /// [`Self::cwd`] then reads as the project, for the rules that need a
     /// place.
     pub cwd_lost: bool,
+    /// The shell may not be in [`Self::cwd`]: a `cd` there may have failed
+    /// (bash goes on after a failed `cd` unless `&&` guards what follows),
+    /// or `CDPATH` may send it elsewhere. Relative writes are then nowhere
+    /// known, as with [`Self::cwd_lost`]; the rules that need a place read
+    /// [`Self::cwd`], the likelier one.
+    pub cwd_doubt: bool,
+    /// `pushd`'s directory stack, the top last.
+    pub dir_stack: Vec<Option<String>>,
+    /// The last `cd` of the pipeline being walked, and whether the shell's
+    /// place was in doubt before it: what `&&` after it settles.
+    pub cd_seen: Option<bool>,
     /// Files a downloader wrote earlier in the command (`curl -o f`,
     /// `wget -O f`, `curl … > f`), so running one later is running the
     /// download ([`super::call`]).
@@ -79,6 +90,9 @@ impl<'c> Scanner<'c> {
             fanned_out: false,
             cwd: None,
             cwd_lost: false,
+            cwd_doubt: false,
+            dir_stack: Vec::new(),
+            cd_seen: None,
             downloaded: Vec::new(),
             sockets: Vec::new(),
             vars: Vars::default(),
@@ -139,7 +153,16 @@ impl<'c> Scanner<'c> {
         self.depth += 1;
         let fanned_out = std::mem::replace(&mut self.fanned_out, false);
         let functions = std::mem::take(&mut self.functions);
-        let flow = self.inside(via, |s| s.parsed(&program, stdin));
+        // `eval`, `source` and an alias run in this shell, and their `cd`
+        // lasts; a child shell's or a substitution's does not.
+        let same_shell = ["eval", "source", "alias"]
+            .iter()
+            .any(|word| via.starts_with(word));
+        let flow = if same_shell {
+            self.inside(via, |s| s.parsed(&program, stdin))
+        } else {
+            self.subshell(|s| s.inside(via, |s| s.parsed(&program, stdin)))
+        };
         self.functions = functions;
         self.fanned_out = fanned_out;
         self.depth -= 1;

@@ -70,7 +70,7 @@ impl Scanner<'_> {
     pub(super) fn plain(&mut self, lists: &[PlainList], stdin: &Flow) -> Flow {
         let mut out = Flow::empty();
         for list in lists {
-            let flow = self.and_or_of(&list.pipelines, stdin, |s, stages, input| {
+            let flow = self.and_or_of(&list.pipelines, &[], stdin, |s, stages, input| {
                 s.pipeline_of(stages, input, list.background, |s, words, input| {
                     s.run_lines(std::slice::from_ref(words), input)
                 })
@@ -105,7 +105,12 @@ impl Scanner<'_> {
             AndOr::And(p) | AndOr::Or(p) => p,
         });
         let pipelines: Vec<&Pipeline> = std::iter::once(&list.first).chain(rest).collect();
-        self.and_or_of(&pipelines, stdin, |s, pipeline, input| {
+        let ands: Vec<bool> = list
+            .additional
+            .iter()
+            .map(|next| matches!(next, AndOr::And(_)))
+            .collect();
+        self.and_or_of(&pipelines, &ands, stdin, |s, pipeline, input| {
             // `timed` and `bang` change nothing about what runs.
             let Pipeline {
                 timed: _,
@@ -116,23 +121,49 @@ impl Scanner<'_> {
         })
     }
 
-    /// Pipelines joined by `&&` and `||`, each walked by `walk`.
+    /// Pipelines joined by `&&` and `||` (`ands`: whether each join after
+    /// the first pipeline is `&&`; missing ones count as `||`), each walked
+    /// by `walk`.
     fn and_or_of<P>(
         &mut self,
         pipelines: &[P],
+        ands: &[bool],
         stdin: &Flow,
         mut walk: impl FnMut(&mut Self, &P, &Flow) -> Flow,
     ) -> Flow {
         let Some((first, rest)) = pipelines.split_first() else {
             return Flow::empty();
         };
+        self.cd_seen = None;
         let mut out = walk(self, first, stdin);
+        let mut moved = self.cd_seen.is_some();
         // What follows `&&` or `||` may not run.
         self.vars.branching += 1;
-        for pipeline in rest {
+        // Every pipeline so far ran on each way of reaching this one.
+        let mut certain = true;
+        for (i, pipeline) in rest.iter().enumerate() {
+            let and = ands.get(i).copied().unwrap_or(false);
+            if and && certain {
+                // A `cd` just before `&&` succeeded for what follows it.
+                self.settle_cd();
+            } else {
+                // After `||`, or an `&&` that a `||` before it may skip to,
+                // the shell may be anywhere the list has been.
+                self.cd_seen = None;
+                if moved {
+                    self.cwd_doubt = true;
+                }
+            }
+            certain &= and;
             out = out.then(walk(self, pipeline, stdin));
+            moved |= self.cd_seen.is_some();
         }
         self.vars.branching -= 1;
+        // After the list, a `cd` in it may or may not have happened.
+        self.cd_seen = None;
+        if moved {
+            self.cwd_doubt = true;
+        }
         out
     }
 
@@ -160,7 +191,13 @@ impl Scanner<'_> {
                 }
             };
             upstream = upstream.union(input.taint);
-            flow = walk(self, command, &input);
+            // Each stage of a pipeline of two or more, and a job in the
+            // background, runs in a subshell of its own.
+            flow = if background || seq.len() > 1 {
+                self.subshell(|s| walk(s, command, &input))
+            } else {
+                walk(self, command, &input)
+            };
         }
         self.fanned_out = outer;
         flow
@@ -277,7 +314,7 @@ impl Scanner<'_> {
                 self.repeated(|s| s.list(&clause.body.list, stdin))
             }
             CompoundCommand::BraceGroup(group) => self.list(&group.list, stdin),
-            CompoundCommand::Subshell(subshell) => self.list(&subshell.list, stdin),
+            CompoundCommand::Subshell(subshell) => self.subshell(|s| s.list(&subshell.list, stdin)),
             CompoundCommand::ForClause(clause) => {
                 let mut values = Vec::new();
                 for value in clause.values.iter().flatten() {
@@ -364,7 +401,9 @@ impl Scanner<'_> {
                 }
                 Some(Redirect::Input(flow)) => stdin = flow,
                 Some(Redirect::IntoProcess(subshell)) => {
-                    self.inside(">(...)", |s| s.list(&subshell.list, &Flow::unknown()));
+                    self.subshell(|s| {
+                        s.inside(">(...)", |s| s.list(&subshell.list, &Flow::unknown()))
+                    });
                 }
                 Some(Redirect::Socket) | None => {}
             }
@@ -446,8 +485,9 @@ impl Scanner<'_> {
                     }
                     IoFileRedirectTarget::ProcessSubstitution(kind, subshell) => match kind {
                         ProcessSubstitutionKind::Read => {
-                            let flow = self
-                                .inside("<(...)", |s| s.list(&subshell.list, &Flow::inherited()));
+                            let flow = self.subshell(|s| {
+                                s.inside("<(...)", |s| s.list(&subshell.list, &Flow::inherited()))
+                            });
                             reads_stdin(fd).then_some(Redirect::Input(flow))
                         }
                         ProcessSubstitutionKind::Write => {
@@ -628,7 +668,7 @@ impl Scanner<'_> {
             }
         }
         for subshell in into_process {
-            self.inside(">(...)", |s| s.list(&subshell.list, &out));
+            self.subshell(|s| s.inside(">(...)", |s| s.list(&subshell.list, &out)));
         }
         out
     }
@@ -679,7 +719,7 @@ impl Scanner<'_> {
                     ProcessSubstitutionKind::Read => ("<(...)", Flow::inherited()),
                     ProcessSubstitutionKind::Write => (">(...)", Flow::unknown()),
                 };
-                let flow = self.inside(via, |s| s.list(&subshell.list, &stdin));
+                let flow = self.subshell(|s| s.inside(via, |s| s.list(&subshell.list, &stdin)));
                 let read = matches!(kind, ProcessSubstitutionKind::Read);
                 let arg = Arg {
                     text: format!("{}(...)", if read { '<' } else { '>' }),

@@ -113,7 +113,7 @@ impl From<Write> for WriteKind {
 impl Scanner<'_> {
     /// Records that the command writes `target` (a word) this way.
     pub(super) fn record_write(&mut self, target: &Arg, write: Write) {
-        let dir = if self.cwd_lost {
+        let dir = if self.cwd_lost || self.cwd_doubt {
             WriteDir::Unknown
         } else {
             self.cwd.clone().map_or(WriteDir::Call, WriteDir::Moved)

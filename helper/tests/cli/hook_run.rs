@@ -1011,3 +1011,61 @@ fn writers_of_the_table_are_held_to_the_step() {
         assert_eq!(run.bash(inside), Reply::Silent, "{inside}");
     }
 }
+
+/// `cd` as bash does it (issue 23, point 5): a `cd` that may fail leaves
+/// what follows unplaced unless `&&` guards it; a subshell, a pipeline
+/// stage and a background job keep their own place; `pushd`/`popd`,
+/// `cd -P`, `CDPATH` and `env -C` are followed.
+#[test]
+fn cd_is_followed_as_bash_follows_it() {
+    let run = Run::new();
+    fs::create_dir_all(run.repo.join("src/deep")).unwrap();
+    run.start(&json!({"files": ["src/"]}));
+    for command in [
+        "cd nosuch; echo x > ../src/a.sh",
+        "cd src; echo x > a.rs",
+        "cd src || true; echo x > a.rs",
+        "true || cd src && echo x > a.rs",
+        "cd src && true; echo x > a.rs",
+        "cd -P src/deep/../.. && echo x > src/a.rs",
+        "CDPATH=/tmp cd src && echo x > a.rs",
+        "pushd src && pushd deep && pushd +1 && echo x > a.rs",
+        // eval's `cd` lasts, but whether it worked is not followed into it.
+        "eval 'cd src' && echo x > a.rs",
+    ] {
+        assert!(
+            run.bash(command).denied_as("run-unknown-target"),
+            "{command}: {:?}",
+            run.bash(command)
+        );
+    }
+    for command in [
+        "(cd src); echo x > a.rs",
+        "(cd src) && echo x > a.rs",
+        "cd src | true && echo x > a.rs",
+        "cd src & echo x > a.rs",
+        "x=$(cd src) && echo x > a.rs",
+        "bash -c 'cd src' && echo x > a.rs",
+        "pushd src && popd && echo x > a.rs",
+        "env -C docs touch a.rs",
+    ] {
+        assert!(
+            run.bash(command).denied_as("run-outside-step"),
+            "{command}: {:?}",
+            run.bash(command)
+        );
+    }
+    for command in [
+        "cd src && echo x > a.rs",
+        "cd src && cd deep && echo x > b.rs",
+        "cd src/deep && cd .. && echo x > a.rs",
+        "pushd src && echo x > a.rs",
+        "pushd src/deep && popd && echo x > src/a.rs",
+        "env -C src touch a.rs",
+        "env --chdir=src touch a.rs",
+        "(cd src && echo x > a.rs)",
+        "cd src && { echo x > a.rs; echo y > b.rs; }",
+    ] {
+        assert_eq!(run.bash(command), Reply::Silent, "{command}");
+    }
+}

@@ -188,14 +188,28 @@ fn tidy(path: &Path) -> PathBuf {
     out
 }
 
-/// What bash wrote, what the engine named, and the files there before.
-pub(crate) type Sets = (BTreeSet<PathBuf>, BTreeSet<PathBuf>, BTreeSet<PathBuf>);
+/// What bash wrote, what the engine named, the files there before, and
+/// whether bash ended in failure (a redirection it could not make stops
+/// the command and those after it in the same command).
+pub(crate) type Sets = (
+    BTreeSet<PathBuf>,
+    BTreeSet<PathBuf>,
+    BTreeSet<PathBuf>,
+    bool,
+);
 
 /// What bash wrote and what the engine says `command` writes, relative to
 /// the scratch directory; `Ok(None)` when the engine refuses the command
 /// as unscannable (nothing runs, so nothing can be missed) or bash did not
 /// end in time.
 pub(crate) fn compare(command: &str) -> Result<Option<Sets>, String> {
+    compare_in(command, false).map(|found| found.map(|(sets, _)| sets))
+}
+
+/// [`compare`], run from `w/` inside the scratch directory when `nested`
+/// (so that `cd ..` stays inside it); also whether the engine named a
+/// write whose place it could not know (which a run refuses).
+pub(crate) fn compare_in(command: &str, nested: bool) -> Result<Option<(Sets, bool)>, String> {
     let judged = judge_command(command, &Context::default());
     if judged.findings.iter().any(|f| f.rule.id == "unscannable") {
         return Ok(None);
@@ -205,23 +219,30 @@ pub(crate) fn compare(command: &str) -> Result<Option<Sets>, String> {
     std::fs::create_dir(root.join("d")).map_err(|e| e.to_string())?;
     // Settled before the run, so that a rewrite shows in the time too.
     std::fs::write(root.join("d/h"), "old\n").map_err(|e| e.to_string())?;
+    let start = if nested {
+        std::fs::create_dir_all(root.join("w/d/e")).map_err(|e| e.to_string())?;
+        root.join("w")
+    } else {
+        root.to_path_buf()
+    };
     std::thread::sleep(Duration::from_millis(2));
     let before = snapshot(root);
     let mut child = Command::new("bash")
         .arg("--norc")
         .arg("-c")
         .arg(command)
-        .current_dir(root)
+        .current_dir(&start)
         .env("HOME", root.join("no-home"))
+        .env_remove("CDPATH")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot run bash: {e}"))?;
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    loop {
+    let status = loop {
         match child.try_wait().map_err(|e| e.to_string())? {
-            Some(_) => break,
+            Some(status) => break status,
             None if std::time::Instant::now() > deadline => {
                 let _ = child.kill();
                 let _ = child.wait();
@@ -229,6 +250,13 @@ pub(crate) fn compare(command: &str) -> Result<Option<Sets>, String> {
             }
             None => std::thread::sleep(Duration::from_millis(1)),
         }
+    };
+    // bash says why a redirection failed on stderr (`! cmd` hides the
+    // status).
+    let mut complaint = String::new();
+    if let Some(mut stderr) = child.stderr.take() {
+        use std::io::Read;
+        let _ = stderr.read_to_string(&mut complaint);
     }
     let after = snapshot(root);
     let written: BTreeSet<PathBuf> = after
@@ -237,6 +265,12 @@ pub(crate) fn compare(command: &str) -> Result<Option<Sets>, String> {
         .map(|(path, _)| path.clone())
         .collect();
     let mut named = BTreeSet::new();
+    let mut unplaced = false;
+    let from = if nested {
+        PathBuf::from("w")
+    } else {
+        PathBuf::new()
+    };
     for target in &judged.writes {
         let Some(path) = target.path.as_deref() else {
             return Err(format!(
@@ -248,32 +282,114 @@ pub(crate) fn compare(command: &str) -> Result<Option<Sets>, String> {
             continue;
         }
         let base = match &target.dir {
-            WriteDir::Call => PathBuf::new(),
-            WriteDir::Moved(dir) => PathBuf::from(dir),
+            WriteDir::Call => from.clone(),
+            WriteDir::Moved(dir) => from.join(dir),
+            WriteDir::Unknown if nested => {
+                unplaced = true;
+                continue;
+            }
             WriteDir::Unknown => return Err(format!("`{command}`: the engine lost the cwd")),
         };
         named.insert(tidy(&base.join(path)));
     }
-    Ok(Some((written, named, before.into_keys().collect())))
+    Ok(Some((
+        (
+            written,
+            named,
+            before.into_keys().collect(),
+            // With a descriptor closed (`2>&-`) bash may fail in silence.
+            !status.success() || !complaint.is_empty() || command.contains("&-"),
+        ),
+        unplaced,
+    )))
 }
 
 /// The check itself: `Err` with both sets when they differ.
 pub(crate) fn check(command: &str) -> Result<(), String> {
-    let Some((written, named, existing)) = compare(command)? else {
+    let Some((written, named, existing, failed)) = compare(command)? else {
         return Ok(());
     };
     let missed: Vec<&PathBuf> = written.difference(&named).collect();
     // A file that was there before may be opened for writing and left as
-    // it was (`: >> f`, `<> f`); any other name bash did not write is a
-    // misread.
+    // it was (`: >> f`, `<> f`); after a failed redirection (`>&- 2>&1`)
+    // bash makes none of those after it. Any other name bash did not write
+    // is a misread.
     let extra: Vec<&PathBuf> = named
         .difference(&written)
-        .filter(|p| !existing.contains(*p))
+        .filter(|p| !existing.contains(*p) && !failed)
         .collect();
     if missed.is_empty() && extra.is_empty() {
         return Ok(());
     }
     Err(format!(
         "`{command}`: bash wrote {written:?}, the engine named {named:?} (missed {missed:?}, extra {extra:?})"
+    ))
+}
+
+/// Where a command moves before it writes: `cd` that works or fails,
+/// subshells, pipelines, background jobs, `pushd`/`popd`, `env -C`.
+const MOVES: &[&str] = &[
+    "cd d",
+    "cd nosuch",
+    "cd ..",
+    "cd ./d/e",
+    "cd d/e/..",
+    "cd -P d",
+    "(cd d)",
+    "cd d | true",
+    "cd d & wait",
+    "pushd d >/dev/null",
+    "popd >/dev/null",
+    "pushd d >/dev/null; popd >/dev/null",
+    "x=$(cd d)",
+    "bash -c 'cd d'",
+    "eval 'cd d'",
+    "{ cd d; }",
+    "true",
+];
+
+/// How two commands are joined.
+const JOINS: &[&str] = &["; ", " && ", " || ", "\n"];
+
+/// What is written after the moves, relative to where the shell stands.
+const WRITES: &[&str] = &[
+    "echo x > f",
+    ": > e/g",
+    "echo x >> ../k",
+    "env -C d touch m",
+    "touch n",
+];
+
+/// The command a byte string stands for: one or two moves, each joined to
+/// what follows, then a write.
+pub(crate) fn cd_command_from(bytes: &[u8]) -> String {
+    let mut picks = Picks {
+        bytes: bytes.iter(),
+    };
+    let mut out = String::new();
+    for _ in 0..1 + picks.next() % 2 {
+        out.push_str(picks.pick(MOVES));
+        out.push_str(picks.pick(JOINS));
+    }
+    out.push_str(picks.pick(WRITES));
+    out
+}
+
+/// The check for `cd`: every file bash wrote is a target the engine placed
+/// there, or the engine named a write it could not place (refused in a
+/// run). A target bash did not write is no gap here: a write after a `cd`
+/// that failed, or after `||`, may not run at all, and the engine judges
+/// every write that may (a write put in the wrong place shows as the file
+/// bash wrote, missed).
+pub(crate) fn check_cd(command: &str) -> Result<(), String> {
+    let Some(((written, named, _, _), unplaced)) = compare_in(command, true)? else {
+        return Ok(());
+    };
+    let missed: Vec<&PathBuf> = written.difference(&named).collect();
+    if missed.is_empty() || unplaced {
+        return Ok(());
+    }
+    Err(format!(
+        "`{command}`: bash wrote {written:?}, the engine placed {named:?} (missed {missed:?})"
     ))
 }

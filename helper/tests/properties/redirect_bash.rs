@@ -2,7 +2,9 @@
 //! engine reports, and no more (issue 23, point 1): commands made of every
 //! redirection operator and quoting form are run by the real bash in a
 //! scratch directory and compared with `judge_command`'s writes
-//! (`../common/redirections.rs`, shared with the fuzz target).
+//! (`../common/redirections.rs`, shared with the fuzz target). The same
+//! for writes after `cd`, `pushd`/`popd`, subshells and pipelines (issue
+//! 23, point 5): the engine places them where bash does, or not at all.
 
 // A failed unwrap in a test is a failed assertion with its location.
 #![allow(clippy::unwrap_used)]
@@ -16,12 +18,43 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(384))]
 
     #[test]
+    fn the_engine_places_writes_after_cd_where_bash_does(bytes in prop::collection::vec(any::<u8>(), 0..8)) {
+        let command = redirections::cd_command_from(&bytes);
+        if let Err(gap) = redirections::check_cd(&command) {
+            prop_assert!(false, "{}", gap);
+        }
+    }
+
+    #[test]
     fn the_engine_names_every_file_bash_writes(bytes in prop::collection::vec(any::<u8>(), 0..24)) {
         let command = redirections::command_from(&bytes);
         if let Err(gap) = redirections::check(&command) {
             prop_assert!(false, "{}", gap);
         }
     }
+}
+
+/// Each move, join and write once after another, so that a gap in `cd`
+/// modelling fails here by name (issue 23, point 5).
+#[test]
+fn every_move_and_join_once() {
+    let mut gaps = Vec::new();
+    for mv in 0..17u8 {
+        for join in 0..4u8 {
+            for write in 0..5u8 {
+                let command = redirections::cd_command_from(&[0, mv, join, write]);
+                if let Err(gap) = redirections::check_cd(&command) {
+                    gaps.push(gap);
+                }
+            }
+        }
+    }
+    assert!(
+        gaps.is_empty(),
+        "{} gap(s):\n{}",
+        gaps.len(),
+        gaps.join("\n")
+    );
 }
 
 /// Each operator and quoting form once, in a simple command, so that a
