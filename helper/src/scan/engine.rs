@@ -23,11 +23,21 @@ const STACK_BYTES: usize = 256 << 20;
 /// Under the hook's 10 s timeout in `hooks/hooks.json` (a hook that times
 /// out lets the call through), well over the 0.3 s a 1 MB command takes.
 /// Debug builds (the test suite) run about ten times slower and get more.
+/// How much of an overlong command the refusal quotes (on a character
+/// boundary, or a placeholder).
+const MAX_EXCERPT: usize = 200;
+
 pub(super) const WATCHDOG: Duration = if cfg!(debug_assertions) {
     Duration::from_secs(120)
 } else {
     Duration::from_secs(8)
 };
+
+/// Longest command judged at all; a longer one is blocked as unscannable
+/// at once, before any parsing. Plain words up to this size are judged
+/// within about 160 MiB (the parser of plain lines); other text is capped
+/// lower still ([`super::parse::MAX_PARSED_BYTES`]).
+pub(crate) const MAX_COMMAND_BYTES: usize = 2 << 20;
 
 /// Judges `command`, a shell command line, as bash would run it.
 ///
@@ -37,6 +47,16 @@ pub(super) const WATCHDOG: Duration = if cfg!(debug_assertions) {
 /// input it should reject), the command is blocked as unscannable; a thread
 /// that overran is left to end with the process.
 pub fn judge_command(command: &str, ctx: &Context) -> Judgement {
+    if command.len() > MAX_COMMAND_BYTES {
+        return unreadable(
+            command.get(..MAX_EXCERPT).unwrap_or("(a long command)"),
+            &format!(
+                "the command is longer than {} MiB, more than the denylist judges",
+                MAX_COMMAND_BYTES >> 20
+            ),
+            ctx,
+        );
+    }
     if command.contains('\0') {
         // bash cannot be handed a NUL: `bash -c` stops at it, a script read
         // from a file has it dropped (`r\0m` runs `rm`). Which one would run
@@ -202,6 +222,33 @@ mod tests {
         let judged = judge_command("echo x >& \"$OUT\"", &ctx);
         assert_eq!(judged.writes.len(), 1, "{:?}", judged.writes);
         assert_eq!(judged.writes.first().and_then(|w| w.path.clone()), None);
+    }
+
+    /// Memory stays bounded (issue 23, point 11): a command past
+    /// [`MAX_COMMAND_BYTES`] is refused at once, and text past the parser's
+    /// own cap that is more than plain words is refused unparsed; plain
+    /// words up to the command cap are judged as always.
+    #[test]
+    fn overlong_commands_are_refused_unparsed() {
+        let ctx = Context::default();
+        let huge = format!("echo {}", "a ".repeat(MAX_COMMAND_BYTES / 2));
+        let judged = judge_command(&huge, &ctx);
+        assert_eq!(rules(&judged), ["unscannable"]);
+        assert!(
+            judged
+                .findings
+                .iter()
+                .any(|f| f.detail.contains("longer than 2 MiB")),
+            "{judged:?}"
+        );
+        let busy = format!(
+            "echo {}",
+            "x=1;".repeat(super::super::parse::MAX_PARSED_BYTES / 4)
+        );
+        let judged = judge_command(&busy, &ctx);
+        assert_eq!(rules(&judged), ["unscannable"]);
+        let under = format!("{}rm -rf /", "x=1;".repeat(1000));
+        assert!(rules(&judge_command(&under, &ctx)).contains(&"rm-recursive-force"));
     }
 
     /// A 1 MB command line: half a million words, then the dangerous part.

@@ -242,7 +242,10 @@ impl Reader<'_> {
                 }
             }
         }
-        Ok(String::from_utf8_lossy(&bytes).into_owned())
+        // Valid UTF-8 (the usual case) is kept without a copy: a command of
+        // tens of megabytes is not held twice.
+        Ok(String::from_utf8(bytes)
+            .unwrap_or_else(|invalid| String::from_utf8_lossy(invalid.as_bytes()).into_owned()))
     }
 
     /// One escape, after its backslash. A surrogate pair makes one

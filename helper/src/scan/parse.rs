@@ -16,11 +16,22 @@ pub(super) const MAX_NESTING: usize = 100;
 /// or an arithmetic command); such text is a syntax error in bash anyway.
 pub(super) const MAX_UNCLOSED_PARENS: usize = 12;
 
+/// Longest text brush-parser is handed. Its syntax tree takes up to some
+/// 600 bytes of memory per byte of input (`x=1;` repeated), so this keeps
+/// any judgement within the hook's memory budget of 256 MiB; longer text
+/// is parsed only when it is all plain words ([`super::plain`], about 75
+/// bytes per byte), up to [`super::engine::MAX_COMMAND_BYTES`]. No command
+/// a person or an agent writes comes near it: Linux hands `bash -c` at
+/// most 128 KiB as one argument.
+pub(super) const MAX_PARSED_BYTES: usize = 256 << 10;
+
 /// Why a text could not be parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Failure {
     /// Brackets nested deeper than [`MAX_NESTING`].
     TooDeep,
+    /// Longer than [`MAX_PARSED_BYTES`] and not plain words alone.
+    TooLarge,
     /// The parser's own message.
     Syntax(String),
 }
@@ -29,6 +40,11 @@ impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::TooDeep => write!(f, "brackets nested more than {MAX_NESTING} deep"),
+            Self::TooLarge => write!(
+                f,
+                "longer than {} KiB and more than plain words",
+                MAX_PARSED_BYTES >> 10
+            ),
             Self::Syntax(message) => write!(f, "not valid shell syntax ({message})"),
         }
     }
@@ -60,6 +76,9 @@ pub(super) fn parse(text: &str) -> Result<Parsed, Failure> {
 /// Parses `text` with brush-parser (also the criteria runner's reader of
 /// the commands it may run).
 pub(crate) fn parse_with_brush(text: &str) -> Result<Program, Failure> {
+    if text.len() > MAX_PARSED_BYTES {
+        return Err(Failure::TooLarge);
+    }
     if nesting(text) > MAX_NESTING {
         return Err(Failure::TooDeep);
     }
