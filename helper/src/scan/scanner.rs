@@ -169,12 +169,40 @@ impl<'c> Scanner<'c> {
         }
     }
 
+    /// Every write into the kernel's controls (`/proc/sysrq-trigger`,
+    /// `/proc/sys/…`) the command makes, by whatever program or redirection:
+    /// read off the write targets, so no writer can be missed.
+    fn kernel_writes(&mut self) {
+        use super::write_target::WriteDir;
+        let hits: Vec<String> = self
+            .judgement
+            .writes
+            .iter()
+            .filter_map(|w| {
+                let path = w.path.as_deref()?;
+                let full = match &w.dir {
+                    WriteDir::Moved(dir) if !path.starts_with('/') => format!("{dir}/{path}"),
+                    _ => path.to_owned(),
+                };
+                super::checks::kernel::is_kernel_path(&full).then_some(full)
+            })
+            .collect();
+        for path in hits {
+            self.report_text(
+                &rule::KERNEL,
+                &path,
+                format!("writing {path} changes the running kernel"),
+            );
+        }
+    }
+
     /// Judges a whole top-level command.
     pub(super) fn top(&mut self, text: &str) {
         self.parses += 1;
         match parse::parse(text) {
             Ok(program) => {
                 self.parsed(&program, &Flow::inherited());
+                self.kernel_writes();
             }
             Err(failure) => {
                 // A fork bomb is often typed in forms the parser rejects.
