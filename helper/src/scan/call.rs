@@ -95,6 +95,18 @@ impl Scanner<'_> {
         {
             return out;
         }
+        // `hash -p /bin/rm ls; ls …` runs /bin/rm.
+        if let Some(name) = first.exact_text()
+            && let Some((_, path)) = self.rebound.iter().rev().find(|(n, _)| n == name)
+        {
+            let mut as_path = vec![path.clone()];
+            as_path.extend(args.iter().cloned());
+            let name = name.to_owned();
+            return self.inside(&format!("hash -p … {name}"), |s| {
+                s.rebound.retain(|(n, _)| *n != name);
+                s.call(&as_path, stdin)
+            });
+        }
         match program(first) {
             // `/proc/self/exe`, `/proc/$$/exe`: the running shell itself.
             Program::Named(name) if name == "exe" && first.text.starts_with("/proc/") => {
@@ -117,6 +129,7 @@ impl Scanner<'_> {
     }
 
     fn named(&mut self, name: &str, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Flow {
+        self.evaluating_builtin(name, argv, args);
         if let Some(inner) = wrapper::unwrap(name, args) {
             return match inner {
                 Inner::Command(at) => {
@@ -640,7 +653,7 @@ impl Scanner<'_> {
     }
 
     /// `source FILE` / `. FILE`: fine for a file, refused for a download.
-    fn source(&mut self, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Flow {
+    pub(super) fn source(&mut self, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Flow {
         match args.first() {
             Some(file) if matches!(file.text.as_str(), "/dev/stdin" | "-" | "/dev/fd/0") => {
                 self.code_on_stdin("source", argv, stdin, true)
@@ -709,6 +722,8 @@ impl Scanner<'_> {
                 .first()
                 .and_then(|d| ansi_c(d).unwrap_or_else(|| (*d).to_owned()).chars().next())
         };
+        // With `-I` each input line is one argument.
+        let delimiter = delimiter.or_else(|| placeholder.is_some().then_some('\n'));
         let known = stdin
             .literal_text()
             .filter(|_| !p.has("a", &["arg-file"]))
@@ -754,6 +769,61 @@ impl Scanner<'_> {
             None => command.push(read),
         }
         self.inside("xargs", |s| s.call(&command, &Flow::inherited()))
+    }
+
+    /// The builtins that evaluate text bash does not show as code: `let`'s
+    /// arithmetic, `mapfile -C`'s callback, `hash -p` and `enable -f`
+    /// rebinding a name, and `env`'s exported functions
+    /// (`BASH_FUNC_name%%=() { …; }`, run when the child shell calls them).
+    fn evaluating_builtin(&mut self, name: &str, argv: &[Arg], args: &[Arg]) {
+        match name {
+            "let" => {
+                for arg in args {
+                    self.arithmetic(&arg.text);
+                }
+            }
+            "mapfile" | "readarray" => {
+                const MAPFILE: Spec = Spec::new("dnOsuCc", &[]).posix();
+                let p = getopt::parse(args, &MAPFILE);
+                if let Some(callback) = p.values(Some('C'), None).first() {
+                    let word = args
+                        .iter()
+                        .find(|a| a.text == *callback)
+                        .cloned()
+                        .unwrap_or_else(|| Arg::derived(callback));
+                    self.code("mapfile -C", &[word], &Flow::inherited());
+                }
+            }
+            "hash" => {
+                let mut words = args.iter();
+                while let Some(word) = words.next() {
+                    if word.is("-p")
+                        && let (Some(path), Some(alias)) = (words.next(), words.next())
+                        && let Some(alias) = alias.exact_text()
+                    {
+                        self.rebound.push((alias.to_owned(), path.clone()));
+                    }
+                }
+            }
+            "enable" if args.iter().any(|a| a.is("-f")) => self.report(
+                &rule::OPAQUE,
+                argv,
+                "enable -f loads a builtin from a shared object, code nobody can check".into(),
+            ),
+            "env" => {
+                for arg in args.iter().filter(|a| a.text.starts_with("BASH_FUNC_")) {
+                    if let Some((_, body)) = arg
+                        .text
+                        .split_once("%%=")
+                        .or_else(|| arg.text.split_once("()="))
+                    {
+                        let code = format!("voyage_exported{body}; voyage_exported");
+                        self.nested(&code, "exported function", &Flow::inherited());
+                    }
+                }
+            }
+            _ => {}
+        }
     }
 
     /// GNU `parallel [options] COMMAND ::: ARGS…`: the command words are

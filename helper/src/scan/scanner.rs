@@ -65,6 +65,12 @@ pub(super) struct Scanner<'c> {
     pub defined: Vec<(String, brush_parser::ast::FunctionBody)>,
     /// How many function calls were judged ([`super::walk`]).
     pub function_calls: usize,
+    /// `declare -n NAME=TARGET`: assignments to NAME set TARGET.
+    pub namerefs: Vec<(String, String)>,
+    /// `hash -p PATH NAME`: NAME runs PATH ([`super::setters`]).
+    pub rebound: Vec<(String, Arg)>,
+    /// `declare -i NAME`: an assignment to NAME is arithmetic.
+    pub integers: Vec<String>,
 }
 
 impl<'c> Scanner<'c> {
@@ -84,6 +90,9 @@ impl<'c> Scanner<'c> {
             vars: Vars::default(),
             defined: Vec::new(),
             function_calls: 0,
+            namerefs: Vec::new(),
+            rebound: Vec::new(),
+            integers: Vec::new(),
         }
     }
 
@@ -194,6 +203,22 @@ impl<'c> Scanner<'c> {
                 format!("writing {path} changes the running kernel"),
             );
         }
+    }
+
+    /// Judges the substitutions (`$(…)`, backticks, `$((…))`) that bash
+    /// runs when it expands `text` as it expands a double-quoted word (a
+    /// prompt, an arithmetic operand, `ENV`): read as the body of an
+    /// unquoted here-document, which bash expands the same way. Only blocks
+    /// count, as for [`Self::blocks_only`].
+    pub(super) fn substitutions_in(&mut self, text: &str, via: &str) {
+        if !text.contains(['$', '`']) {
+            return;
+        }
+        let mut end = String::from("VOYAGE_END");
+        while text.contains(&end) {
+            end.push('_');
+        }
+        self.blocks_only(&format!(": <<{end}\n{text}\n{end}\n"), via);
     }
 
     /// Judges a whole top-level command.

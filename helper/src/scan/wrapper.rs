@@ -620,6 +620,10 @@ fn skip_assignments(args: &[Arg], from: usize) -> usize {
 }
 
 fn is_assignment(word: &str) -> bool {
+    // An exported function: `BASH_FUNC_name%%=() { …; }`.
+    if word.starts_with("BASH_FUNC_") && (word.contains("%%=") || word.contains("()=")) {
+        return true;
+    }
     word.split_once('=').is_some_and(|(name, _)| {
         !name.is_empty()
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')

@@ -47,8 +47,16 @@ pub(super) fn judge(name: &str, args: &[Arg], ctx: &Context, cwd: Option<&str>) 
         "rm" => return rm::check(args, ctx, cwd),
         // `rimraf dist`, `del-cli dist`: always `rm -rf`.
         _ if rm::is_tree_remover(name) => {
+            let operands: Vec<Arg> = args
+                .iter()
+                .filter(|a| !a.text.starts_with('-'))
+                .cloned()
+                .collect();
+            if operands.is_empty() {
+                return Vec::new();
+            }
             let mut as_rm = vec![Arg::literal("-r"), Arg::literal("-f"), Arg::literal("--")];
-            as_rm.extend(args.iter().filter(|a| !a.text.starts_with('-')).cloned());
+            as_rm.extend(operands);
             return rm::check(&as_rm, ctx, cwd)
                 .into_iter()
                 .map(|h| Hit::new(h.rule, format!("{name} deletes recursively: {}", h.detail)))

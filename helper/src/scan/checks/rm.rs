@@ -57,6 +57,8 @@ const CRITICAL: &[&str] = &[
 /// `rm -rf` does (the npm packages `rimraf` and `del-cli`, whose binary is
 /// also `del`).
 pub(crate) fn is_tree_remover(name: &str) -> bool {
+    // `npx rimraf@5`: the package at a version.
+    let name = name.split_once('@').map_or(name, |(n, _)| n);
     matches!(name, "rimraf" | "del-cli" | "del" | "rm-rf")
 }
 
