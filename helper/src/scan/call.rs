@@ -166,6 +166,10 @@ impl Scanner<'_> {
                 return Flow::empty();
             }
             "trap" => {
+                let args = match args.first() {
+                    Some(first) if first.is("--") => args.get(1..).unwrap_or_default(),
+                    _ => args,
+                };
                 if let Some(action) = args.first().filter(|a| !a.text.starts_with('-')) {
                     self.code("trap", std::slice::from_ref(action), &Flow::inherited());
                 }
@@ -802,6 +806,34 @@ impl Scanner<'_> {
                         && let Some(alias) = alias.exact_text()
                     {
                         self.rebound.push((alias.to_owned(), path.clone()));
+                    }
+                }
+            }
+            // `compgen -C CMD` runs CMD for the completions (`complete -C`
+            // at each completion); `bind -x 'KEYS: CMD'` at a key press.
+            "compgen" | "complete" => {
+                let mut words = args.iter();
+                while let Some(word) = words.next() {
+                    if word.is("-C")
+                        && let Some(code) = words.next()
+                    {
+                        self.code(
+                            &format!("{name} -C"),
+                            std::slice::from_ref(code),
+                            &Flow::inherited(),
+                        );
+                    }
+                }
+            }
+            "bind" => {
+                let mut words = args.iter();
+                while let Some(word) = words.next() {
+                    if word.is("-x")
+                        && let Some(binding) = words.next()
+                        && let Some((_, code)) = binding.text.split_once(':')
+                    {
+                        let code = code.trim().trim_matches(['"', '\'']);
+                        self.nested(code, "bind -x", &Flow::inherited());
                     }
                 }
             }

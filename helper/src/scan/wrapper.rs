@@ -114,6 +114,94 @@ const WATCH: Spec = Spec::new(
 .posix();
 const SCRIPT: Spec = Spec::new("cEIOBTm", &[("command", true), ("log-out", true)]).posix();
 const SSH: Spec = Spec::new("BbcDEeFIiJLlmOopQRSWw", &[]).posix();
+const STRACE: Spec = Spec::new("abeEIOoPpSsUuX", &[("output", true), ("signal", true)]).posix();
+const PKEXEC: Spec = Spec::new("", &[("user", true), ("disable-internal-agent", false)]).posix();
+const UNSHARE: Spec = Spec::new(
+    "SGRw",
+    &[
+        ("setuid", true),
+        ("setgid", true),
+        ("root", true),
+        ("wd", true),
+    ],
+)
+.posix();
+const NSENTER: Spec = Spec::new(
+    "tSGwrmuinpUCT",
+    &[
+        ("target", true),
+        ("setuid", true),
+        ("setgid", true),
+        ("wd", true),
+        ("root", true),
+    ],
+)
+.posix();
+const NUMACTL: Spec = Spec::new(
+    "CNmpiP",
+    &[
+        ("cpunodebind", true),
+        ("physcpubind", true),
+        ("membind", true),
+        ("preferred", true),
+        ("interleave", true),
+    ],
+)
+.posix();
+const XVFB_RUN: Spec = Spec::new(
+    "nsfelp",
+    &[
+        ("server-num", true),
+        ("server-args", true),
+        ("auth-file", true),
+        ("error-file", true),
+    ],
+)
+.posix();
+const ENTR: Spec = Spec::new("", &[]).posix();
+const TASKSET: Spec = Spec::new(
+    "",
+    &[("cpu-list", false), ("pid", false), ("all-tasks", false)],
+)
+.posix();
+const ENV_RUN: Spec = Spec::new(
+    "",
+    &[
+        ("with", true),
+        ("directory", true),
+        ("project", true),
+        ("python", true),
+        ("env", true),
+        ("extra", true),
+        ("package", true),
+        ("group", true),
+        ("gemfile", true),
+    ],
+)
+.posix();
+const CONDA_RUN: Spec = Spec::new(
+    "np",
+    &[
+        ("name", true),
+        ("prefix", true),
+        ("cwd", true),
+        ("live-stream", false),
+        ("no-capture-output", false),
+    ],
+)
+.posix();
+const NIX_SHELL: Spec = Spec::new(
+    "pIA",
+    &[
+        ("run", true),
+        ("command", true),
+        ("packages", false),
+        ("pure", false),
+        ("arg", true),
+        ("argstr", true),
+        ("attr", true),
+    ],
+);
 const SETSID: Spec = Spec::new("", &[("fork", false), ("wait", false), ("ctty", false)]).posix();
 /// `npx`/`bunx`/`pnpx`: `-p PKG` names what to install, `-c CODE` is shell.
 const NPX: Spec = Spec::new(
@@ -220,10 +308,76 @@ pub(super) fn unwrap(name: &str, args: &[Arg]) -> Option<Inner> {
             run(&PLAIN)
         }
         "setsid" => run(&SETSID),
+        "strace" | "ltrace" => run(&STRACE),
+        "pkexec" => run(&PKEXEC),
+        "unshare" => run(&UNSHARE),
+        "nsenter" => run(&NSENTER),
+        "numactl" => run(&NUMACTL),
+        "xvfb-run" => run(&XVFB_RUN),
+        "entr" => run(&ENTR),
+        "dbus-run-session" | "dbus-launch" | "corepack" | "valgrind" => run(&PLAIN),
+        // The first operand is a CPU mask or a priority (`taskset 0x3 cmd`,
+        // `chrt -f 50 cmd`), unless `-c LIST` / `-p` gave it.
+        "taskset" | "chrt" => {
+            let p = getopt::parse(args, &TASKSET);
+            command_at(args, p.rest + 1)
+        }
+        // `sg GROUP -c CODE`, `sg GROUP CMD`.
+        "sg" => match (args.get(1), args.get(2)) {
+            (Some(c), Some(code)) if c.is("-c") => Inner::Code(vec![code.clone()]),
+            _ => code_at(args, 1),
+        },
+        // `poetry run CMD`, `uv run CMD`, `bundle exec CMD`, …: the
+        // project's environment around an ordinary command.
+        "poetry" | "uv" | "pipenv" | "pdm" | "hatch" | "rye" | "bundle" | "conda" | "mamba"
+        | "micromamba" | "direnv" => {
+            let sub = args.first().and_then(Arg::exact_text)?;
+            let rest = args.get(1..).unwrap_or_default();
+            let at = match (name, sub) {
+                ("bundle", "exec") | ("poetry" | "uv" | "pipenv" | "pdm" | "rye", "run") => {
+                    getopt::parse(rest, &ENV_RUN).rest
+                }
+                ("hatch", "run") => getopt::parse(rest, &ENV_RUN).rest,
+                ("conda" | "mamba" | "micromamba", "run") => getopt::parse(rest, &CONDA_RUN).rest,
+                // `direnv exec DIR CMD`.
+                ("direnv", "exec") => 1,
+                _ => return None,
+            };
+            match command_at(rest, at) {
+                Inner::Command(i) => Inner::Command(i + 1),
+                other => other,
+            }
+        }
+        "nix-shell" => {
+            let p = getopt::parse(args, &NIX_SHELL);
+            match p
+                .values(None, Some("run"))
+                .first()
+                .or(p.values(None, Some("command")).first())
+            {
+                Some(code) => Inner::Code(vec![code_arg(args, code)]),
+                None => Inner::Nothing,
+            }
+        }
+        "nix"
+            if args
+                .first()
+                .is_some_and(|a| a.is("develop") || a.is("shell")) =>
+        {
+            let at = args.iter().position(|a| a.is("-c") || a.is("--command"));
+            match at {
+                Some(i) => command_at(args, i + 1),
+                None => Inner::Nothing,
+            }
+        }
         "npx" | "pnpx" | "bunx" => package_runner(args, &NPX),
         // `pnpm dlx rimraf dist`, `yarn dlx …`, `npm exec -- …`, `bun x …`.
         "pnpm" | "yarn" | "npm" | "bun" => {
             let sub = args.first().and_then(Arg::exact_text)?;
+            // `yarn rimraf dist`: a package's binary, run by name.
+            if matches!(name, "yarn" | "pnpm") && super::checks::rm::is_tree_remover(sub) {
+                return Some(Inner::Command(0));
+            }
             if !matches!(
                 (name, sub),
                 ("pnpm" | "yarn", "dlx" | "exec") | ("npm", "exec" | "x") | ("bun", "x")
@@ -332,6 +486,7 @@ pub(super) fn also_runs(name: &str, args: &[Arg]) -> Vec<Also> {
     match name {
         "git" => git(args),
         "tar" | "gtar" | "bsdtar" => tar(args),
+        "vim" | "vi" | "nvim" | "ex" | "view" | "gvim" | "vimdiff" => editor(args),
         _ => Vec::new(),
     }
 }
@@ -430,6 +585,35 @@ fn git(args: &[Arg]) -> Vec<Also> {
             }
         }
         _ => {}
+    }
+    found
+}
+
+/// vim's `-c CMD` and `+CMD` (also `--cmd CMD`): an Ex command starting
+/// with `!` (`:!rm -rf x`, `silent !x`) runs the rest in a shell.
+fn editor(args: &[Arg]) -> Vec<Also> {
+    let mut found = Vec::new();
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        let command = if word.is("-c") || word.is("--cmd") {
+            words.next().cloned()
+        } else {
+            word.text.strip_prefix('+').map(|c| Arg {
+                text: c.to_owned(),
+                ..word.clone()
+            })
+        };
+        let Some(command) = command else {
+            continue;
+        };
+        let text = command.text.trim_start_matches([':', ' ']);
+        let text = text.strip_prefix("silent").map_or(text, str::trim_start);
+        if let Some(code) = text.strip_prefix('!') {
+            found.push(Also::Code(vec![Arg {
+                text: code.to_owned(),
+                ..command.clone()
+            }]));
+        }
     }
     found
 }

@@ -529,6 +529,20 @@ fn programs_that_run_their_arguments_or_a_string_as_a_command() {
             ("/proc/$$/exe -c reboot", "block", "system-power"),
             ("npx rm -rf build", "block", "rm-recursive-force"),
             ("npx -y prettier --check .", "allow", ""),
+            ("poetry run rm -rf build", "block", "rm-recursive-force"),
+            ("pipenv run reboot", "block", "system-power"),
+            ("bundle exec rake test", "allow", ""),
+            (
+                "micromamba run -n dev rm -rf ~",
+                "block",
+                "rm-critical-path",
+            ),
+            ("nix-shell --run 'rm -rf ~'", "block", "rm-critical-path"),
+            ("strace -o /tmp/t -f reboot", "block", "system-power"),
+            ("taskset 0x3 rm -rf build", "block", "rm-recursive-force"),
+            ("vim +'!rm -rf ~' +q", "block", "rm-critical-path"),
+            ("vim -c 'set number' f.txt", "allow", ""),
+            ("lua -e 'os.execute(\"reboot\")'", "block", "system-power"),
         ],
     );
 }
@@ -826,6 +840,9 @@ fn every_place_bash_evaluates_text_as_code() {
                 "system-power",
             ),
             ("./gen.sh | sh", "warn", "opaque-command"),
+            ("trap -- 'reboot' EXIT", "block", "system-power"),
+            ("compgen -C 'rm -rf ~' x", "block", "rm-critical-path"),
+            ("bind -x '\"\\C-t\": reboot'", "block", "system-power"),
         ],
     );
 }

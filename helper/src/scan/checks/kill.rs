@@ -89,6 +89,7 @@ pub(super) fn check_pkill(args: &[Arg]) -> Option<Hit> {
     let mut signal_given = false;
     let mut by_user = false;
     let mut pattern = false;
+    let mut match_all = false;
     let mut words = args.iter();
     while let Some(arg) = words.next() {
         let text = arg.text.as_str();
@@ -112,6 +113,14 @@ pub(super) fn check_pkill(args: &[Arg]) -> Option<Hit> {
             continue;
         }
         pattern = true;
+        // `pkill -9 .`, `pkill -f '.*'`: a pattern every process matches.
+        match_all |= arg.exact && matches!(text, "." | ".*" | "^" | "" | ".+" | "^.*$");
+    }
+    if match_all {
+        return Some(Hit::new(
+            &rule::KILL_ALL,
+            "the pattern matches every process",
+        ));
     }
     (by_user && !pattern).then(|| {
         Hit::new(
@@ -165,6 +174,8 @@ mod tests {
         ] {
             assert!(check_pkill(&words(line)).is_none(), "{line}");
         }
+        assert!(check_pkill(&words("-9 -f .*")).is_some());
+        assert!(check_pkill(&words("-9 .")).is_some());
         assert!(check_killall5(&words("-9")).is_some());
         assert!(check_killall5(&[]).is_some());
         assert!(check_killall5(&words("-l")).is_none());
