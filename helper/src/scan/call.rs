@@ -914,7 +914,7 @@ impl Scanner<'_> {
             |a: &Arg| a.exact && matches!(a.text.as_str(), ":::" | "::::" | ":::+" | "::::+");
         let end = rest.iter().position(separator).unwrap_or(rest.len());
         let command = rest.get(..end).unwrap_or_default();
-        if command.is_empty() || p.has("", &["dry-run"]) {
+        if p.has("", &["dry-run"]) {
             return Flow::unknown();
         }
         let marker = p
@@ -952,7 +952,10 @@ impl Scanner<'_> {
                     .any(|m| w.text.contains(m))
         });
         for value in values {
-            let words: Vec<Arg> = if has_marker {
+            // `parallel ::: 'make a' 'make b'`: each argument is a command.
+            let words: Vec<Arg> = if command.is_empty() {
+                vec![value]
+            } else if has_marker {
                 command
                     .iter()
                     .map(|w| {
@@ -1106,11 +1109,15 @@ fn without_wrappers(command: &[Arg]) -> &[Arg] {
 /// is a plain name (`find ~ -name .bash_history -exec truncate -s 0 {} +`
 /// truncates `~/…/.bash_history`).
 fn find_match(starts: &[Arg], args: &[Arg]) -> Arg {
+    // With `-prune`, `-o` or a negation the name may be what is skipped.
+    let plain = !args
+        .iter()
+        .any(|a| ["-prune", "-o", "-or", "!", "-not"].iter().any(|w| a.is(w)));
     let name = args
         .windows(2)
         .find(|w| w.first().is_some_and(|o| o.is("-name") || o.is("-iname")))
         .and_then(|w| w.get(1)?.exact_text())
-        .filter(|n| !n.is_empty() && !n.contains('/') && !super::word::is_pattern(n));
+        .filter(|n| plain && !n.is_empty() && !n.contains('/') && !super::word::is_pattern(n));
     match name {
         Some(name) => {
             let start = starts

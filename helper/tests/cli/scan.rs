@@ -397,6 +397,22 @@ fn programs_that_run_their_arguments_or_a_string_as_a_command() {
             ),
             ("parallel gzip ::: a.txt b.txt", "allow", ""),
             (
+                "parallel ::: 'rm -rf build' make",
+                "block",
+                "rm-recursive-force",
+            ),
+            ("parallel ::: 'npm test' 'cargo test'", "allow", ""),
+            (
+                "find . -name .env -prune -o -name '*.js' -exec prettier --write {} +",
+                "allow",
+                "",
+            ),
+            (
+                "awk 'BEGIN { while ((\"ls\" | getline l) > 0) print l }'",
+                "allow",
+                "",
+            ),
+            (
                 "git submodule foreach --quiet 'rm -rf node_modules'",
                 "block",
                 "rm-recursive-force",

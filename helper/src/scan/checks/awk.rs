@@ -55,7 +55,11 @@ pub(crate) fn shell_calls(program: &str) -> Vec<Call> {
             let right = statement.get(at + 1..).unwrap_or_default();
             let right = right.strip_prefix('&').unwrap_or(right).trim();
             if right.starts_with("getline") {
-                found.push(expression(left));
+                // `while (("ls" | getline x) > 0)`: the operand in the
+                // innermost open parenthesis.
+                let operand =
+                    last_open_paren(left).map_or(left, |at| left.get(at + 1..).unwrap_or_default());
+                found.push(expression(operand));
             } else if let Some(printed) = left
                 .strip_prefix("printf")
                 .or_else(|| left.strip_prefix("print"))
@@ -128,6 +132,33 @@ fn find_outside_strings(text: &str, needle: &str) -> Option<usize> {
         }
     }
     None
+}
+
+/// Where the last `(` of `text` that is still open at its end stands.
+fn last_open_paren(text: &str) -> Option<usize> {
+    let mut open = Vec::new();
+    let mut in_string = false;
+    let mut escaped = false;
+    for (i, c) in text.char_indices() {
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '(' => open.push(i),
+            ')' => {
+                open.pop();
+            }
+            _ => {}
+        }
+    }
+    open.pop()
 }
 
 /// The text up to the `)` that closes an opened parenthesis.
@@ -227,6 +258,10 @@ mod tests {
             ["rm -rf /", "sh"]
         );
         assert_eq!(codes(r#"BEGIN { "date" | getline d; print d }"#), ["date"]);
+        assert_eq!(
+            codes(r#"BEGIN { while (("ls -l" | getline line) > 0) print line }"#),
+            ["ls -l"]
+        );
         assert_eq!(codes(r#"{ print $1 | "sort -u" }"#), ["sort -u"]);
         assert_eq!(codes("{ system($0) }"), ["?"]);
         assert!(codes(r#"{ print $1 }"#).is_empty());
