@@ -143,6 +143,7 @@ impl Scanner<'_> {
                     }
                     Flow::unknown()
                 }
+                Inner::Stdin => self.code_on_stdin(name, argv, stdin, true),
                 Inner::Nothing => Flow::unknown(),
             };
         }

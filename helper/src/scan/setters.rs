@@ -1,7 +1,12 @@
 //! The builtins that set variables from text: `read`, `mapfile` (and its
 //! other name `readarray`) and `printf -v`. What they read is a [`Flow`], so
 //! a variable filled from a here-string holds that text, and one filled
-//! from a download holds a download ([`super::vars`]).
+//! from a download holds a download ([`super::vars`]). Also what bash does
+//! later with a variable set here or by an assignment
+//! ([`Scanner::assigned`]): `PROMPT_COMMAND` is run, the prompts and
+//! `BASH_ENV`/`ENV` are expanded (and the latter sourced), an integer
+//! variable's value is arithmetic, and a nameref's assignment sets its
+//! target.
 
 use super::arg::{Arg, Taint};
 use super::flow::Flow;

@@ -1,10 +1,16 @@
 //! Programs that run another command: `sudo`, `doas`, `env`, `command`,
-//! `builtin`, `exec`, `nice`, `nohup`, `time`, `timeout`, `stdbuf` and kin
-//! run the words after their options; `su -c`, `watch`, `ssh`, `flock -c`
-//! and `script -c` run a string as shell code. The engine judges what they
-//! run as if typed directly, with the wrapper noted in the finding.
-//! (`xargs` and `find -exec`, which add arguments of their own, are in
-//! [`super::call`].)
+//! `builtin`, `exec`, `nice`, `nohup`, `time`, `timeout`, `stdbuf`,
+//! `setsid`, `chroot`, `strace`, `taskset`, `systemd-run`, `screen`, the
+//! package runners (`npx`, `pnpm dlx`, `bunx`, `poetry run`, `bundle
+//! exec`, …) and kin run the words after their options; `su -c`, `watch`,
+//! `ssh`, `flock -c`, `script -c`, `tmux new-session`/`send-keys` and
+//! `nix-shell --run` run a string as shell code, and `su`, `ssh host` or
+//! `sudo -s` with no command a shell reading stdin. The engine judges what
+//! they run as if typed directly, with the wrapper noted in the finding.
+//! [`also_runs`] names the code a program runs beside its own work (git's
+//! `submodule foreach`, `rebase --exec` and aliases, tar's
+//! `--checkpoint-action=exec=`, vim's `-c '!…'`). (`xargs`, `parallel` and
+//! `find -exec`, which add arguments of their own, are in [`super::call`].)
 
 use super::arg::Arg;
 use super::getopt::{self, Spec};
@@ -20,6 +26,9 @@ pub(super) enum Inner {
     Edit(Vec<Arg>),
     /// Nothing (`sudo -l`, `command -v rm`, `env` alone).
     Nothing,
+    /// A shell that reads its commands from stdin (`su`, `ssh host` or
+    /// `sudo -s` with no command: `echo 'cmd' | su`).
+    Stdin,
 }
 
 const SUDO: Spec = Spec::new(
@@ -282,6 +291,8 @@ pub(super) fn unwrap(name: &str, args: &[Arg]) -> Option<Inner> {
                 Inner::Edit(args.get(rest..).unwrap_or_default().to_vec())
             } else if p.has("si", &["shell", "login"]) && rest < args.len() {
                 Inner::Code(args.get(rest..).unwrap_or_default().to_vec())
+            } else if p.has("si", &["shell", "login"]) {
+                Inner::Stdin
             } else {
                 command_at(args, rest)
             }
@@ -438,9 +449,12 @@ pub(super) fn unwrap(name: &str, args: &[Arg]) -> Option<Inner> {
                 Some(code) => Inner::Code(vec![code_arg(args, code)]),
                 // `runuser -u USER -- cmd`: the rest is a command.
                 None if name == "runuser" && p.has("u", &["user"]) => {
-                    command_at(args, getopt::parse(args, &SU).rest)
+                    match command_at(args, getopt::parse(args, &SU).rest) {
+                        Inner::Nothing => Inner::Stdin,
+                        other => other,
+                    }
                 }
-                None => Inner::Nothing,
+                None => Inner::Stdin,
             }
         }
         "watch" => {
@@ -460,8 +474,12 @@ pub(super) fn unwrap(name: &str, args: &[Arg]) -> Option<Inner> {
         }
         "ssh" => {
             let p = getopt::parse(args, &SSH);
-            // The first operand is the host; the rest is remote shell code.
-            code_at(args, p.rest + 1)
+            // The first operand is the host; the rest is remote shell code,
+            // or with none the remote shell reads stdin.
+            match code_at(args, p.rest + 1) {
+                Inner::Nothing if p.rest < args.len() && !p.has("NfT", &[]) => Inner::Stdin,
+                other => other,
+            }
         }
         _ => return None,
     };
