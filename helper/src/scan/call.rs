@@ -102,9 +102,13 @@ impl Scanner<'_> {
             let mut as_path = vec![path.clone()];
             as_path.extend(args.iter().cloned());
             let name = name.to_owned();
+            // Without the binding while its program runs, so that `hash -p
+            // ls ls` cannot loop; it holds again for later calls.
             return self.inside(&format!("hash -p … {name}"), |s| {
-                s.rebound.retain(|(n, _)| *n != name);
-                s.call(&as_path, stdin)
+                let rebound = std::mem::take(&mut s.rebound);
+                let out = s.call(&as_path, stdin);
+                s.rebound = rebound;
+                out
             });
         }
         match program(first) {
