@@ -545,6 +545,18 @@ fn programs_that_run_their_arguments_or_a_string_as_a_command() {
             ("/proc/$$/exe -c reboot", "block", "system-power"),
             ("npx rm -rf build", "block", "rm-recursive-force"),
             ("npx -y prettier --check .", "allow", ""),
+            (
+                "awk 'BEGIN { c = \"reboot\"; system(c) }'",
+                "block",
+                "system-power",
+            ),
+            ("kill -9 $(pgrep -u \"$USER\")", "block", "kill-all"),
+            ("kill -9 $(pgrep node)", "allow", ""),
+            (
+                "python3 -c \"import subprocess as sp; sp.run(['rm', '-rf', '/'])\"",
+                "block",
+                "rm-critical-path",
+            ),
             ("poetry run rm -rf build", "block", "rm-recursive-force"),
             ("pipenv run reboot", "block", "system-power"),
             ("bundle exec rake test", "allow", ""),

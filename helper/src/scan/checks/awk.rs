@@ -32,8 +32,18 @@ const SHELLS: &[&str] = &[
 /// The shell commands `program` runs.
 pub(crate) fn shell_calls(program: &str) -> Vec<Call> {
     let mut found = Vec::new();
+    // `cmd = "rm -rf x"; system(cmd)`: names given a string, last first.
+    let mut known: Vec<(String, String)> = Vec::new();
     for statement in statements(program) {
         let statement = statement.trim();
+        if let Some((name, value)) = statement.split_once('=')
+            && !value.starts_with('=')
+            && !name.ends_with(['!', '<', '>', '=', '+', '-', '*', '/', '%', '^'])
+            && is_name(name.trim())
+            && let Call::Code(text) = expression(value, &known)
+        {
+            known.insert(0, (name.trim().to_owned(), text));
+        }
         // `system(…)` anywhere in the statement.
         let mut rest = statement;
         while let Some(at) = find_outside_strings(rest, "system(") {
@@ -44,7 +54,7 @@ pub(crate) fn shell_calls(program: &str) -> Vec<Call> {
                 continue;
             }
             let inside = up_to_close(after);
-            found.push(expression(inside));
+            found.push(expression(inside, &known));
             rest = after.get(inside.len()..).unwrap_or_default();
         }
         // A pipe into or out of a command.
@@ -59,16 +69,16 @@ pub(crate) fn shell_calls(program: &str) -> Vec<Call> {
                 // innermost open parenthesis.
                 let operand =
                     last_open_paren(left).map_or(left, |at| left.get(at + 1..).unwrap_or_default());
-                found.push(expression(operand));
+                found.push(expression(operand, &known));
             } else if let Some(printed) = left
                 .strip_prefix("printf")
                 .or_else(|| left.strip_prefix("print"))
             {
-                let command = expression(right);
+                let command = expression(right, &known);
                 let into_shell = matches!(&command, Call::Code(c)
                     if c.split_whitespace().next().is_some_and(|w| SHELLS.contains(&w)));
                 if into_shell {
-                    found.push(expression(printed.trim()));
+                    found.push(expression(printed.trim(), &known));
                 }
                 found.push(command);
             }
@@ -187,12 +197,22 @@ fn up_to_close(text: &str) -> &str {
     text
 }
 
-/// An awk expression joined into the text it yields.
-fn expression(expr: &str) -> Call {
+fn is_name(text: &str) -> bool {
+    text.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// An awk expression joined into the text it yields; `names` are the
+/// variables given a string earlier in the program.
+fn expression(expr: &str, names: &[(String, String)]) -> Call {
+    let expr = expr.trim();
+    if let Some((_, value)) = names.iter().find(|(n, _)| n == expr) {
+        return Call::Code(value.clone());
+    }
     let mut out = String::new();
     let mut known = false;
     let mut in_value = false;
-    let mut chars = expr.trim().chars();
+    let mut chars = expr.chars();
     while let Some(c) = chars.next() {
         match c {
             '"' => {
@@ -264,6 +284,11 @@ mod tests {
         );
         assert_eq!(codes(r#"{ print $1 | "sort -u" }"#), ["sort -u"]);
         assert_eq!(codes("{ system($0) }"), ["?"]);
+        assert_eq!(codes(r#"BEGIN{cmd="rm -rf ~"; system(cmd)}"#), ["rm -rf ~"]);
+        assert_eq!(
+            codes(r#"BEGIN{c = "ls " d; c | getline x}"#),
+            ["ls $AWK_VALUE"]
+        );
         assert!(codes(r#"{ print $1 }"#).is_empty());
         assert!(codes(r#"$1 == "a" || $2 == "b" { print }"#).is_empty());
         assert!(codes(r#"{ print "system(x) | y" }"#).is_empty());

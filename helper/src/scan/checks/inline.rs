@@ -171,6 +171,28 @@ pub(crate) fn shell_strings(code: &str, backticks: bool) -> Vec<String> {
             }
         }
     }
+    // `import subprocess as s; s.call(['rm', '-rf', x])`: a module under
+    // another name, read only when handed an argument vector.
+    for method in [
+        ".call(",
+        ".run(",
+        ".Popen(",
+        ".check_call(",
+        ".check_output(",
+    ] {
+        let mut from = 0;
+        while let Some(at) = code.get(from..).and_then(|r| r.find(method)) {
+            let rest = code.get(from + at + method.len()..).unwrap_or_default();
+            from += at + method.len();
+            if rest.trim_start().starts_with('[')
+                && let Some(words) = arguments(rest)
+                && !found.contains(&words)
+                && found.len() < MAX_STRINGS
+            {
+                found.push(words);
+            }
+        }
+    }
     if !backticks {
         return found;
     }

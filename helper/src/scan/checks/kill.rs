@@ -39,6 +39,17 @@ pub(super) fn check(args: &[Arg]) -> Option<Hit> {
         if text == "-1" {
             return Some(Hit::new(&rule::KILL_ALL, "process -1 is every process"));
         }
+        // `kill -9 $(pgrep -u "$USER")`: every process pgrep would pick.
+        if let Some(inner) = text
+            .strip_prefix("$(pgrep")
+            .or_else(|| text.strip_prefix("`pgrep"))
+            .and_then(|r| r.strip_suffix(')').or_else(|| r.strip_suffix('`')))
+        {
+            let words: Vec<Arg> = inner.split_whitespace().map(Arg::literal).collect();
+            if let Some(hit) = check_pkill(&words) {
+                return Some(Hit::new(&rule::KILL_ALL, format!("pgrep {}", hit.detail)));
+            }
+        }
     }
     None
 }
@@ -176,6 +187,20 @@ mod tests {
         }
         assert!(check_pkill(&words("-9 -f .*")).is_some());
         assert!(check_pkill(&words("-9 .")).is_some());
+        assert!(
+            check(&[
+                Arg::literal("-9"),
+                Arg::unknown("$(pgrep -u $USER)", Default::default())
+            ])
+            .is_some()
+        );
+        assert!(
+            check(&[
+                Arg::literal("-9"),
+                Arg::unknown("$(pgrep node)", Default::default())
+            ])
+            .is_none()
+        );
         assert!(check_killall5(&words("-9")).is_some());
         assert!(check_killall5(&[]).is_some());
         assert!(check_killall5(&words("-l")).is_none());
