@@ -70,6 +70,17 @@ const CODE_OPTIONS: &[&str] = &[
     "--command",
 ];
 
+/// awk and its implementations.
+const AWKS: &[&str] = &[
+    "awk",
+    "gawk",
+    "mawk",
+    "nawk",
+    "busybox-awk",
+    "goawk",
+    "onetrue-awk",
+];
+
 /// Programs judged as if a computed command word were each of them.
 const SUSPECTS: &[&str] = &["rm", "sh"];
 
@@ -92,8 +103,31 @@ impl Scanner<'_> {
         {
             self.judgement.ends_run = true;
         }
+        // `hash -p /bin/rm ls; ls …` runs /bin/rm.
+        if let Some(name) = first.exact_text()
+            && let Some((_, path)) = self.rebound.iter().rev().find(|(n, _)| n == name)
+        {
+            let mut as_path = vec![path.clone()];
+            as_path.extend(args.iter().cloned());
+            let name = name.to_owned();
+            // Without the binding while its program runs, so that `hash -p
+            // ls ls` cannot loop; it holds again for later calls.
+            return self.inside(&format!("hash -p … {name}"), |s| {
+                let rebound = std::mem::take(&mut s.rebound);
+                let out = s.call(&as_path, stdin);
+                s.rebound = rebound;
+                out
+            });
+        }
         match program(first) {
+            // `/proc/self/exe`, `/proc/$$/exe`: the running shell itself.
+            Program::Named(name) if name == "exe" && first.text.starts_with("/proc/") => {
+                self.named("bash", argv, args, stdin)
+            }
             Program::Named(name) => self.named(&name, argv, args, stdin),
+            Program::Local if let Some(tool) = environment_tool(&first.text) => {
+                self.named(tool, argv, args, stdin)
+            }
             Program::Local => {
                 self.run_download(first, argv, "runs it");
                 Flow::unknown()
@@ -107,6 +141,7 @@ impl Scanner<'_> {
     }
 
     fn named(&mut self, name: &str, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Flow {
+        self.evaluating_builtin(name, argv, args);
         if let Some(inner) = wrapper::unwrap(name, args) {
             return match inner {
                 Inner::Command(at) => {
@@ -130,6 +165,7 @@ impl Scanner<'_> {
                     }
                     Flow::unknown()
                 }
+                Inner::Stdin => self.code_on_stdin(name, argv, stdin, true),
                 Inner::Nothing => Flow::unknown(),
             };
         }
@@ -153,16 +189,54 @@ impl Scanner<'_> {
                 return Flow::empty();
             }
             "trap" => {
+                let args = match args.first() {
+                    Some(first) if first.is("--") => args.get(1..).unwrap_or_default(),
+                    _ => args,
+                };
                 if let Some(action) = args.first().filter(|a| !a.text.starts_with('-')) {
                     self.code("trap", std::slice::from_ref(action), &Flow::inherited());
                 }
                 return Flow::empty();
             }
             "xargs" => return self.xargs(args, stdin),
+            "parallel" | "sem" => return self.parallel(args, stdin),
+            // `at TIME` and `batch` run their input as shell code later.
+            "at" | "batch" if !args.iter().any(|a| a.is("-l") || a.is("-r") || a.is("-d")) => {
+                return self.code_on_stdin(name, argv, stdin, true);
+            }
+            "make" | "gmake" | "bmake" if reads_makefile_on_stdin(args) => {
+                if let Some(makefile) = stdin.literal_text() {
+                    for recipe in recipes(makefile) {
+                        self.nested(
+                            &recipe,
+                            &format!("{name} -f - (recipe)"),
+                            &Flow::inherited(),
+                        );
+                    }
+                } else {
+                    self.code_on_stdin(name, argv, stdin, true);
+                }
+            }
+            _ if AWKS.contains(&name) => self.awk(argv, args),
+            _ if checks::rm::is_tree_remover(name) => {
+                for file in args.iter().filter(|a| !a.text.starts_with('-')) {
+                    self.write_target(argv, file, super::paths::Write::Remove);
+                }
+            }
             "find" => self.find(argv, args),
             "cd" => self.change_dir(args),
             "pushd" | "popd" | "dirs" => self.dir_stack_call(name, args),
             _ => {}
+        }
+        for also in wrapper::also_runs(name, args) {
+            match also {
+                wrapper::Also::Code(words) => {
+                    self.code(&format!("{name} (shell code)"), &words, &Flow::inherited());
+                }
+                wrapper::Also::Command(words) => {
+                    self.inside(name, |s| s.call(&words, &Flow::inherited()));
+                }
+            }
         }
         // The files a download is saved to: `curl -o f`, `wget -O f`,
         // `wget URL`, `curl -O URL`, and `tee f` or `dd of=f` reading one.
@@ -537,6 +611,20 @@ impl Scanner<'_> {
         for command in checks::inline::shell_strings(code, backticks) {
             self.nested(&command, &format!("{via} (shell call)"), &Flow::inherited());
         }
+        for hidden in checks::inline::hidden_code(code) {
+            match hidden {
+                checks::inline::Hidden::Decoded(call) => self.report(
+                    &rule::DECODE_TO_SHELL,
+                    argv,
+                    format!("the program decodes text and runs what it computed with {call}()"),
+                ),
+                checks::inline::Hidden::Unknown(call) => self.report(
+                    &rule::OPAQUE,
+                    argv,
+                    format!("{call}() runs a shell command only known at run time"),
+                ),
+            }
+        }
         for effect in checks::inline::effects(code) {
             self.inline_effect(argv, effect);
         }
@@ -600,7 +688,7 @@ impl Scanner<'_> {
     }
 
     /// `source FILE` / `. FILE`: fine for a file, refused for a download.
-    fn source(&mut self, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Flow {
+    pub(super) fn source(&mut self, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Flow {
         match args.first() {
             Some(file) if matches!(file.text.as_str(), "/dev/stdin" | "-" | "/dev/fd/0") => {
                 self.code_on_stdin("source", argv, stdin, true)
@@ -660,6 +748,48 @@ impl Scanner<'_> {
         if command.is_empty() {
             return Flow::unknown();
         }
+        // Input the engine knows (`echo -1 | xargs kill -9`): its words,
+        // split as xargs splits them, are what is added.
+        let delimiter = if p.has("0", &["null"]) {
+            Some('\0')
+        } else {
+            p.values(Some('d'), Some("delimiter"))
+                .first()
+                .and_then(|d| ansi_c(d).unwrap_or_else(|| (*d).to_owned()).chars().next())
+        };
+        // With `-I` each input line is one argument.
+        let delimiter = delimiter.or_else(|| placeholder.is_some().then_some('\n'));
+        let known = stdin
+            .literal_text()
+            .filter(|_| !p.has("a", &["arg-file"]))
+            .map(|text| input_words(text, delimiter));
+        if let Some(words) = known.filter(|w| !w.is_empty()) {
+            let words: Vec<Arg> = words.iter().map(|w| Arg::derived(w)).collect();
+            match &placeholder {
+                // One command per input line, the placeholder replaced.
+                Some(marker) => {
+                    for word in &words {
+                        let each: Vec<Arg> = command
+                            .iter()
+                            .enumerate()
+                            .map(|(i, a)| {
+                                if i > 0 && a.text.contains(marker.as_str()) {
+                                    Arg::derived(&a.text.replace(marker.as_str(), &word.text))
+                                } else {
+                                    a.clone()
+                                }
+                            })
+                            .collect();
+                        self.inside("xargs", |s| s.call(&each, &Flow::inherited()));
+                    }
+                }
+                None => {
+                    command.extend(words);
+                    self.inside("xargs", |s| s.call(&command, &Flow::inherited()));
+                }
+            }
+            return Flow::unknown();
+        }
         match placeholder {
             Some(marker) => {
                 for word in command.iter_mut().skip(1) {
@@ -676,6 +806,254 @@ impl Scanner<'_> {
         self.inside("xargs", |s| s.call(&command, &Flow::inherited()))
     }
 
+    /// The builtins that evaluate text bash does not show as code: `let`'s
+    /// arithmetic, `mapfile -C`'s callback, `hash -p` and `enable -f`
+    /// rebinding a name, and `env`'s exported functions
+    /// (`BASH_FUNC_name%%=() { …; }`, run when the child shell calls them).
+    fn evaluating_builtin(&mut self, name: &str, argv: &[Arg], args: &[Arg]) {
+        match name {
+            "let" => {
+                for arg in args {
+                    self.arithmetic(&arg.text);
+                }
+            }
+            "mapfile" | "readarray" => {
+                const MAPFILE: Spec = Spec::new("dnOsuCc", &[]).posix();
+                let p = getopt::parse(args, &MAPFILE);
+                if let Some(callback) = p.values(Some('C'), None).first() {
+                    let word = args
+                        .iter()
+                        .find(|a| a.text == *callback)
+                        .cloned()
+                        .unwrap_or_else(|| Arg::derived(callback));
+                    self.code("mapfile -C", &[word], &Flow::inherited());
+                }
+            }
+            "hash" => {
+                let mut words = args.iter();
+                while let Some(word) = words.next() {
+                    if word.is("-p")
+                        && let (Some(path), Some(alias)) = (words.next(), words.next())
+                        && let Some(alias) = alias.exact_text()
+                    {
+                        self.rebound.push((alias.to_owned(), path.clone()));
+                    }
+                }
+            }
+            // `compgen -C CMD` runs CMD for the completions (`complete -C`
+            // at each completion); `bind -x 'KEYS: CMD'` at a key press.
+            "compgen" | "complete" => {
+                let mut words = args.iter();
+                while let Some(word) = words.next() {
+                    if word.is("-C")
+                        && let Some(code) = words.next()
+                    {
+                        self.code(
+                            &format!("{name} -C"),
+                            std::slice::from_ref(code),
+                            &Flow::inherited(),
+                        );
+                    }
+                }
+            }
+            "bind" => {
+                let mut words = args.iter();
+                while let Some(word) = words.next() {
+                    if word.is("-x")
+                        && let Some(binding) = words.next()
+                        && let Some((_, code)) = binding.text.split_once(':')
+                    {
+                        let code = code.trim().trim_matches(['"', '\'']);
+                        self.nested(code, "bind -x", &Flow::inherited());
+                    }
+                }
+            }
+            "enable" if args.iter().any(|a| a.is("-f")) => self.report(
+                &rule::OPAQUE,
+                argv,
+                "enable -f loads a builtin from a shared object, code nobody can check".into(),
+            ),
+            "env" => {
+                for arg in args.iter().filter(|a| a.text.starts_with("BASH_FUNC_")) {
+                    if let Some((_, body)) = arg
+                        .text
+                        .split_once("%%=")
+                        .or_else(|| arg.text.split_once("()="))
+                    {
+                        let code = format!("voyage_exported{body}; voyage_exported");
+                        self.nested(&code, "exported function", &Flow::inherited());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// GNU `parallel [options] COMMAND ::: ARGS…`: the command words are
+    /// joined and run by a shell once per argument, which takes the place of
+    /// `{}` (and `{.}`, `{/}`, …) or is added at the end. Arguments from
+    /// stdin or `::::` files are unknown words, as for `xargs`.
+    fn parallel(&mut self, args: &[Arg], stdin: &Flow) -> Flow {
+        const PARALLEL: Spec = Spec::new(
+            "aCdEIjLNnPSs",
+            &[
+                ("jobs", true),
+                ("joblog", true),
+                ("results", true),
+                ("delay", true),
+                ("timeout", true),
+                ("retries", true),
+                ("tmpdir", true),
+                ("workdir", true),
+                ("sshlogin", true),
+                ("arg-file", true),
+                ("colsep", true),
+                ("delimiter", true),
+                ("replace", true),
+                ("max-args", true),
+                ("max-lines", true),
+                ("tagstring", true),
+                ("halt", true),
+                ("memfree", true),
+                ("load", true),
+                ("env", true),
+                ("profile", true),
+                ("basefile", true),
+                ("return", true),
+                ("transfer", true),
+                ("keep-order", false),
+                ("tag", false),
+                ("dry-run", false),
+                ("verbose", false),
+                ("progress", false),
+                ("bar", false),
+                ("eta", false),
+                ("null", false),
+                ("quote", false),
+                ("ungroup", false),
+                ("line-buffer", false),
+                ("group", false),
+                ("will-cite", false),
+                ("no-notice", false),
+                ("pipe", false),
+            ],
+        )
+        .posix();
+        let p = getopt::parse(args, &PARALLEL);
+        let rest = args.get(p.rest..).unwrap_or_default();
+        let separator =
+            |a: &Arg| a.exact && matches!(a.text.as_str(), ":::" | "::::" | ":::+" | "::::+");
+        let end = rest.iter().position(separator).unwrap_or(rest.len());
+        let command = rest.get(..end).unwrap_or_default();
+        if p.has("", &["dry-run"]) {
+            return Flow::unknown();
+        }
+        let marker = p
+            .values(Some('I'), Some("replace"))
+            .first()
+            .map_or_else(|| "{}".to_owned(), |m| (*m).to_owned());
+        let mut values: Vec<Arg> = Vec::new();
+        let mut from_files = false;
+        let mut group = rest.get(end..).unwrap_or_default();
+        while let Some((sep, after)) = group.split_first() {
+            let next = after.iter().position(separator).unwrap_or(after.len());
+            let items = after.get(..next).unwrap_or_default();
+            if sep.text.starts_with("::::") {
+                from_files = true;
+            } else {
+                values.extend(items.iter().take(64).cloned());
+            }
+            group = after.get(next..).unwrap_or_default();
+        }
+        let unknown = Arg {
+            text: "ARGS...".into(),
+            exact: false,
+            glob: false,
+            known_from: 7,
+            taint: stdin.taint.union(Taint::OPAQUE),
+            content: None,
+        };
+        if values.is_empty() || from_files {
+            values.push(unknown);
+        }
+        let has_marker = command.iter().any(|w| {
+            w.text.contains(&marker)
+                || ["{.}", "{/}", "{//}", "{/.}", "{#}"]
+                    .iter()
+                    .any(|m| w.text.contains(m))
+        });
+        for value in values {
+            // `parallel ::: 'make a' 'make b'`: each argument is a command.
+            let words: Vec<Arg> = if command.is_empty() {
+                vec![value]
+            } else if has_marker {
+                command
+                    .iter()
+                    .map(|w| {
+                        let mut text = w.text.replace(&marker, &value.text);
+                        for m in ["{.}", "{/}", "{//}", "{/.}"] {
+                            text = text.replace(m, &value.text);
+                        }
+                        Arg {
+                            text,
+                            exact: w.exact && value.exact,
+                            taint: w.taint.union(value.taint),
+                            ..w.clone()
+                        }
+                    })
+                    .collect()
+            } else {
+                let mut words = command.to_vec();
+                words.push(value);
+                words
+            };
+            self.code("parallel", &words, &Flow::inherited());
+        }
+        Flow::unknown()
+    }
+
+    /// awk's program: the commands it runs with `system()`, prints into
+    /// with `print … | "CMD"` or reads with `"CMD" | getline` are shell
+    /// code, and text printed into a shell (`print "…" | "sh"`) is too.
+    fn awk(&mut self, argv: &[Arg], args: &[Arg]) {
+        const AWK: Spec = Spec::new(
+            "fvFWE",
+            &[
+                ("file", true),
+                ("assign", true),
+                ("field-separator", true),
+                ("include", true),
+                ("load", true),
+                ("source", true),
+                ("exec", true),
+            ],
+        );
+        let p = getopt::parse(args, &AWK);
+        let mut programs: Vec<&str> = p.values(None, Some("source"));
+        if !p.has("f", &["file", "exec"])
+            && let Some(program) = p.operands.first()
+        {
+            if !program.exact {
+                return;
+            }
+            programs.push(program.text.as_str());
+        }
+        for program in programs {
+            for call in checks::awk::shell_calls(program) {
+                match call {
+                    checks::awk::Call::Code(code) => {
+                        self.nested(&code, "awk (shell command)", &Flow::inherited());
+                    }
+                    checks::awk::Call::Unknown => self.report(
+                        &rule::OPAQUE,
+                        argv,
+                        "awk runs a shell command only known at run time".into(),
+                    ),
+                }
+            }
+        }
+    }
+
     /// The rm-critical-path hit of deleting everything `find` matches under
     /// `starts`, read like `rm -r STARTS`.
     fn find_critical(&self, starts: &[Arg]) -> Option<checks::Hit> {
@@ -689,6 +1067,7 @@ impl Scanner<'_> {
     /// `find … -exec CMD … ;` runs CMD on each match; `-delete` deletes.
     fn find(&mut self, argv: &[Arg], args: &[Arg]) {
         let starts = find_starts(args);
+        let matched = find_match(&starts, args);
         let mut words = args.iter().enumerate();
         while let Some((i, word)) = words.next() {
             match word.exact_text() {
@@ -705,12 +1084,7 @@ impl Scanner<'_> {
                         .iter()
                         .map(|a| {
                             if a.is("{}") {
-                                Arg {
-                                    text: "{}".into(),
-                                    exact: false,
-                                    known_from: 2,
-                                    ..Arg::default()
-                                }
+                                matched.clone()
                             } else {
                                 a.clone()
                             }
@@ -759,6 +1133,43 @@ fn without_wrappers(command: &[Arg]) -> &[Arg] {
         command = args.get(at..).unwrap_or_default();
     }
     command
+}
+
+/// What `{}` stands for in `find`'s `-exec`: each match, unknown, but
+/// under the first start point and with the name `-name` gives it when that
+/// is a plain name (`find ~ -name .bash_history -exec truncate -s 0 {} +`
+/// truncates `~/…/.bash_history`).
+fn find_match(starts: &[Arg], args: &[Arg]) -> Arg {
+    // With `-prune`, `-o` or a negation the name may be what is skipped.
+    let plain = !args
+        .iter()
+        .any(|a| ["-prune", "-o", "-or", "!", "-not"].iter().any(|w| a.is(w)));
+    let name = args
+        .windows(2)
+        .find(|w| w.first().is_some_and(|o| o.is("-name") || o.is("-iname")))
+        .and_then(|w| w.get(1)?.exact_text())
+        .filter(|n| plain && !n.is_empty() && !n.contains('/') && !super::word::is_pattern(n));
+    match name {
+        Some(name) => {
+            let start = starts
+                .first()
+                .and_then(Arg::exact_text)
+                .unwrap_or(".")
+                .trim_end_matches('/');
+            Arg {
+                text: format!("{start}/{name}"),
+                exact: false,
+                known_from: start.len(),
+                ..Arg::default()
+            }
+        }
+        None => Arg {
+            text: "{}".into(),
+            exact: false,
+            known_from: 2,
+            ..Arg::default()
+        },
+    }
 }
 
 pub(super) fn find_starts(args: &[Arg]) -> Vec<Arg> {
@@ -827,6 +1238,148 @@ fn env_chdir(options: &[Arg]) -> Option<Arg> {
         }
     }
     None
+}
+
+/// The program a path into a virtual environment or a package's binaries
+/// names (`.venv/bin/pip`, `./node_modules/.bin/rimraf`, `venv/Scripts/pip`):
+/// the same tool as on the PATH, so the same rules apply. A project's own
+/// script elsewhere (`./scripts/rm`) is not renamed.
+fn environment_tool(path: &str) -> Option<&str> {
+    let (dir, base) = path.rsplit_once('/')?;
+    let parts: Vec<&str> = dir
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    let in_bin = parts
+        .last()
+        .is_some_and(|p| matches!(*p, "bin" | ".bin" | "Scripts"));
+    let package_bin = parts.last() == Some(&".bin") && parts.contains(&"node_modules");
+    let env_bin = in_bin
+        && parts.iter().rev().nth(1).is_some_and(|p| {
+            matches!(
+                *p,
+                ".venv" | "venv" | "env" | ".env" | "virtualenv" | ".virtualenv"
+            ) || p.starts_with("venv")
+                || p.starts_with(".venv")
+        });
+    let tool = matches!(
+        base_name(base),
+        "pip"
+            | "python"
+            | "npm"
+            | "npx"
+            | "pnpm"
+            | "yarn"
+            | "bun"
+            | "bunx"
+            | "cargo"
+            | "poetry"
+            | "uv"
+            | "gem"
+            | "bundle"
+            | "composer"
+            | "go"
+            | "pipenv"
+            | "rimraf"
+            | "del-cli"
+    );
+    (package_bin || env_bin || (in_bin && tool)).then_some(base)
+}
+
+/// `make -f -`, `make --file=-`, `make -f /dev/stdin`: the makefile is read
+/// from stdin.
+fn reads_makefile_on_stdin(args: &[Arg]) -> bool {
+    let stdin = |v: &str| matches!(v, "-" | "/dev/stdin" | "/dev/fd/0");
+    args.iter().enumerate().any(|(i, a)| {
+        let text = a.text.as_str();
+        match text {
+            "-f" | "--file" | "--makefile" => args.get(i + 1).is_some_and(|v| stdin(&v.text)),
+            _ => ["-f", "--file=", "--makefile="]
+                .iter()
+                .any(|o| text.strip_prefix(o).is_some_and(stdin)),
+        }
+    })
+}
+
+/// The recipe lines of a makefile, as shell code: lines that start with a
+/// tab, and what follows `;` on a rule's line (`all: ; rm -rf x`), with the
+/// `@`, `-` and `+` prefixes taken off.
+fn recipes(makefile: &str) -> Vec<String> {
+    let strip = |line: &str| {
+        line.trim_start()
+            .trim_start_matches(['@', '-', '+'])
+            .trim()
+            .to_owned()
+    };
+    let mut found = Vec::new();
+    for line in makefile.lines() {
+        let recipe = if let Some(body) = line.strip_prefix('\t') {
+            Some(strip(body))
+        } else if !line.starts_with('#')
+            && let Some((head, body)) = line.split_once(';')
+            && head.contains(':')
+            && !head.contains('=')
+        {
+            Some(strip(body))
+        } else {
+            None
+        };
+        if let Some(recipe) = recipe.filter(|r| !r.is_empty()) {
+            // Make's own `$$` is the shell's `$`; `$(VAR)` stays as text.
+            found.push(recipe.replace("$$", "$"));
+        }
+    }
+    found
+}
+
+/// xargs's reading of its input into words: blanks and newlines separate
+/// them and quotes group them, or only `delimiter` does (`-0`, `-d`).
+fn input_words(text: &str, delimiter: Option<char>) -> Vec<String> {
+    const MAX_WORDS: usize = 256;
+    if let Some(d) = delimiter {
+        return text
+            .split(d)
+            .filter(|w| !w.is_empty())
+            .take(MAX_WORDS)
+            .map(|w| w.trim_end_matches('\n').to_owned())
+            .collect();
+    }
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut quote = None;
+    let mut started = false;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => word.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                started = true;
+            }
+            (None, '\\') => {
+                word.extend(chars.next());
+                started = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if started {
+                    words.push(std::mem::take(&mut word));
+                    started = false;
+                    if words.len() >= MAX_WORDS {
+                        return words;
+                    }
+                }
+            }
+            (None, c) => {
+                word.push(c);
+                started = true;
+            }
+        }
+    }
+    if started {
+        words.push(word);
+    }
+    words
 }
 
 /// `./f` and `f` are the same file.

@@ -85,9 +85,9 @@ pub(crate) struct ScanPlanArgs {
 /// RULES. Blocked: rm-recursive-force, rm-critical-path,
 /// git-clean-critical, rsync-delete-critical, chmod-world-writable,
 /// download-to-shell, decode-to-shell, eval-expansion, disk-format (not
-/// for a disk image file in the project), disk-write, system-power,
+/// for a regular file such as disk.img), disk-write, system-power,
 /// fork-bomb, cron-persistence,
-/// kill-all, history-erase, git-hooks-write, credentials-write,
+/// kill-all, kernel-control, history-erase, git-hooks-write, credentials-write,
 /// env-file-write, shell-config-write, claude-config-write, and unscannable
 /// (the parser rejects the command, or it nests deeper than the scanner
 /// checks: it fails closed). Warned: dependency-change, git-force-push,

@@ -16,21 +16,27 @@ pub(super) const MAX_NESTING: usize = 100;
 /// or an arithmetic command); such text is a syntax error in bash anyway.
 pub(super) const MAX_UNCLOSED_PARENS: usize = 12;
 
-/// Longest text brush-parser is handed. Its syntax tree takes up to some
-/// 600 bytes of memory per byte of input (`x=1;` repeated), so this keeps
-/// any judgement within the hook's memory budget of 256 MiB; longer text
-/// is parsed only when it is all plain words ([`super::plain`], about 75
-/// bytes per byte), up to [`super::engine::MAX_COMMAND_BYTES`]. No command
-/// a person or an agent writes comes near it: Linux hands `bash -c` at
-/// most 128 KiB as one argument.
+/// Longest text brush-parser is handed whatever it holds. Its syntax tree
+/// takes up to some 600 bytes of memory per byte of input (`x=1;`
+/// repeated), so this keeps any judgement within the hook's memory budget
+/// of 256 MiB. Longer text is parsed when it is all plain words
+/// ([`super::plain`], about 75 bytes per byte), or when it has at most
+/// [`MAX_LONG_TOKENS`] tokens (a long here-document is one), up to
+/// [`super::engine::MAX_COMMAND_BYTES`]. No command a person or an agent
+/// types comes near it: Linux hands `bash -c` at most 128 KiB as one
+/// argument.
 pub(super) const MAX_PARSED_BYTES: usize = 256 << 10;
+
+/// Most tokens a text longer than [`MAX_PARSED_BYTES`] may have.
+pub(super) const MAX_LONG_TOKENS: usize = 32 << 10;
 
 /// Why a text could not be parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Failure {
     /// Brackets nested deeper than [`MAX_NESTING`].
     TooDeep,
-    /// Longer than [`MAX_PARSED_BYTES`] and not plain words alone.
+    /// Longer than [`MAX_PARSED_BYTES`], not plain words alone, and more
+    /// than [`MAX_LONG_TOKENS`] tokens.
     TooLarge,
     /// The parser's own message.
     Syntax(String),
@@ -42,8 +48,9 @@ impl std::fmt::Display for Failure {
             Self::TooDeep => write!(f, "brackets nested more than {MAX_NESTING} deep"),
             Self::TooLarge => write!(
                 f,
-                "longer than {} KiB and more than plain words",
-                MAX_PARSED_BYTES >> 10
+                "longer than {} KiB with more than {} words and operators",
+                MAX_PARSED_BYTES >> 10,
+                MAX_LONG_TOKENS
             ),
             Self::Syntax(message) => write!(f, "not valid shell syntax ({message})"),
         }
@@ -76,9 +83,6 @@ pub(super) fn parse(text: &str) -> Result<Parsed, Failure> {
 /// Parses `text` with brush-parser (also the criteria runner's reader of
 /// the commands it may run).
 pub(crate) fn parse_with_brush(text: &str) -> Result<Program, Failure> {
-    if text.len() > MAX_PARSED_BYTES {
-        return Err(Failure::TooLarge);
-    }
     if nesting(text) > MAX_NESTING {
         return Err(Failure::TooDeep);
     }
@@ -103,6 +107,9 @@ pub(crate) fn parse_with_brush(text: &str) -> Result<Program, Failure> {
     let options = ParserOptions::default();
     let tokens = uncached_tokenize_str(text, &options.tokenizer_options())
         .map_err(|e| Failure::Syntax(first_line(&e.to_string())))?;
+    if text.len() > MAX_PARSED_BYTES && tokens.len() > MAX_LONG_TOKENS {
+        return Err(Failure::TooLarge);
+    }
     let closed = rewrite_for_parser(&tokens);
     let parsed = parse_tokens(closed.as_deref().unwrap_or(&tokens), &options);
     match parsed {

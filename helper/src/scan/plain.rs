@@ -120,7 +120,13 @@ fn unquote(word: &str) -> Arg {
 }
 
 /// The lists `text` holds, when it is in the plain subset.
+/// Most simple commands a plain text may hold: each is judged on its own,
+/// at some hundreds of bytes of memory, so a text of many tiny commands
+/// (`a;a;a;…`) goes to brush-parser, whose token cap refuses it.
+const MAX_COMMANDS: usize = 16 << 10;
+
 pub(super) fn parse(text: &str) -> Option<Vec<PlainList>> {
+    let mut commands = 0usize;
     let mut lists = Vec::new();
     let mut pipelines: Vec<Vec<Vec<Arg>>> = Vec::new();
     let mut stages: Vec<Vec<Arg>> = Vec::new();
@@ -158,6 +164,10 @@ pub(super) fn parse(text: &str) -> Option<Vec<PlainList>> {
             }
         }
         stages.push(std::mem::take(&mut words));
+        commands += 1;
+        if commands > MAX_COMMANDS {
+            return None;
+        }
         match op {
             Some("|") => {
                 wants_command = true;

@@ -65,7 +65,7 @@ macro_rules! rules {
 
 rules! {
     RM_RECURSIVE_FORCE: "rm-recursive-force", Block, "Recursive force delete",
-        "rm with both a recursive flag (-r, -R, --recursive) and a force flag (-f, --force), in any spelling or order.",
+        "rm with both a recursive flag (-r, -R, --recursive) and a force flag (-f, --force), in any spelling or order, and the tools that always delete that way (rimraf, del-cli), also through npx, pnpm dlx or bunx.",
         "Delete the specific files by name without -f, or move the directory aside (mv build build.old) and let a person remove it.";
     RM_CRITICAL: "rm-critical-path", Block, "Recursive delete of a root, home or system directory",
         "rm -r of /, ~, $HOME, a top-level system directory or '*' at the root (also find -delete or find -exec rm from there, a relative path after cd there, and a one-line program's shutil.rmtree, FileUtils.rm_rf, fs.rmSync with recursive or File::Path of them), or any rm with --no-preserve-root.",
@@ -89,7 +89,7 @@ rules! {
         "eval whose argument contains a variable, $(...) or backticks, so the code is only known at run time.",
         "Run the command directly instead of building it in a string, or use an array: \"${cmd[@]}\".";
     DISK_FORMAT: "disk-format", Block, "Disk destruction",
-        "mkfs and its relatives (mkfs.*, mke2fs, mkswap, wipefs, blkdiscard, newfs) that erase a file system, unless the target is a disk image file in the project (disk.img).",
+        "mkfs and its relatives (mkfs.*, mke2fs, mkswap, wipefs, blkdiscard, newfs) that erase a file system on a device (/dev/…, or a target only known at run time); a regular file (disk.img, /swapfile) is fine.",
         "Work on a disk image file instead of a device, and leave formatting to a person.";
     DISK_WRITE: "disk-write", Block, "Disk destruction",
         "Writing to a block device (/dev/sd*, /dev/nvme*, /dev/hd*, /dev/vd*, /dev/xvd*, /dev/mmcblk*, /dev/disk*) with dd of=, >, tee, cp and the like.",
@@ -104,8 +104,11 @@ rules! {
         "crontab -e, installing or removing a crontab, and any write under /etc/cron*, /etc/anacrontab or /var/spool/cron.",
         "Leave scheduled jobs to a person; describe the job in the plan or a README instead.";
     KILL_ALL: "kill-all", Block, "Kill all user processes",
-        "kill or pkill aimed at process -1 (every process you may signal), such as kill -9 -1.",
+        "kill, pkill or killall aimed at process -1 (every process you may signal), such as kill -9 -1; killall5; and pkill or killall of every process of a user (pkill -u USER with no pattern).",
         "Signal the exact process: kill PID, or pkill -f 'exact pattern' for one program.";
+    KERNEL: "kernel-control", Block, "Kernel control",
+        "Writing to /proc/sysrq-trigger (which reboots, powers off or crashes the machine at once) or to a setting under /proc/sys/, and sysctl setting a value (-w, KEY=VALUE, -p, --system).",
+        "Leave kernel settings to a person; say in the plan or README which setting the project needs.";
     HISTORY: "history-erase", Block, "Evidence destruction",
         "history -c, and truncating, removing or relinking a shell history file such as ~/.bash_history.",
         "Leave shell history alone; nothing in a plan needs it erased.";

@@ -76,6 +76,12 @@ pub(super) struct Scanner<'c> {
     pub defined: Vec<(String, brush_parser::ast::FunctionBody)>,
     /// How many function calls were judged ([`super::walk`]).
     pub function_calls: usize,
+    /// `declare -n NAME=TARGET`: assignments to NAME set TARGET.
+    pub namerefs: Vec<(String, String)>,
+    /// `hash -p PATH NAME`: NAME runs PATH ([`super::setters`]).
+    pub rebound: Vec<(String, Arg)>,
+    /// `declare -i NAME`: an assignment to NAME is arithmetic.
+    pub integers: Vec<String>,
 }
 
 impl<'c> Scanner<'c> {
@@ -98,6 +104,9 @@ impl<'c> Scanner<'c> {
             vars: Vars::default(),
             defined: Vec::new(),
             function_calls: 0,
+            namerefs: Vec::new(),
+            rebound: Vec::new(),
+            integers: Vec::new(),
         }
     }
 
@@ -192,12 +201,56 @@ impl<'c> Scanner<'c> {
         }
     }
 
+    /// Every write into the kernel's controls (`/proc/sysrq-trigger`,
+    /// `/proc/sys/…`) the command makes, by whatever program or redirection:
+    /// read off the write targets, so no writer can be missed.
+    fn kernel_writes(&mut self) {
+        use super::write_target::WriteDir;
+        let hits: Vec<String> = self
+            .judgement
+            .writes
+            .iter()
+            .filter_map(|w| {
+                let path = w.path.as_deref()?;
+                let full = match &w.dir {
+                    WriteDir::Moved(dir) if !path.starts_with('/') => format!("{dir}/{path}"),
+                    _ => path.to_owned(),
+                };
+                super::checks::kernel::is_kernel_path(&full).then_some(full)
+            })
+            .collect();
+        for path in hits {
+            self.report_text(
+                &rule::KERNEL,
+                &path,
+                format!("writing {path} changes the running kernel"),
+            );
+        }
+    }
+
+    /// Judges the substitutions (`$(…)`, backticks, `$((…))`) that bash
+    /// runs when it expands `text` as it expands a double-quoted word (a
+    /// prompt, an arithmetic operand, `ENV`): read as the body of an
+    /// unquoted here-document, which bash expands the same way. Only blocks
+    /// count, as for [`Self::blocks_only`].
+    pub(super) fn substitutions_in(&mut self, text: &str, via: &str) {
+        if !text.contains(['$', '`']) {
+            return;
+        }
+        let mut end = String::from("VOYAGE_END");
+        while text.contains(&end) {
+            end.push('_');
+        }
+        self.blocks_only(&format!(": <<{end}\n{text}\n{end}\n"), via);
+    }
+
     /// Judges a whole top-level command.
     pub(super) fn top(&mut self, text: &str) {
         self.parses += 1;
         match parse::parse(text) {
             Ok(program) => {
                 self.parsed(&program, &Flow::inherited());
+                self.kernel_writes();
             }
             Err(failure) => {
                 // A fork bomb is often typed in forms the parser rejects.

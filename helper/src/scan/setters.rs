@@ -1,7 +1,12 @@
 //! The builtins that set variables from text: `read`, `mapfile` (and its
 //! other name `readarray`) and `printf -v`. What they read is a [`Flow`], so
 //! a variable filled from a here-string holds that text, and one filled
-//! from a download holds a download ([`super::vars`]).
+//! from a download holds a download ([`super::vars`]). Also what bash does
+//! later with a variable set here or by an assignment
+//! ([`Scanner::assigned`]): `PROMPT_COMMAND` is run, the prompts and
+//! `BASH_ENV`/`ENV` are expanded (and the latter sourced), an integer
+//! variable's value is arithmetic, and a nameref's assignment sets its
+//! target.
 
 use super::arg::{Arg, Taint};
 use super::flow::Flow;
@@ -29,6 +34,60 @@ impl Scanner<'_> {
         true
     }
 
+    /// The variable an assignment to `name` sets: the target of a nameref
+    /// (`declare -n r=PROMPT_COMMAND; r=…` sets PROMPT_COMMAND).
+    pub(super) fn nameref_target(&self, name: &str) -> String {
+        let mut name = name.to_owned();
+        for _ in 0..8 {
+            match self.namerefs.iter().find(|(n, _)| *n == name) {
+                Some((_, target)) => name.clone_from(target),
+                None => break,
+            }
+        }
+        name
+    }
+
+    /// Judges `name=value` for what bash does with the variable later:
+    /// the history switches ([`super::checks::history`]), and the
+    /// variables bash runs as code or expands with their substitutions:
+    /// `PROMPT_COMMAND` (run before each prompt), the prompts `PS0`…`PS4`
+    /// and `BASH_ENV`/`ENV` (expanded, then sourced by the next shell).
+    pub(super) fn assigned(&mut self, name: &str, value: &Arg) {
+        if let Some(hit) = super::checks::history::check_variable(name, Some(&value.text)) {
+            let words = [Arg::literal(&format!("{name}={}", value.text))];
+            self.report(hit.rule, &words, hit.detail);
+        }
+        // `declare -i n; n=EXPR` evaluates EXPR as arithmetic.
+        if self.integers.iter().any(|n| n == name) {
+            self.arithmetic(&value.text);
+        }
+        match name {
+            "PROMPT_COMMAND" => {
+                self.code(
+                    "PROMPT_COMMAND",
+                    std::slice::from_ref(value),
+                    &Flow::inherited(),
+                );
+            }
+            "PS0" | "PS1" | "PS2" | "PS3" | "PS4" | "BASH_ENV" | "ENV" if value.exact => {
+                self.substitutions_in(&value.text, name);
+            }
+            _ => {}
+        }
+        if matches!(name, "BASH_ENV" | "ENV") {
+            match &value.content {
+                // `BASH_ENV=<(echo …)`: the code the shell will source.
+                Some(code) => {
+                    self.nested(code, &format!("{name}=<(...)"), &Flow::inherited());
+                }
+                None => {
+                    let argv = [Arg::literal(name), value.clone()];
+                    self.source(&argv, std::slice::from_ref(value), &Flow::inherited());
+                }
+            }
+        }
+    }
+
     /// `export NAME=VALUE` and the other declaration builtins, where the
     /// word only became an assignment through an expansion (`export "$v"`);
     /// words written as assignments were recorded when the command was
@@ -41,11 +100,22 @@ impl Scanner<'_> {
             return;
         }
         // `declare -n r=X`: r names X; it takes X's values (as they are now).
-        let nameref = args
-            .iter()
-            .filter_map(Arg::exact_text)
-            .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('n'));
+        let flag = |letter: char| {
+            args.iter()
+                .filter_map(Arg::exact_text)
+                .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains(letter))
+        };
+        let nameref = name != "export" && flag('n');
+        let integer = name != "export" && flag('i');
         for arg in args.iter().filter(|a| !a.text.starts_with(['-', '+'])) {
+            if integer {
+                let variable = arg
+                    .text
+                    .split_once('=')
+                    .map_or(arg.text.as_str(), |(n, _)| n);
+                self.integers
+                    .push(variable.trim_end_matches('+').to_owned());
+            }
             let Some((variable, value)) = arg.text.split_once('=') else {
                 continue;
             };
@@ -57,17 +127,20 @@ impl Scanner<'_> {
             if !identifier || value.starts_with('(') {
                 continue;
             }
+            if nameref {
+                self.namerefs.retain(|(n, _)| n != variable);
+                self.namerefs.push((variable.to_owned(), value.to_owned()));
+                if let Some(target) = self.vars.get(value).map(<[Value]>::to_vec) {
+                    self.vars.assign(variable, target, false);
+                }
+                continue;
+            }
+            let variable = self.nameref_target(variable);
+            let variable = variable.as_str();
             // Reported as the assignment it is, so that one written as an
             // assignment word (already judged by the walk) is one finding.
-            if arg.exact
-                && let Some(hit) = super::checks::history::check_variable(variable, Some(value))
-            {
-                let words = [Arg::literal(&format!("{variable}={value}"))];
-                self.report(hit.rule, &words, hit.detail);
-            }
-            if nameref && let Some(target) = self.vars.get(value).map(<[Value]>::to_vec) {
-                self.vars.assign(variable, target, false);
-                continue;
+            if arg.exact {
+                self.assigned(variable, &Arg::literal(value));
             }
             let value = Arg {
                 text: value.to_owned(),

@@ -13,7 +13,7 @@ use brush_parser::ast::{
 };
 
 use super::arg::{self, Arg, Taint};
-use super::checks::{fork_bomb, history};
+use super::checks::fork_bomb;
 use super::flow::Flow;
 use super::parse::Parsed;
 use super::paths::Write;
@@ -288,9 +288,17 @@ impl Scanner<'_> {
             ExtendedTestExpr::UnaryTest(_, word) => {
                 self.expand(&word.value);
             }
-            ExtendedTestExpr::BinaryTest(_, left, right) => {
-                self.expand(&left.value);
-                self.expand(&right.value);
+            ExtendedTestExpr::BinaryTest(op, left, right) => {
+                let operands = [self.expand(&left.value), self.expand(&right.value)];
+                // `-eq` and kin evaluate both sides as arithmetic.
+                let op = op.to_string();
+                if matches!(op.as_str(), "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge") {
+                    // `[[ ]]` does not split words: one operand is one text.
+                    for words in &operands {
+                        let text: Vec<&str> = words.iter().map(|a| a.text.as_str()).collect();
+                        self.arithmetic(&text.join(" "));
+                    }
+                }
             }
         }
     }
@@ -298,7 +306,7 @@ impl Scanner<'_> {
     fn compound(&mut self, compound: &CompoundCommand, stdin: &Flow) -> Flow {
         match compound {
             CompoundCommand::Arithmetic(arithmetic) => {
-                self.embedded(&arithmetic.expr.value);
+                self.arithmetic(&arithmetic.expr.value);
                 // brush-parser reads `( (cmd) )` as `((cmd))`, but bash runs
                 // nested subshells there: judge the text as code too.
                 self.blocks_only(&arithmetic.expr.value, "( ( ... ) )");
@@ -309,7 +317,7 @@ impl Scanner<'_> {
                     .into_iter()
                     .flatten()
                 {
-                    self.embedded(&expr.value);
+                    self.arithmetic(&expr.value);
                 }
                 self.repeated(|s| s.list(&clause.body.list, stdin))
             }
@@ -547,14 +555,13 @@ impl Scanner<'_> {
                 (name.as_str(), Some(index.as_str()))
             }
         };
+        let target = self.nameref_target(name);
+        let name = target.as_str();
         let values: Vec<Value> = match &assignment.value {
             AssignmentValue::Scalar(word) => {
                 let values = self.expand_value(&word.value);
                 for value in &values {
-                    if let Some(hit) = history::check_variable(name, Some(&value.text)) {
-                        let words = [Arg::literal(&format!("{name}={}", value.text))];
-                        self.report(hit.rule, &words, hit.detail);
-                    }
+                    self.assigned(name, value);
                 }
                 match index {
                     None => values.into_iter().map(Value::Scalar).collect(),

@@ -7,8 +7,9 @@
 
 use brush_parser::ParserOptions;
 use brush_parser::word::{
-    self, BraceExpressionMember, BraceExpressionOrText, Parameter, ParameterExpr, SpecialParameter,
-    SubstringMatchKind, TildeExpr, WordPiece, WordPieceWithSource,
+    self, BraceExpressionMember, BraceExpressionOrText, Parameter, ParameterExpr,
+    ParameterTransformOp, SpecialParameter, SubstringMatchKind, TildeExpr, WordPiece,
+    WordPieceWithSource,
 };
 
 use super::arg::{Arg, Taint};
@@ -432,7 +433,7 @@ impl Scanner<'_> {
                 }
                 WordPiece::EscapeSequence(escape) => b.known(&unescape(escape, quoted)),
                 WordPiece::ArithmeticExpression(expr) => {
-                    self.embedded(&expr.value);
+                    self.arithmetic(&expr.value);
                     // bash reads `$(( cmd ) )` as a substitution when it is
                     // no arithmetic; judge the text as code too.
                     self.blocks_only(&expr.value, "$(( ... ))");
@@ -577,7 +578,47 @@ impl Scanner<'_> {
                 parameter,
                 indirect: false,
                 pattern: None,
+            }
+            | ParameterExpr::Transform {
+                parameter,
+                indirect: false,
+                op: ParameterTransformOp::ToUpperCase,
             } => self.transformed(source, parameter, None, |text, _| Some(text.to_uppercase())),
+            ParameterExpr::Transform {
+                parameter,
+                indirect: false,
+                op: ParameterTransformOp::ToLowerCase,
+            } => self.transformed(source, parameter, None, |text, _| Some(text.to_lowercase())),
+            // `${x^}`, `${x,}`, `${x@u}`: the first character only.
+            ParameterExpr::UppercaseFirstChar {
+                parameter,
+                indirect: false,
+                pattern: None,
+            }
+            | ParameterExpr::Transform {
+                parameter,
+                indirect: false,
+                op: ParameterTransformOp::CapitalizeInitial,
+            } => self.transformed(source, parameter, None, |text, _| {
+                let mut chars = text.chars();
+                Some(
+                    chars
+                        .next()
+                        .map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect()),
+                )
+            }),
+            ParameterExpr::LowercaseFirstChar {
+                parameter,
+                indirect: false,
+                pattern: None,
+            } => self.transformed(source, parameter, None, |text, _| {
+                let mut chars = text.chars();
+                Some(
+                    chars
+                        .next()
+                        .map_or_else(String::new, |c| c.to_lowercase().chain(chars).collect()),
+                )
+            }),
             ParameterExpr::LowercasePattern {
                 parameter,
                 indirect: false,
@@ -782,15 +823,124 @@ impl Scanner<'_> {
         for text in texts {
             self.embedded(text);
         }
+        // `${x@P}` expands the value as a prompt: its `$(…)` run.
+        if let ParameterExpr::Transform {
+            parameter,
+            op: ParameterTransformOp::PromptExpand,
+            ..
+        } = expr
+        {
+            self.prompt_expanded(parameter);
+        }
         if let Some(parameter) = parameter {
             match parameter {
-                Parameter::NamedWithIndex { index, .. } => self.embedded(index),
+                // An indexed array's subscript is arithmetic.
+                Parameter::NamedWithIndex { index, .. } => self.arithmetic(index),
                 Parameter::Positional(_)
                 | Parameter::Special(_)
                 | Parameter::Named(_)
                 | Parameter::NamedWithAllIndices { .. } => {}
             }
         }
+    }
+}
+
+impl Scanner<'_> {
+    /// `${x@P}`: each value of `x` the command set is expanded as a prompt
+    /// is, its substitutions run; a value only known at run time is code
+    /// nobody can check.
+    fn prompt_expanded(&mut self, parameter: &Parameter) {
+        let values: Vec<Arg> = self
+            .variable(parameter)
+            .unwrap_or_default()
+            .into_iter()
+            .flat_map(|insert| match insert {
+                Insert::One(arg) => vec![arg],
+                Insert::Fields(items) => items,
+            })
+            .collect();
+        if values.is_empty() || values.iter().any(|v| !v.exact) {
+            self.report_text(
+                &rule::OPAQUE,
+                &format!("${{{}@P}}", parameter_name(parameter)),
+                "prompt expansion runs any $(…) in a value only known at run time".into(),
+            );
+        }
+        for value in values.iter().filter(|v| v.exact) {
+            self.substitutions_in(&value.text, "${…@P}");
+        }
+    }
+
+    /// Bash's arithmetic evaluation of `expr` (`$(( ))`, `(( ))`, `let`,
+    /// the operands of `[[ -eq ]]`, an array subscript): its own
+    /// substitutions, and a variable named in it is evaluated in turn, so
+    /// a value holding `a[$(cmd)]` runs cmd (followed a few names deep).
+    pub(super) fn arithmetic(&mut self, expr: &str) {
+        self.embedded(expr);
+        let mut pending = vec![(expr.to_owned(), 0)];
+        let mut seen: Vec<String> = Vec::new();
+        while let Some((text, depth)) = pending.pop() {
+            if depth >= 4 {
+                continue;
+            }
+            for name in identifiers(&text) {
+                if seen.iter().any(|s| s == name) || seen.len() >= 64 {
+                    continue;
+                }
+                seen.push(name.to_owned());
+                let values: Vec<String> = self
+                    .vars
+                    .get(name)
+                    .unwrap_or_default()
+                    .iter()
+                    .flat_map(Value::elements)
+                    .filter_map(|a| a.exact_text().map(str::to_owned))
+                    .collect();
+                for value in values {
+                    if value.contains("$(") || value.contains('`') {
+                        self.substitutions_in(&value, &format!("arithmetic on ${name}"));
+                    }
+                    pending.push((value, depth + 1));
+                }
+            }
+        }
+    }
+}
+
+/// The names of variables an arithmetic expression reads.
+fn identifiers(expr: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in expr
+        .char_indices()
+        .chain(std::iter::once((expr.len(), ' ')))
+    {
+        let word = c.is_ascii_alphanumeric() || c == '_';
+        match (start, word) {
+            (None, true) => start = Some(i),
+            (Some(from), false) => {
+                if let Some(name) = expr.get(from..i)
+                    && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                    // Not `$x` (already expanded) nor a base prefix (`16#ff`).
+                    && !expr.get(..from).is_some_and(|b| b.ends_with(['$', '#']))
+                {
+                    out.push(name);
+                }
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn parameter_name(parameter: &Parameter) -> String {
+    match parameter {
+        Parameter::Named(name)
+        | Parameter::NamedWithIndex { name, .. }
+        | Parameter::NamedWithAllIndices { name, .. } => name.clone(),
+        Parameter::Positional(n) => n.to_string(),
+        Parameter::Special(_) => "?".into(),
     }
 }
 

@@ -1,10 +1,16 @@
 //! Programs that run another command: `sudo`, `doas`, `env`, `command`,
-//! `builtin`, `exec`, `nice`, `nohup`, `time`, `timeout`, `stdbuf` and kin
-//! run the words after their options; `su -c`, `watch`, `ssh`, `flock -c`
-//! and `script -c` run a string as shell code. The engine judges what they
-//! run as if typed directly, with the wrapper noted in the finding.
-//! (`xargs` and `find -exec`, which add arguments of their own, are in
-//! [`super::call`].)
+//! `builtin`, `exec`, `nice`, `nohup`, `time`, `timeout`, `stdbuf`,
+//! `setsid`, `chroot`, `strace`, `taskset`, `systemd-run`, `screen`, the
+//! package runners (`npx`, `pnpm dlx`, `bunx`, `poetry run`, `bundle
+//! exec`, …) and kin run the words after their options; `su -c`, `watch`,
+//! `ssh`, `flock -c`, `script -c`, `tmux new-session`/`send-keys` and
+//! `nix-shell --run` run a string as shell code, and `su`, `ssh host` or
+//! `sudo -s` with no command a shell reading stdin. The engine judges what
+//! they run as if typed directly, with the wrapper noted in the finding.
+//! [`also_runs`] names the code a program runs beside its own work (git's
+//! `submodule foreach`, `rebase --exec` and aliases, tar's
+//! `--checkpoint-action=exec=`, vim's `-c '!…'`). (`xargs`, `parallel` and
+//! `find -exec`, which add arguments of their own, are in [`super::call`].)
 
 use super::arg::Arg;
 use super::getopt::{self, Spec};
@@ -20,6 +26,9 @@ pub(super) enum Inner {
     Edit(Vec<Arg>),
     /// Nothing (`sudo -l`, `command -v rm`, `env` alone).
     Nothing,
+    /// A shell that reads its commands from stdin (`su`, `ssh host` or
+    /// `sudo -s` with no command: `echo 'cmd' | su`).
+    Stdin,
 }
 
 const SUDO: Spec = Spec::new(
@@ -103,6 +112,10 @@ const SU: Spec = Spec::new(
     ],
 )
 .posix();
+const SU_ANYWHERE: Spec = Spec {
+    permute: true,
+    ..SU
+};
 const WATCH: Spec = Spec::new(
     "nq",
     &[("interval", true), ("exec", false), ("differences", false)],
@@ -110,6 +123,159 @@ const WATCH: Spec = Spec::new(
 .posix();
 const SCRIPT: Spec = Spec::new("cEIOBTm", &[("command", true), ("log-out", true)]).posix();
 const SSH: Spec = Spec::new("BbcDEeFIiJLlmOopQRSWw", &[]).posix();
+const STRACE: Spec = Spec::new("abeEIOoPpSsUuX", &[("output", true), ("signal", true)]).posix();
+const PKEXEC: Spec = Spec::new("", &[("user", true), ("disable-internal-agent", false)]).posix();
+const UNSHARE: Spec = Spec::new(
+    "SGRw",
+    &[
+        ("setuid", true),
+        ("setgid", true),
+        ("root", true),
+        ("wd", true),
+    ],
+)
+.posix();
+const NSENTER: Spec = Spec::new(
+    "tSGwrmuinpUCT",
+    &[
+        ("target", true),
+        ("setuid", true),
+        ("setgid", true),
+        ("wd", true),
+        ("root", true),
+    ],
+)
+.posix();
+const NUMACTL: Spec = Spec::new(
+    "CNmpiP",
+    &[
+        ("cpunodebind", true),
+        ("physcpubind", true),
+        ("membind", true),
+        ("preferred", true),
+        ("interleave", true),
+    ],
+)
+.posix();
+const XVFB_RUN: Spec = Spec::new(
+    "nsfelp",
+    &[
+        ("server-num", true),
+        ("server-args", true),
+        ("auth-file", true),
+        ("error-file", true),
+    ],
+)
+.posix();
+const ENTR: Spec = Spec::new("", &[]).posix();
+const TASKSET: Spec = Spec::new(
+    "",
+    &[("cpu-list", false), ("pid", false), ("all-tasks", false)],
+)
+.posix();
+const ENV_RUN: Spec = Spec::new(
+    "",
+    &[
+        ("with", true),
+        ("directory", true),
+        ("project", true),
+        ("python", true),
+        ("env", true),
+        ("extra", true),
+        ("package", true),
+        ("group", true),
+        ("gemfile", true),
+    ],
+)
+.posix();
+const CONDA_RUN: Spec = Spec::new(
+    "np",
+    &[
+        ("name", true),
+        ("prefix", true),
+        ("cwd", true),
+        ("live-stream", false),
+        ("no-capture-output", false),
+    ],
+)
+.posix();
+const NIX_SHELL: Spec = Spec::new(
+    "pIA",
+    &[
+        ("run", true),
+        ("command", true),
+        ("packages", false),
+        ("pure", false),
+        ("arg", true),
+        ("argstr", true),
+        ("attr", true),
+    ],
+);
+const SETSID: Spec = Spec::new("", &[("fork", false), ("wait", false), ("ctty", false)]).posix();
+/// `npx`/`bunx`/`pnpx`: `-p PKG` names what to install, `-c CODE` is shell.
+const NPX: Spec = Spec::new(
+    "pc",
+    &[
+        ("package", true),
+        ("call", true),
+        ("yes", false),
+        ("no", false),
+        ("quiet", false),
+        ("bun", false),
+        ("silent", false),
+        ("shell-mode", false),
+    ],
+)
+.posix();
+/// `pnpm dlx`, `yarn dlx`, `npm exec`: the same shape after the subcommand.
+const DLX: Spec = Spec::new(
+    "pc",
+    &[("package", true), ("call", true), ("silent", false)],
+)
+.posix();
+const SCREEN: Spec = Spec::new("cehpsSTtX", &[]).posix();
+const SYSTEMD_RUN: Spec = Spec::new(
+    "upEMH",
+    &[
+        ("unit", true),
+        ("property", true),
+        ("description", true),
+        ("slice", true),
+        ("uid", true),
+        ("gid", true),
+        ("nice", true),
+        ("working-directory", true),
+        ("setenv", true),
+        ("machine", true),
+        ("host", true),
+        ("on-active", true),
+        ("on-boot", true),
+        ("on-startup", true),
+        ("on-unit-active", true),
+        ("on-unit-inactive", true),
+        ("on-calendar", true),
+        ("on-timer-property", true),
+        ("timer-property", true),
+        ("path-property", true),
+        ("socket-property", true),
+        ("service-type", true),
+        ("user", false),
+        ("system", false),
+        ("scope", false),
+        ("pty", false),
+        ("pipe", false),
+        ("wait", false),
+        ("collect", false),
+        ("quiet", false),
+        ("same-dir", false),
+        ("shell", false),
+        ("no-block", false),
+        ("no-ask-password", false),
+        ("remain-after-exit", false),
+        ("send-sighup", false),
+    ],
+)
+.posix();
 
 /// What the wrapper `name` runs, or `None` when `name` is no wrapper.
 pub(super) fn unwrap(name: &str, args: &[Arg]) -> Option<Inner> {
@@ -125,6 +291,8 @@ pub(super) fn unwrap(name: &str, args: &[Arg]) -> Option<Inner> {
                 Inner::Edit(args.get(rest..).unwrap_or_default().to_vec())
             } else if p.has("si", &["shell", "login"]) && rest < args.len() {
                 Inner::Code(args.get(rest..).unwrap_or_default().to_vec())
+            } else if p.has("si", &["shell", "login"]) {
+                Inner::Stdin
             } else {
                 command_at(args, rest)
             }
@@ -146,8 +314,107 @@ pub(super) fn unwrap(name: &str, args: &[Arg]) -> Option<Inner> {
                 command_at(args, p.rest)
             }
         }
-        "builtin" | "nohup" | "unbuffer" | "busybox" | "caffeinate" | "fakeroot" | "setsid"
-        | "chronic" => run(&PLAIN),
+        "builtin" | "nohup" | "unbuffer" | "busybox" | "caffeinate" | "fakeroot" | "chronic"
+        | "catchsegv" | "proxychains" | "proxychains4" | "torsocks" | "firejail" | "bwrap" => {
+            run(&PLAIN)
+        }
+        "setsid" => run(&SETSID),
+        "strace" | "ltrace" => run(&STRACE),
+        "pkexec" => run(&PKEXEC),
+        "unshare" => run(&UNSHARE),
+        "nsenter" => run(&NSENTER),
+        "numactl" => run(&NUMACTL),
+        "xvfb-run" => run(&XVFB_RUN),
+        "entr" => run(&ENTR),
+        "dbus-run-session" | "dbus-launch" | "corepack" | "valgrind" => run(&PLAIN),
+        // The first operand is a CPU mask or a priority (`taskset 0x3 cmd`,
+        // `chrt -f 50 cmd`), unless `-c LIST` / `-p` gave it.
+        "taskset" | "chrt" => {
+            let p = getopt::parse(args, &TASKSET);
+            command_at(args, p.rest + 1)
+        }
+        // `sg GROUP -c CODE`, `sg GROUP CMD`.
+        "sg" => match (args.get(1), args.get(2)) {
+            (Some(c), Some(code)) if c.is("-c") => Inner::Code(vec![code.clone()]),
+            _ => code_at(args, 1),
+        },
+        // `poetry run CMD`, `uv run CMD`, `bundle exec CMD`, …: the
+        // project's environment around an ordinary command.
+        "poetry" | "uv" | "pipenv" | "pdm" | "hatch" | "rye" | "bundle" | "conda" | "mamba"
+        | "micromamba" | "direnv" => {
+            let sub = args.first().and_then(Arg::exact_text)?;
+            let rest = args.get(1..).unwrap_or_default();
+            let at = match (name, sub) {
+                ("bundle", "exec") | ("poetry" | "uv" | "pipenv" | "pdm" | "rye", "run") => {
+                    getopt::parse(rest, &ENV_RUN).rest
+                }
+                ("hatch", "run") => getopt::parse(rest, &ENV_RUN).rest,
+                ("conda" | "mamba" | "micromamba", "run") => getopt::parse(rest, &CONDA_RUN).rest,
+                // `direnv exec DIR CMD`.
+                ("direnv", "exec") => 1,
+                _ => return None,
+            };
+            match command_at(rest, at) {
+                Inner::Command(i) => Inner::Command(i + 1),
+                other => other,
+            }
+        }
+        "nix-shell" => {
+            let p = getopt::parse(args, &NIX_SHELL);
+            match p
+                .values(None, Some("run"))
+                .first()
+                .or(p.values(None, Some("command")).first())
+            {
+                Some(code) => Inner::Code(vec![code_arg(args, code)]),
+                None => Inner::Nothing,
+            }
+        }
+        "nix"
+            if args
+                .first()
+                .is_some_and(|a| a.is("develop") || a.is("shell")) =>
+        {
+            let at = args.iter().position(|a| a.is("-c") || a.is("--command"));
+            match at {
+                Some(i) => command_at(args, i + 1),
+                None => Inner::Nothing,
+            }
+        }
+        "npx" | "pnpx" | "bunx" => package_runner(args, &NPX),
+        // `pnpm dlx rimraf dist`, `yarn dlx …`, `npm exec -- …`, `bun x …`.
+        "pnpm" | "yarn" | "npm" | "bun" => {
+            let sub = args.first().and_then(Arg::exact_text)?;
+            // `yarn rimraf dist`: a package's binary, run by name.
+            if matches!(name, "yarn" | "pnpm") && super::checks::rm::is_tree_remover(sub) {
+                return Some(Inner::Command(0));
+            }
+            if !matches!(
+                (name, sub),
+                ("pnpm" | "yarn", "dlx" | "exec") | ("npm", "exec" | "x") | ("bun", "x")
+            ) {
+                return None;
+            }
+            let rest = args.get(1..).unwrap_or_default();
+            match package_runner(rest, &DLX) {
+                Inner::Command(at) => Inner::Command(at + 1),
+                other => other,
+            }
+        }
+        "screen" => {
+            let p = getopt::parse(args, &SCREEN);
+            // `screen -X stuff 'TEXT'` types TEXT into the session's shell.
+            match p.values(Some('X'), None).first() {
+                Some(&"stuff") => code_at(args, p.rest),
+                Some(_) => Inner::Nothing,
+                None => command_at(args, p.rest),
+            }
+        }
+        "systemd-run" => {
+            let p = getopt::parse(args, &SYSTEMD_RUN);
+            command_at(args, p.rest)
+        }
+        "tmux" => tmux(args),
         "exec" => run(&EXEC),
         "nice" => run(&NICE),
         "ionice" => run(&IONICE),
@@ -164,18 +431,30 @@ pub(super) fn unwrap(name: &str, args: &[Arg]) -> Option<Inner> {
         }
         "flock" => {
             let p = getopt::parse(args, &FLOCK);
-            match p.values(Some('c'), Some("command")).first() {
+            if let Some(code) = p.values(Some('c'), Some("command")).first() {
+                return Some(Inner::Code(vec![code_arg(args, code)]));
+            }
+            // `flock FILE -c CODE`: options may follow the lock file too.
+            let after = args.get(p.rest + 1..).unwrap_or_default();
+            let q = getopt::parse(after, &FLOCK);
+            match q.values(Some('c'), Some("command")).first() {
                 Some(code) => Inner::Code(vec![code_arg(args, code)]),
-                None => command_at(args, p.rest + 1),
+                None => command_at(args, p.rest + 1 + q.rest),
             }
         }
         "su" | "runuser" => {
-            let p = getopt::parse(args, &SU);
+            // util-linux reads options anywhere: `su root -c CODE`.
+            let p = getopt::parse(args, &SU_ANYWHERE);
             match p.values(Some('c'), Some("command")).first() {
                 Some(code) => Inner::Code(vec![code_arg(args, code)]),
                 // `runuser -u USER -- cmd`: the rest is a command.
-                None if name == "runuser" && p.has("u", &["user"]) => command_at(args, p.rest),
-                None => Inner::Nothing,
+                None if name == "runuser" && p.has("u", &["user"]) => {
+                    match command_at(args, getopt::parse(args, &SU).rest) {
+                        Inner::Nothing => Inner::Stdin,
+                        other => other,
+                    }
+                }
+                None => Inner::Stdin,
             }
         }
         "watch" => {
@@ -195,12 +474,311 @@ pub(super) fn unwrap(name: &str, args: &[Arg]) -> Option<Inner> {
         }
         "ssh" => {
             let p = getopt::parse(args, &SSH);
-            // The first operand is the host; the rest is remote shell code.
-            code_at(args, p.rest + 1)
+            // The first operand is the host; the rest is remote shell code,
+            // or with none the remote shell reads stdin.
+            match code_at(args, p.rest + 1) {
+                Inner::Nothing if p.rest < args.len() && !p.has("NfT", &[]) => Inner::Stdin,
+                other => other,
+            }
         }
         _ => return None,
     };
     Some(inner)
+}
+
+/// Something a program runs besides doing its own work.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Also {
+    /// These words, joined with spaces, as shell code.
+    Code(Vec<Arg>),
+    /// These words as a command.
+    Command(Vec<Arg>),
+}
+
+/// The code a program hands to a shell (or the command it runs) while it
+/// goes on with its own work, which is judged as well: git's `submodule
+/// foreach`, `rebase --exec`, `bisect run`, `filter-branch` filters and
+/// aliases (inline with `-c alias.x=…`, or defined with `git config`), and
+/// tar's `--checkpoint-action=exec=`, `--to-command` and compressor.
+pub(super) fn also_runs(name: &str, args: &[Arg]) -> Vec<Also> {
+    match name {
+        "git" => git(args),
+        "tar" | "gtar" | "bsdtar" => tar(args),
+        "vim" | "vi" | "nvim" | "ex" | "view" | "gvim" | "vimdiff" => editor(args),
+        _ => Vec::new(),
+    }
+}
+
+fn git(args: &[Arg]) -> Vec<Also> {
+    let global = getopt::parse(args, &super::checks::git::GLOBAL);
+    let Some((sub, sub_args)) = args.get(global.rest..).and_then(<[Arg]>::split_first) else {
+        return Vec::new();
+    };
+    let Some(sub_name) = sub.exact_text() else {
+        return Vec::new();
+    };
+    // `git -c alias.NAME=VALUE NAME …`: the alias runs in place of NAME.
+    let defined = global.values(Some('c'), None).into_iter().find_map(|v| {
+        let (key, value) = v.split_once('=')?;
+        let alias = key
+            .get(..6)?
+            .eq_ignore_ascii_case("alias.")
+            .then_some(key.get(6..)?)?;
+        (alias == sub_name).then_some((v, value))
+    });
+    if let Some((option, value)) = defined {
+        if let Some(code) = value.strip_prefix('!') {
+            let mut words = vec![Arg::derived(code)];
+            words.extend(sub_args.iter().cloned());
+            return vec![Also::Code(words)];
+        }
+        // Git's options without this alias (so the expansion cannot loop),
+        // the alias's words, then the rest.
+        let mut cleaned = vec![Arg::literal("git")];
+        let mut options = args
+            .get(..global.rest)
+            .unwrap_or_default()
+            .iter()
+            .peekable();
+        while let Some(word) = options.next() {
+            if word.is("-c") && options.peek().is_some_and(|n| n.text == option) {
+                options.next();
+                continue;
+            }
+            cleaned.push(word.clone());
+        }
+        cleaned.extend(value.split_whitespace().map(Arg::derived));
+        cleaned.extend(sub_args.iter().cloned());
+        return vec![Also::Command(cleaned)];
+    }
+    let mut found = Vec::new();
+    match sub_name {
+        "submodule" => {
+            let mut rest = sub_args.iter().skip_while(|a| !a.is("foreach")).skip(1);
+            let words: Vec<Arg> = rest
+                .by_ref()
+                .skip_while(|a| a.is("--recursive") || a.is("-q") || a.is("--quiet"))
+                .cloned()
+                .collect();
+            if !words.is_empty() {
+                found.push(Also::Code(words));
+            }
+        }
+        "rebase" => found.extend(option_values(sub_args, "-x", "--exec").map(Also::Code)),
+        "bisect" if sub_args.first().is_some_and(|a| a.is("run")) => {
+            let words = sub_args.get(1..).unwrap_or_default().to_vec();
+            if !words.is_empty() {
+                found.push(Also::Command(words));
+            }
+        }
+        "filter-branch" => {
+            for filter in [
+                "--tree-filter",
+                "--index-filter",
+                "--msg-filter",
+                "--env-filter",
+                "--commit-filter",
+                "--parent-filter",
+                "--tag-name-filter",
+            ] {
+                found.extend(option_values(sub_args, "", filter).map(Also::Code));
+            }
+        }
+        // `git config alias.x '!CODE'` stores code git runs later.
+        "config" => {
+            for pair in sub_args.windows(2) {
+                if let [key, value] = pair
+                    && key.text.len() > 6
+                    && key
+                        .text
+                        .get(..6)
+                        .is_some_and(|k| k.eq_ignore_ascii_case("alias."))
+                    && let Some(code) = value.text.strip_prefix('!')
+                {
+                    found.push(Also::Code(vec![Arg {
+                        text: code.to_owned(),
+                        ..value.clone()
+                    }]));
+                }
+            }
+        }
+        _ => {}
+    }
+    found
+}
+
+/// vim's `-c CMD` and `+CMD` (also `--cmd CMD`): an Ex command starting
+/// with `!` (`:!rm -rf x`, `silent !x`) runs the rest in a shell.
+fn editor(args: &[Arg]) -> Vec<Also> {
+    let mut found = Vec::new();
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        let command = if word.is("-c") || word.is("--cmd") {
+            words.next().cloned()
+        } else {
+            word.text.strip_prefix('+').map(|c| Arg {
+                text: c.to_owned(),
+                ..word.clone()
+            })
+        };
+        let Some(command) = command else {
+            continue;
+        };
+        let text = command.text.trim_start_matches([':', ' ']);
+        let text = text.strip_prefix("silent").map_or(text, str::trim_start);
+        if let Some(code) = text.strip_prefix('!') {
+            found.push(Also::Code(vec![Arg {
+                text: code.to_owned(),
+                ..command.clone()
+            }]));
+        }
+    }
+    found
+}
+
+/// tar's options whose value is run by a shell.
+fn tar(args: &[Arg]) -> Vec<Also> {
+    let mut found = Vec::new();
+    for (short, long) in [
+        ("-I", "--use-compress-program"),
+        ("", "--to-command"),
+        ("-F", "--info-script"),
+        ("", "--new-volume-script"),
+        ("", "--rsh-command"),
+    ] {
+        found.extend(option_values(args, short, long).map(Also::Code));
+    }
+    for action in option_values(args, "", "--checkpoint-action") {
+        if let Some(code) = action.first().and_then(|a| a.text.strip_prefix("exec=")) {
+            found.push(Also::Code(vec![Arg {
+                text: code.to_owned(),
+                ..action.first().cloned().unwrap_or_default()
+            }]));
+        }
+    }
+    found
+}
+
+/// Every value of the option spelled `short` (`-x V`, `-xV`) or `long`
+/// (`--exec V`, `--exec=V`), each as one word keeping its exactness.
+fn option_values<'a>(
+    args: &'a [Arg],
+    short: &'a str,
+    long: &'a str,
+) -> impl Iterator<Item = Vec<Arg>> + 'a {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while let Some(word) = args.get(i) {
+            i += 1;
+            if !word.exact {
+                continue;
+            }
+            let text = word.text.as_str();
+            let value = |v: &str| Arg {
+                text: v.to_owned(),
+                ..word.clone()
+            };
+            if (!short.is_empty() && text == short) || text == long {
+                let next = args.get(i).cloned();
+                i += 1;
+                if let Some(next) = next {
+                    return Some(vec![next]);
+                }
+            } else if let Some(v) = text.strip_prefix(long).and_then(|r| r.strip_prefix('=')) {
+                return Some(vec![value(v)]);
+            } else if !short.is_empty()
+                && let Some(v) = text.strip_prefix(short).filter(|v| !v.is_empty())
+            {
+                return Some(vec![value(v)]);
+            }
+        }
+        None
+    })
+}
+
+/// `npx [options] COMMAND ARGS…` and kin: `-c CODE` is shell code, else
+/// the command after the options (the package's binary, or a program of
+/// the system when no package has that name: `npx rm -rf build`).
+fn package_runner(args: &[Arg], spec: &Spec) -> Inner {
+    let p = getopt::parse(args, spec);
+    match p.values(Some('c'), Some("call")).first() {
+        Some(code) => Inner::Code(vec![code_arg(args, code)]),
+        None => command_at(args, p.rest),
+    }
+}
+
+/// tmux's commands that start a shell command (`new-session`,
+/// `new-window`, `split-window`, `respawn-pane`, `run-shell`, …) or type
+/// text into one (`send-keys`): what they run or type, as shell code.
+fn tmux(args: &[Arg]) -> Inner {
+    const GLOBAL: Spec = Spec::new("cfLST", &[]).posix();
+    // Short options of the commands below that take a value.
+    const COMMAND: Spec = Spec::new("ceFfnstxyl", &[]).posix();
+    const RUN_SHELL: Spec = Spec::new("dct", &[]).posix();
+    let g = getopt::parse(args, &GLOBAL);
+    if let Some(code) = g.values(Some('c'), None).first() {
+        return Inner::Code(vec![code_arg(args, code)]);
+    }
+    let Some(sub) = args.get(g.rest).and_then(Arg::exact_text) else {
+        return Inner::Nothing;
+    };
+    let rest = args.get(g.rest + 1..).unwrap_or_default();
+    const SEND: Spec = Spec::new("cNt", &[]).posix();
+    let typed = matches!(sub, "send-keys" | "send");
+    let spec = match sub {
+        _ if typed => &SEND,
+        "run-shell" | "run" => &RUN_SHELL,
+        _ => &COMMAND,
+    };
+    let p = getopt::parse(rest, spec);
+    // A `;` word ends one tmux command (`tmux new -d 'x' \; attach`).
+    let words: Vec<Arg> = rest
+        .get(p.rest..)
+        .unwrap_or_default()
+        .iter()
+        .take_while(|a| !a.is(";"))
+        .cloned()
+        .collect();
+    let runs = matches!(
+        sub,
+        "new-session"
+            | "new"
+            | "new-window"
+            | "neww"
+            | "split-window"
+            | "splitw"
+            | "respawn-pane"
+            | "respawnp"
+            | "respawn-window"
+            | "respawnw"
+            | "run-shell"
+            | "run"
+            | "display-popup"
+            | "popup"
+            | "pipe-pane"
+            | "pipep"
+    );
+    if typed {
+        // Key names (`Enter`, `C-m`) are keys, not text.
+        let text: Vec<Arg> = words
+            .into_iter()
+            .filter(|w| {
+                !matches!(
+                    w.text.as_str(),
+                    "Enter" | "KPEnter" | "C-m" | "C-j" | "Space" | "Tab"
+                )
+            })
+            .collect();
+        return if text.is_empty() {
+            Inner::Nothing
+        } else {
+            Inner::Code(text)
+        };
+    }
+    if runs && !words.is_empty() {
+        return Inner::Code(words);
+    }
+    Inner::Nothing
 }
 
 /// `env [-i] [-u NAME] [-C DIR] [-S STRING] [NAME=VALUE]... [COMMAND]`.
@@ -244,6 +822,10 @@ fn skip_assignments(args: &[Arg], from: usize) -> usize {
 }
 
 fn is_assignment(word: &str) -> bool {
+    // An exported function: `BASH_FUNC_name%%=() { …; }`.
+    if word.starts_with("BASH_FUNC_") && (word.contains("%%=") || word.contains("()=")) {
+        return true;
+    }
     word.split_once('=').is_some_and(|(name, _)| {
         !name.is_empty()
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')

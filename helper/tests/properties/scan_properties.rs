@@ -265,14 +265,24 @@ fn unbalanced_quotes_fail_closed() {
 #[test]
 fn one_megabyte_commands_finish() {
     const MB: usize = 1 << 20;
+    // A megabyte of short commands is refused unparsed: its syntax tree
+    // would take more memory than the hook may (issue 23, point 11).
     let many = "echo hello world; ls -la \"$x\" | grep foo\n".repeat(MB / 42);
-    assert_eq!(judge(&many).decision(), Decision::Allow);
+    let judged = judge(&many);
+    assert_eq!(judged.decision(), Decision::Block);
+    assert!(
+        judged.findings.iter().all(|f| f.rule.id == "unscannable"),
+        "{judged:?}"
+    );
+    // A quarter of that is judged whole.
+    let quarter = "echo hello world; ls -la \"$x\" | grep foo\n".repeat(MB / 42 / 5);
+    assert_eq!(judge(&quarter).decision(), Decision::Allow);
     let heredoc = format!(
         "cat > notes.md <<'EOF'\n{}EOF\n",
-        "a line of text with $(not run) and rm -rf / in it\n".repeat(MB / 50)
+        "a line of text with $(not run) and rm -rf / in it\n".repeat(MB / 50 - 1)
     );
     assert_eq!(judge(&heredoc).decision(), Decision::Allow);
-    let word = format!("echo {}", "x".repeat(MB));
+    let word = format!("echo {}", "x".repeat(MB - 8));
     assert_eq!(judge(&word).decision(), Decision::Allow);
     let substitutions = "echo $(date) ".repeat(MB / 13);
     // Past the parse budget the engine refuses rather than grinding on.

@@ -2,15 +2,15 @@
 //! "Disk destruction"). Writes to block devices (`dd of=/dev/sda`, `>
 //! /dev/nvme0n1`) are judged in [`crate::scan::paths`].
 //!
-//! Making a file system inside a disk image in the project (`truncate -s
-//! 64M disk.img && mkfs.ext4 disk.img`) is no disk destruction: it is what
-//! the rule's safer alternative asks for. So a formatter is let through
-//! when every word it is given that could name a device is instead a known
-//! path inside the project, relative and not climbing out of it, ending in
-//! a disk-image extension; anything else (a path under `/dev`, an absolute
-//! or computed path, a file with no image extension) still blocks. A
-//! symbolic link named `disk.img` that points at a device cannot be seen in
-//! the text; that is left to the permission prompt.
+//! Making a file system inside a regular file (`truncate -s 64M disk.img
+//! && mkfs.ext4 disk.img`, `dd of=/swapfile … && mkswap /swapfile`) is no
+//! disk destruction: it is what the rule's safer alternative asks for. So a
+//! formatter is refused only when a word it is given names a device: a
+//! path under `/dev` (also relative, after `cd /dev`), an option holding
+//! one (`-J device=/dev/sdb1`), or a word only known at run time; with no
+//! target at all it is refused too. A symbolic link that points at a
+//! device cannot be seen in the text; that is left to the permission
+//! prompt.
 
 use super::Hit;
 use crate::scan::arg::Arg;
@@ -27,56 +27,71 @@ const FORMATTERS: &[&str] = &[
     "mkexfatfs",
 ];
 
-/// File name endings of disk images.
-const IMAGE_EXTENSIONS: &[&str] = &[
-    "img", "image", "raw", "iso", "bin", "fs", "ext2", "ext3", "ext4", "fat", "vfat", "swap", "dsk",
-];
-
 pub(super) fn is_formatter(name: &str) -> bool {
     name.starts_with("mkfs") || FORMATTERS.contains(&name)
 }
 
-/// `cwd`: where a `cd` moved the command (`None`: the project); once moved,
-/// a relative path is no longer known to be in the project.
+/// `cwd`: where a `cd` moved the command (`None`: the project), so a
+/// relative target after `cd /dev` is a device.
 pub(super) fn check_format(name: &str, args: &[Arg], cwd: Option<&str>) -> Option<Hit> {
     let asks_for_help = !args.is_empty()
         && args
             .iter()
             .all(|a| ["--help", "-h", "--version", "-V"].iter().any(|h| a.is(h)));
+    if asks_for_help {
+        return None;
+    }
     let (options, words): (Vec<&Arg>, Vec<&Arg>) = args
         .iter()
         .partition(|a| a.exact && a.text.len() > 1 && a.text.starts_with('-'));
-    let on_image = cwd.is_none()
-        && !options.iter().any(|o| o.text.contains("/dev"))
-        && words.iter().any(|a| is_project_image(a))
-        && words
-            .iter()
-            .all(|a| is_project_image(a) || is_plain_value(a));
-    (!asks_for_help && !on_image)
-        .then(|| Hit::new(&rule::DISK_FORMAT, format!("{name} erases a file system")))
-}
-
-/// A known relative path in the project with a disk-image extension.
-fn is_project_image(word: &Arg) -> bool {
-    let Some(text) = word.exact_text() else {
-        return false;
+    let device = options
+        .iter()
+        .find(|o| o.text.contains("/dev/"))
+        .or_else(|| words.iter().find(|a| names_device(a, cwd)));
+    let detail = match device {
+        Some(word) => format!("{name} erases the file system on {}", word.text),
+        None if !words.iter().any(|a| could_be_target(a)) => {
+            format!("{name} erases a file system (no regular file named)")
+        }
+        None => return None,
     };
-    let inside = !text.starts_with(['/', '~'])
-        && !text.split('/').any(|part| part == "..")
-        && !text.contains(['$', '`', '*', '?', '[']);
-    let extension = text.rsplit_once('.').is_some_and(|(stem, ext)| {
-        !stem.is_empty()
-            && !stem.ends_with('/')
-            && IMAGE_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str())
-    });
-    inside && extension && !word.glob
+    Some(Hit::new(&rule::DISK_FORMAT, detail))
 }
 
-/// An option's value or a size (`ext4`, `4096`, `64M`, `label`): a known
-/// word with no `/`, so it cannot name a device.
-fn is_plain_value(word: &Arg) -> bool {
+/// A word that is, or may be, a device: under `/dev`, or not known.
+fn names_device(word: &Arg, cwd: Option<&str>) -> bool {
+    let Some(text) = word.exact_text() else {
+        return true;
+    };
+    // A glob may match a device; `device=/dev/sdb1` is an option's value.
+    if word.glob || text.contains("=/dev/") {
+        return true;
+    }
+    let path = match cwd {
+        Some(dir) if !text.starts_with(['/', '~']) => {
+            format!("{}/{text}", dir.trim_end_matches('/'))
+        }
+        _ => text.to_owned(),
+    };
+    let parts: Vec<&str> = path
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    if path.starts_with('/') {
+        return parts.first() == Some(&"dev");
+    }
+    // `../../dev/sda` climbs out of the project and may reach `/dev`.
+    parts
+        .iter()
+        .position(|p| *p == "dev")
+        .is_some_and(|at| parts.get(..at).is_some_and(|before| before.contains(&"..")))
+}
+
+/// A word that could be the file to format: a path-like operand, not a
+/// plain value such as a size or a label (`64M`, `ext4`).
+fn could_be_target(word: &Arg) -> bool {
     word.exact_text()
-        .is_some_and(|t| !t.is_empty() && !t.contains(['/', '$', '`']) && !word.glob)
+        .is_some_and(|t| t.contains(['/', '.']) || t.chars().any(|c| c.is_ascii_alphabetic()))
 }
 
 #[cfg(test)]
@@ -96,17 +111,14 @@ mod tests {
             "mkfs.ext4 /dev/sda1",
             "mkfs -t ext4 /dev/nvme0n1p1",
             "mkfs.ext4 disk.img /dev/sda",
-            "mkfs.ext4 /tmp/disk.img",
-            "mkfs.ext4 ../disk.img",
-            "mkfs.ext4 dev/sda",
-            "mkfs.ext4 disk",
-            "mkfs.ext4 .img",
-            "mkswap swapfile",
+            "mkfs.ext4 //dev/./sdb",
             "wipefs -a /dev/sdb",
+            "mkswap /dev/sdb2",
             "mkfs.vfat",
-            "mke2fs -d /etc disk.img",
             "mkfs.ext4 -Jdevice=/dev/sdb1 disk.img",
             "mkfs.ext4 -J device=/dev/sdb1 disk.img",
+            "blkdiscard /dev/nvme0n1",
+            "mkfs.ext4 ../../dev/sda",
         ] {
             assert!(blocks(line), "{line}");
         }
@@ -117,10 +129,17 @@ mod tests {
             "mke2fs -t ext4 -L root -F disk.img 64M",
             "mkfs.vfat -C floppy.img 1440",
             "mkswap test.swap",
+            "mkswap /swapfile",
+            "mkswap swapfile",
+            "mkfs.ext4 /tmp/disk.img",
+            "mkfs.ext4 ../disk.img",
+            "mke2fs -d /etc disk.img",
             "mkfs.ext4 --help",
         ] {
             assert!(!blocks(line), "{line}");
         }
+        let computed = [Arg::unknown("$DEV", crate::scan::arg::Taint::OPAQUE)];
+        assert!(check_format("mkfs.ext4", &computed, None).is_some());
         let moved = [Arg::literal("disk.img")];
         assert!(check_format("mkfs.ext4", &moved, Some("/dev")).is_some());
     }

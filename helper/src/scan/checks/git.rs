@@ -15,7 +15,7 @@ use crate::scan::rule;
 use crate::scan::scanner::Context;
 
 /// git's own options before the subcommand.
-pub(super) const GLOBAL: Spec = Spec::new(
+pub(in crate::scan) const GLOBAL: Spec = Spec::new(
     "Cc",
     &[
         ("git-dir", true),

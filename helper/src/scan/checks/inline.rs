@@ -26,7 +26,26 @@ const CALLS: &[&str] = &[
     "subprocess.getoutput",
     "subprocess.getstatusoutput",
     "execSync",
+    "execFileSync",
+    "execFile",
     "spawnSync",
+    "spawn",
+    "os.execvp",
+    "os.execv",
+    "os.execlp",
+    "os.execl",
+    "os.spawnvp",
+    "os.spawnlp",
+    "pty.spawn",
+    "IO.popen",
+    "Open3.capture2",
+    "Open3.capture3",
+    "Open3.popen3",
+    "proc_open",
+    "os.execute",
+    "io.popen",
+    "Runtime.getRuntime().exec",
+    "Deno.run",
     "shell_exec",
     "passthru",
     "system",
@@ -35,6 +54,103 @@ const CALLS: &[&str] = &[
     "qx",
     "%x",
 ];
+
+/// Calls that run their argument as code of the program's own language.
+const EVALS: &[&str] = &[
+    "eval",
+    "exec",
+    "Function",
+    "runInThisContext",
+    "runInNewContext",
+];
+
+/// Names of decoders: text that went through one of them is hidden code.
+const DECODERS: &[&str] = &[
+    "b64decode",
+    "b32decode",
+    "b16decode",
+    "a85decode",
+    "b85decode",
+    "decodebytes",
+    "decodestring",
+    "decode64",
+    "decode_base64",
+    "decode_base32",
+    "strict_decode64",
+    "urlsafe_decode64",
+    "unpack1",
+    "unpack(",
+    "pack(",
+    "fromhex",
+    "unhexlify",
+    "codecs.decode",
+    "rot13",
+    "rot_13",
+    "atob(",
+    "'base64'",
+    "\"base64\"",
+    "'hex'",
+    "\"hex\"",
+    "decompress",
+    "marshal.loads",
+    "pickle.loads",
+    "[::-1]",
+    "fromCharCode",
+    "chr(",
+    "base64_decode",
+    "str_rot13",
+    "gzinflate",
+    "hex2bin",
+];
+
+/// A shell-running or code-running call whose argument is not written out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Hidden {
+    /// The program decodes text, and this call runs text it computed: the
+    /// decoded text, as far as the line shows.
+    Decoded(&'static str),
+    /// This shell-running call runs text only known at run time.
+    Unknown(&'static str),
+}
+
+/// The calls of `code` that run text it computes instead of a literal.
+pub(crate) fn hidden_code(code: &str) -> Vec<Hidden> {
+    let decodes = DECODERS.iter().any(|d| code.contains(d));
+    let mut found = Vec::new();
+    for call in CALLS.iter().chain(EVALS) {
+        let shell = CALLS.contains(call);
+        for rest in call_sites(code, call) {
+            // A call: `system(…)`, or Perl's and Ruby's `system $cmd`.
+            let called = rest.starts_with('(')
+                || rest
+                    .strip_prefix(' ')
+                    .is_some_and(|r| r.trim_start().starts_with(['$', '@']));
+            let inside = open_paren(rest).unwrap_or_default();
+            if !called || inside.starts_with(')') || arguments(rest).is_some() {
+                continue;
+            }
+            let hidden = if decodes {
+                Hidden::Decoded(call)
+            } else if shell && !matches!(*call, "exec" | "spawn" | "execFile") {
+                Hidden::Unknown(call)
+            } else {
+                continue;
+            };
+            // `os.system(x)` is also a site of `system`: one report.
+            let same = |h: &Hidden| match (h, &hidden) {
+                (Hidden::Decoded(a), Hidden::Decoded(b))
+                | (Hidden::Unknown(a), Hidden::Unknown(b)) => {
+                    a == b || a.ends_with(&format!(".{b}"))
+                }
+                _ => false,
+            };
+            if !found.iter().any(same) {
+                found.push(hidden);
+            }
+        }
+    }
+    found
+}
 
 /// Most strings taken from one program.
 const MAX_STRINGS: usize = 32;
@@ -52,6 +168,28 @@ pub(crate) fn shell_strings(code: &str, backticks: bool) -> Vec<String> {
             }
             if found.len() >= MAX_STRINGS {
                 return found;
+            }
+        }
+    }
+    // `import subprocess as s; s.call(['rm', '-rf', x])`: a module under
+    // another name, read only when handed an argument vector.
+    for method in [
+        ".call(",
+        ".run(",
+        ".Popen(",
+        ".check_call(",
+        ".check_output(",
+    ] {
+        let mut from = 0;
+        while let Some(at) = code.get(from..).and_then(|r| r.find(method)) {
+            let rest = code.get(from + at + method.len()..).unwrap_or_default();
+            from += at + method.len();
+            if rest.trim_start().starts_with('[')
+                && let Some(words) = arguments(rest)
+                && !found.contains(&words)
+                && found.len() < MAX_STRINGS
+            {
+                found.push(words);
             }
         }
     }
@@ -647,7 +785,24 @@ fn arguments(text: &str) -> Option<String> {
         }
         return (!words.is_empty()).then(|| words.join(" "));
     }
-    literal(rest).map(|(word, _)| word)
+    // `spawnSync('rm', ['-rf', '/'])`, `execFile("rm", ["-rf", x])`: the
+    // program, then its arguments.
+    let (program, after) = literal(rest)?;
+    let mut words = vec![program];
+    if let Some(list) = after.trim_start().strip_prefix(',').map(str::trim_start)
+        && let Some(list) = list.strip_prefix('[')
+    {
+        let mut rest = list.trim_start();
+        while let Some((word, after)) = literal(rest) {
+            words.push(word);
+            rest = after.trim_start();
+            match rest.strip_prefix(',') {
+                Some(after) => rest = after.trim_start(),
+                None => break,
+            }
+        }
+    }
+    Some(words.join(" "))
 }
 
 /// A quoted string at the start of `text`, unescaped, and what follows it.
@@ -676,10 +831,54 @@ mod tests {
     use super::*;
 
     #[test]
+    fn finds_code_hidden_from_the_line() {
+        let decoded = |code: &str| {
+            hidden_code(code)
+                .iter()
+                .any(|h| matches!(h, Hidden::Decoded(_)))
+        };
+        for code in [
+            "import os,base64;os.system(base64.b64decode('cm0='))",
+            "import base64;exec(base64.b64decode('aW1w'))",
+            "require('child_process').execSync(Buffer.from('cm0=','base64').toString())",
+            "system(decode_base64(\"cm0=\"))",
+            "system(Base64.decode64('cm0='))",
+            "eval(pack(\"H*\",\"72\"))",
+            "c=codecs.decode('ez -ei /','rot13');os.system(c)",
+            "eval(atob('YWxlcnQ='))",
+        ] {
+            assert!(decoded(code), "{code}");
+        }
+        for code in [
+            "import base64;print(base64.b64decode('aGk='))",
+            "import os;os.system('ls')",
+            "import platform;print(platform.system())",
+            "import sys;print(sys.exec_prefix)",
+        ] {
+            assert!(hidden_code(code).is_empty(), "{code}");
+        }
+        assert_eq!(
+            hidden_code("import os,sys;os.system(sys.argv[1])"),
+            [Hidden::Unknown("os.system")]
+        );
+    }
+
+    #[test]
     fn finds_shell_strings() {
         assert_eq!(
             shell_strings("import os; os.system('rm -rf /')", false),
             ["rm -rf /"]
+        );
+        assert_eq!(
+            shell_strings(
+                "require('child_process').spawnSync('rm', ['-rf', '/'])",
+                false
+            ),
+            ["rm -rf /"]
+        );
+        assert_eq!(
+            shell_strings("cp.execFileSync(\"rm\", [\"-rf\", \"build\"])", false),
+            ["rm -rf build"]
         );
         assert_eq!(
             shell_strings(

@@ -2,14 +2,16 @@
 //! rules they break. Which program a command runs (after wrappers, paths and
 //! quoting) is settled before these are called, by [`super::call`].
 
+pub(super) mod awk;
 mod chmod;
 mod cron;
 pub(super) mod deps;
 mod disk;
 pub(super) mod fork_bomb;
-mod git;
+pub(super) mod git;
 pub(super) mod history;
 pub(super) mod inline;
+pub(super) mod kernel;
 mod kill;
 mod power;
 pub(super) mod rm;
@@ -44,6 +46,25 @@ impl Hit {
 pub(super) fn judge(name: &str, args: &[Arg], ctx: &Context, cwd: Option<&str>) -> Vec<Hit> {
     let hit = match name {
         "rm" => return rm::check(args, ctx, cwd),
+        // `rimraf dist`, `del-cli dist`: always `rm -rf`.
+        _ if rm::is_tree_remover(name) => {
+            let operands: Vec<Arg> = args
+                .iter()
+                .filter(|a| !a.text.starts_with('-'))
+                .cloned()
+                .collect();
+            if operands.is_empty() {
+                return Vec::new();
+            }
+            let mut as_rm = vec![Arg::literal("-r"), Arg::literal("-f"), Arg::literal("--")];
+            as_rm.extend(operands);
+            return rm::check(&as_rm, ctx, cwd)
+                .into_iter()
+                .map(|h| Hit::new(h.rule, format!("{name} deletes recursively: {}", h.detail)))
+                .collect();
+        }
+        "killall5" => kill::check_killall5(args),
+        "sysctl" => kernel::check_sysctl(args),
         "rsync" => rsync::check(args, ctx, cwd),
         "chmod" => chmod::check(args),
         "kill" => kill::check(args),

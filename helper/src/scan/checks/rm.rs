@@ -53,6 +53,15 @@ const CRITICAL: &[&str] = &[
     "/Applications",
 ];
 
+/// Programs that delete every operand recursively and without asking, as
+/// `rm -rf` does (the npm packages `rimraf` and `del-cli`, whose binary is
+/// also `del`).
+pub(crate) fn is_tree_remover(name: &str) -> bool {
+    // `npx rimraf@5`: the package at a version.
+    let name = name.split_once('@').map_or(name, |(n, _)| n);
+    matches!(name, "rimraf" | "del-cli" | "del" | "rm-rf")
+}
+
 /// Whether `path` (as typed) is a root, home or system directory.
 pub(crate) fn is_critical(path: &str, home: Option<&str>) -> bool {
     let norm = paths::normalize(path, home);

@@ -1,0 +1,297 @@
+//! The shell commands inside an awk program: `system(CMD)`, `print … |
+//! CMD` (and gawk's `|&`), `CMD | getline`, and the text printed into a
+//! shell (`print "rm -rf x" | "sh"`). awk hands each CMD to `sh -c`, so it
+//! is shell code, judged like any other. An expression is read as awk
+//! joins it: string literals are known text, anything else (`$1`, a
+//! variable) is a value only known at run time, written `$AWK_VALUE` so
+//! that the code reads as a shell command with an unknown word in it.
+
+/// A shell command an awk program runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Call {
+    /// Its text, unknown parts as `$AWK_VALUE`.
+    Code(String),
+    /// No part of it is written out (`system($0)`).
+    Unknown,
+}
+
+/// Most commands taken from one program.
+const MAX_CALLS: usize = 32;
+
+const SHELLS: &[&str] = &[
+    "sh",
+    "bash",
+    "dash",
+    "zsh",
+    "ksh",
+    "ash",
+    "/bin/sh",
+    "/bin/bash",
+];
+
+/// The shell commands `program` runs.
+pub(crate) fn shell_calls(program: &str) -> Vec<Call> {
+    let mut found = Vec::new();
+    // `cmd = "rm -rf x"; system(cmd)`: names given a string, last first.
+    let mut known: Vec<(String, String)> = Vec::new();
+    for statement in statements(program) {
+        let statement = statement.trim();
+        if let Some((name, value)) = statement.split_once('=')
+            && !value.starts_with('=')
+            && !name.ends_with(['!', '<', '>', '=', '+', '-', '*', '/', '%', '^'])
+            && is_name(name.trim())
+            && let Call::Code(text) = expression(value, &known)
+        {
+            known.insert(0, (name.trim().to_owned(), text));
+        }
+        // `system(…)` anywhere in the statement.
+        let mut rest = statement;
+        while let Some(at) = find_outside_strings(rest, "system(") {
+            let before = rest.get(..at).and_then(|b| b.chars().next_back());
+            let after = rest.get(at + "system(".len()..).unwrap_or_default();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                rest = after;
+                continue;
+            }
+            let inside = up_to_close(after);
+            found.push(expression(inside, &known));
+            rest = after.get(inside.len()..).unwrap_or_default();
+        }
+        // A pipe into or out of a command.
+        if let Some(at) = find_outside_strings(statement, "|")
+            && !statement.get(at..).is_some_and(|r| r.starts_with("||"))
+        {
+            let left = statement.get(..at).unwrap_or_default().trim();
+            let right = statement.get(at + 1..).unwrap_or_default();
+            let right = right.strip_prefix('&').unwrap_or(right).trim();
+            if right.starts_with("getline") {
+                // `while (("ls" | getline x) > 0)`: the operand in the
+                // innermost open parenthesis.
+                let operand =
+                    last_open_paren(left).map_or(left, |at| left.get(at + 1..).unwrap_or_default());
+                found.push(expression(operand, &known));
+            } else if let Some(printed) = left
+                .strip_prefix("printf")
+                .or_else(|| left.strip_prefix("print"))
+            {
+                let command = expression(right, &known);
+                let into_shell = matches!(&command, Call::Code(c)
+                    if c.split_whitespace().next().is_some_and(|w| SHELLS.contains(&w)));
+                if into_shell {
+                    found.push(expression(printed.trim(), &known));
+                }
+                found.push(command);
+            }
+        }
+        if found.len() >= MAX_CALLS {
+            break;
+        }
+    }
+    found.truncate(MAX_CALLS);
+    found
+}
+
+/// The program's statements: split at `;`, newlines and braces outside
+/// string literals.
+fn statements(program: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (i, c) in program.char_indices() {
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            ';' | '\n' | '{' | '}' => {
+                out.push(program.get(start..i).unwrap_or_default());
+                start = i + c.len_utf8();
+            }
+            _ => {}
+        }
+    }
+    out.push(program.get(start..).unwrap_or_default());
+    out
+}
+
+/// Where `needle` first occurs in `text` outside string literals.
+fn find_outside_strings(text: &str, needle: &str) -> Option<usize> {
+    let mut in_string = false;
+    let mut escaped = false;
+    for (i, c) in text.char_indices() {
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        if c == '"' {
+            in_string = true;
+        } else if text.get(i..).is_some_and(|r| r.starts_with(needle)) {
+            return Some(i);
+        }
+    }
+    None
+}
+
+/// Where the last `(` of `text` that is still open at its end stands.
+fn last_open_paren(text: &str) -> Option<usize> {
+    let mut open = Vec::new();
+    let mut in_string = false;
+    let mut escaped = false;
+    for (i, c) in text.char_indices() {
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '(' => open.push(i),
+            ')' => {
+                open.pop();
+            }
+            _ => {}
+        }
+    }
+    open.pop()
+}
+
+/// The text up to the `)` that closes an opened parenthesis.
+fn up_to_close(text: &str) -> &str {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (i, c) in text.char_indices() {
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '(' => depth += 1,
+            ')' if depth == 0 => return text.get(..i).unwrap_or_default(),
+            ')' => depth -= 1,
+            _ => {}
+        }
+    }
+    text
+}
+
+fn is_name(text: &str) -> bool {
+    text.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// An awk expression joined into the text it yields; `names` are the
+/// variables given a string earlier in the program.
+fn expression(expr: &str, names: &[(String, String)]) -> Call {
+    let expr = expr.trim();
+    if let Some((_, value)) = names.iter().find(|(n, _)| n == expr) {
+        return Call::Code(value.clone());
+    }
+    let mut out = String::new();
+    let mut known = false;
+    let mut in_value = false;
+    let mut chars = expr.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                known = true;
+                in_value = false;
+                let mut escaped = false;
+                for d in chars.by_ref() {
+                    match d {
+                        _ if escaped => {
+                            out.push(match d {
+                                'n' => '\n',
+                                't' => '\t',
+                                other => other,
+                            });
+                            escaped = false;
+                        }
+                        '\\' => escaped = true,
+                        '"' => break,
+                        _ => out.push(d),
+                    }
+                }
+            }
+            // Separators between values: a space in the text comes only
+            // from its literals.
+            _ if c.is_whitespace() || matches!(c, '(' | ')' | ',') => in_value = false,
+            _ if !in_value => {
+                in_value = true;
+                out.push_str("$AWK_VALUE");
+            }
+            _ => {}
+        }
+    }
+    if known {
+        Call::Code(out)
+    } else {
+        Call::Unknown
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn codes(program: &str) -> Vec<String> {
+        shell_calls(program)
+            .into_iter()
+            .map(|c| match c {
+                Call::Code(c) => c,
+                Call::Unknown => "?".into(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn commands_of_an_awk_program() {
+        assert_eq!(
+            codes(r#"BEGIN { system("rm -rf build") }"#),
+            ["rm -rf build"]
+        );
+        assert_eq!(codes(r#"{ system("rm -rf " $1) }"#), ["rm -rf $AWK_VALUE"]);
+        assert_eq!(
+            codes(r#"BEGIN { print "rm -rf /" | "sh" }"#),
+            ["rm -rf /", "sh"]
+        );
+        assert_eq!(codes(r#"BEGIN { "date" | getline d; print d }"#), ["date"]);
+        assert_eq!(
+            codes(r#"BEGIN { while (("ls -l" | getline line) > 0) print line }"#),
+            ["ls -l"]
+        );
+        assert_eq!(codes(r#"{ print $1 | "sort -u" }"#), ["sort -u"]);
+        assert_eq!(codes("{ system($0) }"), ["?"]);
+        assert_eq!(codes(r#"BEGIN{cmd="rm -rf ~"; system(cmd)}"#), ["rm -rf ~"]);
+        assert_eq!(
+            codes(r#"BEGIN{c = "ls " d; c | getline x}"#),
+            ["ls $AWK_VALUE"]
+        );
+        assert!(codes(r#"{ print $1 }"#).is_empty());
+        assert!(codes(r#"$1 == "a" || $2 == "b" { print }"#).is_empty());
+        assert!(codes(r#"{ print "system(x) | y" }"#).is_empty());
+        assert!(codes(r#"{ mysystem("rm -rf /") }"#).is_empty());
+    }
+}
