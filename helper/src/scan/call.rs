@@ -129,7 +129,9 @@ impl Scanner<'_> {
                 self.named(tool, argv, args, stdin)
             }
             Program::Local => {
-                self.run_download(first, argv, "runs it");
+                if !self.run_download(first, argv, "runs it") {
+                    self.run_written(first, argv, "a script");
+                }
                 Flow::unknown()
             }
             // A command name read from a download or a decoder.
@@ -421,6 +423,47 @@ impl Scanner<'_> {
 
     /// Blocks running `file` when a downloader wrote it earlier in the
     /// command (`curl -o f URL && sh f`): the same as piping it in.
+    /// Records that the command wrote `path`, with `text` when the text
+    /// written is known (the last write decides; an append adds to it).
+    pub(super) fn note_written(&mut self, path: &str, text: Option<&str>) {
+        let path = same_file(path);
+        if matches!(path, "" | "-") || path.starts_with("/dev/") {
+            return;
+        }
+        self.written.retain(|(p, _)| p != path);
+        self.written
+            .push((path.to_owned(), text.map(str::to_owned)));
+    }
+
+    /// Running `file`, which this command wrote earlier: its known text is
+    /// judged as the code it is; text only known at run time warns as an
+    /// opaque command. Whether it was one.
+    fn run_written(&mut self, file: &Arg, argv: &[Arg], via: &str) -> bool {
+        let Some(path) = file.exact_text().map(same_file) else {
+            return false;
+        };
+        let Some((_, text)) = self.written.iter().rev().find(|(p, _)| p == path).cloned() else {
+            return false;
+        };
+        match text {
+            Some(code) => {
+                self.nested(
+                    &code,
+                    &format!("{via} (written earlier)"),
+                    &Flow::inherited(),
+                );
+            }
+            None => self.report(
+                &rule::OPAQUE,
+                argv,
+                format!(
+                    "{path} was written earlier in the command with text only known at run time"
+                ),
+            ),
+        }
+        true
+    }
+
     fn run_download(&mut self, file: &Arg, argv: &[Arg], what: &str) -> bool {
         let Some(path) = file.exact_text().map(same_file) else {
             return false;
@@ -502,6 +545,9 @@ impl Scanner<'_> {
                     return self.nested(code, &format!("{name} <(...)"), &Flow::inherited());
                 }
                 if self.run_download(script, argv, "runs it as a script") {
+                    return Flow::unknown();
+                }
+                if self.run_written(script, argv, name) {
                     return Flow::unknown();
                 }
                 if !self.refuse_hostile(script.taint, argv, "runs it as a script")
@@ -696,7 +742,9 @@ impl Scanner<'_> {
             Some(file) => match &file.content {
                 Some(code) => self.nested(code, "source <(...)", &Flow::inherited()),
                 None => {
-                    if !self.run_download(file, argv, "runs it as shell code") {
+                    if !self.run_download(file, argv, "runs it as shell code")
+                        && !self.run_written(file, argv, "source")
+                    {
                         self.refuse_hostile(file.taint, argv, "runs it as shell code");
                     }
                     Flow::unknown()

@@ -224,6 +224,34 @@ mod tests {
         assert_eq!(judged.writes.first().and_then(|w| w.path.clone()), None);
     }
 
+    /// A file the command writes and then runs is judged by what was
+    /// written into it: by a shell, `source`, or as `./FILE`.
+    #[test]
+    fn a_script_written_then_run_is_judged_by_its_text() {
+        let ctx = Context::default();
+        for (command, rule) in [
+            ("echo 'rm -rf /' > x.sh && sh x.sh", "rm-recursive-force"),
+            ("echo 'rm -rf /' > x.sh; bash ./x.sh", "rm-recursive-force"),
+            ("printf 'reboot\\n' > r; chmod +x r; ./r", "system-power"),
+            ("echo reboot > r.sh && . r.sh", "system-power"),
+            ("echo \"$C\" > x.sh && sh x.sh", "opaque-command"),
+        ] {
+            let judged = judge_command(command, &ctx);
+            assert!(
+                rules(&judged).contains(&rule),
+                "{command}: {:?}",
+                rules(&judged)
+            );
+        }
+        // The last write decides; an ordinary script stays allowed.
+        let judged = judge_command("echo 'rm -rf /' > x.sh; echo ls > x.sh; sh x.sh", &ctx);
+        assert_eq!(judged.decision(), Decision::Allow, "{:?}", rules(&judged));
+        assert_eq!(
+            judge_command("sh build.sh", &ctx).decision(),
+            Decision::Allow
+        );
+    }
+
     /// Memory stays bounded (issue 23, point 11): a command past
     /// [`MAX_COMMAND_BYTES`] is refused at once, and text past the parser's
     /// own cap that is more than plain words is refused unparsed; plain

@@ -67,6 +67,10 @@ pub(super) struct Scanner<'c> {
     /// `wget -O f`, `curl … > f`), so running one later is running the
     /// download ([`super::call`]).
     pub downloaded: Vec<String>,
+    /// Files the command wrote earlier, with the text written when it is
+    /// known (`echo 'rm -rf /' > x.sh`), so that running one later is
+    /// judged as running that text ([`super::call`]).
+    pub written: Vec<(String, Option<String>)>,
     /// File descriptors opened on a network socket (`exec 3<>/dev/tcp/…`),
     /// so reading one (`<&3`) is reading the network.
     pub sockets: Vec<i32>,
@@ -100,6 +104,7 @@ impl<'c> Scanner<'c> {
             dir_stack: Vec::new(),
             cd_seen: None,
             downloaded: Vec::new(),
+            written: Vec::new(),
             sockets: Vec::new(),
             vars: Vars::default(),
             defined: Vec::new(),

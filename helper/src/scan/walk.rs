@@ -674,6 +674,11 @@ impl Scanner<'_> {
                 self.note_download(target);
             }
         }
+        // `echo 'rm -rf /' > x.sh`: what the file now holds, in case the
+        // command runs it later (`sh x.sh`, `. x.sh`, `./x.sh`).
+        for target in writes.iter().filter_map(Arg::exact_text) {
+            self.note_written(target, out.literal_text());
+        }
         for subshell in into_process {
             self.subshell(|s| s.inside(">(...)", |s| s.list(&subshell.list, &out)));
         }
