@@ -34,21 +34,9 @@ proptest! {
     }
 }
 
-/// Each move, join and write once after another, so that a gap in `cd`
-/// modelling fails here by name (issue 23, point 5).
-#[test]
-fn every_move_and_join_once() {
-    let mut gaps = Vec::new();
-    for mv in 0..17u8 {
-        for join in 0..4u8 {
-            for write in 0..5u8 {
-                let command = redirections::cd_command_from(&[0, mv, join, write]);
-                if let Err(gap) = redirections::check_cd(&command) {
-                    gaps.push(gap);
-                }
-            }
-        }
-    }
+/// Runs `check` on every command and fails with all the gaps at once.
+fn assert_no_gaps(commands: impl Iterator<Item = String>, check: fn(&str) -> Result<(), String>) {
+    let gaps: Vec<String> = commands.filter_map(|c| check(&c).err()).collect();
     assert!(
         gaps.is_empty(),
         "{} gap(s):\n{}",
@@ -57,28 +45,28 @@ fn every_move_and_join_once() {
     );
 }
 
+/// Each move, join and write once after another, so that a gap in `cd`
+/// modelling fails here by name (issue 23, point 5).
+#[test]
+fn every_move_and_join_once() {
+    let commands = (0..17u8).flat_map(|mv| {
+        (0..4u8).flat_map(move |join| {
+            (0..5u8).map(move |write| redirections::cd_command_from(&[0, mv, join, write]))
+        })
+    });
+    assert_no_gaps(commands, redirections::check_cd);
+}
+
 /// Each operator and quoting form once, in a simple command, so that a
 /// gap in one of them fails here by name whatever proptest draws.
 #[test]
 fn every_operator_and_quoting_once() {
-    let mut gaps = Vec::new();
-    for op in 0..22u8 {
-        for form in 0..7u8 {
-            for name in 0..7u8 {
-                // body `echo x`, one redirection, writing, op, name, form,
-                // no space; the simple command shape.
-                let bytes = [0, 0, 1, op, name, form, 0, 0];
-                let command = redirections::command_from(&bytes);
-                if let Err(gap) = redirections::check(&command) {
-                    gaps.push(gap);
-                }
-            }
-        }
-    }
-    assert!(
-        gaps.is_empty(),
-        "{} gap(s):\n{}",
-        gaps.len(),
-        gaps.join("\n")
-    );
+    // Body `echo x`, one writing redirection (operator, name, quoting), no
+    // space, the simple command shape.
+    let commands = (0..22u8).flat_map(|op| {
+        (0..7u8).flat_map(move |form| {
+            (0..7u8).map(move |name| redirections::command_from(&[0, 0, 1, op, name, form, 0, 0]))
+        })
+    });
+    assert_no_gaps(commands, redirections::check);
 }
