@@ -109,24 +109,52 @@ pub fn locate(dir: &Path) -> Option<Location> {
     None
 }
 
-/// Every marker location for `dir`: the work tree holding it, and every
+/// Every marker location for `dirs`: the work tree holding each, and every
 /// work tree around that one (a nested repository, a submodule or a linked
-/// worktree inside another tree is judged by each), nearest first. A
-/// `.git` file that cannot be read is passed over.
-pub(crate) fn locate_all(dir: &Path) -> Vec<Location> {
+/// worktree inside another tree is judged by each), nearest first. Each
+/// directory is looked at once, however many of `dirs` it is above. A
+/// `.git` that is neither a directory nor a readable `gitdir:` file is
+/// passed over.
+pub(crate) fn locate_all<'a>(dirs: impl IntoIterator<Item = &'a Path>) -> Vec<Location> {
+    let mut seen = std::collections::HashSet::new();
     let mut found: Vec<Location> = Vec::new();
-    let mut from = Some(dir.to_path_buf());
-    while let Some(at) = from {
-        match locate(&at) {
-            Some(location) => {
-                from = location.worktree.parent().map(Path::to_path_buf);
+    for dir in dirs {
+        for candidate in dir.ancestors() {
+            if !seen.insert(candidate.to_path_buf()) {
+                // Looked at already, and so is everything above it.
+                break;
+            }
+            if let Some(location) = at(candidate)
+                && !found.contains(&location)
+            {
                 found.push(location);
             }
-            // An unreadable `.git` file ends `locate`; go on above it.
-            None => from = at.parent().map(Path::to_path_buf),
         }
     }
     found
+}
+
+/// The marker location of the work tree whose root is `dir`, if `dir`
+/// holds a `.git` directory or `gitdir:` file.
+fn at(dir: &Path) -> Option<Location> {
+    let dot_git = dir.join(".git");
+    let meta = fs::symlink_metadata(&dot_git).ok()?;
+    let git_dir = if meta.is_dir() {
+        dot_git
+    } else if meta.is_file() {
+        let text = crate::input_file::read_to_string(&dot_git, 64 * 1024).ok()?;
+        let named = text.lines().next()?.strip_prefix("gitdir:")?.trim();
+        if named.is_empty() {
+            return None;
+        }
+        dir.join(named)
+    } else {
+        return None;
+    };
+    Some(Location {
+        worktree: dir.to_path_buf(),
+        marker: git_dir.join(FILE_NAME),
+    })
 }
 
 /// Why a marker could not be read.

@@ -12,10 +12,54 @@ use std::fs;
 /// Links followed in one path before giving up, as Linux does (ELOOP).
 const MAX_LINKS: usize = 40;
 
+/// What one path is, as far as resolving goes.
+#[derive(Debug, Clone)]
+enum Kind {
+    Missing,
+    Plain,
+    Link(String),
+}
+
+/// Looks at each path once: one tool call's paths share most of their
+/// directories (the repository's, the marker's, the home's), and the file
+/// system is taken to stand still for the length of one judgement.
+#[derive(Debug, Default)]
+pub(crate) struct Lookups {
+    seen: std::cell::RefCell<std::collections::HashMap<String, Kind>>,
+}
+
+impl Lookups {
+    fn kind(&self, path: &str) -> Kind {
+        if let Some(kind) = self.seen.borrow().get(path) {
+            return kind.clone();
+        }
+        let kind = match fs::symlink_metadata(path) {
+            Ok(meta) if meta.file_type().is_symlink() => match fs::read_link(path) {
+                Ok(target) => Kind::Link(target.to_string_lossy().into_owned()),
+                Err(_) => Kind::Missing,
+            },
+            Ok(_) => Kind::Plain,
+            Err(_) => Kind::Missing,
+        };
+        self.seen.borrow_mut().insert(path.to_owned(), kind.clone());
+        kind
+    }
+
+    /// [`resolve`], with what was looked at kept for the next path.
+    pub(crate) fn resolve(&self, path: &str) -> Option<String> {
+        resolve_with(path, &|p| self.kind(p))
+    }
+}
+
 /// `path`, absolute, with its links followed; `None` for a path that is not
 /// absolute or has a loop of links (no write through it can succeed, and
 /// where it would go cannot be said).
-pub(crate) fn resolve(path: &str) -> Option<String> {
+#[cfg(test)]
+fn resolve(path: &str) -> Option<String> {
+    Lookups::default().resolve(path)
+}
+
+fn resolve_with(path: &str, kind_of: &dyn Fn(&str) -> Kind) -> Option<String> {
     if !path.starts_with('/') {
         return None;
     }
@@ -37,14 +81,12 @@ pub(crate) fn resolve(path: &str) -> Option<String> {
                     continue;
                 }
                 let here = join(&done);
-                match fs::symlink_metadata(&here) {
-                    Ok(meta) if meta.file_type().is_symlink() => {
+                match kind_of(&here) {
+                    Kind::Link(target) => {
                         links += 1;
                         if links > MAX_LINKS {
                             return None;
                         }
-                        let target = fs::read_link(&here).ok()?;
-                        let target = target.to_string_lossy();
                         done.pop();
                         if target.starts_with('/') {
                             done.clear();
@@ -53,8 +95,8 @@ pub(crate) fn resolve(path: &str) -> Option<String> {
                             pending.insert(i, p);
                         }
                     }
-                    Ok(_) => {}
-                    Err(_) => exists = false,
+                    Kind::Plain => {}
+                    Kind::Missing => exists = false,
                 }
             }
         }

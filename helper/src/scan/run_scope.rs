@@ -111,9 +111,10 @@ fn judge(writes: &[WriteTarget], ends_run: bool, origin: &Origin<'_>) -> Verdict
     if writes.is_empty() && !ends_run {
         return Verdict::Pass;
     }
+    let fs = real_path::Lookups::default();
     let placed: Vec<(&WriteTarget, Placed)> = writes
         .iter()
-        .map(|w| (w, place_target(w, origin.call_dir, origin.home)))
+        .map(|w| (w, place_target(w, origin.call_dir, origin.home, &fs)))
         .collect();
     // The directories whose runs decide, and every path written.
     let own: Vec<&str> = std::iter::once(origin.call_dir)
@@ -130,13 +131,11 @@ fn judge(writes: &[WriteTarget], ends_run: bool, origin: &Origin<'_>) -> Verdict
     // once, however it was reached.
     let mut markers: Vec<std::path::PathBuf> = Vec::new();
     let mut seen = BTreeSet::new();
-    for dir in &searched {
-        for location in run_marker::locate_all(Path::new(dir)) {
-            let text = location.marker.display().to_string();
-            let key = real_path::resolve(&text).unwrap_or(text);
-            if seen.insert(key) {
-                markers.push(location.marker);
-            }
+    for location in run_marker::locate_all(searched.iter().map(Path::new)) {
+        let text = location.marker.display().to_string();
+        let key = fs.resolve(&text).unwrap_or(text);
+        if seen.insert(key) {
+            markers.push(location.marker);
         }
     }
     let mut refused = Vec::new();
@@ -162,7 +161,7 @@ fn judge(writes: &[WriteTarget], ends_run: bool, origin: &Origin<'_>) -> Verdict
                 &marker_path,
             ));
         }
-        let scope = Scope::new(&marker, &marker_path, origin.home);
+        let scope = Scope::new(&marker, &marker_path, origin.home, &fs);
         let belongs = own.iter().any(|dir| scope.covers(dir));
         if ends_run && belongs {
             refused.push(format!(
@@ -202,7 +201,12 @@ fn judge(writes: &[WriteTarget], ends_run: bool, origin: &Origin<'_>) -> Verdict
 }
 
 /// Where `write`, made from `call_dir`, lands.
-fn place_target(write: &WriteTarget, call_dir: &str, home: Option<&str>) -> Placed {
+fn place_target(
+    write: &WriteTarget,
+    call_dir: &str,
+    home: Option<&str>,
+    fs: &real_path::Lookups,
+) -> Placed {
     let shown = clip(&one_line_text(&write.spelled), MAX_QUOTED);
     let Some(text) = write.path.as_deref() else {
         return Placed::Unknown(unknown(&shown, "the path depends on what runs"));
@@ -256,10 +260,10 @@ fn place_target(write: &WriteTarget, call_dir: &str, home: Option<&str>) -> Plac
                 && pattern.is_empty()
                 && !matches!(name, "" | "." | "..") =>
         {
-            real_path::resolve(if parent.is_empty() { "/" } else { parent })
+            fs.resolve(if parent.is_empty() { "/" } else { parent })
                 .map(|p| format!("{}/{name}", p.trim_end_matches('/')))
         }
-        _ => real_path::resolve(&fixed),
+        _ => fs.resolve(&fixed),
     };
     let Some(mut real) = resolved else {
         return Placed::Unknown(unknown(&shown, "its path holds a loop of symbolic links"));
@@ -319,7 +323,7 @@ fn judge_link(
         kind: WriteKind::Write,
         link: None,
     };
-    match place_target(&target, origin.call_dir, origin.home) {
+    match place_target(&target, origin.call_dir, origin.home, scope.fs) {
         Placed::Harmless => None,
         Placed::Unknown(reason) => Some(reason),
         Placed::Path(mut to_place) => {
@@ -353,6 +357,8 @@ fn unreadable(why: &str, marker: &str) -> String {
 /// A marker, read and resolved once for all of a call's writes.
 struct Scope<'m> {
     marker: &'m RunMarker,
+    /// The file system as this call found it.
+    fs: &'m real_path::Lookups,
     /// The files that hold the run, their links followed: the marker, the
     /// progress file and the plan.
     guarded: Vec<(String, &'static str)>,
@@ -372,16 +378,21 @@ struct Scope<'m> {
 }
 
 impl<'m> Scope<'m> {
-    fn new(marker: &'m RunMarker, marker_path: &str, home: Option<&str>) -> Self {
+    fn new(
+        marker: &'m RunMarker,
+        marker_path: &str,
+        home: Option<&str>,
+        fs: &'m real_path::Lookups,
+    ) -> Self {
         let root_written = paths::normalize(&marker.repo_root, None);
-        let real = |p: &str| real_path::resolve(p).unwrap_or_else(|| paths::normalize(p, None));
+        let real = |p: &str| fs.resolve(p).unwrap_or_else(|| paths::normalize(p, None));
         let root = real(&root_written);
         let guarded = vec![
             (real(marker_path), "the run marker"),
             (real(&marker.progress), "the run's progress file"),
             (real(&marker.plan), "the plan being executed"),
         ];
-        let resolved = |entry: &str| resolve_entry(entry, &root_written, &root);
+        let resolved = |entry: &str| resolve_entry(entry, &root_written, &root, fs);
         let mut never_touch: Vec<Matcher> =
             marker.never_touch.iter().map(|f| Matcher::new(f)).collect();
         never_touch.extend(
@@ -401,6 +412,7 @@ impl<'m> Scope<'m> {
             .collect();
         Self {
             marker,
+            fs,
             guarded,
             home: home.map(real),
             files: marker.files.iter().map(|f| Matcher::new(f)).collect(),
@@ -420,7 +432,7 @@ impl<'m> Scope<'m> {
     /// `dir` (absolute) is inside this run's tree.
     fn covers(&self, dir: &str) -> bool {
         let lexical = paths::normalize(dir, None);
-        let real = real_path::resolve(&lexical).unwrap_or_else(|| lexical.clone());
+        let real = self.fs.resolve(&lexical).unwrap_or_else(|| lexical.clone());
         relative(&real, &self.root).is_some() || relative(&lexical, &self.root_written).is_some()
     }
 
@@ -633,11 +645,16 @@ fn holds_rel(dir: &str, path: &str) -> bool {
 /// followed, relative to the real root (a directory entry keeps its
 /// trailing `/`); `None` when it resolves outside the root or through a
 /// loop.
-fn resolve_entry(entry: &str, root_written: &str, root: &str) -> Option<String> {
+fn resolve_entry(
+    entry: &str,
+    root_written: &str,
+    root: &str,
+    fs: &real_path::Lookups,
+) -> Option<String> {
     let text = plain(entry);
     let dir = entry.trim().ends_with('/');
     let (fixed, pattern) = split_glob(&format!("{root_written}/{text}"))?;
-    let real = real_path::resolve(&fixed)?;
+    let real = fs.resolve(&fixed)?;
     let mut rel = relative(&real, root)?;
     if !pattern.is_empty() {
         rel = if rel.is_empty() {

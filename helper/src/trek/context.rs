@@ -84,7 +84,7 @@ impl Run {
             return Err(Problem::new(
                 code::TREK_STALE_RUN,
                 format!(
-                    "the run marker {} is stale: {why}; `trek start --resume {}` picks the run up again",
+                    "the run marker {} is stale: {why}; `trek start --resume {}` picks the run up again, or the user ends it with `voyage-helper trek release` (until then the hook refuses every write)",
                     location.marker.display(),
                     marker.plan
                 ),
