@@ -84,29 +84,11 @@ pub struct Location {
 /// directory (`gitdir: PATH`). `None` outside a working tree or when the
 /// `.git` file cannot be read.
 pub fn locate(dir: &Path) -> Option<Location> {
-    for candidate in dir.ancestors() {
-        let dot_git = candidate.join(".git");
-        let Ok(meta) = fs::symlink_metadata(&dot_git) else {
-            continue;
-        };
-        let git_dir = if meta.is_dir() {
-            dot_git
-        } else if meta.is_file() {
-            let text = crate::input_file::read_to_string(&dot_git, 64 * 1024).ok()?;
-            let named = text.lines().next()?.strip_prefix("gitdir:")?.trim();
-            if named.is_empty() {
-                return None;
-            }
-            candidate.join(named)
-        } else {
-            return None;
-        };
-        return Some(Location {
-            worktree: candidate.to_path_buf(),
-            marker: git_dir.join(FILE_NAME),
-        });
-    }
-    None
+    // The nearest `.git` decides: one that cannot be read is no work tree.
+    let root = dir
+        .ancestors()
+        .find(|candidate| fs::symlink_metadata(candidate.join(".git")).is_ok())?;
+    at(root)
 }
 
 /// Every marker location for `dirs`: the work tree holding each, and every
