@@ -809,3 +809,49 @@ fn an_out_of_scope_change_the_agent_committed_is_caught_and_undone_in_the_tree()
     );
     applies_back(&repo, &done, &agent);
 }
+
+/// The seam between `trek` and the hook (issue 23, point 3), driven the way
+/// a run goes: the marker `trek start` and `step-begin` leave holds the
+/// agent to the step; the progress file cannot be written through the
+/// hook; when something the hook cannot see changes it all the same, every
+/// write is refused, until the user's `trek release`.
+#[test]
+fn the_hook_holds_a_run_trek_started_until_the_user_releases_it() {
+    let repo = begun();
+    let hook = |command: &str| -> String {
+        let mut cmd = crate::common::env::helper(repo.path(), repo.home.path());
+        cmd.args(["hook", "pre-tool-use"]);
+        let input = serde_json::json!({
+            "cwd": repo.path(), "hook_event_name": "PreToolUse",
+            "tool_name": "Bash", "tool_input": {"command": command}
+        });
+        let out = assert_cmd::Command::from_std(cmd)
+            .write_stdin(input.to_string())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert!(hook("echo x > README.md").contains("run-outside-step"));
+    assert_eq!(hook("echo '#!/bin/sh' > greet.sh"), "");
+    let progress = repo.progress().display().to_string();
+    for command in [
+        format!("sed -i s/in_progress/completed/ {progress}"),
+        format!("rm {progress}"),
+        format!("echo x >& {}", repo.plan()),
+    ] {
+        assert!(hook(&command).contains("run-marker-write"), "{command}");
+    }
+    // What the hook cannot see (another process) flips the status: the
+    // guard fails closed instead of going stale.
+    let text = fs::read_to_string(repo.progress()).unwrap();
+    fs::write(repo.progress(), text.replace("in_progress", "completed")).unwrap();
+    assert!(hook("echo x > greet.sh").contains("run-marker-unreadable"));
+    // The agent cannot end it either (the untrusted run speaks first).
+    assert!(hook("voyage-helper trek release").contains("\"permissionDecision\":\"deny\""));
+    let (code, released) = repo.trek(&["release"]);
+    assert_eq!((code, released["status"].as_str()), (0, Some("released")));
+    assert!(!repo.marker().exists());
+    assert!(repo.progress().exists());
+    assert_eq!(hook("echo x > README.md"), "");
+}
