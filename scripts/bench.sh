@@ -1313,6 +1313,24 @@ if [[ -z "$only" || "$only" == tui ]]; then
   rm -rf "$logs" "$tw/.claude"
 fi
 
+# The example plan's repository at $1 committed, the run started and step 1
+# begun and implemented (its one file written, in scope): what figures 26
+# and 27 time from. A function body in ( ) keeps the git settings local.
+begin_example_step() (
+  cd "$1"
+  export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+  git init -q -b main
+  git config user.name bench
+  git config user.email bench@example.com
+  git config commit.gpgsign false
+  git add -A
+  git commit -q -m init
+  "$helper" trek start plans/plan.md >/dev/null
+  "$helper" trek step-begin 1 >/dev/null
+  # shellcheck disable=SC2016
+  printf '#!/usr/bin/env bash\necho "Hello, ${1:-world}!"\n' >greet.sh
+)
+
 # --- 26. trek step-done: a step's Verify, audit and checkpoint -------------------
 
 if [[ -z "$only" || "$only" == trek ]]; then
@@ -1324,20 +1342,7 @@ if [[ -z "$only" || "$only" == trek ]]; then
   trepo="$tdir/repo"
   mkdir -p "$trepo/plans"
   cp "$repo/examples/trek/plan.md" "$trepo/plans/plan.md"
-  (
-    cd "$trepo"
-    export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
-    git init -q -b main
-    git config user.name bench
-    git config user.email bench@example.com
-    git config commit.gpgsign false
-    git add -A
-    git commit -q -m init
-    "$helper" trek start plans/plan.md >/dev/null
-    "$helper" trek step-begin 1 >/dev/null
-    # shellcheck disable=SC2016
-    printf '#!/usr/bin/env bash\necho "Hello, ${1:-world}!"\n' >greet.sh
-  )
+  begin_example_step "$trepo"
   rm -rf "$tdir/ready"
   cp -a "$trepo" "$tdir/ready"
   treset="bash -c $(q "rm -rf $(q "$trepo") && cp -a $(q "$tdir/ready") $(q "$trepo")")"
@@ -1377,20 +1382,7 @@ for i in range(n):
     with open(os.path.join(d, f"f{i % 100:03}.txt"), "w") as f:
         f.write(f"file {i}\n")
 PY
-  (
-    cd "$srepo"
-    export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
-    git init -q -b main
-    git config user.name bench
-    git config user.email bench@example.com
-    git config commit.gpgsign false
-    git add -A
-    git commit -q -m init
-    "$helper" trek start plans/plan.md >/dev/null
-    "$helper" trek step-begin 1 >/dev/null
-    # shellcheck disable=SC2016
-    printf '#!/usr/bin/env bash\necho "Hello, ${1:-world}!"\n' >greet.sh
-  )
+  begin_example_step "$srepo"
   [[ "$(git -C "$srepo" ls-files | wc -l)" -ge "$SCOPE_FILES" ]] ||
     { echo "bench.sh: the scope repository does not have $SCOPE_FILES files" >&2; exit 2; }
   (cd "$srepo" && "$helper" audit scope --plan plans/plan.md --step 1) |
