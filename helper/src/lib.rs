@@ -53,6 +53,7 @@ mod ansi;
 mod atomic_file;
 mod audit;
 mod brief;
+mod claude_session;
 mod cli;
 mod clock;
 mod criteria;

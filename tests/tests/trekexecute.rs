@@ -133,6 +133,37 @@ impl Session {
         out
     }
 
+    /// The operator answering from a shell after the session ended: the
+    /// launcher run outside Claude Code (none of its variables set).
+    fn operator(&self, args: &[&str]) -> Output {
+        let mut cmd = Command::new(launcher());
+        for (key, _) in std::env::vars_os() {
+            let key = key.to_string_lossy();
+            if key.starts_with("CLAUDE") || key.starts_with("VOYAGE_DATA") {
+                cmd.env_remove(&*key);
+            }
+        }
+        cmd.args(args)
+            .current_dir(self.dir())
+            .env("HOME", self.home.path())
+            .env("VOYAGE_HELPER", helper_binary().unwrap())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    }
+
+    /// `trek finish --gate confirm` by the operator; its output.
+    fn operator_confirms(&self) -> String {
+        let out = self.operator(&["trek", "finish", "--gate", "confirm"]);
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        text
+    }
+
     fn progress(&self) -> Value {
         let path = self.dir().join("plans/.trekexecute-progress-plan.json");
         serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap()
@@ -205,8 +236,10 @@ fn a_two_step_plan_completes_through_the_command() {
         s.write("tests/greet.sh", TEST),
         s.call("step-done 2"),
         s.call("finish"),
+        // An agent that answers the gate anyway is refused: in `claude -p`
+        // nobody was asked.
         s.call("finish --gate confirm"),
-        Turn::text("The run is completed."),
+        Turn::text("The run waits at the main-merge gate."),
     ];
     let mock = MockApi::start(turns);
     let out = s.run(&mock, COMMAND);
@@ -239,13 +272,32 @@ fn a_two_step_plan_completes_through_the_command() {
             "init"
         ]
     );
+    // The run waits at the gate: nothing finalised, the answer refused.
+    let results = tool_results(&mock);
+    let asked = results.iter().find(|r| r.contains("Question:")).unwrap();
+    assert!(
+        asked.contains("NEXT: stop — do not answer the main-merge gate"),
+        "{asked}"
+    );
+    assert!(
+        results
+            .last()
+            .is_some_and(|r| r.contains("voyage: blocked gate-operator")),
+        "{results:?}"
+    );
+    let progress = s.progress();
+    assert_eq!(progress["status"], "in_progress", "{progress}");
+    assert_eq!(progress["main_merge_gate"]["status"], "awaiting");
+
+    // The operator answers from a shell.
+    let report = s.operator_confirms();
+    assert!(
+        report.contains("\"result\": \"completed\""),
+        "trekexecute_summary: {report}"
+    );
     let progress = s.progress();
     assert_eq!(progress["status"], "completed", "{progress}");
-    let last = tool_results(&mock).join("\n");
-    assert!(
-        last.contains("\"result\": \"completed\""),
-        "trekexecute_summary: {last}"
-    );
+    assert_eq!(progress["main_merge_gate"]["answered_by"], "operator");
 }
 
 #[test]
@@ -301,8 +353,7 @@ fn resume_after_an_escalation_continues_at_that_step() {
         s.write("tests/greet.sh", TEST),
         s.call("step-done 2"),
         s.call("finish"),
-        s.call("finish --gate confirm"),
-        Turn::text("Completed."),
+        Turn::text("Waiting at the main-merge gate."),
     ]);
     let out = s.run(&second, "/voyage:trekexecute --resume plans/plan.md");
     assert!(out.status.success(), "{}", second.summary());
@@ -317,6 +368,7 @@ fn resume_after_an_escalation_continues_at_that_step() {
         results.contains("NEXT: trek step-begin 2"),
         "resume names step 2: {results}"
     );
+    s.operator_confirms();
     assert_eq!(s.progress()["status"], "completed");
     assert_eq!(s.progress()["steps"]["2"]["attempts"], 2);
 }
@@ -436,8 +488,7 @@ fn writes_outside_the_step_are_denied_by_the_hook_during_a_run() {
         s.write("src/a.sh", "echo ok\n"),
         s.call("step-done 1"),
         s.call("finish"),
-        s.call("finish --gate confirm"),
-        Turn::text("Done."),
+        Turn::text("Done: waiting at the main-merge gate."),
     ]);
     let out = s.run(&mock, COMMAND);
     assert!(out.status.success(), "{}", mock.summary());
@@ -477,5 +528,6 @@ fn writes_outside_the_step_are_denied_by_the_hook_during_a_run() {
         .filter(|r| r.contains("voyage: blocked run-"))
         .count();
     assert_eq!(denials, 4, "four writes denied by the hook: {results:#?}");
+    s.operator_confirms();
     assert_eq!(s.progress()["status"], "completed", "{results:#?}");
 }

@@ -27,5 +27,7 @@ mod sha256;
 pub(crate) use cli::Command;
 pub use model::ref_safe;
 pub(crate) use model::{Fail, Layout, current_branch, waves};
-pub(crate) use ops::{Order, State, WaveStatus, archive, next_wave, record_merged, status, write};
+pub(crate) use ops::{
+    Order, State, WaveStatus, archive, clear, next_wave, record_merged, status, write,
+};
 pub use sha256::hex as sha256_hex;

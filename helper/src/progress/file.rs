@@ -125,7 +125,7 @@ pub fn conforms(value: &Value) -> bool {
         None | Some(Value::Null) => true,
         Some(Value::Object(o)) => o
             .get("status")
-            .is_none_or(|s| text_in(Some(s), &["passed", "failed", "not-run"])),
+            .is_none_or(|s| text_in(Some(s), &["passed", "failed", "not-run", "deferred"])),
         Some(_) => false,
     };
     let audit_ok = match top.get("manifest_audit") {
@@ -137,9 +137,25 @@ pub fn conforms(value: &Value) -> bool {
         }
         Some(_) => false,
     };
+    let gate_ok = match top.get("main_merge_gate") {
+        None => true,
+        Some(Value::Object(o)) => {
+            o.get("status")
+                .is_none_or(|s| text_in(Some(s), &["awaiting", "confirmed", "declined"]))
+                && o.get("answered_by")
+                    .is_none_or(|s| text_in(Some(s), &["operator", "user"]))
+                && ["asked_at", "answered_at"]
+                    .iter()
+                    .all(|k| o.get(*k).is_none_or(Value::is_string))
+        }
+        Some(_) => false,
+    };
     let counts_ok = ["total_steps", "current_step", "recovery_depth"]
         .iter()
-        .all(|k| top.get(*k).is_none_or(Value::is_u64));
+        .all(|k| top.get(*k).is_none_or(Value::is_u64))
+        && top
+            .get("session")
+            .is_none_or(|n| n.as_u64().is_some_and(|n| n >= 1));
     // Optional flags: absent, or a boolean (never null).
     let flags_ok = ["legacy_plan", "recovery_dispatched"]
         .iter()
@@ -169,6 +185,7 @@ pub fn conforms(value: &Value) -> bool {
         && budget_ok
         && verification_ok
         && audit_ok
+        && gate_ok
         && counts_ok
         && flags_ok
         && steps_ok

@@ -10,7 +10,9 @@
 //!    (`plan_verification.status == "passed"`); for a session spec, the exit
 //!    condition passed (`exit_condition_checked`, which `criteria run
 //!    --record` sets only when every criterion passed); anything else makes
-//!    the run `failed`;
+//!    the run `failed`. A `--session N` run of a multi-session plan records
+//!    it as `deferred` instead: the plan's check of the whole belongs to
+//!    the master verification, and only such a run may defer it;
 //! 3. **counter liveness**: `iterations_remaining` reconciles with the
 //!    budget, by the same arithmetic the session audit uses
 //!    ([`Progress::expected_iterations_remaining`]); a counter left
@@ -77,12 +79,21 @@ pub(crate) fn stop_signal(progress: &Progress) -> (&'static str, &'static str) {
         };
         ("exit_condition", status)
     } else {
-        (
-            "plan_verification",
-            word(status_of(Some(&progress.plan_verification))),
-        )
+        let recorded = status_of(Some(&progress.plan_verification));
+        // A session's share of a multi-session plan cannot pass the whole
+        // plan's check: it is the master verification's, after the last
+        // merge. Only a session's run may defer it.
+        let status = match recorded {
+            Some(DEFERRED) if progress.session.is_some() => DEFERRED,
+            other => word(other),
+        };
+        ("plan_verification", status)
     }
 }
+
+/// The `plan_verification` status of a session run whose plan's
+/// Verification waits for the master verification (Phase 2.6, Step 4).
+pub(crate) const DEFERRED: &str = "deferred";
 
 /// The gate over `progress` for a budget of `cap`
 /// (`TREKEXECUTE_MAX_RECOVERY_ITERATIONS`).
@@ -114,7 +125,7 @@ pub(crate) fn completion_gate(progress: &Progress, cap: u32) -> Gate {
         }
     }
     let (signal, signal_status) = stop_signal(progress);
-    let failed = signal_status != "passed";
+    let failed = !matches!(signal_status, "passed" | DEFERRED);
     if failed {
         let what = if signal == "exit_condition" {
             "the exit condition"
@@ -193,6 +204,27 @@ mod tests {
         // Nothing recorded: every clause fails, failed wins.
         let gate = completion_gate(&progress(""), 25);
         assert_eq!((gate.status, gate.reasons.len()), ("failed", 2));
+    }
+
+    #[test]
+    fn only_a_session_run_may_defer_the_plan_verification() {
+        let deferred = r#", "manifest_audit": {"status": "pass", "drift_details": []},
+                           "plan_verification": {"status": "deferred"}"#;
+        let mut p = progress(deferred);
+        let gate = completion_gate(&p, 25);
+        assert_eq!(gate.status, "failed", "{gate:?}");
+        assert_eq!(gate.stop_signal_status, "not-run");
+        p.session = Some(2);
+        let gate = completion_gate(&p, 25);
+        assert!(gate.passed, "{gate:?}");
+        assert_eq!(gate.stop_signal_status, "deferred");
+        // A session run still fails on a drift or a failed check.
+        let mut drift = progress(&deferred.replace("\"pass\"", "\"drift\""));
+        drift.session = Some(2);
+        assert_eq!(completion_gate(&drift, 25).status, "partial");
+        let mut failed = progress(&deferred.replace("deferred", "failed"));
+        failed.session = Some(2);
+        assert_eq!(completion_gate(&failed, 25).status, "failed");
     }
 
     #[test]

@@ -38,6 +38,8 @@ pub(super) struct PlanFacts {
     pub legacy_plan: bool,
     /// A recovery spec's depth (its `## Recovery Metadata`), else 0.
     pub recovery_depth: u32,
+    /// The Execution Strategy's session the run executes, if any.
+    pub session: Option<u32>,
 }
 
 impl PlanFacts {
@@ -45,6 +47,7 @@ impl PlanFacts {
     /// session's steps (when the plan splits into sessions).
     pub(super) fn of(plan: &Plan, path: &Path, session: Option<u32>) -> Result<Self, Problem> {
         let mut steps: Vec<u32> = plan.steps.iter().map(|s| s.number).collect();
+        let mut of_session = None;
         if let (Some(n), Some(strategy)) = (session, &plan.strategy) {
             let Some(s) = strategy.sessions.iter().find(|s| s.number == n) else {
                 let known: Vec<String> = strategy
@@ -62,6 +65,7 @@ impl PlanFacts {
                 .in_file(path));
             };
             steps.clone_from(&s.steps);
+            of_session = Some(n);
         }
         steps.sort_unstable();
         steps.dedup();
@@ -83,6 +87,7 @@ impl PlanFacts {
                 .as_ref()
                 .and_then(|s| s.recovery_depth)
                 .unwrap_or(0),
+            session: of_session,
         })
     }
 }
@@ -117,6 +122,7 @@ pub(super) fn fresh(facts: &PlanFacts, mode: &str, budget: u32, now: &str) -> Pr
         legacy_plan: Some(facts.legacy_plan),
         recovery_depth: Some(facts.recovery_depth),
         recovery_dispatched: Some(false),
+        session: facts.session,
         extra: Map::new(),
     }
 }
@@ -134,6 +140,7 @@ mod tests {
             steps: vec![0, 1, 2, 10],
             legacy_plan: true,
             recovery_depth: 0,
+            session: None,
         };
         let p = fresh(&facts, "execute", 25, "2026-11-30T10:15:00Z");
         assert_eq!(p.total_steps, 4);

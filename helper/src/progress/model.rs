@@ -57,6 +57,11 @@ pub struct Progress {
     /// This run handed a recovery session over (Phase 7.6, step 5).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovery_dispatched: Option<bool>,
+    /// The session of the plan's Execution Strategy this run executes
+    /// (`--session N`): its steps only, and the plan's Verification left to
+    /// the master verification after the last wave is merged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<u32>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }

@@ -99,9 +99,21 @@ impl Scanner<'_> {
         // name on PATH, the plugin's launcher by its path).
         if first.text.rsplit('/').next() == Some("voyage-helper")
             && args.first().is_some_and(|a| a.is("trek"))
-            && args.get(1).is_some_and(|a| a.is("release") || !a.exact)
         {
-            self.judgement.ends_run = true;
+            let sub = args.get(1);
+            if sub.is_some_and(|a| a.is("release") || !a.exact) {
+                self.judgement.ends_run = true;
+            }
+            // `trek finish --gate X`, `--gate=X`, or arguments only known
+            // when the command runs.
+            if sub.is_some_and(|a| a.is("finish") || !a.exact)
+                && args
+                    .iter()
+                    .skip(2)
+                    .any(|a| !a.exact || a.text.starts_with("--gate"))
+            {
+                self.judgement.answers_gate = true;
+            }
         }
         // `hash -p /bin/rm ls; ls …` runs /bin/rm.
         if let Some(name) = first.exact_text()

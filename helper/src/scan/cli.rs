@@ -195,6 +195,12 @@ pub(crate) enum HookCommand {
     /// A call that writes nothing is never affected, and a denylist denial
     /// stays as it is.
     ///
+    /// IN A SESSION NOBODY WATCHES (CLAUDE_CODE_ENTRYPOINT sdk-cli for
+    /// `claude -p`, sdk-ts, sdk-py, claude-code-github-action, mcp), a Bash
+    /// call that answers the main-merge gate (`voyage-helper trek finish
+    /// --gate …`) is denied as gate-operator, run or no run: that answer is
+    /// the operator's, given from a shell.
+    ///
     /// INPUT is read leniently: any nesting depth, lone surrogate escapes
     /// and invalid UTF-8 (both read as U+FFFD), a leading byte-order mark;
     /// unknown fields are skipped, and of a repeated key the last counts.

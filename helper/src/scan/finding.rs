@@ -89,6 +89,11 @@ pub struct Judgement {
     /// subcommand the text does not give), which ends a run in progress:
     /// the run's scope refuses it to the agent.
     pub ends_run: bool,
+    /// The command runs `voyage-helper trek finish` with `--gate` (or a
+    /// `trek` subcommand or argument the text does not give): it answers
+    /// the main-merge gate, which in a session nobody watches only the
+    /// operator may do.
+    pub answers_gate: bool,
 }
 
 impl Judgement {

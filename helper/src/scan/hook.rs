@@ -304,6 +304,15 @@ fn answer_read(input: &[u8], read_ok: bool, ctx: &Context) -> Answer {
         _ => return Answer::Silent,
     };
     let answer = decide(&judgement);
+    // The main-merge gate is a person's: where nobody can be asked, the
+    // agent may not answer it. The hook's environment is Claude Code's own,
+    // which the agent's command cannot change.
+    if judgement.answers_gate
+        && !matches!(answer, Answer::Deny(_))
+        && crate::claude_session::asker() == crate::claude_session::Asker::UnattendedSession
+    {
+        return Answer::Deny(GATE_IS_THE_OPERATORS.to_owned());
+    }
     // The run's scope only adds denials: a denylist denial stays as it is,
     // and a call that writes nothing (and ends no run) is never affected.
     if matches!(answer, Answer::Deny(_)) || (writes.is_empty() && !ends_run) {
@@ -331,6 +340,9 @@ fn answer_read(input: &[u8], read_ok: bool, ctx: &Context) -> Answer {
         Verdict::Deny(reason) => Answer::Deny(reason),
     }
 }
+
+/// Why `trek finish --gate …` is refused in a session nobody watches.
+const GATE_IS_THE_OPERATORS: &str = "voyage: blocked gate-operator (the main-merge gate is a person's): `trek finish --gate` answers the question only the user may answer, and nobody can be asked in this session (claude -p, an SDK). Safer: stop and say the run waits at the main-merge gate; the operator answers with `voyage-helper trek finish --gate confirm|decline` (and `--plan PLAN` for a multi-session plan) in a shell.";
 
 /// The denial of a call whose input could not be read to its end.
 fn deny_unreadable(call: &HookInput, why: Unread, ctx: &Context) -> Answer {

@@ -47,6 +47,9 @@ pub(super) const EXPORT_ALLOWLIST: &[&str] = &[
     "effort",
     "phase",
     "profile",
+    // Who answered the main-merge gate: operator (a shell) or user (asked
+    // in an interactive session).
+    "answered_by",
 ];
 
 /// The most characters an event name may have.

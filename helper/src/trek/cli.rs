@@ -187,6 +187,10 @@ pub(crate) struct FinishArgs {
     /// A multi-session plan whose waves are all merged (its gate's answer).
     #[arg(long, value_name = "PLAN", requires = "gate")]
     pub plan: Option<PathBuf>,
+    /// In a `--session N` run: also run the plan's Verification, as
+    /// information only (the session's completion never depends on it).
+    #[arg(long, conflicts_with = "gate")]
+    pub advisory_verification: bool,
     /// Print the reply as one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -200,7 +204,7 @@ impl Command {
             Self::StepBegin(args) => (super::step::begin(args.step), args.json),
             Self::StepDone(args) => (super::step::done(args.step), args.json),
             Self::Finish(args) => (
-                super::finish::finish(args.gate, args.plan.as_deref()),
+                super::finish::finish(args.gate, args.plan.as_deref(), args.advisory_verification),
                 args.json,
             ),
             Self::Release(args) => (super::release::release(), args.json),

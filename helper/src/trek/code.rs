@@ -12,4 +12,5 @@ crate::problem::codes! {
     TREK_STEP_STATE => "the step is not in the state this call needs (begin it before it is done)",
     TREK_INNER => "a command the façade runs in-process could not run or printed no usable answer",
     TREK_GATE => "the main-merge gate answer is missing or not confirm/decline",
+    TREK_GATE_UNATTENDED => "the main-merge gate is a person's: a Claude Code session nobody watches (claude -p, the SDKs) cannot answer it",
 }

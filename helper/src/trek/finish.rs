@@ -7,6 +7,16 @@
 //! stats record and removes the run marker. A run that stopped early
 //! (escalation, failure, the sandbox sentinel) skips the verification and
 //! the gate and is finalised at once: there is nothing to merge.
+//!
+//! A `--session N` run of a multi-session plan is one share of the work:
+//! the plan's Verification checks the whole, so it is deferred to the
+//! master verification the parent runs after the last merge, and the
+//! session is finalised without a gate (its branch is merged by the
+//! parent, whose gate is the one that publishes anything).
+//!
+//! The gate is a person's: where nobody can be asked (`claude -p`), the
+//! reply says to stop and the answer is refused to the session
+//! ([`crate::claude_session`]); the operator gives it from a shell.
 
 use std::path::Path;
 
@@ -19,6 +29,7 @@ use super::invoke::field;
 use super::invoke::invoke;
 use super::reply::{Next, Reply};
 use super::stop;
+use crate::claude_session::{self, Asker};
 use crate::exit;
 use crate::plan::PlanKind;
 use crate::problem::Problem;
@@ -27,11 +38,43 @@ use crate::progress::StepStatus;
 /// The main-merge question, as the user is asked it.
 pub(super) const QUESTION: &str = "Question: All steps are done and audited. Ready to proceed with the main-merge step and finalize the run? (Confirm — main-merge / Decline — hold for review)";
 
-/// Runs `trek finish`.
-pub(super) fn finish(gate: Option<GateAnswer>, wave_plan: Option<&Path>) -> Reply {
+/// Brings the reply to the main-merge gate: the question, and the call
+/// that answers it with every argument it needs (`gate_call`). Where no
+/// one can be asked, the agent is told to stop instead of answering.
+pub(super) fn ask_gate(reply: &mut Reply, gate_call: String, dir: &str) {
+    reply.push(QUESTION);
+    if claude_session::asker() == Asker::UnattendedSession {
+        reply.push(format!(
+            "Nobody can be asked in this session, so the run waits at the gate. The operator answers in a shell in {dir}: voyage-helper {}, or with /trekexecute --resume in an interactive session.",
+            gate_call.replace("confirm|decline", "confirm (or decline)")
+        ));
+        reply.next = Next::AwaitOperator;
+    } else {
+        reply.next = Next::AskMainMerge;
+    }
+    reply.call = Some(gate_call);
+}
+
+/// Who gives the gate's answer from this process, or the refusal when it
+/// would be the model answering for the user.
+pub(super) fn answerer(dir: &str, gate_call: &str) -> Result<Asker, Problem> {
+    match claude_session::asker() {
+        Asker::UnattendedSession => Err(Problem::new(
+            code::TREK_GATE_UNATTENDED,
+            format!(
+                "the main-merge gate is the user's to answer, and nobody can be asked in this Claude Code session (CLAUDE_CODE_ENTRYPOINT says it runs unattended): stop here and say the run waits at the gate; the operator answers in a shell in {dir} with `voyage-helper {gate_call}`"
+            ),
+        )),
+        who => Ok(who),
+    }
+}
+
+/// Runs `trek finish`; `advisory`: a session's run also runs the plan's
+/// Verification, as information, never as its gate.
+pub(super) fn finish(gate: Option<GateAnswer>, wave_plan: Option<&Path>, advisory: bool) -> Reply {
     let result = match wave_plan {
         Some(plan) => super::waves::finish(plan, gate),
-        None => finish_inner(gate),
+        None => finish_inner(gate, advisory),
     };
     result.unwrap_or_else(|p| stop::problem("finish", &p))
 }
@@ -47,30 +90,53 @@ fn all_done(run: &Run) -> Result<bool, Problem> {
     }))
 }
 
-fn finish_inner(gate: Option<GateAnswer>) -> Result<Reply, Problem> {
+/// Whether the run is one session's share of a multi-session plan, whose
+/// Verification is the master verification's.
+fn session_share(run: &Run) -> Option<u32> {
+    run.decided
+        .session
+        .filter(|_| run.plan.kind == PlanKind::Trekplan && run.plan.strategy.is_some())
+}
+
+fn finish_inner(gate: Option<GateAnswer>, advisory: bool) -> Result<Reply, Problem> {
     let run = Run::here()?;
     let mut reply = Reply::new("finish", Next::Stop, "in_progress");
     reply.plan = Some(run.plan_arg());
     reply.progress = Some(run.progress_arg());
     let done = all_done(&run)?;
     let early = run.decided.stop.clone();
+    let root = run.root.display().to_string();
+    let share = session_share(&run);
 
     if let Some(answer) = gate {
-        if early.is_some() || !done {
+        if early.is_some() || !done || share.is_some() {
             return Err(Problem::new(
                 code::TREK_GATE,
-                "no main-merge gate is pending: the run stopped early or has steps left; run `trek finish` without --gate",
+                if share.is_some() {
+                    "a session's run has no main-merge gate: its branch is merged by the parent run; run `trek finish` without --gate"
+                } else {
+                    "no main-merge gate is pending: the run stopped early or has steps left; run `trek finish` without --gate"
+                },
             ));
         }
+        let who = answerer(&root, "trek finish --gate confirm|decline")?;
         let plan = run.plan_arg();
-        let (event, payload, status) = match answer {
-            GateAnswer::Confirm => ("main-merge-approved", json!({ "plan": plan }), "completed"),
+        let by = who.word();
+        let (event, payload, status, word) = match answer {
+            GateAnswer::Confirm => (
+                "main-merge-approved",
+                json!({ "plan": plan, "answered_by": by }),
+                "completed",
+                "confirmed",
+            ),
             GateAnswer::Decline => (
                 "main-merge-declined",
-                json!({ "plan": plan, "reason": "hold-for-review" }),
+                json!({ "plan": plan, "reason": "hold-for-review", "answered_by": by }),
                 "partial",
+                "declined",
             ),
         };
+        record_gate(&run, word, Some(by), &mut reply);
         emit(event, &payload, &mut reply);
         if answer == GateAnswer::Decline {
             reply.push("Declined: nothing is finalized; the run is recorded as partial and the commits stay for review. /trekexecute --resume returns to this gate.");
@@ -80,8 +146,20 @@ fn finish_inner(gate: Option<GateAnswer>) -> Result<Reply, Problem> {
 
     let plan = run.plan_arg();
     let progress = run.progress_arg();
-    let root = run.root.display().to_string();
-    if early.is_none() && done {
+    if early.is_none() && done && share.is_some() {
+        // Phase 7 for one session: the plan's check of the whole waits for
+        // the master verification, after the last wave is merged.
+        let reason = "the plan's Verification checks the integrated result: the master verification runs it in the main checkout after the last wave is merged";
+        crate::progress::edit(&run.progress_path, |p| {
+            p.plan_verification = json!({ "status": "deferred", "reason": reason });
+        })?;
+        reply.push("Plan verification: DEFERRED to the master verification (it checks the whole plan, after the last wave is merged); this session is judged by its steps and its manifest audit.");
+        if advisory {
+            let criteria = invoke(&["criteria", "run", "--plan", &plan, "--cwd", &root])?;
+            reply.push("Advisory run of the plan's Verification (information only, not this session's gate):");
+            reply.push_text(&criteria.stdout);
+        }
+    } else if early.is_none() && done {
         // Phase 7: the plan's own check of the whole.
         let criteria = invoke(&[
             "criteria", "run", "--plan", &plan, "--cwd", &root, "--record", &progress,
@@ -130,10 +208,17 @@ fn finish_inner(gate: Option<GateAnswer>) -> Result<Reply, Problem> {
         reply.push_text(&recovery.stdout);
     }
 
-    match early {
-        Some(status) => finalize(&run, &status, reply),
-        None if !done => finalize(&run, "partial", reply),
-        None => {
+    match (early, share) {
+        (Some(status), _) => finalize(&run, &status, reply),
+        (None, _) if !done => finalize(&run, "partial", reply),
+        (None, Some(n)) => {
+            let mut reply = finalize(&run, "completed", reply)?;
+            if reply.status == "completed" {
+                reply.push(format!("Session {n} is done. Its branch is merged by the parent run: run /trekexecute on the plan again in the main checkout once every session of this wave is done."));
+            }
+            Ok(reply)
+        }
+        (None, None) => {
             // The main-merge gate: always asked, in every gates mode.
             let gates = run.decided.gates.clone();
             let event = if drift { "audit-drift" } else { "audit-pass" };
@@ -154,11 +239,39 @@ fn finish_inner(gate: Option<GateAnswer>) -> Result<Reply, Problem> {
                 reply.push("Gates closed: the audit drifted, so the run halts here for you first.");
             }
             let payload = json!({ "plan": plan, "wave_count": 1 });
+            record_gate(&run, "awaiting", None, &mut reply);
             emit("main-merge-gate", &payload, &mut reply);
-            reply.push(QUESTION);
-            reply.next = Next::AskMainMerge;
+            ask_gate(
+                &mut reply,
+                "trek finish --gate confirm|decline".into(),
+                &root,
+            );
             Ok(reply)
         }
+    }
+}
+
+/// Records where the run stands at the main-merge gate in its progress
+/// file (`main_merge_gate`): `awaiting` an answer, then `confirmed` or
+/// `declined` and by whom. A failure is one line, never a stop.
+fn record_gate(run: &Run, status: &str, by: Option<&str>, reply: &mut Reply) {
+    let now = crate::clock::UtcTime::now().rfc3339();
+    let edited = crate::progress::edit(&run.progress_path, |p| {
+        let asked = p
+            .extra
+            .get("main_merge_gate")
+            .and_then(|g| g.get("asked_at"))
+            .cloned()
+            .unwrap_or_else(|| now.clone().into());
+        let mut gate = json!({ "status": status, "asked_at": asked });
+        if let (Some(by), Some(map)) = (by, gate.as_object_mut()) {
+            map.insert("answered_by".into(), by.into());
+            map.insert("answered_at".into(), now.clone().into());
+        }
+        p.extra.insert("main_merge_gate".into(), gate);
+    });
+    if let Err(p) = edited {
+        reply.push(format!("warning: the gate was not recorded: {}", p.message));
     }
 }
 

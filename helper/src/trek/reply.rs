@@ -20,6 +20,9 @@ pub(crate) enum Next {
     Finish,
     /// Ask the user the main-merge question, then `trek finish --gate …`.
     AskMainMerge,
+    /// Stop at the main-merge gate: nobody can be asked in this session,
+    /// and the answer is the operator's, given from outside the model.
+    AwaitOperator,
     /// Decide whether the entry condition holds, then run `trek start`
     /// again with `--entry met` or `--entry unmet`.
     JudgeEntry,
@@ -93,6 +96,10 @@ pub(crate) struct Reply {
     /// step-done: what the scope audit found outside the step's Files.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scope: Option<ScopeReply>,
+    /// The call that answers the main-merge gate, with every argument it
+    /// needs (ask-main-merge, await-operator).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call: Option<String>,
     /// The exit status this reply carries: 0 the run goes on or completed,
     /// 1 it stopped short, 2 it could not be checked.
     #[serde(skip)]
@@ -113,6 +120,7 @@ impl Reply {
             report: None,
             summary: None,
             scope: None,
+            call: None,
             exit: crate::exit::OK,
         }
     }
@@ -132,6 +140,12 @@ impl Reply {
             .extend(text.trim_end().lines().map(str::to_owned));
     }
 
+    fn gate_call(&self) -> &str {
+        self.call
+            .as_deref()
+            .unwrap_or("trek finish --gate confirm|decline")
+    }
+
     /// The `NEXT:` line.
     fn next_line(&self) -> String {
         let n = self.step.map(|s| s.to_string()).unwrap_or_default();
@@ -141,7 +155,14 @@ impl Reply {
                 "NEXT: implement step {n} (only its Files), then: trek step-done {n}"
             ),
             Next::Finish => "NEXT: trek finish".to_owned(),
-            Next::AskMainMerge => "NEXT: ask the main-merge question (AskUserQuestion: Confirm — main-merge / Decline — hold for review), then: trek finish --gate confirm|decline".to_owned(),
+            Next::AskMainMerge => format!(
+                "NEXT: ask the main-merge question (AskUserQuestion: Confirm — main-merge / Decline — hold for review), then: {}",
+                self.gate_call()
+            ),
+            Next::AwaitOperator => format!(
+                "NEXT: stop — do not answer the main-merge gate; the operator runs: voyage-helper {}",
+                self.gate_call()
+            ),
             Next::JudgeEntry => "NEXT: judge the entry condition above, then re-run trek start with the same arguments and --entry met|unmet".to_owned(),
             Next::Stop => "NEXT: stop — show the user the lines above".to_owned(),
         }

@@ -2,8 +2,8 @@
 //! a session, so a run here prepares one wave of session orders and stops,
 //! and the next run collects that wave, merges it and prepares the next.
 //! Once every wave is merged, the plan's verification runs on the
-//! integrated result and the run comes to the main-merge gate, answered
-//! with `trek finish --gate … --plan PLAN`.
+//! integrated result and, when it passes, the run comes to the main-merge
+//! gate, answered with `trek finish --gate … --plan PLAN`.
 
 use std::path::Path;
 
@@ -11,7 +11,7 @@ use serde_json::json;
 
 use super::cli::GateAnswer;
 use super::code;
-use super::finish::{QUESTION, emit};
+use super::finish::{answerer, ask_gate, emit};
 use super::invoke::invoke;
 use super::reply::{Next, Reply};
 use crate::exit;
@@ -26,19 +26,38 @@ pub(super) fn run(mut reply: Reply, plan: &str, project: Option<&Path>) -> Resul
     let project = project.map(|p| p.display().to_string());
     let (in_flight, mut next) = standing(plan)?;
     if in_flight {
-        let collected = invoke(&["wave", "collect", "--plan", plan])?;
-        reply.push_text(&collected.stdout);
-        let (still, after) = standing(plan)?;
-        if still || !collected.ok() {
-            reply.status = if still { "handover" } else { "failed" }.into();
-            reply.exit = if still { exit::OK } else { exit::NOT_OK };
-            if !still {
+        let collected = crate::wave::collect(Path::new(plan));
+        reply.push_text(&collected.text);
+        match collected.outcome {
+            Some("merged") => next = standing(plan)?.1,
+            // Sessions still open: the hand-over stands.
+            Some("running") => {
+                reply.status = "handover".into();
+                return Ok(reply);
+            }
+            // A session ended badly or a merge conflicted: the wave stays
+            // in flight, with its worktrees, until the user has dealt with
+            // it; the next run collects it again.
+            Some(outcome @ ("failed" | "conflict")) => {
+                reply.push(if outcome == "failed" {
+                    "Nothing was merged, and the wave stays open. Re-run the session that ended badly in its worktree (its order names the directory): /trekexecute --session N --resume PLAN; once it completes, run /trekexecute on the plan here again. To give the wave up instead, delete its wave.json and re-run."
+                } else {
+                    "The merge was aborted and the wave stays open. Merge the conflicting session's branch by hand here (git merge --no-ff BRANCH, resolve, commit); then run /trekexecute on the plan again: it merges the rest and goes on."
+                });
                 let report = invoke(&["wave", "report", "--plan", plan])?;
                 reply.report = Some(report.stdout);
+                reply.status = "failed".into();
+                reply.exit = exit::NOT_OK;
+                return Ok(reply);
             }
-            return Ok(reply);
+            // The main tree is dirty, git refused a merge, or the wave
+            // cannot be read: the user acts, then re-runs.
+            _ => {
+                reply.status = "stopped".into();
+                reply.exit = exit::NOT_OK;
+                return Ok(reply);
+            }
         }
-        next = after;
     } else if next.is_some() {
         let mut args = vec!["wave", "preflight", "--plan", plan];
         if let Some(p) = project.as_deref() {
@@ -65,19 +84,43 @@ pub(super) fn run(mut reply: Reply, plan: &str, project: Option<&Path>) -> Resul
             Ok(reply)
         }
         None => {
-            // Step 4: the master verification, then the gate.
-            let criteria = invoke(&["criteria", "run", "--plan", plan])?;
+            // Step 4: the master verification on the integrated result,
+            // then the gate. A failure asks nothing: there is nothing fit
+            // to publish, and the next run comes back here.
+            let root = main_checkout()?;
+            let criteria = invoke(&["criteria", "run", "--plan", plan, "--cwd", &root])?;
+            reply.push("Master verification (every wave merged):");
             reply.push_text(&criteria.stdout);
+            if !criteria.ok() {
+                reply.push("The master verification does not pass on the merged result, so the main-merge gate is not asked. Fix it on this branch (commit the fix), then run /trekexecute on the plan again: it re-runs the master verification and comes back to the gate.");
+                reply.status = "failed".into();
+                reply.exit = exit::NOT_OK;
+                return Ok(reply);
+            }
             let payload = json!({ "plan": plan, "wave_count": merged_waves(plan) });
             emit("main-merge-gate", &payload, &mut reply);
-            reply.push(QUESTION);
-            reply.push(format!(
-                "Answer with: trek finish --gate confirm|decline --plan {plan}"
-            ));
-            reply.next = Next::AskMainMerge;
+            ask_gate(
+                &mut reply,
+                format!("trek finish --gate confirm|decline --plan {plan}"),
+                &root,
+            );
             Ok(reply)
         }
     }
+}
+
+/// The work tree this process runs in: where the waves are merged.
+fn main_checkout() -> Result<String, Problem> {
+    std::env::current_dir()
+        .ok()
+        .and_then(|d| crate::git::toplevel(&d))
+        .map(|d| d.display().to_string())
+        .ok_or_else(|| {
+            Problem::new(
+                code::TREK_NOT_A_REPO,
+                "the multi-session path runs in the main checkout of a git repository",
+            )
+        })
 }
 
 fn merged_waves(plan: &str) -> usize {
@@ -104,17 +147,30 @@ pub(super) fn finish(plan: &Path, gate: Option<GateAnswer>) -> Result<Reply, Pro
             "not every wave is merged yet: re-run /trekexecute on the plan to collect or prepare the next wave",
         ));
     }
+    let root = main_checkout()?;
+    let by = answerer(
+        &root,
+        &format!("trek finish --gate confirm|decline --plan {plan}"),
+    )?
+    .word();
     let mut reply = Reply::new("finish", Next::Stop, "completed");
     reply.plan = Some(plan.clone());
     match answer {
         GateAnswer::Confirm => {
-            emit("main-merge-approved", &json!({ "plan": plan }), &mut reply);
+            emit(
+                "main-merge-approved",
+                &json!({ "plan": plan, "answered_by": by }),
+                &mut reply,
+            );
             let report = invoke(&["wave", "report", "--plan", &plan])?;
             reply.report = Some(report.stdout);
             let verified = invoke(&["criteria", "run", "--plan", &plan])?;
             if verified.ok() {
-                let cleared = invoke(&["orders", "clear", "--plan", &plan])?;
-                reply.push_text(&cleared.stdout);
+                let cleared = crate::wave::clear_orders(Path::new(&plan)).map_err(|(_, p)| p)?;
+                reply.push(format!(
+                    "Master verification passed; the orders directory is cleared ({} files).",
+                    cleared.len()
+                ));
             } else {
                 reply.push_text(&verified.stdout);
                 reply.push("The master verification does not pass: the orders directory is kept; fix it and re-run /trekexecute.");
@@ -125,7 +181,7 @@ pub(super) fn finish(plan: &Path, gate: Option<GateAnswer>) -> Result<Reply, Pro
         GateAnswer::Decline => {
             emit(
                 "main-merge-declined",
-                &json!({ "plan": plan, "reason": "hold-for-review" }),
+                &json!({ "plan": plan, "reason": "hold-for-review", "answered_by": by }),
                 &mut reply,
             );
             reply.push("Declined: the merged waves stay on this branch for review and the merged-waves record is kept; re-run /trekexecute (not --resume) to come back to this gate.");

@@ -2,6 +2,9 @@
 //! archive, then (every session completed, the main tree clean) one
 //! `merge --no-ff` per session in order, the wave recorded, its worktrees
 //! and merged branches removed without force, and the next wave named.
+//! A session that ended badly or a merge that conflicted leaves the wave
+//! in flight, worktrees and all: the user re-runs the session or merges
+//! by hand, and the next collect goes on from there.
 
 use std::fs;
 
@@ -9,7 +12,7 @@ use serde::Serialize;
 
 use super::code;
 use super::context::{git, git_ok};
-use super::tidy::{Kept, Swept, sweep};
+use super::tidy::{Kept, Swept};
 use crate::exit;
 use crate::orders::{self, Fail, Layout, State, WaveStatus};
 use crate::problem::Problem;
@@ -47,14 +50,6 @@ pub(super) struct CollectReply {
 
 fn stop(code: &'static str, message: String) -> Fail {
     (exit::NOT_OK, Problem::new(code, message))
-}
-
-/// The Step 5 cleanup after a failed or conflicting wave.
-fn cleanup_after(layout: &Layout, reply: &mut CollectReply) -> Result<(), Fail> {
-    let _ = fs::remove_file(layout.wave_file());
-    let swept = sweep(layout)?;
-    absorb(reply, swept);
-    Ok(())
 }
 
 fn absorb(reply: &mut CollectReply, swept: Swept) {
@@ -120,13 +115,16 @@ pub(super) fn run(
     let numbers: Vec<u32> = sessions.iter().map(|(n, _)| *n).collect();
     reply.archived = orders::archive(layout, w, &numbers)?;
     if !ended_bad.is_empty() {
+        // The wave stays in flight with every worktree, so the session can
+        // be re-run where it stopped (`--session N --resume`), and the next
+        // collect finds it completed.
         reply.outcome = Some("failed");
-        cleanup_after(layout, reply)?;
         return Err(stop(
             code::WAVE_FAILED,
             format!(
-                "Wave {w} FAILED: {}. Stopping - later waves depend on this wave; nothing was merged",
-                ended_bad.join("; ")
+                "Wave {w} FAILED: {}. Stopping - later waves depend on this wave; nothing was merged. Re-run that session in its worktree (--session N --resume), then collect again; or give the wave up: delete {} and re-run",
+                ended_bad.join("; "),
+                layout.wave_file().display()
             ),
         ));
     }
@@ -197,12 +195,14 @@ pub(super) fn run(
                     message: Some("merge-failed: an earlier session conflicted".into()),
                 });
             }
+            // The wave stays in flight: once the user has merged this
+            // branch by hand, the next collect merges the rest (the merges
+            // already made are no-ops).
             reply.outcome = Some("conflict");
-            cleanup_after(layout, reply)?;
             return Err(stop(
                 code::WAVE_MERGE_CONFLICT,
                 format!(
-                    "Wave {w} MERGE CONFLICT: session {n} branch conflicts with merged state. Conflicting files: {listed}. Session {n} order: {}. Aborting further merges; sessions already merged in this wave are preserved",
+                    "Wave {w} MERGE CONFLICT: session {n} branch conflicts with merged state. Conflicting files: {listed}. Session {n} order: {}. Aborting further merges; sessions already merged in this wave are preserved. Merge {branch} by hand (git merge --no-ff {branch}, resolve, commit), then collect again",
                     layout.order_file(w, *n).display()
                 ),
             ));

@@ -42,3 +42,34 @@ pub(crate) fn standing(plan: &std::path::Path) -> Result<(bool, Option<u32>), cr
     }
     Ok((false, crate::orders::next_wave(&layout)?))
 }
+
+/// How `trek start`'s collect of the wave in flight ended.
+pub(crate) struct Collected {
+    /// What `wave collect` prints, then the problem's line when it stopped.
+    pub text: String,
+    /// `merged`, `running`, `failed`, `conflict`, `refused`, `dirty`, or
+    /// `None` when the wave could not even be read.
+    pub outcome: Option<&'static str>,
+}
+
+/// `wave collect` for the plan's wave in flight, as `trek start` runs it.
+pub(crate) fn collect(plan: &std::path::Path) -> Collected {
+    let mut reply = collect::CollectReply::default();
+    let done = context::layout(plan, None).and_then(|l| collect::run(&l, None, &mut reply));
+    let mut text = collect::render(&reply);
+    if let Err((_, problem)) = &done {
+        text.push_str(&format!("error[{}]: {}\n", problem.code, problem.message));
+    }
+    Collected {
+        text,
+        outcome: reply.outcome,
+    }
+}
+
+/// Phase 8's confirm on the multi-session path: the plan's orders
+/// directory cleared (orders, archived progress copies, the merged-waves
+/// record). Returns what was removed.
+pub(crate) fn clear_orders(plan: &std::path::Path) -> Result<Vec<String>, crate::orders::Fail> {
+    let layout = context::layout(plan, None)?;
+    crate::orders::clear(&layout.session_dir)
+}

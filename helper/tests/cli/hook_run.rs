@@ -110,8 +110,14 @@ impl Run {
 
     /// The hook's reply to `input`, run in `cwd`.
     fn ask(&self, input: &Value, cwd: &Path) -> Reply {
+        self.ask_with(input, cwd, &[])
+    }
+
+    /// The same with `env` in the hook's environment (Claude Code's own).
+    fn ask_with(&self, input: &Value, cwd: &Path, env: &[(&str, &str)]) -> Reply {
         let out = helper(cwd, &self.home)
             .args(["hook", "pre-tool-use"])
+            .envs(env.iter().copied())
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
@@ -644,6 +650,59 @@ fn only_the_user_may_release_a_run() {
     assert!(
         String::from_utf8_lossy(&again.stdout).contains("nothing released"),
         "{again:?}"
+    );
+}
+
+/// The main-merge gate is a person's: in a session nobody watches
+/// (`claude -p`: CLAUDE_CODE_ENTRYPOINT=sdk-cli in the hook's environment,
+/// which the agent's command cannot change), every way of answering it is
+/// refused, run or no run; in an interactive session and for other `trek`
+/// calls nothing changes.
+#[test]
+fn an_unattended_session_cannot_answer_the_main_merge_gate() {
+    let run = Run::new();
+    let bash_with = |command: &str, env: &[(&str, &str)]| {
+        let input = json!({
+            "session_id": "s", "cwd": run.repo, "hook_event_name": "PreToolUse",
+            "tool_name": "Bash", "tool_input": {"command": command}
+        });
+        run.ask_with(&input, &run.repo, env)
+    };
+    let unattended = [("CLAUDECODE", "1"), ("CLAUDE_CODE_ENTRYPOINT", "sdk-cli")];
+    let interactive = [("CLAUDECODE", "1"), ("CLAUDE_CODE_ENTRYPOINT", "cli")];
+    let answers = [
+        "voyage-helper trek finish --gate confirm",
+        "voyage-helper trek finish --gate=decline --json",
+        "voyage-helper trek finish --gate confirm --plan plans/split.md",
+        "\"/home/u/.claude/plugins/voyage/plugin/bin/voyage-helper\" trek finish --gate confirm",
+        "cd sub && voyage-helper trek finish --json --gate confirm",
+        "env -u CLAUDE_CODE_ENTRYPOINT voyage-helper trek finish --gate confirm",
+        "CLAUDECODE= voyage-helper trek finish --gate confirm",
+        "sh -c 'voyage-helper trek finish --gate confirm'",
+        "voyage-helper trek \"$SUB\" --gate confirm",
+        "voyage-helper trek finish \"$ANSWER\"",
+    ];
+    for command in answers {
+        let reply = bash_with(command, &unattended);
+        assert!(reply.denied_as("gate-operator"), "{command}: {reply:?}");
+        assert!(reply.reason().contains("operator"), "{reply:?}");
+        assert_eq!(bash_with(command, &interactive), Reply::Silent, "{command}");
+        assert_eq!(bash_with(command, &[]), Reply::Silent, "{command}");
+    }
+    for command in [
+        "voyage-helper trek finish",
+        "voyage-helper trek finish --json",
+        "voyage-helper trek start --gates=closed plans/p.md",
+        "voyage-helper gate --state auditing --event audit-pass --json",
+        "echo trek finish --gate confirm",
+    ] {
+        assert_eq!(bash_with(command, &unattended), Reply::Silent, "{command}");
+    }
+    // With a run in progress the refusal is the same.
+    run.start(&json!({}));
+    assert!(
+        bash_with("voyage-helper trek finish --gate confirm", &unattended)
+            .denied_as("gate-operator")
     );
 }
 

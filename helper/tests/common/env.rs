@@ -7,7 +7,14 @@ use std::process::Command;
 
 /// Prefixes of the variables the helper reads (its own, Claude Code's, the
 /// Executant fallbacks, the plan executor's budget, OpenTelemetry's).
-const READ_BY_THE_HELPER: [&str; 5] = ["VOYAGE_", "CLAUDE_", "EXECUTANT_", "TREKEXECUTE_", "OTEL_"];
+const READ_BY_THE_HELPER: [&str; 6] = [
+    "VOYAGE_",
+    "CLAUDE_",
+    "CLAUDECODE",
+    "EXECUTANT_",
+    "TREKEXECUTE_",
+    "OTEL_",
+];
 
 /// `voyage-helper` to run in `cwd` (`PWD` too) with `HOME` at `home`, and
 /// every `VOYAGE_*`, `CLAUDE_*`, `EXECUTANT_*`, `TREKEXECUTE_*` and `OTEL_*`

@@ -122,18 +122,30 @@ fn an_ended_bad_session_fails_the_wave_without_a_merge() {
     assert_eq!(code_of(&reply), "WAVE_FAILED");
     assert_eq!(w.git(&["rev-parse", "HEAD"]), head);
     assert!(w.orders().join("wave-1-session-2.progress.json").is_file());
-    assert!(!w.orders().join("wave.json").exists());
-    // Session 1's unmerged branch survives; so does every worktree git
-    // refuses (each holds its untracked progress file).
-    assert!(w.has_branch(1));
-    let kept: Vec<&str> = reply["kept"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|k| k["kind"].as_str().unwrap())
-        .collect();
+    // The wave stays open, every worktree and branch with it, so session 2
+    // can be re-run where it stopped; nothing was removed.
+    assert!(w.orders().join("wave.json").is_file());
+    assert!(w.worktree(1).is_dir() && w.worktree(2).is_dir());
+    assert!(w.has_branch(1) && w.has_branch(2));
+    assert_eq!(reply["removed_worktrees"], serde_json::json!([]));
     assert!(
-        kept.contains(&"branch") && kept.contains(&"worktree"),
+        reply["problem"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("--resume"),
+        "{reply}"
+    );
+    // Once session 2 completes, the same collect merges the wave.
+    w.session_commits(
+        2,
+        &[("web/src/health.rs", "fn h() {}\n")],
+        "feat(http): health",
+    );
+    w.session_ends(2, "completed");
+    let (code, reply) = w.wave_json("wave-collect", &["wave", "collect"]);
+    assert_eq!(
+        (code, reply["outcome"].as_str()),
+        (0, Some("merged")),
         "{reply}"
     );
 }
@@ -474,6 +486,10 @@ fn cleanup_after_a_failed_wave_keeps_what_holds_work() {
     w.session_ends(1, "completed");
     w.session_ends(2, "failed");
     assert_eq!(w.wave(&["wave", "collect"]).status, 1);
+    // The wave stays open until the user gives it up.
+    let (code, _) = w.wave_json("wave-cleanup", &["wave", "cleanup"]);
+    assert_eq!(code, 1);
+    fs::remove_file(w.orders().join("wave.json")).unwrap();
     let (code, reply) = w.wave_json("wave-cleanup", &["wave", "cleanup"]);
     assert_eq!(code, 1, "{reply}");
     assert_eq!(code_of(&reply), "WAVE_KEPT");

@@ -12,6 +12,7 @@ mod failures;
 mod orders;
 mod source;
 mod strategy;
+mod user_path;
 
 use std::cell::RefCell;
 use std::fs;
@@ -51,13 +52,18 @@ impl World {
     /// `name`: the repository's directory; `plan`: where the plan lives;
     /// `commit`: whether it is committed (else left untracked).
     pub(super) fn with(name: &str, plan: &str, commit: bool) -> Self {
+        Self::of_plan(name, plan, &example_plan(), commit)
+    }
+
+    /// The same with the plan's text given.
+    pub(super) fn of_plan(name: &str, plan: &str, text: &str, commit: bool) -> Self {
         let case = Case::new(&[]);
         let root = case.path().join(name);
         fs::create_dir_all(&root).unwrap();
         crate::common::repo::init(&root);
         crate::common::repo::write(&root, &[("README.md", "readme\n")]);
         crate::common::repo::commit_all(&root, "init");
-        crate::common::repo::write(&root, &[(plan, &example_plan())]);
+        crate::common::repo::write(&root, &[(plan, text)]);
         if commit {
             crate::common::repo::commit_all(&root, "plan");
         }
