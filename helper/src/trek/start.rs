@@ -251,6 +251,9 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
     let profile = field(&resolution, "/profile/name")
         .as_str()
         .map(str::to_owned);
+    let profile_source = field(&resolution, "/profile/source")
+        .as_str()
+        .map(str::to_owned);
     reply.push(format!(
         "Profile: {} (effort {effort}, model {})",
         profile.as_deref().unwrap_or("premium"),
@@ -334,6 +337,7 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
         project: project.as_ref().map(|p| p.display().to_string()),
         gates,
         profile,
+        profile_source,
         stop: None,
     };
     single_session(reply, args, &plan, &plan_path, decided)

@@ -65,11 +65,17 @@ impl Repo {
     /// `voyage-helper trek ARGS --json`: the exit code and the reply,
     /// checked against its schema.
     fn trek(&self, args: &[&str]) -> (i32, Value) {
+        self.trek_env(args, &[])
+    }
+
+    /// [`Self::trek`] with extra environment variables.
+    fn trek_env(&self, args: &[&str], env: &[(&str, &str)]) -> (i32, Value) {
         let out = crate::common::env::helper(self.path(), self.home.path())
             .arg("trek")
             .args(args)
             .arg("--json")
             .env("CLAUDE_PLUGIN_DATA", self.data())
+            .envs(env.iter().copied())
             .output()
             .unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
@@ -164,6 +170,57 @@ fn a_two_step_plan_runs_to_completed_with_two_checkpoints() {
     assert!(stats.contains("\"main-merge-gate\""), "{stats}");
     assert!(stats.contains("\"main-merge-approved\""), "{stats}");
     assert!(stats.contains("\"result\":\"completed\""), "{stats}");
+}
+
+/// The example plan run to the confirmed gate, `trek start` given `start`
+/// (and `env`, which the later calls do not see): the run's Phase 9 record.
+fn stats_record_of_a_run(plan: &str, start: &[&str], env: &[(&str, &str)]) -> Value {
+    let repo = Repo::new(plan);
+    let plan = repo.plan();
+    let mut args = vec!["start"];
+    args.extend_from_slice(start);
+    args.push(&plan);
+    let (code, reply) = repo.trek_env(&args, env);
+    assert_eq!(code, 0, "{reply}");
+    for (n, file, text) in [("1", "greet.sh", GREET), ("2", "tests/greet.sh", TEST)] {
+        repo.trek(&["step-begin", n]);
+        repo.write(&[(file, text)]);
+        repo.trek(&["step-done", n]);
+    }
+    repo.trek(&["finish"]);
+    let (code, last) = repo.trek(&["finish", "--gate", "confirm"]);
+    assert_eq!(code, 0, "{last}");
+    let stats = fs::read_to_string(repo.data().join("trekexecute-stats.jsonl")).unwrap();
+    let records: Vec<Value> = stats
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|r: &Value| r.get("profile_source").is_some())
+        .collect();
+    assert_eq!(records.len(), 1, "{stats}");
+    records[0].clone()
+}
+
+#[test]
+fn the_stats_record_says_where_the_profile_came_from() {
+    let without = example_plan().replace("profile: economy\n", "");
+    assert_ne!(without, example_plan());
+    let defaulted = stats_record_of_a_run(&without, &[], &[]);
+    assert_eq!(defaulted["profile_source"], "default", "{defaulted}");
+    assert_eq!(defaulted["profile"], "premium");
+
+    let flagged = stats_record_of_a_run(&without, &["--profile", "balanced"], &[]);
+    assert_eq!(flagged["profile_source"], "flag", "{flagged}");
+    assert_eq!(flagged["profile"], "balanced");
+
+    let inherited = stats_record_of_a_run(&example_plan(), &[], &[]);
+    assert_eq!(inherited["profile_source"], "inheritance", "{inherited}");
+    assert_eq!(inherited["profile"], "economy");
+
+    // The variable was seen at the start only (the gate answered from
+    // another shell): the record keeps what the start resolved.
+    let from_env = stats_record_of_a_run(&example_plan(), &[], &[("VOYAGE_PROFILE", "fable")]);
+    assert_eq!(from_env["profile_source"], "env", "{from_env}");
+    assert_eq!(from_env["profile"], "fable");
 }
 
 #[test]
