@@ -284,6 +284,77 @@ fn three_failed_attempts_revert_the_step_and_fail_the_run() {
     assert!(!repo.marker().exists());
 }
 
+/// One step that creates a script three directories deep and whose Verify
+/// the scripted agent never satisfies; On failure: revert.
+const DEEP: &str = r#"---
+plan_version: 1.7
+---
+# Plan: a deep script
+
+## Implementation Plan
+
+### Step 1: Add the deep script
+- **Files:** `src/deep/dir/file.sh` (new)
+- **Changes:** A script that prints ok.
+- **Verify:** `test "$(bash src/deep/dir/file.sh)" = ok`
+- **On failure:** revert
+- **Checkpoint:** `git commit -m "feat: add the deep script"`
+- **Manifest:**
+  ```yaml
+  expected_paths: [src/deep/dir/file.sh]
+  min_file_count: 1
+  commit_message_pattern: "^feat: add the deep script$"
+  bash_syntax_check: [src/deep/dir/file.sh]
+  forbidden_paths: []
+  must_contain: []
+  ```
+
+## Verification
+
+- `bash src/deep/dir/file.sh`
+"#;
+
+#[test]
+fn the_helpers_own_revert_is_not_drift_and_leaves_no_empty_directory() {
+    let repo = Repo::new(DEEP);
+    repo.write(&[("src/README.md", "sources\n")]);
+    commit_all(repo.path(), "src");
+    repo.trek(&["start", &repo.plan()]);
+    let mut last = Value::Null;
+    for _ in 1..=3 {
+        repo.trek(&["step-begin", "1"]);
+        repo.write(&[("src/deep/dir/file.sh", "echo wrong\n")]);
+        last = repo.trek(&["step-done", "1"]).1;
+    }
+    assert_eq!(last["status"], "failed", "{last}");
+    assert!(!repo.path().join("src/deep").exists(), "{last}");
+    assert!(
+        repo.path().join("src/README.md").is_file(),
+        "a directory holding something stays"
+    );
+    let record = &repo.progress_json()["steps"]["1"]["reverted"];
+    assert_eq!(
+        record["removed"],
+        serde_json::json!(["src/deep/dir/file.sh"])
+    );
+    assert_eq!(
+        record["removed_dirs"],
+        serde_json::json!(["src/deep/dir", "src/deep"])
+    );
+
+    let (code, finish) = repo.trek(&["finish"]);
+    assert_eq!(code, 1, "{finish}");
+    assert_eq!(finish["summary"]["result"], "failed");
+    let lines = finish["lines"].to_string();
+    assert!(!lines.contains("expected_paths"), "{lines}");
+    assert!(!lines.contains("src/deep/dir/file.sh"), "{lines}");
+    assert!(!lines.contains("Status stays"), "{lines}");
+    assert!(lines.contains("Manifest audit: PASS"), "{lines}");
+    let progress = repo.progress_json();
+    assert_eq!(progress["status"], "failed");
+    assert_eq!(progress["manifest_audit"]["status"], "pass", "{progress}");
+}
+
 #[test]
 fn claiming_done_with_a_step_left_is_partial() {
     let repo = Repo::new(&example_plan());
