@@ -459,6 +459,70 @@ fn validate_and_dry_run_report_and_touch_nothing() {
 }
 
 #[test]
+fn validate_is_ready_with_warnings_and_fails_only_on_fatal_errors() {
+    let plan = example_plan();
+    let with = |from: &str, to: &str| {
+        assert!(plan.contains(from), "{from}");
+        plan.replacen(from, to, 1)
+    };
+    let manifest_start = plan.find("- **Manifest:**").unwrap();
+    let manifest_end = plan[manifest_start..].find("```\n\n").unwrap() + manifest_start + 4;
+    let cases = [
+        (
+            "legacy",
+            with("plan_version: 1.7\n", ""),
+            true,
+            "PLAN_LEGACY",
+        ),
+        (
+            "no Verify",
+            with("- **Verify:** `bash tests/greet.sh`\n", ""),
+            true,
+            "PLAN_MISSING_VERIFY",
+        ),
+        (
+            "invalid regex",
+            with("^test\\\\(greet\\\\)", "^test("),
+            false,
+            "PLAN_INVALID_REGEX",
+        ),
+        (
+            "malformed manifest YAML",
+            with("expected_paths: [greet.sh]", "expected_paths: [greet.sh"),
+            false,
+            "PLAN_MALFORMED_YAML",
+        ),
+        (
+            "missing Manifest",
+            format!("{}{}", &plan[..manifest_start], &plan[manifest_end..]),
+            false,
+            "PLAN_MISSING_MANIFEST",
+        ),
+    ];
+    for (name, text, ready, code) in cases {
+        let repo = Repo::new(&text);
+        let (exit, reply) = repo.trek(&["start", "--validate", &repo.plan()]);
+        let lines = reply["lines"].to_string();
+        assert_eq!(exit, i32::from(!ready), "{name}: {lines}");
+        assert_eq!(
+            reply["status"],
+            if ready { "ready" } else { "fail" },
+            "{name}"
+        );
+        let banner = if ready { "READY" } else { "FAIL" };
+        assert!(
+            lines.contains(&format!("Schema Validation: {banner}")),
+            "{name}: {lines}"
+        );
+        assert!(lines.contains(code), "{name}: {lines}");
+        assert!(
+            !repo.progress().exists() && !repo.marker().exists(),
+            "{name}"
+        );
+    }
+}
+
+#[test]
 fn a_blocked_verify_stops_the_run_before_it_starts() {
     let plan = example_plan().replace(
         "`bash tests/greet.sh`\n- **On failure:** escalate",
