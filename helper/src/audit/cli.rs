@@ -79,7 +79,8 @@ pub(crate) enum Command {
     ///
     /// Over the steps the progress file tracks:
     ///   - expected_paths: the union of every manifest's (a skipped step's
-    ///     left out) and the Session Manifest's, each must exist;
+    ///     left out, and a step revert-step undid, whose record says
+    ///     reverted) and the Session Manifest's, each must exist;
     ///   - commit_count: commits in START..HEAD == completed steps (a
     ///     sandbox Step 0 excluded);
     ///   - commit_message_pattern: every subject in START..HEAD matches some
@@ -100,13 +101,16 @@ pub(crate) enum Command {
     ///     audit pass                   status stays
     ///     drift + completed            override completed -> partial
     ///     drift + failed/stopped/...   status stays, drift informational
+    ///     drift + in_progress          no override, drift informational
+    ///                                  (the caller finalises the run)
     ///
     /// --record writes manifest_audit {status, drift_details, override}
     /// into the progress file and, on an override, its status partial.
     ///
     /// OUTPUT: `Manifest audit: PASS (…)` or `Manifest audit: DRIFT, N
     /// findings (…)`, one `- …` line per item, then `Override: completed ->
-    /// partial …` or `Status stays S: …`. --json: {status: pass|drift,
+    /// partial …`, `Status stays S: …`, or for a run still in_progress
+    /// `No override: …` (its final status is not the audit's). --json: {status: pass|drift,
     /// drift_details: [...], override: {from, to} or null, claimed, start,
     /// commits, committing_steps, expected_paths, scripts, counter,
     /// recorded} (schema audit-session).

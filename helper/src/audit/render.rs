@@ -87,6 +87,12 @@ pub(super) fn session(audit: &SessionAudit, out: &mut impl Write) -> io::Result<
                 "Override: {} -> {} (the audit wins over the executor's report)",
                 o.from, o.to
             )?,
+            // A run still in progress is finalised by its caller, maybe to
+            // another status: say only that the audit overrides nothing.
+            None if audit.claimed == "in_progress" => writeln!(
+                out,
+                "No override: the run does not claim completed, so the drift is informational"
+            )?,
             None => writeln!(
                 out,
                 "Status stays {}: the drift is informational",

@@ -15,9 +15,14 @@
 //!    `iterations_remaining == cap − (recovery_depth + Σ attempts beyond the
 //!    first)`.
 //!
+//! A step the run reverted (`progress revert-step` recorded `reverted` in
+//! its record) is not asked for its expected paths: the helper removed
+//! them itself.
+//!
 //! Then the override table: drift over a run that claims `completed` makes
 //! it `partial` (the audit wins); a `failed` or `stopped` run keeps its
-//! status and the drift is informational.
+//! status and the drift is informational, and so does a run still
+//! `in_progress` that does not claim completed (the caller finalises it).
 
 use std::collections::BTreeSet;
 
@@ -102,10 +107,15 @@ pub(super) fn audit(
     };
     let session_manifest = plan.session.as_ref().and_then(|s| s.manifest.as_ref());
 
-    // 1–2. Expected paths exist (a skipped step promised nothing).
+    // 1–2. Expected paths exist. A skipped step promised nothing, and a
+    // step the run reverted (its record says so) has had its work undone
+    // on purpose: neither is drift.
     let mut seen = BTreeSet::new();
     let mut declared: Vec<(Option<u32>, &str)> = manifests()
-        .filter(|(_, r, _)| r.status != crate::progress::StepStatus::Skipped)
+        .filter(|(_, r, _)| {
+            let undone = r.reverted.is_some() && !r.status.is_completed();
+            r.status != crate::progress::StepStatus::Skipped && !undone
+        })
         .flat_map(|(s, _, m)| {
             m.expected_paths
                 .iter()

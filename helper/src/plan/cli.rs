@@ -16,14 +16,18 @@ use super::command;
 /// carry a manifest per step, older ones get one synthesised.
 #[derive(Debug, clap::Subcommand)]
 pub(crate) enum Command {
-    /// Check a plan's schema: the READY / FAIL report.
+    /// Check a plan's schema: the READY / FAIL report (trekexecute Phase 2.3).
     ///
-    /// Every problem has a stable code and a line, for example
-    /// PLAN_MISSING_MANIFEST, PLAN_MALFORMED_YAML, PLAN_INVALID_REGEX,
-    /// PLAN_REGEX_UNSUPPORTED (lookaround, backreferences),
-    /// PLAN_FORBIDDEN_HEADING, PLAN_STRATEGY_SCOPE_OVERLAP, and the warnings
-    /// PLAN_MISSING_VERIFY, PLAN_LEGACY, NO_VERIFICATION_SECTION and
-    /// NO_CRITERIA. `--json` prints `{file, status, valid, type,
+    /// Every problem has a stable code and a line. Errors make it FAIL: an
+    /// unrecognised format or PLAN_FORBIDDEN_HEADING, and for a plan at
+    /// plan_version 1.7 or later PLAN_MISSING_MANIFEST, PLAN_MALFORMED_YAML,
+    /// a Manifest key missing or of the wrong type, PLAN_INVALID_REGEX and
+    /// PLAN_REGEX_UNSUPPORTED (lookaround, backreferences), besides step
+    /// numbering and Execution Strategy errors such as
+    /// PLAN_STRATEGY_SCOPE_OVERLAP. Warnings are listed under READY and
+    /// never fail it unless --fail-on-warnings: PLAN_LEGACY (manifests
+    /// synthesised), PLAN_MISSING_VERIFY, PLAN_MISSING_ON_FAILURE,
+    /// NO_VERIFICATION_SECTION, NO_CRITERIA and the like. `--json` prints `{file, status, valid, type,
     /// plan_version, legacy_plan, steps, manifests_valid,
     /// manifests_synthesized, errors[], warnings[]}`, each problem
     /// `{code, severity, message, file, line, step}`.
@@ -32,7 +36,8 @@ pub(crate) enum Command {
     /// refused with PLAN_NOT_A_FILE, a file over 16 MiB with PLAN_TOO_LARGE,
     /// both unread; every reader of a plan does the same.
     ///
-    /// Exit status: 0 READY, 1 FAIL, 2 the file cannot be read.
+    /// Exit status: 0 READY (warnings or not), 1 FAIL, 2 the file cannot be
+    /// read.
     Validate(ValidateArgs),
     /// Print the parsed plan: every step, field, manifest, session and
     /// criterion with its source line (see `voyage-helper schema plan`).
@@ -84,7 +89,13 @@ impl Command {
 // doc comment on the struct would be a second source of it (clap reads both).
 #[derive(Debug, Clone, clap::Args)]
 pub(crate) struct ValidateArgs {
-    /// Warnings fail the validation too.
+    /// Any warning fails the validation too (exit 1), for CI that wants
+    /// plans free of warnings.
+    #[arg(long)]
+    pub fail_on_warnings: bool,
+    /// The call trekexecute Phase 2.3 names; changes nothing: the plan's
+    /// own plan_version decides strict mode, and warnings never fail
+    /// without --fail-on-warnings.
     #[arg(long)]
     pub strict: bool,
     /// Print the report as JSON.

@@ -29,7 +29,7 @@ fn unreadable(e: &PlanLoadError, json: bool, out: &mut impl Write) -> io::Result
 
 /// `plan validate`: 0 ready, 1 not, 2 unreadable.
 pub(super) fn validate(args: &ValidateArgs, out: &mut impl Write) -> io::Result<u8> {
-    let (path, strict, json) = (&args.plan, args.strict, args.json);
+    let (path, json) = (&args.plan, args.json);
     let file = path.display().to_string();
     let (plan, problems) = match load(path) {
         Ok(plan) => {
@@ -39,11 +39,11 @@ pub(super) fn validate(args: &ValidateArgs, out: &mut impl Write) -> io::Result<
         Err(PlanLoadError::Unrecognized { problems, .. }) => (None, problems),
         Err(e) => return unreadable(&e, json, out),
     };
-    let report = Validation::of(&file, plan.as_ref(), &problems, strict);
+    let report = Validation::of(&file, plan.as_ref(), &problems, args.fail_on_warnings);
     if json {
         report.render_json(out)?;
     } else {
-        report.render_text(out, strict)?;
+        report.render_text(out)?;
     }
     out.flush()?;
     Ok(if report.valid { exit::OK } else { exit::NOT_OK })
@@ -63,7 +63,7 @@ fn load_or_report(
             if json {
                 report.render_json(out)?;
             } else {
-                report.render_text(out, false)?;
+                report.render_text(out)?;
             }
             out.flush()?;
             Ok(Err(exit::NOT_OK))

@@ -34,12 +34,15 @@ pub(super) struct Validation<'a> {
 }
 
 impl<'a> Validation<'a> {
-    /// `strict`: warnings fail the validation too, all but PLAN_LEGACY.
+    /// Only errors fail the validation (Phase 2.3: an unrecognised format, a
+    /// missing or malformed Manifest in strict mode, an invalid pattern, and
+    /// the other structural errors); warnings are listed beside READY.
+    /// `fail_on_warnings`: any warning fails it too (for CI).
     pub(super) fn of(
         file: &'a str,
         plan: Option<&'a Plan>,
         problems: &'a [Problem],
-        strict: bool,
+        fail_on_warnings: bool,
     ) -> Self {
         let errors: Vec<Problem> = problems
             .iter()
@@ -51,11 +54,8 @@ impl<'a> Validation<'a> {
             .filter(|p| !p.is_error())
             .map(|p| p.clone().in_file_if_none(Path::new(file)))
             .collect();
-        // --strict fails on warnings that point at a defect, not on the
-        // legacy notice: the seed calls a legacy plan READY, with its
-        // manifests synthesised (Phase 2.3).
-        let blocking = warnings.iter().any(|w| w.code != code::PLAN_LEGACY);
-        let valid = plan.is_some() && errors.is_empty() && (!strict || !blocking);
+        let warned_out = fail_on_warnings && !warnings.is_empty();
+        let valid = plan.is_some() && errors.is_empty() && !warned_out;
         let manifests = |synth: bool| {
             plan.map_or(0, |p| {
                 p.steps
@@ -84,7 +84,7 @@ impl<'a> Validation<'a> {
         writeln!(out)
     }
 
-    pub(super) fn render_text(&self, out: &mut impl Write, strict: bool) -> io::Result<()> {
+    pub(super) fn render_text(&self, out: &mut impl Write) -> io::Result<()> {
         writeln!(out, "=== Schema Validation: {} ===", self.status)?;
         writeln!(out, "File: {}", self.file)?;
         if let Some(kind) = self.kind {
@@ -110,15 +110,12 @@ impl<'a> Validation<'a> {
             }
         }
         if !self.valid {
+            // No error: a warning failed it under --fail-on-warnings.
             let reason = self
                 .errors
                 .first()
-                .or(if strict {
-                    self.warnings.iter().find(|w| w.code != code::PLAN_LEGACY)
-                } else {
-                    None
-                })
-                .map_or("warnings with --strict", |e| e.message.as_str());
+                .or(self.warnings.first())
+                .map_or("", |e| e.message.as_str());
             writeln!(out, "Reason: {reason}")?;
             writeln!(out, "Errors: {}", self.errors.len())?;
             for e in &self.errors {
@@ -148,7 +145,7 @@ impl<'a> Validation<'a> {
             code::PLAN_MISSING_MANIFEST => {
                 "add a Manifest with a ```yaml fence to every step, or re-run /trekplan"
             }
-            "" => "resolve the warnings above, or validate without --strict",
+            "" => "resolve the warnings above, or validate without --fail-on-warnings",
             _ => "edit the plan at the lines above, or re-run /trekplan",
         }
     }

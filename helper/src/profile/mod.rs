@@ -24,7 +24,8 @@ use std::path::Path;
 use serde::Serialize;
 
 use cli::ResolveArgs;
-use resolve::{ProfileSource, Sources};
+pub(crate) use resolve::ProfileSource;
+use resolve::Sources;
 
 use crate::exit;
 use crate::problem::Coded;
@@ -167,12 +168,7 @@ pub(crate) fn execute(
 }
 
 fn render_text(r: &Resolution, out: &mut impl Write) -> io::Result<()> {
-    let source = match r.profile.source {
-        ProfileSource::Flag => "flag",
-        ProfileSource::Env => "env",
-        ProfileSource::Inheritance => "inheritance",
-        ProfileSource::Default => "default",
-    };
+    let source = r.profile.source.word();
     writeln!(out, "EFFORT: {} ({})", r.effort, r.sources.effort)?;
     writeln!(out, "MODEL: {} ({})", r.model, r.sources.model)?;
     writeln!(out, "SOURCE: {}", r.source)?;
@@ -187,21 +183,23 @@ fn render_text(r: &Resolution, out: &mut impl Write) -> io::Result<()> {
 /// The profile a run used, for its stats record (seed "Profile (v4.1)":
 /// the record carries `profile`, `phase_models` and `profile_source`),
 /// chosen in the same order as `profile resolve`: `flag`, then `env`, then
-/// the plan's front matter, then the default. Returns the profile and the
-/// source's word.
+/// the plan's front matter, then the default. A caller that resolved the
+/// profile itself earlier (`trek start`) passes the name as `flag` and
+/// where it really came from as `recorded`, so a defaulted profile is not
+/// recorded as a flag. Returns the profile and the source's word.
 pub(crate) fn for_record(
     flag: Option<String>,
+    recorded: Option<ProfileSource>,
     env: Option<String>,
     plan: Option<String>,
     data_dir: Option<&Path>,
 ) -> Result<(model::Profile, &'static str), (String, &'static str, Vec<Problem>)> {
     let (name, source) = resolve::choose(&resolve::Choice { flag, env, plan });
-    let word = match source {
-        ProfileSource::Flag => "flag",
-        ProfileSource::Env => "env",
-        ProfileSource::Inheritance => "inheritance",
-        ProfileSource::Default => "default",
+    let source = match (source, recorded) {
+        (ProfileSource::Flag, Some(r)) => r,
+        (s, _) => s,
     };
+    let word = source.word();
     resolve::find(&name, Path::new(PROJECT), data_dir)
         .map(|p| (p, word))
         .map_err(|problems| (name, word, problems))

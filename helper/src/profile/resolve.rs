@@ -21,13 +21,25 @@ use crate::brief::Brief;
 use crate::problem::Problem;
 
 /// Where the profile's name came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum ProfileSource {
     Flag,
     Env,
     Inheritance,
     Default,
+}
+
+impl ProfileSource {
+    /// The word the resolution and the stats record print.
+    pub(crate) fn word(self) -> &'static str {
+        match self {
+            Self::Flag => "flag",
+            Self::Env => "env",
+            Self::Inheritance => "inheritance",
+            Self::Default => "default",
+        }
+    }
 }
 
 /// The inputs that can name a profile, in order of precedence.

@@ -173,6 +173,7 @@ pub fn conforms(value: &Value) -> bool {
                             .is_none_or(|d| d.is_array() || d.is_null())
                         && r.get("checkpoint_drift")
                             .is_none_or(|d| d.is_object() || d.is_null())
+                        && r.get("reverted").is_none_or(Value::is_object)
                 });
                 key_ok && record_ok
             })

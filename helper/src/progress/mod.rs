@@ -309,10 +309,21 @@ pub(crate) fn execute_on_failure(
             )
         })?;
         if escalate {
-            on_failure::escalate(&plan, &progress, options.step, &root, &mut reply)
-        } else {
-            on_failure::revert(&plan, &progress, options.step, &root, &mut reply)
+            return on_failure::escalate(&plan, &progress, options.step, &root, &mut reply);
         }
+        on_failure::revert(&plan, &progress, options.step, &root, &mut reply)?;
+        // The record the session audit reads to tell this revert from drift.
+        let reverted = model::Reverted {
+            restored: reply.restored.clone(),
+            removed: reply.removed.clone(),
+            removed_dirs: reply.removed_dirs.clone(),
+        };
+        edit(&path, |p| {
+            if let Some(record) = p.steps.get_mut(&StepKey(options.step)) {
+                record.reverted = Some(reverted);
+            }
+        })
+        .map_err(|p| (exit::CANNOT_CHECK, p))
     })();
     if let Err((code, p)) = done {
         problem::eprint_all(std::slice::from_ref(&p));
@@ -348,6 +359,7 @@ pub(crate) fn execute_on_failure(
             ("restored", &reply.restored),
             ("removed", &reply.removed),
             ("kept", &reply.kept),
+            ("removed the emptied directories", &reply.removed_dirs),
         ] {
             if !list.is_empty() {
                 parts.push(format!("{word} {}", list.join(", ")));

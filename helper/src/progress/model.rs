@@ -88,8 +88,27 @@ pub struct StepRecord {
     pub manifest_drift: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checkpoint_drift: Option<Value>,
+    /// `progress revert-step` undid this step's Files (Sub-step E); the
+    /// session audit does not count what the revert removed as drift.
+    /// Cleared when the step starts again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverted: Option<Reverted>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+/// What `progress revert-step` did to a step's Files.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reverted {
+    /// Paths restored from HEAD.
+    #[serde(default)]
+    pub restored: Vec<String>,
+    /// `(new)` paths removed.
+    #[serde(default)]
+    pub removed: Vec<String>,
+    /// Directories the removal left empty, removed too.
+    #[serde(default)]
+    pub removed_dirs: Vec<String>,
 }
 
 impl StepRecord {
@@ -104,6 +123,7 @@ impl StepRecord {
             manifest_audit: None,
             manifest_drift: None,
             checkpoint_drift: None,
+            reverted: None,
             extra: Map::new(),
         }
     }

@@ -11,8 +11,12 @@
 //!   path in HEAD is restored from HEAD, index and working tree
 //!   (`git restore --source=HEAD --staged --worktree`); a path marked
 //!   `(new)` that HEAD does not have is unstaged and removed
-//!   (`git rm --cached`, `git clean -fd`); any other path HEAD does not
-//!   have is kept and named.
+//!   (`git rm --cached`, `git clean -fd`), and each directory above it
+//!   that the removal left empty is removed too (never the repository's
+//!   root, never a directory that still holds anything); any other path
+//!   HEAD does not have is kept and named. The step's record keeps what
+//!   was restored and removed (`reverted`), so the session audit does not
+//!   take the helper's own revert for drift.
 //! - **escalate-commit** stages only the `Files:` of completed steps (never
 //!   `git add -A`, which could take secrets, binaries or unrelated work) and
 //!   commits those paths alone (`git commit --only`), so whatever else was
@@ -46,6 +50,9 @@ pub(super) struct GitReply {
     /// revert-step: paths HEAD does not have and not marked new, left as
     /// they are.
     pub kept: Vec<String>,
+    /// revert-step: directories the removal left empty, removed, deepest
+    /// first.
+    pub removed_dirs: Vec<String>,
     /// escalate-commit: the paths the commit holds.
     pub committed: Vec<String>,
     /// escalate-commit: the new commit, `null` when there was nothing to
@@ -178,16 +185,50 @@ pub(super) fn revert(
         run(root, "git restore", &args)?;
     }
     if !remove.is_empty() {
+        // Only a path that is there now can empty its directory.
+        let present: Vec<&String> = remove
+            .iter()
+            .filter(|p| std::fs::symlink_metadata(root.join(p)).is_ok())
+            .collect();
         let mut args = vec!["rm", "-r", "-q", "--cached", "--ignore-unmatch", "--"];
         args.extend(remove.iter().map(String::as_str));
         run(root, "git rm --cached", &args)?;
         let mut args = vec!["clean", "-f", "-d", "-q", "--"];
         args.extend(remove.iter().map(String::as_str));
         run(root, "git clean", &args)?;
+        reply.removed_dirs = remove_emptied_dirs(root, &present);
     }
     reply.restored = restore;
     reply.removed = remove;
     Ok(())
+}
+
+/// Removes the directories above each of `removed` (relative to `root`)
+/// that are empty now, from the deepest up, stopping at the first that
+/// still holds something and never removing `root` itself. Each of them
+/// held the removed path before, so the revert is what emptied it; a
+/// directory that still holds anything is never touched (`remove_dir`
+/// refuses it). Paths with anything but plain names are left alone.
+fn remove_emptied_dirs(root: &Path, removed: &[&String]) -> Vec<String> {
+    use std::path::Component;
+    let mut gone = Vec::new();
+    for path in removed {
+        let path = Path::new(path.as_str());
+        if !path.components().all(|c| matches!(c, Component::Normal(_))) {
+            continue;
+        }
+        let mut dir = path.parent();
+        while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
+            let full = root.join(d);
+            let is_dir = std::fs::symlink_metadata(&full).is_ok_and(|m| m.is_dir());
+            if !is_dir || std::fs::remove_dir(&full).is_err() {
+                break;
+            }
+            gone.push(d.to_string_lossy().into_owned());
+            dir = d.parent();
+        }
+    }
+    gone
 }
 
 /// The commit message of an escalation stop at `step`.

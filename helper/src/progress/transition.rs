@@ -135,6 +135,8 @@ pub fn apply(progress: &mut Progress, update: &StepUpdate, now: &str) -> Result<
         StepStatus::InProgress => {
             record.attempts = attempts + 1;
             record.completed_at = None;
+            // A revert of an earlier attempt no longer describes the tree.
+            record.reverted = None;
             progress.status = RunStatus::InProgress;
         }
         StepStatus::Completed => {

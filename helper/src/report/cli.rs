@@ -47,7 +47,9 @@ use std::path::PathBuf;
 /// steps_passed, steps_failed, steps_skipped, failed_at_step, profile,
 /// phase_models, profile_source}. The profile is --profile, else
 /// $VOYAGE_PROFILE, else the plan's front matter, else premium (sources
-/// flag, env, inheritance, default).
+/// flag, env, inheritance, default). A caller that resolved the profile
+/// earlier passes its source with --profile-source (trek does), so a
+/// defaulted profile is not recorded as `flag`.
 ///
 /// Example:
 ///     voyage-helper report --progress .trekexecute-progress-plan.json
@@ -76,6 +78,10 @@ pub(crate) struct ReportArgs {
     /// $VOYAGE_PROFILE, the plan's, premium).
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
+    /// Where --profile came from, when the caller resolved it earlier
+    /// (default flag).
+    #[arg(long, value_name = "SOURCE", value_enum, requires = "profile")]
+    pub profile_source: Option<crate::profile::ProfileSource>,
 }
 
 impl ReportArgs {

@@ -96,6 +96,7 @@ pub(crate) fn execute(
     if args.stats_record {
         let fields = match crate::profile::for_record(
             args.profile.clone(),
+            args.profile_source,
             env_profile,
             plan.as_ref().and_then(|p| p.profile.clone()),
             data_dir,

@@ -34,8 +34,12 @@ pub(super) struct Decided {
     /// The gates mode (open, adaptive, closed) and where it came from.
     #[serde(default)]
     pub gates: String,
+    /// The profile `profile resolve` chose at the start, and where it
+    /// came from (flag, env, inheritance or default), for the stats record.
     #[serde(default)]
     pub profile: Option<String>,
+    #[serde(default)]
+    pub profile_source: Option<String>,
     /// How the run ended early, once a step decided it: `stopped` (an
     /// escalation or the sandbox sentinel) or `failed` (the attempts or
     /// the budget spent). `None` while every step went well.

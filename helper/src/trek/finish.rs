@@ -319,6 +319,9 @@ fn finalize(run: &Run, status: &str, mut reply: Reply) -> Result<Reply, Problem>
     let mut stats = vec!["report", "--progress", &progress, "--stats-record"];
     if let Some(profile) = run.decided.profile.as_deref() {
         stats.extend(["--profile", profile]);
+        if let Some(source) = run.decided.profile_source.as_deref() {
+            stats.extend(["--profile-source", source]);
+        }
     }
     let record = invoke(&stats)?;
     let line = record.stdout.trim().to_owned();

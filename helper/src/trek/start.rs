@@ -251,6 +251,9 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
     let profile = field(&resolution, "/profile/name")
         .as_str()
         .map(str::to_owned);
+    let profile_source = field(&resolution, "/profile/source")
+        .as_str()
+        .map(str::to_owned);
     reply.push(format!(
         "Profile: {} (effort {effort}, model {})",
         profile.as_deref().unwrap_or("premium"),
@@ -334,15 +337,17 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
         project: project.as_ref().map(|p| p.display().to_string()),
         gates,
         profile,
+        profile_source,
         stop: None,
     };
     single_session(reply, args, &plan, &plan_path, decided)
 }
 
 /// `--validate`: the plan's schema report (and the project's progress
-/// file's), nothing else.
+/// file's), nothing else. READY with the warnings listed; FAIL only on the
+/// errors Phase 2.3 calls fatal.
 fn validate_only(mut reply: Reply, plan: &str, project: Option<&Path>) -> Reply {
-    let check = match invoke(&["plan", "validate", "--strict", plan]) {
+    let check = match invoke(&["plan", "validate", plan]) {
         Ok(c) => c,
         Err(p) => return stop::problem("start", &p),
     };

@@ -50,17 +50,138 @@ fn validate_fail_report_names_code_line_and_fix() {
     assert!(ran.stdout.contains("\nFix: add a Manifest"));
 }
 
+/// The v1.7 fixture with `from` replaced by `to` (which must be there).
+fn v17_with(from: &str, to: &str) -> String {
+    let text = fs::read_to_string(fixture("plans/valid/v17-single.md")).unwrap();
+    assert!(text.contains(from), "{from}");
+    text.replacen(from, to, 1)
+}
+
+/// Plans of each class Phase 2.3 tells apart: the codes expected among
+/// the warnings (READY) or the errors (FAIL).
+fn verdict_classes() -> Vec<(&'static str, String, bool, &'static str)> {
+    let read = |rel: &str| fs::read_to_string(fixture(rel)).unwrap();
+    vec![
+        // (name, plan, ready, a code the report must name)
+        ("legacy", read("plans/valid/legacy.md"), true, "PLAN_LEGACY"),
+        (
+            "no Verify",
+            v17_with("- **Verify:** `cargo test --test format`\n", ""),
+            true,
+            "PLAN_MISSING_VERIFY",
+        ),
+        (
+            "invalid regex",
+            v17_with(r#""^docs: document --json$""#, r#""^docs: (document""#),
+            false,
+            "PLAN_INVALID_REGEX",
+        ),
+        (
+            "malformed manifest YAML",
+            v17_with("expected_paths: [README.md]", "expected_paths: [README.md"),
+            false,
+            "PLAN_MALFORMED_YAML",
+        ),
+        (
+            "missing Manifest (strict)",
+            read("plans/invalid/missing-manifest.md"),
+            false,
+            "PLAN_MISSING_MANIFEST",
+        ),
+        (
+            "unrecognised format",
+            read("plans/invalid/wrong-heading.md"),
+            false,
+            "PLAN_UNRECOGNIZED_FORMAT",
+        ),
+    ]
+}
+
 #[test]
-fn strict_turns_warnings_into_failure() {
-    let plan = fixture("plans/valid/legacy.md");
-    let plan = plan.to_str().unwrap();
-    assert_eq!(run(&["plan", "validate", plan]).status, 0);
-    let ran = run(&["plan", "validate", "--strict", "--json", plan]);
-    assert_eq!(ran.status, 1);
-    let v: serde_json::Value = serde_json::from_str(&ran.stdout).unwrap();
-    assert_eq!(v["status"], "FAIL");
-    assert_eq!(v["legacy_plan"], true);
-    assert_eq!(v["manifests_synthesized"], 2);
+fn warnings_leave_a_plan_ready_and_only_fatal_errors_fail_it() {
+    for (name, text, ready, code) in verdict_classes() {
+        let case = Case::new(&[]);
+        fs::write(case.path().join("plan.md"), &text).unwrap();
+        for strict in [&[][..], &["--strict"][..]] {
+            let mut args = vec!["plan", "validate"];
+            args.extend_from_slice(strict);
+            let ran = case.run_with(&[&args[..], &["plan.md"]].concat());
+            let banner = if ready { "READY" } else { "FAIL" };
+            assert_eq!(
+                ran.status,
+                i32::from(!ready),
+                "{name} {strict:?}: {}",
+                ran.stdout
+            );
+            assert!(
+                ran.stdout
+                    .starts_with(&format!("=== Schema Validation: {banner} ===\n")),
+                "{name}: {}",
+                ran.stdout
+            );
+            assert!(
+                ran.stdout.contains(&format!("- {code} ")),
+                "{name}: {}",
+                ran.stdout
+            );
+            if ready {
+                assert!(
+                    !ran.stdout.contains("Warnings: 0\n"),
+                    "{name}: {}",
+                    ran.stdout
+                );
+                assert!(ran.stdout.contains("Safe to run"), "{name}: {}", ran.stdout);
+            }
+            let ran = case.run_with(&[&args[..], &["--json", "plan.md"]].concat());
+            let v: serde_json::Value = serde_json::from_str(&ran.stdout).unwrap();
+            assert_eq!(
+                (v["status"].as_str(), v["valid"].as_bool()),
+                (Some(banner), Some(ready)),
+                "{name}"
+            );
+            let list = if ready { "warnings" } else { "errors" };
+            assert!(
+                v[list]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|p| p["code"] == code),
+                "{name}: {v}"
+            );
+            if ready {
+                assert_eq!(v["errors"], serde_json::json!([]), "{name}");
+            }
+        }
+    }
+}
+
+#[test]
+fn fail_on_warnings_makes_any_warning_fail() {
+    for (name, text, ready, code) in verdict_classes() {
+        let case = Case::new(&[]);
+        fs::write(case.path().join("plan.md"), &text).unwrap();
+        let ran = case.run_with(&["plan", "validate", "--fail-on-warnings", "plan.md"]);
+        assert_eq!(ran.status, 1, "{name}: {}", ran.stdout);
+        assert!(
+            ran.stdout.starts_with("=== Schema Validation: FAIL ===\n"),
+            "{name}"
+        );
+        if ready {
+            // The warning is the reason, and the fix says how to pass.
+            assert!(ran.stdout.contains("\nReason: "), "{}", ran.stdout);
+            assert!(ran.stdout.contains(&format!("- {code} ")), "{}", ran.stdout);
+            assert!(ran.stdout.contains("--fail-on-warnings"), "{}", ran.stdout);
+        }
+    }
+    // A plan without a warning passes it.
+    let plan = fixture("plans/valid/v17-single.md");
+    let ran = run(&[
+        "plan",
+        "validate",
+        "--fail-on-warnings",
+        plan.to_str().unwrap(),
+    ]);
+    assert_eq!(ran.status, 0, "{}", ran.stdout);
 }
 
 #[test]

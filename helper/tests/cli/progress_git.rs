@@ -80,6 +80,127 @@ fn revert_step_restores_only_that_steps_files() {
     );
 }
 
+/// Step 1 creates `a/b/c/new.sh` three directories deep.
+const DEEP_PLAN: &str = "# Plan\n\n## Implementation Plan\n\n### Step 1: Deep\n- **Files:** `a/b/c/new.sh` (new), `top.sh` (new)\n- **Changes:** deep\n- **Verify:** `false`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"feat: deep\"`\n\n## Verification\n\n- `true`\n";
+
+/// A repository holding [`DEEP_PLAN`] with `files` committed, step 1
+/// failed, and the step's new files written.
+fn deep(committed: &[(&str, &str)]) -> Case {
+    let case = Case::new(&[]);
+    repo::init(case.path());
+    let mut files = vec![
+        ("plan.md", DEEP_PLAN),
+        (".gitignore", ".trekexecute-progress-*\n"),
+    ];
+    files.extend_from_slice(committed);
+    repo::write(case.path(), &files);
+    repo::commit_all(case.path(), "chore: start");
+    assert_eq!(case.run_with(&["progress", "init", "plan.md"]).status, 0);
+    for s in ["in_progress", "failed"] {
+        let ran = case.run_with(&["progress", "step", "1", "--status", s, "--plan", "plan.md"]);
+        assert_eq!(ran.status, 0, "{}", ran.stderr);
+    }
+    repo::write(
+        case.path(),
+        &[("a/b/c/new.sh", "echo half\n"), ("top.sh", "echo top\n")],
+    );
+    case
+}
+
+#[test]
+fn revert_step_removes_the_directories_its_removal_emptied() {
+    let case = deep(&[]);
+    let ran = case.run_with(&[
+        "progress",
+        "revert-step",
+        "1",
+        "--plan",
+        "plan.md",
+        "--json",
+    ]);
+    assert_eq!(ran.status, 0, "{}", ran.stderr);
+    let v = reply(&ran);
+    assert_eq!(v["removed_dirs"], serde_json::json!(["a/b/c", "a/b", "a"]));
+    assert!(!case.path().join("a").exists());
+    assert!(case.path().join("plan.md").is_file(), "the root stays");
+    let progress: Value =
+        serde_json::from_str(&read(&case, ".trekexecute-progress-plan.json")).unwrap();
+    assert_eq!(
+        progress["steps"]["1"]["reverted"],
+        serde_json::json!({
+            "restored": [],
+            "removed": ["a/b/c/new.sh", "top.sh"],
+            "removed_dirs": ["a/b/c", "a/b", "a"]
+        })
+    );
+    assert_schema("progress", &progress.to_string());
+}
+
+#[test]
+fn revert_step_keeps_a_directory_that_still_holds_something() {
+    // A tracked file two levels up, an untracked one and an empty
+    // directory one level up: each keeps its directory.
+    for (keep, dirs) in [
+        ("a/kept.txt", &["a/b/c", "a/b"][..]),
+        ("a/b/untracked.txt", &["a/b/c"][..]),
+        ("a/b/empty/", &["a/b/c"][..]),
+    ] {
+        let case = deep(if keep == "a/kept.txt" {
+            &[("a/kept.txt", "kept\n")]
+        } else {
+            &[]
+        });
+        if keep == "a/b/untracked.txt" {
+            repo::write(case.path(), &[(keep, "mine\n")]);
+        }
+        if keep.ends_with('/') {
+            fs::create_dir_all(case.path().join(keep)).unwrap();
+        }
+        let ran = case.run_with(&[
+            "progress",
+            "revert-step",
+            "1",
+            "--plan",
+            "plan.md",
+            "--json",
+        ]);
+        assert_eq!(ran.status, 0, "{keep}: {}", ran.stderr);
+        assert_eq!(
+            reply(&ran)["removed_dirs"],
+            serde_json::json!(dirs),
+            "{keep}"
+        );
+        assert!(case.path().join(keep).exists(), "{keep}");
+        assert!(!case.path().join("a/b/c").exists(), "{keep}");
+    }
+}
+
+#[test]
+fn revert_step_of_a_step_that_starts_again_forgets_the_revert() {
+    let case = deep(&[]);
+    assert_eq!(
+        case.run_with(&["progress", "revert-step", "1", "--plan", "plan.md"])
+            .status,
+        0
+    );
+    let ran = case.run_with(&[
+        "progress",
+        "step",
+        "1",
+        "--status",
+        "in_progress",
+        "--plan",
+        "plan.md",
+    ]);
+    assert_eq!(ran.status, 0, "{}", ran.stderr);
+    let progress: Value =
+        serde_json::from_str(&read(&case, ".trekexecute-progress-plan.json")).unwrap();
+    assert!(
+        progress["steps"]["1"].get("reverted").is_none(),
+        "{progress}"
+    );
+}
+
 #[test]
 fn revert_step_refuses_when_a_file_belongs_to_a_completed_step() {
     let case = setup(&[(1, "completed"), (2, "completed"), (3, "failed")]);

@@ -69,7 +69,7 @@ fn valid_reply(output: &str) -> Value {
 
 /// `plan validate` on a written spec: READY, exit 0, no warning.
 fn assert_validates(case: &Case, spec: &str) {
-    let ran = case.run_with(&["plan", "validate", "--strict", "--json", spec]);
+    let ran = case.run_with(&["plan", "validate", "--fail-on-warnings", "--json", spec]);
     let report: Value = serde_json::from_str(&ran.stdout).unwrap();
     assert_eq!(
         (ran.status, &report["status"]),

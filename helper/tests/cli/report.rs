@@ -137,6 +137,31 @@ fn the_stats_record_is_built_from_the_same_data_with_the_profile() {
             &json!(2)
         )
     );
+    // A caller that resolved the profile earlier says where it came from.
+    for source in ["flag", "env", "inheritance", "default"] {
+        let ran = case.run_with(&[
+            "report",
+            "--progress",
+            "failed.json",
+            "--stats-record",
+            "--profile",
+            "premium",
+            "--profile-source",
+            source,
+        ]);
+        assert_eq!(ran.status, 0, "{}", ran.stderr);
+        let record: Value = serde_json::from_str(&ran.stdout).unwrap();
+        assert_eq!(record["profile_source"], source);
+    }
+    for refused in [
+        &["--profile-source", "default"][..],
+        &["--profile", "premium", "--profile-source", "guess"][..],
+    ] {
+        let mut args = vec!["report", "--progress", "failed.json", "--stats-record"];
+        args.extend_from_slice(refused);
+        let ran = case.run_with(&args);
+        assert_eq!(ran.status, 2, "{refused:?}: {}", ran.stdout);
+    }
     let case = case.env("VOYAGE_PROFILE", "balanced");
     let ran = case.run_with(&["report", "--progress", "completed.json", "--stats-record"]);
     let record: Value = serde_json::from_str(&ran.stdout).unwrap();

@@ -65,11 +65,17 @@ impl Repo {
     /// `voyage-helper trek ARGS --json`: the exit code and the reply,
     /// checked against its schema.
     fn trek(&self, args: &[&str]) -> (i32, Value) {
+        self.trek_env(args, &[])
+    }
+
+    /// [`Self::trek`] with extra environment variables.
+    fn trek_env(&self, args: &[&str], env: &[(&str, &str)]) -> (i32, Value) {
         let out = crate::common::env::helper(self.path(), self.home.path())
             .arg("trek")
             .args(args)
             .arg("--json")
             .env("CLAUDE_PLUGIN_DATA", self.data())
+            .envs(env.iter().copied())
             .output()
             .unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
@@ -166,6 +172,57 @@ fn a_two_step_plan_runs_to_completed_with_two_checkpoints() {
     assert!(stats.contains("\"result\":\"completed\""), "{stats}");
 }
 
+/// The example plan run to the confirmed gate, `trek start` given `start`
+/// (and `env`, which the later calls do not see): the run's Phase 9 record.
+fn stats_record_of_a_run(plan: &str, start: &[&str], env: &[(&str, &str)]) -> Value {
+    let repo = Repo::new(plan);
+    let plan = repo.plan();
+    let mut args = vec!["start"];
+    args.extend_from_slice(start);
+    args.push(&plan);
+    let (code, reply) = repo.trek_env(&args, env);
+    assert_eq!(code, 0, "{reply}");
+    for (n, file, text) in [("1", "greet.sh", GREET), ("2", "tests/greet.sh", TEST)] {
+        repo.trek(&["step-begin", n]);
+        repo.write(&[(file, text)]);
+        repo.trek(&["step-done", n]);
+    }
+    repo.trek(&["finish"]);
+    let (code, last) = repo.trek(&["finish", "--gate", "confirm"]);
+    assert_eq!(code, 0, "{last}");
+    let stats = fs::read_to_string(repo.data().join("trekexecute-stats.jsonl")).unwrap();
+    let records: Vec<Value> = stats
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|r: &Value| r.get("profile_source").is_some())
+        .collect();
+    assert_eq!(records.len(), 1, "{stats}");
+    records[0].clone()
+}
+
+#[test]
+fn the_stats_record_says_where_the_profile_came_from() {
+    let without = example_plan().replace("profile: economy\n", "");
+    assert_ne!(without, example_plan());
+    let defaulted = stats_record_of_a_run(&without, &[], &[]);
+    assert_eq!(defaulted["profile_source"], "default", "{defaulted}");
+    assert_eq!(defaulted["profile"], "premium");
+
+    let flagged = stats_record_of_a_run(&without, &["--profile", "balanced"], &[]);
+    assert_eq!(flagged["profile_source"], "flag", "{flagged}");
+    assert_eq!(flagged["profile"], "balanced");
+
+    let inherited = stats_record_of_a_run(&example_plan(), &[], &[]);
+    assert_eq!(inherited["profile_source"], "inheritance", "{inherited}");
+    assert_eq!(inherited["profile"], "economy");
+
+    // The variable was seen at the start only (the gate answered from
+    // another shell): the record keeps what the start resolved.
+    let from_env = stats_record_of_a_run(&example_plan(), &[], &[("VOYAGE_PROFILE", "fable")]);
+    assert_eq!(from_env["profile_source"], "env", "{from_env}");
+    assert_eq!(from_env["profile"], "fable");
+}
+
 #[test]
 fn a_failed_verify_is_retried_and_the_budget_is_spent() {
     let repo = Repo::new(&example_plan());
@@ -225,6 +282,77 @@ fn three_failed_attempts_revert_the_step_and_fail_the_run() {
     assert_eq!(finish["summary"]["result"], "failed");
     assert_eq!(finish["summary"]["failed_at_step"], 1);
     assert!(!repo.marker().exists());
+}
+
+/// One step that creates a script three directories deep and whose Verify
+/// the scripted agent never satisfies; On failure: revert.
+const DEEP: &str = r#"---
+plan_version: 1.7
+---
+# Plan: a deep script
+
+## Implementation Plan
+
+### Step 1: Add the deep script
+- **Files:** `src/deep/dir/file.sh` (new)
+- **Changes:** A script that prints ok.
+- **Verify:** `test "$(bash src/deep/dir/file.sh)" = ok`
+- **On failure:** revert
+- **Checkpoint:** `git commit -m "feat: add the deep script"`
+- **Manifest:**
+  ```yaml
+  expected_paths: [src/deep/dir/file.sh]
+  min_file_count: 1
+  commit_message_pattern: "^feat: add the deep script$"
+  bash_syntax_check: [src/deep/dir/file.sh]
+  forbidden_paths: []
+  must_contain: []
+  ```
+
+## Verification
+
+- `bash src/deep/dir/file.sh`
+"#;
+
+#[test]
+fn the_helpers_own_revert_is_not_drift_and_leaves_no_empty_directory() {
+    let repo = Repo::new(DEEP);
+    repo.write(&[("src/README.md", "sources\n")]);
+    commit_all(repo.path(), "src");
+    repo.trek(&["start", &repo.plan()]);
+    let mut last = Value::Null;
+    for _ in 1..=3 {
+        repo.trek(&["step-begin", "1"]);
+        repo.write(&[("src/deep/dir/file.sh", "echo wrong\n")]);
+        last = repo.trek(&["step-done", "1"]).1;
+    }
+    assert_eq!(last["status"], "failed", "{last}");
+    assert!(!repo.path().join("src/deep").exists(), "{last}");
+    assert!(
+        repo.path().join("src/README.md").is_file(),
+        "a directory holding something stays"
+    );
+    let record = &repo.progress_json()["steps"]["1"]["reverted"];
+    assert_eq!(
+        record["removed"],
+        serde_json::json!(["src/deep/dir/file.sh"])
+    );
+    assert_eq!(
+        record["removed_dirs"],
+        serde_json::json!(["src/deep/dir", "src/deep"])
+    );
+
+    let (code, finish) = repo.trek(&["finish"]);
+    assert_eq!(code, 1, "{finish}");
+    assert_eq!(finish["summary"]["result"], "failed");
+    let lines = finish["lines"].to_string();
+    assert!(!lines.contains("expected_paths"), "{lines}");
+    assert!(!lines.contains("src/deep/dir/file.sh"), "{lines}");
+    assert!(!lines.contains("Status stays"), "{lines}");
+    assert!(lines.contains("Manifest audit: PASS"), "{lines}");
+    let progress = repo.progress_json();
+    assert_eq!(progress["status"], "failed");
+    assert_eq!(progress["manifest_audit"]["status"], "pass", "{progress}");
 }
 
 #[test]
@@ -328,6 +456,70 @@ fn validate_and_dry_run_report_and_touch_nothing() {
     assert_eq!(next(&reply), ("stop", None));
     assert!(!repo.progress().exists());
     assert!(!repo.marker().exists());
+}
+
+#[test]
+fn validate_is_ready_with_warnings_and_fails_only_on_fatal_errors() {
+    let plan = example_plan();
+    let with = |from: &str, to: &str| {
+        assert!(plan.contains(from), "{from}");
+        plan.replacen(from, to, 1)
+    };
+    let manifest_start = plan.find("- **Manifest:**").unwrap();
+    let manifest_end = plan[manifest_start..].find("```\n\n").unwrap() + manifest_start + 4;
+    let cases = [
+        (
+            "legacy",
+            with("plan_version: 1.7\n", ""),
+            true,
+            "PLAN_LEGACY",
+        ),
+        (
+            "no Verify",
+            with("- **Verify:** `bash tests/greet.sh`\n", ""),
+            true,
+            "PLAN_MISSING_VERIFY",
+        ),
+        (
+            "invalid regex",
+            with("^test\\\\(greet\\\\)", "^test("),
+            false,
+            "PLAN_INVALID_REGEX",
+        ),
+        (
+            "malformed manifest YAML",
+            with("expected_paths: [greet.sh]", "expected_paths: [greet.sh"),
+            false,
+            "PLAN_MALFORMED_YAML",
+        ),
+        (
+            "missing Manifest",
+            format!("{}{}", &plan[..manifest_start], &plan[manifest_end..]),
+            false,
+            "PLAN_MISSING_MANIFEST",
+        ),
+    ];
+    for (name, text, ready, code) in cases {
+        let repo = Repo::new(&text);
+        let (exit, reply) = repo.trek(&["start", "--validate", &repo.plan()]);
+        let lines = reply["lines"].to_string();
+        assert_eq!(exit, i32::from(!ready), "{name}: {lines}");
+        assert_eq!(
+            reply["status"],
+            if ready { "ready" } else { "fail" },
+            "{name}"
+        );
+        let banner = if ready { "READY" } else { "FAIL" };
+        assert!(
+            lines.contains(&format!("Schema Validation: {banner}")),
+            "{name}: {lines}"
+        );
+        assert!(lines.contains(code), "{name}: {lines}");
+        assert!(
+            !repo.progress().exists() && !repo.marker().exists(),
+            "{name}"
+        );
+    }
 }
 
 #[test]

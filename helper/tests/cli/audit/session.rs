@@ -443,3 +443,70 @@ fn what_it_cannot_check_is_exit_2() {
         );
     }
 }
+
+/// [`ran`], then step 3 undone as `progress revert-step` undoes a failed
+/// step: its commit dropped, its record `failed`, the run still
+/// `in_progress` (as `trek finish` audits it, before it finalises).
+/// `reverted` is written into the record when `with_record`.
+fn third_step_failed(with_record: bool) -> (Repo, String) {
+    let (repo, start) = ran();
+    repo.git(&["reset", "-q", "--hard", "HEAD~1"]);
+    assert!(!repo.path().join("c.txt").exists());
+    let mut p = repo.json("p.json");
+    p["steps"]["3"]["status"] = json!("failed");
+    if with_record {
+        p["steps"]["3"]["reverted"] =
+            json!({"restored": [], "removed": ["c.txt"], "removed_dirs": []});
+    }
+    repo.write("p.json", &serde_json::to_string_pretty(&p).unwrap());
+    (repo, start)
+}
+
+#[test]
+fn a_step_the_run_reverted_is_not_asked_for_its_expected_paths() {
+    let (repo, start) = third_step_failed(true);
+    let (code, report) = audit(&repo, &start, false);
+    assert_eq!(
+        (code, report["status"].clone()),
+        (0, json!("pass")),
+        "{report}"
+    );
+
+    // Without the record the missing path is drift, and the status line
+    // of a run still in progress does not claim what it will end as.
+    let (repo, start) = third_step_failed(false);
+    let (code, report) = audit(&repo, &start, false);
+    assert_eq!(code, 1);
+    assert_eq!(checks(&report), ["expected_paths"]);
+    assert_eq!(report["claimed"], "in_progress");
+    let text = repo.run(&[
+        "audit",
+        "session",
+        "--plan",
+        "plan.md",
+        "--progress",
+        "p.json",
+        "--start",
+        &start,
+    ]);
+    assert!(
+        text.stdout.ends_with(
+            "No override: the run does not claim completed, so the drift is informational\n"
+        ),
+        "{}",
+        text.stdout
+    );
+    assert!(!text.stdout.contains("Status stays"), "{}", text.stdout);
+}
+
+#[test]
+fn a_completed_step_is_checked_whatever_an_old_revert_record_says() {
+    let (repo, start) = ran();
+    let mut p = repo.json("p.json");
+    p["steps"]["3"]["reverted"] = json!({"removed": ["c.txt"]});
+    repo.write("p.json", &serde_json::to_string_pretty(&p).unwrap());
+    std::fs::remove_file(repo.path().join("c.txt")).unwrap();
+    let (code, report) = audit(&repo, &start, false);
+    assert_eq!(code, 1);
+    assert_eq!(checks(&report), ["expected_paths"], "{report}");
+}
