@@ -9,6 +9,8 @@
 #                                                     --ci: the NDJSON event stream)
 #   scripts/demo.sh --executor ['make test']          the executor's path instead: a
 #                                                     command through `run`, then `verdict`
+#   scripts/demo.sh --waves                           a multi-session plan instead
+#                                                     (examples/waves/plan.md, scripts/demo-waves.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,6 +27,10 @@ if [[ "${1:-}" == --executor ]]; then
   echo "\$ voyage-helper verdict   # fed the block above"
   printf '%s\nexpect: passes\n' "$block" | "$helper" verdict || true
   exit 0
+fi
+
+if [[ "${1:-}" == --waves ]]; then
+  exec scripts/demo-waves.sh "$helper"
 fi
 
 if [[ "${1:-}" != --workflow ]]; then
