@@ -90,6 +90,12 @@ impl Session {
 
     /// `claude -p PROMPT` with the plugin loaded, offline against `mock`.
     fn run(&self, mock: &MockApi, prompt: &str) -> Output {
+        self.run_in(self.dir(), mock, prompt)
+    }
+
+    /// The same, started in `dir` (a session's worktree) as a user starts
+    /// a session there.
+    fn run_in(&self, dir: &Path, mock: &MockApi, prompt: &str) -> Output {
         let path = format!(
             "{}:{}",
             self.home.path().join("bin").display(),
@@ -111,7 +117,7 @@ impl Session {
             .arg("--plugin-dir")
             .arg(repo_root())
             .args(["--permission-mode", "bypassPermissions"])
-            .current_dir(self.dir())
+            .current_dir(dir)
             .env("HOME", self.home.path())
             .env("PATH", path)
             .env("ANTHROPIC_BASE_URL", mock.url())
@@ -530,4 +536,141 @@ fn writes_outside_the_step_are_denied_by_the_hook_during_a_run() {
     assert_eq!(denials, 4, "four writes denied by the hook: {results:#?}");
     s.operator_confirms();
     assert_eq!(s.progress()["status"], "completed", "{results:#?}");
+}
+
+/// Every tool result of a run, as text, once each.
+fn all_results(mock: &MockApi) -> String {
+    let mut results: Vec<String> = mock
+        .requests()
+        .iter()
+        .flat_map(|r| r.tool_results())
+        .map(|v| match &v["content"] {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+        .collect();
+    results.dedup();
+    results.join("\n")
+}
+
+/// A multi-session plan whose Verification tests the whole, run as a user
+/// runs it: the parent `/trekexecute` in the main checkout after each wave,
+/// and each session as its own `claude -p` started in the worktree its
+/// order names, with its starter line. Voyage starts none of them (the
+/// recording fake `claude` sees no call); the operator answers the gate
+/// from a shell at the end.
+#[test]
+fn a_multi_session_plan_reaches_the_main_merge_through_real_sessions() {
+    let plan = fs::read_to_string(repo_root().join("examples/waves/plan.md")).unwrap();
+    let Some(s) = Session::new(&plan) else {
+        return;
+    };
+    let worktree = |n: u32| {
+        s.dir().join(format!(
+            ".claude/trekplan-sessions/plan/worktrees/session-{n}"
+        ))
+    };
+    let parent = |said: &str| {
+        let mock = MockApi::start(vec![s.call("start plans/plan.md"), Turn::text(said)]);
+        let out = s.run(&mock, COMMAND);
+        assert!(out.status.success(), "{}", mock.summary());
+        all_results(&mock)
+    };
+    // One session: the starter, every step with the agent's files, finish.
+    let session = |n: u32, steps: &[(u32, &[(&str, &str)])]| {
+        let dir = worktree(n);
+        assert!(dir.is_dir(), "session {n}'s worktree");
+        let mut turns = vec![s.call(&format!("start --session {n} plans/plan.md"))];
+        for (step, files) in steps {
+            turns.push(s.call(&format!("step-begin {step}")));
+            for (rel, text) in *files {
+                turns.push(Turn::tool(
+                    "Write",
+                    json!({ "file_path": dir.join(rel).display().to_string(), "content": text }),
+                ));
+            }
+            turns.push(s.call(&format!("step-done {step}")));
+        }
+        turns.push(s.call("finish"));
+        turns.push(Turn::text("Session done."));
+        let mock = MockApi::start(turns);
+        let out = s.run_in(
+            &dir,
+            &mock,
+            &format!("/voyage:trekexecute --session {n} plans/plan.md"),
+        );
+        assert!(out.status.success(), "{}", mock.summary());
+        let results = all_results(&mock);
+        assert!(
+            !results.contains("voyage: blocked"),
+            "session {n}: {results}"
+        );
+        assert!(results.contains("DEFERRED"), "session {n}: {results}");
+        let progress: Value = serde_json::from_str(
+            &fs::read_to_string(
+                dir.join(format!("plans/.trekexecute-progress-plan-session-{n}.json")),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(progress["status"], "completed", "session {n}: {results}");
+        assert_eq!(progress["plan_verification"]["status"], "deferred");
+    };
+    const GREET: &str = "greet() { echo \"Hello, ${1:-world}!\"; }\n";
+    const GREET_TEST: &str = "#!/usr/bin/env bash\nset -e\ncd \"$(dirname \"$0\")/..\"\n. lib/greet.sh\ntest \"$(greet Ada)\" = \"Hello, Ada!\"\n";
+    const FAREWELL: &str = "farewell() { echo \"Goodbye, ${1:-world}!\"; }\n";
+    const HELLO: &str = "#!/usr/bin/env bash\nhere=\"$(dirname \"$0\")/..\"\n. \"$here/lib/greet.sh\"\n. \"$here/lib/farewell.sh\"\ngreet \"$1\"\nfarewell \"$1\"\n";
+    const ALL: &str = "#!/usr/bin/env bash\nset -e\ncd \"$(dirname \"$0\")/..\"\nbash tests/greet.sh\ntest \"$(bash bin/hello Ada)\" = \"$(printf 'Hello, Ada!\\nGoodbye, Ada!')\"\n";
+
+    let first = parent("Wave 1 is ready: open its two sessions.");
+    assert!(
+        first.contains("/trekexecute --session 2 plans/plan.md"),
+        "{first}"
+    );
+    session(
+        1,
+        &[
+            (1, &[("lib/greet.sh", GREET)]),
+            (2, &[("tests/greet.sh", GREET_TEST)]),
+        ],
+    );
+    session(2, &[(3, &[("lib/farewell.sh", FAREWELL)])]);
+    let second = parent("Wave 2 is ready.");
+    assert!(second.contains("Wave 1: 2 sessions merged."), "{second}");
+    session(3, &[(4, &[("bin/hello", HELLO), ("tests/all.sh", ALL)])]);
+    let last = parent("The run waits at the main-merge gate.");
+    assert!(
+        last.contains("RESULT: PASSED"),
+        "the master verification: {last}"
+    );
+    assert!(
+        last.contains("NEXT: stop — do not answer the main-merge gate"),
+        "{last}"
+    );
+
+    let plan_path = s.dir().join("plans/plan.md").display().to_string();
+    let out = s.operator(&["trek", "finish", "--gate", "confirm", "--plan", &plan_path]);
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ran = Command::new("bash")
+        .arg("tests/all.sh")
+        .current_dir(s.dir())
+        .status()
+        .unwrap();
+    assert!(ran.success(), "the integrated result passes on main");
+    assert_eq!(
+        git(s.dir(), &["log", "--merges", "--format=%s"])
+            .lines()
+            .count(),
+        3
+    );
+    assert!(
+        !s.dir()
+            .join(".claude/trekplan-sessions/plan/orders")
+            .exists()
+    );
 }
