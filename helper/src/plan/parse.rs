@@ -487,7 +487,13 @@ fn read_files(field: &RawField<'_>) -> Vec<FileRef> {
         if spans.peek().is_none() {
             for part in text.split(',') {
                 let new = part.contains("(new)");
-                if let Some(path) = part.replace("(new)", "").split_whitespace().next() {
+                // `none` (a sandbox pre-flight's Files) names no file.
+                if let Some(path) = part
+                    .replace("(new)", "")
+                    .split_whitespace()
+                    .next()
+                    .filter(|p| !matches!(p.to_ascii_lowercase().as_str(), "none" | "n/a" | "-"))
+                {
                     out.push(FileRef {
                         path: path.to_owned(),
                         new,

@@ -206,6 +206,11 @@ fn finish_inner(gate: Option<GateAnswer>, advisory: bool) -> Result<Reply, Probl
             &out,
         ])?;
         reply.push_text(&recovery.stdout);
+        // The recovery order is handed over (or recovery is exhausted at
+        // depth 2): either way the run stops here as partial, with
+        // nothing to merge until the recovery session has run.
+        reply.push("The run stops as partial: hand the recovery order above to a session you open yourself (at depth 2 the drift is yours to resolve).");
+        return finalize(&run, "partial", reply);
     }
 
     match (early, share) {

@@ -1047,3 +1047,160 @@ fn the_hook_holds_a_run_trek_started_until_the_user_releases_it() {
     assert!(repo.progress().exists());
     assert_eq!(hook("echo x > README.md"), "");
 }
+
+// --- Phase 7.6: a drifted session spec's recovery order --------------------
+
+/// A session spec whose step 2 deletes step 1's file: its own Verify and
+/// manifest pass, but the session audit finds step 1's expected path gone.
+const DRIFTING_SPEC: &str = "---\nplan_version: 1.7\n---\n# Session 1: scripts\n\n## Dependencies\n\nEntry condition: none\n\n## Scope Fence\n\n- Touch: `src/`\n- Never touch: `vendor/`\n\n### Step 1: First script\n- **Files:** `src/a.sh` (new)\n- **Changes:** a script that prints a.\n- **Verify:** `bash -n src/a.sh`\n- **On failure:** escalate\n- **Checkpoint:** `git commit -m \"feat: a\"`\n- **Manifest:**\n  ```yaml\n  expected_paths: [src/a.sh]\n  min_file_count: 1\n  commit_message_pattern: \"^feat: a$\"\n  bash_syntax_check: [src/a.sh]\n  forbidden_paths: []\n  must_contain: []\n  ```\n\n### Step 2: Second script\n- **Files:** `src/b.sh` (new), `src/a.sh`\n- **Changes:** a script that prints b; the first one goes.\n- **Verify:** `bash src/b.sh`\n- **On failure:** escalate\n- **Checkpoint:** `git commit -m \"feat: b\"`\n- **Manifest:**\n  ```yaml\n  expected_paths: [src/b.sh]\n  min_file_count: 1\n  commit_message_pattern: \"^feat: b$\"\n  bash_syntax_check: [src/b.sh]\n  forbidden_paths: []\n  must_contain: []\n  ```\n\n## Exit Condition\n\n- [ ] `bash -n src/b.sh` passes\n";
+
+impl Repo {
+    /// Runs every step `start` hands over, writing `files(step)`, and
+    /// returns `trek finish`. `drop` deletes `src/a.sh` (a later change
+    /// undoing step 1): `Before(n)` as part of step n's work, `After(n)`
+    /// once step n is done (the user's change, outside any step).
+    fn run_steps(
+        &self,
+        start: &[&str],
+        files: impl Fn(u64) -> Vec<(&'static str, &'static str)>,
+        drop: Undo,
+    ) -> (i32, Value) {
+        let (code, mut reply) = self.trek(start);
+        assert_eq!(code, 0, "{reply}");
+        while next(&reply).0 == "begin-step" {
+            let step = reply["step"].as_u64().unwrap();
+            let n = step.to_string();
+            let (_, begun) = self.trek(&["step-begin", &n]);
+            assert_eq!(next(&begun).0, "implement", "{begun}");
+            self.write(&files(step));
+            let a = self.path().join("src/a.sh");
+            if drop == Undo::Before(step) {
+                fs::remove_file(&a).unwrap();
+            }
+            reply = self.trek(&["step-done", &n]).1;
+            assert!(matches!(next(&reply).0, "begin-step" | "finish"), "{reply}");
+            if drop == Undo::After(step) {
+                fs::remove_file(&a).unwrap();
+            }
+        }
+        self.trek(&["finish"])
+    }
+}
+
+/// When [`Repo::run_steps`] deletes step 1's file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Undo {
+    Never,
+    Before(u64),
+    After(u64),
+}
+
+fn scripts(step: u64) -> Vec<(&'static str, &'static str)> {
+    match step {
+        1 => vec![("src/a.sh", "echo a\n")],
+        2 => vec![("src/b.sh", "echo b\n")],
+        _ => Vec::new(),
+    }
+}
+
+#[test]
+fn a_drifted_session_spec_hands_over_a_recovery_order_its_session_completes() {
+    let repo = Repo::new(DRIFTING_SPEC);
+    let (code, done) = repo.run_steps(&["start", &repo.plan()], scripts, Undo::Before(2));
+    assert_eq!(code, 1, "{done}");
+    // The order is handed over and the run stops: no gate is asked.
+    assert_eq!(
+        (done["status"].as_str(), next(&done).0),
+        (Some("partial"), "stop"),
+        "{done}"
+    );
+    let text = done["lines"].to_string();
+    assert!(
+        text.contains("Recovery order: session 1, depth 1"),
+        "{text}"
+    );
+    assert!(!text.contains("Question:"), "{text}");
+    let spec = repo.path().join("plans/session-1-recovery-1.md");
+    let starter = format!("/trekexecute --session 1 {}", spec.display());
+    assert!(text.contains(&starter), "{text}");
+    let parent = repo.progress_json();
+    assert_eq!(parent["status"], "partial");
+    assert_eq!(parent["recovery_dispatched"], true);
+    assert!(!repo.marker().exists());
+
+    // The recovery session, as its order says: the missing step 1 again.
+    let spec_arg = spec.display().to_string();
+    let (code, done) = repo.run_steps(
+        &["start", "--session", "1", &spec_arg],
+        scripts,
+        Undo::Never,
+    );
+    assert_eq!(code, 0, "{done}");
+    assert!(!done["lines"].to_string().contains("warning"), "{done}");
+    assert_eq!(next(&done).0, "ask-main-merge", "{done}");
+    let (code, confirmed) = repo.trek(&["finish", "--gate", "confirm"]);
+    assert_eq!(
+        (code, confirmed["status"].as_str()),
+        (0, Some("completed")),
+        "{confirmed}"
+    );
+    assert!(repo.path().join("src/a.sh").is_file() && repo.path().join("src/b.sh").is_file());
+    let recovery: Value = serde_json::from_str(
+        &fs::read_to_string(
+            repo.path()
+                .join("plans/.trekexecute-progress-session-1-recovery-1-session-1.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(recovery["recovery_depth"], 1);
+    assert_eq!(recovery["manifest_audit"]["status"], "pass");
+}
+
+#[test]
+fn recovery_stops_at_depth_two_and_a_session_child_never_dispatches() {
+    let repo = Repo::new(DRIFTING_SPEC);
+    let (_, done) = repo.run_steps(&["start", &repo.plan()], scripts, Undo::Before(2));
+    assert!(done["lines"].to_string().contains("depth 1"), "{done}");
+    // Depth 1 run as a parent drifts too (step 1's file goes again): depth 2.
+    let first = repo.path().join("plans/session-1-recovery-1.md");
+    let first_arg = first.display().to_string();
+    let (code, done) = repo.run_steps(&["start", &first_arg], scripts, Undo::After(1));
+    assert_eq!(code, 1, "{done}");
+    assert!(
+        done["lines"]
+            .to_string()
+            .contains("Recovery order: session 1, depth 2"),
+        "{done}"
+    );
+    let second = repo.path().join("plans/session-1-recovery-2.md");
+    assert!(second.is_file());
+    // Depth 2 drifting: exhausted, no third spec, partial.
+    let second_arg = second.display().to_string();
+    let (code, done) = repo.run_steps(&["start", &second_arg], scripts, Undo::After(1));
+    assert_eq!(
+        (code, done["status"].as_str()),
+        (1, Some("partial")),
+        "{done}"
+    );
+    assert!(
+        done["lines"].to_string().contains("RECOVERY EXHAUSTED"),
+        "{done}"
+    );
+    assert!(!repo.path().join("plans/session-1-recovery-3.md").exists());
+
+    // A `--session N` child that drifts escalates: nothing is dispatched.
+    let repo = Repo::new(DRIFTING_SPEC);
+    let plan = repo.plan();
+    let (code, done) = repo.run_steps(
+        &["start", "--session", "1", &plan],
+        scripts,
+        Undo::Before(2),
+    );
+    assert_eq!(code, 0, "{done}");
+    assert!(
+        !done["lines"].to_string().contains("Recovery order"),
+        "{done}"
+    );
+    assert!(!repo.path().join("plans/session-1-recovery-1.md").exists());
+}
