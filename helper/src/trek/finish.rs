@@ -41,11 +41,12 @@ pub(super) const QUESTION: &str = "Question: All steps are done and audited. Rea
 /// Brings the reply to the main-merge gate: the question, and the call
 /// that answers it with every argument it needs (`gate_call`). Where no
 /// one can be asked, the agent is told to stop instead of answering.
-pub(super) fn ask_gate(reply: &mut Reply, gate_call: String, dir: &str) {
+/// `again`: the command that brings an interactive session back here.
+pub(super) fn ask_gate(reply: &mut Reply, gate_call: String, dir: &str, again: &str) {
     reply.push(QUESTION);
     if claude_session::asker() == Asker::UnattendedSession {
         reply.push(format!(
-            "Nobody can be asked in this session, so the run waits at the gate. The operator answers in a shell in {dir}: voyage-helper {}, or with /trekexecute --resume in an interactive session.",
+            "Nobody can be asked in this session, so the run waits at the gate. The operator answers in a shell in {dir}: voyage-helper {}, or with {again} in an interactive session.",
             gate_call.replace("confirm|decline", "confirm (or decline)")
         ));
         reply.next = Next::AwaitOperator;
@@ -250,6 +251,7 @@ fn finish_inner(gate: Option<GateAnswer>, advisory: bool) -> Result<Reply, Probl
                 &mut reply,
                 "trek finish --gate confirm|decline".into(),
                 &root,
+                "/trekexecute --resume",
             );
             Ok(reply)
         }

@@ -103,6 +103,7 @@ pub(super) fn run(mut reply: Reply, plan: &str, project: Option<&Path>) -> Resul
                 &mut reply,
                 format!("trek finish --gate confirm|decline --plan {plan}"),
                 &root,
+                "/trekexecute on the plan (not --resume)",
             );
             Ok(reply)
         }

@@ -1204,3 +1204,72 @@ fn recovery_stops_at_depth_two_and_a_session_child_never_dispatches() {
     );
     assert!(!repo.path().join("plans/session-1-recovery-1.md").exists());
 }
+
+/// In `claude -p` (CLAUDE_CODE_ENTRYPOINT=sdk-cli) nobody can be asked:
+/// `trek finish` leaves the run at the gate (recorded, nothing finalised)
+/// and refuses the session's answer; the run comes back to the gate in an
+/// interactive session (`--resume`), where the user's answer is recorded
+/// as theirs, and an operator in a shell is recorded as the operator.
+#[test]
+fn an_unattended_session_leaves_the_run_at_the_gate_for_a_person() {
+    let unattended = [("CLAUDECODE", "1"), ("CLAUDE_CODE_ENTRYPOINT", "sdk-cli")];
+    let interactive = [("CLAUDECODE", "1"), ("CLAUDE_CODE_ENTRYPOINT", "cli")];
+    let to_the_gate = |repo: &Repo| {
+        let plan = repo.plan();
+        repo.trek_env(&["start", &plan], &unattended);
+        repo.trek_env(&["step-begin", "1"], &unattended);
+        repo.write(&[("greet.sh", GREET)]);
+        repo.trek_env(&["step-done", "1"], &unattended);
+        repo.trek_env(&["step-begin", "2"], &unattended);
+        repo.write(&[("tests/greet.sh", TEST)]);
+        repo.trek_env(&["step-done", "2"], &unattended);
+        let (code, gate) = repo.trek_env(&["finish"], &unattended);
+        assert_eq!((code, next(&gate).0), (0, "await-operator"), "{gate}");
+        assert_eq!(gate["call"], "trek finish --gate confirm|decline");
+        let progress = repo.progress_json();
+        assert_eq!(progress["status"], "in_progress");
+        assert_eq!(progress["main_merge_gate"]["status"], "awaiting");
+        let (code, refused) = repo.trek_env(&["finish", "--gate", "confirm"], &unattended);
+        assert_eq!(code, 2, "{refused}");
+        assert!(
+            refused["lines"]
+                .to_string()
+                .contains("TREK_GATE_UNATTENDED")
+        );
+        assert_eq!(repo.progress_json()["status"], "in_progress");
+        assert!(repo.marker().exists(), "the run is still live");
+    };
+
+    let repo = Repo::new(&example_plan());
+    to_the_gate(&repo);
+    let plan = repo.plan();
+    let (code, resumed) = repo.trek_env(&["start", "--resume", &plan], &interactive);
+    assert_eq!((code, next(&resumed).0), (0, "finish"), "{resumed}");
+    let (_, gate) = repo.trek_env(&["finish"], &interactive);
+    assert_eq!(next(&gate).0, "ask-main-merge", "{gate}");
+    let (code, done) = repo.trek_env(&["finish", "--gate", "decline"], &interactive);
+    assert_eq!(
+        (code, done["status"].as_str()),
+        (1, Some("partial")),
+        "{done}"
+    );
+    let gate = &repo.progress_json()["main_merge_gate"];
+    assert_eq!(
+        (gate["status"].as_str(), gate["answered_by"].as_str()),
+        (Some("declined"), Some("user"))
+    );
+
+    let repo = Repo::new(&example_plan());
+    to_the_gate(&repo);
+    let (code, done) = repo.trek(&["finish", "--gate", "confirm"]);
+    assert_eq!(
+        (code, done["status"].as_str()),
+        (0, Some("completed")),
+        "{done}"
+    );
+    let progress = repo.progress_json();
+    assert_eq!(progress["main_merge_gate"]["answered_by"], "operator");
+    assert_schema("progress", &progress.to_string());
+    let stats = fs::read_to_string(repo.data().join("trekexecute-stats.jsonl")).unwrap();
+    assert!(stats.contains("\"answered_by\":\"operator\""), "{stats}");
+}
