@@ -104,6 +104,12 @@ impl Session {
             "CLAUDECODE",
             "CLAUDE_CODE_ENTRYPOINT",
             "CLAUDE_PLUGIN_ROOT",
+            // Claude Code sets the data dir for the plugin's hooks, and the
+            // plugin hands it to Bash: none may come from the test's host.
+            "CLAUDE_PLUGIN_DATA",
+            "CLAUDE_ENV_FILE",
+            "VOYAGE_DATA_DIR",
+            "XDG_DATA_HOME",
         ] {
             cmd.env_remove(key);
         }
@@ -121,7 +127,6 @@ impl Session {
             .env("IS_SANDBOX", "1")
             .env("CLAUDE_CODE_MAX_RETRIES", "0")
             .env("VOYAGE_HELPER", helper_binary().unwrap())
-            .env("CLAUDE_PLUGIN_DATA", self.home.path().join("data"))
             .stdin(Stdio::null());
         let out = cmd.output().unwrap();
         let calls = self.home.path().join("claude-calls");
@@ -131,6 +136,23 @@ impl Session {
             fs::read_to_string(&calls).unwrap_or_default()
         );
         out
+    }
+
+    /// The data directory Claude Code gave the plugin's hooks: the one it
+    /// made under `~/.claude/plugins/data/` for this `--plugin-dir` plugin.
+    fn plugin_data(&self) -> PathBuf {
+        let parent = self.home.path().join(".claude/plugins/data");
+        let dirs: Vec<PathBuf> = fs::read_dir(&parent)
+            .unwrap_or_else(|e| panic!("{}: {e}", parent.display()))
+            .map(|entry| entry.unwrap().path())
+            .collect();
+        assert_eq!(dirs.len(), 1, "one plugin data dir: {dirs:?}");
+        dirs.into_iter().next().unwrap()
+    }
+
+    /// Where the helper writes when no data dir reaches it.
+    fn fallback_data(&self) -> PathBuf {
+        self.home.path().join(".local/share/voyage")
     }
 
     fn progress(&self) -> Value {
@@ -246,6 +268,10 @@ fn a_two_step_plan_completes_through_the_command() {
         last.contains("\"result\": \"completed\""),
         "trekexecute_summary: {last}"
     );
+    // `trek finish`, run from Bash, records the run where the hooks write.
+    let stats = fs::read_to_string(s.plugin_data().join("trekexecute-stats.jsonl")).unwrap();
+    assert!(stats.contains("completed"), "{stats}");
+    assert!(!s.fallback_data().exists());
 }
 
 #[test]
@@ -478,4 +504,41 @@ fn writes_outside_the_step_are_denied_by_the_hook_during_a_run() {
         .count();
     assert_eq!(denials, 4, "four writes denied by the hook: {results:#?}");
     assert_eq!(s.progress()["status"], "completed", "{results:#?}");
+}
+
+#[test]
+fn bash_calls_write_to_the_data_dir_claude_code_gives_the_plugin() {
+    let Some(s) = Session::new(&example_plan()) else {
+        return;
+    };
+    let helper = format!("\"{}\"", launcher().display());
+    let mock = MockApi::start(vec![
+        s.bash("printf 'data=<%s>' \"$CLAUDE_PLUGIN_DATA\""),
+        s.bash(&format!(
+            "{helper} event emit --event probe-from-bash --payload - <<'JSON'\n{{\"step\": 1}}\nJSON"
+        )),
+        Turn::text("Done."),
+    ]);
+    let out = s.run(&mock, "Record an event.");
+    assert!(out.status.success(), "{}", mock.summary());
+    let data = s.plugin_data();
+    let results = tool_results(&mock);
+    assert_eq!(
+        results.first().map(String::as_str),
+        Some(format!("data=<{}>", data.display()).as_str()),
+        "{results:?}"
+    );
+    let written = results.get(1).cloned().unwrap_or_default();
+    assert!(
+        written.contains("\"written\":true") || written.contains("\"written\": true"),
+        "{written}"
+    );
+    let events = fs::read_to_string(data.join("trekexecute-stats.jsonl"))
+        .unwrap_or_else(|e| panic!("no events in {}: {e}; {written}", data.display()));
+    assert!(events.contains("\"probe-from-bash\""), "{events}");
+    assert!(
+        !s.fallback_data().exists(),
+        "written to the fallback: {}",
+        s.fallback_data().display()
+    );
 }
