@@ -17,6 +17,7 @@ use super::invoke::invoke;
 use super::reply::{Next, Reply};
 use super::stop;
 use crate::exit;
+use crate::git_exclude;
 use crate::plan::PlanKind;
 use crate::problem::Problem;
 use crate::run_marker::{self, RunMarker};
@@ -293,6 +294,8 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
         .as_str()
         .unwrap_or("adaptive")
         .to_owned();
+
+    reply.lines.extend(git_exclude::ensure(project.as_deref()));
 
     // Phase 2.5: the strategy.
     let mut strategy = vec![
