@@ -61,6 +61,7 @@ mod data_dir;
 mod exit;
 mod gate;
 mod git;
+mod git_exclude;
 mod input_file;
 #[doc(hidden)]
 pub mod internals;

@@ -693,3 +693,249 @@ fn session_start_builds_in_the_background_when_missing_or_stale_and_is_silent_ot
     }
     wait_for(&bin);
 }
+
+/// Data directory names of every awkward kind: quotes of both sorts, spaces,
+/// shell syntax that must stay text, newlines (also a last one), non-ASCII.
+const ODD_DATA_DIRS: &[&str] = &[
+    "plain",
+    "with space/and 'single' quotes",
+    "'",
+    "''",
+    "ends with a quote'",
+    "\"double\" $HOME `echo no` $(echo no) \\back\\slash",
+    "x'; touch CANARY; echo '",
+    "new\nline",
+    "last newline\n",
+    "*?[glob] ~tilde ! # &|;<>",
+    "donn\u{e9}es \u{2603}",
+];
+
+/// The session-start hook with `CLAUDE_ENV_FILE` and `CLAUDE_PLUGIN_DATA`
+/// as given (unset when `None`), the rest of the environment as `cmd` has it.
+fn session_start_with(mut cmd: Command, env_file: Option<&Path>, data: Option<&str>) -> Output {
+    if let Some(file) = env_file {
+        cmd.env("CLAUDE_ENV_FILE", file);
+    }
+    if let Some(data) = data {
+        cmd.env("CLAUDE_PLUGIN_DATA", data);
+    }
+    cmd.args(["hook", "session-start"]);
+    run(
+        cmd,
+        "{\"hook_event_name\": \"SessionStart\", \"source\": \"startup\"}",
+    )
+}
+
+/// What `VOYAGE_DATA_DIR` is after `shell` sources `env_file`, as Claude
+/// Code does before a Bash call (`CLAUDE_PLUGIN_DATA` stays unset there:
+/// another plugin's scripts read that name).
+fn sourced_data_dir(s: &Scratch, shell: &str, env_file: &Path) -> String {
+    let mut cmd = Command::new(voyage_tests::find_on_path(shell).unwrap());
+    cmd.env_clear()
+        .env("PATH", s.path_var(&[]))
+        .env("CLAUDE_ENV_FILE", env_file)
+        .current_dir(s.dir.path())
+        .args([
+            "-c",
+            ". \"$CLAUDE_ENV_FILE\"; test -z \"${CLAUDE_PLUGIN_DATA+set}\" && printf %s \"$VOYAGE_DATA_DIR\"",
+        ]);
+    let out = run(cmd, "");
+    assert!(out.status.success(), "{shell}: {}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+/// The shells a Bash call may source the file with: `sh`, and `bash` when
+/// the host has it.
+fn shells() -> Vec<&'static str> {
+    let mut all = vec!["sh"];
+    if voyage_tests::find_on_path("bash").is_some() {
+        all.push("bash");
+    }
+    all
+}
+
+#[test]
+fn session_start_hands_any_data_dir_to_later_bash_calls_through_the_env_file() {
+    let s = Scratch::new();
+    let root = s.plugin_root("plugin");
+    for (i, name) in ODD_DATA_DIRS.iter().enumerate() {
+        let data = format!("{}/{name}", s.dir.path().display());
+        let env_file = s.path(&format!("env-{i}.sh"));
+        let cmd = launch(&root.join("plugin/bin/voyage-helper"), &s.path_var(&[]));
+        let out = session_start_with(cmd, Some(&env_file), Some(&data));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{name:?}: {}",
+            text(&out.stderr)
+        );
+        assert!(
+            text(&out.stdout).contains("systemMessage"),
+            "the hook's reply is unchanged: {}",
+            text(&out.stdout)
+        );
+        for shell in shells() {
+            assert_eq!(
+                sourced_data_dir(&s, shell, &env_file),
+                data,
+                "{shell}, {name:?}"
+            );
+        }
+        assert!(!s.path("CANARY").exists(), "{name:?} ran as a command");
+    }
+}
+
+#[test]
+fn session_start_writes_the_data_dir_in_every_branch_of_the_launcher() {
+    let data = "/data dir/it's";
+    let check = |s: &Scratch, out: &Output, env_file: &Path, what: &str| {
+        assert_eq!(out.status.code(), Some(0), "{what}: {}", text(&out.stderr));
+        assert_eq!(sourced_data_dir(s, "sh", env_file), data, "{what}");
+    };
+
+    // VOYAGE_HELPER names the binary: silent.
+    let s = Scratch::new();
+    let fake = s.path("fake/helper");
+    write_executable(&fake, &fake_helper("fake", 0)).unwrap();
+    let mut cmd = launch(&launcher(), &s.path_var(&[]));
+    cmd.env("VOYAGE_HELPER", &fake);
+    let out = session_start_with(cmd, Some(&s.path("env.sh")), Some(data));
+    assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+    check(&s, &out, &s.path("env.sh"), "VOYAGE_HELPER");
+
+    // The plugin's own build exists and is current: silent.
+    let s = Scratch::new();
+    let root = s.plugin_root("plugin");
+    write_executable(
+        &root.join("target/release/voyage-helper"),
+        &fake_helper("release", 0),
+    )
+    .unwrap();
+    let cmd = launch(&root.join("plugin/bin/voyage-helper"), &s.path_var(&[]));
+    let out = session_start_with(cmd, Some(&s.path("env.sh")), Some(data));
+    assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+    check(&s, &out, &s.path("env.sh"), "built");
+
+    // An installed helper on PATH and no build of the plugin's own.
+    let s = Scratch::new();
+    let root = s.plugin_root("plugin");
+    write_executable(
+        &s.path("installed/voyage-helper"),
+        &fake_helper("installed", 0),
+    )
+    .unwrap();
+    let cmd = launch(
+        &root.join("plugin/bin/voyage-helper"),
+        &s.path_var(&[&s.path("installed")]),
+    );
+    let out = session_start_with(cmd, Some(&s.path("env.sh")), Some(data));
+    assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+    check(&s, &out, &s.path("env.sh"), "on PATH");
+
+    // No binary yet: the build starts in the background.
+    let s = Scratch::new();
+    let root = buildable_root(&s);
+    let cargo_dir = fake_cargo(&s, &s.path("cargo.log"), None);
+    let cmd = launch(
+        &root.join("plugin/bin/voyage-helper"),
+        &s.path_var(&[&cargo_dir]),
+    );
+    let out = session_start_with(cmd, Some(&s.path("env.sh")), Some(data));
+    assert!(
+        text(&out.stdout).contains("building"),
+        "{}",
+        text(&out.stdout)
+    );
+    check(&s, &out, &s.path("env.sh"), "building");
+    wait_for(&root.join("target/release/voyage-helper"));
+    // The background build's own run of the launcher adds nothing.
+    assert_eq!(
+        fs::read_to_string(s.path("env.sh"))
+            .unwrap()
+            .lines()
+            .count(),
+        1
+    );
+
+    // No binary and no cargo.
+    let s = Scratch::new();
+    let root = s.plugin_root("plugin");
+    let cmd = launch(&root.join("plugin/bin/voyage-helper"), &s.path_var(&[]));
+    let out = session_start_with(cmd, Some(&s.path("env.sh")), Some(data));
+    assert!(
+        text(&out.stdout).contains("no cargo"),
+        "{}",
+        text(&out.stdout)
+    );
+    check(&s, &out, &s.path("env.sh"), "no cargo");
+}
+
+#[test]
+fn session_start_adds_the_line_once_and_keeps_what_the_file_had() {
+    let s = Scratch::new();
+    let root = s.plugin_root("plugin");
+    let hook = |env_file: &Path, data: &str| {
+        let cmd = launch(&root.join("plugin/bin/voyage-helper"), &s.path_var(&[]));
+        let out = session_start_with(cmd, Some(env_file), Some(data));
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    };
+    for (i, name) in ["one", "new\nline"].iter().enumerate() {
+        let data = format!("/d/{name}");
+        // Another hook's line, without its last newline.
+        let env_file = s.path(&format!("env-{i}.sh"));
+        fs::write(&env_file, "export OTHER='kept'").unwrap();
+        for _ in 0..3 {
+            hook(&env_file, &data);
+        }
+        let after = fs::read_to_string(&env_file).unwrap();
+        let line = format!("export VOYAGE_DATA_DIR={}\n", sh_quote(&data));
+        assert_eq!(after, format!("export OTHER='kept'\n{line}"), "{name:?}");
+
+        // A data dir that changed (another session start) is appended and wins.
+        hook(&env_file, "/d/later");
+        assert_eq!(sourced_data_dir(&s, "sh", &env_file), "/d/later");
+        let mut cmd = Command::new("sh");
+        cmd.env_clear()
+            .env("PATH", s.path_var(&[]))
+            .args(["-c", ". \"$1\"; printf %s \"$OTHER\"", "sh"])
+            .arg(&env_file);
+        assert_eq!(text(&run(cmd, "").stdout), "kept");
+    }
+}
+
+#[test]
+fn session_start_without_both_variables_or_a_writable_file_changes_nothing() {
+    let s = Scratch::new();
+    let root = s.plugin_root("plugin");
+    let hook = |env_file: Option<&Path>, data: Option<&str>| {
+        let cmd = launch(&root.join("plugin/bin/voyage-helper"), &s.path_var(&[]));
+        session_start_with(cmd, env_file, data)
+    };
+    let plain = hook(None, None);
+    assert_eq!(plain.status.code(), Some(0));
+
+    // Missing or empty variables: no file written.
+    let env_file = s.path("env.sh");
+    for (file, data) in [
+        (Some(env_file.as_path()), None),
+        (Some(env_file.as_path()), Some("")),
+        (None, Some("/d")),
+    ] {
+        let out = hook(file, data);
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(out.stdout, plain.stdout);
+        assert!(!env_file.exists(), "{file:?} {data:?}");
+    }
+    let out = hook(Some(Path::new("")), Some("/d"));
+    assert_eq!(out.stdout, plain.stdout);
+
+    // A file that cannot be written never fails the hook nor changes its reply.
+    fs::create_dir_all(s.path("a-directory")).unwrap();
+    for file in [s.path("a-directory"), s.path("no/such/dir/env.sh")] {
+        let out = hook(Some(&file), Some("/d"));
+        assert_eq!(out.status.code(), Some(0), "{}", file.display());
+        assert_eq!(out.stdout, plain.stdout, "{}", file.display());
+        assert_eq!(text(&out.stderr), text(&plain.stderr), "{}", file.display());
+    }
+    assert!(!s.path("no").exists());
+}

@@ -110,6 +110,12 @@ impl Session {
             "CLAUDECODE",
             "CLAUDE_CODE_ENTRYPOINT",
             "CLAUDE_PLUGIN_ROOT",
+            // Claude Code sets the data dir for the plugin's hooks, and the
+            // plugin hands it to Bash: none may come from the test's host.
+            "CLAUDE_PLUGIN_DATA",
+            "CLAUDE_ENV_FILE",
+            "VOYAGE_DATA_DIR",
+            "XDG_DATA_HOME",
         ] {
             cmd.env_remove(key);
         }
@@ -127,7 +133,6 @@ impl Session {
             .env("IS_SANDBOX", "1")
             .env("CLAUDE_CODE_MAX_RETRIES", "0")
             .env("VOYAGE_HELPER", helper_binary().unwrap())
-            .env("CLAUDE_PLUGIN_DATA", self.home.path().join("data"))
             .stdin(Stdio::null());
         let out = cmd.output().unwrap();
         let calls = self.home.path().join("claude-calls");
@@ -168,6 +173,23 @@ impl Session {
             String::from_utf8_lossy(&out.stderr)
         );
         text
+    }
+
+    /// The data directory Claude Code gave the plugin's hooks: the one it
+    /// made under `~/.claude/plugins/data/` for this `--plugin-dir` plugin.
+    fn plugin_data(&self) -> PathBuf {
+        let parent = self.home.path().join(".claude/plugins/data");
+        let dirs: Vec<PathBuf> = fs::read_dir(&parent)
+            .unwrap_or_else(|e| panic!("{}: {e}", parent.display()))
+            .map(|entry| entry.unwrap().path())
+            .collect();
+        assert_eq!(dirs.len(), 1, "one plugin data dir: {dirs:?}");
+        dirs.into_iter().next().unwrap()
+    }
+
+    /// Where the helper writes when no data dir reaches it.
+    fn fallback_data(&self) -> PathBuf {
+        self.home.path().join(".local/share/voyage")
     }
 
     fn progress(&self) -> Value {
@@ -304,6 +326,13 @@ fn a_two_step_plan_completes_through_the_command() {
     let progress = s.progress();
     assert_eq!(progress["status"], "completed", "{progress}");
     assert_eq!(progress["main_merge_gate"]["answered_by"], "operator");
+    // The session's `trek` calls and the operator's finish record the run
+    // where the hooks write: the run keeps the data dir it started with.
+    let stats = fs::read_to_string(s.plugin_data().join("trekexecute-stats.jsonl")).unwrap();
+    assert!(stats.contains("\"main-merge-gate\""), "{stats}");
+    assert!(stats.contains("\"main-merge-approved\""), "{stats}");
+    assert!(stats.contains("completed"), "{stats}");
+    assert!(!s.fallback_data().exists());
 }
 
 #[test]
@@ -672,5 +701,42 @@ fn a_multi_session_plan_reaches_the_main_merge_through_real_sessions() {
         !s.dir()
             .join(".claude/trekplan-sessions/plan/orders")
             .exists()
+    );
+}
+
+#[test]
+fn bash_calls_write_to_the_data_dir_claude_code_gives_the_plugin() {
+    let Some(s) = Session::new(&example_plan()) else {
+        return;
+    };
+    let helper = format!("\"{}\"", launcher().display());
+    let mock = MockApi::start(vec![
+        s.bash("printf 'data=<%s> plugin=<%s>' \"$VOYAGE_DATA_DIR\" \"${CLAUDE_PLUGIN_DATA:-}\""),
+        s.bash(&format!(
+            "{helper} event emit --event probe-from-bash --payload - <<'JSON'\n{{\"step\": 1}}\nJSON"
+        )),
+        Turn::text("Done."),
+    ]);
+    let out = s.run(&mock, "Record an event.");
+    assert!(out.status.success(), "{}", mock.summary());
+    let data = s.plugin_data();
+    let results = tool_results(&mock);
+    assert_eq!(
+        results.first().map(String::as_str),
+        Some(format!("data=<{}> plugin=<>", data.display()).as_str()),
+        "{results:?}"
+    );
+    let written = results.get(1).cloned().unwrap_or_default();
+    assert!(
+        written.contains("\"written\":true") || written.contains("\"written\": true"),
+        "{written}"
+    );
+    let events = fs::read_to_string(data.join("trekexecute-stats.jsonl"))
+        .unwrap_or_else(|e| panic!("no events in {}: {e}; {written}", data.display()));
+    assert!(events.contains("\"probe-from-bash\""), "{events}");
+    assert!(
+        !s.fallback_data().exists(),
+        "written to the fallback: {}",
+        s.fallback_data().display()
     );
 }

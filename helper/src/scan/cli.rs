@@ -229,10 +229,15 @@ pub(crate) enum HookCommand {
     /// The SessionStart hook: nothing to do once the helper runs.
     ///
     /// The plugin's launcher (plugin/bin/voyage-helper) answers this hook
-    /// itself: it starts the helper's build in the background when the
-    /// binary is missing or older than the plugin's source, and says so in
-    /// one line. The helper, once built, reads the hook's input and prints
-    /// nothing (exit 0).
+    /// itself, before any binary exists: it appends
+    /// `export VOYAGE_DATA_DIR='…'` (the hooks' $CLAUDE_PLUGIN_DATA) to
+    /// $CLAUDE_ENV_FILE, so the agent's
+    /// Bash calls (`trek`, `stats`, `event`) write to the data dir the hooks
+    /// get, and it starts the helper's build in the background when the
+    /// binary is missing or older than the plugin's source, saying so in
+    /// one line. The helper, once built, only reads the hook's input and
+    /// prints nothing (exit 0): a hooks.json that calls the binary itself
+    /// instead of the launcher loses both.
     SessionStart,
 }
 

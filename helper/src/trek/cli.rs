@@ -34,7 +34,9 @@ pub(crate) enum Command {
     /// Takes `/trekexecute`'s arguments as they are. --validate and
     /// --dry-run print their report and end there. Otherwise: the brief's
     /// sequencing gate (--project), the profile and effort, the security
-    /// scan of every plan command, the autonomy gates, and the strategy.
+    /// scan of every plan command, the autonomy gates, the run's files
+    /// (progress files, .temp/voyage/, .claude/trekplan-sessions/) named
+    /// once in the common .git/info/exclude, and the strategy.
     /// A multi-session plan (an Execution Strategy, default mode) takes the
     /// wave path: the preflight and wave W's session orders, then the run
     /// stops with the hand-over (the next run collects the wave). Every

@@ -45,6 +45,11 @@ pub(super) struct Decided {
     /// the budget spent). `None` while every step went well.
     #[serde(default)]
     pub stop: Option<String>,
+    /// The data directory a variable named when the run started (the
+    /// plugin's, handed to Bash by the SessionStart hook): the run's later
+    /// calls write there, wherever they run from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_dir: Option<String>,
 }
 
 /// A run found from the current directory.
@@ -98,6 +103,9 @@ impl Run {
         let plan = load_plan(&plan_path)?;
         let progress_path = PathBuf::from(&marker.progress);
         let decided = read_decided(&progress_path)?;
+        if let Some(dir) = &decided.data_dir {
+            crate::data_dir::adopt(PathBuf::from(dir));
+        }
         Ok(Self {
             root: PathBuf::from(&marker.repo_root),
             marker_path: location.marker,

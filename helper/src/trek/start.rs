@@ -17,6 +17,7 @@ use super::invoke::invoke;
 use super::reply::{Next, Reply};
 use super::stop;
 use crate::exit;
+use crate::git_exclude;
 use crate::plan::PlanKind;
 use crate::problem::Problem;
 use crate::run_marker::{self, RunMarker};
@@ -297,6 +298,8 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
         .unwrap_or("adaptive")
         .to_owned();
 
+    reply.lines.extend(git_exclude::ensure(project.as_deref()));
+
     // Phase 2.5: the strategy.
     let mut strategy = vec![
         "plan".to_owned(),
@@ -338,6 +341,7 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
         gates,
         profile,
         profile_source,
+        data_dir: crate::data_dir::named().map(|d| d.display().to_string()),
         stop: None,
     };
     single_session(reply, args, &plan, &plan_path, decided)
@@ -465,9 +469,9 @@ fn single_session(
         crate::progress::edit(&progress, |p| {
             p.status = crate::progress::RunStatus::InProgress;
         })?;
-        decided.start_sha = context::read_decided(&progress)
-            .map(|d| d.start_sha)
-            .unwrap_or_default();
+        let before = context::read_decided(&progress).unwrap_or_default();
+        decided.start_sha = before.start_sha;
+        decided.data_dir = decided.data_dir.take().or(before.data_dir);
     }
     if decided.start_sha.is_empty() {
         decided.start_sha = head;

@@ -2,6 +2,7 @@
 //! remove` without `--force` refuses a worktree with modified or untracked
 //! files and `git branch -d` refuses an unmerged branch; whatever git
 //! refuses is kept, reported with what the user can do, and never retried.
+//! A worktree holding a progress file is kept too, ignored or not.
 
 use std::path::Path;
 
@@ -58,6 +59,15 @@ impl Swept {
     /// `git worktree remove PATH` without force.
     pub(super) fn remove_worktree(&mut self, root: &Path, path: &Path) -> Result<(), Fail> {
         let shown = path.display().to_string();
+        // A progress file is the session's record and what `--resume`
+        // continues from; once info/exclude ignores it, git would delete it
+        // with the worktree instead of refusing.
+        let progress = crate::git_exclude::untracked_progress_files(path);
+        if !progress.is_empty() {
+            let why = format!("it holds the run's progress file {}", progress.join(", "));
+            self.kept.push(kept_worktree(path, why));
+            return Ok(());
+        }
         let out = git(root, &["worktree", "remove", &shown])?;
         if out.ok() {
             self.removed_worktrees.push(shown);

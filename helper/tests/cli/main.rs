@@ -26,6 +26,7 @@ mod recovery;
 mod regressions;
 mod report;
 mod run;
+mod run_files;
 mod scan;
 mod scan_corpus;
 mod schemas;

@@ -264,6 +264,13 @@ fn a_plan_verified_as_a_whole_runs_from_wave_one_to_the_main_merge() {
         "the confirm clears the orders: {done} {:?}",
         fs::read_dir(w.orders()).map(|d| d.flatten().map(|e| e.file_name()).collect::<Vec<_>>())
     );
+    // Nothing of the run is left: every worktree and branch went with its
+    // merge, and the run's own files never showed as untracked.
+    assert!(!w.sessions_dir().join("worktrees").exists());
+    for n in 1..=3 {
+        assert!(!w.has_branch(n), "session {n}'s branch is merged and gone");
+    }
+    assert_eq!(w.git(&["status", "--porcelain"]), "");
     let approved: Vec<Value> = events(&w)
         .into_iter()
         .filter(|e| e["event"] == "main-merge-approved")
