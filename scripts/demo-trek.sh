@@ -12,19 +12,9 @@ set -euo pipefail
 helper=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 plan_src=$(cd "$(dirname "${2:-examples/trek/plan.md}")" && pwd)/$(basename "${2:-examples/trek/plan.md}")
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/voyage-demo.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-repo=$work/repo
-mkdir -p "$repo/plans"
-cp "$plan_src" "$repo/plans/plan.md"
-printf '# greeting\n' >"$repo/README.md"
-cd "$repo"
-export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 CLAUDE_PLUGIN_DATA=$work/data
-git init -q -b main
-git config user.name "Voyage demo"
-git config user.email demo@voyage.invalid
-git add -A
-git commit -q -m "init"
+# shellcheck source=scripts/demo-repo.sh
+. "$(dirname "$0")/demo-repo.sh"
+demo_repo voyage-demo "$plan_src" plan.md "# greeting"
 
 # One helper call, shown as the agent would run it; its reply is printed.
 trek() {

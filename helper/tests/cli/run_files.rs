@@ -11,48 +11,16 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use tempfile::TempDir;
 
-use crate::common::repo::{commit_all, git, init, write};
+use crate::common::repo::{commit_all, git, write};
+use crate::trek::{GREET, Repo, example_plan};
 use crate::waves::World;
 
 const BEGIN: &str = "# >>> voyage: run files, kept out of git (voyage-helper trek start) >>>";
 
-fn example_plan() -> String {
-    fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/trek/plan.md"))
-        .unwrap()
-}
-
-const GREET: &str = "#!/usr/bin/env bash\necho \"Hello, ${1:-world}!\"\n";
-
-/// A repository with `plans/plan.md` committed, and a home of its own.
-struct Repo {
-    dir: TempDir,
-    home: TempDir,
-}
-
-impl Repo {
-    fn new(plan: &str) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        init(dir.path());
-        write(
-            dir.path(),
-            &[("README.md", "# demo\n"), ("plans/plan.md", plan)],
-        );
-        commit_all(dir.path(), "init");
-        Self {
-            dir,
-            home: tempfile::tempdir().unwrap(),
-        }
-    }
-
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    fn exclude(&self) -> PathBuf {
-        self.path().join(".git/info/exclude")
-    }
+/// The common exclude file of `repo`'s checkout.
+fn exclude_file(repo: &Repo) -> PathBuf {
+    repo.path().join(".git/info/exclude")
 }
 
 /// `voyage-helper trek ARGS --json` in `dir`: the exit code and the reply.
@@ -86,7 +54,7 @@ fn blocks(exclude: &Path) -> usize {
 fn after_a_start_and_a_step_git_status_shows_none_of_the_run_files() {
     let repo = Repo::new(&example_plan());
     // The user's own exclude lines, the last without its newline.
-    fs::write(repo.exclude(), "# mine\n*.swp\nbuild/").unwrap();
+    fs::write(exclude_file(&repo), "# mine\n*.swp\nbuild/").unwrap();
     let home = repo.home.path();
     let (code, start) = trek(repo.path(), home, &["start", "plans/plan.md"]);
     assert_eq!(code, 0, "{start}");
@@ -114,7 +82,7 @@ fn after_a_start_and_a_step_git_status_shows_none_of_the_run_files() {
     // What `git add -A` would stage: nothing of the run.
     assert_eq!(git(repo.path(), &["add", "-A", "--dry-run"]), "");
 
-    let exclude = fs::read_to_string(repo.exclude()).unwrap();
+    let exclude = fs::read_to_string(exclude_file(&repo)).unwrap();
     assert!(
         exclude.starts_with("# mine\n*.swp\nbuild/\n# >>> voyage"),
         "{exclude}"
@@ -132,14 +100,14 @@ fn after_a_start_and_a_step_git_status_shows_none_of_the_run_files() {
     );
 
     // A second start (the run resumed) writes nothing more.
-    let before = fs::read(repo.exclude()).unwrap();
+    let before = fs::read(exclude_file(&repo)).unwrap();
     let (_, again) = trek(repo.path(), home, &["start", "--resume", "plans/plan.md"]);
     assert!(
         !again["lines"].to_string().contains("info/exclude"),
         "{again}"
     );
-    assert_eq!(fs::read(repo.exclude()).unwrap(), before);
-    assert_eq!(blocks(&repo.exclude()), 1);
+    assert_eq!(fs::read(exclude_file(&repo)).unwrap(), before);
+    assert_eq!(blocks(&exclude_file(&repo)), 1);
 }
 
 #[test]
@@ -150,7 +118,7 @@ fn a_progress_file_the_user_tracks_stays_tracked() {
     commit_all(repo.path(), "track the progress file on purpose");
     let (code, start) = trek(repo.path(), repo.home.path(), &["start", "plans/plan.md"]);
     assert_eq!(code, 0, "{start}");
-    assert_eq!(blocks(&repo.exclude()), 1);
+    assert_eq!(blocks(&exclude_file(&repo)), 1);
     // Still in the index, and its change still shows.
     assert_eq!(
         git(repo.path(), &["ls-files", "--", progress]).trim(),
@@ -172,7 +140,7 @@ fn a_project_run_excludes_its_own_progress_file_and_no_other() {
     assert_eq!(code, 0, "{start}");
     assert!(project.join("progress.json").is_file());
     assert_eq!(status(repo.path()), "?? web/progress.json\n");
-    let exclude = fs::read_to_string(repo.exclude()).unwrap();
+    let exclude = fs::read_to_string(exclude_file(&repo)).unwrap();
     assert!(
         exclude
             .lines()

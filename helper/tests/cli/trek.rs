@@ -16,23 +16,23 @@ use crate::common::repo::{commit_all, git, init, write};
 use crate::common::schema::assert_schema;
 
 /// The two-step shell plan of `examples/trek/`.
-fn example_plan() -> String {
+pub(crate) fn example_plan() -> String {
     fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/trek/plan.md"))
         .unwrap()
 }
 
-const GREET: &str = "#!/usr/bin/env bash\necho \"Hello, ${1:-world}!\"\n";
+pub(crate) const GREET: &str = "#!/usr/bin/env bash\necho \"Hello, ${1:-world}!\"\n";
 const TEST: &str = "#!/usr/bin/env bash\nset -e\ntest \"$(bash greet.sh)\" = \"Hello, world!\"\n";
 
 /// A repository holding `plans/plan.md`, committed, and a home and data dir
 /// of its own.
-struct Repo {
+pub(crate) struct Repo {
     dir: TempDir,
-    home: TempDir,
+    pub(crate) home: TempDir,
 }
 
 impl Repo {
-    fn new(plan: &str) -> Self {
+    pub(crate) fn new(plan: &str) -> Self {
         let dir = tempfile::tempdir().unwrap();
         init(dir.path());
         write(
@@ -46,7 +46,7 @@ impl Repo {
         }
     }
 
-    fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.dir.path()
     }
 

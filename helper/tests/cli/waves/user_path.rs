@@ -189,16 +189,22 @@ fn to_wave_two(w: &World) {
     );
     completes(w, 1, false);
     completes(w, 2, false);
-    let (code, second) = parent(w);
+    wave_one_merges(w);
+}
+
+/// The parent's next run merges wave 1 and hands wave 2 over.
+fn wave_one_merges(w: &World) {
+    let (code, next) = parent(w);
     assert_eq!(
-        (code, second["status"].as_str()),
+        (code, next["status"].as_str()),
         (0, Some("handover")),
-        "{second}"
+        "{next}"
     );
     assert!(
-        lines(&second).contains("Wave 1: 2 sessions merged."),
-        "{second}"
+        lines(&next).contains("Wave 1: 2 sessions merged."),
+        "{next}"
     );
+    assert!(w.worktree(3).is_dir(), "wave 2 is prepared");
 }
 
 /// Every wave merged and the master verification passed: the gate.
@@ -309,16 +315,7 @@ fn a_failed_session_is_resumed_in_its_worktree_and_the_parent_goes_on() {
     assert_eq!(parent(&w).1["status"], "failed");
 
     completes(&w, 1, true);
-    let (code, next) = parent(&w);
-    assert_eq!(
-        (code, next["status"].as_str()),
-        (0, Some("handover")),
-        "{next}"
-    );
-    assert!(
-        lines(&next).contains("Wave 1: 2 sessions merged."),
-        "{next}"
-    );
+    wave_one_merges(&w);
     assert!(w.root.join("tests/greet.sh").is_file());
     assert!(w.worktree(3).is_dir());
 }
@@ -372,16 +369,7 @@ fn a_conflict_with_main_is_resolved_by_hand_and_the_parent_goes_on() {
     w.git(&["add", "lib/greet.sh"]);
     w.git(&["commit", "-q", "--no-edit"]);
 
-    let (code, next) = parent(&w);
-    assert_eq!(
-        (code, next["status"].as_str()),
-        (0, Some("handover")),
-        "{next}"
-    );
-    assert!(
-        lines(&next).contains("Wave 1: 2 sessions merged."),
-        "{next}"
-    );
+    wave_one_merges(&w);
     assert!(w.root.join("lib/farewell.sh").is_file());
     completes(&w, 3, false);
     assert_eq!(parent(&w).1["next"], "ask-main-merge");
