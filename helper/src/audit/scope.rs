@@ -407,6 +407,8 @@ pub(crate) struct Found {
     /// The step's start commit.
     pub since: String,
     pub violations: Vec<Finding>,
+    /// HEAD when the audit ran (`git status` says it), if there is one.
+    pub head: Option<String>,
     /// Changed paths inside the step's scope (the run's files left out).
     pub in_scope: Vec<String>,
     /// The scratch index holding the out-of-scope changes, for the patch.
@@ -436,6 +438,7 @@ pub(crate) fn audit(
         base: base.map_or_else(|| since.to_owned(), |b| b.tree.clone()),
         since: since.to_owned(),
         violations: Vec::new(),
+        head: status.head.clone(),
         in_scope: candidates
             .iter()
             .filter(|p| scope.allowed(p) && !scope.exempt(p))

@@ -329,10 +329,13 @@ fn done_inner(n: u32) -> Result<Reply, Problem> {
     // The scope audit, before anything the helper runs itself (the Verify
     // may leave files of its own): every change outside the step's Files
     // fails the attempt, saved as a patch and put back first.
-    if let Some(why) = scope_check(&run, &step, attempts, &mut reply)? {
-        let forced = reply.scope.as_ref().is_some_and(|s| s.problem.is_some());
-        return fail(&mut run, &step, attempts, budget, &why, forced, reply);
-    }
+    let head_before = match scope_check(&run, &step, attempts, &mut reply)? {
+        Scoped::Outside(why) => {
+            let forced = reply.scope.as_ref().is_some_and(|s| s.problem.is_some());
+            return fail(&mut run, &step, attempts, budget, &why, forced, reply);
+        }
+        Scoped::Within(head) => head,
+    };
 
     // Sub-step D1: the Verify command, screened first.
     let exit_code = match step.verify.as_ref().map(|v| v.command.clone()) {
@@ -435,8 +438,9 @@ fn done_inner(n: u32) -> Result<Reply, Problem> {
     }
     reply.push(format!("Manifest verification PASS for step {n}"));
 
-    // Sub-step F: the checkpoint.
-    let before = context::head(&run.root);
+    // Sub-step F: the checkpoint. HEAD before it is what the scope audit
+    // saw (one git call fewer); without that audit, asked now.
+    let before = head_before.or_else(|| context::head(&run.root));
     if let Some(command) = step.checkpoint.as_ref().map(|c| c.command.clone()) {
         if let Some(rule) = blocked(&command) {
             let why =
@@ -536,24 +540,27 @@ fn scope_of(run: &Run, step: &Step) -> Scope {
     )
 }
 
-/// The scope audit of `trek step-done`: `Some(why)` when the step changed
-/// something outside its scope (the reply then says what, where it was
-/// saved and what was put back).
-fn scope_check(
-    run: &Run,
-    step: &Step,
-    attempt: u32,
-    reply: &mut Reply,
-) -> Result<Option<String>, Problem> {
+/// What the scope audit of `trek step-done` found.
+enum Scoped {
+    /// Nothing outside the step's scope; HEAD as the audit saw it (`None`
+    /// when no audit ran).
+    Within(Option<String>),
+    /// The step changed something outside its scope: why (the reply then
+    /// says what, where it was saved and what was put back).
+    Outside(String),
+}
+
+/// The scope audit of `trek step-done`.
+fn scope_check(run: &Run, step: &Step, attempt: u32, reply: &mut Reply) -> Result<Scoped, Problem> {
     let Some(since) = run.marker.step_start_sha.clone() else {
-        return Ok(None);
+        return Ok(Scoped::Within(None));
     };
     let n = step.number;
     let git = git_of(run);
     let base = scope::read_base(git_dir(run)).filter(|b| b.step == n);
     let found = scope::audit(&git, &since, base.as_ref(), &scope_of(run, step))?;
     if found.violations.is_empty() {
-        return Ok(None);
+        return Ok(Scoped::Within(found.head));
     }
     let patch = scope::patch_path(git_dir(run), n, attempt);
     let saved = scope::save_and_restore(&git, &found, &patch);
@@ -581,7 +588,7 @@ fn scope_check(
         kept: saved.kept,
         problem: saved.problem,
     });
-    Ok(Some(format!(
+    Ok(Scoped::Outside(format!(
         "SCOPE VIOLATION: changed outside the step's Files: {}",
         lines.join("; ")
     )))
