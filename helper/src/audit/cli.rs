@@ -180,6 +180,10 @@ pub(crate) struct StepArgs {
     /// Write manifest_audit and manifest_drift into this progress file.
     #[arg(long, value_name = "PROGRESS")]
     pub record: Option<PathBuf>,
+    /// The work tree's top directory, when the caller knows it (default:
+    /// the work tree holding the current directory, asked of git).
+    #[arg(long, value_name = "DIR")]
+    pub repo: Option<PathBuf>,
     /// Print the audit as JSON.
     #[arg(long)]
     pub json: bool,

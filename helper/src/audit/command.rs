@@ -123,7 +123,10 @@ pub(super) fn step(args: &StepArgs, out: &mut impl Write) -> io::Result<u8> {
     let run = || -> Result<step::StepAudit, Refused> {
         let plan = load_plan(&args.plan)?;
         let (step, manifest) = manifest_of(&plan, &args.plan, args.step)?;
-        let git = repository()?;
+        let git = match &args.repo {
+            Some(root) => Git::at(root),
+            None => repository()?,
+        };
         let since = git
             .commit_id(args.since.as_deref().unwrap_or("HEAD"), "--since")
             .map_err(cannot)?;

@@ -25,6 +25,13 @@ pub struct Commit {
 }
 
 impl Git {
+    /// The work tree whose top directory is `root`, as the caller knows it.
+    pub(crate) fn at(root: &Path) -> Self {
+        Self {
+            root: root.to_path_buf(),
+        }
+    }
+
     /// The work tree that holds `dir`, or AUDIT_NOT_A_REPOSITORY.
     pub(crate) fn discover(dir: &Path) -> Result<Self, Problem> {
         let out = run(dir, ["rev-parse", "--show-toplevel"]).map_err(|e| {

@@ -390,6 +390,7 @@ fn done_inner(n: u32) -> Result<Reply, Problem> {
         .clone()
         .unwrap_or_else(|| "HEAD".into());
     let verify_exit = exit_code.to_string();
+    let root = run.root.display().to_string();
     let audit_args = [
         "audit",
         "step",
@@ -401,6 +402,8 @@ fn done_inner(n: u32) -> Result<Reply, Problem> {
         &since,
         "--verify-exit",
         &verify_exit,
+        "--repo",
+        &root,
         "--json",
     ];
     // A pass is recorded with the step's completion below (one write of
@@ -504,9 +507,7 @@ fn done_inner(n: u32) -> Result<Reply, Problem> {
 
 /// The run's repository, for the audit's git calls.
 fn git_of(run: &Run) -> Git {
-    Git {
-        root: run.root.clone(),
-    }
+    Git::at(&run.root)
 }
 
 /// The git directory the run marker is in: the run's own directory for
