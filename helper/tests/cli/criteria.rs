@@ -163,10 +163,14 @@ fn a_command_off_the_allowlist_is_unrunnable_and_never_runs() {
     );
     assert_eq!(v["summary"]["unrunnable"], 1);
     assert_eq!(v["failed_criteria"][0]["outcome"], "unrunnable");
-    assert_eq!(
-        v["failed_criteria"][0]["reason"],
-        "`./deploy.sh` is not a test, lint or build runner on the allowlist"
+    let reason = v["failed_criteria"][0]["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with(
+            "`./deploy.sh` is not a test, lint or build runner on the allowlist. Fix: "
+        ),
+        "{reason}"
     );
+    assert!(reason.contains("add the line `./deploy.sh` to .voyage/criteria-allow"));
 }
 
 /// NO_CRITERIA: the plan's section is there but holds neither form.

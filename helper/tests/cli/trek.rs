@@ -311,7 +311,7 @@ plan_version: 1.7
 
 ## Verification
 
-- `bash src/deep/dir/file.sh`
+- `bash -n src/deep/dir/file.sh`
 "#;
 
 #[test]
