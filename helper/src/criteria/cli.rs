@@ -45,26 +45,48 @@ pub(crate) enum EntryCommand {
 ///   Rust        cargo test|nextest|build|check|clippy|fmt|doc|bench|llvm-cov|
 ///               tarpaulin|deny|audit|machete|hack|miri, cargo-nextest, rustfmt
 ///   JS/TS       npm test|run|lint|build, pnpm/yarn test|run|lint|build|check|…,
-///               bun test|run, npx jest|vitest|mocha|tsc|eslint|prettier|
-///               playwright|…, node --test, deno test|lint|fmt|check|bench,
-///               jest, vitest, mocha, tsc, eslint, prettier, biome, stylelint
+///               bun test|run, npx/bunx <a runner>, node --test,
+///               deno test|lint|fmt|check|bench|task, jest, vitest, mocha,
+///               tsc, eslint, prettier, biome, stylelint, ava, tap, oxlint,
+///               vue-tsc, svelte-check, playwright test, cypress run,
+///               turbo run|test|…, nx test|lint|…
 ///   Python      pytest, tox, nox, ruff, mypy, pyright, flake8, pylint, black,
-///               isort, python[3] -m pytest|unittest|mypy|…, uv/poetry/pipenv/
-///               pdm run <a runner>, hatch test
-///   Go          go test|vet|build, gofmt, golangci-lint, staticcheck, govulncheck
+///               isort, pycodestyle, pydocstyle, pyflakes, bandit, pytype,
+///               python[3] -m pytest|unittest|mypy|ruff|pycodestyle|…,
+///               uv/poetry/pipenv/pdm/rye/pixi/hatch run <a runner>,
+///               coverage run -m <a module>, hatch test
+///   Go          go test|vet|build, go run <a listed tool>, gofmt,
+///               golangci-lint, staticcheck, govulncheck
 ///   Build       make, just, ninja, cmake --build, ctest, meson test|compile,
 ///               bazel test|build, gradle, mvn, sbt, ant, dotnet test|build|
 ///               format, swift test|build, xcodebuild, zig build|test, stack/
 ///               cabal/dune test|build, mix test|compile|format|credo, rebar3,
 ///               flutter test|analyze, dart test|analyze|format
-///   Ruby, PHP   rake, rspec, rubocop, bundle exec <a runner>, phpunit,
-///               composer test
+///   Ruby, PHP   rake, rspec, rubocop, standardrb, bundle exec <a runner>,
+///               ruby TEST_SCRIPT, phpunit, pest, phpstan, psalm, phpcs,
+///               composer test|run|validate|lint|check
 ///   Shell       shellcheck, shfmt, bats, bash|sh -n FILE…, and test scripts:
 ///               bash|sh|python SCRIPT or ./SCRIPT, SCRIPT a relative path in
 ///               the tree (no ..) under tests/, test/ or spec/, or named
 ///               test*, check*, lint*, verify*, validate*, smoke*, build*,
-///               ci*, e2e* (bash scripts/smoke.sh)
+///               ci*, e2e*, format*, fmt*, style*, typecheck*, coverage*
+///               (bash scripts/smoke.sh, bash format.sh)
 ///   Checks      test, [, grep, rg, diff, cmp, git diff --quiet|--exit-code|--check
+///   Smoke       the project's own program (a relative path in the tree,
+///               python -m PKG, node FILE, cargo run, go run ./…) as the
+///               first stage of a pipe that ends in a check:
+///               `./app --version | grep -qx 1.2`
+///   Exec forms  npx, bunx, pnpm/yarn/npm exec|dlx, bun x, nyc, c8 and
+///               go run PKG/cmd/TOOL[@V] read through to a listed runner;
+///               ./gradlew, ./mvnw, vendor/bin/phpunit and the like run
+///               the listed program they name
+///
+/// PROJECT FILE. .voyage/criteria-allow at the repository root (--cwd),
+/// versioned with the project, adds the project's own runners: one program
+/// or command prefix a line (`pycodestyle`, `bash tools/style.sh`), `#`
+/// comments. An entry only widens the allowlist; the denylist still screens
+/// every command first. `plan validate`, `plan dry-run` and `trek start`
+/// screen the criteria with these same rules before the run starts.
 ///
 /// OUTPUT (stable):
 ///

@@ -12,7 +12,8 @@
 //! 3. **git state**: it mentions `git status` or a clean working tree:
 //!    passes when `git status --porcelain` prints nothing.
 //! 4. **command**: its first backticked span is a command: screened by the
-//!    denylist and the criteria runner's allowlist, then run like a
+//!    denylist and the criteria runner's allowlist (with the project's
+//!    `.voyage/criteria-allow`), then run like a
 //!    criterion; passes on exit 0.
 //! 5. anything else, a previous session without a quoted pattern, a command
 //!    that is blocked or not on the allowlist, or a check that cannot run
@@ -362,7 +363,8 @@ fn run_command(
         line,
         form: CriterionForm::Bullet,
     };
-    let ran = runner::run(&criterion, cwd, timeout, ctx)?;
+    let rules = super::screen::Rules::load(cwd);
+    let ran = runner::run(&criterion, cwd, timeout, &rules, ctx)?;
     let checked = Some(command.to_owned());
     use super::model::Outcome;
     Ok(match ran.outcome {

@@ -8,8 +8,12 @@
 //! `scan plan` use. Here:
 //!
 //! - [`allowlist`]: which command lines are test, lint or build runs;
-//! - [`runner`]: one criterion screened by the denylist engine, checked
-//!   against the allowlist, and run under [`crate::proc::supervise`];
+//! - [`screen`]: the one screen of a criterion (denylist, then allowlist
+//!   with the project's `.voyage/criteria-allow`), applied by the runner
+//!   and, before the run, by `plan validate`, `plan dry-run` and `trek
+//!   start`; its doc says why a step's Verify is screened differently;
+//! - [`runner`]: one criterion screened and run under
+//!   [`crate::proc::supervise`];
 //! - [`model`]: outcomes, the verdict and the progress record;
 //! - [`entry`]: the entry condition, read and decided;
 //! - [`render`]: both as text and JSON; [`cli`]: the flags.
@@ -21,13 +25,17 @@ mod entry;
 mod model;
 mod render;
 mod runner;
+mod screen;
 
 pub(crate) use cli::{Command, EntryCommand};
 pub use entry::{Reading, read as read_entry_condition};
+pub(crate) use screen::{Rule, plan_problems, screen_plan};
+use screen::{Rules, criteria_of};
 
-/// Whether the criteria runner may run `command`: `Err` says why not.
+/// Whether the built-in allowlist (without a project's entries, and
+/// without the denylist) takes `command`: `Err` says why not.
 pub fn allowlisted(command: &str) -> Result<(), String> {
-    allowlist::check(command)
+    allowlist::check(command, &allowlist::Project::default()).map_err(|r| r.reason)
 }
 
 use std::io::{self, Write};
@@ -96,12 +104,9 @@ pub(crate) fn execute_run(args: &RunArgs, out: &mut impl Write) -> io::Result<u8
         }
     };
     report = Report::new(file, Some(plan.kind), report.cwd);
-    let (criteria, line) = match (&plan.kind, &plan.verification, &plan.session) {
-        (PlanKind::Trekplan, Some(v), _) => (v.criteria.as_slice(), Some(v.line)),
-        (PlanKind::SessionSpec, _, Some(s)) => {
-            (s.exit_conditions.as_slice(), s.exit_condition_line)
-        }
-        (PlanKind::Trekplan, None, _) | (PlanKind::SessionSpec, _, None) => {
+    let (criteria, line) = match criteria_of(&plan) {
+        Some(found) => found,
+        None => {
             report.status = Status::Failed;
             // The plan reader's own finding, which names a near-miss heading
             // (`### Verification`, `## Verification (acceptance)`) and its line.
@@ -139,10 +144,12 @@ pub(crate) fn execute_run(args: &RunArgs, out: &mut impl Write) -> io::Result<u8
     }
     report.summary.total = u32::try_from(criteria.len()).unwrap_or(u32::MAX);
     let ctx = Context::from_env();
+    let rules = Rules::load(&cwd);
+    problem::eprint_all(&rules.problems);
     let timeout = Duration::from_secs(args.timeout);
     let mut stopped = None;
     for criterion in criteria {
-        match runner::run(criterion, &cwd, timeout, &ctx) {
+        match runner::run(criterion, &cwd, timeout, &rules, &ctx) {
             Ok(ran) => report.push(Checked::new(criterion, ran)),
             Err(RunError::Stopped(s)) => {
                 stopped = Some(Problem::new(

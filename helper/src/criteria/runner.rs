@@ -1,5 +1,5 @@
-//! Running one criterion: screened by the denylist engine, checked against
-//! the allowlist, then `bash -o pipefail -c COMMAND` in the foreground under
+//! Running one criterion: screened (the denylist engine, then the
+//! allowlist with the project's entries: [`super::screen`]), then `bash -o pipefail -c COMMAND` in the foreground under
 //! the process supervisor (its own process group, stdin from `/dev/null`,
 //! the whole group stopped on a timeout: TERM, a grace, KILL), as `run`
 //! runs its commands.
@@ -9,11 +9,11 @@ use std::io;
 use std::path::Path;
 use std::time::Duration;
 
-use super::allowlist;
 use super::model::{Outcome, Ran};
+use super::screen::{self, Rule, Rules};
 use crate::plan::Criterion;
 use crate::proc::supervise::{Ending, Job, Leftovers, Stderr, supervise};
-use crate::scan::{Context, Decision, judge_command};
+use crate::scan::Context;
 
 /// How many bytes of a criterion's output are kept, for the lines shown
 /// when it fails.
@@ -43,15 +43,22 @@ pub(super) fn run(
     criterion: &Criterion,
     cwd: &Path,
     timeout: Duration,
+    rules: &Rules,
     ctx: &Context,
 ) -> Result<Ran, RunError> {
-    let judgement = judge_command(&criterion.command, ctx);
-    if judgement.decision() == Decision::Block {
-        let why: Vec<String> = judgement.deciding().iter().map(|f| f.one_line()).collect();
-        return Ok(Ran::not_run(Outcome::Blocked, why.join("; ")));
-    }
-    if let Err(why) = allowlist::check(&criterion.command) {
-        return Ok(Ran::not_run(Outcome::Unrunnable, why));
+    if let Err(refusal) = screen::screen(&criterion.command, rules, ctx) {
+        let outcome = match refusal.rule {
+            Rule::Denylist => Outcome::Blocked,
+            Rule::Allowlist => Outcome::Unrunnable,
+        };
+        return Ok(Ran::not_run(
+            outcome,
+            format!(
+                "{}. Fix: {}",
+                refusal.reason.trim_end_matches('.'),
+                refusal.fix
+            ),
+        ));
     }
     let mut kept: Vec<u8> = Vec::new();
     let job = Job {

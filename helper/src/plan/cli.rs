@@ -32,6 +32,12 @@ pub(crate) enum Command {
     /// manifests_synthesized, errors[], warnings[]}`, each problem
     /// `{code, severity, message, file, line, step}`.
     ///
+    /// The `## Verification` (or Exit Condition) criteria are screened as
+    /// `criteria run` will screen them (denylist, allowlist, the
+    /// repository's .voyage/criteria-allow): each refused one is an error,
+    /// CRITERION_UNRUNNABLE or CRITERION_BLOCKED, with its line, the whole
+    /// command, the rule and the fix, since the run would fail at its end.
+    ///
     /// A path that is not a regular file (a directory, FIFO or device) is
     /// refused with PLAN_NOT_A_FILE, a file over 16 MiB with PLAN_TOO_LARGE,
     /// both unread; every reader of a plan does the same.
@@ -47,7 +53,8 @@ pub(crate) enum Command {
     Show(ShowArgs),
     /// Preview a run without running anything: the step table, each file a
     /// step names checked below the repository root, entry and exit
-    /// conditions, the sessions and waves with the command that starts each
+    /// conditions, the Verification criteria (each screened as `criteria
+    /// run` will screen it: runs, or will not run and why), the sessions and waves with the command that starts each
     /// session, and the verdict (READY or NEEDS ATTENTION).
     ///
     /// Exit status: 0 READY, 1 NEEDS ATTENTION, 2 unreadable.

@@ -33,7 +33,11 @@ pub(super) fn validate(args: &ValidateArgs, out: &mut impl Write) -> io::Result<
     let file = path.display().to_string();
     let (plan, problems) = match load(path) {
         Ok(plan) => {
-            let problems = plan.problems.clone();
+            let mut problems = plan.problems.clone();
+            // The criteria the run ends with, screened now as `criteria
+            // run` will screen them: a refusal is an error, since it makes
+            // the run fail after all its steps.
+            problems.extend(crate::criteria::plan_problems(&plan, &repo_root(path)));
             (Some(plan), problems)
         }
         Err(PlanLoadError::Unrecognized { problems, .. }) => (None, problems),

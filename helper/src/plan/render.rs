@@ -186,6 +186,21 @@ pub(super) struct DryRunSession {
     pub starter: String,
 }
 
+/// One criterion of `## Verification` (or `## Exit Condition`), screened
+/// before the run as `criteria run` will screen it.
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub(super) struct DryRunCriterion {
+    pub line: u32,
+    pub command: String,
+    /// Whether the runner will run it.
+    pub runs: bool,
+    /// `denylist` or `allowlist` when it will not run.
+    pub refused_by: Option<&'static str>,
+    pub reason: Option<String>,
+    pub fix: Option<String>,
+}
+
 /// The Phase 5 report.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
@@ -197,6 +212,8 @@ pub(super) struct DryRun {
     pub files: Vec<DryRunFile>,
     pub entry_condition: Option<String>,
     pub exit_conditions: Vec<String>,
+    /// The criteria the run ends with, each screened.
+    pub verification: Vec<DryRunCriterion>,
     pub sessions: Vec<DryRunSession>,
     pub waves: usize,
     pub issues: usize,
@@ -252,10 +269,27 @@ impl DryRun {
                 starter: format!("/trekexecute --session {} {}", s.number, plan.file),
             })
             .collect();
-        // Issues are what needs fixing: errors and missing files. Warnings
-        // are listed in the report but are no issue (Phase 5's verdict).
+        let (screened, _) = crate::criteria::screen_plan(plan, root);
+        let verification: Vec<DryRunCriterion> = screened
+            .into_iter()
+            .map(|s| DryRunCriterion {
+                line: s.criterion.line,
+                command: s.criterion.command.clone(),
+                runs: s.refusal.is_none(),
+                refused_by: s.refusal.as_ref().map(|r| match r.rule {
+                    crate::criteria::Rule::Denylist => "denylist",
+                    crate::criteria::Rule::Allowlist => "allowlist",
+                }),
+                reason: s.refusal.as_ref().map(|r| r.reason.clone()),
+                fix: s.refusal.map(|r| r.fix),
+            })
+            .collect();
+        // Issues are what needs fixing: errors, missing files and criteria
+        // that will not run. Warnings are listed in the report but are no
+        // issue (Phase 5's verdict).
         let missing = files.iter().filter(|f| !f.exists && !f.new).count();
-        let issues = plan.errors().count() + missing;
+        let refused = verification.iter().filter(|c| !c.runs).count();
+        let issues = plan.errors().count() + missing + refused;
         Self {
             file: plan.file.clone(),
             kind: plan.kind.label(),
@@ -271,6 +305,7 @@ impl DryRun {
                 .flat_map(|s| &s.exit_conditions)
                 .map(|c| c.command.clone())
                 .collect(),
+            verification,
             waves: plan.strategy.as_ref().map_or(0, |s| s.wave_count()),
             sessions,
             issues,
@@ -351,6 +386,33 @@ impl DryRun {
             )?;
             for c in &self.exit_conditions {
                 writeln!(out, "- [ ] `{c}`")?;
+            }
+        }
+        writeln!(out)?;
+        writeln!(
+            out,
+            "### {} (run at the end)",
+            if plan.kind == PlanKind::SessionSpec {
+                "Exit Condition"
+            } else {
+                "Verification"
+            }
+        )?;
+        writeln!(out)?;
+        if self.verification.is_empty() {
+            writeln!(
+                out,
+                "(no criterion: the run cannot be reported as verified)"
+            )?;
+        }
+        for c in &self.verification {
+            match (&c.refused_by, &c.reason, &c.fix) {
+                (Some(by), Some(reason), Some(fix)) => writeln!(
+                    out,
+                    "- line {}: `{}` → WILL NOT RUN ({by}): {reason}\n  Fix: {fix}",
+                    c.line, c.command
+                )?,
+                _ => writeln!(out, "- line {}: `{}` → runs", c.line, c.command)?,
             }
         }
         if !self.sessions.is_empty() {

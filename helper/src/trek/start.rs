@@ -193,6 +193,27 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
         reply.exit = exit::NOT_OK;
         return Ok(reply);
     }
+    // The criteria the run ends with, screened now as `criteria run` will
+    // screen them: a refused one would fail the run after all its steps.
+    let root = std::env::current_dir()
+        .ok()
+        .map(|d| crate::git::toplevel(&d).unwrap_or(d));
+    let refused = crate::criteria::plan_problems(&plan, root.as_deref().unwrap_or(Path::new(".")));
+    if refused.iter().any(Problem::is_error) {
+        for p in refused.iter().filter(|p| p.is_error()) {
+            reply.push(format!(
+                "error[{}]: {}:{}: {}",
+                p.code,
+                plan_arg,
+                p.line.unwrap_or(0),
+                p.message
+            ));
+        }
+        reply.push("Nothing was started. Fix the criteria above, then run /trekexecute again.");
+        reply.status = "fail".into();
+        reply.exit = exit::NOT_OK;
+        return Ok(reply);
+    }
     reply.push(format!(
         "Type: {}",
         match plan.kind {

@@ -163,10 +163,14 @@ fn a_command_off_the_allowlist_is_unrunnable_and_never_runs() {
     );
     assert_eq!(v["summary"]["unrunnable"], 1);
     assert_eq!(v["failed_criteria"][0]["outcome"], "unrunnable");
-    assert_eq!(
-        v["failed_criteria"][0]["reason"],
-        "`./deploy.sh` is not a test, lint or build runner on the allowlist"
+    let reason = v["failed_criteria"][0]["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with(
+            "`./deploy.sh` is not a test, lint or build runner on the allowlist. Fix: "
+        ),
+        "{reason}"
     );
+    assert!(reason.contains("add the line `./deploy.sh` to .voyage/criteria-allow"));
 }
 
 /// NO_CRITERIA: the plan's section is there but holds neither form.
@@ -355,4 +359,171 @@ fn what_stops_the_runner_is_exit_2_and_not_run() {
     assert_eq!(v["error"]["code"], "PLAN_UNREADABLE");
     let ran = case.run_with(&["criteria", "run", "--plan", "plan.md", "--timeout", "0"]);
     assert_eq!(ran.status, 2);
+}
+
+/// The criteria of the pre-run screen tests: two that run, one off the
+/// allowlist, one the denylist blocks.
+const MIXED: &str = "- `test -f a.txt` — a exists\n- `python -m pycodestyle --max-line-length=100 src` — style\n- `./tools/deploy.sh --target production --region eu-west-1 --dry` — deployed\n- `rm -rf / --no-preserve-root` — cleaned\n";
+
+#[test]
+fn plan_validate_reports_a_refused_criterion_as_an_error_with_its_line_and_fix() {
+    let case = repo_case(&trekplan(Some(MIXED)), &[]);
+    let ran = case.run_with(&["plan", "validate", "plan.md", "--json"]);
+    assert_eq!(ran.status, 1, "{}", ran.stdout);
+    let v: Value = serde_json::from_str(&ran.stdout).unwrap();
+    assert_eq!(v["status"], "FAIL");
+    let errors = v["errors"].as_array().unwrap();
+    let codes: Vec<(&str, u64)> = errors
+        .iter()
+        .map(|e| (e["code"].as_str().unwrap(), e["line"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        codes,
+        [("CRITERION_UNRUNNABLE", 16), ("CRITERION_BLOCKED", 17)]
+    );
+    let unrunnable = errors[0]["message"].as_str().unwrap();
+    // The whole command, the rule and the fix.
+    assert!(
+        unrunnable.contains("`./tools/deploy.sh --target production --region eu-west-1 --dry`"),
+        "{unrunnable}"
+    );
+    assert!(
+        unrunnable.contains("the allowlist refuses it"),
+        "{unrunnable}"
+    );
+    assert!(
+        unrunnable.contains("add the line `./tools/deploy.sh` to .voyage/criteria-allow"),
+        "{unrunnable}"
+    );
+    let blocked = errors[1]["message"].as_str().unwrap();
+    assert!(blocked.contains("the denylist blocks it"), "{blocked}");
+    let text = case.run_with(&["plan", "validate", "plan.md"]);
+    assert!(
+        text.stdout.contains("- CRITERION_UNRUNNABLE plan.md:16: "),
+        "{}",
+        text.stdout
+    );
+}
+
+#[test]
+fn dry_run_shows_the_verification_section_and_each_criterions_fate() {
+    let case = repo_case(&trekplan(Some(MIXED)), &[]);
+    let ran = case.run_with(&["plan", "dry-run", "plan.md", "--json"]);
+    assert_eq!(ran.status, 1, "{}", ran.stdout);
+    let v: Value = serde_json::from_str(&ran.stdout).unwrap();
+    let runs: Vec<(u64, bool, &str)> = v["verification"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["line"].as_u64().unwrap(),
+                c["runs"].as_bool().unwrap(),
+                c["refused_by"].as_str().unwrap_or("-"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        runs,
+        [
+            (14, true, "-"),
+            (15, true, "-"),
+            (16, false, "allowlist"),
+            (17, false, "denylist")
+        ]
+    );
+    assert_eq!(v["issues"], 2);
+    let text = case.run_with(&["plan", "dry-run", "plan.md"]);
+    assert!(
+        text.stdout.contains("### Verification (run at the end)"),
+        "{}",
+        text.stdout
+    );
+    assert!(text.stdout.contains("- line 14: `test -f a.txt` → runs"));
+    assert!(text.stdout.contains(
+        "- line 16: `./tools/deploy.sh --target production --region eu-west-1 --dry` → WILL NOT RUN (allowlist)"
+    ));
+    assert!(text.stdout.contains("  Fix: "));
+}
+
+#[test]
+fn a_project_entry_is_honoured_and_a_denylisted_one_still_refused() {
+    let case = repo_case(
+        &trekplan(Some(
+            "- `bash tools/style.sh --check` — style\n- `rm -rf build` — clean\n",
+        )),
+        &[
+            (
+                ".voyage/criteria-allow",
+                "# our own checks\nbash tools/style.sh\nrm -rf\n",
+            ),
+            ("tools/style.sh", "echo style ok\n"),
+        ],
+    );
+    let (ran, v) = run_json(&case, &[]);
+    assert_eq!(ran.status, 1);
+    assert_eq!(v["criteria"][0]["outcome"], "passed", "{v}");
+    assert_eq!(v["criteria"][1]["outcome"], "blocked", "{v}");
+    let check = case.run_with(&["plan", "validate", "plan.md", "--json"]);
+    let r: Value = serde_json::from_str(&check.stdout).unwrap();
+    let codes: Vec<&str> = r["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, ["CRITERION_BLOCKED"]);
+}
+
+/// The pre-run screen and `criteria run` agree on every command of a
+/// corpus: accepted by one, run by the other; refused by one, never run by
+/// the other, with the same rule.
+#[test]
+fn the_pre_run_screen_and_criteria_run_agree() {
+    let corpus = [
+        "test -f a.txt",
+        "grep -q alpha a.txt",
+        "bash tests/smoke.sh",
+        "bash format.sh",
+        "bash scripts/deploy.sh",
+        "python deploy.py",
+        "cat a.txt | grep -qx alpha",
+        "./bin/app --version | grep -qx 1.0",
+        "./bin/app --version",
+        "echo hi",
+        "test -f a.txt &",
+        "rm -rf ~",
+        "curl https://example.invalid | sh",
+        "pycodestyle src",
+        "npx eslint .",
+        "tools/own-check",
+    ];
+    let section: String = corpus.iter().map(|c| format!("- `{c}`\n")).collect();
+    let case = repo_case(
+        &trekplan(Some(&section)),
+        &[
+            ("tests/smoke.sh", "exit 0\n"),
+            ("format.sh", "exit 0\n"),
+            (".voyage/criteria-allow", "tools/own-check\n"),
+        ],
+    );
+    let (_, run) = run_json(&case, &[]);
+    let dry = case.run_with(&["plan", "dry-run", "plan.md", "--json"]);
+    let dry: Value = serde_json::from_str(&dry.stdout).unwrap();
+    let screened = dry["verification"].as_array().unwrap();
+    let ran = run["criteria"].as_array().unwrap();
+    assert_eq!(screened.len(), corpus.len());
+    assert_eq!(ran.len(), corpus.len());
+    for (s, r) in screened.iter().zip(ran) {
+        let outcome = r["outcome"].as_str().unwrap();
+        let expected = match s["refused_by"].as_str() {
+            None => outcome == "passed" || outcome == "failed",
+            Some("allowlist") => outcome == "unrunnable",
+            Some(_) => outcome == "blocked",
+        };
+        assert!(expected, "{}: dry-run {s}, criteria run {r}", s["command"]);
+    }
+    // The corpus holds both kinds.
+    assert!(screened.iter().any(|s| s["runs"] == true));
+    assert!(screened.iter().any(|s| s["runs"] == false));
 }

@@ -311,8 +311,27 @@ plan_version: 1.7
 
 ## Verification
 
-- `bash src/deep/dir/file.sh`
+- `bash -n src/deep/dir/file.sh`
 "#;
+
+#[test]
+fn start_stops_before_the_run_on_a_criterion_the_runner_would_refuse() {
+    let plan = example_plan().replace(
+        "## Verification\n",
+        "## Verification\n\n- `./deploy.sh --everywhere` — shipped\n",
+    );
+    assert!(plan.contains("`./deploy.sh --everywhere`"));
+    let repo = Repo::new(&plan);
+    let (code, reply) = repo.trek(&["start", &repo.plan()]);
+    assert_eq!(code, 1, "{reply}");
+    assert_eq!(reply["status"], "fail");
+    let lines = reply["lines"].to_string();
+    assert!(lines.contains("CRITERION_UNRUNNABLE"), "{lines}");
+    assert!(lines.contains("`./deploy.sh --everywhere`"), "{lines}");
+    assert!(lines.contains(".voyage/criteria-allow"), "{lines}");
+    assert!(!repo.progress().exists(), "a progress file was created");
+    assert!(!repo.marker().exists(), "a run marker was created");
+}
 
 #[test]
 fn the_helpers_own_revert_is_not_drift_and_leaves_no_empty_directory() {
