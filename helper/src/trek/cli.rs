@@ -77,6 +77,10 @@ pub(crate) enum Command {
     /// the step's On failure: retry or revert (another attempt while fewer
     /// than 3 and the budget lasts, else the Files are reverted and the run
     /// fails), skip, or escalate (completed work committed, run stopped).
+    /// Each of these is announced only after git has answered: a file the
+    /// revert left (a completed step shares it) or a commit that failed is
+    /// named with why and what to do, and the exit is then 1; a checkpoint
+    /// that made no commit reads `PASS, NOT committed`.
     ///
     /// Example: voyage-helper trek step-done 2
     #[command(verbatim_doc_comment)]

@@ -355,6 +355,92 @@ fn the_helpers_own_revert_is_not_drift_and_leaves_no_empty_directory() {
     assert_eq!(progress["manifest_audit"]["status"], "pass", "{progress}");
 }
 
+/// Step 2 shares `a.txt` with step 1 and has `b.txt` to itself; its
+/// Verify never passes.
+const SHARED: &str = r#"# Plan: a shared file
+
+## Implementation Plan
+
+### Step 1: Add a
+- **Files:** `a.txt`
+- **Changes:** Write a.
+- **Verify:** `test -f a.txt`
+- **On failure:** revert
+- **Checkpoint:** `git commit -m "feat: add a"`
+
+### Step 2: Extend a, change b
+- **Files:** `a.txt`, `b.txt`
+- **Changes:** Extend a and b.
+- **Verify:** `test -f never.txt`
+- **On failure:** revert
+- **Checkpoint:** `git commit -m "feat: extend a"`
+
+## Verification
+
+- `test -f a.txt`
+"#;
+
+#[test]
+fn a_revert_refused_for_a_shared_file_says_so_in_the_reply_the_exit_and_the_report() {
+    let repo = Repo::new(SHARED);
+    repo.write(&[("b.txt", "b v1\n")]);
+    commit_all(repo.path(), "b");
+    repo.trek(&["start", &repo.plan()]);
+    repo.trek(&["step-begin", "1"]);
+    repo.write(&[("a.txt", "a v1\n")]);
+    let (_, one) = repo.trek(&["step-done", "1"]);
+    assert_eq!(next(&one), ("begin-step", Some(2)), "{one}");
+    let mut last = (0, Value::Null);
+    for _ in 1..=3 {
+        repo.trek(&["step-begin", "2"]);
+        repo.write(&[("a.txt", "a v2\n"), ("b.txt", "b v2\n")]);
+        last = repo.trek(&["step-done", "2"]);
+    }
+    let (code, done) = last;
+    assert_eq!(code, 1, "a revert left undone is not exit 0: {done}");
+    assert_eq!(done["status"], "failed");
+    let lines: Vec<&str> = done["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    let text = lines.join("\n");
+    assert!(!text.contains("reverting its Files"), "{text}");
+    assert!(text.contains("NOT all reverted"), "{text}");
+    assert!(text.contains("Reverted: restored b.txt"), "{text}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("- a.txt: also in the Files of completed step 1")),
+        "{text}"
+    );
+    assert!(text.contains("git checkout HEAD -- a.txt"), "{text}");
+    // What the reply says is what the tree holds.
+    assert_eq!(
+        fs::read_to_string(repo.path().join("b.txt")).unwrap(),
+        "b v1\n"
+    );
+    assert_eq!(
+        fs::read_to_string(repo.path().join("a.txt")).unwrap(),
+        "a v2\n"
+    );
+    let record = &repo.progress_json()["steps"]["2"]["reverted"];
+    assert_eq!(record["restored"], serde_json::json!(["b.txt"]));
+    assert_eq!(record["left"][0]["path"], "a.txt", "{record}");
+
+    let (code, finish) = repo.trek(&["finish"]);
+    assert_eq!(code, 1, "{finish}");
+    let report = finish["report"].as_str().unwrap();
+    let details = report.split("### Failure Details").nth(1).unwrap();
+    assert!(
+        details.contains(
+            "Not reverted (left modified):\n  - a.txt: also in the Files of completed step 1"
+        ),
+        "{report}"
+    );
+}
+
 #[test]
 fn claiming_done_with_a_step_left_is_partial() {
     let repo = Repo::new(&example_plan());
