@@ -40,7 +40,9 @@ pub(crate) enum Command {
     /// A multi-session plan (an Execution Strategy, default mode) takes the
     /// wave path: the preflight and wave W's session orders, then the run
     /// stops with the hand-over (the next run collects the wave). Every
-    /// other run gets its progress file (kept on --resume), the entry
+    /// other run gets its progress file (kept on --resume; an earlier
+    /// run's file is named, and a completed one kept under a timestamped
+    /// name beside it, an unfinished one refused without --fresh), the entry
     /// condition checked (session specs), the run marker, and the first
     /// step to begin.
     ///
@@ -133,6 +135,11 @@ pub(crate) struct StartArgs {
     /// Continue from the progress file's first step not completed.
     #[arg(long)]
     pub resume: bool,
+    /// Start over although an unfinished run's progress file is there (it
+    /// is kept beside itself under a timestamped name first). Without it,
+    /// such a start stops and points at --resume.
+    #[arg(long, conflicts_with = "resume")]
+    pub fresh: bool,
     /// Show what would run, run nothing.
     #[arg(long)]
     pub dry_run: bool,

@@ -441,6 +441,101 @@ fn a_revert_refused_for_a_shared_file_says_so_in_the_reply_the_exit_and_the_repo
     );
 }
 
+/// The records `trek start` kept beside the progress file.
+fn kept_records(repo: &Repo) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = fs::read_dir(repo.path().join("plans"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            name.starts_with(".trekexecute-progress-plan.")
+                && name != ".trekexecute-progress-plan.json"
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn a_completed_run_is_kept_and_named_before_a_fresh_start() {
+    let repo = Repo::new(&example_plan());
+    repo.trek(&["start", &repo.plan()]);
+    for (n, file, text) in [("1", "greet.sh", GREET), ("2", "tests/greet.sh", TEST)] {
+        repo.trek(&["step-begin", n]);
+        repo.write(&[(file, text)]);
+        repo.trek(&["step-done", n]);
+    }
+    repo.trek(&["finish"]);
+    let (code, _) = repo.trek(&["finish", "--gate", "confirm"]);
+    assert_eq!(code, 0);
+    let finished = repo.progress_json();
+    assert_eq!(finished["status"], "completed");
+
+    let (code, again) = repo.trek(&["start", &repo.plan()]);
+    assert_eq!(code, 0, "{again}");
+    let lines = again["lines"].to_string();
+    assert!(
+        lines.contains(
+            "holds an earlier run (status completed): 2/2 steps completed, last updated 20"
+        ),
+        "{lines}"
+    );
+    let kept = kept_records(&repo);
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    let name = kept[0].file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        name.starts_with(".trekexecute-progress-plan.completed-"),
+        "{name}"
+    );
+    assert!(lines.contains(&name), "the reply says where: {lines}");
+    let record: Value = serde_json::from_str(&fs::read_to_string(&kept[0]).unwrap()).unwrap();
+    assert_eq!(record, finished, "the finished record is kept whole");
+    assert_eq!(repo.progress_json()["steps"]["1"]["status"], "pending");
+    let status = git(repo.path(), &["status", "--porcelain"]);
+    assert!(
+        !status.contains(&name),
+        "the kept record stays out of git status: {status}"
+    );
+}
+
+#[test]
+fn an_unfinished_run_is_not_replaced_without_fresh() {
+    let repo = Repo::new(&example_plan());
+    repo.trek(&["start", &repo.plan()]);
+    repo.trek(&["step-begin", "1"]);
+    repo.write(&[("greet.sh", GREET)]);
+    repo.trek(&["step-done", "1"]);
+    let before = repo.progress_json();
+
+    let (code, again) = repo.trek(&["start", &repo.plan()]);
+    assert_eq!(code, 1, "{again}");
+    assert_eq!(next(&again), ("stop", None));
+    assert_eq!(again["status"], "stopped");
+    let lines = again["lines"].to_string();
+    assert!(
+        lines.contains("holds an earlier run (status in_progress): 1/2 steps completed"),
+        "{lines}"
+    );
+    assert!(lines.contains("/trekexecute --resume "), "{lines}");
+    assert!(lines.contains("/trekexecute --fresh "), "{lines}");
+    assert_eq!(
+        repo.progress_json(),
+        before,
+        "the run's record is untouched"
+    );
+    assert!(kept_records(&repo).is_empty());
+
+    let (code, fresh) = repo.trek(&["start", "--fresh", &repo.plan()]);
+    assert_eq!(code, 0, "{fresh}");
+    assert_eq!(next(&fresh), ("begin-step", Some(1)));
+    let kept = kept_records(&repo);
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    let record: Value = serde_json::from_str(&fs::read_to_string(&kept[0]).unwrap()).unwrap();
+    assert_eq!(record["steps"]["1"]["status"], "completed");
+    assert!(fresh["lines"].to_string().contains("is kept as"), "{fresh}");
+    assert_eq!(repo.progress_json()["steps"]["1"]["status"], "pending");
+}
+
 #[test]
 fn claiming_done_with_a_step_left_is_partial() {
     let repo = Repo::new(&example_plan());
