@@ -27,8 +27,13 @@ const END: &str = "# <<< voyage <<<";
 /// ([`crate::progress::progress_path`]).
 const PLAN_PROGRESS: &str = ".trekexecute-progress-*.json";
 
-/// The progress files of a `--project DIR` run, in DIR.
-const PROJECT_PROGRESS: [&str; 2] = ["progress.json", "progress-session-*.json"];
+/// The progress files of a `--project DIR` run, in DIR (with the earlier
+/// runs' records `trek start` keeps as `progress.STATUS-TIME.json`).
+const PROJECT_PROGRESS: [&str; 3] = [
+    "progress.json",
+    "progress.*.json",
+    "progress-session-*.json",
+];
 
 /// The state pair an early stop of a `--project DIR` run leaves in DIR
 /// (`state write`).

@@ -174,12 +174,14 @@ pub(crate) enum Command {
     /// Paths HEAD has are restored from HEAD in the index and the working
     /// tree (git restore --source=HEAD --staged --worktree); paths marked
     /// (new) that HEAD lacks are unstaged and removed (git rm --cached, git
-    /// clean -fd); any other path HEAD lacks is kept and named. Nothing is
-    /// touched, and the exit is 1, when a file of step N (or a directory
-    /// holding one) also belongs to a completed step (PROGRESS_SHARED_FILE:
-    /// the restore would throw its work away), or when step N is itself
-    /// completed (PROGRESS_REVERT_COMPLETED). The progress file is read,
-    /// not changed: record the step's status with `progress step`.
+    /// clean -fd); any other path HEAD lacks is kept and named. A file of
+    /// step N (or a directory holding one) that also belongs to a completed
+    /// step is left as it is (a restore could throw that step's
+    /// uncommitted work away) while the step's other files are still
+    /// reverted; the reply then names what it left and why, and is a
+    /// refusal (PROGRESS_SHARED_FILE, exit 1). A completed step N is
+    /// refused with nothing touched (PROGRESS_REVERT_COMPLETED). The step's
+    /// record gets `reverted`: what was restored, removed and left.
     ///
     /// The plan is --plan PLAN (or DIR/plan.md with --project DIR, or the
     /// progress file's `plan`); the repository is the git work tree holding
@@ -187,13 +189,14 @@ pub(crate) enum Command {
     /// are relative to.
     ///
     /// OUTPUT: `step N reverted: restored A, B; removed C; kept D` (or
-    /// `step N reverted: nothing to restore`); with --json one object
+    /// `step N reverted: nothing to restore`; `step N reverted in part: …;
+    /// left E (why)` when a file was left); with --json one object
     /// (schema progress-git-reply).
     ///
     /// Example: voyage-helper progress revert-step 3 --plan plan.md
     ///
-    /// Exit status: 0 reverted, 1 refused, 2 no usable progress file or
-    /// plan, no git work tree, or git failed.
+    /// Exit status: 0 reverted, 1 refused or reverted only in part, 2 no
+    /// usable progress file or plan, no git work tree, or git failed.
     #[command(verbatim_doc_comment)]
     RevertStep(GitStepArgs),
     /// Commit the completed steps' work before an escalation stop (Sub-step E).

@@ -44,7 +44,7 @@ pub(crate) use file::{load, save};
 pub(crate) use gate::{Gate, completion_gate};
 pub(crate) use gate::{audit_word, stop_signal};
 pub use model::Progress;
-pub(crate) use model::StepKey;
+pub(crate) use model::{Left, StepKey};
 pub use status::StepStatus;
 pub(crate) use status::{ManifestAudit, RunStatus};
 pub use transition::{StepUpdate, apply};
@@ -311,19 +311,31 @@ pub(crate) fn execute_on_failure(
         if escalate {
             return on_failure::escalate(&plan, &progress, options.step, &root, &mut reply);
         }
-        on_failure::revert(&plan, &progress, options.step, &root, &mut reply)?;
-        // The record the session audit reads to tell this revert from drift.
+        let undone = on_failure::revert(&plan, &progress, options.step, &root, &mut reply);
+        // What was refused before git ran leaves no record; anything else
+        // does, a half-done revert too: the record is what the session
+        // audit reads to tell this revert from drift, and what the report
+        // reads to name the Files left behind.
+        if undone.is_err() && reply.left.is_empty() {
+            return undone;
+        }
         let reverted = model::Reverted {
             restored: reply.restored.clone(),
             removed: reply.removed.clone(),
             removed_dirs: reply.removed_dirs.clone(),
+            left: reply.left.clone(),
         };
         edit(&path, |p| {
             if let Some(record) = p.steps.get_mut(&StepKey(options.step)) {
                 record.reverted = Some(reverted);
             }
         })
-        .map_err(|p| (exit::CANNOT_CHECK, p))
+        .map_err(|p| (exit::CANNOT_CHECK, p))?;
+        undone?;
+        match on_failure::shared_refusal(options.step, &reply) {
+            Some(refusal) => Err(refusal),
+            None => Ok(()),
+        }
     })();
     if let Err((code, p)) = done {
         problem::eprint_all(std::slice::from_ref(&p));
@@ -331,8 +343,11 @@ pub(crate) fn execute_on_failure(
             reply.problem = Some(p);
             serde_json::to_writer(&mut *out, &reply)?;
             writeln!(out)?;
-            out.flush()?;
+        } else if !escalate && !reply.left.is_empty() {
+            // A revert done in part says on stdout what it did and left.
+            writeln!(out, "{}", revert_line(&reply))?;
         }
+        out.flush()?;
         return Ok(code);
     }
     reply.ok = true;
@@ -354,24 +369,44 @@ pub(crate) fn execute_on_failure(
             )?,
         }
     } else {
-        let mut parts = Vec::new();
-        for (word, list) in [
-            ("restored", &reply.restored),
-            ("removed", &reply.removed),
-            ("kept", &reply.kept),
-            ("removed the emptied directories", &reply.removed_dirs),
-        ] {
-            if !list.is_empty() {
-                parts.push(format!("{word} {}", list.join(", ")));
-            }
-        }
-        if parts.is_empty() {
-            parts.push("nothing to restore".into());
-        }
-        writeln!(out, "step {} reverted: {}", options.step, parts.join("; "))?;
+        writeln!(out, "{}", revert_line(&reply))?;
     }
     out.flush()?;
     Ok(exit::OK)
+}
+
+/// `step N reverted: restored A; removed B; …`, or `step N reverted in
+/// part: …; left C (why)` when some of its Files were not undone.
+fn revert_line(reply: &on_failure::GitReply) -> String {
+    let mut parts = Vec::new();
+    for (word, list) in [
+        ("restored", &reply.restored),
+        ("removed", &reply.removed),
+        ("kept", &reply.kept),
+        ("removed the emptied directories", &reply.removed_dirs),
+    ] {
+        if !list.is_empty() {
+            parts.push(format!("{word} {}", list.join(", ")));
+        }
+    }
+    // The kept paths are named above already.
+    let left: Vec<_> = reply
+        .left
+        .iter()
+        .filter(|l| !reply.kept.contains(&l.path))
+        .collect();
+    for l in &left {
+        parts.push(format!("left {} ({})", l.path, l.reason));
+    }
+    if parts.is_empty() {
+        parts.push("nothing to restore".into());
+    }
+    let how = if left.is_empty() {
+        "reverted"
+    } else {
+        "reverted in part"
+    };
+    format!("step {} {how}: {}", reply.step, parts.join("; "))
 }
 
 /// `progress resume-point`: the first step not completed. A missing

@@ -109,6 +109,17 @@ pub struct Reverted {
     /// Directories the removal left empty, removed too.
     #[serde(default)]
     pub removed_dirs: Vec<String>,
+    /// The step's Files the revert did not undo, each with why: they are
+    /// left as the failed attempt made them, and the report names them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left: Vec<Left>,
+}
+
+/// One of a failed step's Files its revert left as it was, and why.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Left {
+    pub path: String,
+    pub reason: String,
 }
 
 impl StepRecord {

@@ -5,9 +5,16 @@
 //! Both work from the plan's `Files:` and the progress file's statuses, and
 //! touch nothing else:
 //!
-//! - **revert-step** restores only step N's files, and refuses (changing
-//!   nothing) when one of them also belongs to a completed step, whose work
-//!   the restore would throw away, or when step N itself is completed. A
+//! - **revert-step** restores only step N's files. A file that also
+//!   belongs to a completed step is left as it is (a restore from HEAD
+//!   could throw away what that step has not committed) while the step's
+//!   other files are still reverted: the files that are step N's alone
+//!   hold nothing anyone else needs, and leaving them too would leave more
+//!   of the failed attempt behind than necessary. Every file left is named
+//!   with its reason (`left`) in the reply and in the step's record, and
+//!   the reply is then a refusal (`PROGRESS_SHARED_FILE`, exit 1), so that
+//!   no caller can read a partial revert as a whole one. Step N itself
+//!   completed is refused, changing nothing. A
 //!   path in HEAD is restored from HEAD, index and working tree
 //!   (`git restore --source=HEAD --staged --worktree`); a path marked
 //!   `(new)` that HEAD does not have is unstaged and removed
@@ -53,6 +60,13 @@ pub(super) struct GitReply {
     /// revert-step: directories the removal left empty, removed, deepest
     /// first.
     pub removed_dirs: Vec<String>,
+    /// revert-step: the step's Files not undone, each with why (shared
+    /// with a completed step, not in HEAD nor marked new, git failed).
+    pub left: Vec<Left>,
+    /// revert-step: the paths left because a completed step shares them,
+    /// as `PATH (step K)`, for the refusal.
+    #[serde(skip)]
+    pub shared: Vec<String>,
     /// escalate-commit: the paths the commit holds.
     pub committed: Vec<String>,
     /// escalate-commit: the new commit, `null` when there was nothing to
@@ -60,6 +74,8 @@ pub(super) struct GitReply {
     pub commit: Option<String>,
     pub problem: Option<Problem>,
 }
+
+pub(super) use super::model::Left;
 
 /// Why a Sub-step E action was refused: the exit code and the problem.
 pub(super) type Refusal = (u8, Problem);
@@ -136,27 +152,77 @@ pub(super) fn revert(
         .map(|f| (normal(&f.path), f.new))
         .filter(|(p, _)| !p.is_empty())
         .collect();
-    let mut shared = Vec::new();
-    for other in plan.steps.iter().filter(|s| done.contains(&s.number)) {
-        for theirs in &other.files {
-            let theirs = normal(&theirs.path);
-            for (path, _) in mine.iter().filter(|(p, _)| overlaps(p, &theirs)) {
-                shared.push(format!("{path} (step {})", other.number));
+    // A file shared with a completed step is left; the rest is reverted.
+    let mut mine_alone = Vec::new();
+    for (path, new) in mine {
+        let owners: Vec<String> = plan
+            .steps
+            .iter()
+            .filter(|s| done.contains(&s.number))
+            .filter(|s| s.files.iter().any(|f| overlaps(&path, &normal(&f.path))))
+            .map(|s| s.number.to_string())
+            .collect();
+        if owners.is_empty() {
+            mine_alone.push((path, new));
+        } else {
+            reply
+                .shared
+                .push(format!("{path} (step {})", owners.join(", ")));
+            reply.left.push(Left {
+                path,
+                reason: format!(
+                    "also in the Files of completed step {}: a restore from HEAD could lose what that step has not committed",
+                    owners.join(", ")
+                ),
+            });
+        }
+    }
+    let result = undo(root, &mine_alone, reply);
+    if let Err((_, problem)) = &result {
+        // What git did not get to is left as it is.
+        for (path, _) in &mine_alone {
+            let handled = reply.restored.contains(path)
+                || reply.removed.contains(path)
+                || reply.kept.contains(path);
+            if !handled {
+                reply.left.push(Left {
+                    path: path.clone(),
+                    reason: format!("not reverted: {}", problem.message),
+                });
             }
         }
     }
-    if !shared.is_empty() {
-        return Err((
+    for path in &reply.kept {
+        reply.left.push(Left {
+            path: path.clone(),
+            reason: "HEAD does not have it and the plan does not mark it (new): a person decides"
+                .into(),
+        });
+    }
+    result
+}
+
+/// The refusal a revert that left some of its step's Files shared with
+/// completed steps ends with (after what it could revert is reverted).
+pub(super) fn shared_refusal(step: u32, reply: &GitReply) -> Option<Refusal> {
+    (!reply.shared.is_empty()).then(|| {
+        (
             crate::exit::NOT_OK,
             Problem::new(
                 code::PROGRESS_SHARED_FILE,
                 format!(
-                    "not reverting step {step}: its files also belong to completed steps, whose work a restore would lose: {}; restore by hand what is step {step}'s",
-                    shared.join(", ")
+                    "step {step} reverted only in part: not reverting {}, which completed steps share (a restore from HEAD could lose what they have not committed); see what is left with `git diff HEAD -- PATH`, drop it once checked with `git checkout HEAD -- PATH`",
+                    reply.shared.join(", ")
                 ),
             ),
-        ));
-    }
+        )
+    })
+}
+
+/// Restores or removes `mine` (path, marked new), recording in `reply`
+/// what is done as it is done, so a git failure halfway leaves a true
+/// record of what was and was not undone.
+fn undo(root: &Path, mine: &[(String, bool)], reply: &mut GitReply) -> Result<(), Refusal> {
     if mine.is_empty() {
         return Ok(());
     }
@@ -170,7 +236,7 @@ pub(super) fn revert(
         Vec::new()
     };
     let (mut restore, mut remove) = (Vec::new(), Vec::new());
-    for (path, new) in &mine {
+    for (path, new) in mine {
         if in_head.iter().any(|f| overlaps(path, f)) {
             restore.push(path.clone());
         } else if *new {
@@ -183,6 +249,7 @@ pub(super) fn revert(
         let mut args = vec!["restore", "--source=HEAD", "--staged", "--worktree", "--"];
         args.extend(restore.iter().map(String::as_str));
         run(root, "git restore", &args)?;
+        reply.restored = restore;
     }
     if !remove.is_empty() {
         // Only a path that is there now can empty its directory.
@@ -197,9 +264,8 @@ pub(super) fn revert(
         args.extend(remove.iter().map(String::as_str));
         run(root, "git clean", &args)?;
         reply.removed_dirs = remove_emptied_dirs(root, &present);
+        reply.removed = remove;
     }
-    reply.restored = restore;
-    reply.removed = remove;
     Ok(())
 }
 

@@ -26,6 +26,9 @@ pub(super) struct StepRow {
     /// The plan's On failure action, when the plan was read.
     pub on_failure: Option<&'static str>,
     pub error: Option<String>,
+    /// The step's Files its revert left as they were, each with why
+    /// (`reverted.left` in the progress file).
+    pub left: Vec<progress::Left>,
 }
 
 /// Phase 7's record: the plan verification (trekplans) or the exit
@@ -200,6 +203,11 @@ fn rows(progress: &Progress, plan: Option<&Plan>) -> Vec<StepRow> {
                 manifest,
                 on_failure: step.map(|s| s.on_failure.action.as_str()),
                 error: record.error.clone().filter(|e| !e.is_empty()),
+                left: record
+                    .reverted
+                    .as_ref()
+                    .map(|r| r.left.clone())
+                    .unwrap_or_default(),
             }
         })
         .collect()

@@ -258,6 +258,19 @@ pub(super) fn text(r: &Report, out: &mut impl Write) -> io::Result<()> {
                 None => writeln!(out, "Error: (none recorded)")?,
             }
             writeln!(out, "Attempts: {}", f.attempts)?;
+            if !f.left.is_empty() {
+                // A revert that did not undo everything says what is left.
+                writeln!(out, "Not reverted (left modified):")?;
+                for l in &f.left {
+                    writeln!(out, "  - {}: {}", l.path, l.reason)?;
+                }
+                let paths: Vec<&str> = f.left.iter().map(|l| l.path.as_str()).collect();
+                writeln!(
+                    out,
+                    "  Inspect: git diff HEAD -- {0}; drop once checked: git checkout HEAD -- {0}",
+                    paths.join(" ")
+                )?;
+            }
             writeln!(out)?;
         }
     }

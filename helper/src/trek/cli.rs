@@ -40,7 +40,9 @@ pub(crate) enum Command {
     /// A multi-session plan (an Execution Strategy, default mode) takes the
     /// wave path: the preflight and wave W's session orders, then the run
     /// stops with the hand-over (the next run collects the wave). Every
-    /// other run gets its progress file (kept on --resume), the entry
+    /// other run gets its progress file (kept on --resume; an earlier
+    /// run's file is named, and a completed one kept under a timestamped
+    /// name beside it, an unfinished one refused without --fresh), the entry
     /// condition checked (session specs), the run marker, and the first
     /// step to begin.
     ///
@@ -77,6 +79,10 @@ pub(crate) enum Command {
     /// the step's On failure: retry or revert (another attempt while fewer
     /// than 3 and the budget lasts, else the Files are reverted and the run
     /// fails), skip, or escalate (completed work committed, run stopped).
+    /// Each of these is announced only after git has answered: a file the
+    /// revert left (a completed step shares it) or a commit that failed is
+    /// named with why and what to do, and the exit is then 1; a checkpoint
+    /// that made no commit reads `PASS, NOT committed`.
     ///
     /// Example: voyage-helper trek step-done 2
     #[command(verbatim_doc_comment)]
@@ -129,6 +135,11 @@ pub(crate) struct StartArgs {
     /// Continue from the progress file's first step not completed.
     #[arg(long)]
     pub resume: bool,
+    /// Start over although an unfinished run's progress file is there (it
+    /// is kept beside itself under a timestamped name first). Without it,
+    /// such a start stops and points at --resume.
+    #[arg(long, conflicts_with = "resume")]
+    pub fresh: bool,
     /// Show what would run, run nothing.
     #[arg(long)]
     pub dry_run: bool,

@@ -10,11 +10,13 @@
 //! - [`finish`]: Phases 7–9;
 //! - [`context`]: the run found from the run marker, and what `start`
 //!   decided (kept in the progress file); [`stop`]: early stops;
+//! - [`existing`]: an earlier run's progress file met by a fresh start;
 //! - [`release`]: the user's way out of a run whose session died.
 
 mod cli;
 pub(crate) mod code;
 mod context;
+mod existing;
 mod finish;
 mod invoke;
 mod release;

@@ -26,7 +26,7 @@ use crate::run_marker::{self, RunMarker};
 pub(super) const USAGE: &str = "\
 Usage: /trekexecute <plan.md>
        /trekexecute --project <dir> [--resume | --session N]
-       /trekexecute --fg | --resume | --dry-run | --validate <plan.md>
+       /trekexecute --fg | --resume | --fresh | --dry-run | --validate <plan.md>
        /trekexecute --step N | --session N <plan.md>
 Flags combine with --gates[=open|adaptive|closed] and --profile <name>.";
 
@@ -447,8 +447,25 @@ fn single_session(
         }
     }
 
-    // Phase 3: the progress file.
+    // Phase 3: the progress file; an earlier run's is never replaced
+    // silently.
     let plan_arg = plan_path.display().to_string();
+    if !matches!(decided.mode.as_str(), "resume" | "step") {
+        let project = decided.project.as_deref().map(Path::new);
+        if let Some(old) = crate::progress::progress_path(Some(plan_path), project, decided.session)
+        {
+            let again = start_again(args, &plan_arg);
+            match super::existing::before_fresh_start(&old, args.fresh, &again) {
+                super::existing::Existing::Proceed(lines) => reply.lines.extend(lines),
+                super::existing::Existing::Refuse(lines) => {
+                    reply.lines.extend(lines);
+                    reply.status = "stopped".into();
+                    reply.exit = exit::NOT_OK;
+                    return Ok(reply);
+                }
+            }
+        }
+    }
     let mut init = vec![
         "progress".to_owned(),
         "init".into(),
@@ -592,6 +609,19 @@ fn single_session(
         }
     }
     Ok(reply)
+}
+
+/// The arguments that name this run again: `--project DIR` or the plan,
+/// with `--session N`.
+fn start_again(args: &StartArgs, plan: &str) -> String {
+    let mut out = match &args.project {
+        Some(dir) => format!("--project {}", dir.display()),
+        None => plan.to_owned(),
+    };
+    if let Some(n) = args.session {
+        out = format!("--session {n} {out}");
+    }
+    out
 }
 
 /// The Touch and Never-touch lists the run is held to.

@@ -494,12 +494,17 @@ fn done_inner(n: u32) -> Result<Reply, Problem> {
             ),
         ));
     }
-    reply.push(match &commit {
-        Some((sha, _)) => format!(
+    reply.push(match (&commit, &step.checkpoint) {
+        (Some((sha, _)), _) => format!(
             "Step {n}: PASS (committed: {})",
             sha.get(..12).unwrap_or(sha)
         ),
-        None => format!("Step {n}: PASS (no commit)"),
+        (None, None) => format!("Step {n}: PASS (no commit)"),
+        // Said only once git shows no new commit: the step's Files are
+        // staged and would go into whatever commits next.
+        (None, Some(_)) => format!(
+            "Step {n}: PASS, NOT committed: the checkpoint made no commit; the step's Files stay staged (git status), and the next commit takes them unless you commit or unstage them first."
+        ),
     });
     clear_step(&mut run)?;
     go_on(&run, reply)
@@ -730,11 +735,7 @@ fn fail(
                     "The run's recovery/retry budget is spent (iterations_remaining 0).".to_owned(),
                 );
             }
-            reply.push(format!(
-                "Step {n}: FAILED after {attempts} attempt(s): reverting its Files."
-            ));
-            let reverted = progress_git(run, "revert-step", n)?;
-            reply.push_text(&reverted.stdout);
+            revert(run, step, attempts, &mut reply)?;
             context::set_stop(&run.progress_path, "failed")?;
             clear_step(run)?;
             reply.status = "failed".into();
@@ -744,22 +745,134 @@ fn fail(
     }
 }
 
-/// Commits the completed steps' work before an escalation stop.
-fn escalate(run: &mut Run, n: u32, reply: &mut Reply) -> Result<(), Problem> {
-    let committed = progress_git(run, "escalate-commit", n)?;
-    reply.push_text(&committed.stdout);
-    context::set_stop(&run.progress_path, "stopped")?;
-    clear_step(run)?;
-    if committed.code == exit::CANNOT_CHECK {
-        reply.push("warning: the completed work could not be committed (see the error above).");
+/// A failed step's last attempt: its Files reverted, and the reply says
+/// what was undone and what was not, only once git has answered. Files
+/// left as the attempt made them (shared with a completed step, or git
+/// failed) are named with why and what the user can do, and the reply's
+/// exit is 1: the run did not end the way a revert promises.
+fn revert(run: &Run, step: &Step, attempts: u32, reply: &mut Reply) -> Result<(), Problem> {
+    let n = step.number;
+    let found = progress_git(run, "revert-step", n)?;
+    let answer = found.json();
+    let list = |key: &str| -> Vec<String> {
+        answer
+            .as_ref()
+            .and_then(|v| field(v, key).as_array().cloned())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|p| p.as_str().map(str::to_owned))
+            .collect()
+    };
+    let (restored, removed, kept) = (list("/restored"), list("/removed"), list("/kept"));
+    let mut left: Vec<(String, String)> = answer
+        .as_ref()
+        .and_then(|v| field(v, "/left").as_array().cloned())
+        .unwrap_or_default()
+        .iter()
+        .map(|l| {
+            (
+                field(l, "/path").as_str().unwrap_or("?").to_owned(),
+                field(l, "/reason").as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect();
+    if !found.ok() && left.is_empty() {
+        // Refused before git ran: every File is as the attempt left it.
+        let why = answer
+            .as_ref()
+            .and_then(|v| field(v, "/problem/message").as_str().map(str::to_owned))
+            .unwrap_or_else(|| format!("progress revert-step exited {}", found.code));
+        left = step
+            .files
+            .iter()
+            .map(|f| (f.path.clone(), format!("not reverted: {why}")))
+            .collect();
     }
+    let mut done = Vec::new();
+    if !restored.is_empty() {
+        done.push(format!("restored {}", restored.join(", ")));
+    }
+    if !removed.is_empty() {
+        done.push(format!("removed {}", removed.join(", ")));
+    }
+    if left.is_empty() && kept.is_empty() {
+        reply.push(format!(
+            "Step {n}: FAILED after {attempts} attempt(s); its Files are reverted: {}.",
+            if done.is_empty() {
+                "nothing to restore".to_owned()
+            } else {
+                done.join("; ")
+            }
+        ));
+        return Ok(());
+    }
+    reply.push(format!(
+        "Step {n}: FAILED after {attempts} attempt(s); its Files are NOT all reverted."
+    ));
+    if !done.is_empty() {
+        reply.push(format!("Reverted: {}.", done.join("; ")));
+    }
+    reply.push("Left as the failed attempt made them:");
+    reply
+        .lines
+        .extend(left.iter().map(|(path, why)| format!("- {path}: {why}")));
+    let paths: Vec<&str> = left.iter().map(|(p, _)| p.as_str()).collect();
+    reply.push(format!(
+        "See what is left: git status -- {0}; git diff HEAD -- {0}. Drop it once checked: git checkout HEAD -- {0} (a file HEAD lacks: delete it).",
+        paths.join(" ")
+    ));
+    reply.exit = exit::NOT_OK;
     Ok(())
 }
 
-/// `progress revert-step N` or `progress escalate-commit N` on the run.
+/// Commits the completed steps' work before an escalation stop; the reply
+/// names the commit only when there is one, and says so when it failed.
+fn escalate(run: &mut Run, n: u32, reply: &mut Reply) -> Result<(), Problem> {
+    let committed = progress_git(run, "escalate-commit", n)?;
+    let answer = committed.json();
+    let commit = answer
+        .as_ref()
+        .and_then(|v| field(v, "/commit").as_str().map(str::to_owned));
+    match (&commit, committed.ok()) {
+        (Some(sha), true) => {
+            let paths = answer
+                .as_ref()
+                .and_then(|v| field(v, "/committed").as_array().cloned())
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|p| p.as_str().map(str::to_owned))
+                .collect::<Vec<_>>();
+            reply.push(format!(
+                "Completed work committed: {} (wip: trekexecute stopped at step {n}), {}.",
+                sha.get(..12).unwrap_or(sha),
+                paths.join(", ")
+            ));
+        }
+        (None, true) => {
+            reply.push("Nothing committed: the completed steps' Files have no uncommitted changes.")
+        }
+        (_, false) => {
+            let why = answer
+                .as_ref()
+                .and_then(|v| field(v, "/problem/message").as_str().map(str::to_owned))
+                .unwrap_or_else(|| format!("progress escalate-commit exited {}", committed.code));
+            reply.push(format!(
+                "The completed work is NOT committed: {why}. It is still in the work tree: see it with git status."
+            ));
+            reply.exit = exit::NOT_OK;
+        }
+    }
+    context::set_stop(&run.progress_path, "stopped")?;
+    clear_step(run)
+}
+
+/// `progress revert-step N` or `progress escalate-commit N` on the run,
+/// answered as JSON.
 fn progress_git(run: &Run, what: &str, n: u32) -> Result<Invoked, Problem> {
     let file = run.progress_arg();
     let root = run.root.display().to_string();
     let number = n.to_string();
-    invoke(&["progress", what, &number, "--file", &file, "--cwd", &root])
+    invoke(&[
+        "progress", what, &number, "--file", &file, "--cwd", &root, "--json",
+    ])
 }

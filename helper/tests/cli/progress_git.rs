@@ -230,7 +230,7 @@ fn revert_step_refuses_when_a_file_belongs_to_a_completed_step() {
     );
     assert!(
         ran.stderr
-            .starts_with("error[PROGRESS_SHARED_FILE]: not reverting step 3")
+            .starts_with("error[PROGRESS_SHARED_FILE]: step 3 reverted only in part")
     );
     assert_eq!(
         read(&case, "shared.txt"),
@@ -238,6 +238,69 @@ fn revert_step_refuses_when_a_file_belongs_to_a_completed_step() {
         "nothing is touched"
     );
     assert_eq!(read(&case, "src/feature.txt"), "feature v2\n");
+}
+
+#[test]
+fn revert_step_reverts_what_is_its_own_and_names_what_a_completed_step_shares() {
+    // Step 2 failed; step 3 (completed) also lists src/feature.txt.
+    let case = setup(&[(1, "completed"), (3, "completed"), (2, "failed")]);
+    repo::write(
+        case.path(),
+        &[
+            ("src/feature.txt", "feature broken\n"),
+            ("src/new.txt", "new\n"),
+        ],
+    );
+    let ran = case.run_with(&[
+        "progress",
+        "revert-step",
+        "2",
+        "--plan",
+        "plan.md",
+        "--json",
+    ]);
+    assert_eq!(ran.status, 1, "a revert done in part is not a revert");
+    let v = reply(&ran);
+    assert_eq!(v["ok"], false);
+    assert_eq!(v["problem"]["code"], "PROGRESS_SHARED_FILE");
+    assert!(
+        v["problem"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("src/feature.txt (step 3)"),
+        "{v}"
+    );
+    assert_eq!(v["removed"], serde_json::json!(["src/new.txt"]));
+    assert_eq!(v["left"][0]["path"], "src/feature.txt");
+    assert!(
+        !case.path().join("src/new.txt").exists(),
+        "its own file goes"
+    );
+    assert_eq!(read(&case, "src/feature.txt"), "feature broken\n");
+    let progress: Value =
+        serde_json::from_str(&read(&case, ".trekexecute-progress-plan.json")).unwrap();
+    let left = &progress["steps"]["2"]["reverted"]["left"];
+    let paths: Vec<&str> = left
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["src/feature.txt", "notes.txt"], "{progress}");
+
+    // Without --json, stdout says the same.
+    repo::write(case.path(), &[("src/new.txt", "new\n")]);
+    let ran = case.run_with(&["progress", "revert-step", "2", "--plan", "plan.md"]);
+    assert_eq!(ran.status, 1);
+    assert!(
+        ran.stdout
+            .starts_with("step 2 reverted in part: removed src/new.txt")
+            && ran
+                .stdout
+                .contains("left src/feature.txt (also in the Files of completed step 3"),
+        "{}",
+        ran.stdout
+    );
 }
 
 #[test]

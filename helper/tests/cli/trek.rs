@@ -374,6 +374,187 @@ fn the_helpers_own_revert_is_not_drift_and_leaves_no_empty_directory() {
     assert_eq!(progress["manifest_audit"]["status"], "pass", "{progress}");
 }
 
+/// Step 2 shares `a.txt` with step 1 and has `b.txt` to itself; its
+/// Verify never passes.
+const SHARED: &str = r#"# Plan: a shared file
+
+## Implementation Plan
+
+### Step 1: Add a
+- **Files:** `a.txt`
+- **Changes:** Write a.
+- **Verify:** `test -f a.txt`
+- **On failure:** revert
+- **Checkpoint:** `git commit -m "feat: add a"`
+
+### Step 2: Extend a, change b
+- **Files:** `a.txt`, `b.txt`
+- **Changes:** Extend a and b.
+- **Verify:** `test -f never.txt`
+- **On failure:** revert
+- **Checkpoint:** `git commit -m "feat: extend a"`
+
+## Verification
+
+- `test -f a.txt`
+"#;
+
+#[test]
+fn a_revert_refused_for_a_shared_file_says_so_in_the_reply_the_exit_and_the_report() {
+    let repo = Repo::new(SHARED);
+    repo.write(&[("b.txt", "b v1\n")]);
+    commit_all(repo.path(), "b");
+    repo.trek(&["start", &repo.plan()]);
+    repo.trek(&["step-begin", "1"]);
+    repo.write(&[("a.txt", "a v1\n")]);
+    let (_, one) = repo.trek(&["step-done", "1"]);
+    assert_eq!(next(&one), ("begin-step", Some(2)), "{one}");
+    let mut last = (0, Value::Null);
+    for _ in 1..=3 {
+        repo.trek(&["step-begin", "2"]);
+        repo.write(&[("a.txt", "a v2\n"), ("b.txt", "b v2\n")]);
+        last = repo.trek(&["step-done", "2"]);
+    }
+    let (code, done) = last;
+    assert_eq!(code, 1, "a revert left undone is not exit 0: {done}");
+    assert_eq!(done["status"], "failed");
+    let lines: Vec<&str> = done["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    let text = lines.join("\n");
+    assert!(!text.contains("reverting its Files"), "{text}");
+    assert!(text.contains("NOT all reverted"), "{text}");
+    assert!(text.contains("Reverted: restored b.txt"), "{text}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("- a.txt: also in the Files of completed step 1")),
+        "{text}"
+    );
+    assert!(text.contains("git checkout HEAD -- a.txt"), "{text}");
+    // What the reply says is what the tree holds.
+    assert_eq!(
+        fs::read_to_string(repo.path().join("b.txt")).unwrap(),
+        "b v1\n"
+    );
+    assert_eq!(
+        fs::read_to_string(repo.path().join("a.txt")).unwrap(),
+        "a v2\n"
+    );
+    let record = &repo.progress_json()["steps"]["2"]["reverted"];
+    assert_eq!(record["restored"], serde_json::json!(["b.txt"]));
+    assert_eq!(record["left"][0]["path"], "a.txt", "{record}");
+
+    let (code, finish) = repo.trek(&["finish"]);
+    assert_eq!(code, 1, "{finish}");
+    let report = finish["report"].as_str().unwrap();
+    let details = report.split("### Failure Details").nth(1).unwrap();
+    assert!(
+        details.contains(
+            "Not reverted (left modified):\n  - a.txt: also in the Files of completed step 1"
+        ),
+        "{report}"
+    );
+}
+
+/// The records `trek start` kept beside the progress file.
+fn kept_records(repo: &Repo) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = fs::read_dir(repo.path().join("plans"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            name.starts_with(".trekexecute-progress-plan.")
+                && name != ".trekexecute-progress-plan.json"
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn a_completed_run_is_kept_and_named_before_a_fresh_start() {
+    let repo = Repo::new(&example_plan());
+    repo.trek(&["start", &repo.plan()]);
+    for (n, file, text) in [("1", "greet.sh", GREET), ("2", "tests/greet.sh", TEST)] {
+        repo.trek(&["step-begin", n]);
+        repo.write(&[(file, text)]);
+        repo.trek(&["step-done", n]);
+    }
+    repo.trek(&["finish"]);
+    let (code, _) = repo.trek(&["finish", "--gate", "confirm"]);
+    assert_eq!(code, 0);
+    let finished = repo.progress_json();
+    assert_eq!(finished["status"], "completed");
+
+    let (code, again) = repo.trek(&["start", &repo.plan()]);
+    assert_eq!(code, 0, "{again}");
+    let lines = again["lines"].to_string();
+    assert!(
+        lines.contains(
+            "holds an earlier run (status completed): 2/2 steps completed, last updated 20"
+        ),
+        "{lines}"
+    );
+    let kept = kept_records(&repo);
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    let name = kept[0].file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        name.starts_with(".trekexecute-progress-plan.completed-"),
+        "{name}"
+    );
+    assert!(lines.contains(&name), "the reply says where: {lines}");
+    let record: Value = serde_json::from_str(&fs::read_to_string(&kept[0]).unwrap()).unwrap();
+    assert_eq!(record, finished, "the finished record is kept whole");
+    assert_eq!(repo.progress_json()["steps"]["1"]["status"], "pending");
+    let status = git(repo.path(), &["status", "--porcelain"]);
+    assert!(
+        !status.contains(&name),
+        "the kept record stays out of git status: {status}"
+    );
+}
+
+#[test]
+fn an_unfinished_run_is_not_replaced_without_fresh() {
+    let repo = Repo::new(&example_plan());
+    repo.trek(&["start", &repo.plan()]);
+    repo.trek(&["step-begin", "1"]);
+    repo.write(&[("greet.sh", GREET)]);
+    repo.trek(&["step-done", "1"]);
+    let before = repo.progress_json();
+
+    let (code, again) = repo.trek(&["start", &repo.plan()]);
+    assert_eq!(code, 1, "{again}");
+    assert_eq!(next(&again), ("stop", None));
+    assert_eq!(again["status"], "stopped");
+    let lines = again["lines"].to_string();
+    assert!(
+        lines.contains("holds an earlier run (status in_progress): 1/2 steps completed"),
+        "{lines}"
+    );
+    assert!(lines.contains("/trekexecute --resume "), "{lines}");
+    assert!(lines.contains("/trekexecute --fresh "), "{lines}");
+    assert_eq!(
+        repo.progress_json(),
+        before,
+        "the run's record is untouched"
+    );
+    assert!(kept_records(&repo).is_empty());
+
+    let (code, fresh) = repo.trek(&["start", "--fresh", &repo.plan()]);
+    assert_eq!(code, 0, "{fresh}");
+    assert_eq!(next(&fresh), ("begin-step", Some(1)));
+    let kept = kept_records(&repo);
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    let record: Value = serde_json::from_str(&fs::read_to_string(&kept[0]).unwrap()).unwrap();
+    assert_eq!(record["steps"]["1"]["status"], "completed");
+    assert!(fresh["lines"].to_string().contains("is kept as"), "{fresh}");
+    assert_eq!(repo.progress_json()["steps"]["1"]["status"], "pending");
+}
+
 #[test]
 fn claiming_done_with_a_step_left_is_partial() {
     let repo = Repo::new(&example_plan());
