@@ -147,6 +147,8 @@ fn finish_inner(gate: Option<GateAnswer>, advisory: bool) -> Result<Reply, Probl
 
     let plan = run.plan_arg();
     let progress = run.progress_arg();
+    // Whether the plan's own check passed (a session's share defers it).
+    let mut verified = true;
     if early.is_none() && done && share.is_some() {
         // Phase 7 for one session: the plan's check of the whole waits for
         // the master verification, after the last wave is merged.
@@ -166,6 +168,7 @@ fn finish_inner(gate: Option<GateAnswer>, advisory: bool) -> Result<Reply, Probl
             "criteria", "run", "--plan", &plan, "--cwd", &root, "--record", &progress,
         ])?;
         reply.push_text(&criteria.stdout);
+        verified = criteria.ok();
     } else if early.is_none() {
         reply.push("Phase 7 skipped: not every step ran (step mode or steps left).");
     }
@@ -224,26 +227,20 @@ fn finish_inner(gate: Option<GateAnswer>, advisory: bool) -> Result<Reply, Probl
             }
             Ok(reply)
         }
+        // Nothing fit to publish: the run is recorded as what it is, and
+        // the main-merge question is not asked.
+        (None, None) if !verified || drift => {
+            let status = if verified { "partial" } else { "failed" };
+            reply.push(if verified {
+                "The manifest audit drifted, so there is nothing to publish and no main-merge question: the run is recorded as partial. Inspect the drift above, fix it, then /trekexecute --resume re-runs the checks."
+            } else {
+                "The plan's verification did not pass, so there is nothing to publish and no main-merge question: the run is recorded as failed. Fix what failed above, then /trekexecute --resume re-runs the checks."
+            });
+            finalize(&run, status, reply)
+        }
         (None, None) => {
-            // The main-merge gate: always asked, in every gates mode.
-            let gates = run.decided.gates.clone();
-            let event = if drift { "audit-drift" } else { "audit-pass" };
-            let mut args = vec![
-                "gate",
-                "--state",
-                "auditing",
-                "--event",
-                event,
-                "--no-record",
-                "--json",
-            ];
-            if !gates.is_empty() {
-                args.extend(["--gates", gates.as_str()]);
-            }
-            let decision = invoke(&args)?.json_or("gate")?;
-            if field(&decision, "/boundary") == "gates-halt" {
-                reply.push("Gates closed: the audit drifted, so the run halts here for you first.");
-            }
+            // The main-merge gate: always asked when there is something
+            // to publish, in every gates mode.
             let payload = json!({ "plan": plan, "wave_count": 1 });
             record_gate(&run, "awaiting", None, &mut reply);
             emit("main-merge-gate", &payload, &mut reply);

@@ -1397,7 +1397,13 @@ fn recovery_stops_at_depth_two_and_a_session_child_never_dispatches() {
         scripts,
         Undo::Before(2),
     );
-    assert_eq!(code, 0, "{done}");
+    // It ends partial, with nothing to publish: no order, no gate.
+    assert_eq!(
+        (code, done["status"].as_str()),
+        (1, Some("partial")),
+        "{done}"
+    );
+    assert_eq!(next(&done).0, "stop");
     assert!(
         !done["lines"].to_string().contains("Recovery order"),
         "{done}"
@@ -1472,4 +1478,42 @@ fn an_unattended_session_leaves_the_run_at_the_gate_for_a_person() {
     assert_schema("progress", &progress.to_string());
     let stats = fs::read_to_string(repo.data().join("trekexecute-stats.jsonl")).unwrap();
     assert!(stats.contains("\"answered_by\":\"operator\""), "{stats}");
+}
+
+/// After a failed verification there is nothing to publish: `trek finish`
+/// records the run as failed and asks no main-merge question; a fix and
+/// `--resume` re-run the checks and come back to the gate.
+#[test]
+fn a_failed_verification_ends_the_run_without_the_main_merge_question() {
+    let plan = example_plan().replace(
+        "- `bash -n greet.sh` — the script parses",
+        "- `test -f CHANGES.md` — the change log is written",
+    );
+    let repo = Repo::new(&plan);
+    let path = repo.plan();
+    repo.trek(&["start", &path]);
+    for (n, file, text) in [("1", "greet.sh", GREET), ("2", "tests/greet.sh", TEST)] {
+        repo.trek(&["step-begin", n]);
+        repo.write(&[(file, text)]);
+        repo.trek(&["step-done", n]);
+    }
+    let (code, done) = repo.trek(&["finish"]);
+    assert_eq!(
+        (code, done["status"].as_str()),
+        (1, Some("failed")),
+        "{done}"
+    );
+    assert_eq!(next(&done).0, "stop");
+    let text = done["lines"].to_string();
+    assert!(!text.contains("Question:"), "{text}");
+    assert!(text.contains("--resume"), "{text}");
+    assert!(!repo.marker().exists(), "the run is over");
+    assert_eq!(repo.progress_json()["status"], "failed");
+
+    // The user's fix; the resumed run checks again.
+    repo.write(&[("CHANGES.md", "- greet\n")]);
+    let (code, resumed) = repo.trek(&["start", "--resume", &path]);
+    assert_eq!((code, next(&resumed).0), (0, "finish"), "{resumed}");
+    let (code, gate) = repo.trek(&["finish"]);
+    assert_eq!((code, next(&gate).0), (0, "ask-main-merge"), "{gate}");
 }
