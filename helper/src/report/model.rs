@@ -396,6 +396,21 @@ pub(super) fn build(
             .iter()
             .map(|w| format!("{}: {} ({}): `{}`", place(w), w.name, w.rule, w.command)),
     );
+    // `trek` pins the plan at the start: an edit during the run is said.
+    if let Some(changed) = progress.extra.get("plan_changed") {
+        let short = |key: &str| {
+            changed
+                .get(key)
+                .and_then(Value::as_str)
+                .map(|s| s.get(..12).unwrap_or(s).to_owned())
+                .unwrap_or_default()
+        };
+        advisories.push(format!(
+            "the plan was edited during the run (sha256 {} at the start, {} later): the steps and checks run were the first version's",
+            short("pinned"),
+            short("now")
+        ));
+    }
     let audit_status = progress::audit_word(progress);
     let drift_details = progress
         .extra

@@ -50,6 +50,45 @@ pub(super) struct Decided {
     /// calls write there, wherever they run from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data_dir: Option<String>,
+    /// The sha256 of the plan's bytes when the run started: the plan the
+    /// run is pinned to. A later call that reads another plan says so, and
+    /// the run can no longer end `completed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan_sha256: Option<String>,
+}
+
+/// The progress file's key recording that the plan changed during the run.
+pub(super) const PLAN_CHANGED: &str = "plan_changed";
+
+/// The sha256 of the plan file's bytes, if it can be read.
+pub(super) fn plan_digest(path: &Path) -> Option<String> {
+    std::fs::read(path)
+        .ok()
+        .map(|bytes| crate::orders::sha256_hex(&bytes))
+}
+
+/// When the plan no longer matches the one the run is pinned to: records
+/// it in the progress file (the first time) and returns the reply's line.
+pub(super) fn plan_change(decided: &Decided, plan: &Path, progress: &Path) -> Option<String> {
+    let pinned = decided.plan_sha256.as_deref()?;
+    let now = plan_digest(plan)?;
+    if now == pinned {
+        return None;
+    }
+    let at = crate::clock::UtcTime::now().rfc3339();
+    let _ = crate::progress::edit(progress, |p| {
+        if !p.extra.contains_key(PLAN_CHANGED) {
+            p.extra.insert(
+                PLAN_CHANGED.into(),
+                serde_json::json!({ "pinned": pinned, "now": now, "noticed_at": at }),
+            );
+        }
+    });
+    Some(format!(
+        "warning: the plan changed since the run started (sha256 {} then, {} now): the steps and checks already run were the old plan's, so this run can no longer end completed; to run the edited plan, start it afresh (--fresh).",
+        pinned.get(..12).unwrap_or(pinned),
+        now.get(..12).unwrap_or(&now)
+    ))
 }
 
 /// A run found from the current directory.

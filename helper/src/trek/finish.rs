@@ -108,6 +108,9 @@ fn finish_inner(gate: Option<GateAnswer>, advisory: bool) -> Result<Reply, Probl
     let early = run.decided.stop.clone();
     let root = run.root.display().to_string();
     let share = session_share(&run);
+    let changed = context::plan_change(&run.decided, &run.plan_path, &run.progress_path);
+    let plan_changed = changed.is_some();
+    reply.lines.extend(changed);
 
     if let Some(answer) = gate {
         if early.is_some() || !done || share.is_some() {
@@ -124,6 +127,14 @@ fn finish_inner(gate: Option<GateAnswer>, advisory: bool) -> Result<Reply, Probl
         let plan = run.plan_arg();
         let by = who.word();
         let (event, payload, status, word) = match answer {
+            // The plan the run was measured against is not the one it ran:
+            // the answer is recorded, the run is not completed.
+            GateAnswer::Confirm if plan_changed => (
+                "main-merge-approved",
+                json!({ "plan": plan, "answered_by": by }),
+                "partial",
+                "confirmed",
+            ),
             GateAnswer::Confirm => (
                 "main-merge-approved",
                 json!({ "plan": plan, "answered_by": by }),
@@ -229,6 +240,10 @@ fn finish_inner(gate: Option<GateAnswer>, advisory: bool) -> Result<Reply, Probl
         }
         // Nothing fit to publish: the run is recorded as what it is, and
         // the main-merge question is not asked.
+        (None, None) if plan_changed && verified && !drift => {
+            reply.push("The plan was edited during the run, so the run is recorded as partial and no main-merge question is asked: its steps and checks were the old plan's. Start the edited plan afresh (--fresh) to run it as it is now.");
+            finalize(&run, "partial", reply)
+        }
         (None, None) if !verified || drift => {
             let status = if verified { "partial" } else { "failed" };
             reply.push(if verified {

@@ -363,6 +363,7 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
         profile,
         profile_source,
         data_dir: crate::data_dir::named().map(|d| d.display().to_string()),
+        plan_sha256: context::plan_digest(&plan_path),
         stop: None,
     };
     single_session(reply, args, &plan, &plan_path, decided)
@@ -510,11 +511,18 @@ fn single_session(
         let before = context::read_decided(&progress).unwrap_or_default();
         decided.start_sha = before.start_sha;
         decided.data_dir = decided.data_dir.take().or(before.data_dir);
+        // A resumed run stays pinned to the plan it started with.
+        if before.plan_sha256.is_some() {
+            decided.plan_sha256 = before.plan_sha256;
+        }
     }
     if decided.start_sha.is_empty() {
         decided.start_sha = head;
     }
     context::write_decided(&progress, &decided)?;
+    if let Some(line) = context::plan_change(&decided, plan_path, &progress) {
+        reply.push(line);
+    }
     reply.push(
         match (kept, field(&init_reply, "/completed_steps").as_u64()) {
             (true, Some(done)) => format!(

@@ -114,6 +114,9 @@ fn begin_inner(n: u32) -> Result<Reply, Problem> {
     reply.plan = Some(run.plan_arg());
     reply.progress = Some(run.progress_arg());
     reply.step = Some(n);
+    if let Some(line) = context::plan_change(&run.decided, &run.plan_path, &run.progress_path) {
+        reply.push(line);
+    }
     if matches!(status, StepStatus::Completed | StepStatus::Passed) {
         return Err(Problem::new(
             code::TREK_STEP_STATE,
@@ -325,6 +328,9 @@ fn done_inner(n: u32) -> Result<Reply, Problem> {
     let mut reply = Reply::new("step-done", Next::Finish, "in_progress");
     reply.plan = Some(run.plan_arg());
     reply.progress = Some(run.progress_arg());
+    if let Some(line) = context::plan_change(&run.decided, &run.plan_path, &run.progress_path) {
+        reply.push(line);
+    }
 
     // The scope audit, before anything the helper runs itself (the Verify
     // may leave files of its own): every change outside the step's Files

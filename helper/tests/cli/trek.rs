@@ -1517,3 +1517,65 @@ fn a_failed_verification_ends_the_run_without_the_main_merge_question() {
     let (code, gate) = repo.trek(&["finish"]);
     assert_eq!((code, next(&gate).0), (0, "ask-main-merge"), "{gate}");
 }
+
+/// The run is pinned to the plan it started with: weakening its
+/// Verification mid-run, then `--resume` and `finish`, is said in every
+/// reply from then on, recorded, shown in the report, and the run cannot
+/// end completed.
+#[test]
+fn a_plan_edited_during_the_run_is_said_and_the_run_cannot_complete() {
+    let repo = Repo::new(&example_plan());
+    let path = repo.plan();
+    repo.trek(&["start", &path]);
+    repo.trek(&["step-begin", "1"]);
+    repo.write(&[("greet.sh", GREET)]);
+    let (_, done) = repo.trek(&["step-done", "1"]);
+    assert!(
+        !done["lines"].to_string().contains("plan changed"),
+        "{done}"
+    );
+    // The plan is weakened: its first criterion no longer checks anything.
+    let plan_file = repo.path().join("plans/plan.md");
+    let text = fs::read_to_string(&plan_file).unwrap();
+    let weaker = text.replace(
+        "- `bash tests/greet.sh` — the default greeting is right\n",
+        "",
+    );
+    assert_ne!(text, weaker);
+    fs::write(&plan_file, weaker).unwrap();
+
+    let (code, resumed) = repo.trek(&["start", "--resume", &path]);
+    assert_eq!(code, 0, "{resumed}");
+    assert!(
+        resumed["lines"]
+            .to_string()
+            .contains("the plan changed since the run started"),
+        "{resumed}"
+    );
+    repo.trek(&["step-begin", "2"]);
+    repo.write(&[("tests/greet.sh", TEST)]);
+    let (_, done) = repo.trek(&["step-done", "2"]);
+    assert!(done["lines"].to_string().contains("plan changed"), "{done}");
+    let (code, finish) = repo.trek(&["finish"]);
+    assert_eq!(
+        (code, finish["status"].as_str()),
+        (1, Some("partial")),
+        "{finish}"
+    );
+    assert_eq!(
+        next(&finish).0,
+        "stop",
+        "no gate for a run whose plan moved"
+    );
+    let report = finish["report"].as_str().unwrap();
+    assert!(
+        report.contains("the plan was edited during the run"),
+        "{report}"
+    );
+    let progress = repo.progress_json();
+    assert_eq!(progress["status"], "partial");
+    assert_eq!(
+        progress["plan_changed"]["pinned"].as_str().map(str::len),
+        Some(64)
+    );
+}
