@@ -84,7 +84,10 @@ section() { echo "== [${SECONDS}s] $*"; }
 section "scripts/build-helper.sh (the release build the plugin's launcher makes)"
 scripts/build-helper.sh
 repo=$(pwd)
-helper="$repo/${CARGO_TARGET_DIR:-target}/release/voyage-helper"
+# CARGO_TARGET_DIR may be absolute or relative to the repository.
+target_dir=${CARGO_TARGET_DIR:-target}
+[[ "$target_dir" == /* ]] || target_dir="$repo/$target_dir"
+helper="$target_dir/release/voyage-helper"
 [[ -x "$helper" ]] || { echo "bench.sh: no binary at $helper" >&2; exit 2; }
 # Start-up differs by how the binary is linked (scripts/build-helper.sh): say
 # which one was measured. A dynamically linked ELF names its loader in a
