@@ -170,11 +170,19 @@ fn session_worktrees_share_the_block_and_a_failed_session_keeps_its_worktree() {
     assert_eq!(blocks(&exclude), 1, "the session added no second block");
     let git_dir = git(&wt, &["rev-parse", "--absolute-git-dir"]);
     assert!(!Path::new(git_dir.trim()).join("info/exclude").exists());
-    trek(&wt, home, &["release"]);
+    // Session 1 fails through its own calls: step 1's Verify (`cargo
+    // build`, with no Cargo.toml here) fails every attempt and the run
+    // ends failed.
+    for _ in 0..3 {
+        trek(&wt, home, &["step-begin", "1"]);
+        write(&wt, &[("src/store/mod.rs", "pub trait Store {}\n")]);
+        trek(&wt, home, &["step-done", "1"]);
+    }
+    let (_, finished) = trek(&wt, home, &["finish"]);
+    assert_eq!(finished["status"], "failed", "{finished}");
 
-    // Session 1 fails, session 2 completes: the wave fails and stays open
-    // with its worktrees, so the failed one can be resumed where it ran.
-    w.session_ends(1, "failed");
+    // Session 2 completes: the wave fails and stays open with its
+    // worktrees, so the failed one can be resumed where it ran.
     w.session_commits(
         2,
         &[("web/src/health.rs", "fn health() {}\n")],
