@@ -1,4 +1,5 @@
-//! UTC timestamps for file names and records, without a calendar crate.
+//! UTC timestamps for file names and records, and durations in words,
+//! without a calendar crate.
 //!
 //! Only the proleptic Gregorian calendar in UTC is needed, which is a short
 //! piece of integer arithmetic (Howard Hinnant's `civil_from_days`).
@@ -75,6 +76,28 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
         u32::try_from(month).unwrap_or(1),
         u32::try_from(day).unwrap_or(1),
     )
+}
+
+/// `45s`, `3m 12s`, `1h 05m`.
+pub(crate) fn duration_words(ms: u64) -> String {
+    let total = (ms + 500) / 1000;
+    if total < 60 {
+        return format!("{total}s");
+    }
+    let (minutes, seconds) = (total / 60, total % 60);
+    if minutes < 60 {
+        return format!("{minutes}m {seconds:02}s");
+    }
+    format!("{}h {:02}m", minutes / 60, minutes % 60)
+}
+
+/// `0.4s` under ten seconds, then as [`duration_words`]: `12s`, `3m 05s`.
+pub(crate) fn short_duration(ms: u64) -> String {
+    if ms < 10_000 {
+        format!("{}.{}s", ms / 1000, (ms % 1000) / 100)
+    } else {
+        duration_words(ms)
+    }
 }
 
 #[cfg(test)]

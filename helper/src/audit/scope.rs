@@ -301,6 +301,30 @@ fn split_z(out: &[u8]) -> Vec<String> {
         .collect()
 }
 
+/// Which of `paths` differ from HEAD (staged, unstaged or untracked),
+/// sorted: what an interrupted attempt left in a step's Files.
+pub(crate) fn uncommitted(git: &Git, paths: &[String]) -> Result<Vec<String>, Problem> {
+    if paths.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut args = vec![
+        "status",
+        "--porcelain=v2",
+        "-z",
+        "--untracked-files=all",
+        "--",
+    ];
+    args.extend(paths.iter().map(String::as_str));
+    let out = call(git, &args, crate::git::With::default())?;
+    let status = parse_status(&out);
+    Ok(status
+        .paths()
+        .map(str::to_owned)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect())
+}
+
 /// Step-begin: the [`Base`] to keep when the tree already differs from
 /// `since` outside the run's own files, `None` when it is clean.
 pub(crate) fn snapshot(

@@ -38,6 +38,10 @@ pub(crate) struct Task {
     pub changes: Option<String>,
     pub reuses: Option<String>,
     pub test_first: Option<String>,
+    /// What trek did about the test first on the step's first attempt:
+    /// ran it (the RED outcome), or why it is written first and not run.
+    /// `null` on a later attempt, where the earlier one dealt with it.
+    pub test_first_check: Option<String>,
     pub verify: Option<String>,
     pub on_failure: String,
     pub attempt: u32,
@@ -207,18 +211,22 @@ fn render_task(n: u32, task: &Task, out: &mut impl Write) -> io::Result<()> {
         })
         .collect();
     writeln!(out, "Files: {}", files.join(", "))?;
-    for (label, value) in [
-        ("Changes", &task.changes),
-        ("Reuses", &task.reuses),
-        ("Test first", &task.test_first),
-        ("Previous attempt failed", &task.previous_error),
-    ] {
+    for (label, value) in [("Changes", &task.changes), ("Reuses", &task.reuses)] {
         if let Some(v) = value {
             writeln!(out, "{label}: {v}")?;
         }
     }
+    if let (Some(test), Some(check)) = (&task.test_first, &task.test_first_check) {
+        writeln!(out, "Test first: {test} → {check}")?;
+    }
+    if let Some(v) = &task.previous_error {
+        writeln!(
+            out,
+            "Previous attempt failed: {v} (the step-done reply above has the details)"
+        )?;
+    }
     if let Some(v) = &task.verify {
-        writeln!(out, "Verify (run by trek step-done): `{v}`")?;
+        writeln!(out, "Verify (trek step-done runs it): `{v}`")?;
     }
     writeln!(out, "On failure: {}", task.on_failure)
 }

@@ -429,7 +429,8 @@ fn single_session(
     let location = run_marker::locate(&root).ok_or_else(|| {
         Problem::new(code::TREK_NOT_A_REPO, "the work tree's .git cannot be read")
     })?;
-    if let Ok(Some(old)) = run_marker::read(&location.marker) {
+    let previous = run_marker::read(&location.marker).ok().flatten();
+    if let Some(old) = &previous {
         match old.stale_reason() {
             Some(why) => reply.push(format!(
                 "A stale run marker ({}: {why}) is replaced.",
@@ -554,6 +555,11 @@ fn single_session(
         step_start_sha: None,
     };
 
+    let mut marker = marker;
+    if kept && let Some(old) = previous.filter(|old| Path::new(&old.plan) == plan_path) {
+        carry_step(&mut marker, old, &progress);
+    }
+
     // Phase 4: the entry condition (session specs).
     if plan.kind == PlanKind::SessionSpec {
         let entry = invoke(&[
@@ -617,6 +623,27 @@ fn single_session(
         }
     }
     Ok(reply)
+}
+
+/// A resumed run whose session stopped in the middle of a step keeps that
+/// step's place in the marker (its Files and the commit it began from), so
+/// that `trek step-begin` goes on with the same attempt and the scope audit
+/// still measures from where the step began.
+fn carry_step(marker: &mut RunMarker, old: RunMarker, progress: &Path) {
+    let Some(n) = old.step else {
+        return;
+    };
+    let in_progress = context::load_progress(progress).is_ok_and(|file| {
+        file.steps
+            .iter()
+            .any(|(k, r)| k.0 == n && r.status == crate::progress::StepStatus::InProgress)
+    });
+    if in_progress {
+        marker.step = Some(n);
+        marker.files = old.files;
+        marker.memory_write = old.memory_write;
+        marker.step_start_sha = old.step_start_sha;
+    }
 }
 
 /// The arguments that name this run again: `--project DIR` or the plan,

@@ -24,8 +24,11 @@ use crate::progress::StepStatus;
 
 /// Attempts a step may have (initial + 2 retries; Hard rule 5).
 const MAX_ATTEMPTS: u32 = 3;
-/// Lines of a failed command's output handed back.
+/// Lines of a failed command's output handed back when no failure was
+/// recognised in it.
 const FAILURE_LINES: usize = 10;
+/// Failures of a recognised runner named in a failed Verify's reply.
+const FAILURES_SHOWN: usize = 5;
 
 /// The first step of the run still to do: `only` alone in step mode, else
 /// the first neither completed nor skipped. `None` when there is none.
@@ -109,7 +112,7 @@ pub(super) fn begin(n: u32) -> Reply {
 fn begin_inner(n: u32) -> Result<Reply, Problem> {
     let mut run = Run::here()?;
     let step = step_of(&run, n)?.clone();
-    let (status, _, previous_error, _) = record_of(&run, n)?;
+    let (status, attempts, previous_error, _) = record_of(&run, n)?;
     let mut reply = Reply::new("step-begin", Next::Implement, "in_progress");
     reply.plan = Some(run.plan_arg());
     reply.progress = Some(run.progress_arg());
@@ -164,36 +167,54 @@ fn begin_inner(n: u32) -> Result<Reply, Problem> {
         }
     }
 
-    // The attempt starts.
-    let started = record(&run, n, "in_progress", &[])?;
-    let started_reply = started.json_or("progress step")?;
-    if !started.ok() {
-        reply.push(format!(
-            "Step {n} cannot start again: {}",
-            refusal(&started)
-        ));
-        context::set_stop(&run.progress_path, "failed")?;
-        reply.next = Next::Finish;
-        reply.step = None;
-        reply.status = "failed".into();
-        return Ok(reply);
+    // An attempt that never reached step-done (the session ended in the
+    // middle of the step) was not a failure: it goes on, spending no
+    // attempt and no budget, from the base it began with.
+    let interrupted = status == StepStatus::InProgress;
+    let attempt = if interrupted {
+        attempts.max(1)
+    } else {
+        let started = record(&run, n, "in_progress", &[])?;
+        let started_reply = started.json_or("progress step")?;
+        if !started.ok() {
+            reply.push(format!(
+                "Step {n} cannot start again: {}",
+                refusal(&started)
+            ));
+            context::set_stop(&run.progress_path, "failed")?;
+            reply.next = Next::Finish;
+            reply.step = None;
+            reply.status = "failed".into();
+            return Ok(reply);
+        }
+        field(&started_reply, "/attempts").as_u64().unwrap_or(1) as u32
+    };
+    let files: Vec<String> = step.files.iter().map(|f| f.path.clone()).collect();
+    let kept_base = interrupted
+        && run.marker.step == Some(n)
+        && run.marker.step_start_sha.is_some()
+        && scope::read_base(git_dir(&run)).is_none_or(|b| b.step == n);
+    if interrupted {
+        reply.push(continued(&run, n, attempt, &files)?);
     }
-    let attempt = field(&started_reply, "/attempts").as_u64().unwrap_or(1) as u32;
 
     run.marker.step = Some(n);
-    run.marker.files = step.files.iter().map(|f| f.path.clone()).collect();
+    run.marker.files = files;
     run.marker.memory_write = step.manifest.as_ref().is_some_and(|m| m.memory_write);
-    run.marker.step_start_sha = context::head(&run.root);
+    if !kept_base {
+        run.marker.step_start_sha = context::head(&run.root);
+    }
     run.save_marker()?;
 
-    // Sub-step B: the test first.
+    // Sub-step B: the test first, checked once, on the step's first attempt.
     let test_first = step.test_first.as_ref().map(|f| f.text.clone());
-    if let Some(text) = &test_first {
-        reply.push(test_first_note(&run, text));
-    }
+    let test_first_check = match &test_first {
+        Some(text) if attempt == 1 && !interrupted => Some(test_first_check(&run, text)),
+        _ => None,
+    };
     // What the tree holds now is the step's base: the scope audit of
     // step-done holds only what changes from here against the step.
-    if let Some(since) = &run.marker.step_start_sha {
+    if !kept_base && let Some(since) = &run.marker.step_start_sha {
         let base = scope::snapshot(&git_of(&run), n, since, &scope_of(&run, &step))?;
         scope::keep_base(git_dir(&run), base.as_ref())?;
     }
@@ -211,6 +232,7 @@ fn begin_inner(n: u32) -> Result<Reply, Problem> {
         changes: step.changes.as_ref().map(|f| f.text.clone()),
         reuses: step.reuses.as_ref().map(|f| f.text.clone()),
         test_first,
+        test_first_check,
         verify: step.verify.as_ref().map(|c| c.command.clone()),
         on_failure: match &step.on_failure.note {
             Some(note) => format!("{} — {note}", step.on_failure.action.as_str()),
@@ -218,41 +240,64 @@ fn begin_inner(n: u32) -> Result<Reply, Problem> {
         },
         attempt,
         max_attempts: MAX_ATTEMPTS,
-        previous_error: if attempt > 1 { previous_error } else { None },
+        // The failure was shown whole by the step-done that recorded it;
+        // its first line is enough to say what to fix.
+        previous_error: previous_error
+            .filter(|_| attempt > 1 && !interrupted)
+            .map(|e| e.lines().next().unwrap_or_default().to_owned()),
     });
     Ok(reply)
 }
 
-/// Sub-step B: a test-first field naming an existing script or an
-/// allowlisted command is run (it should fail: RED); one naming a new file
-/// is written first.
-fn test_first_note(run: &Run, text: &str) -> String {
+/// The line that tells a resumed session where an interrupted attempt
+/// stands: what it left in the step's Files, and what to do with it.
+fn continued(run: &Run, n: u32, attempt: u32, files: &[String]) -> Result<String, Problem> {
+    let left = scope::uncommitted(&git_of(run), files)?;
+    let head = format!(
+        "Step {n}, attempt {attempt} goes on: it ended before `trek step-done` (the session stopped), which is not a failure, so no attempt is spent."
+    );
+    Ok(if left.is_empty() {
+        format!("{head} Its Files hold no uncommitted change: do the step from the start.")
+    } else {
+        format!(
+            "{head} Its Files hold that attempt's uncommitted changes: {0}. Read them and finish the step from there, or to start clean restore them first (git checkout HEAD -- {0}; a new file: delete it).",
+            left.join(" ")
+        )
+    })
+}
+
+/// Sub-step B: what trek does about a step's Test first. A field naming an
+/// existing script or an allowlisted command is run here, and should fail
+/// (RED); a test the step writes is written before the Changes and first
+/// runs as (part of) the Verify in step-done: the agent runs no command of
+/// the run itself.
+fn test_first_check(run: &Run, text: &str) -> String {
     let span = text.split('`').nth(1).unwrap_or("").trim();
+    let write_first = "write it before the Changes; its first run is the Verify in step-done";
     if span.is_empty()
         || text.contains("(new)")
         || !run.root.join(span).exists() && crate::criteria::allowlisted(span).is_err()
     {
-        return format!(
-            "Test first: {text}: write it first; it should fail before the Changes (RED)."
-        );
+        return write_first.to_owned();
     }
     let command = if run.root.join(span).is_file() {
         if span.ends_with(".sh") || span.ends_with(".bash") {
             format!("bash {span}")
         } else {
-            return format!(
-                "Test first: {span} exists: run it and expect it to fail (RED) before the Changes."
-            );
+            return format!("{span} exists and is not run here; the Verify in step-done runs it");
         }
     } else {
         span.to_owned()
     };
     match run_command(run, &command) {
-        Ok((0, _)) => format!(
-            "Test first: `{command}` already passes: warning, the step may be done already; go on."
+        Ok(ran) if ran.exit == 0 => format!(
+            "trek ran `{command}`: it already passes (warning: the step may be done already); go on"
         ),
-        Ok((code, _)) => format!("Test first: `{command}` fails as expected (RED, exit {code})."),
-        Err(why) => format!("Test first: `{command}` was not run: {why}"),
+        Ok(ran) => format!(
+            "trek ran `{command}`: it fails as expected (RED, exit {})",
+            ran.exit
+        ),
+        Err(why) => format!("trek could not run `{command}`: {why}"),
     }
 }
 
@@ -268,8 +313,71 @@ fn blocked(command: &str) -> Option<String> {
     })
 }
 
-/// Runs `command` through the runner in the work tree: (exit, last lines).
-fn run_command(run: &Run, command: &str) -> Result<(i64, Vec<String>), String> {
+/// A command trek ran through the runner, read the way the executor skill
+/// reads it: the verdict's aggregate line and failures, and the log.
+struct Ran {
+    exit: i64,
+    duration_ms: u64,
+    verdict: crate::verdict::Reply,
+}
+
+impl Ran {
+    /// `PASS (exit 0, 0.4s) — 12 passed in 0.31s`: the outcome, the
+    /// runner's own aggregate line (the last line of a tool it does not
+    /// know), and how long it took.
+    fn headline(&self) -> String {
+        let word = if self.exit == 0 { "PASS" } else { "FAIL" };
+        let said = match self.verdict.summary.as_str() {
+            crate::verdict::EMPTY_LOG => "no output",
+            summary => summary,
+        };
+        format!(
+            "{word} (exit {}, {}) — {said}",
+            self.exit,
+            crate::clock::short_duration(self.duration_ms),
+        )
+    }
+
+    /// A failure's detail: the failures the verdict found, or the log's
+    /// last lines when it recognised none; then where the whole log is.
+    fn detail(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .verdict
+            .failures
+            .iter()
+            .take(FAILURES_SHOWN)
+            .map(|f| {
+                if f.message.is_empty() {
+                    format!("- {}", f.name)
+                } else {
+                    format!("- {} - {}", f.name, f.message)
+                }
+            })
+            .collect();
+        let more =
+            self.verdict.failures.len().saturating_sub(FAILURES_SHOWN) + self.verdict.more_failures;
+        if more > 0 {
+            lines.push(format!("- +{more} more in the log"));
+        }
+        if lines.is_empty()
+            && let Some(log) = &self.verdict.log
+        {
+            let tail = last_lines(Path::new(log), FAILURE_LINES);
+            // The aggregate line is already in the headline.
+            let tail = tail
+                .into_iter()
+                .filter(|l| l.trim() != self.verdict.summary.trim());
+            lines.extend(tail.map(|l| format!("  {l}")));
+        }
+        if let Some(log) = &self.verdict.log {
+            lines.push(format!("Log: {log}"));
+        }
+        lines
+    }
+}
+
+/// Runs `command` through the runner in the work tree.
+fn run_command(run: &Run, command: &str) -> Result<Ran, String> {
     let root = run.root.display().to_string();
     let invoked =
         invoke(&["run", "--json", "--cwd", &root, "--", command]).map_err(|p| p.message)?;
@@ -277,17 +385,24 @@ fn run_command(run: &Run, command: &str) -> Result<(i64, Vec<String>), String> {
         .json()
         .ok_or_else(|| format!("the runner printed no block: {}", invoked.stdout.trim()))?;
     let exit = field(&block, "/exit").as_i64().unwrap_or(-1);
-    if field(&block, "/status") == "error" && exit < 0 {
-        return Err(field(&block, "/reason")
-            .as_str()
-            .unwrap_or("the command could not run")
-            .to_owned());
+    let text = |key: &str| field(&block, key).as_str().map(str::to_owned);
+    if text("/status").as_deref() == Some("error") && exit < 0 {
+        return Err(text("/reason").unwrap_or_else(|| "the command could not run".to_owned()));
     }
-    let tail = field(&block, "/log")
-        .as_str()
-        .map(|log| last_lines(Path::new(log), FAILURE_LINES))
-        .unwrap_or_default();
-    Ok((exit, tail))
+    let duration_ms = field(&block, "/duration_ms").as_u64().unwrap_or(0);
+    let verdict = crate::verdict::build(&crate::verdict::Input {
+        log: text("/log").map(std::path::PathBuf::from),
+        exit: Some(exit.to_string()),
+        duration: Some(crate::clock::short_duration(duration_ms)),
+        status: text("/status"),
+        reason: text("/reason"),
+        expect: None,
+    });
+    Ok(Ran {
+        exit,
+        duration_ms,
+        verdict,
+    })
 }
 
 fn last_lines(log: &Path, n: usize) -> Vec<String> {
@@ -359,19 +474,16 @@ fn done_inner(n: u32) -> Result<Reply, Problem> {
                 return fail(&mut run, &step, attempts, budget, &why, true, reply);
             }
             match run_command(&run, &command) {
-                Ok((code, tail)) => {
-                    reply.push(format!("Verify: {command}"));
-                    reply.push(format!(
-                        "Result: {} (exit code {code})",
-                        if code == 0 { "PASS" } else { "FAIL" }
-                    ));
+                Ok(ran) => {
+                    reply.push(format!("Verify `{command}`: {}", ran.headline()));
+                    let code = ran.exit;
                     if code != 0 && !(code == 77 && step.sandbox_preflight()) {
-                        let mut why = format!("Verify `{command}` exited {code}");
-                        if !tail.is_empty() {
-                            why.push_str(":\n");
-                            why.push_str(&tail.join("\n"));
-                            reply.push(format!("Output (last {} lines):", tail.len()));
-                            reply.lines.extend(tail.iter().map(|l| format!("  {l}")));
+                        let detail = ran.detail();
+                        reply.lines.extend(detail.iter().cloned());
+                        let mut why = format!("Verify `{command}`: {}", ran.headline());
+                        for line in &detail {
+                            why.push('\n');
+                            why.push_str(line);
                         }
                         return fail(&mut run, &step, attempts, budget, &why, false, reply);
                     }
@@ -440,12 +552,12 @@ fn done_inner(n: u32) -> Result<Reply, Problem> {
             .as_ref()
             .map(|v| drift_lines(field(v, "/drift")))
             .unwrap_or_else(|| vec![audit.stdout.trim().to_owned()]);
-        reply.push(format!("Manifest verification FAIL for step {n}:"));
+        reply.push("Manifest audit: FAIL");
         reply.lines.extend(items.iter().map(|l| format!("- {l}")));
         let why = format!("Manifest verification FAIL: {}", items.join("; "));
         return fail(&mut run, &step, attempts, budget, &why, false, reply);
     }
-    reply.push(format!("Manifest verification PASS for step {n}"));
+    reply.push("Manifest audit: PASS");
 
     // Sub-step F: the checkpoint. HEAD before it is what the scope audit
     // saw (one git call fewer); without that audit, asked now.
@@ -459,10 +571,11 @@ fn done_inner(n: u32) -> Result<Reply, Problem> {
         }
         stage(&run, &step);
         match run_command(&run, &command) {
-            Ok((0, _)) => {}
-            Ok((code, tail)) => reply.push(format!(
-                "warning: the checkpoint exited {code} ({}); the step stands, the commit is bookkeeping",
-                tail.last().map_or("no output", String::as_str)
+            Ok(ran) if ran.exit == 0 => {}
+            Ok(ran) => reply.push(format!(
+                "warning: the checkpoint exited {} ({}); the step stands, the commit is bookkeeping",
+                ran.exit,
+                git_words(&ran.verdict.summary)
             )),
             Err(why) => reply.push(format!("warning: the checkpoint did not run: {why}")),
         }
@@ -514,6 +627,20 @@ fn done_inner(n: u32) -> Result<Reply, Problem> {
     });
     clear_step(&mut run)?;
     go_on(&run, reply)
+}
+
+/// What git said, without its advice: `(use "git add" to track)` is the
+/// wrong thing to do in a run, where only a step's Files are staged.
+fn git_words(said: &str) -> String {
+    let cut = said.find(" (use \"git").unwrap_or(said.len());
+    let words = said.get(..cut).unwrap_or(said).trim();
+    if words.starts_with("nothing to commit") || words.starts_with("nothing added to commit") {
+        "nothing to commit: the step changed none of its Files".to_owned()
+    } else if words.is_empty() {
+        "no output".to_owned()
+    } else {
+        words.to_owned()
+    }
 }
 
 /// The run's repository, for the audit's git calls.

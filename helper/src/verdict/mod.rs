@@ -20,12 +20,13 @@ pub(crate) use cli::VerdictArgs;
 pub use expect::{RunFacts, RunKind, judge};
 pub use lines::MAX_LINE_BYTES;
 pub use reply::MAX_LINES;
+pub(crate) use reply::Reply;
 pub use runners::{Findings, scan};
 
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use reply::{MAX_BULLETS, Reply, Verdict};
+use reply::{MAX_BULLETS, Verdict};
 
 use crate::exit;
 
@@ -98,6 +99,9 @@ pub(crate) fn execute(options: &Options, out: &mut impl Write) -> io::Result<u8>
     })
 }
 
+/// The summary of a log with nothing in it.
+pub(crate) const EMPTY_LOG: &str = "(the log is empty)";
+
 /// The summary of a log that holds NUL bytes, when no runner's aggregate
 /// line was recognised in it.
 const BINARY_LOG: &str = "(the log is binary, not text)";
@@ -167,7 +171,7 @@ pub fn build(input: &Input) -> Reply {
         findings
             .last_line
             .clone()
-            .unwrap_or_else(|| "(the log is empty)".into())
+            .unwrap_or_else(|| EMPTY_LOG.into())
     };
     let summary = match kind {
         RunKind::Error => input

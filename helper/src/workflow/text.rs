@@ -41,18 +41,7 @@ pub(super) fn tail(text: &str, max: usize) -> &str {
     text.get(cut..).unwrap_or_default()
 }
 
-/// `45s`, `3m 12s`, `1h 05m`.
-pub(super) fn duration_words(ms: u64) -> String {
-    let total = (ms + 500) / 1000;
-    if total < 60 {
-        return format!("{total}s");
-    }
-    let (minutes, seconds) = (total / 60, total % 60);
-    if minutes < 60 {
-        return format!("{minutes}m {seconds:02}s");
-    }
-    format!("{}h {:02}m", minutes / 60, minutes % 60)
-}
+pub(super) use crate::clock::duration_words;
 
 /// `123,456`.
 pub(super) fn grouped(n: u64) -> String {

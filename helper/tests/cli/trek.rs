@@ -68,6 +68,19 @@ impl Repo {
         self.trek_env(args, &[])
     }
 
+    /// `voyage-helper trek ARGS` as the agent reads it: the exit code and
+    /// the text.
+    fn trek_text(&self, args: &[&str]) -> (i32, String) {
+        let out = crate::common::env::helper(self.path(), self.home.path())
+            .arg("trek")
+            .args(args)
+            .env("CLAUDE_PLUGIN_DATA", self.data())
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        (out.status.code().unwrap_or(-1), text)
+    }
+
     /// [`Self::trek`] with extra environment variables.
     fn trek_env(&self, args: &[&str], env: &[(&str, &str)]) -> (i32, Value) {
         let out = crate::common::env::helper(self.path(), self.home.path())
@@ -234,6 +247,14 @@ fn a_failed_verify_is_retried_and_the_budget_is_spent() {
     assert_eq!(next(&done), ("begin-step", Some(1)));
     let lines = done["lines"].to_string();
     assert!(lines.contains("Attempt 1/3 failed"), "{lines}");
+    // The failure names its log, which holds the command's whole output.
+    let log = done["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|l| l.as_str().unwrap().strip_prefix("Log: "))
+        .unwrap_or_else(|| panic!("no Log: line in {lines}"));
+    assert!(Path::new(log).is_file(), "{log}");
     assert!(
         lines.contains("quote the argument"),
         "the plan's alternative: {lines}"
@@ -242,12 +263,11 @@ fn a_failed_verify_is_retried_and_the_budget_is_spent() {
 
     let (_, again) = repo.trek(&["step-begin", "1"]);
     assert_eq!(again["task"]["attempt"], 2);
-    assert!(
-        again["task"]["previous_error"]
-            .as_str()
-            .unwrap()
-            .contains("exited 1")
-    );
+    // Said briefly: the step-done reply above had the whole failure.
+    let previous = again["task"]["previous_error"].as_str().unwrap();
+    assert!(previous.starts_with("Verify `"), "{previous}");
+    assert!(previous.contains("FAIL (exit 1"), "{previous}");
+    assert!(!previous.contains('\n'), "{previous}");
     repo.write(&[("greet.sh", GREET)]);
     let (_, done) = repo.trek(&["step-done", "1"]);
     assert_eq!(next(&done), ("begin-step", Some(2)));
@@ -372,6 +392,83 @@ fn the_helpers_own_revert_is_not_drift_and_leaves_no_empty_directory() {
     let progress = repo.progress_json();
     assert_eq!(progress["status"], "failed");
     assert_eq!(progress["manifest_audit"]["status"], "pass", "{progress}");
+}
+
+/// One step whose test exists before it (so trek runs it red first) and
+/// prints a counted aggregate line.
+const COUNTED: &str = r#"# Plan: a counted check
+
+## Implementation Plan
+
+### Step 1: Make the check pass
+- **Files:** `lib.sh`
+- **Changes:** Make `lib.sh` print ok.
+- **Test first:** `tests/check.sh` — fails until lib.sh prints ok
+- **Verify:** `bash tests/check.sh`
+- **On failure:** retry
+- **Checkpoint:** `git commit -m "feat: ok"`
+"#;
+
+const CHECK: &str = "test \"$(bash lib.sh)\" = ok || { echo 'FAILED check_ok'; echo '0 passed, 1 failed'; exit 1; }\necho '1 passed, 0 failed'\n";
+
+#[test]
+fn each_step_reply_says_what_the_next_action_needs_once() {
+    let repo = Repo::new(COUNTED);
+    repo.write(&[("lib.sh", "echo no\n"), ("tests/check.sh", CHECK)]);
+    commit_all(repo.path(), "the check");
+    repo.trek(&["start", &repo.plan()]);
+
+    let (_, begin) = repo.trek_text(&["step-begin", "1"]);
+    let test_first: Vec<&str> = begin.lines().filter(|l| l.contains("Test first")).collect();
+    assert_eq!(test_first.len(), 1, "stated once: {begin}");
+    assert!(
+        test_first[0]
+            .contains("trek ran `bash tests/check.sh`: it fails as expected (RED, exit 1)"),
+        "who ran the red check and what it gave: {begin}"
+    );
+
+    repo.write(&[("lib.sh", "echo nope\n")]);
+    let (_, done) = repo.trek_text(&["step-done", "1"]);
+    assert!(
+        done.contains("Verify `bash tests/check.sh`: FAIL (exit 1, "),
+        "{done}"
+    );
+    assert!(
+        done.contains("0 passed, 1 failed"),
+        "the runner's own line: {done}"
+    );
+    let log = done
+        .lines()
+        .find_map(|l| l.strip_prefix("Log: "))
+        .unwrap_or_else(|| panic!("a failure names its log: {done}"));
+    assert!(fs::read_to_string(log).unwrap().contains("FAILED check_ok"));
+
+    let (_, again) = repo.trek_text(&["step-begin", "1"]);
+    assert!(
+        !again.contains("Test first"),
+        "not again on a retry: {again}"
+    );
+    assert!(
+        !again.contains("FAILED check_ok"),
+        "the failure is not repeated: {again}"
+    );
+    let previous = again
+        .lines()
+        .find(|l| l.starts_with("Previous attempt failed: "))
+        .unwrap_or_else(|| panic!("{again}"));
+    assert!(previous.contains("FAIL (exit 1"), "{previous}");
+
+    repo.write(&[("lib.sh", "echo ok\n")]);
+    let (code, done) = repo.trek_text(&["step-done", "1"]);
+    assert_eq!(code, 0, "{done}");
+    assert!(
+        done.contains("Verify `bash tests/check.sh`: PASS (exit 0, "),
+        "{done}"
+    );
+    assert!(
+        done.contains("s) — 1 passed, 0 failed"),
+        "duration and count: {done}"
+    );
 }
 
 /// Step 2 shares `a.txt` with step 1 and has `b.txt` to itself; its
@@ -605,6 +702,78 @@ fn an_escalation_stops_the_run_and_resume_continues_at_that_step() {
     let (code, last) = repo.trek(&["finish", "--gate", "confirm"]);
     assert_eq!(code, 0, "{last}");
     assert_eq!(last["summary"]["result"], "completed");
+}
+
+/// A session that ended between `step-begin` and `step-done`: the next one
+/// resumes the run, and the step goes on with the same attempt.
+fn interrupted_in_step_one() -> Repo {
+    let repo = Repo::new(&example_plan());
+    repo.trek(&["start", &repo.plan()]);
+    let (_, begin) = repo.trek(&["step-begin", "1"]);
+    assert_eq!(begin["task"]["attempt"], 1);
+    repo.write(&[("greet.sh", "#!/usr/bin/env bash\necho half\n")]);
+    let (code, start) = repo.trek(&["start", "--resume", &repo.plan()]);
+    assert_eq!(code, 0, "{start}");
+    assert_eq!(next(&start), ("begin-step", Some(1)), "{start}");
+    repo
+}
+
+#[test]
+fn an_interrupted_attempt_goes_on_without_spending_budget_and_names_its_files() {
+    let repo = interrupted_in_step_one();
+    let (code, begin) = repo.trek(&["step-begin", "1"]);
+    assert_eq!(code, 0, "{begin}");
+    assert_eq!(begin["task"]["attempt"], 1, "{begin}");
+    assert_eq!(begin["task"]["previous_error"], Value::Null);
+    let lines = begin["lines"].to_string();
+    assert!(lines.contains("no attempt is spent"), "{lines}");
+    assert!(
+        lines.contains("uncommitted changes: greet.sh"),
+        "the Files the attempt left are named: {lines}"
+    );
+    let progress = repo.progress_json();
+    assert_eq!(progress["steps"]["1"]["attempts"], 1);
+    assert_eq!(progress["iterations_remaining"], 25, "no budget spent");
+
+    repo.write(&[("greet.sh", GREET)]);
+    let (code, done) = repo.trek(&["step-done", "1"]);
+    assert_eq!(code, 0, "{done}");
+    assert_eq!(next(&done), ("begin-step", Some(2)), "{done}");
+    let progress = repo.progress_json();
+    assert_eq!(progress["steps"]["1"]["status"], "completed");
+    assert_eq!(progress["steps"]["1"]["attempts"], 1);
+}
+
+#[test]
+fn a_change_outside_the_step_before_the_interruption_is_still_caught() {
+    let repo = Repo::new(&example_plan());
+    repo.trek(&["start", &repo.plan()]);
+    repo.trek(&["step-begin", "1"]);
+    // Written past the hook by the attempt the session lost.
+    repo.write(&[("greet.sh", GREET), ("README.md", "# changed\n")]);
+    repo.trek(&["start", "--resume", &repo.plan()]);
+    let (_, begin) = repo.trek(&["step-begin", "1"]);
+    assert_eq!(begin["task"]["attempt"], 1, "{begin}");
+    let (_, done) = repo.trek(&["step-done", "1"]);
+    let changes = done["scope"]["changes"].to_string();
+    assert!(changes.contains("README.md"), "{done}");
+    assert_eq!(
+        fs::read_to_string(repo.path().join("README.md")).unwrap(),
+        "# demo\n",
+        "put back as it was when the step began"
+    );
+}
+
+#[test]
+fn an_interrupted_attempt_with_clean_files_is_told_to_start_the_step_over() {
+    let repo = Repo::new(&example_plan());
+    repo.trek(&["start", &repo.plan()]);
+    repo.trek(&["step-begin", "1"]);
+    repo.trek(&["start", "--resume", &repo.plan()]);
+    let (_, begin) = repo.trek(&["step-begin", "1"]);
+    let lines = begin["lines"].to_string();
+    assert!(lines.contains("hold no uncommitted change"), "{lines}");
+    assert_eq!(repo.progress_json()["steps"]["1"]["attempts"], 1);
 }
 
 #[test]

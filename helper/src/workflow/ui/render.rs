@@ -48,14 +48,7 @@ fn spinner(now_ms: u64) -> &'static str {
     SPINNER.get(frame).copied().unwrap_or("⠋")
 }
 
-/// `0.4s` under ten seconds, then `12s`, `3m 05s`.
-pub(super) fn short_duration(ms: u64) -> String {
-    if ms < 10_000 {
-        format!("{}.{}s", ms / 1000, (ms % 1000) / 100)
-    } else {
-        duration_words(ms)
-    }
-}
+pub(super) use crate::clock::short_duration;
 
 /// `left` with `right` at the end of a `width`-cell row.
 fn spread<'a>(mut left: Vec<Span<'a>>, right: Span<'a>, width: u16) -> Line<'a> {
