@@ -20,8 +20,9 @@
 #                                           verdict figure 18 (a 200 MiB log)
 #                                           waves figures 19-20 (wave prepare, wave collect)
 #                                           tui figures 23-25 (the full-screen view of workflow run)
-#                                           trek figures 26-27 (trek step-done, its scope audit;
-#                                           scope: figure 27 alone)
+#                                           trek figures 26-28 (trek step-done, its scope audit,
+#                                           the replies' bytes; scope: figure 27 alone,
+#                                           replies: figure 28 alone)
 #                                           telemetry figure 22 (workflow run with OTLP on vs off)
 #
 # Needs bash, python3 and cargo. Uses hyperfine when installed (figures 1
@@ -291,6 +292,8 @@ def cmd_table(results, big_bytes):
         trek_rows(d, row)
     if "scope" in d:
         scope_rows(d, row)
+    if "reply_step" in d:
+        reply_rows(d, row)
     if "otel_hundred" in d:
         telemetry_rows(d, row)
 
@@ -361,6 +364,16 @@ def scope_rows(d, row):
         f"{v['mean_ms']:.2f} ms", f"{b['mean_ms']:.2f} ms", f"{ratio:.2f}x", "≤ 1.3x", ratio <= 1.3)
     row("27a. same, CPU time (user+sys, all processes)", f"{v['cpu_ms']:.2f} ms",
         f"{b['cpu_ms']:.2f} ms", f"{v['cpu_ms'] / b['cpu_ms']:.2f}x", "info", None)
+
+def reply_rows(d, row):
+    step, section = d["reply_step"], d["reply_section"]
+    row("28. `trek step-begin` + `step-done` text on a typical step (largest of 7) vs the step's own plan text",
+        f"{step:.0f} B", f"{section:.0f} B", f"{step / section:.2f}x", "≤ 800 B", step <= 800)
+    finish, summary = d["reply_finish"], d["reply_summary"]
+    row("28a. `trek finish` + `finish --gate confirm` of the 7-step run vs its summary JSON alone",
+        f"{finish:.0f} B", f"{summary:.0f} B", f"{finish / summary:.2f}x", "≤ 2,560 B", finish <= 2560)
+    row("28b. every reply of the run, start to report", f"{d['reply_all']:.0f} B", "", "",
+        "info", None)
 
 def scan_rows(d, row):
     for key, fig, what in (("scan_1mb", "14", "the hook on a 1 MB command (`echo` and 512 Ki words)"),
@@ -1316,10 +1329,9 @@ if [[ -z "$only" || "$only" == tui ]]; then
   rm -rf "$logs" "$tw/.claude"
 fi
 
-# The example plan's repository at $1 committed, the run started and step 1
-# begun and implemented (its one file written, in scope): what figures 26
-# and 27 time from. A function body in ( ) keeps the git settings local.
-begin_example_step() (
+# A git repository of the files in $1, committed, with settings of its own
+# (no global or system config: no hooks, no signing).
+init_bench_repo() (
   cd "$1"
   export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
   git init -q -b main
@@ -1328,10 +1340,46 @@ begin_example_step() (
   git config commit.gpgsign false
   git add -A
   git commit -q -m init
+)
+
+# The example plan's repository at $1 committed, the run started and step 1
+# begun and implemented (its one file written, in scope): what figures 26
+# and 27 time from. A function body in ( ) keeps the git settings local.
+begin_example_step() (
+  init_bench_repo "$1"
+  cd "$1"
   "$helper" trek start plans/plan.md >/dev/null
   "$helper" trek step-begin 1 >/dev/null
   # shellcheck disable=SC2016
   printf '#!/usr/bin/env bash\necho "Hello, ${1:-world}!"\n' >greet.sh
+)
+
+# The seven-step calculator of examples/trek/ in the repository $1, run
+# through trek as the command runs it (the agent's edits scripted), each
+# reply's text kept in $2: what figure 28 counts.
+run_calculator() (
+  init_bench_repo "$1"
+  cd "$1"
+  export CLAUDE_PLUGIN_DATA="$2/../data"
+  "$helper" trek start plans/plan.md >"$2/start"
+  ops=(add sub mul div mod pow neg)
+  # shellcheck disable=SC2016
+  exprs=('$(($1+$2))' '$(($1-$2))' '$(($1*$2))' '$(($1/$2))' '$(($1%$2))' '$(($1**$2))' '$((-$1))')
+  wants=(9 3 18 2 0 216 -6)
+  mkdir -p bin tests
+  for i in 0 1 2 3 4 5 6; do
+    n=$((i + 1))
+    "$helper" trek step-begin "$n" >"$2/begin-$n"
+    printf '#!/usr/bin/env bash\necho "%s"\n' "${exprs[$i]}" >"bin/${ops[$i]}.sh"
+    # shellcheck disable=SC2016
+    printf '#!/usr/bin/env bash\nset -e\ntest "$(bash bin/%s.sh 6 3)" = "%s"\n' \
+      "${ops[$i]}" "${wants[$i]}" >"tests/${ops[$i]}.sh"
+    "$helper" trek step-done "$n" >"$2/done-$n"
+    grep -q "^Step $n: PASS (committed" "$2/done-$n" ||
+      { echo "bench.sh: trek step-done did not pass step $n of the calculator" >&2; exit 2; }
+  done
+  "$helper" trek finish >"$2/finish"
+  "$helper" trek finish --gate confirm >"$2/confirm"
 )
 
 # --- 26. trek step-done: a step's Verify, audit and checkpoint -------------------
@@ -1395,6 +1443,42 @@ PY
   status_cmd="env -C $(q "$srepo") git status --porcelain"
   section "27. voyage-helper audit scope ($SCOPE_FILES files)  vs  git status --porcelain  ($ROUNDS x $STATE_RUNS runs each)"
   time_pair scope "$STATE_RUNS" true "$scope_cmd" true "$status_cmd"
+fi
+
+# --- 28. what trek's replies cost the agent's context -----------------------------
+
+if [[ -z "$only" || "$only" == trek || "$only" == replies ]]; then
+  # The seven-step calculator of examples/trek/, run through trek as the
+  # command runs it, the agent's edits scripted: the bytes of the text
+  # replies the agent reads. The baselines are what it reads anyway: a
+  # step's own section of the plan, and the summary JSON the report must
+  # end with.
+  rdir="$tmp/replies"
+  rrepo="$rdir/repo"
+  mkdir -p "$rrepo/plans" "$rdir/out"
+  cp "$repo/examples/trek/calculator.md" "$rrepo/plans/plan.md"
+  printf '# calc\n' >"$rrepo/README.md"
+  run_calculator "$rrepo" "$rdir/out"
+  grep -q '^\*\*Result:\*\* COMPLETED' "$rdir/out/confirm" ||
+    { echo "bench.sh: the calculator run did not complete" >&2; exit 2; }
+  section "28. trek's replies on the seven-step calculator (bytes of text the agent reads)"
+  while read -r key value; do
+    py set "$results" "$key" "$value"
+  done < <(python3 - "$rdir/out" "$rrepo/plans/plan.md" <<'PY'
+import json, pathlib, re, sys
+out, plan = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+size = lambda name: len((out / name).read_bytes())
+sections = re.split(r"(?m)^(?=### Step )", plan.read_text())[1:]
+steps = [(size(f"begin-{n}") + size(f"done-{n}"), len(sections[n - 1].encode())) for n in range(1, 8)]
+step, section = max(steps)
+summary = re.search(r"```json\n(.*?)\n```", (out / "confirm").read_text(), re.S).group(1)
+print("reply_step", step)
+print("reply_section", section)
+print("reply_finish", size("finish") + size("confirm"))
+print("reply_summary", len(json.dumps(json.loads(summary), indent=2).encode()))
+print("reply_all", sum(len(p.read_bytes()) for p in out.iterdir()))
+PY
+  )
 fi
 
 # --- 22. workflow run with OpenTelemetry on, against a local receiver ------------

@@ -176,15 +176,45 @@ pub(crate) trait Coded: fmt::Display {
     }
 }
 
-/// Prints each problem to stderr. A diagnostic that cannot be written has
-/// nowhere else to go, so a failed write to stderr is ignored; the exit
-/// status still says what happened.
-pub(crate) fn eprint_all(problems: &[Problem]) {
-    let stderr = io::stderr();
-    let mut err = stderr.lock();
-    for problem in problems {
-        let _ = problem.render_text(&mut err);
+thread_local! {
+    /// The diagnostics held back while [`holding`] runs on this thread.
+    static HELD: std::cell::RefCell<Option<Vec<String>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Writes one diagnostic line to stderr, or holds it back when a caller
+/// in this process collects them ([`holding`]). A diagnostic that cannot
+/// be written has nowhere else to go, so a failed write to stderr is
+/// ignored; the exit status still says what happened.
+pub(crate) fn eprint_line(line: &str) {
+    let held = HELD.with(|held| match held.borrow_mut().as_mut() {
+        Some(lines) => {
+            lines.push(line.trim_end().to_owned());
+            true
+        }
+        None => false,
+    });
+    if !held {
+        let _ = writeln!(io::stderr().lock(), "{}", line.trim_end());
     }
+}
+
+/// Prints each problem to stderr (see [`eprint_line`]).
+pub(crate) fn eprint_all(problems: &[Problem]) {
+    for problem in problems {
+        let mut text = Vec::new();
+        let _ = problem.render_text(&mut text);
+        eprint_line(&String::from_utf8_lossy(&text));
+    }
+}
+
+/// Runs `f` with its diagnostics held back instead of printed, and returns
+/// them: for a caller that runs another command in this process and says
+/// itself what went wrong. Nested calls keep their own lines.
+pub(crate) fn holding<T>(f: impl FnOnce() -> T) -> (T, Vec<String>) {
+    let outer = HELD.with(|held| held.replace(Some(Vec::new())));
+    let value = f();
+    let lines = HELD.with(|held| held.replace(outer)).unwrap_or_default();
+    (value, lines)
 }
 
 /// Declares an area's problem codes as constants, each with what it means,

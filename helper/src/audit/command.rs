@@ -163,7 +163,7 @@ pub(super) fn checkpoint(args: &CheckpointArgs, out: &mut impl Write) -> io::Res
 pub(super) fn session(args: &SessionArgs, out: &mut impl Write) -> io::Result<u8> {
     let budget = crate::progress::budget_from_env();
     if let Some(w) = &budget.warning {
-        eprintln!("warning: {w}");
+        crate::problem::eprint_line(&format!("warning: {w}"));
     }
     let run = || -> Result<session::SessionAudit, Refused> {
         let plan = load_plan(&args.plan)?;

@@ -83,33 +83,42 @@ impl Drift {
 
     /// One line for the text reports: `check: path: expected E, found A`.
     pub(super) fn line(&self) -> String {
-        let show = |v: &Value| match v {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        };
-        let mut line = self.check.to_owned();
-        if let Some(step) = self.step {
-            line.push_str(&format!(" (step {step})"));
-        }
-        if let Some(path) = &self.path {
-            line.push_str(&format!(": {path}"));
-        }
-        if let Some(sha) = &self.commit {
-            let short: String = sha.chars().take(12).collect();
-            line.push_str(&format!(": commit {short}"));
-        }
-        line.push_str(&format!(
-            ": expected {}, found {}",
-            show(&self.expected),
-            show(&self.actual)
-        ));
-        if let Some(detail) = &self.detail {
-            line.push_str(&format!(" ({detail})"));
-        }
-        line
+        line_of(&self.to_value())
     }
 
     pub(super) fn to_value(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
+}
+
+/// One drift item, as the audits record it (a [`Drift`] as JSON, in a
+/// reply or the progress file), as a line: `check (step N): path: commit
+/// C: expected E, found A (detail)`.
+pub(crate) fn line_of(item: &Value) -> String {
+    let text = |key: &str| item.get(key).and_then(Value::as_str);
+    let show = |key: &str| match item.get(key) {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => "nothing".to_owned(),
+        Some(other) => other.to_string(),
+    };
+    let mut line = text("check").unwrap_or("drift").to_owned();
+    if let Some(step) = item.get("step").and_then(Value::as_u64) {
+        line.push_str(&format!(" (step {step})"));
+    }
+    if let Some(path) = text("path") {
+        line.push_str(&format!(": {path}"));
+    }
+    if let Some(sha) = text("commit") {
+        let short: String = sha.chars().take(12).collect();
+        line.push_str(&format!(": commit {short}"));
+    }
+    line.push_str(&format!(
+        ": expected {}, found {}",
+        show("expected"),
+        show("actual")
+    ));
+    if let Some(detail) = text("detail") {
+        line.push_str(&format!(" ({detail})"));
+    }
+    line
 }

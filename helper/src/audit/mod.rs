@@ -32,6 +32,7 @@ mod step;
 
 pub(crate) use checkpoint::checkpoint_drift;
 pub(crate) use cli::Command;
+pub(crate) use drift::line_of as drift_line;
 pub(crate) use git::Git;
 pub use git::{Commit, parse_log};
 pub use paths::{Matcher, inside};

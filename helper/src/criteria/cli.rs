@@ -29,7 +29,7 @@ pub(crate) enum EntryCommand {
 ///   1. is screened by the denylist engine (the rules of `scan command`); a
 ///      blocked one is BLOCKED and never runs;
 ///   2. must be a test, lint or build run on the allowlist below, else it is
-///      UNRUNNABLE and never runs;
+///      NOT RUN (unrunnable) and never runs;
 ///   3. runs in the FOREGROUND as `bash -o pipefail -c COMMAND` in --cwd, in
 ///      a process group of its own, stdin from /dev/null, through the same
 ///      supervisor as `run`: at --timeout the whole group gets SIGTERM, 2 s
@@ -96,8 +96,8 @@ pub(crate) enum EntryCommand {
 ///     - [ ] COMMAND → FAIL (exit 1, 0.3 s)
 ///           | the last lines it printed
 ///     - [ ] COMMAND → BLOCKED: RULE (name): … Safer: …
-///     - [ ] COMMAND → UNRUNNABLE: `python deploy.py` is not a test, lint …
-///     Criteria: P/T passed, F failed, B blocked, U unrunnable
+///     - [ ] COMMAND → NOT RUN: `python deploy.py` is not a test, lint …
+///     Criteria: P/T passed, F failed, B blocked, U not run
 ///     RESULT: PASSED|FAILED|NOT-RUN [(CODE)]
 ///
 /// --json prints one object (schema criteria-run): {file, plan_type,

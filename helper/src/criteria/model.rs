@@ -26,7 +26,7 @@ impl Outcome {
             Self::Passed => "PASS",
             Self::Failed => "FAIL",
             Self::Blocked => "BLOCKED",
-            Self::Unrunnable => "UNRUNNABLE",
+            Self::Unrunnable => "NOT RUN",
         }
     }
 }

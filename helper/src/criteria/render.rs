@@ -13,8 +13,8 @@ use crate::scan::MAX_EXCERPT_CHARS;
 /// - [x] cargo test → PASS (0.8 s)
 /// - [ ] cargo clippy -- -D warnings → FAIL (exit 1, 0.3 s)
 ///       | error: unused variable
-/// - [ ] python deploy.py → UNRUNNABLE: `python deploy.py` is not a test, …
-/// Criteria: 1/3 passed, 1 failed, 0 blocked, 1 unrunnable
+/// - [ ] python deploy.py → NOT RUN: `python deploy.py` is not a test, …
+/// Criteria: 1/3 passed, 1 failed, 0 blocked, 1 not run
 /// RESULT: FAILED
 /// ```
 pub(super) fn text(report: &Report, out: &mut impl Write) -> io::Result<()> {
@@ -63,7 +63,7 @@ pub(super) fn text(report: &Report, out: &mut impl Write) -> io::Result<()> {
     let s = &report.summary;
     writeln!(
         out,
-        "Criteria: {}/{} passed, {} failed, {} blocked, {} unrunnable",
+        "Criteria: {}/{} passed, {} failed, {} blocked, {} not run",
         s.passed, s.total, s.failed, s.blocked, s.unrunnable
     )?;
     match &report.error {

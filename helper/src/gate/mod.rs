@@ -178,7 +178,7 @@ fn record_override(data_dir: Option<&Path>, signal: Effort) -> WriteReply {
             reply
         }
         Err(p) => {
-            eprintln!("warning: override event not recorded: {p}");
+            crate::problem::eprint_line(&format!("warning: override event not recorded: {p}"));
             WriteReply::refused(&p)
         }
     }

@@ -133,7 +133,7 @@ fn backfill(progress: &mut Progress, budget: &budget::Budget, warnings: &mut Vec
 
 fn print_warnings(warnings: &[String]) {
     for w in warnings {
-        eprintln!("warning: {w}");
+        crate::problem::eprint_line(&format!("warning: {w}"));
     }
 }
 
@@ -450,10 +450,10 @@ pub(crate) fn execute_resume_point(
         }
     }
     if reply.backfilled {
-        eprintln!(
+        crate::problem::eprint_line(&format!(
             "note: iterations_remaining was missing; seeded to {}",
             progress.iterations_remaining.unwrap_or_default()
-        );
+        ));
     }
     out.flush()?;
     Ok(exit::OK)

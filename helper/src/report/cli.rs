@@ -8,24 +8,26 @@ use std::path::PathBuf;
 ///
 /// Reads the progress file (and the plan: --plan, else the one the
 /// progress file names) and prints the seed's Phase 8 report:
-///   ## Ultraexecute Local Complete, with Plan, Type, Mode and Result
-///     (COMPLETED | FAILED at step N | STOPPED (escalation) |
-///     PARTIAL (N/total passed) | BLOCKED (sandbox ...)), and an
-///     **Override:** line when the result differs from the run's status;
+///   ## Ultraexecute Local Complete, with Plan, Type, Mode (execute,
+///     resume, step N, session) and Result (COMPLETED | FAILED at step N |
+///     STOPPED (escalation) | PARTIAL (N/total passed) | BLOCKED (sandbox
+///     ...)), and an **Override:** line with the completion gate's reasons
+///     when the result differs from the word the run claimed;
 ///   ### Step Results: Step | Description | Result | Attempts | Commit |
 ///     Manifest (pass, fail, n/a for the sandbox pre-flight, — unaudited);
 ///   ### Plan Verification (trekplans) or ### Exit Condition (session
 ///     specs), as `criteria run --record` recorded it;
 ///   ### Manifest Audit (Phase 7.5), as `audit session --record` recorded
 ///     it, with recovery dispatched, recovery depth and legacy plan;
-///   ### Completion Gate: its three clauses and any override with reasons;
 ///   ### Summary (passed, skipped, failed, not reached, blocked);
 ///   ### Failure Details (each failed or blocked step: On failure, the
 ///     first 20 lines of its error, attempts);
 ///   ### What Remains and the resume/continue lines (unless completed);
-///   ### Security Blocks and ### Advisories (the plan's commands the
-///     denylist blocks or warns about; checkpoint drift);
-///   and last a ```json fence holding {"trekexecute_summary": {...}}.
+///   ### Security Blocks and ### Advisories, only when there are any (the
+///     plan's commands the denylist blocks or warns about; checkpoint
+///     drift; a plan edited during the run);
+///   and last a ```json fence holding {"trekexecute_summary": {...}} on
+///   one line.
 ///
 /// THE RESULT WORD. completed, partial, blocked, failed or stopped. A run
 /// that claims completed (or is in_progress with every step completed or

@@ -59,7 +59,7 @@ pub(crate) fn execute(
     out: &mut impl Write,
 ) -> io::Result<u8> {
     if let Some(w) = &budget.warning {
-        eprintln!("warning: {w}");
+        crate::problem::eprint_line(&format!("warning: {w}"));
     }
     let progress = match load_progress(&args.progress) {
         Ok(p) => p,

@@ -113,7 +113,10 @@ pub(super) struct Report {
     pub plan: String,
     /// `plan` or `session-spec`.
     pub plan_type: String,
+    /// The mode the run was last started in, as the progress file says.
     pub mode: String,
+    /// The template's `Mode:` words: `execute`, `resume`, `step N`.
+    pub mode_line: String,
     /// The run's status in the progress file.
     pub claimed: &'static str,
     /// `completed`, `partial`, `blocked`, `failed` or `stopped`.
@@ -374,7 +377,13 @@ pub(super) fn build(
         "completed" => "COMPLETED".to_owned(),
         "failed" => match failed_at_step {
             Some(n) => format!("FAILED at step {n}"),
-            None => "FAILED (the completion gate overrode completed)".to_owned(),
+            None if view.status_override.is_some() => {
+                "FAILED (the completion gate overrode completed)".to_owned()
+            }
+            None if progress::stop_signal(progress).1 == "failed" => {
+                format!("FAILED ({} did not pass)", stop_signal_words(progress))
+            }
+            None => "FAILED".to_owned(),
         },
         "stopped" => "STOPPED (escalation)".to_owned(),
         "blocked" => "BLOCKED (sandbox pre-flight exited 77; no real work attempted)".to_owned(),
@@ -448,6 +457,7 @@ pub(super) fn build(
         plan: progress.plan.clone(),
         plan_type: progress.plan_type.clone(),
         mode: progress.mode.clone(),
+        mode_line: mode_word(progress),
         claimed: progress.status.as_str(),
         result,
         result_line,
@@ -462,6 +472,23 @@ pub(super) fn build(
         advisories,
         notes,
         trekexecute_summary: summary,
+    }
+}
+
+/// The template's `Mode:`: `execute`, `resume`, `step N` (or `session`).
+fn mode_word(progress: &Progress) -> String {
+    match progress.mode.as_str() {
+        "step" => format!("step {}", progress.current_step),
+        other => other.to_owned(),
+    }
+}
+
+/// What the run's own check of the whole is called.
+fn stop_signal_words(progress: &Progress) -> &'static str {
+    if progress::stop_signal(progress).0 == "exit_condition" {
+        "the exit condition"
+    } else {
+        "the plan verification"
     }
 }
 

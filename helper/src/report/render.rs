@@ -10,41 +10,6 @@ use super::model::{Report, StepRow, place};
 /// The lines of an error the Failure Details show.
 const ERROR_LINES: usize = 20;
 
-fn show(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Null => "null".into(),
-        other => other.to_string(),
-    }
-}
-
-/// One drift item as a line: `check (step N): path: expected E, found A`,
-/// the way the audits print theirs.
-fn drift_line(item: &Value) -> String {
-    let mut line = item
-        .get("check")
-        .and_then(Value::as_str)
-        .unwrap_or("drift")
-        .to_owned();
-    if let Some(step) = item.get("step").and_then(Value::as_u64) {
-        line.push_str(&format!(" (step {step})"));
-    }
-    if let Some(path) = item.get("path").and_then(Value::as_str) {
-        line.push_str(&format!(": {path}"));
-    }
-    if let Some(sha) = item.get("commit").and_then(Value::as_str) {
-        let short: String = sha.chars().take(12).collect();
-        line.push_str(&format!(": commit {short}"));
-    }
-    let field = |k: &str| item.get(k).map_or_else(|| "?".to_owned(), show);
-    line.push_str(&format!(
-        ": expected {}, found {}",
-        field("expected"),
-        field("actual")
-    ));
-    line
-}
-
 /// One failed criterion: `label: `command` (exit N)`.
 fn criterion_line(item: &Value) -> String {
     let text = |k: &str| item.get(k).and_then(Value::as_str).unwrap_or("");
@@ -96,9 +61,6 @@ fn step_table(rows: &[StepRow], out: &mut impl Write) -> io::Result<()> {
 }
 
 fn bullets(items: &[String], out: &mut impl Write) -> io::Result<()> {
-    if items.is_empty() {
-        return writeln!(out, "- none");
-    }
     for item in items {
         writeln!(out, "- {item}")?;
     }
@@ -120,10 +82,17 @@ pub(super) fn text(r: &Report, out: &mut impl Write) -> io::Result<()> {
     writeln!(out)?;
     writeln!(out, "**Plan:** {}", r.plan)?;
     writeln!(out, "**Type:** {}", r.plan_type)?;
-    writeln!(out, "**Mode:** {}", r.mode)?;
+    writeln!(out, "**Mode:** {}", r.mode_line)?;
     writeln!(out, "**Result:** {}", r.result_line)?;
+    // Why the result is not the word the run claimed: said here, once.
     if let Some(o) = &r.completion_gate.status_override {
-        writeln!(out, "**Override:** {} -> {}", o.from, o.to)?;
+        writeln!(
+            out,
+            "**Override:** {} -> {}: {}",
+            o.from,
+            o.to,
+            r.completion_gate.reasons.join("; ")
+        )?;
     }
     writeln!(out)?;
     for note in &r.notes {
@@ -167,7 +136,7 @@ pub(super) fn text(r: &Report, out: &mut impl Write) -> io::Result<()> {
     } else {
         writeln!(out, "- **Drift details:**")?;
         for item in &a.drift_details {
-            writeln!(out, "  - {}", drift_line(item))?;
+            writeln!(out, "  - {}", crate::audit::drift_line(item))?;
         }
     }
     writeln!(out, "- **Recovery dispatched:** {}", a.recovery_dispatched)?;
@@ -176,44 +145,6 @@ pub(super) fn text(r: &Report, out: &mut impl Write) -> io::Result<()> {
         writeln!(out, "- **Recovery spec:** {spec}")?;
     }
     writeln!(out, "- **Legacy plan:** {}", a.legacy_plan)?;
-    writeln!(out)?;
-
-    let g = &r.completion_gate;
-    writeln!(out, "### Completion Gate")?;
-    writeln!(out)?;
-    match &g.gate {
-        Some(gate) => {
-            writeln!(out, "- **Manifest audit:** {}", gate.manifest_audit)?;
-            let signal = if gate.stop_signal == "exit_condition" {
-                "Exit condition"
-            } else {
-                "Plan verification"
-            };
-            writeln!(out, "- **{signal}:** {}", gate.stop_signal_status)?;
-            let actual = gate
-                .iterations_remaining
-                .map_or_else(|| "missing".to_owned(), |n| n.to_string());
-            writeln!(
-                out,
-                "- **Counter:** iterations_remaining {actual}, expected {}",
-                gate.iterations_expected
-            )?;
-        }
-        None => writeln!(
-            out,
-            "- not applied: the run does not claim completed (status {})",
-            r.claimed
-        )?,
-    }
-    match &g.status_override {
-        Some(o) => {
-            writeln!(out, "- **Override:** {} -> {}, because:", o.from, o.to)?;
-            for reason in &g.reasons {
-                writeln!(out, "  - {reason}")?;
-            }
-        }
-        None => writeln!(out, "- **Override:** none")?,
-    }
     writeln!(out)?;
 
     let n = &r.counts;
@@ -303,8 +234,6 @@ pub(super) fn text(r: &Report, out: &mut impl Write) -> io::Result<()> {
         writeln!(out)?;
     }
 
-    writeln!(out, "### Security Blocks")?;
-    writeln!(out)?;
     let blocks: Vec<String> = r
         .security_blocks
         .iter()
@@ -319,16 +248,21 @@ pub(super) fn text(r: &Report, out: &mut impl Write) -> io::Result<()> {
             )
         })
         .collect();
-    bullets(&blocks, out)?;
-    writeln!(out)?;
-    writeln!(out, "### Advisories")?;
-    writeln!(out)?;
-    bullets(&r.advisories, out)?;
-    writeln!(out)?;
+    // Beyond the template: shown only when there is something to show.
+    for (heading, items) in [("Security Blocks", &blocks), ("Advisories", &r.advisories)] {
+        if !items.is_empty() {
+            writeln!(out, "### {heading}")?;
+            writeln!(out)?;
+            bullets(items, out)?;
+            writeln!(out)?;
+        }
+    }
 
+    // One line: a JSON reader needs no layout, and the reader of the
+    // report has read every fact above.
     writeln!(out, "```json")?;
     let block = serde_json::json!({ "trekexecute_summary": r.trekexecute_summary });
-    serde_json::to_writer_pretty(&mut *out, &block)?;
+    serde_json::to_writer(&mut *out, &block)?;
     writeln!(out)?;
     writeln!(out, "```")
 }

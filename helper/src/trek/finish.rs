@@ -26,7 +26,7 @@ use super::cli::GateAnswer;
 use super::code;
 use super::context::{self, Run};
 use super::invoke::field;
-use super::invoke::invoke;
+use super::invoke::{invoke, invoke_quiet};
 use super::reply::{Next, Reply};
 use super::stop;
 use crate::claude_session::{self, Asker};
@@ -171,21 +171,22 @@ fn finish_inner(gate: Option<GateAnswer>, advisory: bool) -> Result<Reply, Probl
         if advisory {
             let criteria = invoke(&["criteria", "run", "--plan", &plan, "--cwd", &root])?;
             reply.push("Advisory run of the plan's Verification (information only, not this session's gate):");
-            reply.push_text(&criteria.stdout);
+            push_checklist(&mut reply, &criteria.stdout);
         }
     } else if early.is_none() && done {
         // Phase 7: the plan's own check of the whole.
         let criteria = invoke(&[
             "criteria", "run", "--plan", &plan, "--cwd", &root, "--record", &progress,
         ])?;
-        reply.push_text(&criteria.stdout);
+        push_checklist(&mut reply, &criteria.stdout);
         verified = criteria.ok();
     } else if early.is_none() {
-        reply.push("Phase 7 skipped: not every step ran (step mode or steps left).");
+        reply.push("The plan's verification is not run: not every step ran.");
     }
 
-    // Phase 7.5: the independent audit.
-    let audit = invoke(&[
+    // Phase 7.5: the independent audit. What it means for the run is said
+    // below, once, by what this call does with it.
+    let audit = invoke_quiet(&[
         "audit",
         "session",
         "--plan",
@@ -195,9 +196,10 @@ fn finish_inner(gate: Option<GateAnswer>, advisory: bool) -> Result<Reply, Probl
         "--start",
         &run.decided.start_sha,
         "--record",
+        "--json",
     ])?;
-    reply.push_text(&audit.stdout);
     let drift = audit.code != exit::OK;
+    push_audit(&mut reply, &audit);
 
     // Phase 7.6: a recovery session for a drifted session spec, only from
     // the parent run (a `--session N` child escalates instead).
@@ -247,9 +249,9 @@ fn finish_inner(gate: Option<GateAnswer>, advisory: bool) -> Result<Reply, Probl
         (None, None) if !verified || drift => {
             let status = if verified { "partial" } else { "failed" };
             reply.push(if verified {
-                "The manifest audit drifted, so there is nothing to publish and no main-merge question: the run is recorded as partial. Inspect the drift above, fix it, then /trekexecute --resume re-runs the checks."
+                "The manifest audit drifted: there is nothing to publish, so no main-merge question; the run is recorded as partial. Fix the drift above, then /trekexecute --resume runs the checks again."
             } else {
-                "The plan's verification did not pass, so there is nothing to publish and no main-merge question: the run is recorded as failed. Fix what failed above, then /trekexecute --resume re-runs the checks."
+                "The plan's verification did not pass: there is nothing to publish, so no main-merge question; the run is recorded as failed. Fix what failed above, then /trekexecute --resume runs the checks again."
             });
             finalize(&run, status, reply)
         }
@@ -268,6 +270,60 @@ fn finish_inner(gate: Option<GateAnswer>, advisory: bool) -> Result<Reply, Probl
             Ok(reply)
         }
     }
+}
+
+/// The criteria's checklist as `criteria run` prints it, without its
+/// closing `RESULT:` line: what the run does with the result is the
+/// reply's next line.
+pub(super) fn push_checklist(reply: &mut Reply, text: &str) {
+    reply.push_text(text);
+    if reply
+        .lines
+        .last()
+        .is_some_and(|l| l.starts_with("RESULT: "))
+    {
+        reply.lines.pop();
+    }
+}
+
+/// The session audit's finding in one line, and each drift item: what it
+/// means for the run (partial, no question) is the reply's next line.
+fn push_audit(reply: &mut Reply, audit: &super::invoke::Invoked) {
+    let Some(found) = audit.json().filter(|v| v.get("status").is_some()) else {
+        reply.push(format!(
+            "Manifest audit: could not run: {}",
+            audit
+                .json()
+                .and_then(|v| field(&v, "/problem/message").as_str().map(str::to_owned))
+                .unwrap_or_else(|| audit.stderr.join("; "))
+        ));
+        return;
+    };
+    let count = |key: &str| field(&found, key).as_u64().unwrap_or(0);
+    let checked = format!(
+        "{} expected paths, {} commits, {} scripts checked",
+        count("/expected_paths"),
+        count("/commits"),
+        count("/scripts")
+    );
+    let drift = field(&found, "/drift_details")
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    if drift.is_empty() {
+        reply.push(format!("Manifest audit: PASS ({checked})"));
+        return;
+    }
+    reply.push(format!(
+        "Manifest audit: DRIFT, {} finding{} ({checked}):",
+        drift.len(),
+        if drift.len() == 1 { "" } else { "s" }
+    ));
+    reply.lines.extend(
+        drift
+            .iter()
+            .map(|d| format!("- {}", crate::audit::drift_line(d))),
+    );
 }
 
 /// Records where the run stands at the main-merge gate in its progress
@@ -312,10 +368,23 @@ pub(super) fn emit(event: &str, payload: &serde_json::Value, reply: &mut Reply) 
 /// Phase 8 and 9: the final status, the state pair, the report, the stats.
 fn finalize(run: &Run, status: &str, mut reply: Reply) -> Result<Reply, Problem> {
     let progress = run.progress_arg();
-    let finished = invoke(&[
-        "progress", "finish", "--file", &progress, "--status", status,
+    // The report below says what was recorded, an override of completed
+    // by the completion gate included; only a refusal is said here.
+    let finished = invoke_quiet(&[
+        "progress", "finish", "--file", &progress, "--status", status, "--json",
     ])?;
-    reply.push_text(&finished.stdout);
+    let overridden = finished
+        .json()
+        .is_some_and(|v| !field(&v, "/completion_gate").is_null());
+    if !finished.ok() && !overridden {
+        reply.push(format!(
+            "warning: the progress file did not record {status}: {}",
+            finished
+                .json()
+                .and_then(|v| field(&v, "/problem/message").as_str().map(str::to_owned))
+                .unwrap_or_else(|| finished.stderr.join("; "))
+        ));
+    }
     if let Some(project) = &run.decided.project {
         let recorded = crate::progress::load(&run.progress_path)
             .map(|p| p.status.as_str().to_owned())

@@ -15,6 +15,8 @@ use crate::problem::Problem;
 pub(super) struct Invoked {
     pub code: u8,
     pub stdout: String,
+    /// Its diagnostics (`error[CODE]: …`, `warning: …`), one per line.
+    pub stderr: Vec<String>,
 }
 
 impl Invoked {
@@ -53,10 +55,19 @@ fn first_line(text: &str) -> &str {
     text.lines().find(|l| !l.trim().is_empty()).unwrap_or("")
 }
 
-/// Runs `voyage-helper ARGS…` in this process. Its stderr (problems as
-/// `error[CODE]: …`) goes to this process's stderr, where the agent sees
-/// it; its stdout is returned.
+/// Runs `voyage-helper ARGS…` in this process and returns its stdout. Its
+/// diagnostics go on to this process's stderr, where the agent sees them,
+/// each line once per process however many calls print it (the budget
+/// warning, say, which every area that reads the budget gives).
 pub(super) fn invoke<S: AsRef<str>>(args: &[S]) -> Result<Invoked, Problem> {
+    let invoked = invoke_quiet(args)?;
+    pass_on(&invoked.stderr);
+    Ok(invoked)
+}
+
+/// [`invoke`] for a call whose outcome the caller puts in its own reply:
+/// the diagnostics are returned, not printed, so nothing is said twice.
+pub(super) fn invoke_quiet<S: AsRef<str>>(args: &[S]) -> Result<Invoked, Problem> {
     let argv = std::iter::once("voyage-helper").chain(args.iter().map(AsRef::as_ref));
     let what = || {
         args.iter()
@@ -81,12 +92,28 @@ pub(super) fn invoke<S: AsRef<str>>(args: &[S]) -> Result<Invoked, Problem> {
         ));
     }
     let mut stdout = Vec::new();
-    let code = crate::dispatch(cli.command, &mut stdout)
-        .map_err(|e| Problem::new(code::TREK_INNER, format!("`{}` failed: {e}", what())))?;
+    let (code, stderr) = crate::problem::holding(|| crate::dispatch(cli.command, &mut stdout));
+    let code =
+        code.map_err(|e| Problem::new(code::TREK_INNER, format!("`{}` failed: {e}", what())))?;
     Ok(Invoked {
         code,
         stdout: String::from_utf8_lossy(&stdout).into_owned(),
+        stderr,
     })
+}
+
+/// Prints each diagnostic line not printed yet by this process.
+fn pass_on(lines: &[String]) {
+    static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let Ok(mut said) = SAID.lock() else {
+        return;
+    };
+    for line in lines {
+        if !said.contains(line) {
+            said.push(line.clone());
+            crate::problem::eprint_line(line);
+        }
+    }
 }
 
 static NULL: Value = Value::Null;

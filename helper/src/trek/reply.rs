@@ -160,7 +160,7 @@ impl Reply {
             ),
             Next::Finish => "NEXT: trek finish".to_owned(),
             Next::AskMainMerge => format!(
-                "NEXT: ask the main-merge question (AskUserQuestion: Confirm — main-merge / Decline — hold for review), then: {}",
+                "NEXT: ask the question above with AskUserQuestion, then: {}",
                 self.gate_call()
             ),
             Next::AwaitOperator => format!(

@@ -506,8 +506,13 @@ fn single_session(
         && !field(&init_reply, "/previous_status").is_null();
     if kept {
         // The run goes on: a stopped or failed run is in progress again.
+        // The report's Mode: says how this run was last started.
+        let resumed = decided.mode == "resume";
         crate::progress::edit(&progress, |p| {
             p.status = crate::progress::RunStatus::InProgress;
+            if resumed {
+                p.mode = "resume".into();
+            }
         })?;
         let before = context::read_decided(&progress).unwrap_or_default();
         decided.start_sha = before.start_sha;

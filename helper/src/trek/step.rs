@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::code;
 use super::context::{self, Run};
 use super::invoke::field;
-use super::invoke::{Invoked, invoke};
+use super::invoke::{Invoked, invoke, invoke_quiet};
 use super::reply::{Next, Reply, ScopeReply, Task, TaskFile};
 use crate::audit::scope::{self, Scope};
 use crate::audit::{Git, Matcher};
@@ -83,7 +83,8 @@ fn record_of(run: &Run, n: u32) -> Result<(StepStatus, u32, Option<String>, Opti
     ))
 }
 
-/// `progress step N --status S …` on the run's file.
+/// `progress step N --status S …` on the run's file. A refusal is the
+/// caller's to say (its reason is in the reply's `problem`).
 fn record(run: &Run, n: u32, status: &str, extra: &[&str]) -> Result<Invoked, Problem> {
     let file = run.progress_arg();
     let number = n.to_string();
@@ -91,7 +92,7 @@ fn record(run: &Run, n: u32, status: &str, extra: &[&str]) -> Result<Invoked, Pr
         "progress", "step", &number, "--status", status, "--file", &file, "--json",
     ];
     args.extend_from_slice(extra);
-    invoke(&args)
+    invoke_quiet(&args)
 }
 
 fn refusal(invoked: &Invoked) -> String {
@@ -149,7 +150,13 @@ fn begin_inner(n: u32) -> Result<Reply, Problem> {
         if !started.ok() {
             reply.push(refusal(&started));
         }
-        record(&run, n, "failed", &["--error", &why])?;
+        let failed = record(&run, n, "failed", &["--error", &why])?;
+        if !failed.ok() {
+            reply.push(format!(
+                "warning: the failure could not be recorded: {}",
+                refusal(&failed)
+            ));
+        }
         escalate(&mut run, n, &mut reply)?;
         reply.next = Next::Finish;
         reply.step = None;
@@ -760,32 +767,8 @@ fn go_on(run: &Run, mut reply: Reply) -> Result<Reply, Problem> {
 fn drift_lines(drift: &Value) -> Vec<String> {
     drift
         .as_array()
-        .map(|items| {
-            items
-                .iter()
-                .map(|d| {
-                    let mut line = field(d, "/check").as_str().unwrap_or("check").to_owned();
-                    if let Some(p) = field(d, "/path").as_str() {
-                        line.push_str(&format!(": {p}"));
-                    }
-                    line.push_str(&format!(
-                        ": expected {}, found {}",
-                        show(field(d, "/expected")),
-                        show(field(d, "/actual"))
-                    ));
-                    line
-                })
-                .collect()
-        })
+        .map(|items| items.iter().map(crate::audit::drift_line).collect())
         .unwrap_or_default()
-}
-
-fn show(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Null => "nothing".into(),
-        other => other.to_string(),
-    }
 }
 
 /// Stages the step's Files (never `git add -A` on the whole tree): the
@@ -1005,7 +988,8 @@ fn progress_git(run: &Run, what: &str, n: u32) -> Result<Invoked, Problem> {
     let file = run.progress_arg();
     let root = run.root.display().to_string();
     let number = n.to_string();
-    invoke(&[
+    // What git did and did not do is the reply's to say, once.
+    invoke_quiet(&[
         "progress", what, &number, "--file", &file, "--cwd", &root, "--json",
     ])
 }

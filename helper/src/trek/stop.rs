@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use super::invoke::invoke;
+use super::invoke::{invoke, invoke_quiet};
 use super::reply::{Next, Reply};
 use crate::exit;
 use crate::problem::Problem;
@@ -25,11 +25,16 @@ pub(super) fn problem(command: &'static str, problem: &Problem) -> Reply {
 /// What fails here is reported in `reply`, never fatal: the stop stands.
 pub(super) fn early(progress: &Path, project: Option<&str>, status: &str, reply: &mut Reply) {
     let file = progress.display().to_string();
-    match invoke(&["progress", "finish", "--file", &file, "--status", status]) {
+    let args = [
+        "progress", "finish", "--file", &file, "--status", status, "--json",
+    ];
+    match invoke_quiet(&args) {
         Ok(done) if done.ok() => {}
         Ok(done) => reply.push(format!(
-            "warning: the progress file could not record {status}: {}",
-            done.stdout.trim()
+            "warning: the progress file did not record {status}: {}",
+            done.json()
+                .and_then(|v| v.pointer("/problem/message")?.as_str().map(str::to_owned))
+                .unwrap_or_else(|| done.stderr.join("; "))
         )),
         Err(p) => reply.push(format!("warning: {}", p.message)),
     }

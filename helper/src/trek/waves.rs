@@ -90,7 +90,7 @@ pub(super) fn run(mut reply: Reply, plan: &str, project: Option<&Path>) -> Resul
             let root = main_checkout()?;
             let criteria = invoke(&["criteria", "run", "--plan", plan, "--cwd", &root])?;
             reply.push("Master verification (every wave merged):");
-            reply.push_text(&criteria.stdout);
+            super::finish::push_checklist(&mut reply, &criteria.stdout);
             if !criteria.ok() {
                 reply.push("The master verification does not pass on the merged result, so the main-merge gate is not asked. Fix it on this branch (commit the fix), then run /trekexecute on the plan again: it re-runs the master verification and comes back to the gate.");
                 reply.status = "failed".into();
@@ -173,7 +173,7 @@ pub(super) fn finish(plan: &Path, gate: Option<GateAnswer>) -> Result<Reply, Pro
                     cleared.len()
                 ));
             } else {
-                reply.push_text(&verified.stdout);
+                super::finish::push_checklist(&mut reply, &verified.stdout);
                 reply.push("The master verification does not pass: the orders directory is kept; fix it and re-run /trekexecute.");
                 reply.status = "failed".into();
                 reply.exit = exit::NOT_OK;

@@ -111,11 +111,11 @@ fn record_stop(layout: &Layout, project: Option<&Path>, reply: &mut PreflightRep
     if let Some(path) = progress.filter(|p| p.is_file()) {
         match crate::progress::edit(&path, |p| p.status = crate::progress::RunStatus::Stopped) {
             Ok(()) => reply.stopped_progress = Some(path.display().to_string()),
-            Err(p) => eprintln!(
+            Err(p) => crate::problem::eprint_line(&format!(
                 "warning: {} not set to stopped: {}",
                 path.display(),
                 p.message
-            ),
+            )),
         }
     }
     if let Some(dir) = project {
@@ -123,11 +123,11 @@ fn record_stop(layout: &Layout, project: Option<&Path>, reply: &mut PreflightRep
             Ok(()) => {
                 reply.handover = Some(dir.join(".session-state.local.json").display().to_string());
             }
-            Err(p) => eprintln!(
+            Err(p) => crate::problem::eprint_line(&format!(
                 "warning: handover pair not written in {}: {}",
                 dir.display(),
                 p.message
-            ),
+            )),
         }
     }
 }

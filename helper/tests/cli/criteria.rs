@@ -74,7 +74,7 @@ fn a_passing_verification_exits_0() {
     assert_eq!(
         &lines[4..],
         [
-            "Criteria: 3/3 passed, 0 failed, 0 blocked, 0 unrunnable",
+            "Criteria: 3/3 passed, 0 failed, 0 blocked, 0 not run",
             "RESULT: PASSED"
         ]
     );

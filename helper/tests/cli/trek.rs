@@ -71,14 +71,23 @@ impl Repo {
     /// `voyage-helper trek ARGS` as the agent reads it: the exit code and
     /// the text.
     fn trek_text(&self, args: &[&str]) -> (i32, String) {
+        let (code, stdout, _) = self.trek_streams(args);
+        (code, stdout)
+    }
+
+    /// [`Self::trek_text`] with stderr.
+    fn trek_streams(&self, args: &[&str]) -> (i32, String, String) {
         let out = crate::common::env::helper(self.path(), self.home.path())
             .arg("trek")
             .args(args)
             .env("CLAUDE_PLUGIN_DATA", self.data())
             .output()
             .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout).into_owned();
-        (out.status.code().unwrap_or(-1), text)
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
     }
 
     /// [`Self::trek`] with extra environment variables.
@@ -702,6 +711,8 @@ fn an_escalation_stops_the_run_and_resume_continues_at_that_step() {
     let (code, last) = repo.trek(&["finish", "--gate", "confirm"]);
     assert_eq!(code, 0, "{last}");
     assert_eq!(last["summary"]["result"], "completed");
+    let report = last["report"].as_str().unwrap();
+    assert!(report.contains("**Mode:** resume\n"), "{report}");
 }
 
 /// A session that ended between `step-begin` and `step-done`: the next one
@@ -1685,6 +1696,160 @@ fn a_failed_verification_ends_the_run_without_the_main_merge_question() {
     assert_eq!((code, next(&resumed).0), (0, "finish"), "{resumed}");
     let (code, gate) = repo.trek(&["finish"]);
     assert_eq!((code, next(&gate).0), (0, "ask-main-merge"), "{gate}");
+}
+
+/// Lines a finishing reply must not carry: a second verdict of the
+/// criteria, the audit's view of a status this call then changes, the
+/// progress file's own transition line, phase numbers.
+const SAID_ELSEWHERE: &[&str] = &[
+    "RESULT: ",
+    "informational",
+    "No override",
+    "Status stays",
+    "run in_progress ->",
+    "completion gate:",
+    "recorded in ",
+    "Phase 7",
+];
+
+/// The reply before its report carries none of [`SAID_ELSEWHERE`].
+fn said_once(text: &str) {
+    let replies = text.split("## Ultraexecute Local Complete").next().unwrap();
+    for line in SAID_ELSEWHERE {
+        assert!(!replies.contains(line), "{line:?} in {replies}");
+    }
+}
+
+#[test]
+fn a_failed_verification_is_told_once_in_the_words_of_the_report() {
+    let plan = example_plan().replace(
+        "- `bash -n greet.sh` — the script parses",
+        "- `test -f CHANGES.md` — the change log is written",
+    );
+    let repo = Repo::new(&plan);
+    repo.trek(&["start", &repo.plan()]);
+    for (n, file, text) in [("1", "greet.sh", GREET), ("2", "tests/greet.sh", TEST)] {
+        repo.trek(&["step-begin", n]);
+        repo.write(&[(file, text)]);
+        repo.trek(&["step-done", n]);
+    }
+    let (code, out, err) = repo.trek_streams(&["finish"]);
+    assert_eq!(code, 1, "{out}");
+    said_once(&out);
+    assert!(
+        !err.contains("error["),
+        "nothing said twice on stderr: {err}"
+    );
+    assert!(
+        out.contains("**Result:** FAILED (the plan verification did not pass)"),
+        "{out}"
+    );
+    // The same words for the same state, in the checklist and the report.
+    assert!(
+        out.contains("Criteria: 1/2 passed, 1 failed, 0 blocked, 0 not run"),
+        "{out}"
+    );
+    assert!(
+        out.contains("**Criteria:** 1/2 passed, 1 failed, 0 blocked, 0 not run"),
+        "{out}"
+    );
+    assert_eq!(
+        out.matches("test -f CHANGES.md").count(),
+        2,
+        "the checklist and the Failed criteria: {out}"
+    );
+    assert!(!out.contains("### Completion Gate"), "{out}");
+    assert!(!out.contains("- none\n\n### "), "no empty section: {out}");
+}
+
+#[test]
+fn a_drifted_audit_is_told_once_and_the_run_is_partial() {
+    let repo = Repo::new(&example_plan());
+    repo.trek(&["start", &repo.plan()]);
+    for (n, file, text) in [("1", "greet.sh", GREET), ("2", "tests/greet.sh", TEST)] {
+        repo.trek(&["step-begin", n]);
+        repo.write(&[(file, text)]);
+        repo.trek(&["step-done", n]);
+    }
+    // README.md is forbidden to step 1: the Verification passes, the
+    // audit drifts.
+    repo.write(&[("README.md", "# demo, edited\n")]);
+    commit_all(repo.path(), "docs: edit the readme");
+    let (code, out, err) = repo.trek_streams(&["finish"]);
+    assert_eq!(code, 1, "{out}");
+    said_once(&out);
+    assert!(!err.contains("error["), "{err}");
+    assert!(out.contains("Manifest audit: DRIFT, 3 findings"), "{out}");
+    assert!(
+        out.contains("- forbidden_paths (step 1): README.md: expected untouched"),
+        "{out}"
+    );
+    assert!(out.contains("the run is recorded as partial"), "{out}");
+    assert!(out.contains("**Result:** PARTIAL (2/2 passed)"), "{out}");
+    assert!(!out.contains("Question:"), "{out}");
+}
+
+/// The seven-step calculator of `examples/trek/`, run as the agent would
+/// (text replies): the bytes the agent reads, by call.
+fn calculator_replies() -> Vec<(String, usize)> {
+    let plan = fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/trek/calculator.md"),
+    )
+    .unwrap();
+    let repo = Repo::new(&plan);
+    let mut sizes = Vec::new();
+    let (code, start) = repo.trek_text(&["start", &repo.plan()]);
+    assert_eq!(code, 0, "{start}");
+    sizes.push(("start".to_owned(), start.len()));
+    let ops = [
+        ("add", "$(($1+$2))", "9"),
+        ("sub", "$(($1-$2))", "3"),
+        ("mul", "$(($1*$2))", "18"),
+        ("div", "$(($1/$2))", "2"),
+        ("mod", "$(($1%$2))", "0"),
+        ("pow", "$(($1**$2))", "216"),
+        ("neg", "$((-$1))", "-6"),
+    ];
+    for (i, (op, expr, want)) in ops.iter().enumerate() {
+        let n = (i + 1).to_string();
+        let (_, begin) = repo.trek_text(&["step-begin", &n]);
+        let script = format!("#!/usr/bin/env bash\necho \"{expr}\"\n");
+        let test =
+            format!("#!/usr/bin/env bash\nset -e\ntest \"$(bash bin/{op}.sh 6 3)\" = \"{want}\"\n");
+        repo.write(&[
+            (format!("bin/{op}.sh").as_str(), script.as_str()),
+            (format!("tests/{op}.sh").as_str(), test.as_str()),
+        ]);
+        let (code, done) = repo.trek_text(&["step-done", &n]);
+        assert_eq!(code, 0, "{done}");
+        assert!(
+            done.contains(&format!("Step {n}: PASS (committed")),
+            "{done}"
+        );
+        sizes.push((format!("step {n}"), begin.len() + done.len()));
+    }
+    let (code, finish) = repo.trek_text(&["finish"]);
+    assert_eq!(code, 0, "{finish}");
+    let (code, last) = repo.trek_text(&["finish", "--gate", "confirm"]);
+    assert_eq!(code, 0, "{last}");
+    assert!(last.contains("**Result:** COMPLETED"), "{last}");
+    sizes.push(("finish".to_owned(), finish.len() + last.len()));
+    sizes
+}
+
+/// Issue 25's budget for what the agent reads: a step's two replies
+/// within 800 bytes, the finish (both calls, the summary JSON included)
+/// within 2.5 KB. `scripts/bench.sh` reports the same figures.
+#[test]
+fn a_seven_step_run_stays_within_its_reply_budget() {
+    for (call, bytes) in calculator_replies() {
+        let budget = match call.as_str() {
+            "start" => 600,
+            "finish" => 2560,
+            _ => 800,
+        };
+        assert!(bytes <= budget, "{call}: {bytes} bytes, budget {budget}");
+    }
 }
 
 /// The run is pinned to the plan it started with: weakening its
