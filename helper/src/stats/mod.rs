@@ -106,6 +106,33 @@ pub(crate) fn append(
     Ok(path)
 }
 
+/// Whether the stats file of `kind` already holds what the run `run_id`
+/// writes once: the event `event` (its payload's `run_id`), or with `None`
+/// its Phase 9 record (a line with `run_id` and no `event`). A finish run
+/// again after a crash asks first, so that it writes nothing twice. A file
+/// that cannot be read holds nothing.
+pub(crate) fn already_written(kind: &str, run_id: &str, event: Option<&str>) -> bool {
+    let Some(dir) = crate::data_dir::resolve() else {
+        return false;
+    };
+    let Ok(text) = std::fs::read_to_string(dir.join(kind::file_name(kind))) else {
+        return false;
+    };
+    text.lines()
+        .filter(|line| line.contains(run_id))
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .any(|rec| match event {
+            Some(name) => {
+                rec.get("event").and_then(Value::as_str) == Some(name)
+                    && rec.pointer("/payload/run_id").and_then(Value::as_str) == Some(run_id)
+            }
+            None => {
+                rec.get("event").is_none()
+                    && rec.get("run_id").and_then(Value::as_str) == Some(run_id)
+            }
+        })
+}
+
 /// Prints the writer's reply and returns 0 (written) or 1 (not written).
 fn reply(outcome: Result<WriteReply, Problem>, out: &mut impl Write) -> io::Result<u8> {
     let (code, reply) = match outcome {

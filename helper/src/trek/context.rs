@@ -55,6 +55,29 @@ pub(super) struct Decided {
     /// the run can no longer end `completed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan_sha256: Option<String>,
+    /// This run's id: from a start (or a resume of a run that had ended)
+    /// to its end. The effects a finish has outside the progress file (the
+    /// gate's events, the stats record) carry it, so a finish run again
+    /// after a crash finds what it already wrote and writes it once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+}
+
+/// A new run id: the UTC time and 32 random bits (`20261202T043000Z-9f3c01ab`).
+pub(super) fn new_run_id() -> String {
+    use std::io::Read;
+    let mut bytes = [0u8; 4];
+    let random = std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .map(|()| u32::from_le_bytes(bytes))
+        .unwrap_or_else(|_| {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.subsec_nanos())
+                .unwrap_or_default();
+            nanos ^ std::process::id().rotate_left(16)
+        });
+    format!("{}-{random:08x}", crate::clock::UtcTime::now().compact())
 }
 
 /// The progress file's key recording that the plan changed during the run.
@@ -105,6 +128,17 @@ pub(super) struct Run {
 impl Run {
     /// The run of the work tree holding the current directory.
     pub(super) fn here() -> Result<Self, Problem> {
+        Self::find(false)
+    }
+
+    /// [`Self::here`] for `trek finish`, which also takes a run whose
+    /// progress file already holds its final status: a finish cut short
+    /// after recording it is completed by the next one.
+    pub(super) fn here_finishing() -> Result<Self, Problem> {
+        Self::find(true)
+    }
+
+    fn find(ended_is_fine: bool) -> Result<Self, Problem> {
         let cwd = std::env::current_dir()
             .map_err(|e| Problem::new(code::TREK_NO_RUN, format!("no current directory: {e}")))?;
         let location = run_marker::locate(&cwd).ok_or_else(|| {
@@ -128,7 +162,10 @@ impl Run {
                     ),
                 )
             })?;
-        if let Some(why) = marker.stale_reason() {
+        let ended = ended_is_fine
+            && load_progress(Path::new(&marker.progress))
+                .is_ok_and(|p| p.status != crate::progress::RunStatus::InProgress);
+        if let Some(why) = marker.stale_reason().filter(|_| !ended) {
             return Err(Problem::new(
                 code::TREK_STALE_RUN,
                 format!(

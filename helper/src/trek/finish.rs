@@ -100,10 +100,19 @@ fn session_share(run: &Run) -> Option<u32> {
 }
 
 fn finish_inner(gate: Option<GateAnswer>, advisory: bool) -> Result<Reply, Problem> {
-    let run = Run::here()?;
+    let run = Run::here_finishing()?;
     let mut reply = Reply::new("finish", Next::Stop, "in_progress");
     reply.plan = Some(run.plan_arg());
     reply.progress = Some(run.progress_arg());
+    // A finish cut short after the final status was recorded: what it had
+    // still to do is done now, once; the status stands.
+    let recorded = context::load_progress(&run.progress_path)?.status;
+    if recorded != crate::progress::RunStatus::InProgress {
+        reply.push(format!(
+            "The run's final status ({recorded}) was recorded by a finish that did not get to its end: completing it."
+        ));
+        return finalize(&run, recorded.as_str(), reply);
+    }
     let done = all_done(&run)?;
     let early = run.decided.stop.clone();
     let root = run.root.display().to_string();
@@ -149,7 +158,7 @@ fn finish_inner(gate: Option<GateAnswer>, advisory: bool) -> Result<Reply, Probl
             ),
         };
         record_gate(&run, word, Some(by), &mut reply);
-        emit(event, &payload, &mut reply);
+        emit_once(&run, event, payload, &mut reply);
         if answer == GateAnswer::Decline {
             reply.push("Declined: nothing is finalized; the run is recorded as partial and the commits stay for review. /trekexecute --resume returns to this gate.");
         }
@@ -255,12 +264,29 @@ fn finish_inner(gate: Option<GateAnswer>, advisory: bool) -> Result<Reply, Probl
             });
             finalize(&run, status, reply)
         }
+        // The gate was answered by a finish that did not get to its end:
+        // the answer stands, and is not asked for again.
+        (None, None) if answered(&run).is_some() => {
+            let (word, by) = answered(&run).unwrap_or_default();
+            reply.push(format!(
+                "The main-merge gate was already answered ({word} by the {by}) by a finish that did not get to its end: finishing with that answer."
+            ));
+            finalize(
+                &run,
+                if word == "confirmed" {
+                    "completed"
+                } else {
+                    "partial"
+                },
+                reply,
+            )
+        }
         (None, None) => {
             // The main-merge gate: always asked when there is something
             // to publish, in every gates mode.
             let payload = json!({ "plan": plan, "wave_count": 1 });
             record_gate(&run, "awaiting", None, &mut reply);
-            emit("main-merge-gate", &payload, &mut reply);
+            emit_once(&run, "main-merge-gate", payload, &mut reply);
             ask_gate(
                 &mut reply,
                 "trek finish --gate confirm|decline".into(),
@@ -326,6 +352,41 @@ fn push_audit(reply: &mut Reply, audit: &super::invoke::Invoked) {
     );
 }
 
+/// Appends the run's Phase 9 record, with the run's id, unless the stats
+/// file already holds it (a finish cut short after writing it).
+fn append_record_once(run: &Run, line: &str, reply: &mut Reply) {
+    let mut line = line.to_owned();
+    if let Some(id) = run.decided.run_id.as_deref() {
+        if crate::stats::already_written(crate::stats::EVENT_KIND, id, None) {
+            return;
+        }
+        if let Ok(serde_json::Value::Object(mut record)) = serde_json::from_str(&line) {
+            record.insert("run_id".into(), id.into());
+            line = serde_json::Value::Object(record).to_string();
+        }
+    }
+    match invoke(&["stats", "append", crate::stats::EVENT_KIND, &line]) {
+        Ok(done) if done.ok() => {}
+        Ok(done) => reply.push(format!("stats: not written: {}", done.stdout.trim())),
+        Err(p) => reply.push(format!("stats: not written: {}", p.message)),
+    }
+}
+
+/// The main-merge gate's recorded answer (`confirmed` or `declined`) and
+/// who gave it, when one was given.
+fn answered(run: &Run) -> Option<(String, String)> {
+    let file = context::load_progress(&run.progress_path).ok()?;
+    let gate = file.extra.get("main_merge_gate")?;
+    let word = gate.get("status")?.as_str()?;
+    matches!(word, "confirmed" | "declined").then(|| {
+        let by = gate
+            .get("answered_by")
+            .and_then(|b| b.as_str())
+            .unwrap_or("user");
+        (word.to_owned(), by.to_owned())
+    })
+}
+
 /// Records where the run stands at the main-merge gate in its progress
 /// file (`main_merge_gate`): `awaiting` an answer, then `confirmed` or
 /// `declined` and by whom. A failure is one line, never a stop.
@@ -350,6 +411,23 @@ fn record_gate(run: &Run, status: &str, by: Option<&str>, reply: &mut Reply) {
     }
 }
 
+/// Records one of the run's lifecycle events once: with the run's id in
+/// its payload, and not again when the stats file already holds it (a
+/// finish run again after a crash). A failure is one line, never a stop.
+fn emit_once(run: &Run, event: &str, payload: serde_json::Value, reply: &mut Reply) {
+    let Some(id) = run.decided.run_id.as_deref() else {
+        return emit(event, &payload, reply);
+    };
+    if crate::stats::already_written(crate::stats::EVENT_KIND, id, Some(event)) {
+        return;
+    }
+    let mut payload = payload;
+    if let Some(map) = payload.as_object_mut() {
+        map.insert("run_id".into(), id.into());
+    }
+    emit(event, &payload, reply);
+}
+
 /// Records a lifecycle event; a failure is one line, never a stop.
 pub(super) fn emit(event: &str, payload: &serde_json::Value, reply: &mut Reply) {
     let payload = payload.to_string();
@@ -369,21 +447,26 @@ pub(super) fn emit(event: &str, payload: &serde_json::Value, reply: &mut Reply) 
 fn finalize(run: &Run, status: &str, mut reply: Reply) -> Result<Reply, Problem> {
     let progress = run.progress_arg();
     // The report below says what was recorded, an override of completed
-    // by the completion gate included; only a refusal is said here.
-    let finished = invoke_quiet(&[
-        "progress", "finish", "--file", &progress, "--status", status, "--json",
-    ])?;
-    let overridden = finished
-        .json()
-        .is_some_and(|v| !field(&v, "/completion_gate").is_null());
-    if !finished.ok() && !overridden {
-        reply.push(format!(
-            "warning: the progress file did not record {status}: {}",
-            finished
-                .json()
-                .and_then(|v| field(&v, "/problem/message").as_str().map(str::to_owned))
-                .unwrap_or_else(|| finished.stderr.join("; "))
-        ));
+    // by the completion gate included; only a refusal is said here. A
+    // status already final (a finish cut short) is not recorded again.
+    let open = context::load_progress(&run.progress_path)
+        .is_ok_and(|p| p.status == crate::progress::RunStatus::InProgress);
+    if open {
+        let finished = invoke_quiet(&[
+            "progress", "finish", "--file", &progress, "--status", status, "--json",
+        ])?;
+        let overridden = finished
+            .json()
+            .is_some_and(|v| !field(&v, "/completion_gate").is_null());
+        if !finished.ok() && !overridden {
+            reply.push(format!(
+                "warning: the progress file did not record {status}: {}",
+                finished
+                    .json()
+                    .and_then(|v| field(&v, "/problem/message").as_str().map(str::to_owned))
+                    .unwrap_or_else(|| finished.stderr.join("; "))
+            ));
+        }
     }
     if let Some(project) = &run.decided.project {
         let recorded = crate::progress::load(&run.progress_path)
@@ -412,12 +495,7 @@ fn finalize(run: &Run, status: &str, mut reply: Reply) -> Result<Reply, Problem>
         }
     }
     let record = invoke(&stats)?;
-    let line = record.stdout.trim().to_owned();
-    match invoke(&["stats", "append", "trekexecute", &line]) {
-        Ok(done) if done.ok() => {}
-        Ok(done) => reply.push(format!("stats: not written: {}", done.stdout.trim())),
-        Err(p) => reply.push(format!("stats: not written: {}", p.message)),
-    }
+    append_record_once(run, record.stdout.trim(), &mut reply);
     stop::remove_marker(&mut reply);
     reply.status = result.clone();
     reply.exit = if result == "completed" {

@@ -365,6 +365,7 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
         data_dir: crate::data_dir::named().map(|d| d.display().to_string()),
         plan_sha256: context::plan_digest(&plan_path),
         stop: None,
+        run_id: Some(context::new_run_id()),
     };
     single_session(reply, args, &plan, &plan_path, decided)
 }
@@ -504,14 +505,27 @@ fn single_session(
     reply.progress = Some(progress.display().to_string());
     let kept = matches!(decided.mode.as_str(), "resume" | "step")
         && !field(&init_reply, "/previous_status").is_null();
+    let previous_status = field(&init_reply, "/previous_status")
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    if kept && previous_status == "completed" {
+        return Ok(completed_already(reply, &progress, &location.marker));
+    }
     if kept {
         // The run goes on: a stopped or failed run is in progress again.
         // The report's Mode: says how this run was last started.
         let resumed = decided.mode == "resume";
+        // A run that had ended starts a new ending: the last one's gate
+        // answer (a decline) is asked again when the run gets there.
+        let reopened = previous_status != "in_progress";
         crate::progress::edit(&progress, |p| {
             p.status = crate::progress::RunStatus::InProgress;
             if resumed {
                 p.mode = "resume".into();
+            }
+            if reopened {
+                p.extra.remove("main_merge_gate");
             }
         })?;
         let before = context::read_decided(&progress).unwrap_or_default();
@@ -520,6 +534,11 @@ fn single_session(
         // A resumed run stays pinned to the plan it started with.
         if before.plan_sha256.is_some() {
             decided.plan_sha256 = before.plan_sha256;
+        }
+        // A run cut short goes on as the same run; one that had ended
+        // (failed, stopped, partial) ends again as a new one.
+        if previous_status == "in_progress" && before.run_id.is_some() {
+            decided.run_id = before.run_id;
         }
     }
     if decided.start_sha.is_empty() {
@@ -649,6 +668,32 @@ fn carry_step(marker: &mut RunMarker, old: RunMarker, progress: &Path) {
         marker.memory_write = old.memory_write;
         marker.step_start_sha = old.step_start_sha;
     }
+}
+
+/// `--resume` on a run that completed: nothing to resume, and nothing is
+/// changed. Only a finish cut short (its marker still there, or its stats
+/// record not written) is sent to `trek finish`, which completes it.
+fn completed_already(mut reply: Reply, progress: &Path, marker: &Path) -> Reply {
+    let file = context::load_progress(progress).ok();
+    let decided = context::read_decided(progress).unwrap_or_default();
+    let (done, total, at) = file.as_ref().map_or((0, 0, String::new()), |p| {
+        let t = p.tally();
+        (t.completed + t.skipped, t.total, p.updated_at.clone())
+    });
+    reply.push(format!(
+        "The run of this plan is completed ({done}/{total} steps, finished {at}): there is nothing to resume, and nothing was changed. To run the plan again from the start: --fresh."
+    ));
+    let finish_left = marker.exists()
+        || decided
+            .run_id
+            .as_deref()
+            .is_some_and(|id| !crate::stats::already_written(crate::stats::EVENT_KIND, id, None));
+    reply.status = "completed".into();
+    if finish_left {
+        reply.push("Its finish was cut short: `trek finish` completes it (what it already wrote is not written again).");
+        reply.next = Next::Finish;
+    }
+    reply
 }
 
 /// The arguments that name this run again: `--project DIR` or the plan,

@@ -1913,3 +1913,137 @@ fn a_plan_edited_during_the_run_is_said_and_the_run_cannot_complete() {
         Some(64)
     );
 }
+
+/// The example plan run to its end through `finish --gate confirm`.
+fn completed_run() -> Repo {
+    let repo = Repo::new(&example_plan());
+    repo.trek(&["start", &repo.plan()]);
+    for (n, file, text) in [("1", "greet.sh", GREET), ("2", "tests/greet.sh", TEST)] {
+        repo.trek(&["step-begin", n]);
+        repo.write(&[(file, text)]);
+        repo.trek(&["step-done", n]);
+    }
+    repo.trek(&["finish"]);
+    let (code, last) = repo.trek(&["finish", "--gate", "confirm"]);
+    assert_eq!(code, 0, "{last}");
+    repo
+}
+
+/// The lines of the run's stats file: events and records.
+fn stats_lines(repo: &Repo) -> Vec<Value> {
+    fs::read_to_string(repo.data().join("trekexecute-stats.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn count_events(lines: &[Value], name: &str) -> usize {
+    lines.iter().filter(|l| l["event"] == name).count()
+}
+
+#[test]
+fn resume_on_a_completed_run_says_so_and_changes_nothing() {
+    let repo = completed_run();
+    let progress = fs::read(repo.progress()).unwrap();
+    let stats = stats_lines(&repo);
+    let head = git(repo.path(), &["rev-parse", "HEAD"]);
+
+    let (code, again) = repo.trek(&["start", "--resume", &repo.plan()]);
+    assert_eq!(code, 0, "{again}");
+    assert_eq!(next(&again), ("stop", None), "{again}");
+    assert_eq!(again["status"], "completed");
+    assert!(
+        again["lines"].to_string().contains("nothing to resume"),
+        "{again}"
+    );
+    assert_eq!(
+        fs::read(repo.progress()).unwrap(),
+        progress,
+        "progress file"
+    );
+    assert_eq!(stats_lines(&repo), stats, "no event or record again");
+    assert_eq!(git(repo.path(), &["rev-parse", "HEAD"]), head);
+    assert!(!repo.marker().exists());
+}
+
+#[test]
+fn the_run_writes_each_event_and_its_record_once_with_its_id() {
+    let repo = Repo::new(&example_plan());
+    repo.trek(&["start", &repo.plan()]);
+    for (n, file, text) in [("1", "greet.sh", GREET), ("2", "tests/greet.sh", TEST)] {
+        repo.trek(&["step-begin", n]);
+        repo.write(&[(file, text)]);
+        repo.trek(&["step-done", n]);
+    }
+    // The question asked, then asked again (the session went away before
+    // the answer): one gate event.
+    let (_, first) = repo.trek(&["finish"]);
+    let (_, second) = repo.trek(&["finish"]);
+    assert_eq!(next(&first).0, "ask-main-merge");
+    assert_eq!(next(&second).0, "ask-main-merge");
+    repo.trek(&["finish", "--gate", "confirm"]);
+    let lines = stats_lines(&repo);
+    assert_eq!(count_events(&lines, "main-merge-gate"), 1, "{lines:?}");
+    assert_eq!(count_events(&lines, "main-merge-approved"), 1, "{lines:?}");
+    let records: Vec<&Value> = lines.iter().filter(|l| l.get("event").is_none()).collect();
+    assert_eq!(records.len(), 1, "{lines:?}");
+    let id = repo.progress_json()["trek"]["run_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(records[0]["run_id"], id.as_str());
+    for line in &lines {
+        if line.get("event").is_some() {
+            assert_eq!(line["payload"]["run_id"], id.as_str(), "{line}");
+        }
+    }
+}
+
+#[test]
+fn a_hand_made_commit_between_two_steps_still_lets_the_run_finish() {
+    let repo = Repo::new(&example_plan());
+    repo.trek(&["start", &repo.plan()]);
+    repo.trek(&["step-begin", "1"]);
+    repo.write(&[("greet.sh", GREET)]);
+    repo.trek(&["step-done", "1"]);
+    // The user's own commit, between two steps.
+    repo.write(&[("NOTES.md", "mine\n")]);
+    commit_all(repo.path(), "notes: mine");
+    repo.trek(&["step-begin", "2"]);
+    repo.write(&[("tests/greet.sh", TEST)]);
+    repo.trek(&["step-done", "2"]);
+
+    let (code, done) = repo.trek(&["finish"]);
+    assert_eq!(code, 1, "{done}");
+    assert_eq!(next(&done).0, "stop", "{done}");
+    assert_eq!(done["summary"]["result"], "partial", "{done}");
+    assert!(done["report"].as_str().unwrap().contains("commit_count"));
+    assert!(!repo.marker().exists(), "the run is over");
+    let lines = stats_lines(&repo);
+    assert_eq!(lines.iter().filter(|l| l.get("event").is_none()).count(), 1);
+
+    // Over means over: no call loops on a stale run.
+    let (code, after) = repo.trek(&["finish"]);
+    assert_eq!(code, 2, "{after}");
+    assert!(
+        after["lines"].to_string().contains("TREK_NO_RUN"),
+        "{after}"
+    );
+    // A resume ends again, with its own report and record.
+    let (code, resumed) = repo.trek(&["start", "--resume", &repo.plan()]);
+    assert_eq!((code, next(&resumed).0), (0, "finish"), "{resumed}");
+    let (code, again) = repo.trek(&["finish"]);
+    assert_eq!(
+        (code, again["summary"]["result"].as_str()),
+        (1, Some("partial"))
+    );
+    assert_eq!(
+        stats_lines(&repo)
+            .iter()
+            .filter(|l| l.get("event").is_none())
+            .count(),
+        2,
+        "each ending has its record"
+    );
+}
