@@ -67,6 +67,21 @@ pub struct RunMarker {
     /// `--since`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step_start_sha: Option<String>,
+    /// The checkpoint commit `trek step-done` is about to make: written
+    /// before the commit, cleared with the step. Found on a later call, it
+    /// says whether a commit at HEAD is the step's (recorded then, never
+    /// made again) or whether none was made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint: Option<Checkpoint>,
+}
+
+/// A checkpoint commit under way.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    /// The step it is for.
+    pub step: u32,
+    /// HEAD before the commit: the commit's parent, once it is made.
+    pub head_before: String,
 }
 
 /// Where a directory's run marker is, if the directory is in a git
@@ -229,6 +244,7 @@ mod tests {
             never_touch: vec!["vendor/".into()],
             started_at: "2026-12-01T00:00:00Z".into(),
             step_start_sha: None,
+            checkpoint: None,
         }
     }
 

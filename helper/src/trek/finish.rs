@@ -100,10 +100,11 @@ fn session_share(run: &Run) -> Option<u32> {
 }
 
 fn finish_inner(gate: Option<GateAnswer>, advisory: bool) -> Result<Reply, Problem> {
-    let run = Run::here_finishing()?;
+    let mut run = Run::here_finishing()?;
     let mut reply = Reply::new("finish", Next::Stop, "in_progress");
     reply.plan = Some(run.plan_arg());
     reply.progress = Some(run.progress_arg());
+    super::step::reconcile(&mut run, &mut reply)?;
     // A finish cut short after the final status was recorded: what it had
     // still to do is done now, once; the status stands.
     let recorded = context::load_progress(&run.progress_path)?.status;

@@ -577,6 +577,7 @@ fn single_session(
         never_touch,
         started_at: crate::clock::UtcTime::now().rfc3339(),
         step_start_sha: None,
+        checkpoint: None,
     };
 
     let mut marker = marker;
@@ -668,6 +669,8 @@ fn carry_step(marker: &mut RunMarker, old: RunMarker, progress: &Path) {
         marker.memory_write = old.memory_write;
         marker.step_start_sha = old.step_start_sha;
     }
+    // A checkpoint under way is settled by the next step call.
+    marker.checkpoint = old.checkpoint;
 }
 
 /// `--resume` on a run that completed: nothing to resume, and nothing is

@@ -21,6 +21,7 @@ use crate::exit;
 use crate::plan::{Action, Step};
 use crate::problem::Problem;
 use crate::progress::StepStatus;
+use crate::run_marker::Checkpoint;
 
 /// Attempts a step may have (initial + 2 retries; Hard rule 5).
 const MAX_ATTEMPTS: u32 = 3;
@@ -112,12 +113,15 @@ pub(super) fn begin(n: u32) -> Reply {
 
 fn begin_inner(n: u32) -> Result<Reply, Problem> {
     let mut run = Run::here()?;
-    let step = step_of(&run, n)?.clone();
-    let (status, attempts, previous_error, _) = record_of(&run, n)?;
     let mut reply = Reply::new("step-begin", Next::Implement, "in_progress");
     reply.plan = Some(run.plan_arg());
     reply.progress = Some(run.progress_arg());
     reply.step = Some(n);
+    if reconcile(&mut run, &mut reply)? && next_step(&run.progress_path, None)? != Some(n) {
+        return go_on(&run, reply);
+    }
+    let step = step_of(&run, n)?.clone();
+    let (status, attempts, previous_error, _) = record_of(&run, n)?;
     if let Some(line) = context::plan_change(&run.decided, &run.plan_path, &run.progress_path) {
         reply.push(line);
     }
@@ -436,6 +440,12 @@ pub(super) fn done(n: u32) -> Reply {
 
 fn done_inner(n: u32) -> Result<Reply, Problem> {
     let mut run = Run::here()?;
+    let mut cut_short = Reply::new("step-done", Next::Finish, "in_progress");
+    if reconcile(&mut run, &mut cut_short)? {
+        cut_short.plan = Some(run.plan_arg());
+        cut_short.progress = Some(run.progress_arg());
+        return go_on(&run, cut_short);
+    }
     let step = step_of(&run, n)?.clone();
     let (status, attempts, _, budget) = record_of(&run, n)?;
     if status != StepStatus::InProgress {
@@ -447,7 +457,7 @@ fn done_inner(n: u32) -> Result<Reply, Problem> {
             ),
         ));
     }
-    let mut reply = Reply::new("step-done", Next::Finish, "in_progress");
+    let mut reply = cut_short;
     reply.plan = Some(run.plan_arg());
     reply.progress = Some(run.progress_arg());
     if let Some(line) = context::plan_change(&run.decided, &run.plan_path, &run.progress_path) {
@@ -569,6 +579,9 @@ fn done_inner(n: u32) -> Result<Reply, Problem> {
     // Sub-step F: the checkpoint. HEAD before it is what the scope audit
     // saw (one git call fewer); without that audit, asked now.
     let before = head_before.or_else(|| context::head(&run.root));
+    let mut nothing_to_commit = false;
+    // HEAD's id and subject after the checkpoint, read once.
+    let after;
     if let Some(command) = step.checkpoint.as_ref().map(|c| c.command.clone()) {
         if let Some(rule) = blocked(&command) {
             let why =
@@ -577,22 +590,80 @@ fn done_inner(n: u32) -> Result<Reply, Problem> {
             return fail(&mut run, &step, attempts, budget, &why, true, reply);
         }
         stage(&run, &step);
-        match run_command(&run, &command) {
-            Ok(ran) if ran.exit == 0 => {}
-            Ok(ran) => reply.push(format!(
-                "warning: the checkpoint exited {} ({}); the step stands, the commit is bookkeeping",
-                ran.exit,
-                git_words(&ran.verdict.summary)
-            )),
-            Err(why) => reply.push(format!("warning: the checkpoint did not run: {why}")),
+        // What is about to happen, where the next call finds it if this
+        // one is cut short between the commit and its record.
+        if let Some(head) = &before {
+            run.marker.checkpoint = Some(Checkpoint {
+                step: n,
+                head_before: head.clone(),
+            });
+            run.save_marker()?;
+        }
+        let ran = run_command(&run, &command);
+        after = last_commit(&run.root);
+        let made = after
+            .as_ref()
+            .is_some_and(|(id, _)| Some(id) != before.as_ref());
+        match ran {
+            Ok(ran) if ran.exit == 0 || made => {
+                if ran.exit != 0 {
+                    reply.push(format!(
+                        "warning: the checkpoint exited {} after its commit was made ({}); the commit stands",
+                        ran.exit,
+                        git_words(&ran.verdict.summary)
+                    ));
+                }
+            }
+            Ok(ran) if is_nothing_to_commit(&ran.verdict.summary) => nothing_to_commit = true,
+            Ok(ran) => {
+                let why = format!(
+                    "Checkpoint `{command}` exited {}: {}",
+                    ran.exit,
+                    git_words(&ran.verdict.summary)
+                );
+                return checkpoint_failed(&mut run, &step, attempts, budget, why, reply);
+            }
+            Err(why) => {
+                let why = format!("Checkpoint `{command}` did not run: {why}");
+                return checkpoint_failed(&mut run, &step, attempts, budget, why, reply);
+            }
         }
     } else {
         reply.push(format!("Step {n} has no Checkpoint: nothing is committed."));
+        after = last_commit(&run.root);
     }
-    // Sub-step F's message check (audit checkpoint's rule) on the commit
-    // and subject read in one git call.
-    let after = last_commit(&run.root);
     let commit = after.filter(|(id, _)| Some(id) != before.as_ref());
+    let sha = commit.as_ref().map(|(id, _)| id.clone());
+    complete(&mut run, &step, commit, &mut reply)?;
+    reply.push(match (&sha, &step.checkpoint) {
+        (Some(sha), _) => format!(
+            "Step {n}: PASS (committed: {})",
+            sha.get(..12).unwrap_or(sha)
+        ),
+        (None, _) if nothing_to_commit => {
+            format!("Step {n}: PASS (nothing to commit: the step's Files hold no change)")
+        }
+        (None, None) => format!("Step {n}: PASS (no commit)"),
+        // Said only once git shows no new commit: the step's Files are
+        // staged and would go into whatever commits next.
+        (None, Some(_)) => format!(
+            "Step {n}: PASS, NOT committed: the checkpoint made no commit; the step's Files stay staged (git status), and the next commit takes them unless you commit or unstage them first."
+        ),
+    });
+    clear_step(&mut run)?;
+    go_on(&run, reply)
+}
+
+/// Records step `n` completed with `commit` (its id and subject), the
+/// checkpoint message checked against the manifest (drift is advisory and
+/// goes into the same write).
+fn complete(
+    run: &mut Run,
+    step: &Step,
+    commit: Option<(String, String)>,
+    reply: &mut Reply,
+) -> Result<(), Problem> {
+    let n = step.number;
     let mut completed = Vec::new();
     if let Some((sha, subject)) = &commit {
         completed.extend(["--commit".to_owned(), sha.clone()]);
@@ -605,12 +676,11 @@ fn done_inner(n: u32) -> Result<Reply, Problem> {
                 "checkpoint_drift: \"{subject}\" does not match \"{}\" (advisory)",
                 field(&drift, "/expected_pattern").as_str().unwrap_or("")
             ));
-            // Recorded with the completion, in the same write.
             completed.extend(["--checkpoint-drift".to_owned(), drift.to_string()]);
         }
     }
     let extra: Vec<&str> = completed.iter().map(String::as_str).collect();
-    let recorded = record(&run, n, "completed", &extra)?;
+    let recorded = record(run, n, "completed", &extra)?;
     if !recorded.ok() {
         return Err(Problem::new(
             code::TREK_INNER,
@@ -620,20 +690,110 @@ fn done_inner(n: u32) -> Result<Reply, Problem> {
             ),
         ));
     }
-    reply.push(match (&commit, &step.checkpoint) {
-        (Some((sha, _)), _) => format!(
-            "Step {n}: PASS (committed: {})",
-            sha.get(..12).unwrap_or(sha)
-        ),
-        (None, None) => format!("Step {n}: PASS (no commit)"),
-        // Said only once git shows no new commit: the step's Files are
-        // staged and would go into whatever commits next.
-        (None, Some(_)) => format!(
-            "Step {n}: PASS, NOT committed: the checkpoint made no commit; the step's Files stay staged (git status), and the next commit takes them unless you commit or unstage them first."
-        ),
-    });
-    clear_step(&mut run)?;
-    go_on(&run, reply)
+    Ok(())
+}
+
+/// A checkpoint that made no commit fails the attempt: the step's Files
+/// are unstaged (nothing of this step goes into the next one's commit),
+/// and a lock file git left is named, with how to remove it once no git
+/// runs; it needs a person, so the step escalates.
+fn checkpoint_failed(
+    run: &mut Run,
+    step: &Step,
+    attempts: u32,
+    budget: Option<u32>,
+    why: String,
+    mut reply: Reply,
+) -> Result<Reply, Problem> {
+    reply.push(why.clone());
+    let files: Vec<&str> = step.files.iter().map(|f| f.path.as_str()).collect();
+    let mut reset = vec!["reset", "-q", "--"];
+    reset.extend(files.iter().copied());
+    let unstaged = crate::git::run(&run.root, &reset).is_ok_and(|o| o.ok());
+    if !unstaged {
+        reply.push(format!(
+            "warning: the step's Files could not be unstaged: they are staged still (git status); unstage them before any other commit: git reset -q -- {}",
+            files.join(" ")
+        ));
+    }
+    let lock = git_lock(&run.root);
+    if let Some(lock) = &lock {
+        reply.push(format!(
+            "git's lock file {} is there: a git command was cut short (or one still runs). Once no git runs in this repository, remove it (rm {}) and resume.",
+            lock.display(),
+            lock.display()
+        ));
+    }
+    run.marker.checkpoint = None;
+    fail(run, step, attempts, budget, &why, lock.is_some(), reply)
+}
+
+/// The index lock of the work tree's git directory, when it exists.
+fn git_lock(root: &Path) -> Option<std::path::PathBuf> {
+    let out = crate::git::run(root, &["rev-parse", "--git-path", "index.lock"]).ok()?;
+    let path = root.join(out.text().trim());
+    path.exists().then_some(path)
+}
+
+/// Whether git's words say the commit had nothing in it.
+fn is_nothing_to_commit(said: &str) -> bool {
+    let words = said.trim_start();
+    words.starts_with("nothing to commit") || words.starts_with("nothing added to commit")
+}
+
+/// What a call cut short between a checkpoint commit and its record left
+/// (the marker's `checkpoint`), settled against git: a commit at HEAD whose
+/// parent is the HEAD before it is the step's and is recorded now, never
+/// made again; otherwise no commit was made, and the step goes on. Returns
+/// whether the step was recorded completed here.
+pub(super) fn reconcile(run: &mut Run, reply: &mut Reply) -> Result<bool, Problem> {
+    let Some(pending) = run.marker.checkpoint.clone() else {
+        return Ok(false);
+    };
+    let n = pending.step;
+    let (status, ..) = record_of(run, n)?;
+    let mut recorded = false;
+    if !matches!(status, StepStatus::Completed | StepStatus::Passed) {
+        let head = crate::git::run(&run.root, &["log", "-1", "--format=%H%x1f%P%x1f%s", "HEAD"])
+            .ok()
+            .filter(crate::git::Output::ok)
+            .map(|o| o.text());
+        let fields: Vec<String> = head
+            .as_deref()
+            .unwrap_or_default()
+            .trim_end()
+            .split('\x1f')
+            .map(str::to_owned)
+            .collect();
+        let made = match fields.as_slice() {
+            [id, parents, subject]
+                if parents.split(' ').next() == Some(pending.head_before.as_str()) =>
+            {
+                Some((id.clone(), subject.clone()))
+            }
+            _ => None,
+        };
+        match (made, step_of(run, n).cloned()) {
+            (Some((sha, subject)), Ok(step)) => {
+                complete(run, &step, Some((sha.clone(), subject)), reply)?;
+                reply.push(format!(
+                    "Step {n}: its checkpoint commit {} was made before the last call was cut short; recorded now (not made again).",
+                    sha.get(..12).unwrap_or(&sha)
+                ));
+                recorded = true;
+            }
+            _ => reply.push(format!(
+                "Step {n}: the last call was cut short before its checkpoint commit was made; the step goes on, and its step-done commits it."
+            )),
+        }
+    }
+    run.marker.checkpoint = None;
+    if recorded || matches!(status, StepStatus::Completed | StepStatus::Passed) {
+        clear_step(run)?;
+    } else {
+        run.save_marker()?;
+    }
+    Ok(recorded)
 }
 
 /// What git said, without its advice: `(use "git add" to track)` is the
@@ -786,6 +946,7 @@ fn clear_step(run: &mut Run) -> Result<(), Problem> {
     run.marker.files.clear();
     run.marker.memory_write = false;
     run.marker.step_start_sha = None;
+    run.marker.checkpoint = None;
     run.save_marker()
 }
 

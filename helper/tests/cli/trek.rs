@@ -2047,3 +2047,114 @@ fn a_hand_made_commit_between_two_steps_still_lets_the_run_finish() {
         "each ending has its record"
     );
 }
+
+/// Installs the git hook `name` in the repository.
+fn hook(repo: &Repo, name: &str, body: &str) {
+    let path = repo.path().join(".git/hooks").join(name);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(&path, format!("#!/usr/bin/env bash\n{body}")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn a_checkpoint_commit_made_before_the_call_died_is_recorded_not_made_again() {
+    let repo = Repo::new(&example_plan());
+    repo.trek(&["start", &repo.plan()]);
+    repo.trek(&["step-begin", "1"]);
+    repo.write(&[("greet.sh", GREET)]);
+    // The session dies right after git made the commit: the helper that
+    // ran it (this hook's nearest voyage-helper ancestor) is killed before
+    // it records it.
+    hook(
+        &repo,
+        "post-commit",
+        "p=$PPID\nwhile [ \"$p\" -gt 1 ]; do\n  if [ \"$(cat /proc/$p/comm)\" = voyage-helper ]; then kill -KILL \"$p\"; break; fi\n  p=$(awk '{print $4}' /proc/$p/stat)\ndone\n",
+    );
+    let (code, _) = repo.trek_text(&["step-done", "1"]);
+    assert_ne!(code, 0, "killed");
+    fs::remove_file(repo.path().join(".git/hooks/post-commit")).unwrap();
+    let progress = repo.progress_json();
+    assert_eq!(
+        progress["steps"]["1"]["status"], "in_progress",
+        "not recorded"
+    );
+    let committed = git(repo.path(), &["rev-parse", "HEAD"]).trim().to_owned();
+
+    let (code, resumed) = repo.trek(&["start", "--resume", &repo.plan()]);
+    assert_eq!(
+        (code, next(&resumed)),
+        (0, ("begin-step", Some(1))),
+        "{resumed}"
+    );
+    let (code, begin) = repo.trek(&["step-begin", "1"]);
+    assert_eq!(code, 0, "{begin}");
+    assert_eq!(next(&begin), ("begin-step", Some(2)), "{begin}");
+    assert!(
+        begin["lines"]
+            .to_string()
+            .contains("recorded now (not made again)"),
+        "{begin}"
+    );
+    let progress = repo.progress_json();
+    assert_eq!(progress["steps"]["1"]["status"], "completed");
+    assert_eq!(progress["steps"]["1"]["commit"], committed.as_str());
+    assert_eq!(progress["steps"]["1"]["attempts"], 1);
+    assert_eq!(
+        repo.subjects(),
+        ["feat(greet): add the greeting script", "init"],
+        "one commit"
+    );
+}
+
+#[test]
+fn a_checkpoint_a_hook_refuses_fails_the_attempt_and_leaks_nothing() {
+    let repo = Repo::new(&example_plan());
+    repo.trek(&["start", &repo.plan()]);
+    repo.trek(&["step-begin", "1"]);
+    repo.write(&[("greet.sh", GREET)]);
+    // Refuses once, then lets the commit through.
+    hook(
+        &repo,
+        "pre-commit",
+        "if [ ! -e .git/refused ]; then touch .git/refused; echo 'lint: refused' >&2; exit 1; fi\n",
+    );
+    let (code, done) = repo.trek(&["step-done", "1"]);
+    assert_eq!(code, 0, "{done}");
+    assert_eq!(next(&done), ("begin-step", Some(1)), "a retry: {done}");
+    let lines = done["lines"].to_string();
+    assert!(lines.contains("Checkpoint `git commit"), "{lines}");
+    assert!(lines.contains("Attempt 1/3 failed"), "{lines}");
+    assert_eq!(repo.progress_json()["steps"]["1"]["status"], "failed");
+    let staged = git(repo.path(), &["diff", "--cached", "--name-only"]);
+    assert_eq!(staged.trim(), "", "nothing staged for the next commit");
+
+    repo.trek(&["step-begin", "1"]);
+    let (code, done) = repo.trek(&["step-done", "1"]);
+    assert_eq!(code, 0, "{done}");
+    assert_eq!(next(&done), ("begin-step", Some(2)), "{done}");
+    assert_eq!(
+        repo.subjects(),
+        ["feat(greet): add the greeting script", "init"]
+    );
+}
+
+#[test]
+fn a_stale_index_lock_escalates_with_its_path_and_the_command_to_remove_it() {
+    let repo = Repo::new(&example_plan());
+    repo.trek(&["start", &repo.plan()]);
+    repo.trek(&["step-begin", "1"]);
+    repo.write(&[("greet.sh", GREET)]);
+    let lock = repo.path().join(".git/index.lock");
+    fs::write(&lock, "").unwrap();
+    let (code, done) = repo.trek(&["step-done", "1"]);
+    assert_eq!(next(&done).0, "finish", "{done}");
+    assert_eq!(done["status"], "stopped", "{done}");
+    let lines = done["lines"].to_string();
+    assert!(lines.contains("index.lock is there"), "{lines}");
+    assert!(lines.contains(&format!("rm {}", lock.display())), "{lines}");
+    assert!(code == 0 || code == 1, "{code}");
+    assert!(lock.exists(), "git's lock is the user's to remove");
+    assert_eq!(repo.progress_json()["steps"]["1"]["status"], "failed");
+    assert_eq!(repo.subjects(), ["init"]);
+}
