@@ -108,6 +108,7 @@ pub(crate) fn run_with(dir: &Path, args: &[&str], with: With<'_>) -> io::Result<
             stdout.extend_from_slice(chunk);
         }
     })?;
+    crate::fault::point("git:exit");
     let mut said = String::new();
     errors.rewind()?;
     // Only the start is kept: git's message comes first.

@@ -27,7 +27,8 @@
 //!   reports), [`write_reply`] (what writers print), [`yaml`] (the YAML and
 //!   front-matter reader), [`ansi`] (the ANSI cleaner), [`atomic_file`] (the
 //!   atomic writer), [`input_file`] (the one reader of outside files, with
-//!   its size limits and refusals), [`data_dir`], [`clock`].
+//!   its size limits and refusals), [`data_dir`], [`clock`], [`fault`] (the
+//!   crash and panic points of the fault-injection tests).
 //! - [`cli`]: the top of the command-line tree (each area owns its flags
 //!   and their `execute`, in `<area>/cli.rs`); [`exit`]: the exit codes;
 //!   [`output`]: what a write error of stdout becomes.
@@ -59,6 +60,7 @@ mod clock;
 mod criteria;
 mod data_dir;
 mod exit;
+mod fault;
 mod gate;
 mod git;
 mod git_exclude;

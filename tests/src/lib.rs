@@ -93,6 +93,45 @@ fn build_helper() -> io::Result<PathBuf> {
         .ok_or_else(|| io::Error::other("cargo reported no voyage-helper executable"))
 }
 
+/// The release helper with the `fault-injection` feature
+/// (helper/src/fault.rs), built once per test process by
+/// `scripts/build-helper.sh`, so it is the binary as it ships (release
+/// profile, `panic = "abort"`, static where the toolchain allows) plus the
+/// faults. It goes to `target/fault-injection/`, its own target directory,
+/// so that it never stands where the launcher looks for the shipped one.
+/// A failed build is reported to every caller.
+pub fn faulty_helper() -> io::Result<PathBuf> {
+    static BUILT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    BUILT
+        .get_or_init(|| build_faulty_helper().map_err(|e| e.to_string()))
+        .clone()
+        .map_err(io::Error::other)
+}
+
+fn build_faulty_helper() -> io::Result<PathBuf> {
+    let target = repo_root().join("target").join("fault-injection");
+    let status = Command::new("sh")
+        .arg(repo_root().join("scripts/build-helper.sh"))
+        .args(["--features", "fault-injection", "-q", "--target-dir"])
+        .arg(&target)
+        .stdin(Stdio::null())
+        .status()?;
+    if !status.success() {
+        return Err(io::Error::other(format!(
+            "scripts/build-helper.sh --features fault-injection failed: {status}"
+        )));
+    }
+    let binary = target.join("release").join("voyage-helper");
+    if is_executable_file(&binary) {
+        Ok(binary)
+    } else {
+        Err(io::Error::other(format!(
+            "{} was not built",
+            binary.display()
+        )))
+    }
+}
+
 /// Makes `dir` hold symlinks to the host's `tools` (found on this process's
 /// `PATH`), so a test can run a program with `PATH=dir` and know exactly what
 /// it can reach.

@@ -1,46 +1,23 @@
 //! A panic inside the PreToolUse hook blocks the call, in the binary as it
 //! ships: built by `scripts/build-helper.sh` with the release profile
 //! (`panic = "abort"`, static where the toolchain allows) and run through
-//! the plugin's launcher. The panic comes from the `fault-injection` feature,
-//! which only this test enables; the binary goes to its own target
-//! directory so that it never stands where the launcher looks for the
-//! shipped one.
+//! the plugin's launcher. The panic comes from the `fault-injection` feature
+//! ([`voyage_tests::faulty_helper`]), which only the fault tests enable.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
-use std::sync::OnceLock;
 
 use serde_json::Value;
-use voyage_tests::{launcher, repo_root};
-
-/// The release helper with the `fault-injection` feature, built once.
-fn faulty_helper() -> PathBuf {
-    static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let target = repo_root().join("target").join("fault-injection");
-            let status = Command::new("sh")
-                .arg(repo_root().join("scripts/build-helper.sh"))
-                .args(["--features", "fault-injection", "-q", "--target-dir"])
-                .arg(&target)
-                .stdin(Stdio::null())
-                .status()
-                .expect("run scripts/build-helper.sh");
-            assert!(status.success(), "the release build failed: {status}");
-            target.join("release").join("voyage-helper")
-        })
-        .clone()
-}
+use voyage_tests::{faulty_helper, launcher};
 
 /// Runs the hook through the launcher with `input` on stdin.
 fn hook(fault: Option<&str>, input: &str) -> Output {
     let mut command = Command::new(launcher());
     command
         .args(["hook", "pre-tool-use"])
-        .env("VOYAGE_HELPER", faulty_helper())
+        .env("VOYAGE_HELPER", faulty_helper().unwrap())
         .env_remove("VOYAGE_FAULT")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

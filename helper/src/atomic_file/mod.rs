@@ -145,6 +145,7 @@ impl Staged {
         let Some(temp_path) = self.temp.take() else {
             return Ok(());
         };
+        crate::fault::point("atomic:before-rename");
         if let Err(source) = fs::rename(&temp_path, &self.target) {
             let _ = fs::remove_file(&temp_path);
             return Err(AtomicWriteError::Replace {
@@ -152,6 +153,7 @@ impl Staged {
                 source,
             });
         }
+        crate::fault::point("atomic:after-rename");
         // Before the directory's fsync, so that the removals ride on it.
         if self.sweep
             && let Some(name) = self.target.file_name()
@@ -163,6 +165,7 @@ impl Staged {
         // durability across a power cut, never what the file holds, so it
         // is not an error here.
         let _ = File::open(&self.dir).and_then(|d| d.sync_all());
+        crate::fault::point("atomic:after-fsync");
         Ok(())
     }
 }

@@ -85,6 +85,7 @@ pub(super) fn run(
         }
     })
     .map_err(RunError::Spawn)?;
+    crate::fault::point("criteria:exit");
     let tail = tail_lines(&kept);
     let duration_ms = u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX);
     let ran = match outcome.ending {

@@ -48,6 +48,7 @@ pub(super) fn run(
         let _ = log.write_all(chunk);
         tally.feed(chunk);
     })?;
+    crate::fault::point("run:exit");
     let _ = log.flush();
     Ok(Outcome {
         ending: outcome.ending,

@@ -74,8 +74,7 @@ pub fn judge_command(command: &str, ctx: &Context) -> Judgement {
         .name("voyage-scan".into())
         .stack_size(STACK_BYTES)
         .spawn(move || {
-            #[cfg(feature = "fault-injection")]
-            super::hook::fault::maybe_panic("scan");
+            crate::fault::panic_at("scan");
             let mut scanner = Scanner::new(&owned);
             scanner.top(&text);
             let _ = tx.send(scanner.judgement);

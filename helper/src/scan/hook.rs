@@ -128,8 +128,7 @@ the command into simpler ones or run it yourself outside Claude Code.";
 /// never returns).
 pub(crate) fn execute(out: &mut impl Write) -> u8 {
     block_on_panic();
-    #[cfg(feature = "fault-injection")]
-    fault::maybe_panic("hook");
+    crate::fault::panic_at("hook");
     let ctx = Context::from_env();
     let (input, read_ok) = read_input();
     let answer = answer_read(&input, read_ok, &ctx);
@@ -177,19 +176,6 @@ fn write_fd(fd: impl std::os::fd::AsFd, mut bytes: &[u8]) {
         match nix::unistd::write(&fd, bytes) {
             Ok(0) | Err(_) => return,
             Ok(n) => bytes = bytes.get(n..).unwrap_or_default(),
-        }
-    }
-}
-
-/// A panic on demand, for the test that proves a panic blocks
-/// (tests/tests/hook_panic.rs). Compiled only with the `fault-injection`
-/// feature, which no shipped build enables.
-#[cfg(feature = "fault-injection")]
-pub(super) mod fault {
-    /// Panics when `VOYAGE_FAULT` names `place`.
-    pub(crate) fn maybe_panic(place: &str) {
-        if std::env::var("VOYAGE_FAULT").is_ok_and(|p| p == place) {
-            panic!("fault injected at {place}");
         }
     }
 }

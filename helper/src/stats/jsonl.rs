@@ -87,6 +87,7 @@ pub(super) fn append_line(path: &Path, line: &[u8], wait: Duration) -> Result<()
     buf.extend_from_slice(line);
     buf.push(b'\n');
     (&file).write_all(&buf).map_err(write_err)?;
+    crate::fault::point("jsonl:appended");
     Ok(())
 }
 
