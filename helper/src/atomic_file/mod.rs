@@ -65,6 +65,21 @@ impl crate::problem::Coded for AtomicWriteError {
     }
 }
 
+/// Removes what killed writers of `path` left beside it (their temporary
+/// files), however recent: for the one process that writes `path` at a
+/// time, such as a run's calls, so that a crash leaves nothing behind for
+/// the next call to find. Best effort.
+pub(crate) fn sweep_dead_writers(path: &Path) {
+    if let (Some(dir), Some(name)) = (path.parent(), path.file_name()) {
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        temp::sweep_dead(dir, name);
+    }
+}
+
 /// Mode of a new file before the umask: what `open(2)` callers ask for.
 const NEW_FILE_MODE: u32 = 0o666;
 

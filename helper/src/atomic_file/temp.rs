@@ -108,8 +108,19 @@ pub(super) fn sweep(dir: &Path, target_name: &OsStr) {
     sweep_at(dir, target_name, SystemTime::now());
 }
 
+/// Removes the temporary files of `target_name` in `dir` whose writer is
+/// not alive, whatever their age: for a caller that knows it is the only
+/// writer of the target (the calls of one run, made one after another).
+pub(super) fn sweep_dead(dir: &Path, target_name: &OsStr) {
+    sweep_with(dir, target_name, SystemTime::now(), Duration::ZERO);
+}
+
 /// [`sweep`] as if the time were `now`.
 pub(super) fn sweep_at(dir: &Path, target_name: &OsStr, now: SystemTime) {
+    sweep_with(dir, target_name, now, DEAD_GRACE);
+}
+
+fn sweep_with(dir: &Path, target_name: &OsStr, now: SystemTime, grace: Duration) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
@@ -126,7 +137,7 @@ pub(super) fn sweep_at(dir: &Path, target_name: &OsStr, now: SystemTime) {
             .ok()
             .and_then(|m| now.duration_since(m).ok())
             .unwrap_or_default();
-        let stale = age >= ABANDONED || (age >= DEAD_GRACE && !alive(pid));
+        let stale = age >= ABANDONED || (age >= grace && !alive(pid));
         if meta.is_file() && stale {
             let _ = fs::remove_file(entry.path());
         }

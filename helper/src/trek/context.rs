@@ -91,34 +91,146 @@ pub(super) fn plan_digest(path: &Path) -> Option<String> {
 }
 
 /// When the plan no longer matches the one the run is pinned to: records
-/// it in the progress file (the first time) and returns the reply's line.
-pub(super) fn plan_change(decided: &Decided, plan: &Path, progress: &Path) -> Option<String> {
+/// it in the progress file (the first time), with what changed in its
+/// steps when the pinned copy in `git_dir` is there to compare, and
+/// returns the reply's line.
+pub(super) fn plan_change(
+    decided: &Decided,
+    plan: &Path,
+    progress: &Path,
+    git_dir: &Path,
+) -> Option<String> {
     let pinned = decided.plan_sha256.as_deref()?;
     let now = plan_digest(plan)?;
     if now == pinned {
         return None;
     }
+    let steps = crate::plan::load(&pinned_copy(git_dir, pinned))
+        .ok()
+        .zip(crate::plan::load(plan).ok())
+        .map(|(before, after)| step_changes(&before, &after));
     let at = crate::clock::UtcTime::now().rfc3339();
     let _ = crate::progress::edit(progress, |p| {
         if !p.extra.contains_key(PLAN_CHANGED) {
-            p.extra.insert(
-                PLAN_CHANGED.into(),
-                serde_json::json!({ "pinned": pinned, "now": now, "noticed_at": at }),
-            );
+            let mut record = serde_json::json!({ "pinned": pinned, "now": now, "noticed_at": at });
+            if let (Some(steps), Some(map)) = (&steps, record.as_object_mut()) {
+                map.insert("steps".into(), steps.clone());
+            }
+            p.extra.insert(PLAN_CHANGED.into(), record);
         }
     });
+    let listed = |key: &str| -> Option<String> {
+        let numbers: Vec<String> = steps
+            .as_ref()?
+            .get(key)?
+            .as_array()?
+            .iter()
+            .map(|n| n.to_string())
+            .collect();
+        (!numbers.is_empty()).then(|| format!("{key} {}", numbers.join(", ")))
+    };
+    let what: Vec<String> = ["added", "removed", "retitled"]
+        .into_iter()
+        .filter_map(listed)
+        .collect();
+    let what = if what.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " Steps {}: they are not what this run executes.",
+            what.join("; ")
+        )
+    };
     Some(format!(
-        "warning: the plan changed since the run started (sha256 {} then, {} now): the steps and checks already run were the old plan's, so this run can no longer end completed; to run the edited plan, start it afresh (--fresh).",
+        "warning: the plan changed since the run started (sha256 {} then, {} now): the run goes on with the plan it started with (its copy in the git directory), so it can no longer end completed; to run the edited plan, start it afresh (--fresh).{what}",
         pinned.get(..12).unwrap_or(pinned),
         now.get(..12).unwrap_or(&now)
     ))
+}
+
+/// Where the copy of the plan a run is pinned to is kept: in the git
+/// directory, out of the work tree, by its sha256.
+pub(super) fn pinned_copy(git_dir: &Path, sha: &str) -> PathBuf {
+    git_dir.join("voyage-plans").join(format!("{sha}.md"))
+}
+
+/// Keeps a copy of the plan at `plan` (whose sha256 is `sha`) beside the
+/// run marker, so that the run goes on with the plan it started with
+/// whatever happens to the file. A copy already there is kept.
+pub(super) fn pin_plan(git_dir: &Path, plan: &Path, sha: &str) -> Result<(), Problem> {
+    let copy = pinned_copy(git_dir, sha);
+    if copy.exists() {
+        return Ok(());
+    }
+    let bytes = std::fs::read(plan).map_err(|e| {
+        Problem::new(code::TREK_NOT_A_PLAN, format!("cannot read the plan: {e}")).in_file(plan)
+    })?;
+    if crate::orders::sha256_hex(&bytes) != sha {
+        return Ok(());
+    }
+    let written = copy
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .map_err(|e| e.to_string())
+        .and_then(|()| crate::atomic_file::write_atomic(&copy, &bytes).map_err(|e| e.to_string()));
+    written.map_err(|why| {
+        Problem::new(
+            code::TREK_MARKER,
+            format!("cannot keep the plan's copy {}: {why}", copy.display()),
+        )
+    })
+}
+
+/// For `--resume`: the pinned copy of the plan a run recorded in
+/// `progress` started with, when the plan file no longer matches it.
+pub(super) fn resumed_copy(plan: &Path, progress: &Path) -> Option<PathBuf> {
+    let sha = read_decided(progress).ok()?.plan_sha256?;
+    if plan_digest(plan).as_deref() == Some(sha.as_str()) {
+        return None;
+    }
+    let cwd = std::env::current_dir().ok()?;
+    let location = run_marker::locate(&cwd)?;
+    let copy = pinned_copy(location.marker.parent()?, &sha);
+    copy.is_file().then_some(copy)
+}
+
+/// What changed in the steps between the pinned plan and `now`: the step
+/// numbers added, removed and retitled.
+pub(super) fn step_changes(pinned: &Plan, now: &Plan) -> serde_json::Value {
+    let titles = |p: &Plan| -> std::collections::BTreeMap<u32, String> {
+        p.steps
+            .iter()
+            .map(|s| (s.number, s.title.clone()))
+            .collect()
+    };
+    let (before, after) = (titles(pinned), titles(now));
+    let added: Vec<u32> = after
+        .keys()
+        .filter(|k| !before.contains_key(k))
+        .copied()
+        .collect();
+    let removed: Vec<u32> = before
+        .keys()
+        .filter(|k| !after.contains_key(k))
+        .copied()
+        .collect();
+    let changed: Vec<u32> = before
+        .iter()
+        .filter(|(k, t)| after.get(k).is_some_and(|a| a != *t))
+        .map(|(k, _)| *k)
+        .collect();
+    serde_json::json!({ "added": added, "removed": removed, "retitled": changed })
 }
 
 /// A run found from the current directory.
 pub(super) struct Run {
     pub marker_path: PathBuf,
     pub marker: RunMarker,
+    /// The plan as the user names it (shown in replies and events).
     pub plan_path: PathBuf,
+    /// The file the run reads its plan from: the plan itself, or the
+    /// pinned copy when the plan was edited during the run.
+    pub plan_file: PathBuf,
     pub plan: Plan,
     pub progress_path: PathBuf,
     pub root: PathBuf,
@@ -176,17 +288,29 @@ impl Run {
             ));
         }
         let plan_path = PathBuf::from(&marker.plan);
-        let plan = load_plan(&plan_path)?;
         let progress_path = PathBuf::from(&marker.progress);
+        // A call killed mid-write left its temporary files: gone now.
+        crate::atomic_file::sweep_dead_writers(&progress_path);
+        crate::atomic_file::sweep_dead_writers(&location.marker);
         let decided = read_decided(&progress_path)?;
         if let Some(dir) = &decided.data_dir {
             crate::data_dir::adopt(PathBuf::from(dir));
         }
+        // The plan the run is pinned to: its copy, once the file changed.
+        let copy = decided
+            .plan_sha256
+            .as_deref()
+            .filter(|sha| plan_digest(&plan_path).as_deref() != Some(*sha))
+            .map(|sha| pinned_copy(location.marker.parent().unwrap_or(&cwd), sha))
+            .filter(|copy| copy.is_file());
+        let plan_file = copy.unwrap_or_else(|| plan_path.clone());
+        let plan = load_plan(&plan_file)?;
         Ok(Self {
             root: PathBuf::from(&marker.repo_root),
             marker_path: location.marker,
             marker,
             plan_path,
+            plan_file,
             plan,
             progress_path,
             decided,
@@ -204,6 +328,17 @@ impl Run {
 
     pub(super) fn plan_arg(&self) -> String {
         self.plan_path.display().to_string()
+    }
+
+    /// The git directory the run marker is in: the run's own place for
+    /// what must never be in the work tree.
+    pub(super) fn git_dir(&self) -> &Path {
+        self.marker_path.parent().unwrap_or(&self.root)
+    }
+
+    /// The plan file the run's checks read (see [`Run::plan_file`]).
+    pub(super) fn plan_file_arg(&self) -> String {
+        self.plan_file.display().to_string()
     }
 }
 

@@ -118,7 +118,12 @@ fn finish_inner(gate: Option<GateAnswer>, advisory: bool) -> Result<Reply, Probl
     let early = run.decided.stop.clone();
     let root = run.root.display().to_string();
     let share = session_share(&run);
-    let changed = context::plan_change(&run.decided, &run.plan_path, &run.progress_path);
+    let changed = context::plan_change(
+        &run.decided,
+        &run.plan_path,
+        &run.progress_path,
+        run.git_dir(),
+    );
     let plan_changed = changed.is_some();
     reply.lines.extend(changed);
 
@@ -166,7 +171,10 @@ fn finish_inner(gate: Option<GateAnswer>, advisory: bool) -> Result<Reply, Probl
         return finalize(&run, status, reply);
     }
 
-    let plan = run.plan_arg();
+    // The checks read the plan the run is pinned to; replies and events
+    // name the plan as the user does.
+    let plan = run.plan_file_arg();
+    let shown_plan = run.plan_arg();
     let progress = run.progress_arg();
     // Whether the plan's own check passed (a session's share defers it).
     let mut verified = true;
@@ -272,20 +280,26 @@ fn finish_inner(gate: Option<GateAnswer>, advisory: bool) -> Result<Reply, Probl
             reply.push(format!(
                 "The main-merge gate was already answered ({word} by the {by}) by a finish that did not get to its end: finishing with that answer."
             ));
-            finalize(
-                &run,
-                if word == "confirmed" {
-                    "completed"
-                } else {
-                    "partial"
-                },
-                reply,
-            )
+            // The answer's event, unless the cut-short finish wrote it.
+            let confirmed = word == "confirmed";
+            let (event, payload) = if confirmed {
+                (
+                    "main-merge-approved",
+                    json!({ "plan": shown_plan, "answered_by": by }),
+                )
+            } else {
+                (
+                    "main-merge-declined",
+                    json!({ "plan": shown_plan, "reason": "hold-for-review", "answered_by": by }),
+                )
+            };
+            emit_once(&run, event, payload, &mut reply);
+            finalize(&run, if confirmed { "completed" } else { "partial" }, reply)
         }
         (None, None) => {
             // The main-merge gate: always asked when there is something
             // to publish, in every gates mode.
-            let payload = json!({ "plan": plan, "wave_count": 1 });
+            let payload = json!({ "plan": shown_plan, "wave_count": 1 });
             record_gate(&run, "awaiting", None, &mut reply);
             emit_once(&run, "main-merge-gate", payload, &mut reply);
             ask_gate(
@@ -475,9 +489,10 @@ fn finalize(run: &Run, status: &str, mut reply: Reply) -> Result<Reply, Problem>
             .unwrap_or_else(|_| status.to_owned());
         stop::state_pair(project, &recorded, &mut reply);
     }
-    let report = invoke(&["report", "--progress", &progress])?;
+    let plan = run.plan_file_arg();
+    let report = invoke(&["report", "--progress", &progress, "--plan", &plan])?;
     reply.report = Some(report.stdout.clone());
-    let data = invoke(&["report", "--progress", &progress, "--json"])?;
+    let data = invoke(&["report", "--progress", &progress, "--plan", &plan, "--json"])?;
     let summary = data
         .json()
         .map(|v| field(&v, "/trekexecute_summary").clone());
@@ -488,7 +503,14 @@ fn finalize(run: &Run, status: &str, mut reply: Reply) -> Result<Reply, Problem>
         .to_owned();
     reply.summary = summary;
 
-    let mut stats = vec!["report", "--progress", &progress, "--stats-record"];
+    let mut stats = vec![
+        "report",
+        "--progress",
+        &progress,
+        "--plan",
+        &plan,
+        "--stats-record",
+    ];
     if let Some(profile) = run.decided.profile.as_deref() {
         stats.extend(["--profile", profile]);
         if let Some(source) = run.decided.profile_source.as_deref() {

@@ -184,9 +184,19 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
         return Ok(reply);
     }
 
-    let plan = context::load_plan(&plan_path)?;
+    // A run resumed after its plan was edited goes on with the plan it
+    // started with: its checks read that copy (the reply says the plan
+    // changed once the progress file is found).
+    let pinned = (mode == Mode::Resume)
+        .then(|| crate::progress::progress_path(Some(&plan_path), project.as_deref(), args.session))
+        .flatten()
+        .and_then(|progress| context::resumed_copy(&plan_path, &progress));
+    let content_arg = pinned
+        .as_ref()
+        .map_or_else(|| plan_arg.clone(), |p| p.display().to_string());
+    let plan = context::load_plan(pinned.as_deref().unwrap_or(&plan_path))?;
     if plan.errors().next().is_some() {
-        let check = invoke(&["plan", "validate", &plan_arg])?;
+        let check = invoke(&["plan", "validate", &content_arg])?;
         reply.push_text(&check.stdout);
         reply.push("The plan is not executable; fix it (or re-run /trekplan), then run /trekexecute again.");
         reply.status = "fail".into();
@@ -249,7 +259,7 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
         "--phase".into(),
         "execute".into(),
         "--plan".into(),
-        plan_arg.clone(),
+        content_arg.clone(),
         "--json".into(),
     ];
     if let Some(b) = brief.as_ref().filter(|b| b.is_file()) {
@@ -283,7 +293,7 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
     ));
 
     // Phase 2.4: the security scan.
-    let scan = invoke(&["scan", "plan", &plan_arg])?;
+    let scan = invoke(&["scan", "plan", &content_arg])?;
     if scan.code != exit::OK {
         reply.push_text(&scan.stdout);
         reply.status = "stopped".into();
@@ -325,7 +335,7 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
     let mut strategy = vec![
         "plan".to_owned(),
         "strategy".into(),
-        plan_arg.clone(),
+        content_arg.clone(),
         "--mode".into(),
         mode.word().into(),
         "--effort".into(),
@@ -430,6 +440,8 @@ fn single_session(
     let location = run_marker::locate(&root).ok_or_else(|| {
         Problem::new(code::TREK_NOT_A_REPO, "the work tree's .git cannot be read")
     })?;
+    // A call killed mid-write left its temporary files: gone now.
+    crate::atomic_file::sweep_dead_writers(&location.marker);
     let previous = run_marker::read(&location.marker).ok().flatten();
     if let Some(old) = &previous {
         match old.stale_reason() {
@@ -490,6 +502,7 @@ fn single_session(
         .map(PathBuf::from)
         .ok_or_else(|| Problem::new(code::TREK_INNER, "progress init named no file"))?;
     let progress = absolute(&progress);
+    crate::atomic_file::sweep_dead_writers(&progress);
     if !init.ok() {
         reply.push(format!(
             "The progress file {} cannot be used: {}",
@@ -545,7 +558,11 @@ fn single_session(
         decided.start_sha = head;
     }
     context::write_decided(&progress, &decided)?;
-    if let Some(line) = context::plan_change(&decided, plan_path, &progress) {
+    let git_dir = location.marker.parent().unwrap_or(&root);
+    if let Some(sha) = &decided.plan_sha256 {
+        context::pin_plan(git_dir, plan_path, sha)?;
+    }
+    if let Some(line) = context::plan_change(&decided, plan_path, &progress, git_dir) {
         reply.push(line);
     }
     reply.push(

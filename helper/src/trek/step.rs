@@ -120,9 +120,27 @@ fn begin_inner(n: u32) -> Result<Reply, Problem> {
     if reconcile(&mut run, &mut reply)? && next_step(&run.progress_path, None)? != Some(n) {
         return go_on(&run, reply);
     }
+    // A step of the run that the plan no longer has (edited, and no copy
+    // of the plan the run started with to read it from) cannot be done:
+    // it is recorded skipped, said, and the run goes on, never stuck.
+    if step_of(&run, n).is_err() && record_of(&run, n).is_ok() {
+        let why =
+            format!("step {n} is not in the plan any more (the plan was edited during the run)");
+        let skipped = record(&run, n, "skipped", &["--error", &why])?;
+        if !skipped.ok() {
+            return Err(Problem::new(code::TREK_NO_SUCH_STEP, refusal(&skipped)));
+        }
+        reply.push(format!("Step {n}: SKIPPED — {why}."));
+        return go_on(&run, reply);
+    }
     let step = step_of(&run, n)?.clone();
     let (status, attempts, previous_error, _) = record_of(&run, n)?;
-    if let Some(line) = context::plan_change(&run.decided, &run.plan_path, &run.progress_path) {
+    if let Some(line) = context::plan_change(
+        &run.decided,
+        &run.plan_path,
+        &run.progress_path,
+        run.git_dir(),
+    ) {
         reply.push(line);
     }
     if matches!(status, StepStatus::Completed | StepStatus::Passed) {
@@ -460,7 +478,12 @@ fn done_inner(n: u32) -> Result<Reply, Problem> {
     let mut reply = cut_short;
     reply.plan = Some(run.plan_arg());
     reply.progress = Some(run.progress_arg());
-    if let Some(line) = context::plan_change(&run.decided, &run.plan_path, &run.progress_path) {
+    if let Some(line) = context::plan_change(
+        &run.decided,
+        &run.plan_path,
+        &run.progress_path,
+        run.git_dir(),
+    ) {
         reply.push(line);
     }
 
@@ -517,7 +540,7 @@ fn done_inner(n: u32) -> Result<Reply, Problem> {
 
     // Sub-step D2: the manifest (or the Step 0 sentinel).
     let progress = run.progress_arg();
-    let plan = run.plan_arg();
+    let plan = run.plan_file_arg();
     let number = n.to_string();
     let since = run
         .marker
@@ -818,7 +841,7 @@ fn git_of(run: &Run) -> Git {
 /// The git directory the run marker is in: the run's own directory for
 /// what must never be in the work tree (the step's base, saved patches).
 fn git_dir(run: &Run) -> &Path {
-    run.marker_path.parent().unwrap_or(&run.root)
+    run.git_dir()
 }
 
 /// What the step may change: its Files, its manifest's expected paths,

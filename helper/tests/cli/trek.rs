@@ -2158,3 +2158,65 @@ fn a_stale_index_lock_escalates_with_its_path_and_the_command_to_remove_it() {
     assert_eq!(repo.progress_json()["steps"]["1"]["status"], "failed");
     assert_eq!(repo.subjects(), ["init"]);
 }
+
+#[test]
+fn a_plan_edited_between_a_crash_and_the_resume_never_leaves_the_run_stuck_or_lying() {
+    for edit in ["append", "remove"] {
+        let repo = Repo::new(&example_plan());
+        repo.trek(&["start", &repo.plan()]);
+        repo.trek(&["step-begin", "1"]);
+        repo.write(&[("greet.sh", GREET)]);
+        repo.trek(&["step-done", "1"]);
+        // The session is gone; the user edits the plan, then resumes.
+        let plan = fs::read_to_string(repo.plan()).unwrap();
+        let edited = match edit {
+            "append" => plan.replace(
+                "## Verification",
+                "### Step 3: Add a farewell\n- **Files:** `bye.sh` (new)\n- **Changes:** Print bye.\n- **Verify:** `bash -n bye.sh`\n- **On failure:** escalate\n- **Checkpoint:** `git commit -m \"feat: bye\"`\n\n## Verification",
+            ),
+            _ => {
+                let start = plan.find("### Step 2").unwrap();
+                let end = plan.find("## Verification").unwrap();
+                format!("{}{}", &plan[..start], &plan[end..])
+            }
+        };
+        fs::write(repo.plan(), edited).unwrap();
+
+        let (code, resumed) = repo.trek(&["start", "--resume", &repo.plan()]);
+        assert_eq!(code, 0, "{edit}: {resumed}");
+        let said = resumed["lines"].to_string();
+        assert!(said.contains("the plan changed"), "{edit}: {said}");
+        let expect = if edit == "append" {
+            "added 3"
+        } else {
+            "removed 2"
+        };
+        assert!(said.contains(expect), "{edit}: {said}");
+        assert_eq!(next(&resumed), ("begin-step", Some(2)), "{edit}: {resumed}");
+        // Step 2 runs as the plan the run started with says.
+        let (_, begin) = repo.trek(&["step-begin", "2"]);
+        assert_eq!(
+            begin["task"]["files"][0]["path"], "tests/greet.sh",
+            "{edit}"
+        );
+        repo.write(&[("tests/greet.sh", TEST)]);
+        let (_, done) = repo.trek(&["step-done", "2"]);
+        assert_eq!(next(&done), ("finish", None), "{edit}: {done}");
+        let (code, finish) = repo.trek(&["finish"]);
+        assert_eq!(code, 1, "{edit}: {finish}");
+        assert_eq!(next(&finish).0, "stop", "{edit}");
+        assert_eq!(finish["summary"]["result"], "partial", "{edit}");
+        assert_eq!(
+            finish["summary"]["steps_total"], 2,
+            "the steps it ran: {edit}"
+        );
+        assert!(
+            finish["report"]
+                .as_str()
+                .unwrap()
+                .contains("the plan was edited during the run"),
+            "{edit}"
+        );
+        assert!(!repo.marker().exists(), "{edit}: the run is over");
+    }
+}
