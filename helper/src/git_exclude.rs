@@ -137,6 +137,8 @@ fn anchored(dir: &str, name: &str) -> Option<String> {
 /// end when missing); returns the lines added. A line the file already has
 /// anywhere, the user's own included, is not repeated.
 fn update(file: &Path, wanted: &[String]) -> io::Result<Vec<String>> {
+    // Only a run's start writes this block: a killed start's leftovers go.
+    crate::atomic_file::sweep_dead_writers(file);
     let text = match std::fs::read(file) {
         Ok(bytes) => String::from_utf8(bytes)
             .map_err(|_| io::Error::other("it is not UTF-8 text, so it is left as it is"))?,

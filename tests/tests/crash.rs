@@ -687,7 +687,6 @@ fn a_clean_run_keeps_every_invariant_and_a_kill_lands_where_traced() {
 /// every) kill point of every call, then the user's recovery; the run must
 /// end as the clean run does.
 #[test]
-#[ignore = "issue 26: turned on once trek is crash-safe"]
 fn a_run_killed_at_any_point_ends_right_after_the_recovery() {
     let helper = helper();
     let plan = plan();

@@ -159,6 +159,7 @@ pub(super) fn pinned_copy(git_dir: &Path, sha: &str) -> PathBuf {
 /// whatever happens to the file. A copy already there is kept.
 pub(super) fn pin_plan(git_dir: &Path, plan: &Path, sha: &str) -> Result<(), Problem> {
     let copy = pinned_copy(git_dir, sha);
+    crate::atomic_file::sweep_dead_writers(&copy);
     if copy.exists() {
         return Ok(());
     }

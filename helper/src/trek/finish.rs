@@ -331,13 +331,7 @@ pub(super) fn push_checklist(reply: &mut Reply, text: &str) {
 /// means for the run (partial, no question) is the reply's next line.
 fn push_audit(reply: &mut Reply, audit: &super::invoke::Invoked) {
     let Some(found) = audit.json().filter(|v| v.get("status").is_some()) else {
-        reply.push(format!(
-            "Manifest audit: could not run: {}",
-            audit
-                .json()
-                .and_then(|v| field(&v, "/problem/message").as_str().map(str::to_owned))
-                .unwrap_or_else(|| audit.stderr.join("; "))
-        ));
+        reply.push(format!("Manifest audit: could not run: {}", audit.why()));
         return;
     };
     let count = |key: &str| field(&found, key).as_u64().unwrap_or(0);
@@ -476,10 +470,7 @@ fn finalize(run: &Run, status: &str, mut reply: Reply) -> Result<Reply, Problem>
         if !finished.ok() && !overridden {
             reply.push(format!(
                 "warning: the progress file did not record {status}: {}",
-                finished
-                    .json()
-                    .and_then(|v| field(&v, "/problem/message").as_str().map(str::to_owned))
-                    .unwrap_or_else(|| finished.stderr.join("; "))
+                finished.why()
             ));
         }
     }

@@ -49,6 +49,16 @@ impl Invoked {
     pub(super) fn ok(&self) -> bool {
         self.code == crate::exit::OK
     }
+
+    /// Why a refused call refused: its reply's `problem.message`, else its
+    /// diagnostics, else its output, else its exit code.
+    pub(super) fn why(&self) -> String {
+        self.json()
+            .and_then(|v| field(&v, "/problem/message").as_str().map(str::to_owned))
+            .or_else(|| (!self.stderr.is_empty()).then(|| self.stderr.join("; ")))
+            .or_else(|| Some(self.stdout.trim().to_owned()).filter(|s| !s.is_empty()))
+            .unwrap_or_else(|| format!("it exited {}", self.code))
+    }
 }
 
 fn first_line(text: &str) -> &str {

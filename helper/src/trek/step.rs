@@ -97,10 +97,7 @@ fn record(run: &Run, n: u32, status: &str, extra: &[&str]) -> Result<Invoked, Pr
 }
 
 fn refusal(invoked: &Invoked) -> String {
-    invoked
-        .json()
-        .and_then(|v| field(&v, "/problem/message").as_str().map(str::to_owned))
-        .unwrap_or_else(|| invoked.stdout.trim().to_owned())
+    invoked.why()
 }
 
 /// Runs `trek step-begin N`.
@@ -1078,10 +1075,7 @@ fn revert(run: &Run, step: &Step, attempts: u32, reply: &mut Reply) -> Result<()
         .collect();
     if !found.ok() && left.is_empty() {
         // Refused before git ran: every File is as the attempt left it.
-        let why = answer
-            .as_ref()
-            .and_then(|v| field(v, "/problem/message").as_str().map(str::to_owned))
-            .unwrap_or_else(|| format!("progress revert-step exited {}", found.code));
+        let why = found.why();
         left = step
             .files
             .iter()
@@ -1152,10 +1146,7 @@ fn escalate(run: &mut Run, n: u32, reply: &mut Reply) -> Result<(), Problem> {
             reply.push("Nothing committed: the completed steps' Files have no uncommitted changes.")
         }
         (_, false) => {
-            let why = answer
-                .as_ref()
-                .and_then(|v| field(v, "/problem/message").as_str().map(str::to_owned))
-                .unwrap_or_else(|| format!("progress escalate-commit exited {}", committed.code));
+            let why = committed.why();
             reply.push(format!(
                 "The completed work is NOT committed: {why}. It is still in the work tree: see it with git status."
             ));

@@ -32,9 +32,7 @@ pub(super) fn early(progress: &Path, project: Option<&str>, status: &str, reply:
         Ok(done) if done.ok() => {}
         Ok(done) => reply.push(format!(
             "warning: the progress file did not record {status}: {}",
-            done.json()
-                .and_then(|v| v.pointer("/problem/message")?.as_str().map(str::to_owned))
-                .unwrap_or_else(|| done.stderr.join("; "))
+            done.why()
         )),
         Err(p) => reply.push(format!("warning: {}", p.message)),
     }

@@ -90,6 +90,16 @@ impl Repo {
         )
     }
 
+    /// The example plan's two steps begun, implemented as the agent would
+    /// and done, in a run already started.
+    fn both_steps_done(&self) {
+        for (n, file, text) in [("1", "greet.sh", GREET), ("2", "tests/greet.sh", TEST)] {
+            self.trek(&["step-begin", n]);
+            self.write(&[(file, text)]);
+            self.trek(&["step-done", n]);
+        }
+    }
+
     /// [`Self::trek`] with extra environment variables.
     fn trek_env(&self, args: &[&str], env: &[(&str, &str)]) -> (i32, Value) {
         let out = crate::common::env::helper(self.path(), self.home.path())
@@ -204,11 +214,7 @@ fn stats_record_of_a_run(plan: &str, start: &[&str], env: &[(&str, &str)]) -> Va
     args.push(&plan);
     let (code, reply) = repo.trek_env(&args, env);
     assert_eq!(code, 0, "{reply}");
-    for (n, file, text) in [("1", "greet.sh", GREET), ("2", "tests/greet.sh", TEST)] {
-        repo.trek(&["step-begin", n]);
-        repo.write(&[(file, text)]);
-        repo.trek(&["step-done", n]);
-    }
+    repo.both_steps_done();
     repo.trek(&["finish"]);
     let (code, last) = repo.trek(&["finish", "--gate", "confirm"]);
     assert_eq!(code, 0, "{last}");
@@ -585,11 +591,7 @@ fn kept_records(repo: &Repo) -> Vec<PathBuf> {
 fn a_completed_run_is_kept_and_named_before_a_fresh_start() {
     let repo = Repo::new(&example_plan());
     repo.trek(&["start", &repo.plan()]);
-    for (n, file, text) in [("1", "greet.sh", GREET), ("2", "tests/greet.sh", TEST)] {
-        repo.trek(&["step-begin", n]);
-        repo.write(&[(file, text)]);
-        repo.trek(&["step-done", n]);
-    }
+    repo.both_steps_done();
     repo.trek(&["finish"]);
     let (code, _) = repo.trek(&["finish", "--gate", "confirm"]);
     assert_eq!(code, 0);
@@ -791,11 +793,7 @@ fn an_interrupted_attempt_with_clean_files_is_told_to_start_the_step_over() {
 fn declining_the_gate_records_partial() {
     let repo = Repo::new(&example_plan());
     repo.trek(&["start", &repo.plan()]);
-    for (n, file, text) in [("1", "greet.sh", GREET), ("2", "tests/greet.sh", TEST)] {
-        repo.trek(&["step-begin", n]);
-        repo.write(&[(file, text)]);
-        repo.trek(&["step-done", n]);
-    }
+    repo.both_steps_done();
     repo.trek(&["finish"]);
     let (code, last) = repo.trek(&["finish", "--gate", "decline"]);
     assert_eq!(code, 1);
@@ -1672,11 +1670,7 @@ fn a_failed_verification_ends_the_run_without_the_main_merge_question() {
     let repo = Repo::new(&plan);
     let path = repo.plan();
     repo.trek(&["start", &path]);
-    for (n, file, text) in [("1", "greet.sh", GREET), ("2", "tests/greet.sh", TEST)] {
-        repo.trek(&["step-begin", n]);
-        repo.write(&[(file, text)]);
-        repo.trek(&["step-done", n]);
-    }
+    repo.both_steps_done();
     let (code, done) = repo.trek(&["finish"]);
     assert_eq!(
         (code, done["status"].as_str()),
@@ -1728,11 +1722,7 @@ fn a_failed_verification_is_told_once_in_the_words_of_the_report() {
     );
     let repo = Repo::new(&plan);
     repo.trek(&["start", &repo.plan()]);
-    for (n, file, text) in [("1", "greet.sh", GREET), ("2", "tests/greet.sh", TEST)] {
-        repo.trek(&["step-begin", n]);
-        repo.write(&[(file, text)]);
-        repo.trek(&["step-done", n]);
-    }
+    repo.both_steps_done();
     let (code, out, err) = repo.trek_streams(&["finish"]);
     assert_eq!(code, 1, "{out}");
     said_once(&out);
@@ -1766,11 +1756,7 @@ fn a_failed_verification_is_told_once_in_the_words_of_the_report() {
 fn a_drifted_audit_is_told_once_and_the_run_is_partial() {
     let repo = Repo::new(&example_plan());
     repo.trek(&["start", &repo.plan()]);
-    for (n, file, text) in [("1", "greet.sh", GREET), ("2", "tests/greet.sh", TEST)] {
-        repo.trek(&["step-begin", n]);
-        repo.write(&[(file, text)]);
-        repo.trek(&["step-done", n]);
-    }
+    repo.both_steps_done();
     // README.md is forbidden to step 1: the Verification passes, the
     // audit drifts.
     repo.write(&[("README.md", "# demo, edited\n")]);
@@ -1918,11 +1904,7 @@ fn a_plan_edited_during_the_run_is_said_and_the_run_cannot_complete() {
 fn completed_run() -> Repo {
     let repo = Repo::new(&example_plan());
     repo.trek(&["start", &repo.plan()]);
-    for (n, file, text) in [("1", "greet.sh", GREET), ("2", "tests/greet.sh", TEST)] {
-        repo.trek(&["step-begin", n]);
-        repo.write(&[(file, text)]);
-        repo.trek(&["step-done", n]);
-    }
+    repo.both_steps_done();
     repo.trek(&["finish"]);
     let (code, last) = repo.trek(&["finish", "--gate", "confirm"]);
     assert_eq!(code, 0, "{last}");
@@ -1971,11 +1953,7 @@ fn resume_on_a_completed_run_says_so_and_changes_nothing() {
 fn the_run_writes_each_event_and_its_record_once_with_its_id() {
     let repo = Repo::new(&example_plan());
     repo.trek(&["start", &repo.plan()]);
-    for (n, file, text) in [("1", "greet.sh", GREET), ("2", "tests/greet.sh", TEST)] {
-        repo.trek(&["step-begin", n]);
-        repo.write(&[(file, text)]);
-        repo.trek(&["step-done", n]);
-    }
+    repo.both_steps_done();
     // The question asked, then asked again (the session went away before
     // the answer): one gate event.
     let (_, first) = repo.trek(&["finish"]);
@@ -2218,5 +2196,130 @@ fn a_plan_edited_between_a_crash_and_the_resume_never_leaves_the_run_stuck_or_ly
             "{edit}"
         );
         assert!(!repo.marker().exists(), "{edit}: the run is over");
+    }
+}
+
+/// Follows the `NEXT:` chain from where `repo`'s run stands, as the agent
+/// (and, when a reply says stop, the user: `trek start --resume`) would,
+/// writing each step's right files: the reply that ends the run with its
+/// report, within a bound. Panics on a chain that never gets there.
+fn walk_to_the_end(repo: &Repo, from: Value) -> Value {
+    let files = |n: u64| match n {
+        1 => ("greet.sh", GREET),
+        _ => ("tests/greet.sh", TEST),
+    };
+    let mut reply = from;
+    let mut seen = Vec::new();
+    for _ in 0..24 {
+        if reply.get("summary").is_some_and(|s| !s.is_null()) {
+            return reply;
+        }
+        let (call, step) = next(&reply);
+        seen.push(format!("{} {call}", reply["command"]));
+        let n = step.unwrap_or(0).to_string();
+        reply = match call {
+            "begin-step" => repo.trek(&["step-begin", &n]).1,
+            "implement" => {
+                repo.write(&[files(step.unwrap_or(1))]);
+                repo.trek(&["step-done", &n]).1
+            }
+            "finish" => repo.trek(&["finish"]).1,
+            "ask-main-merge" => repo.trek(&["finish", "--gate", "confirm"]).1,
+            // The run is over, or the user picks it up again.
+            _ if reply["command"] == "start" && reply["status"] == "completed" => return reply,
+            _ => repo.trek(&["start", "--resume", &repo.plan()]).1,
+        };
+    }
+    panic!("no end after 24 calls: {seen:?}\nlast: {reply}");
+}
+
+/// Every kind of place a run can stand in, each reached through `trek`
+/// itself, ends with a report when the chain is followed from there.
+#[test]
+fn from_every_state_a_run_can_be_in_the_next_chain_reaches_a_final_report() {
+    type Setup = fn(&Repo) -> Value;
+    let states: &[(&str, Setup)] = &[
+        ("started", |r| r.trek(&["start", &r.plan()]).1),
+        ("a step begun", |r| {
+            r.trek(&["start", &r.plan()]);
+            r.trek(&["step-begin", "1"]).1
+        }),
+        ("the session gone mid-step", |r| {
+            r.trek(&["start", &r.plan()]);
+            r.trek(&["step-begin", "1"]);
+            r.write(&[("greet.sh", "half")]);
+            r.trek(&["start", "--resume", &r.plan()]).1
+        }),
+        ("a failed attempt", |r| {
+            r.trek(&["start", &r.plan()]);
+            r.trek(&["step-begin", "1"]);
+            r.write(&[("greet.sh", "echo hi\n")]);
+            r.trek(&["step-done", "1"]).1
+        }),
+        ("every attempt failed", |r| {
+            r.trek(&["start", &r.plan()]);
+            let mut last = Value::Null;
+            for _ in 0..3 {
+                r.trek(&["step-begin", "1"]);
+                r.write(&[("greet.sh", "echo hi\n")]);
+                last = r.trek(&["step-done", "1"]).1;
+            }
+            last
+        }),
+        ("escalated", |r| {
+            r.trek(&["start", &r.plan()]);
+            r.trek(&["step-begin", "1"]);
+            r.write(&[("greet.sh", GREET)]);
+            r.trek(&["step-done", "1"]);
+            r.trek(&["step-begin", "2"]);
+            r.write(&[("tests/greet.sh", "exit 1\n")]);
+            r.trek(&["step-done", "2"]).1
+        }),
+        ("at the gate", |r| {
+            r.trek(&["start", &r.plan()]);
+            r.both_steps_done();
+            r.trek(&["finish"]).1
+        }),
+        ("declined", |r| {
+            r.trek(&["start", &r.plan()]);
+            r.both_steps_done();
+            r.trek(&["finish"]);
+            r.trek(&["finish", "--gate", "decline"]);
+            r.trek(&["start", "--resume", &r.plan()]).1
+        }),
+        ("drifted by a commit of the user's", |r| {
+            r.trek(&["start", &r.plan()]);
+            r.both_steps_done();
+            r.write(&[("NOTES.md", "mine\n")]);
+            commit_all(r.path(), "notes: mine");
+            r.trek(&["start", "--resume", &r.plan()]).1
+        }),
+        ("released by the user", |r| {
+            r.trek(&["start", &r.plan()]);
+            r.trek(&["step-begin", "1"]);
+            let out = crate::common::env::helper(r.path(), r.home.path())
+                .args(["trek", "release"])
+                .env("CLAUDE_PLUGIN_DATA", r.data())
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{out:?}");
+            r.trek(&["start", "--resume", &r.plan()]).1
+        }),
+    ];
+    for (name, setup) in states {
+        let repo = Repo::new(&example_plan());
+        let from = setup(&repo);
+        let end = walk_to_the_end(&repo, from);
+        assert!(!repo.marker().exists(), "{name}: the marker is left: {end}");
+        let status = repo.progress_json()["status"].clone();
+        assert_ne!(status, "in_progress", "{name}: {end}");
+        if end["command"] != "start" {
+            assert!(
+                end["report"]
+                    .as_str()
+                    .is_some_and(|r| r.contains("**Result:**")),
+                "{name}: {end}"
+            );
+        }
     }
 }
