@@ -185,9 +185,19 @@ pub fn read(path: &Path) -> Result<Option<RunMarker>, ReadError> {
 
 /// Writes `marker` at `path`, atomically.
 pub(crate) fn write(path: &Path, marker: &RunMarker) -> Result<(), AtomicWriteError> {
+    write_atomic(path, &bytes_of(marker))
+}
+
+fn bytes_of(marker: &RunMarker) -> Vec<u8> {
     let mut bytes = serde_json::to_vec_pretty(marker).unwrap_or_default();
     bytes.push(b'\n');
-    write_atomic(path, &bytes)
+    bytes
+}
+
+/// [`write`] without the fsyncs, for a change that only has to outlive
+/// this process (see [`crate::atomic_file::write_atomic_unsynced`]).
+pub(crate) fn write_unsynced(path: &Path, marker: &RunMarker) -> Result<(), AtomicWriteError> {
+    crate::atomic_file::write_atomic_unsynced(path, &bytes_of(marker))
 }
 
 /// Removes the marker at `path`; `Ok(false)` when there was none.

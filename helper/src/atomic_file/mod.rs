@@ -89,6 +89,16 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AtomicWriteE
     staged.commit()
 }
 
+/// [`write_atomic`] without the two fsyncs: a reader, or the next process
+/// after this one is killed, sees the old bytes or the new ones, but a
+/// power cut may take the write back. For a note that only has to outlive
+/// the process (trek's checkpoint intent: the commit it announces is no
+/// more durable than that either), where the fsyncs would be most of the
+/// write's cost.
+pub(crate) fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> Result<(), AtomicWriteError> {
+    stage_with(path, bytes, false)?.commit()
+}
+
 /// A fully written, fsynced temporary file waiting to replace its target.
 /// Dropping it without [`Staged::commit`] removes it and changes nothing;
 /// several staged files let a caller commit them one after another.
@@ -100,10 +110,16 @@ pub(crate) struct Staged {
     dir: PathBuf,
     /// The directory is small enough to list for stale temporary files.
     sweep: bool,
+    /// fsync the file and its directory (see [`write_atomic_unsynced`]).
+    durable: bool,
 }
 
 /// Writes `bytes` to a temporary file beside `path`, ready to replace it.
 pub(crate) fn stage(path: &Path, bytes: &[u8]) -> Result<Staged, AtomicWriteError> {
+    stage_with(path, bytes, true)
+}
+
+fn stage_with(path: &Path, bytes: &[u8], durable: bool) -> Result<Staged, AtomicWriteError> {
     let target = resolve_target(path)?;
     let dir = match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -133,19 +149,20 @@ pub(crate) fn stage(path: &Path, bytes: &[u8]) -> Result<Staged, AtomicWriteErro
         target,
         sweep: dir_size <= temp::LISTING_LIMIT,
         dir: dir.clone(),
+        durable,
     };
-    fill(&mut file, bytes, existing_mode).map_err(write_err)?;
+    fill(&mut file, bytes, existing_mode, durable).map_err(write_err)?;
     Ok(staged)
 }
 
 /// The bytes, the exact mode of the file being replaced (the umask applied
-/// at creation may have cleared bits of it), and the fsync.
-fn fill(file: &mut File, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
+/// at creation may have cleared bits of it), and the fsync when `durable`.
+fn fill(file: &mut File, bytes: &[u8], mode: Option<u32>, durable: bool) -> io::Result<()> {
     file.write_all(bytes)?;
     if let Some(mode) = mode {
         file.set_permissions(Permissions::from_mode(mode))?;
     }
-    file.sync_all()
+    if durable { file.sync_all() } else { Ok(()) }
 }
 
 impl Staged {
@@ -179,8 +196,10 @@ impl Staged {
         // file systems refuse fsync on a directory; that only weakens
         // durability across a power cut, never what the file holds, so it
         // is not an error here.
-        let _ = File::open(&self.dir).and_then(|d| d.sync_all());
-        crate::fault::point("atomic:after-fsync");
+        if self.durable {
+            let _ = File::open(&self.dir).and_then(|d| d.sync_all());
+            crate::fault::point("atomic:after-fsync");
+        }
         Ok(())
     }
 }
@@ -231,6 +250,19 @@ mod tests {
         let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o7777;
         assert_eq!(mode, 0o640);
         // no temporary file left behind
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn the_unsynced_write_replaces_the_same_way() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.json");
+        write_atomic(&path, b"one").unwrap();
+        fs::set_permissions(&path, Permissions::from_mode(0o600)).unwrap();
+        write_atomic_unsynced(&path, b"two").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"two");
+        let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode, 0o600);
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 

@@ -617,7 +617,17 @@ fn done_inner(n: u32) -> Result<Reply, Problem> {
                 step: n,
                 head_before: head.clone(),
             });
-            run.save_marker()?;
+            // Against a killed process, not a power cut: git's commit is
+            // no more durable than this.
+            crate::run_marker::write_unsynced(&run.marker_path, &run.marker).map_err(|e| {
+                Problem::new(
+                    code::TREK_MARKER,
+                    format!(
+                        "cannot write the run marker {}: {e}",
+                        run.marker_path.display()
+                    ),
+                )
+            })?;
         }
         let ran = run_command(&run, &command);
         after = last_commit(&run.root);
