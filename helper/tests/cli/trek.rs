@@ -90,6 +90,16 @@ impl Repo {
         )
     }
 
+    /// A run of the example plan started and its step 1 begun and
+    /// implemented (greet.sh written), before its `step-done`.
+    fn step_one_written() -> Self {
+        let repo = Self::new(&example_plan());
+        repo.trek(&["start", &repo.plan()]);
+        repo.trek(&["step-begin", "1"]);
+        repo.write(&[("greet.sh", GREET)]);
+        repo
+    }
+
     /// The example plan's two steps begun, implemented as the agent would
     /// and done, in a run already started.
     fn both_steps_done(&self) {
@@ -627,10 +637,7 @@ fn a_completed_run_is_kept_and_named_before_a_fresh_start() {
 
 #[test]
 fn an_unfinished_run_is_not_replaced_without_fresh() {
-    let repo = Repo::new(&example_plan());
-    repo.trek(&["start", &repo.plan()]);
-    repo.trek(&["step-begin", "1"]);
-    repo.write(&[("greet.sh", GREET)]);
+    let repo = Repo::step_one_written();
     repo.trek(&["step-done", "1"]);
     let before = repo.progress_json();
 
@@ -665,10 +672,7 @@ fn an_unfinished_run_is_not_replaced_without_fresh() {
 
 #[test]
 fn claiming_done_with_a_step_left_is_partial() {
-    let repo = Repo::new(&example_plan());
-    repo.trek(&["start", &repo.plan()]);
-    repo.trek(&["step-begin", "1"]);
-    repo.write(&[("greet.sh", GREET)]);
+    let repo = Repo::step_one_written();
     repo.trek(&["step-done", "1"]);
     // The agent "knows" it is done and goes straight to the end.
     let (code, finish) = repo.trek(&["finish"]);
@@ -685,10 +689,7 @@ fn claiming_done_with_a_step_left_is_partial() {
 
 #[test]
 fn an_escalation_stops_the_run_and_resume_continues_at_that_step() {
-    let repo = Repo::new(&example_plan());
-    repo.trek(&["start", &repo.plan()]);
-    repo.trek(&["step-begin", "1"]);
-    repo.write(&[("greet.sh", GREET)]);
+    let repo = Repo::step_one_written();
     repo.trek(&["step-done", "1"]);
     repo.trek(&["step-begin", "2"]);
     repo.write(&[("tests/greet.sh", "exit 1\n")]);
@@ -1980,10 +1981,7 @@ fn the_run_writes_each_event_and_its_record_once_with_its_id() {
 
 #[test]
 fn a_hand_made_commit_between_two_steps_still_lets_the_run_finish() {
-    let repo = Repo::new(&example_plan());
-    repo.trek(&["start", &repo.plan()]);
-    repo.trek(&["step-begin", "1"]);
-    repo.write(&[("greet.sh", GREET)]);
+    let repo = Repo::step_one_written();
     repo.trek(&["step-done", "1"]);
     // The user's own commit, between two steps.
     repo.write(&[("NOTES.md", "mine\n")]);
@@ -2037,10 +2035,7 @@ fn hook(repo: &Repo, name: &str, body: &str) {
 
 #[test]
 fn a_checkpoint_commit_made_before_the_call_died_is_recorded_not_made_again() {
-    let repo = Repo::new(&example_plan());
-    repo.trek(&["start", &repo.plan()]);
-    repo.trek(&["step-begin", "1"]);
-    repo.write(&[("greet.sh", GREET)]);
+    let repo = Repo::step_one_written();
     // The session dies right after git made the commit: the helper that
     // ran it (this hook's nearest voyage-helper ancestor) is killed before
     // it records it.
@@ -2087,10 +2082,7 @@ fn a_checkpoint_commit_made_before_the_call_died_is_recorded_not_made_again() {
 
 #[test]
 fn a_checkpoint_a_hook_refuses_fails_the_attempt_and_leaks_nothing() {
-    let repo = Repo::new(&example_plan());
-    repo.trek(&["start", &repo.plan()]);
-    repo.trek(&["step-begin", "1"]);
-    repo.write(&[("greet.sh", GREET)]);
+    let repo = Repo::step_one_written();
     // Refuses once, then lets the commit through.
     hook(
         &repo,
@@ -2119,10 +2111,7 @@ fn a_checkpoint_a_hook_refuses_fails_the_attempt_and_leaks_nothing() {
 
 #[test]
 fn a_stale_index_lock_escalates_with_its_path_and_the_command_to_remove_it() {
-    let repo = Repo::new(&example_plan());
-    repo.trek(&["start", &repo.plan()]);
-    repo.trek(&["step-begin", "1"]);
-    repo.write(&[("greet.sh", GREET)]);
+    let repo = Repo::step_one_written();
     let lock = repo.path().join(".git/index.lock");
     fs::write(&lock, "").unwrap();
     let (code, done) = repo.trek(&["step-done", "1"]);
