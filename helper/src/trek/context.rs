@@ -100,8 +100,19 @@ pub(super) fn plan_change(
     progress: &Path,
     git_dir: &Path,
 ) -> Option<String> {
+    plan_change_now(decided, plan, plan_digest(plan), progress, git_dir)
+}
+
+/// [`plan_change`] with the plan's sha256 `now` already read.
+fn plan_change_now(
+    decided: &Decided,
+    plan: &Path,
+    now: Option<String>,
+    progress: &Path,
+    git_dir: &Path,
+) -> Option<String> {
     let pinned = decided.plan_sha256.as_deref()?;
-    let now = plan_digest(plan)?;
+    let now = now?;
     if now == pinned {
         return None;
     }
@@ -232,6 +243,8 @@ pub(super) struct Run {
     /// The file the run reads its plan from: the plan itself, or the
     /// pinned copy when the plan was edited during the run.
     pub plan_file: PathBuf,
+    /// The sha256 of the plan file as this call found it.
+    pub plan_now: Option<String>,
     pub plan: Plan,
     pub progress_path: PathBuf,
     pub root: PathBuf,
@@ -298,10 +311,11 @@ impl Run {
             crate::data_dir::adopt(PathBuf::from(dir));
         }
         // The plan the run is pinned to: its copy, once the file changed.
+        let plan_now = plan_digest(&plan_path);
         let copy = decided
             .plan_sha256
             .as_deref()
-            .filter(|sha| plan_digest(&plan_path).as_deref() != Some(*sha))
+            .filter(|sha| plan_now.as_deref() != Some(*sha))
             .map(|sha| pinned_copy(location.marker.parent().unwrap_or(&cwd), sha))
             .filter(|copy| copy.is_file());
         let plan_file = copy.unwrap_or_else(|| plan_path.clone());
@@ -312,6 +326,7 @@ impl Run {
             marker,
             plan_path,
             plan_file,
+            plan_now,
             plan,
             progress_path,
             decided,
@@ -329,6 +344,31 @@ impl Run {
 
     pub(super) fn plan_arg(&self) -> String {
         self.plan_path.display().to_string()
+    }
+
+    /// A reply of `command` about this run (its plan and progress file
+    /// named), the run still in progress.
+    pub(super) fn reply(
+        &self,
+        command: &'static str,
+        next: super::reply::Next,
+    ) -> super::reply::Reply {
+        let mut reply = super::reply::Reply::new(command, next, "in_progress");
+        reply.plan = Some(self.plan_arg());
+        reply.progress = Some(self.progress_arg());
+        reply
+    }
+
+    /// The line that says the plan changed under the run (recorded the
+    /// first time), if it did; the plan is read and hashed once per call.
+    pub(super) fn plan_change(&self) -> Option<String> {
+        plan_change_now(
+            &self.decided,
+            &self.plan_path,
+            self.plan_now.clone(),
+            &self.progress_path,
+            self.git_dir(),
+        )
     }
 
     /// The git directory the run marker is in: the run's own place for

@@ -101,9 +101,7 @@ fn session_share(run: &Run) -> Option<u32> {
 
 fn finish_inner(gate: Option<GateAnswer>, advisory: bool) -> Result<Reply, Problem> {
     let mut run = Run::here_finishing()?;
-    let mut reply = Reply::new("finish", Next::Stop, "in_progress");
-    reply.plan = Some(run.plan_arg());
-    reply.progress = Some(run.progress_arg());
+    let mut reply = run.reply("finish", Next::Stop);
     super::step::reconcile(&mut run, &mut reply)?;
     // A finish cut short after the final status was recorded: what it had
     // still to do is done now, once; the status stands.
@@ -118,12 +116,7 @@ fn finish_inner(gate: Option<GateAnswer>, advisory: bool) -> Result<Reply, Probl
     let early = run.decided.stop.clone();
     let root = run.root.display().to_string();
     let share = session_share(&run);
-    let changed = context::plan_change(
-        &run.decided,
-        &run.plan_path,
-        &run.progress_path,
-        run.git_dir(),
-    );
+    let changed = run.plan_change();
     let plan_changed = changed.is_some();
     reply.lines.extend(changed);
 

@@ -96,10 +96,6 @@ fn record(run: &Run, n: u32, status: &str, extra: &[&str]) -> Result<Invoked, Pr
     invoke_quiet(&args)
 }
 
-fn refusal(invoked: &Invoked) -> String {
-    invoked.why()
-}
-
 /// Runs `trek step-begin N`.
 pub(super) fn begin(n: u32) -> Reply {
     match begin_inner(n) {
@@ -110,9 +106,7 @@ pub(super) fn begin(n: u32) -> Reply {
 
 fn begin_inner(n: u32) -> Result<Reply, Problem> {
     let mut run = Run::here()?;
-    let mut reply = Reply::new("step-begin", Next::Implement, "in_progress");
-    reply.plan = Some(run.plan_arg());
-    reply.progress = Some(run.progress_arg());
+    let mut reply = run.reply("step-begin", Next::Implement);
     reply.step = Some(n);
     if reconcile(&mut run, &mut reply)? && next_step(&run.progress_path, None)? != Some(n) {
         return go_on(&run, reply);
@@ -125,21 +119,14 @@ fn begin_inner(n: u32) -> Result<Reply, Problem> {
             format!("step {n} is not in the plan any more (the plan was edited during the run)");
         let skipped = record(&run, n, "skipped", &["--error", &why])?;
         if !skipped.ok() {
-            return Err(Problem::new(code::TREK_NO_SUCH_STEP, refusal(&skipped)));
+            return Err(Problem::new(code::TREK_NO_SUCH_STEP, skipped.why()));
         }
         reply.push(format!("Step {n}: SKIPPED — {why}."));
         return go_on(&run, reply);
     }
     let step = step_of(&run, n)?.clone();
     let (status, attempts, previous_error, _) = record_of(&run, n)?;
-    if let Some(line) = context::plan_change(
-        &run.decided,
-        &run.plan_path,
-        &run.progress_path,
-        run.git_dir(),
-    ) {
-        reply.push(line);
-    }
+    reply.lines.extend(run.plan_change());
     if matches!(status, StepStatus::Completed | StepStatus::Passed) {
         return Err(Problem::new(
             code::TREK_STEP_STATE,
@@ -167,13 +154,13 @@ fn begin_inner(n: u32) -> Result<Reply, Problem> {
         reply.push("Escalating — this step cannot be executed within this session's scope.");
         let started = record(&run, n, "in_progress", &[])?;
         if !started.ok() {
-            reply.push(refusal(&started));
+            reply.push(started.why());
         }
         let failed = record(&run, n, "failed", &["--error", &why])?;
         if !failed.ok() {
             reply.push(format!(
                 "warning: the failure could not be recorded: {}",
-                refusal(&failed)
+                failed.why()
             ));
         }
         escalate(&mut run, n, &mut reply)?;
@@ -203,10 +190,7 @@ fn begin_inner(n: u32) -> Result<Reply, Problem> {
         let started = record(&run, n, "in_progress", &[])?;
         let started_reply = started.json_or("progress step")?;
         if !started.ok() {
-            reply.push(format!(
-                "Step {n} cannot start again: {}",
-                refusal(&started)
-            ));
+            reply.push(format!("Step {n} cannot start again: {}", started.why()));
             context::set_stop(&run.progress_path, "failed")?;
             reply.next = Next::Finish;
             reply.step = None;
@@ -219,7 +203,7 @@ fn begin_inner(n: u32) -> Result<Reply, Problem> {
     let kept_base = interrupted
         && run.marker.step == Some(n)
         && run.marker.step_start_sha.is_some()
-        && scope::read_base(git_dir(&run)).is_none_or(|b| b.step == n);
+        && scope::read_base(run.git_dir()).is_none_or(|b| b.step == n);
     if interrupted {
         reply.push(continued(&run, n, attempt, &files)?);
     }
@@ -242,7 +226,7 @@ fn begin_inner(n: u32) -> Result<Reply, Problem> {
     // step-done holds only what changes from here against the step.
     if !kept_base && let Some(since) = &run.marker.step_start_sha {
         let base = scope::snapshot(&git_of(&run), n, since, &scope_of(&run, &step))?;
-        scope::keep_base(git_dir(&run), base.as_ref())?;
+        scope::keep_base(run.git_dir(), base.as_ref())?;
     }
 
     reply.task = Some(Task {
@@ -455,11 +439,9 @@ pub(super) fn done(n: u32) -> Reply {
 
 fn done_inner(n: u32) -> Result<Reply, Problem> {
     let mut run = Run::here()?;
-    let mut cut_short = Reply::new("step-done", Next::Finish, "in_progress");
-    if reconcile(&mut run, &mut cut_short)? {
-        cut_short.plan = Some(run.plan_arg());
-        cut_short.progress = Some(run.progress_arg());
-        return go_on(&run, cut_short);
+    let mut reply = run.reply("step-done", Next::Finish);
+    if reconcile(&mut run, &mut reply)? {
+        return go_on(&run, reply);
     }
     let step = step_of(&run, n)?.clone();
     let (status, attempts, _, budget) = record_of(&run, n)?;
@@ -472,17 +454,7 @@ fn done_inner(n: u32) -> Result<Reply, Problem> {
             ),
         ));
     }
-    let mut reply = cut_short;
-    reply.plan = Some(run.plan_arg());
-    reply.progress = Some(run.progress_arg());
-    if let Some(line) = context::plan_change(
-        &run.decided,
-        &run.plan_path,
-        &run.progress_path,
-        run.git_dir(),
-    ) {
-        reply.push(line);
-    }
+    reply.lines.extend(run.plan_change());
 
     // The scope audit, before anything the helper runs itself (the Verify
     // may leave files of its own): every change outside the step's Files
@@ -716,7 +688,7 @@ fn complete(
             code::TREK_INNER,
             format!(
                 "step {n} could not be recorded completed: {}",
-                refusal(&recorded)
+                recorded.why()
             ),
         ));
     }
@@ -784,25 +756,9 @@ pub(super) fn reconcile(run: &mut Run, reply: &mut Reply) -> Result<bool, Proble
     let (status, ..) = record_of(run, n)?;
     let mut recorded = false;
     if !matches!(status, StepStatus::Completed | StepStatus::Passed) {
-        let head = crate::git::run(&run.root, &["log", "-1", "--format=%H%x1f%P%x1f%s", "HEAD"])
-            .ok()
-            .filter(crate::git::Output::ok)
-            .map(|o| o.text());
-        let fields: Vec<String> = head
-            .as_deref()
-            .unwrap_or_default()
-            .trim_end()
-            .split('\x1f')
-            .map(str::to_owned)
-            .collect();
-        let made = match fields.as_slice() {
-            [id, parents, subject]
-                if parents.split(' ').next() == Some(pending.head_before.as_str()) =>
-            {
-                Some((id.clone(), subject.clone()))
-            }
-            _ => None,
-        };
+        let made = head_commit(&run.root)
+            .filter(|(_, parent, _)| *parent == pending.head_before)
+            .map(|(id, _, subject)| (id, subject));
         match (made, step_of(run, n).cloned()) {
             (Some((sha, subject)), Ok(step)) => {
                 complete(run, &step, Some((sha.clone(), subject)), reply)?;
@@ -843,12 +799,6 @@ fn git_words(said: &str) -> String {
 /// The run's repository, for the audit's git calls.
 fn git_of(run: &Run) -> Git {
     Git::at(&run.root)
-}
-
-/// The git directory the run marker is in: the run's own directory for
-/// what must never be in the work tree (the step's base, saved patches).
-fn git_dir(run: &Run) -> &Path {
-    run.git_dir()
 }
 
 /// What the step may change: its Files, its manifest's expected paths,
@@ -893,12 +843,12 @@ fn scope_check(run: &Run, step: &Step, attempt: u32, reply: &mut Reply) -> Resul
     };
     let n = step.number;
     let git = git_of(run);
-    let base = scope::read_base(git_dir(run)).filter(|b| b.step == n);
+    let base = scope::read_base(run.git_dir()).filter(|b| b.step == n);
     let found = scope::audit(&git, &since, base.as_ref(), &scope_of(run, step))?;
     if found.violations.is_empty() {
         return Ok(Scoped::Within(found.head));
     }
-    let patch = scope::patch_path(git_dir(run), n, attempt);
+    let patch = scope::patch_path(run.git_dir(), n, attempt);
     let saved = scope::save_and_restore(&git, &found, &patch);
     let lines: Vec<String> = found.violations.iter().map(scope::Finding::line).collect();
     reply.push(format!(
@@ -932,10 +882,19 @@ fn scope_check(run: &Run, step: &Step, attempt: u32, reply: &mut Reply) -> Resul
 
 /// HEAD's id and subject, if the work tree has a commit.
 fn last_commit(root: &Path) -> Option<(String, String)> {
-    let out = crate::git::run(root, &["log", "-1", "--format=%H%x1f%s", "HEAD"]).ok()?;
+    head_commit(root).map(|(id, _, subject)| (id, subject))
+}
+
+/// HEAD's id, first parent (empty for a root commit) and subject, read in
+/// one git call.
+fn head_commit(root: &Path) -> Option<(String, String, String)> {
+    let out = crate::git::run(root, &["log", "-1", "--format=%H%x1f%P%x1f%s", "HEAD"]).ok()?;
     let text = out.text();
-    let (id, subject) = text.trim_end_matches(['\n', '\r']).split_once('\x1f')?;
-    out.ok().then(|| (id.to_owned(), subject.to_owned()))
+    let mut fields = text.trim_end_matches(['\n', '\r']).splitn(3, '\x1f');
+    let (id, parents, subject) = (fields.next()?, fields.next()?, fields.next()?);
+    let parent = parents.split(' ').next().unwrap_or_default();
+    out.ok()
+        .then(|| (id.to_owned(), parent.to_owned(), subject.to_owned()))
 }
 
 /// The next call after a step ended well (or was skipped).
@@ -971,7 +930,7 @@ fn stage(run: &Run, step: &Step) {
 
 /// The marker goes back to "between steps" (and the step's base goes).
 fn clear_step(run: &mut Run) -> Result<(), Problem> {
-    scope::keep_base(git_dir(run), None)?;
+    scope::keep_base(run.git_dir(), None)?;
     run.marker.step = None;
     run.marker.files.clear();
     run.marker.memory_write = false;
@@ -996,7 +955,7 @@ fn fail(
     if !failed.ok() {
         reply.push(format!(
             "warning: the failure could not be recorded: {}",
-            refusal(&failed)
+            failed.why()
         ));
     }
     let action = if forced {
@@ -1015,7 +974,7 @@ fn fail(
         Action::Skip => {
             let skipped = record(run, n, "skipped", &["--error", why])?;
             if !skipped.ok() {
-                reply.push(format!("warning: {}", refusal(&skipped)));
+                reply.push(format!("warning: {}", skipped.why()));
             }
             reply.push(format!("Step {n}: SKIPPED (non-critical per plan)"));
             clear_step(run)?;
