@@ -7,13 +7,16 @@
 //! lives in the git directory of the worktree the run is in
 //! (`<git dir>/voyage-run.json`): never in the working tree, so it can be
 //! neither committed nor counted by a clean-tree check, and each session's
-//! worktree has its own. The hook finds it from the tool call's `cwd` by
-//! walking up to the nearest `.git` with plain file-system calls (no `git`
+//! worktree has its own. The hook finds it from each path a call writes, its
+//! `cwd` and Claude Code's project directory, by walking up through every
+//! enclosing `.git` with plain file-system calls ([`locate_all`]; no `git`
 //! process: the hook's time budget is about one `bash -c true`).
 //!
-//! A marker whose run is no longer in progress (its progress file is
-//! missing, unreadable or has another status) is stale: the hook ignores it
-//! and says so, and the next `trek start` replaces it.
+//! A marker whose progress file is missing, unreadable or no longer says
+//! `in_progress` ([`RunMarker::stale_reason`]) does not switch the guard
+//! off: the hook refuses every write until the helper ends the run (`trek
+//! finish`, or `trek release` run by the user), and the next `trek start`
+//! replaces it.
 
 use std::fs;
 use std::path::{Path, PathBuf};

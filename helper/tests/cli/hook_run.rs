@@ -227,6 +227,10 @@ fn writes_outside_the_repository_are_denied() {
         "mkdir -p /tmp/newdir",
         "echo x >.//..//outside.txt",
         "echo x > ~/.bashrc.d/x",
+        "tee \"$(mktemp)\" < src/a.rs",
+        "awk '{print > \"/tmp/awk.txt\"}' src/a.rs",
+        "uniq src/a.rs ../uniq.txt",
+        "openssl enc -base64 -in src/a.rs -out /tmp/enc.txt",
     ] {
         assert!(
             run.bash(command).denied_as("run-outside-repo"),
@@ -459,7 +463,7 @@ fn targets_that_cannot_be_known_fail_closed() {
         "voyage: blocked run-unknown-target (the run's scope): the write target `$X` cannot be known before the command runs (the path depends on what runs), so it cannot be checked against the run's scope. Safer: write the path out literally, relative to the repository or absolute."
     );
     for command in [
-        "tee \"$(mktemp)\" < src/a.rs",
+        "tee \"$(cat name.txt)\" < src/a.rs",
         "cd \"$DIR\" && echo x > a.rs",
         "cd - && echo x > src/a.rs",
         "rm -r .*/x",

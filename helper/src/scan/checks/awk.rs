@@ -1,10 +1,12 @@
-//! The shell commands inside an awk program: `system(CMD)`, `print … |
-//! CMD` (and gawk's `|&`), `CMD | getline`, and the text printed into a
-//! shell (`print "rm -rf x" | "sh"`). awk hands each CMD to `sh -c`, so it
-//! is shell code, judged like any other. An expression is read as awk
-//! joins it: string literals are known text, anything else (`$1`, a
-//! variable) is a value only known at run time, written `$AWK_VALUE` so
-//! that the code reads as a shell command with an unknown word in it.
+//! What an awk program does outside itself: the shell commands it runs
+//! (`system(CMD)`, `print … | CMD` and gawk's `|&`, `CMD | getline`, and
+//! the text printed into a shell, `print "rm -rf x" | "sh"`) and the files
+//! it writes (`print … > FILE`, `printf … >> FILE`). awk hands each CMD to
+//! `sh -c`, so it is shell code, judged like any other. An expression is
+//! read as awk joins it: string literals are known text, anything else
+//! (`$1`, a variable) is a value only known at run time, written
+//! `$AWK_VALUE` so that the code reads as a shell command with an unknown
+//! word in it.
 
 /// A shell command an awk program runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,10 +31,91 @@ const SHELLS: &[&str] = &[
     "/bin/bash",
 ];
 
-/// The shell commands `program` runs.
-pub(crate) fn shell_calls(program: &str) -> Vec<Call> {
+/// A file an awk program writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Output {
+    /// The file's name; `None` when only known at run time
+    /// (`print > $2`).
+    pub file: Option<String>,
+    /// `>>`: appended to rather than replaced.
+    pub append: bool,
+}
+
+/// The files `program` writes through its output redirections. awk reads
+/// a `>` in a `print` or `printf` statement, outside parentheses, as a
+/// redirection (`print (a > b)` compares).
+pub(crate) fn output_files(program: &str) -> Vec<Output> {
     let mut found = Vec::new();
-    // `cmd = "rm -rf x"; system(cmd)`: names given a string, last first.
+    for_each_statement(program, |statement, known| {
+        let Some(args) = printed(statement) else {
+            return found.len() < MAX_CALLS;
+        };
+        if let Some(at) = outside_parentheses(args, '>') {
+            let rest = args.get(at + 1..).unwrap_or_default();
+            let (append, target) = match rest.strip_prefix('>') {
+                Some(target) => (true, target),
+                None => (false, rest),
+            };
+            // `print > "f" | "cmd"` is not awk; the target ends at a pipe.
+            let target = target.split('|').next().unwrap_or_default();
+            let file = match expression(target, known) {
+                Call::Code(text) if !text.contains("$AWK_VALUE") => Some(text),
+                _ => None,
+            };
+            found.push(Output { file, append });
+        }
+        found.len() < MAX_CALLS
+    });
+    found
+}
+
+/// What follows `print` or `printf` in a statement (`if (x) print … `
+/// too), or `None` when it prints nothing.
+fn printed(statement: &str) -> Option<&str> {
+    let mut rest = statement;
+    while let Some(at) = find_outside_strings(rest, "print") {
+        let before = rest.get(..at).and_then(|b| b.chars().next_back());
+        let after = rest.get(at + "print".len()..).unwrap_or_default();
+        let after = after.strip_prefix('f').unwrap_or(after);
+        let word_ends = !after.starts_with(|c: char| c.is_alphanumeric() || c == '_');
+        if word_ends && !before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            return Some(after);
+        }
+        rest = after;
+    }
+    None
+}
+
+/// Where `wanted` first occurs in `text` outside strings and parentheses.
+fn outside_parentheses(text: &str, wanted: char) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (i, c) in text.char_indices() {
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ if c == wanted && depth == 0 => return Some(i),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Calls `each` with every statement of `program` and the variables given
+/// a string before it (`cmd = "rm -rf x"; system(cmd)`), last first, until
+/// `each` says to stop.
+fn for_each_statement(program: &str, mut each: impl FnMut(&str, &[(String, String)]) -> bool) {
     let mut known: Vec<(String, String)> = Vec::new();
     for statement in statements(program) {
         let statement = statement.trim();
@@ -44,6 +127,16 @@ pub(crate) fn shell_calls(program: &str) -> Vec<Call> {
         {
             known.insert(0, (name.trim().to_owned(), text));
         }
+        if !each(statement, &known) {
+            break;
+        }
+    }
+}
+
+/// The shell commands `program` runs.
+pub(crate) fn shell_calls(program: &str) -> Vec<Call> {
+    let mut found = Vec::new();
+    for_each_statement(program, |statement, known| {
         // `system(…)` anywhere in the statement.
         let mut rest = statement;
         while let Some(at) = find_outside_strings(rest, "system(") {
@@ -54,7 +147,7 @@ pub(crate) fn shell_calls(program: &str) -> Vec<Call> {
                 continue;
             }
             let inside = up_to_close(after);
-            found.push(expression(inside, &known));
+            found.push(expression(inside, known));
             rest = after.get(inside.len()..).unwrap_or_default();
         }
         // A pipe into or out of a command.
@@ -69,24 +162,22 @@ pub(crate) fn shell_calls(program: &str) -> Vec<Call> {
                 // innermost open parenthesis.
                 let operand =
                     last_open_paren(left).map_or(left, |at| left.get(at + 1..).unwrap_or_default());
-                found.push(expression(operand, &known));
+                found.push(expression(operand, known));
             } else if let Some(printed) = left
                 .strip_prefix("printf")
                 .or_else(|| left.strip_prefix("print"))
             {
-                let command = expression(right, &known);
+                let command = expression(right, known);
                 let into_shell = matches!(&command, Call::Code(c)
                     if c.split_whitespace().next().is_some_and(|w| SHELLS.contains(&w)));
                 if into_shell {
-                    found.push(expression(printed.trim(), &known));
+                    found.push(expression(printed.trim(), known));
                 }
                 found.push(command);
             }
         }
-        if found.len() >= MAX_CALLS {
-            break;
-        }
-    }
+        found.len() < MAX_CALLS
+    });
     found.truncate(MAX_CALLS);
     found
 }

@@ -173,6 +173,42 @@ impl Writer {
 }
 
 const NO_OPTIONS: Spec = Spec::new("", &[]);
+const UNIQ: Spec = Spec::new(
+    "fsw",
+    &[
+        ("skip-fields", true),
+        ("skip-chars", true),
+        ("check-chars", true),
+    ],
+);
+const XXD: Spec = Spec::new("cglosn", &[]);
+const ICONV: Spec = Spec::new(
+    "fto",
+    &[("from-code", true), ("to-code", true), ("output", true)],
+);
+const GPG: Spec = Spec::new(
+    "oruR",
+    &[
+        ("output", true),
+        ("recipient", true),
+        ("local-user", true),
+        ("homedir", true),
+    ],
+);
+const MKFIFO: Spec = Spec::new("mZ", &[("mode", true), ("context", true)]);
+const MKTEMP: Spec = Spec::new("p", &[("tmpdir", false), ("suffix", true)]);
+const CARGO_NEW: Spec = Spec::new(
+    "",
+    &[
+        ("name", true),
+        ("vcs", true),
+        ("edition", true),
+        ("registry", true),
+        ("manifest-path", true),
+        ("config", true),
+        ("color", true),
+    ],
+);
 
 // --- Options of the programs in the table -------------------------------
 
@@ -715,6 +751,55 @@ const TABLE: &[Writer] = &[
         Kind::Replace,
     ),
     Writer::new(&["split"], SPLIT, Place::Read(split), Kind::Replace),
+    // `uniq IN OUT`, `xxd [-r] IN OUT`: the second operand is the output.
+    Writer::new(&["uniq"], UNIQ, Place::Read(second_operand), Kind::Replace),
+    Writer::new(&["xxd"], XXD, Place::Read(second_operand), Kind::Replace),
+    Writer::new(
+        &["iconv"],
+        ICONV,
+        Place::Value(Some('o'), Some("output")),
+        Kind::Replace,
+    ),
+    Writer::new(
+        &["gpg", "gpg2"],
+        GPG,
+        Place::Value(Some('o'), Some("output")),
+        Kind::Replace,
+    ),
+    Writer::new(
+        &["openssl"],
+        NO_OPTIONS,
+        Place::Read(openssl),
+        Kind::Replace,
+    ),
+    Writer::new(
+        &["sqlite3", "sqlite"],
+        NO_OPTIONS,
+        Place::Read(sqlite),
+        Kind::Modify,
+    ),
+    Writer::new(&["mkfifo"], MKFIFO, Place::Operands, Kind::Create),
+    Writer::new(&["mknod"], MKFIFO, Place::Read(first_operand), Kind::Create),
+    Writer::new(&["mktemp"], MKTEMP, Place::Read(mktemp), Kind::Create)
+        .unless(flags("u", &["dry-run"])),
+    // Project generators: the files of a new project.
+    Writer::new(&["cargo"], CARGO_NEW, Place::Operands, Kind::Tree).sub("new"),
+    Writer::new(&["cargo"], CARGO_NEW, Place::OperandsOrHere, Kind::Tree).sub("init"),
+    Writer::new(
+        &["npm", "pnpm", "yarn"],
+        NO_OPTIONS,
+        Place::Read(package_json),
+        Kind::Replace,
+    )
+    .sub("init"),
+    Writer::new(
+        &["npm", "pnpm", "yarn"],
+        NO_OPTIONS,
+        Place::Unknown("the package archive it packs"),
+        Kind::Create,
+    )
+    .sub("pack"),
+    Writer::new(&["go"], NO_OPTIONS, Place::Read(go_mod_init), Kind::Replace).sub("mod"),
     Writer::new(&["csplit"], CSPLIT, Place::Read(csplit), Kind::Replace),
     Writer::new(
         &["find"],
@@ -754,7 +839,20 @@ const TABLE: &[Writer] = &[
         Place::Read(in_place_script),
         Kind::Modify,
     ),
-    Writer::new(&["gawk", "awk"], GAWK, Place::Read(gawk), Kind::Modify),
+    Writer::new(
+        &[
+            "awk",
+            "gawk",
+            "mawk",
+            "nawk",
+            "busybox-awk",
+            "goawk",
+            "onetrue-awk",
+        ],
+        GAWK,
+        Place::Read(gawk),
+        Kind::Modify,
+    ),
     Writer::new(&["yq"], YQ, Place::Read(yq), Kind::Modify).when(flags("i", &["inplace"])),
     Writer::new(&["ed", "red"], ED, Place::Operands, Kind::Modify),
     Writer::new(
@@ -789,6 +887,8 @@ const TABLE: &[Writer] = &[
         Kind::Tree,
     ),
     Writer::new(&["cpio"], CPIO, Place::Read(cpio), Kind::Tree),
+    Writer::new(&["ar"], NO_OPTIONS, Place::Read(ar), Kind::Modify),
+    Writer::new(&["jar"], NO_OPTIONS, Place::Read(jar), Kind::Tree),
     Writer::new(
         &[
             "gzip",
@@ -805,6 +905,11 @@ const TABLE: &[Writer] = &[
             "unzstd",
             "compress",
             "uncompress",
+            "lz4",
+            "unlz4",
+            "lzip",
+            "lzop",
+            "brotli",
         ],
         COMPRESS,
         Place::Read(compressed),
@@ -1206,6 +1311,148 @@ fn last_of_two(call: &Call<'_>) -> Vec<Found> {
     }
 }
 
+/// The second operand (`uniq IN OUT`, `xxd IN OUT`).
+fn second_operand(call: &Call<'_>) -> Vec<Found> {
+    operands(call, 1).into_iter().take(1).collect()
+}
+
+/// The first operand (`mknod NAME TYPE …`).
+fn first_operand(call: &Call<'_>) -> Vec<Found> {
+    operands(call, 0).into_iter().take(1).collect()
+}
+
+/// `openssl CMD … -out FILE` (and `-keyout`): openssl's options are one
+/// dash and take their value as the next word.
+fn openssl(call: &Call<'_>) -> Vec<Found> {
+    let mut out = Vec::new();
+    let mut words = call.args.iter();
+    while let Some(word) = words.next() {
+        if (word.is("-out") || word.is("-keyout"))
+            && let Some(value) = words.next()
+        {
+            out.push(found(value.clone(), call.kind));
+        }
+    }
+    out
+}
+
+/// `sqlite3 [OPTIONS] DB [SQL]`: the database file, which any statement
+/// may change (its options are one dash; some take the next word).
+fn sqlite(call: &Call<'_>) -> Vec<Found> {
+    const VALUED: &[&str] = &[
+        "-cmd",
+        "-init",
+        "-separator",
+        "-newline",
+        "-nullvalue",
+        "-maxsize",
+        "-mmap",
+        "-pagecache",
+        "-lookaside",
+        "-heap",
+        "-vfs",
+        "-A",
+    ];
+    let mut words = call.args.iter();
+    while let Some(word) = words.next() {
+        if VALUED.iter().any(|v| word.is(v)) {
+            words.next();
+        } else if !(word.exact && word.text.starts_with('-')) {
+            if word.is(":memory:") || word.is("") {
+                return Vec::new();
+            }
+            return vec![found(word.clone(), call.kind)];
+        }
+    }
+    Vec::new()
+}
+
+/// `mktemp [-d] [-p DIR | --tmpdir[=DIR]] [TEMPLATE]`: a new name under
+/// DIR, or the template's own directory, or `/tmp`. The name
+/// is made up at run time, so the file is the directory's.
+fn mktemp(call: &Call<'_>) -> Vec<Found> {
+    let template = call.p.operands.first();
+    let dir = call
+        .p
+        .values(Some('p'), None)
+        .last()
+        .map(|d| value_arg(call.args, d))
+        .or_else(|| {
+            call.args
+                .iter()
+                .find_map(|a| a.text.strip_prefix("--tmpdir="))
+                .map(Arg::derived)
+        });
+    let name = |template: Option<&&Arg>| {
+        template.map_or_else(|| Arg::derived("tmp.XXXXXXXXXX"), |t| (*t).clone())
+    };
+    let target = match dir {
+        Some(dir) => under(&dir, &name(template)),
+        None if template.is_some_and(|t| t.text.contains('/')) && !call.p.has("t", &["tmpdir"]) => {
+            name(template)
+        }
+        // `$TMPDIR` is the calling shell's, which the judge does not see.
+        None => under(&Arg::derived("/tmp"), &name(template)),
+    };
+    vec![found(target, call.kind)]
+}
+
+/// `npm init`: the `package.json` where it stands (or under `-w DIR`).
+fn package_json(call: &Call<'_>) -> Vec<Found> {
+    vec![found(Arg::literal("package.json"), call.kind)]
+}
+
+/// `go mod init`: `go.mod` where it stands.
+fn go_mod_init(call: &Call<'_>) -> Vec<Found> {
+    match call.p.operands.first() {
+        Some(first) if first.is("init") => vec![found(Arg::literal("go.mod"), call.kind)],
+        _ => Vec::new(),
+    }
+}
+
+/// `ar KEY ARCHIVE [MEMBER…]`: `x` extracts the members where it stands;
+/// `r`, `q`, `d`, `m` and `s` change the archive.
+fn ar(call: &Call<'_>) -> Vec<Found> {
+    let Some((key, rest)) = call.args.split_first() else {
+        return Vec::new();
+    };
+    let Some(key) = key.exact_text() else {
+        return vec![unknown("ar", "what its operation writes", Kind::Tree)];
+    };
+    let key = key.trim_start_matches('-');
+    if key.contains('x') {
+        return vec![here(Kind::Tree)];
+    }
+    if key.contains(['r', 'q', 'd', 'm', 's'])
+        && let Some(archive) = rest.iter().find(|a| !a.text.starts_with('-'))
+    {
+        return vec![found(archive.clone(), call.kind)];
+    }
+    Vec::new()
+}
+
+/// `jar xf A` extracts where it stands; `jar cf A …`, `jar uf A …` write
+/// the archive named after the `f` (the first operand).
+fn jar(call: &Call<'_>) -> Vec<Found> {
+    let Some((key, rest)) = call.args.split_first() else {
+        return Vec::new();
+    };
+    let Some(key) = key.exact_text() else {
+        return vec![unknown("jar", "what its operation writes", Kind::Tree)];
+    };
+    let key = key.trim_start_matches('-');
+    if key.contains('x') {
+        return vec![here(Kind::Tree)];
+    }
+    if key.contains(['c', 'u'])
+        && key.contains('f')
+        && let Some(archive) = rest.first()
+    {
+        return vec![found(archive.clone(), Kind::Replace)];
+    }
+    Vec::new()
+}
+
 /// `split [INPUT [PREFIX]]`: files named PREFIX (default `x`) and a
 /// suffix; with `--filter`, what the filter command writes, unknown.
 fn split(call: &Call<'_>) -> Vec<Found> {
@@ -1571,24 +1818,54 @@ fn in_place_script(call: &Call<'_>) -> Vec<Found> {
     out
 }
 
-/// `gawk -i inplace`: the files after the program text (assignments
-/// `var=value` are no files).
+/// awk: the files its program's `print > FILE` and `printf >> FILE`
+/// write, and with `gawk -i inplace` the files after the program text
+/// (assignments `var=value` are no files).
 fn gawk(call: &Call<'_>) -> Vec<Found> {
     let p = &call.p;
+    let program_given = p.has("fEe", &["file", "exec", "source"]);
+    let mut programs: Vec<&str> = p.values(Some('e'), Some("source"));
+    if !program_given && let Some(first) = p.operands.first() {
+        match first.exact_text() {
+            Some(text) => programs.push(text),
+            None => {
+                return vec![unknown(
+                    call.name,
+                    "a program only known at run time",
+                    Kind::Replace,
+                )];
+            }
+        }
+    }
+    let mut out: Vec<Found> = programs
+        .into_iter()
+        .flat_map(crate::scan::checks::awk::output_files)
+        .map(|output| {
+            let kind = if output.append {
+                Kind::Append
+            } else {
+                Kind::Replace
+            };
+            match output.file {
+                Some(file) => found(Arg::derived(&file), kind),
+                None => unknown(call.name, "a file its program names at run time", kind),
+            }
+        })
+        .collect();
     let in_place = p
         .values(Some('i'), Some("include"))
         .iter()
         .any(|lib| matches!(*lib, "inplace" | "inplace.awk"));
-    if !in_place {
-        return Vec::new();
+    if in_place {
+        out.extend(
+            p.operands
+                .iter()
+                .skip(usize::from(!program_given))
+                .filter(|a| !is_assignment(a))
+                .map(|a| found((*a).clone(), call.kind)),
+        );
     }
-    let program_given = p.has("fEe", &["file", "exec", "source"]);
-    p.operands
-        .iter()
-        .skip(usize::from(!program_given))
-        .filter(|a| !is_assignment(a))
-        .map(|a| found((*a).clone(), call.kind))
-        .collect()
+    out
 }
 
 /// An awk operand `var=value`.
@@ -1791,6 +2068,10 @@ fn compressed(call: &Call<'_>) -> Vec<Found> {
         "xz" | "unxz" => (".xz", false),
         "lzma" | "unlzma" => (".lzma", false),
         "zstd" | "unzstd" => (".zst", true),
+        "lz4" | "unlz4" => (".lz4", true),
+        "lzop" => (".lzo", true),
+        "brotli" => (".br", true),
+        "lzip" => (".lz", false),
         "compress" | "uncompress" => (".Z", false),
         _ => (".gz", false),
     };
@@ -2424,6 +2705,13 @@ fn git_sub(name: &str, args: &[Arg]) -> Vec<Found> {
             whole("the work tree")
         }
         "read-tree" if args.iter().any(|a| a.is("-u") || a.is("--reset")) => whole("the work tree"),
+        "lfs"
+            if args
+                .first()
+                .is_some_and(|a| a.is("pull") || a.is("checkout")) =>
+        {
+            whole("the work tree's large files")
+        }
         "submodule" => match args.iter().find(|a| !a.text.starts_with('-')) {
             Some(a) if a.is("status") || a.is("summary") || a.is("init") => Vec::new(),
             None => Vec::new(),
@@ -2619,6 +2907,8 @@ mod tests {
             ("git stash -u", &["? git stash: the work tree's changes"]),
             ("git stash pop", &["? git stash: the work tree's changes"]),
             ("git stash list", &[]),
+            ("git lfs pull", &["? git lfs: the work tree's large files"]),
+            ("git lfs ls-files", &[]),
             ("git stash push -- src/a.rs", &["r src/a.rs"]),
             ("git reset --hard HEAD~1", &["? git reset: the work tree"]),
             ("git reset HEAD~1", &[]),
@@ -2686,6 +2976,27 @@ mod tests {
             ("gawk -i inplace '{print}' f v=1", &["w f"]),
             ("gawk -i inplace -f prog.awk f g", &["w f", "w g"]),
             ("awk '{print}' f", &[]),
+            ("awk '{print > \"README.md\"}' f", &["w README.md"]),
+            ("awk 'NR==1 {printf \"%s\", $0 >> \"log\"}' f", &["w log"]),
+            (
+                "mawk '{ if ($1) print $2 > \"out/\" \"x\" }' f",
+                &["w out/x"],
+            ),
+            (
+                "awk '{print $1 > $2}' f",
+                &["? awk: a file its program names at run time"],
+            ),
+            ("awk -e 'BEGIN{print 1 > \"o\"}'", &["w o"]),
+            ("awk '{print (a > b)}' f", &[]),
+            (
+                "awk '{x = sprintf(\"%d\", 1); print x > \"/dev/stderr\"}' f",
+                &["w /dev/stderr"],
+            ),
+            (
+                "awk \"$PROG\" f",
+                &["? awk: a program only known at run time"],
+            ),
+            ("awk -f prog.awk f", &[]),
             ("sed -n 'w out.txt' in.txt", &["w out.txt"]),
             ("sed 's/a/b/w changed.txt' in", &["w changed.txt"]),
             (
@@ -2893,6 +3204,37 @@ mod tests {
             ("tee -a log", &["w log"]),
             ("dd if=/dev/zero of=disk.img", &["w disk.img"]),
             ("curl -o \"$OUT\" https://x.invalid", &["? $OUT"]),
+            ("uniq in.txt out.txt", &["w out.txt"]),
+            ("uniq -c in.txt", &[]),
+            ("xxd -r dump out.bin", &["w out.bin"]),
+            ("xxd f", &[]),
+            ("iconv -f utf8 -t ascii -o out.txt in.txt", &["w out.txt"]),
+            ("gpg -o out.txt -d x.gpg", &["w out.txt"]),
+            ("gpg --output=o.asc --armor --export k", &["w o.asc"]),
+            ("openssl enc -in a -out b.enc", &["w b.enc"]),
+            (
+                "openssl req -new -keyout k.pem -out r.csr",
+                &["w k.pem", "w r.csr"],
+            ),
+            ("openssl version", &[]),
+            ("sqlite3 app.db 'create table t(x)'", &["w app.db"]),
+            (
+                "sqlite3 -cmd '.mode csv' data/app.db .tables",
+                &["w data/app.db"],
+            ),
+            ("sqlite3 :memory: 'select 1'", &[]),
+            ("mkfifo p1 p2", &["c p1", "c p2"]),
+            ("mknod dev c 1 3", &["c dev"]),
+            ("mktemp", &["c /tmp/tmp.XXXXXXXXXX"]),
+            ("mktemp -d -p . work.XXXX", &["c work.XXXX"]),
+            ("mktemp build/tmp.XXXX", &["c build/tmp.XXXX"]),
+            ("mktemp -u", &[]),
+            ("cargo new tool", &["r tool"]),
+            ("cargo init", &["r ."]),
+            ("npm init -y", &["w package.json"]),
+            ("go mod init example.com/x", &["w go.mod"]),
+            ("go mod tidy", &[]),
+            ("npm pack", &["? npm: the package archive it packs"]),
         ]);
     }
 
@@ -2978,6 +3320,15 @@ mod tests {
             ("sed", "sed -n 'w hits.txt' src/a.txt"),
             ("sed", "sed 's/a/b/w subs.txt' src/a.txt >/dev/null"),
             ("sed", "sed -i.orig s/a/b/ src/a.txt"),
+            ("awk", "awk '{print > \"out.txt\"}' src/a.txt"),
+            (
+                "awk",
+                "awk 'NR==1 {printf \"%s\", $0 >> \"log.txt\"}' src/a.txt",
+            ),
+            ("uniq", "uniq lines.txt uniq.txt"),
+            ("iconv", "iconv -f utf-8 -t ascii -o conv.txt src/a.txt"),
+            ("ar", "ar rc lib.a src/a.txt"),
+            ("openssl", "openssl enc -base64 -in src/a.txt -out enc.txt"),
             ("perl", "perl -i.bak -pe 's/a/b/' src/a.txt"),
             ("perl", "perl -pi -e 's/$/!/' src/a.txt src/b.txt"),
             ("patch", "patch -s -o out.txt src/a.txt fix.patch"),
