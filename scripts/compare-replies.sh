@@ -94,6 +94,23 @@ scenarios() {
     call scan plan --json plans/plan.md
     call trek start --validate plans/plan.md
     call trek start --dry-run plans/plan.md
+    call trek start plans/plan.md
+    run_files
+  done
+
+  printf '\n##### what trek start refuses\n' >>"$log"
+  new_repo "$src/examples/trek/plan.md"
+  call trek start --profile nosuch plans/plan.md
+  call trek start --gates=bogus plans/plan.md
+  VOYAGE_PROFILE=balanced call trek start --fresh plans/plan.md
+  call trek start --gates=closed --profile economy --fresh plans/plan.md
+  for brief in "$src"/helper/tests/fixtures/briefs/*.md unreadable; do
+    rm -rf "$root/repo/project"
+    mkdir -p "$root/repo/project"
+    cp plans/plan.md project/plan.md
+    if [[ $brief == unreadable ]]; then mkdir project/brief.md; else cp "$brief" project/brief.md; fi
+    call trek start --project project
+    call trek start --project project --validate
   done
 
   printf '\n##### a clean run\n' >>"$log"

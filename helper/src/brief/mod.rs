@@ -163,6 +163,18 @@ pub(crate) fn read(path: &Path) -> Result<String, crate::input_file::InputError>
     })
 }
 
+/// The brief at `path`, checked as `brief validate` checks it (a missing
+/// `phase_signals` block an error), or why it cannot be read.
+pub(crate) fn load(path: &Path) -> Result<Brief, Problem> {
+    let source = read(path).map_err(|e| {
+        Problem::new(
+            e.code(code::INPUT),
+            format!("cannot read {}: {e}", path.display()),
+        )
+    })?;
+    Ok(Brief::parse(&source, false))
+}
+
 /// `brief validate`: 0 valid, 1 not, 2 unreadable (or the error writing
 /// the report).
 pub(crate) fn validate(args: &cli::ValidateArgs, out: &mut impl Write) -> io::Result<u8> {
@@ -170,17 +182,13 @@ pub(crate) fn validate(args: &cli::ValidateArgs, out: &mut impl Write) -> io::Re
     // phase_signals block is not (the sequencing gate halts on it in
     // `errors`), and no other check of this version is either.
     let (path, json) = (&args.brief, args.json);
-    let source = match read(path) {
-        Ok(text) => text,
-        Err(e) => {
-            crate::problem::eprint_all(&[Problem::new(
-                e.code(code::INPUT),
-                format!("cannot read {}: {e}", path.display()),
-            )]);
+    let brief = match load(path) {
+        Ok(brief) => brief,
+        Err(problem) => {
+            crate::problem::eprint_all(&[problem]);
             return Ok(exit::CANNOT_CHECK);
         }
     };
-    let brief = Brief::parse(&source, false);
     let valid = brief.problems.iter().all(|p| !p.is_error());
     let file = path.display().to_string();
     if json {

@@ -73,8 +73,25 @@ pub(crate) fn execute(
     data_dir: Option<&Path>,
     out: &mut impl Write,
 ) -> io::Result<u8> {
+    let decision = match decide(options, data_dir) {
+        Ok(d) => d,
+        Err(code) => return Ok(code),
+    };
+    if options.json {
+        serde_json::to_writer(&mut *out, &decision)?;
+        writeln!(out)?;
+    } else {
+        render_text(&decision, out)?;
+    }
+    out.flush()?;
+    Ok(exit::OK)
+}
+
+/// The gate's decision for `options`, or the exit code of a refusal, whose
+/// problem is printed.
+pub(crate) fn decide(options: &GateArgs, data_dir: Option<&Path>) -> Result<Decision, u8> {
     let Some(state) = State::parse(&options.state) else {
-        return Ok(usage(
+        return Err(usage(
             code::GATE_BAD_STATE,
             format!(
                 "unknown state '{}'; one of {}",
@@ -84,7 +101,7 @@ pub(crate) fn execute(
         ));
     };
     let Some(event) = Event::parse(&options.event) else {
-        return Ok(usage(
+        return Err(usage(
             code::GATE_BAD_EVENT,
             format!(
                 "unknown event '{}'; one of {}",
@@ -98,7 +115,7 @@ pub(crate) fn execute(
         Some(word) => match GatesFlag::parse(word) {
             Some(f) => f,
             None => {
-                return Ok(usage(
+                return Err(usage(
                     code::GATE_BAD_MODE,
                     format!("unknown --gates '{word}'; one of open, adaptive, closed, true, false"),
                 ));
@@ -110,7 +127,7 @@ pub(crate) fn execute(
         Some(word) => match Effort::parse(word) {
             Some(e) => Some(e),
             None => {
-                return Ok(usage(
+                return Err(usage(
                     code::GATE_BAD_EFFORT,
                     format!("unknown --effort '{word}'; one of low, standard, high"),
                 ));
@@ -127,7 +144,7 @@ pub(crate) fn execute(
             code::GATE_ILLEGAL_EVENT,
             format!("{state} + {event}: refused ({why})"),
         )]);
-        return Ok(exit::NOT_OK);
+        return Err(exit::NOT_OK);
     };
     let override_recorded = match (event, resolved.overridden) {
         (Event::Begin, Some(signal)) if !options.no_record => {
@@ -135,7 +152,7 @@ pub(crate) fn execute(
         }
         _ => None,
     };
-    let decision = Decision {
+    Ok(Decision {
         state,
         event,
         action: step.action,
@@ -148,15 +165,7 @@ pub(crate) fn execute(
         sequential_only: resolved.mode == Mode::Open,
         strict_audit: resolved.mode == Mode::Closed,
         override_recorded,
-    };
-    if options.json {
-        serde_json::to_writer(&mut *out, &decision)?;
-        writeln!(out)?;
-    } else {
-        render_text(&decision, out)?;
-    }
-    out.flush()?;
-    Ok(exit::OK)
+    })
 }
 
 /// Appends `gates_mode_flag_override` (seed "High-effort behavior"); a

@@ -29,7 +29,17 @@ fn unreadable(e: &PlanLoadError, json: bool, out: &mut impl Write) -> io::Result
 
 /// `plan validate`: 0 ready, 1 not, 2 unreadable.
 pub(super) fn validate(args: &ValidateArgs, out: &mut impl Write) -> io::Result<u8> {
-    let (path, json) = (&args.plan, args.json);
+    validate_report(&args.plan, args.json, args.fail_on_warnings, out)
+}
+
+/// The report of `plan validate` on the plan at `path` (also `trek start`'s
+/// when the plan is not executable); returns the exit code.
+pub(crate) fn validate_report(
+    path: &Path,
+    json: bool,
+    fail_on_warnings: bool,
+    out: &mut impl Write,
+) -> io::Result<u8> {
     let file = path.display().to_string();
     let (plan, problems) = match load(path) {
         Ok(plan) => {
@@ -43,7 +53,7 @@ pub(super) fn validate(args: &ValidateArgs, out: &mut impl Write) -> io::Result<
         Err(PlanLoadError::Unrecognized { problems, .. }) => (None, problems),
         Err(e) => return unreadable(&e, json, out),
     };
-    let report = Validation::of(&file, plan.as_ref(), &problems, args.fail_on_warnings);
+    let report = Validation::of(&file, plan.as_ref(), &problems, fail_on_warnings);
     if json {
         report.render_json(out)?;
     } else {
@@ -137,12 +147,18 @@ pub(super) fn show(args: &ShowArgs, out: &mut impl Write) -> io::Result<u8> {
 
 /// `plan dry-run`: 0 ready, 1 needs attention, 2 unreadable.
 pub(super) fn dry_run(args: &DryRunArgs, out: &mut impl Write) -> io::Result<u8> {
-    let plan = match load_or_report(&args.plan, args.json, out)? {
+    dry_run_report(&args.plan, args.json, out)
+}
+
+/// The report of `plan dry-run` on the plan at `path` (also `trek start
+/// --dry-run`'s); returns the exit code.
+pub(crate) fn dry_run_report(path: &Path, json: bool, out: &mut impl Write) -> io::Result<u8> {
+    let plan = match load_or_report(path, json, out)? {
         Ok(plan) => plan,
         Err(code) => return Ok(code),
     };
-    let report = DryRun::of(&plan, &repo_root(&args.plan));
-    if args.json {
+    let report = DryRun::of(&plan, &repo_root(path));
+    if json {
         report.render_json(out)?;
     } else {
         report.render_text(&plan, out)?;

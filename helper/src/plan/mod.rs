@@ -28,6 +28,7 @@ mod strategy;
 pub(crate) mod version;
 
 pub(crate) use cli::Command;
+pub(crate) use command::{dry_run_report, validate_report};
 pub(crate) use criterion::{Criterion, CriterionForm};
 pub(crate) use manifest::Manifest;
 pub(crate) use model::{CommandKind, Plan, PlanCommand, PlanKind};

@@ -71,6 +71,26 @@ pub(crate) struct ResolveArgs {
     pub profile_from_env: bool,
 }
 
+/// The variable that names the profile when `--profile` is not given.
+pub(crate) const PROFILE_ENV: &str = "VOYAGE_PROFILE";
+
+impl Choice {
+    /// The names `profile resolve --profile FLAG` would choose from: the
+    /// flag, else `$VOYAGE_PROFILE` (as clap reads it, an empty value
+    /// included).
+    pub(crate) fn flag_or_env(flag: Option<String>) -> Self {
+        let env = match &flag {
+            Some(_) => None,
+            None => std::env::var_os(PROFILE_ENV).map(|v| v.to_string_lossy().into_owned()),
+        };
+        Choice {
+            flag,
+            env,
+            plan: None,
+        }
+    }
+}
+
 impl ResolveArgs {
     /// The names that can choose the profile, in their order (the plan's is
     /// filled in once the plan is read).
@@ -129,7 +149,7 @@ pub(crate) struct ResolveFlags {
     #[arg(long, value_name = "PATH")]
     pub brief: Option<PathBuf>,
     /// The profile's name.
-    #[arg(long, value_name = "NAME", env = "VOYAGE_PROFILE")]
+    #[arg(long, value_name = "NAME", env = PROFILE_ENV)]
     pub profile: Option<String>,
     /// The plan whose front matter `profile:` is inherited.
     #[arg(long, value_name = "PLAN")]

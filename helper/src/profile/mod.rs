@@ -24,8 +24,8 @@ use std::path::Path;
 use serde::Serialize;
 
 use cli::ResolveArgs;
-pub(crate) use resolve::ProfileSource;
 use resolve::Sources;
+pub(crate) use resolve::{Choice, ProfileSource};
 
 use crate::exit;
 use crate::problem::Coded;
@@ -60,6 +60,28 @@ fn fail(code: u8, problems: &[Problem]) -> u8 {
 /// Where `voyage-profiles/` is looked for first: the current directory.
 const PROJECT: &str = ".";
 
+/// What one phase's resolution is asked for: the phase, the brief whose
+/// signals count, the plan whose front matter names a profile, and the
+/// names given by flag or environment.
+#[derive(Debug, Clone)]
+pub(crate) struct Request<'a> {
+    pub phase: &'a str,
+    pub brief: Option<&'a Path>,
+    pub plan: Option<&'a Path>,
+    pub choice: resolve::Choice,
+}
+
+/// Why a resolution was refused: the exit code and the problems to print.
+#[derive(Debug, Clone)]
+pub(crate) struct Refused {
+    pub code: u8,
+    pub problems: Vec<Problem>,
+}
+
+fn refused(code: u8, problems: Vec<Problem>) -> Refused {
+    Refused { code, problems }
+}
+
 /// `profile resolve`: exit 0 resolved, 1 bad profile or brief content, 2
 /// unreadable input or usage (or the error writing the answer). Custom
 /// profiles are looked for in the project, then in `data_dir`.
@@ -69,21 +91,48 @@ pub(crate) fn execute(
     out: &mut impl Write,
 ) -> io::Result<u8> {
     let options = &args.flags;
-    if !PHASES.contains(&options.phase.as_str()) {
-        return Ok(fail(
+    let request = Request {
+        phase: &options.phase,
+        brief: options.brief.as_deref(),
+        plan: options.plan.as_deref(),
+        choice: args.choice(),
+    };
+    let resolution = match resolve_phase(&request, data_dir) {
+        Ok(r) => r,
+        Err(Refused { code, problems }) => return Ok(fail(code, &problems)),
+    };
+    problem::eprint_all(&resolution.warnings);
+    if options.json {
+        serde_json::to_writer(&mut *out, &resolution)?;
+        writeln!(out)?;
+    } else {
+        render_text(&resolution, out)?;
+    }
+    out.flush()?;
+    Ok(exit::OK)
+}
+
+/// One phase's effort and model, composed from the brief's signals and the
+/// chosen profile (looked for in the project, then in `data_dir`).
+pub(crate) fn resolve_phase(
+    request: &Request<'_>,
+    data_dir: Option<&Path>,
+) -> Result<Resolution, Refused> {
+    if !PHASES.contains(&request.phase) {
+        return Err(refused(
             exit::CANNOT_CHECK,
-            &[Problem::new(
+            vec![Problem::new(
                 code::PROFILE_BAD_PHASE,
                 format!(
                     "unknown phase '{}'; one of {}",
-                    options.phase,
+                    request.phase,
                     PHASES.join(", ")
                 ),
             )],
         ));
     }
-    let mut choice = args.choice();
-    if let Some(path) = &options.plan {
+    let mut choice = request.choice.clone();
+    if let Some(path) = request.plan {
         match crate::plan::load(path) {
             Ok(plan) => choice.plan = plan.profile,
             Err(e) => {
@@ -91,32 +140,26 @@ pub(crate) fn execute(
                     crate::plan::PlanLoadError::Read { .. } => exit::CANNOT_CHECK,
                     crate::plan::PlanLoadError::Unrecognized { .. } => exit::NOT_OK,
                 };
-                return Ok(fail(code, &[e.problem().in_file(path)]));
+                return Err(refused(code, vec![e.problem().in_file(path)]));
             }
         }
     }
     let (name, source) = resolve::choose(&choice);
-    let profile = match resolve::find(&name, Path::new(PROJECT), data_dir) {
-        Ok(p) => p,
-        Err(problems) => return Ok(fail(exit::NOT_OK, &problems)),
-    };
+    let profile = resolve::find(&name, Path::new(PROJECT), data_dir)
+        .map_err(|problems| refused(exit::NOT_OK, problems))?;
     let mut warnings = Vec::new();
-    let signals = match &options.brief {
+    let signals = match request.brief {
         None => None,
         Some(path) => {
-            let text = match crate::brief::read(path) {
-                Ok(t) => t,
-                Err(e) => {
-                    return Ok(fail(
-                        exit::CANNOT_CHECK,
-                        &[Problem::new(
-                            code::PROFILE_BRIEF_UNREADABLE,
-                            format!("cannot read: {e}"),
-                        )
-                        .in_file(path)],
-                    ));
-                }
-            };
+            let text = crate::brief::read(path).map_err(|e| {
+                refused(
+                    exit::CANNOT_CHECK,
+                    vec![
+                        Problem::new(code::PROFILE_BRIEF_UNREADABLE, format!("cannot read: {e}"))
+                            .in_file(path),
+                    ],
+                )
+            })?;
             // A brief without front matter has no signals; anything else the
             // brief validator calls an error is one here too.
             let parsed = crate::brief::Brief::parse(&text, true);
@@ -133,17 +176,15 @@ pub(crate) fn execute(
                 }
             }
             if !errors.is_empty() {
-                return Ok(fail(exit::NOT_OK, &errors));
+                return Err(refused(exit::NOT_OK, errors));
             }
             Some(parsed)
         }
     };
-    let composed = match resolve::compose(&options.phase, signals.as_ref(), &profile) {
-        Ok(c) => c,
-        Err(p) => return Ok(fail(exit::NOT_OK, &[p])),
-    };
-    let resolution = Resolution {
-        phase: options.phase.clone(),
+    let composed = resolve::compose(request.phase, signals.as_ref(), &profile)
+        .map_err(|p| refused(exit::NOT_OK, vec![p]))?;
+    Ok(Resolution {
+        phase: request.phase.to_owned(),
         source: composed.source(),
         effort: composed.effort,
         model: composed.model,
@@ -155,16 +196,7 @@ pub(crate) fn execute(
         },
         parallel_agents: profile.parallel_agents,
         warnings,
-    };
-    problem::eprint_all(&resolution.warnings);
-    if options.json {
-        serde_json::to_writer(&mut *out, &resolution)?;
-        writeln!(out)?;
-    } else {
-        render_text(&resolution, out)?;
-    }
-    out.flush()?;
-    Ok(exit::OK)
+    })
 }
 
 fn render_text(r: &Resolution, out: &mut impl Write) -> io::Result<()> {

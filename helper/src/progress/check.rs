@@ -10,7 +10,7 @@ use super::file;
 use crate::validation::ValidationReport;
 
 /// Validates the file at `path`.
-pub(super) fn validate_file(path: &Path) -> ValidationReport {
+pub(crate) fn validate_file(path: &Path) -> ValidationReport {
     match file::load(path) {
         Ok(_) => ValidationReport::new(path, Vec::new()),
         Err(e) => {

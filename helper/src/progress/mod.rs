@@ -35,6 +35,7 @@ mod transition;
 
 pub(crate) use budget::Budget;
 pub(crate) use budget::from_env as budget_from_env;
+pub(crate) use check::validate_file;
 pub(crate) use cli::Command;
 pub(crate) use cli::Locate;
 pub(crate) use path::progress_path;

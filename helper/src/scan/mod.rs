@@ -59,6 +59,7 @@ pub use finding::{Decision, Judgement, MAX_EXCERPT_CHARS};
 /// The shell parser the engine uses, for readers of a command's shape
 /// (the criteria runner's allowlist).
 pub(crate) use parse::parse_with_brush as parse_shell;
+pub(crate) use plan::Scan as PlanScan;
 pub use render::{render_json, render_text};
 pub use rule::{RULES, find};
 pub use scanner::Context;

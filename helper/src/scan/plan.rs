@@ -27,7 +27,7 @@ use super::render::FindingJson;
 use super::rule::Severity;
 use super::{Context, judge_command};
 use crate::exit;
-use crate::plan::{CommandKind, PlanCommand, PlanLoadError, load};
+use crate::plan::{CommandKind, Plan, PlanCommand, PlanLoadError, load};
 use crate::problem::Coded;
 
 /// One plan command and its judgement.
@@ -39,17 +39,25 @@ pub(super) struct Checked {
 
 /// The scan of a whole plan.
 #[derive(Debug, Clone)]
-pub(super) struct Scan {
-    pub file: String,
-    pub commands: Vec<Checked>,
+pub(crate) struct Scan {
+    pub(super) file: String,
+    pub(super) commands: Vec<Checked>,
     /// Each step's description, for the headers.
-    pub titles: Vec<(u32, String)>,
+    pub(super) titles: Vec<(u32, String)>,
 }
 
 impl Scan {
     /// Judges every command of the plan at `path`.
     pub(super) fn of(path: &Path, ctx: &Context) -> Result<Self, PlanLoadError> {
-        let plan = load(path)?;
+        Ok(Self::of_plan(
+            &path.display().to_string(),
+            &load(path)?,
+            ctx,
+        ))
+    }
+
+    /// Judges every command of `plan`, read from `file`.
+    pub(crate) fn of_plan(file: &str, plan: &Plan, ctx: &Context) -> Self {
         let commands = plan
             .commands()
             .into_iter()
@@ -58,15 +66,15 @@ impl Scan {
                 Checked { command, judgement }
             })
             .collect();
-        Ok(Self {
-            file: path.display().to_string(),
+        Self {
+            file: file.to_owned(),
             commands,
             titles: plan
                 .steps
                 .iter()
                 .map(|s| (s.number, s.title.clone()))
                 .collect(),
-        })
+        }
     }
 
     fn with(&self, decision: Decision) -> impl Iterator<Item = &Checked> {
@@ -75,11 +83,18 @@ impl Scan {
             .filter(move |c| c.judgement.decision() == decision)
     }
 
-    pub(super) fn blocked(&self) -> usize {
+    /// How many commands are refused.
+    pub(crate) fn blocked(&self) -> usize {
         self.with(Decision::Block).count()
     }
 
-    pub(super) fn render_text(&self, out: &mut impl Write) -> io::Result<()> {
+    /// How many commands are allowed with a warning.
+    pub(crate) fn advised(&self) -> usize {
+        self.with(Decision::Warn).count()
+    }
+
+    /// The report `scan plan` prints.
+    pub(crate) fn render_text(&self, out: &mut impl Write) -> io::Result<()> {
         for checked in &self.commands {
             for finding in &checked.judgement.findings {
                 writeln!(out, "Security scan: {}", self.place(&checked.command))?;
@@ -167,7 +182,7 @@ impl Scan {
             status: if blocked > 0 { "FAILED" } else { "PASS" },
             commands_checked: self.commands.len(),
             blocked_commands: blocked,
-            commands_with_advisories: self.with(Decision::Warn).count(),
+            commands_with_advisories: self.advised(),
             commands: self
                 .commands
                 .iter()

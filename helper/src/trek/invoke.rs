@@ -71,7 +71,7 @@ fn first_line(text: &str) -> &str {
 /// warning, say, which every area that reads the budget gives).
 pub(super) fn invoke<S: AsRef<str>>(args: &[S]) -> Result<Invoked, Problem> {
     let invoked = invoke_quiet(args)?;
-    pass_on(&invoked.stderr);
+    super::said::pass_on(&invoked.stderr);
     Ok(invoked)
 }
 
@@ -110,20 +110,6 @@ pub(super) fn invoke_quiet<S: AsRef<str>>(args: &[S]) -> Result<Invoked, Problem
         stdout: String::from_utf8_lossy(&stdout).into_owned(),
         stderr,
     })
-}
-
-/// Prints each diagnostic line not printed yet by this process.
-fn pass_on(lines: &[String]) {
-    static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
-    let Ok(mut said) = SAID.lock() else {
-        return;
-    };
-    for line in lines {
-        if !said.contains(line) {
-            said.push(line.clone());
-            crate::problem::eprint_line(line);
-        }
-    }
 }
 
 static NULL: Value = Value::Null;

@@ -21,6 +21,7 @@ mod finish;
 mod invoke;
 mod release;
 mod reply;
+mod said;
 mod start;
 mod step;
 mod stop;

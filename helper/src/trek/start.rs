@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use super::cli::{EntryJudgement, StartArgs};
 use super::code;
 use super::context::{self, Decided};
-use super::invoke::field;
-use super::invoke::invoke;
+use super::invoke::{field, invoke};
 use super::reply::{Next, Reply};
+use super::said;
 use super::stop;
 use crate::exit;
 use crate::git_exclude;
@@ -174,13 +174,13 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
 
     // Phase 2.3 and Phase 5: report-only modes.
     if mode == Mode::Validate {
-        return Ok(validate_only(reply, &plan_arg, project.as_deref()));
+        return Ok(validate_only(reply, &plan_path, project.as_deref()));
     }
     if mode == Mode::DryRun {
-        let dry = invoke(&["plan", "dry-run", &plan_arg])?;
-        reply.push_text(&dry.stdout);
-        reply.status = if dry.ok() { "ready" } else { "fail" }.into();
-        reply.exit = dry.code;
+        let (text, code) = said::text_of(|out| crate::plan::dry_run_report(&plan_path, false, out));
+        reply.push_text(&text);
+        reply.status = if code == exit::OK { "ready" } else { "fail" }.into();
+        reply.exit = code;
         return Ok(reply);
     }
 
@@ -191,13 +191,12 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
         .then(|| crate::progress::progress_path(Some(&plan_path), project.as_deref(), args.session))
         .flatten()
         .and_then(|progress| context::resumed_copy(&plan_path, &progress));
-    let content_arg = pinned
-        .as_ref()
-        .map_or_else(|| plan_arg.clone(), |p| p.display().to_string());
-    let plan = context::load_plan(pinned.as_deref().unwrap_or(&plan_path))?;
+    let content = pinned.as_deref().unwrap_or(&plan_path);
+    let plan = context::load_plan(content)?;
     if plan.errors().next().is_some() {
-        let check = invoke(&["plan", "validate", &content_arg])?;
-        reply.push_text(&check.stdout);
+        let (text, _) =
+            said::text_of(|out| crate::plan::validate_report(content, false, false, out));
+        reply.push_text(&text);
         reply.push("The plan is not executable; fix it (or re-run /trekplan), then run /trekexecute again.");
         reply.status = "fail".into();
         reply.exit = exit::NOT_OK;
@@ -236,14 +235,17 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
     // The brief's sequencing gate (Composition rule).
     let brief = project.as_ref().map(|d| d.join("brief.md"));
     if let Some(brief) = brief.as_ref().filter(|b| b.is_file()) {
-        let b = brief.display().to_string();
-        let check = invoke(&["brief", "validate", "--soft", "--json", &b])?;
-        let missing_signals = check.json().is_some_and(|v| {
-            field(&v, "/errors").as_array().is_some_and(|e| {
-                e.iter()
-                    .any(|p| field(p, "/code") == "BRIEF_V51_MISSING_SIGNALS")
-            })
-        });
+        // An unreadable brief is told here and stops the resolution below.
+        let missing_signals = match crate::brief::load(brief) {
+            Ok(b) => b
+                .problems
+                .iter()
+                .any(|p| p.code == crate::brief::code::BRIEF_V51_MISSING_SIGNALS),
+            Err(problem) => {
+                said::passing_on(|| crate::problem::eprint_all(&[problem]));
+                false
+            }
+        };
         if missing_signals {
             reply.push("Brief is brief_version 2.1 but does not carry phase_signals — re-run /trekbrief to commit them (Phase 3.5).");
             reply.status = "stopped".into();
@@ -253,106 +255,87 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
     }
 
     // Profile and effort for the execute phase.
-    let mut resolve = vec![
-        "profile".to_owned(),
-        "resolve".into(),
-        "--phase".into(),
-        "execute".into(),
-        "--plan".into(),
-        content_arg.clone(),
-        "--json".into(),
-    ];
-    if let Some(b) = brief.as_ref().filter(|b| b.is_file()) {
-        resolve.extend(["--brief".into(), b.display().to_string()]);
-    }
-    if let Some(p) = &args.profile {
-        resolve.extend(["--profile".into(), p.clone()]);
-    }
-    let resolution = invoke(&resolve)?;
-    let Some(resolution) = resolution.json().filter(|_| resolution.ok()) else {
-        reply.push_text(&resolution.stdout);
-        reply.push("The profile or the brief could not be resolved (see the error above).");
-        reply.status = "stopped".into();
-        reply.exit = resolution.code.max(exit::NOT_OK);
-        return Ok(reply);
+    let request = crate::profile::Request {
+        phase: "execute",
+        brief: brief.as_deref().filter(|b| b.is_file()),
+        plan: Some(content),
+        choice: crate::profile::Choice::flag_or_env(args.profile.clone()),
     };
-    let effort = field(&resolution, "/effort")
-        .as_str()
-        .unwrap_or("standard")
-        .to_owned();
-    let profile = field(&resolution, "/profile/name")
-        .as_str()
-        .map(str::to_owned);
-    let profile_source = field(&resolution, "/profile/source")
-        .as_str()
-        .map(str::to_owned);
+    let data_dir = crate::data_dir::resolve();
+    let resolution = said::passing_on(|| {
+        let resolved = crate::profile::resolve_phase(&request, data_dir.as_deref());
+        match &resolved {
+            Ok(r) => crate::problem::eprint_all(&r.warnings),
+            Err(refused) => crate::problem::eprint_all(&refused.problems),
+        }
+        resolved
+    });
+    let resolution = match resolution {
+        Ok(r) => r,
+        Err(refused) => {
+            reply.push("The profile or the brief could not be resolved (see the error above).");
+            reply.status = "stopped".into();
+            reply.exit = refused.code.max(exit::NOT_OK);
+            return Ok(reply);
+        }
+    };
+    let effort = resolution.effort.clone();
+    let profile = Some(resolution.profile.name.clone());
+    let profile_source = Some(resolution.profile.source.word().to_owned());
     reply.push(format!(
         "Profile: {} (effort {effort}, model {})",
-        profile.as_deref().unwrap_or("premium"),
-        field(&resolution, "/model").as_str().unwrap_or("-")
+        resolution.profile.name, resolution.model
     ));
 
     // Phase 2.4: the security scan.
-    let scan = invoke(&["scan", "plan", &content_arg])?;
-    if scan.code != exit::OK {
-        reply.push_text(&scan.stdout);
+    let scan = crate::scan::PlanScan::of_plan(
+        &content.display().to_string(),
+        &plan,
+        &crate::scan::Context::from_env(),
+    );
+    let (scan_text, _) = said::text_of(|out| scan.render_text(out).map(|()| exit::OK));
+    if scan.blocked() > 0 {
+        reply.push_text(&scan_text);
         reply.status = "stopped".into();
         reply.exit = exit::NOT_OK;
         return Ok(reply);
     }
-    if let Some(last) = scan.stdout.lines().rfind(|l| !l.trim().is_empty()) {
+    if scan.advised() > 0 {
         // Advisories are printed above the PASS line; keep them whole.
-        if scan.stdout.contains("Security advisories") {
-            reply.push_text(&scan.stdout);
-        } else {
-            reply.push(last.to_owned());
-        }
+        reply.push_text(&scan_text);
+    } else if let Some(last) = scan_text.lines().rfind(|l| !l.trim().is_empty()) {
+        reply.push(last.to_owned());
     }
 
     // The autonomy gates: the operator's flag against the brief's effort.
-    let mut gate = vec![
-        "gate".to_owned(),
-        "--state".into(),
-        "start".into(),
-        "--event".into(),
-        "begin".into(),
-        "--effort".into(),
-        effort.clone(),
-        "--json".into(),
-    ];
-    if let Some(g) = &args.gates {
-        gate.extend(["--gates".into(), g.clone()]);
-    }
-    let gate = invoke(&gate)?.json_or("gate")?;
-    let gates = field(&gate, "/gates")
-        .as_str()
-        .unwrap_or("adaptive")
-        .to_owned();
+    let gate = crate::gate::GateArgs {
+        state: "start".into(),
+        event: "begin".into(),
+        gates: args.gates.clone(),
+        effort: Some(effort.clone()),
+        no_record: false,
+        json: true,
+    };
+    let gate =
+        said::passing_on(|| crate::gate::decide(&gate, data_dir.as_deref())).map_err(|code| {
+            Problem::new(
+                code::TREK_INNER,
+                format!("`gate` printed no JSON (exit {code}): "),
+            )
+        })?;
+    let gates = gate.gates.to_string();
 
     reply.lines.extend(git_exclude::ensure(project.as_deref()));
 
     // Phase 2.5: the strategy.
-    let mut strategy = vec![
-        "plan".to_owned(),
-        "strategy".into(),
-        content_arg.clone(),
-        "--mode".into(),
-        mode.word().into(),
-        "--effort".into(),
-        effort.clone(),
-        "--json".into(),
-    ];
-    if mode == Mode::Foreground {
-        strategy.push("--fg".into());
-    }
-    let strategy = invoke(&strategy)?.json_or("plan strategy")?;
-    if let Some(line) = field(&strategy, "/line").as_str() {
-        reply.push(line.to_owned());
-    }
-    if field(&strategy, "/decision")
-        .as_str()
-        .is_some_and(|d| d != "single")
-    {
+    let how = crate::wave::Invocation {
+        fg: mode == Mode::Foreground,
+        mode: mode.word(),
+        effort: Some(&effort),
+    };
+    let strategy = crate::wave::decide(&plan, &how);
+    reply.push(strategy.line.clone());
+    if strategy.decision != crate::wave::Strategy::Single {
         return super::waves::run(reply, &plan_arg, project.as_deref());
     }
 
@@ -383,25 +366,18 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
 /// `--validate`: the plan's schema report (and the project's progress
 /// file's), nothing else. READY with the warnings listed; FAIL only on the
 /// errors Phase 2.3 calls fatal.
-fn validate_only(mut reply: Reply, plan: &str, project: Option<&Path>) -> Reply {
-    let check = match invoke(&["plan", "validate", plan]) {
-        Ok(c) => c,
-        Err(p) => return stop::problem("start", &p),
-    };
-    reply.push_text(&check.stdout);
-    let mut code = check.code;
+fn validate_only(mut reply: Reply, plan: &Path, project: Option<&Path>) -> Reply {
+    let (text, mut code) =
+        said::text_of(|out| crate::plan::validate_report(plan, false, false, out));
+    reply.push_text(&text);
     if let Some(progress) = project
         .map(|d| d.join("progress.json"))
         .filter(|p| p.exists())
     {
-        let p = progress.display().to_string();
-        match invoke(&["progress", "validate", &p]) {
-            Ok(v) => {
-                reply.push_text(&v.stdout);
-                code = code.max(v.code);
-            }
-            Err(p) => return stop::problem("start", &p),
-        }
+        let (text, checked) =
+            said::text_of(|out| crate::progress::validate_file(&progress).print(false, out));
+        reply.push_text(&text);
+        code = code.max(checked);
     }
     reply.status = if code == exit::OK { "ready" } else { "fail" }.into();
     reply.exit = code;

@@ -30,7 +30,7 @@ mod strategy;
 mod tidy;
 
 pub(crate) use cli::Command;
-pub(crate) use strategy::{Invocation, decide};
+pub(crate) use strategy::{Decision as Strategy, Invocation, decide};
 
 /// Where a plan's multi-session run stands, for `trek start`: whether a
 /// wave awaits its sessions (`wave.json` exists), and else the lowest wave
