@@ -31,7 +31,7 @@ use crate::scan::Context;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub(super) enum EntryStatus {
+pub(crate) enum EntryStatus {
     Pass,
     Fail,
     Undecided,
@@ -52,7 +52,7 @@ impl EntryStatus {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub(super) enum EntryKind {
+pub(crate) enum EntryKind {
     None,
     PreviousSession,
     GitState,
@@ -62,7 +62,7 @@ pub(super) enum EntryKind {
 
 /// What `entry check --json` prints (schema `entry-check`).
 #[derive(Debug, Clone, Serialize)]
-pub(super) struct EntryReport {
+pub(crate) struct EntryReport {
     pub file: String,
     pub status: EntryStatus,
     /// What kind of condition it was read as; `null` for a trekplan.

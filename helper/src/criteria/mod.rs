@@ -27,7 +27,7 @@ mod render;
 mod runner;
 mod screen;
 
-pub(crate) use cli::{Command, EntryCommand};
+pub(crate) use cli::{Command, ENTRY_TIMEOUT_SECS, EntryCommand};
 pub use entry::{Reading, read as read_entry_condition};
 pub(crate) use screen::{Rule, plan_problems, screen_plan};
 use screen::{Rules, criteria_of};
@@ -43,7 +43,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use cli::{CheckArgs, RunArgs};
-use entry::{EntryReport, EntryStatus};
+pub(crate) use entry::{EntryReport, EntryStatus};
 use model::{Checked, ErrorInfo, Report, Status};
 use runner::RunError;
 
@@ -232,96 +232,112 @@ fn print_run(
 /// `entry check`: 0 pass or not applicable, 1 fail, 2 undecided or could
 /// not check.
 pub(crate) fn execute_entry(args: &CheckArgs, out: &mut impl Write) -> io::Result<u8> {
-    let file = args.plan.display().to_string();
-    let shown = file.clone();
-    let refused = |p: Problem, out: &mut dyn Write| -> io::Result<u8> {
-        let p = p.in_file_if_none(&args.plan);
+    let request = EntryRequest {
+        plan: &args.plan,
+        cwd: args.cwd.as_deref(),
+        timeout: Duration::from_secs(args.timeout),
+        record: args.record.as_deref(),
+    };
+    let (report, code) = check_entry(&request);
+    let mut out = out;
+    if args.json {
+        render::json(&report, &mut out)?;
+    } else {
+        render::entry_text(&report, &mut out)?;
+    }
+    out.flush()?;
+    Ok(code)
+}
+
+/// Whose entry condition to check, where, for how long, and the progress
+/// file that records the answer.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct EntryRequest<'a> {
+    pub plan: &'a Path,
+    pub cwd: Option<&'a Path>,
+    pub timeout: Duration,
+    pub record: Option<&'a Path>,
+}
+
+/// Checks a session spec's entry condition (Phase 4), records the answer
+/// in the progress file when asked, and prints on stderr why it could not
+/// be checked; returns the report and the exit code.
+pub(crate) fn check_entry(request: &EntryRequest<'_>) -> (EntryReport, u8) {
+    let file = request.plan.display().to_string();
+    let refused = |p: Problem| {
+        let p = p.in_file_if_none(request.plan);
         problem::eprint_all(std::slice::from_ref(&p));
-        let report = EntryReport::new(shown.clone(), EntryStatus::Undecided, p.message.clone());
-        print_entry(&report, args, false, out)
+        let report = EntryReport::new(file.clone(), EntryStatus::Undecided, p.message.clone());
+        decided(report, None)
     };
-    let cwd = match resolve_cwd(args.cwd.as_deref()) {
+    let cwd = match resolve_cwd(request.cwd) {
         Ok(c) => c,
-        Err(p) => return refused(p, out),
+        Err(p) => return refused(p),
     };
-    let plan = match plan::load(&args.plan) {
+    let plan = match plan::load(request.plan) {
         Ok(plan) => plan,
-        Err(e) => return refused(e.problem(), out),
+        Err(e) => return refused(e.problem()),
     };
     let spec = match (&plan.kind, &plan.session) {
         (PlanKind::SessionSpec, Some(spec)) => spec,
         _ => {
             let report = EntryReport::new(
-                file,
+                file.clone(),
                 EntryStatus::NotApplicable,
                 "a trekplan has no entry condition (Phase 4 is for session specs)",
             );
-            return print_entry(&report, args, false, out);
+            return decided(report, None);
         }
     };
     let Some(condition) = &spec.entry_condition else {
         let report = EntryReport::new(
-            file,
+            file.clone(),
             EntryStatus::Undecided,
             "the session spec's `## Dependencies` has no `Entry condition:` line",
         );
-        return print_entry(&report, args, true, out);
+        return decided(report, request.record);
     };
-    let mut report = EntryReport::new(file, EntryStatus::Undecided, "");
+    let mut report = EntryReport::new(file.clone(), EntryStatus::Undecided, "");
     let ctx = Context::from_env();
-    let timeout = Duration::from_secs(args.timeout);
     match entry::check(
         &mut report,
         &condition.text,
         condition.line,
         &cwd,
-        timeout,
+        request.timeout,
         &ctx,
     ) {
         Ok(()) => {}
         Err(RunError::Stopped(s)) => {
-            return refused(
-                Problem::new(
-                    code::CRITERIA_STOPPED,
-                    format!("interrupted by {} while the entry condition ran", s.signal),
-                ),
-                out,
-            );
+            return refused(Problem::new(
+                code::CRITERIA_STOPPED,
+                format!("interrupted by {} while the entry condition ran", s.signal),
+            ));
         }
         Err(RunError::Spawn(e)) => {
-            return refused(
-                Problem::new(code::CRITERIA_CANNOT_RUN, format!("cannot start bash: {e}")),
-                out,
-            );
+            return refused(Problem::new(
+                code::CRITERIA_CANNOT_RUN,
+                format!("cannot start bash: {e}"),
+            ));
         }
     }
-    print_entry(&report, args, true, out)
+    decided(report, request.record)
 }
 
-fn print_entry(
-    report: &EntryReport,
-    args: &CheckArgs,
-    record: bool,
-    out: &mut dyn Write,
-) -> io::Result<u8> {
+/// The exit code of `report`, after recording it in `record`'s progress
+/// file (a failure to record is an exit 2).
+fn decided(report: EntryReport, record: Option<&Path>) -> (EntryReport, u8) {
     let mut code = match report.status {
         EntryStatus::Pass | EntryStatus::NotApplicable => exit::OK,
         EntryStatus::Fail => exit::NOT_OK,
         EntryStatus::Undecided => exit::CANNOT_CHECK,
     };
-    if let (true, Some(path)) = (record, &args.record) {
+    if let Some(path) = record {
         let passed = report.status == EntryStatus::Pass;
         if let Err(p) = crate::progress::edit(path, |p| p.entry_condition_checked = passed) {
             problem::eprint_all(&[p.in_file_if_none(path)]);
             code = exit::CANNOT_CHECK;
         }
     }
-    let mut out = out;
-    if args.json {
-        render::json(report, &mut out)?;
-    } else {
-        render::entry_text(report, &mut out)?;
-    }
-    out.flush()?;
-    Ok(code)
+    (report, code)
 }

@@ -615,32 +615,158 @@ pub(crate) fn execute_init(
     budget: &budget::Budget,
     out: &mut impl Write,
 ) -> io::Result<u8> {
-    let locate = options.locate();
+    let request = InitRequest {
+        locate: options.locate(),
+        mode: options.mode.clone(),
+    };
+    let done = initialize(&request, budget);
+    done.eprint();
+    done.render(options.json, out)
+}
+
+/// Which progress file `progress init` sets up, for which plan and mode.
+#[derive(Debug, Clone)]
+pub(crate) struct InitRequest {
+    pub locate: cli::Locate,
+    /// execute, resume, step or session.
+    pub mode: String,
+}
+
+/// What `progress init` did.
+#[derive(Debug, Clone)]
+pub(crate) enum Initialized {
+    /// Refused before a file could be named.
+    Unplaced { code: u8, problem: Problem },
+    /// Refused: the file is named in the reply.
+    Refused {
+        reply: Reply,
+        code: u8,
+        problem: Problem,
+    },
+    /// A resumed or step run keeps the file it finds.
+    Kept { reply: Reply, mode: String },
+    /// A fresh file (`created` or `replaced`).
+    Written {
+        reply: Reply,
+        verb: &'static str,
+        iterations: u32,
+    },
+}
+
+impl Initialized {
+    /// The exit code.
+    pub(crate) fn code(&self) -> u8 {
+        match self {
+            Self::Unplaced { code, .. } | Self::Refused { code, .. } => *code,
+            Self::Kept { .. } | Self::Written { .. } => exit::OK,
+        }
+    }
+
+    /// The reply, when a file was named.
+    pub(crate) fn reply(&self) -> Option<&Reply> {
+        match self {
+            Self::Unplaced { .. } => None,
+            Self::Refused { reply, .. }
+            | Self::Kept { reply, .. }
+            | Self::Written { reply, .. } => Some(reply),
+        }
+    }
+
+    /// Prints what goes to stderr: the refusal, or the warnings of a file
+    /// written.
+    pub(crate) fn eprint(&self) {
+        match self {
+            Self::Unplaced { problem, .. } | Self::Refused { problem, .. } => {
+                problem::eprint_all(std::slice::from_ref(problem));
+            }
+            Self::Written { reply, .. } => print_warnings(&reply.warnings),
+            Self::Kept { .. } => {}
+        }
+    }
+
+    /// Prints the reply: one JSON object, or a line of text.
+    pub(crate) fn render(&self, json: bool, out: &mut impl Write) -> io::Result<u8> {
+        match self {
+            Self::Unplaced { .. } => {}
+            Self::Refused { reply, problem, .. } => {
+                if json {
+                    let mut reply = reply.clone();
+                    reply.ok = false;
+                    reply.problem = Some(problem.clone());
+                    reply.render_json(out)?;
+                }
+            }
+            Self::Kept { reply, mode } => {
+                if json {
+                    reply.render_json(out)?;
+                } else {
+                    writeln!(
+                        out,
+                        "kept {} ({mode}): {}/{} steps completed",
+                        reply.path, reply.completed_steps, reply.total_steps
+                    )?;
+                }
+            }
+            Self::Written {
+                reply,
+                verb,
+                iterations,
+            } => {
+                if json {
+                    reply.render_json(out)?;
+                } else {
+                    writeln!(
+                        out,
+                        "{verb} {}: {} steps pending, {iterations} recovery/retry iterations",
+                        reply.path, reply.total_steps
+                    )?;
+                }
+            }
+        }
+        out.flush()?;
+        Ok(self.code())
+    }
+}
+
+/// Sets up the progress file `request` names: a fresh one, or for a
+/// resumed or step run the one already there.
+pub(crate) fn initialize(request: &InitRequest, budget: &budget::Budget) -> Initialized {
+    let locate = &request.locate;
     let Some(plan_path) = locate.plan.clone() else {
-        return Ok(refuse_plain(
-            exit::CANNOT_CHECK,
-            Problem::new(
+        return Initialized::Unplaced {
+            code: exit::CANNOT_CHECK,
+            problem: Problem::new(
                 code::PROGRESS_NO_TARGET,
                 "say which plan: PLAN, --plan PLAN or --project DIR",
             ),
-        ));
+        };
     };
     let path = match locate.resolve() {
         Ok(p) => p,
-        Err(p) => return Ok(refuse_plain(exit::CANNOT_CHECK, p)),
+        Err(problem) => {
+            return Initialized::Unplaced {
+                code: exit::CANNOT_CHECK,
+                problem,
+            };
+        }
     };
-    let mut reply = Reply::new("init", &path);
-    let mode = if locate.session.is_some() && options.mode == "execute" {
+    let reply = Reply::new("init", &path);
+    let refused = |reply: Reply, code: u8, problem: Problem| Initialized::Refused {
+        reply,
+        code,
+        problem,
+    };
+    let mode = if locate.session.is_some() && request.mode == "execute" {
         "session".to_owned()
     } else {
-        options.mode.clone()
+        request.mode.clone()
     };
     if !init::MODES.contains(&mode.as_str()) {
         let p = Problem::new(
             code::PROGRESS_BAD_MODE,
             format!("unknown mode '{mode}'; one of {}", init::MODES.join(", ")),
         );
-        return refuse(reply, options.json, exit::CANNOT_CHECK, p, out);
+        return refused(reply, exit::CANNOT_CHECK, p);
     }
     let plan = match crate::plan::load(&plan_path) {
         Ok(plan) => plan,
@@ -650,32 +776,21 @@ pub(crate) fn execute_init(
                 crate::plan::PlanLoadError::Unrecognized { .. } => exit::NOT_OK,
             };
             let p = e.problem().in_file(&plan_path);
-            return refuse(reply, options.json, code, p, out);
+            return refused(reply, code, p);
         }
     };
     let facts = match init::PlanFacts::of(&plan, &plan_path, locate.session) {
         Ok(f) => f,
-        Err(p) => return refuse(reply, options.json, exit::NOT_OK, p, out),
+        Err(p) => return refused(reply, exit::NOT_OK, p),
     };
     let keep_existing = matches!(mode.as_str(), "resume" | "step");
+    let mut reply = reply;
     let verb = match file::load(&path) {
         Ok(existing) if keep_existing => {
             let mut reply = reply.counted(&existing);
             reply.status = Some(existing.status.as_str().into());
             reply.previous_status = reply.status.clone();
-            if options.json {
-                reply.render_json(out)?;
-            } else {
-                writeln!(
-                    out,
-                    "kept {} ({mode}): {}/{} steps completed",
-                    path.display(),
-                    reply.completed_steps,
-                    reply.total_steps
-                )?;
-            }
-            out.flush()?;
-            return Ok(exit::OK);
+            return Initialized::Kept { reply, mode };
         }
         Ok(existing) => {
             reply.previous_status = Some(existing.status.as_str().into());
@@ -698,7 +813,7 @@ pub(crate) fn execute_init(
                 .into_iter()
                 .next()
                 .unwrap_or_else(|| Problem::new(code::PROGRESS_UNREADABLE, "cannot be read"));
-            return refuse(reply, options.json, exit::CANNOT_CHECK, first, out);
+            return refused(reply, exit::CANNOT_CHECK, first);
         }
         Err(_) => {
             reply.warnings.push(format!(
@@ -709,25 +824,17 @@ pub(crate) fn execute_init(
         }
     };
     reply.warnings.extend(budget.warning.clone());
-    let budget = budget.cap;
-    let left = budget.saturating_sub(facts.recovery_depth);
-    let progress = init::fresh(&facts, &mode, budget, &UtcTime::now().rfc3339());
+    let cap = budget.cap;
+    let iterations = cap.saturating_sub(facts.recovery_depth);
+    let progress = init::fresh(&facts, &mode, cap, &UtcTime::now().rfc3339());
     if let Err((code, p)) = file::save(&path, &progress) {
-        return refuse(reply, options.json, code, p, out);
+        return refused(reply, code, p);
     }
-    print_warnings(&reply.warnings);
     let mut reply = reply.counted(&progress);
     reply.status = Some(progress.status.as_str().into());
-    if options.json {
-        reply.render_json(out)?;
-    } else {
-        writeln!(
-            out,
-            "{verb} {}: {} steps pending, {left} recovery/retry iterations",
-            path.display(),
-            reply.total_steps
-        )?;
+    Initialized::Written {
+        reply,
+        verb,
+        iterations,
     }
-    out.flush()?;
-    Ok(exit::OK)
 }

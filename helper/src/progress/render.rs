@@ -11,7 +11,7 @@ use crate::problem::Problem;
 
 /// What `progress init|step|finish|resume-point --json` print.
 #[derive(Debug, Clone, Serialize)]
-pub(super) struct Reply {
+pub(crate) struct Reply {
     pub ok: bool,
     pub action: &'static str,
     pub path: String,

@@ -12,7 +12,6 @@ use std::path::{Path, PathBuf};
 use super::cli::{EntryJudgement, StartArgs};
 use super::code;
 use super::context::{self, Decided};
-use super::invoke::{field, invoke};
 use super::reply::{Next, Reply};
 use super::said;
 use super::stop;
@@ -457,47 +456,43 @@ fn single_session(
             }
         }
     }
-    let mut init = vec![
-        "progress".to_owned(),
-        "init".into(),
-        plan_arg.clone(),
-        "--mode".into(),
-        decided.mode.clone(),
-        "--json".into(),
-    ];
-    if let Some(p) = &decided.project {
-        init.extend(["--project".into(), p.clone()]);
-    }
-    if let Some(n) = decided.session {
-        init.extend(["--session".into(), n.to_string()]);
-    }
-    let init = invoke(&init)?;
-    let init_reply = init.json_or("progress init")?;
-    let progress = field(&init_reply, "/path")
-        .as_str()
-        .map(PathBuf::from)
-        .ok_or_else(|| Problem::new(code::TREK_INNER, "progress init named no file"))?;
-    let progress = absolute(&progress);
+    let request = crate::progress::InitRequest {
+        locate: crate::progress::Locate {
+            file: None,
+            plan: Some(plan_path.to_path_buf()),
+            project: decided.project.as_ref().map(PathBuf::from),
+            session: decided.session,
+        },
+        mode: decided.mode.clone(),
+    };
+    let budget = crate::progress::budget_from_env();
+    let init = said::passing_on(|| {
+        let done = crate::progress::initialize(&request, &budget);
+        done.eprint();
+        done
+    });
+    let Some(init_reply) = init.reply() else {
+        return Err(Problem::new(
+            code::TREK_INNER,
+            format!("`progress init` printed no JSON (exit {}): ", init.code()),
+        ));
+    };
+    let progress = absolute(Path::new(&init_reply.path));
     crate::atomic_file::sweep_dead_writers(&progress);
-    if !init.ok() {
+    if let crate::progress::Initialized::Refused { code, problem, .. } = &init {
         reply.push(format!(
             "The progress file {} cannot be used: {}",
             progress.display(),
-            field(&init_reply, "/problem/message")
-                .as_str()
-                .unwrap_or("see the error above")
+            problem.message
         ));
         reply.status = "stopped".into();
-        reply.exit = init.code;
+        reply.exit = *code;
         return Ok(reply);
     }
     reply.progress = Some(progress.display().to_string());
-    let kept = matches!(decided.mode.as_str(), "resume" | "step")
-        && !field(&init_reply, "/previous_status").is_null();
-    let previous_status = field(&init_reply, "/previous_status")
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
+    let kept =
+        matches!(decided.mode.as_str(), "resume" | "step") && init_reply.previous_status.is_some();
+    let previous_status = init_reply.previous_status.clone().unwrap_or_default();
     if kept && previous_status == "completed" {
         return Ok(completed_already(reply, &progress, &location.marker));
     }
@@ -541,20 +536,16 @@ fn single_session(
     if let Some(line) = context::plan_change(&decided, plan_path, &progress, git_dir) {
         reply.push(line);
     }
-    reply.push(
-        match (kept, field(&init_reply, "/completed_steps").as_u64()) {
-            (true, Some(done)) => format!(
-                "Progress: {} (kept, {done}/{} steps completed)",
-                progress.display(),
-                field(&init_reply, "/total_steps")
-            ),
-            _ => format!(
-                "Progress: {} ({} steps pending)",
-                progress.display(),
-                field(&init_reply, "/total_steps")
-            ),
-        },
-    );
+    let total = init_reply.total_steps;
+    reply.push(if kept {
+        format!(
+            "Progress: {} (kept, {}/{total} steps completed)",
+            progress.display(),
+            init_reply.completed_steps
+        )
+    } else {
+        format!("Progress: {} ({total} steps pending)", progress.display())
+    });
 
     // The scope fence: a session spec's, or the session's in the strategy.
     let (touch, never_touch) = scope_fence(plan, decided.session);
@@ -580,36 +571,25 @@ fn single_session(
 
     // Phase 4: the entry condition (session specs).
     if plan.kind == PlanKind::SessionSpec {
-        let entry = invoke(&[
-            "entry",
-            "check",
-            "--plan",
-            &plan_arg,
-            "--json",
-            "--record",
-            &progress.display().to_string(),
-        ])?;
-        let found = entry.json_or("entry check")?;
-        let status = field(&found, "/status").as_str().unwrap_or("undecided");
-        let condition = field(&found, "/condition")
-            .as_str()
-            .unwrap_or("")
-            .to_owned();
-        let verdict = match (status, args.entry) {
-            ("pass" | "not-applicable", _) => Ok(()),
-            ("fail", _) | (_, Some(EntryJudgement::Unmet)) => Err(field(&found, "/reason")
-                .as_str()
-                .unwrap_or("the condition does not hold")
-                .to_owned()),
+        let request = crate::criteria::EntryRequest {
+            plan: plan_path,
+            cwd: None,
+            timeout: std::time::Duration::from_secs(crate::criteria::ENTRY_TIMEOUT_SECS),
+            record: Some(&progress),
+        };
+        let (found, _) = said::passing_on(|| crate::criteria::check_entry(&request));
+        let condition = found.condition.clone().unwrap_or_default();
+        use crate::criteria::EntryStatus;
+        let verdict = match (found.status, args.entry) {
+            (EntryStatus::Pass | EntryStatus::NotApplicable, _) => Ok(()),
+            (EntryStatus::Fail, _) | (_, Some(EntryJudgement::Unmet)) => Err(found.reason.clone()),
             (_, Some(EntryJudgement::Met)) => {
                 crate::progress::edit(&progress, |p| p.entry_condition_checked = true)?;
                 Ok(())
             }
             _ => {
                 reply.push(format!("Entry condition: UNDECIDED: {condition}"));
-                if let Some(r) = field(&found, "/reason").as_str() {
-                    reply.push(format!("Reason: {r}"));
-                }
+                reply.push(format!("Reason: {}", found.reason));
                 reply.next = Next::JudgeEntry;
                 reply.status = "in_progress".into();
                 return Ok(reply);
