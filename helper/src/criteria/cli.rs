@@ -132,7 +132,7 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
     /// Seconds each criterion may take (1..86400, default 600).
-    #[arg(long, value_name = "SECONDS", default_value_t = 600,
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIMEOUT_SECS,
           value_parser = clap::value_parser!(u64).range(1..=crate::run::MAX_TIMEOUT_SECS))]
     pub timeout: u64,
     /// Print one JSON object instead of text.
@@ -143,8 +143,9 @@ pub(crate) struct RunArgs {
     pub record: Option<PathBuf>,
 }
 
-/// How long an entry condition's command may run unless told otherwise.
-pub(crate) const ENTRY_TIMEOUT_SECS: u64 = 600;
+/// How long a criterion or an entry condition's command may run unless
+/// told otherwise.
+pub(crate) const DEFAULT_TIMEOUT_SECS: u64 = 600;
 
 /// Check a session spec's entry condition before its steps run (Phase 4).
 ///
@@ -198,7 +199,7 @@ pub(crate) struct CheckArgs {
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
     /// Seconds a command condition may take (1..86400, default 600).
-    #[arg(long, value_name = "SECONDS", default_value_t = ENTRY_TIMEOUT_SECS,
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIMEOUT_SECS,
           value_parser = clap::value_parser!(u64).range(1..=crate::run::MAX_TIMEOUT_SECS))]
     pub timeout: u64,
     /// Print one JSON object instead of text.

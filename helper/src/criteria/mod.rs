@@ -27,7 +27,7 @@ mod render;
 mod runner;
 mod screen;
 
-pub(crate) use cli::{Command, ENTRY_TIMEOUT_SECS, EntryCommand};
+pub(crate) use cli::{Command, DEFAULT_TIMEOUT_SECS, EntryCommand};
 pub use entry::{Reading, read as read_entry_condition};
 pub(crate) use screen::{Rule, plan_problems, screen_plan};
 use screen::{Rules, criteria_of};
@@ -83,8 +83,63 @@ impl From<&Problem> for ErrorInfo {
 
 /// `criteria run`: 0 all passed, 1 not, 2 the runner could not run.
 pub(crate) fn execute_run(args: &RunArgs, out: &mut impl Write) -> io::Result<u8> {
+    let request = RunRequest {
+        plan: &args.plan,
+        cwd: args.cwd.as_deref(),
+        timeout: Duration::from_secs(args.timeout),
+        record: args.record.as_deref(),
+    };
+    let Verification { report, code } = run_criteria(&request);
+    if args.json {
+        render::json(&report, out)?;
+    } else {
+        render::text(&report, out)?;
+    }
+    out.flush()?;
+    Ok(code)
+}
+
+/// What `criteria run` found, and its exit code.
+#[derive(Debug, Clone)]
+pub(crate) struct Verification {
+    report: Report,
+    pub code: u8,
+}
+
+impl Verification {
+    /// Every criterion passed.
+    pub(crate) fn passed(&self) -> bool {
+        self.code == exit::OK
+    }
+
+    /// The checklist `criteria run` prints, without its closing `RESULT:`
+    /// line (for a caller that says what the result means itself).
+    pub(crate) fn checklist(&self) -> String {
+        let mut out = Vec::new();
+        // Writing into memory does not fail.
+        let _ = render::checklist(&self.report, &mut out);
+        String::from_utf8_lossy(&out).into_owned()
+    }
+}
+
+/// Whose criteria to run, where, for how long each, and the progress file
+/// that records the result.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RunRequest<'a> {
+    pub plan: &'a Path,
+    pub cwd: Option<&'a Path>,
+    pub timeout: Duration,
+    pub record: Option<&'a Path>,
+}
+
+/// Runs a plan's Verification (or a session spec's Exit Condition), each
+/// criterion screened and allowlisted, records the result when asked, and
+/// prints on stderr why a criterion could not run; returns the report and
+/// the exit code.
+pub(crate) fn run_criteria(request: &RunRequest<'_>) -> Verification {
+    let args = request;
     let file = args.plan.display().to_string();
-    let cwd = resolve_cwd(args.cwd.as_deref());
+    let cwd = resolve_cwd(args.cwd);
     let shown_cwd = cwd
         .as_ref()
         .map_or_else(|_| String::new(), |c| c.display().to_string());
@@ -92,15 +147,15 @@ pub(crate) fn execute_run(args: &RunArgs, out: &mut impl Write) -> io::Result<u8
     let cwd = match cwd {
         Ok(c) => c,
         Err(p) => {
-            let report = with_error(report, &p, &args.plan);
-            return print_run(&report, args, None, out);
+            let report = with_error(report, &p, args.plan);
+            return recorded(report, args.record, None);
         }
     };
-    let plan = match plan::load(&args.plan) {
+    let plan = match plan::load(args.plan) {
         Ok(plan) => plan,
         Err(e) => {
-            let report = with_error(report, &e.problem(), &args.plan);
-            return print_run(&report, args, None, out);
+            let report = with_error(report, &e.problem(), args.plan);
+            return recorded(report, args.record, None);
         }
     };
     report = Report::new(file, Some(plan.kind), report.cwd);
@@ -122,8 +177,8 @@ pub(crate) fn execute_run(args: &RunArgs, out: &mut impl Write) -> io::Result<u8
                 ),
             )
             .at(said.and_then(|p| p.line));
-            let report = with_error(report, &p, &args.plan);
-            return print_run(&report, args, Some(plan.kind), out);
+            let report = with_error(report, &p, args.plan);
+            return recorded(report, args.record, Some(plan.kind));
         }
     };
     report.section_line = line;
@@ -139,14 +194,14 @@ pub(crate) fn execute_run(args: &RunArgs, out: &mut impl Write) -> io::Result<u8
             ),
         )
         .at(line);
-        let report = with_error(report, &p, &args.plan);
-        return print_run(&report, args, Some(plan.kind), out);
+        let report = with_error(report, &p, args.plan);
+        return recorded(report, args.record, Some(plan.kind));
     }
     report.summary.total = u32::try_from(criteria.len()).unwrap_or(u32::MAX);
     let ctx = Context::from_env();
     let rules = Rules::load(&cwd);
     problem::eprint_all(&rules.problems);
-    let timeout = Duration::from_secs(args.timeout);
+    let timeout = args.timeout;
     let mut stopped = None;
     for criterion in criteria {
         match runner::run(criterion, &cwd, timeout, &rules, &ctx) {
@@ -174,9 +229,9 @@ pub(crate) fn execute_run(args: &RunArgs, out: &mut impl Write) -> io::Result<u8
         report.settle();
     }
     if let Some(p) = &stopped {
-        report = with_error(report, p, &args.plan);
+        report = with_error(report, p, args.plan);
     }
-    print_run(&report, args, Some(plan.kind), out)
+    recorded(report, args.record, Some(plan.kind))
 }
 
 /// `report` with `problem` as its error, which is also printed on stderr.
@@ -187,19 +242,15 @@ fn with_error(mut report: Report, problem: &Problem, plan: &Path) -> Report {
     report
 }
 
-/// Records (with `--record`), prints, and says the exit code.
-fn print_run(
-    report: &Report,
-    args: &RunArgs,
-    kind: Option<PlanKind>,
-    out: &mut impl Write,
-) -> io::Result<u8> {
+/// The exit code of `report`, after recording it in `record`'s progress
+/// file (a failure to record is an exit 2).
+fn recorded(report: Report, record: Option<&Path>, kind: Option<PlanKind>) -> Verification {
     let mut code = match report.status {
         Status::Passed => exit::OK,
         Status::Failed => exit::NOT_OK,
         Status::NotRun => exit::CANNOT_CHECK,
     };
-    if let Some(path) = &args.record {
+    if let Some(path) = record {
         let record = report.record();
         let passed = report.status == Status::Passed;
         // A plan that could not be read is recorded as the progress file
@@ -220,13 +271,7 @@ fn print_run(
             code = exit::CANNOT_CHECK;
         }
     }
-    if args.json {
-        render::json(report, out)?;
-    } else {
-        render::text(report, out)?;
-    }
-    out.flush()?;
-    Ok(code)
+    Verification { report, code }
 }
 
 /// `entry check`: 0 pass or not applicable, 1 fail, 2 undecided or could

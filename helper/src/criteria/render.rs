@@ -18,6 +18,15 @@ use crate::scan::MAX_EXCERPT_CHARS;
 /// RESULT: FAILED
 /// ```
 pub(super) fn text(report: &Report, out: &mut impl Write) -> io::Result<()> {
+    checklist(report, out)?;
+    match &report.error {
+        Some(e) => writeln!(out, "RESULT: {} ({})", report.status.word(), e.code),
+        None => writeln!(out, "RESULT: {}", report.status.word()),
+    }
+}
+
+/// [`text`] without its closing `RESULT:` line.
+pub(super) fn checklist(report: &Report, out: &mut impl Write) -> io::Result<()> {
     let heading = match report.plan_type {
         Some("session-spec") => "Exit condition check",
         _ => "Plan verification",
@@ -65,11 +74,7 @@ pub(super) fn text(report: &Report, out: &mut impl Write) -> io::Result<()> {
         out,
         "Criteria: {}/{} passed, {} failed, {} blocked, {} not run",
         s.passed, s.total, s.failed, s.blocked, s.unrunnable
-    )?;
-    match &report.error {
-        Some(e) => writeln!(out, "RESULT: {} ({})", report.status.word(), e.code),
-        None => writeln!(out, "RESULT: {}", report.status.word()),
-    }
+    )
 }
 
 pub(super) fn json<T: serde::Serialize>(value: &T, out: &mut impl Write) -> io::Result<()> {

@@ -180,17 +180,15 @@ fn finish_inner(gate: Option<GateAnswer>, advisory: bool) -> Result<Reply, Probl
         })?;
         reply.push("Plan verification: DEFERRED to the master verification (it checks the whole plan, after the last wave is merged); this session is judged by its steps and its manifest audit.");
         if advisory {
-            let criteria = invoke(&["criteria", "run", "--plan", &plan, "--cwd", &root])?;
+            let criteria = verification(&plan, Some(&root), None);
             reply.push("Advisory run of the plan's Verification (information only, not this session's gate):");
-            push_checklist(&mut reply, &criteria.stdout);
+            reply.push_text(&criteria.checklist());
         }
     } else if early.is_none() && done {
         // Phase 7: the plan's own check of the whole.
-        let criteria = invoke(&[
-            "criteria", "run", "--plan", &plan, "--cwd", &root, "--record", &progress,
-        ])?;
-        push_checklist(&mut reply, &criteria.stdout);
-        verified = criteria.ok();
+        let criteria = verification(&plan, Some(&root), Some(&progress));
+        reply.push_text(&criteria.checklist());
+        verified = criteria.passed();
     } else if early.is_none() {
         reply.push("The plan's verification is not run: not every step ran.");
     }
@@ -306,18 +304,20 @@ fn finish_inner(gate: Option<GateAnswer>, advisory: bool) -> Result<Reply, Probl
     }
 }
 
-/// The criteria's checklist as `criteria run` prints it, without its
-/// closing `RESULT:` line: what the run does with the result is the
-/// reply's next line.
-pub(super) fn push_checklist(reply: &mut Reply, text: &str) {
-    reply.push_text(text);
-    if reply
-        .lines
-        .last()
-        .is_some_and(|l| l.starts_with("RESULT: "))
-    {
-        reply.lines.pop();
-    }
+/// The plan's criteria run in `cwd` (the git work tree holding the current
+/// directory by default), recorded in `record`'s progress file when given.
+pub(super) fn verification(
+    plan: &str,
+    cwd: Option<&str>,
+    record: Option<&str>,
+) -> crate::criteria::Verification {
+    let request = crate::criteria::RunRequest {
+        plan: Path::new(plan),
+        cwd: cwd.map(Path::new),
+        timeout: std::time::Duration::from_secs(crate::criteria::DEFAULT_TIMEOUT_SECS),
+        record: record.map(Path::new),
+    };
+    super::said::passing_on(|| crate::criteria::run_criteria(&request))
 }
 
 /// The session audit's finding in one line, and each drift item: what it

@@ -574,7 +574,7 @@ fn single_session(
         let request = crate::criteria::EntryRequest {
             plan: plan_path,
             cwd: None,
-            timeout: std::time::Duration::from_secs(crate::criteria::ENTRY_TIMEOUT_SECS),
+            timeout: std::time::Duration::from_secs(crate::criteria::DEFAULT_TIMEOUT_SECS),
             record: Some(&progress),
         };
         let (found, _) = said::passing_on(|| crate::criteria::check_entry(&request));

@@ -11,9 +11,9 @@ use serde_json::json;
 
 use super::cli::GateAnswer;
 use super::code;
-use super::finish::{answerer, ask_gate, emit};
-use super::invoke::invoke;
+use super::finish::{answerer, ask_gate, emit, verification};
 use super::reply::{Next, Reply};
+use super::said;
 use crate::exit;
 use crate::problem::Problem;
 
@@ -23,7 +23,6 @@ fn standing(plan: &str) -> Result<(bool, Option<u32>), Problem> {
 
 /// Runs the multi-session path from the main checkout.
 pub(super) fn run(mut reply: Reply, plan: &str, project: Option<&Path>) -> Result<Reply, Problem> {
-    let project = project.map(|p| p.display().to_string());
     let (in_flight, mut next) = standing(plan)?;
     if in_flight {
         let collected = crate::wave::collect(Path::new(plan));
@@ -44,8 +43,7 @@ pub(super) fn run(mut reply: Reply, plan: &str, project: Option<&Path>) -> Resul
                 } else {
                     "The merge was aborted and the wave stays open. Merge the conflicting session's branch by hand here (git merge --no-ff BRANCH, resolve, commit); then run /trekexecute on the plan again: it merges the rest and goes on."
                 });
-                let report = invoke(&["wave", "report", "--plan", plan])?;
-                reply.report = Some(report.stdout);
+                reply.report = Some(sessions_report(Path::new(plan)));
                 reply.status = "failed".into();
                 reply.exit = exit::NOT_OK;
                 return Ok(reply);
@@ -59,13 +57,13 @@ pub(super) fn run(mut reply: Reply, plan: &str, project: Option<&Path>) -> Resul
             }
         }
     } else if next.is_some() {
-        let mut args = vec!["wave", "preflight", "--plan", plan];
-        if let Some(p) = project.as_deref() {
-            args.extend(["--project", p]);
-        }
-        let preflight = invoke(&args)?;
-        reply.push_text(&preflight.stdout);
-        if !preflight.ok() {
+        let preflight = said::passing_on(|| {
+            let done = crate::wave::preflight(Path::new(plan), None, project);
+            done.eprint();
+            done
+        });
+        reply.push_text(&preflight.text);
+        if preflight.code() != exit::OK {
             reply.status = "stopped".into();
             reply.exit = exit::NOT_OK;
             return Ok(reply);
@@ -73,14 +71,20 @@ pub(super) fn run(mut reply: Reply, plan: &str, project: Option<&Path>) -> Resul
     }
     match next {
         Some(_) => {
-            let mut args = vec!["wave", "prepare", "--plan", plan];
-            if let Some(p) = project.as_deref() {
-                args.extend(["--project", p]);
+            let prepared = said::passing_on(|| {
+                let done = crate::wave::prepare(Path::new(plan), None, None, project);
+                done.eprint();
+                done
+            });
+            reply.push_text(&prepared.text);
+            let code = prepared.code();
+            reply.status = if code == exit::OK {
+                "handover"
+            } else {
+                "failed"
             }
-            let prepared = invoke(&args)?;
-            reply.push_text(&prepared.stdout);
-            reply.status = if prepared.ok() { "handover" } else { "failed" }.into();
-            reply.exit = prepared.code;
+            .into();
+            reply.exit = code;
             Ok(reply)
         }
         None => {
@@ -88,10 +92,10 @@ pub(super) fn run(mut reply: Reply, plan: &str, project: Option<&Path>) -> Resul
             // then the gate. A failure asks nothing: there is nothing fit
             // to publish, and the next run comes back here.
             let root = main_checkout()?;
-            let criteria = invoke(&["criteria", "run", "--plan", plan, "--cwd", &root])?;
+            let criteria = verification(plan, Some(&root), None);
             reply.push("Master verification (every wave merged):");
-            super::finish::push_checklist(&mut reply, &criteria.stdout);
-            if !criteria.ok() {
+            reply.push_text(&criteria.checklist());
+            if !criteria.passed() {
                 reply.push("The master verification does not pass on the merged result, so the main-merge gate is not asked. Fix it on this branch (commit the fix), then run /trekexecute on the plan again: it re-runs the master verification and comes back to the gate.");
                 reply.status = "failed".into();
                 reply.exit = exit::NOT_OK;
@@ -108,6 +112,15 @@ pub(super) fn run(mut reply: Reply, plan: &str, project: Option<&Path>) -> Resul
             Ok(reply)
         }
     }
+}
+
+/// `wave report`'s text: each archived session's result.
+fn sessions_report(plan: &Path) -> String {
+    said::passing_on(|| {
+        let done = crate::wave::sessions_report(plan, None);
+        done.eprint();
+        done.text
+    })
 }
 
 /// The work tree this process runs in: where the waves are merged.
@@ -163,17 +176,16 @@ pub(super) fn finish(plan: &Path, gate: Option<GateAnswer>) -> Result<Reply, Pro
                 &json!({ "plan": plan, "answered_by": by }),
                 &mut reply,
             );
-            let report = invoke(&["wave", "report", "--plan", &plan])?;
-            reply.report = Some(report.stdout);
-            let verified = invoke(&["criteria", "run", "--plan", &plan])?;
-            if verified.ok() {
+            reply.report = Some(sessions_report(Path::new(&plan)));
+            let verified = verification(&plan, None, None);
+            if verified.passed() {
                 let cleared = crate::wave::clear_orders(Path::new(&plan)).map_err(|(_, p)| p)?;
                 reply.push(format!(
                     "Master verification passed; the orders directory is cleared ({} files).",
                     cleared.len()
                 ));
             } else {
-                super::finish::push_checklist(&mut reply, &verified.stdout);
+                reply.push_text(&verified.checklist());
                 reply.push("The master verification does not pass: the orders directory is kept; fix it and re-run /trekexecute.");
                 reply.status = "failed".into();
                 reply.exit = exit::NOT_OK;

@@ -4,12 +4,7 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use serde::Serialize;
-
-use super::{collect, context, preflight, prepare, report};
-use crate::exit;
-use crate::orders::Fail;
-use crate::problem::{self, Problem};
+use super::ops;
 
 /// Prepare, collect and clean up the waves of a multi-session run.
 ///
@@ -126,146 +121,29 @@ pub(crate) struct PlainArgs {
     pub json: bool,
 }
 
-#[derive(Debug, Default, Serialize)]
-struct CleanupReply {
-    ok: bool,
-    plan: Option<String>,
-    removed_worktrees: Vec<String>,
-    removed_branches: Vec<String>,
-    kept: Vec<super::tidy::Kept>,
-    problem: Option<Problem>,
-}
-
-/// Prints `reply` (JSON) or `text`, the problem on stderr; the exit code.
-fn finish<R: Serialize>(
-    out: &mut impl Write,
-    json: bool,
-    reply: &R,
-    text: &str,
-    failed: Option<&Fail>,
-) -> io::Result<u8> {
-    if let Some((_, p)) = failed {
-        problem::eprint_all(std::slice::from_ref(p));
-    }
-    if json {
-        serde_json::to_writer(&mut *out, reply)?;
-        writeln!(out)?;
-    } else {
-        out.write_all(text.as_bytes())?;
-    }
-    out.flush()?;
-    Ok(failed.map_or(exit::OK, |(code, _)| *code))
-}
-
 impl Command {
     pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
         match self {
-            Self::Preflight(a) => {
-                let mut reply = preflight::PreflightReply::default();
-                let done = context::layout(&a.common.plan, a.common.session_dir.as_deref())
-                    .and_then(|l| preflight::run(&l, a.project.as_deref(), &mut reply));
-                reply.ok = done.is_ok();
-                let failed = done.err();
-                reply.problem = failed.as_ref().map(|(_, p)| p.clone());
-                let text = preflight::render(&reply);
-                finish(out, a.common.json, &reply, &text, failed.as_ref())
-            }
-            Self::Prepare(a) => {
-                let mut reply = prepare::PrepareReply::default();
-                let mut orders_dir = PathBuf::new();
-                let done = context::layout(&a.common.plan, a.common.session_dir.as_deref())
-                    .and_then(|l| {
-                        orders_dir = l.orders_dir();
-                        prepare::run(&l, a.wave, a.project.as_deref(), &mut reply)
-                    });
-                reply.ok = done.is_ok();
-                let failed = done.err();
-                reply.problem = failed.as_ref().map(|(_, p)| p.clone());
-                let text = prepare::render(&reply, &orders_dir);
-                finish(out, a.common.json, &reply, &text, failed.as_ref())
-            }
+            Self::Preflight(a) => ops::preflight(
+                &a.common.plan,
+                a.common.session_dir.as_deref(),
+                a.project.as_deref(),
+            )
+            .print(a.common.json, out),
+            Self::Prepare(a) => ops::prepare(
+                &a.common.plan,
+                a.common.session_dir.as_deref(),
+                a.wave,
+                a.project.as_deref(),
+            )
+            .print(a.common.json, out),
             Self::Collect(a) => {
-                let mut reply = collect::CollectReply::default();
-                let done = context::layout(&a.common.plan, a.common.session_dir.as_deref())
-                    .and_then(|l| collect::run(&l, a.wave, &mut reply));
-                reply.ok = done.is_ok();
-                let failed = done.err();
-                reply.problem = failed.as_ref().map(|(_, p)| p.clone());
-                let text = collect::render(&reply);
-                finish(out, a.common.json, &reply, &text, failed.as_ref())
+                ops::collect(&a.common.plan, a.common.session_dir.as_deref(), a.wave)
+                    .print(a.common.json, out)
             }
-            Self::Cleanup(a) => {
-                let mut reply = CleanupReply::default();
-                let done = context::layout(&a.plan, a.session_dir.as_deref()).and_then(|l| {
-                    reply.plan = Some(l.plan_rel.clone());
-                    report::cleanup(&l)
-                });
-                let failed = match done {
-                    Ok(swept) => {
-                        reply.removed_worktrees = swept.removed_worktrees;
-                        reply.removed_branches = swept.removed_branches;
-                        reply.kept = swept.kept;
-                        (!reply.kept.is_empty()).then(|| {
-                            (
-                                exit::NOT_OK,
-                                Problem::new(
-                                    super::code::WAVE_KEPT,
-                                    "kept (they hold work): see each item's what_to_do; a re-run stops at wave preflight until they are dealt with",
-                                ),
-                            )
-                        })
-                    }
-                    Err(f) => Some(f),
-                };
-                reply.ok = failed.is_none();
-                reply.problem = failed.as_ref().map(|(_, p)| p.clone());
-                use std::fmt::Write as _;
-                let mut text = String::new();
-                if failed.is_none() || !reply.kept.is_empty() {
-                    let _ = writeln!(
-                        text,
-                        "Cleanup: worktrees removed and merged branches deleted."
-                    );
-                }
-                for k in &reply.kept {
-                    let _ = writeln!(text, "KEPT {} {}: {}", k.kind, k.name, k.what_to_do);
-                }
-                finish(out, a.json, &reply, &text, failed.as_ref())
-            }
+            Self::Cleanup(a) => ops::cleanup(&a.plan, a.session_dir.as_deref()).print(a.json, out),
             Self::Report(a) => {
-                let layout = match context::layout(&a.plan, a.session_dir.as_deref()) {
-                    Ok(l) => l,
-                    Err(f) => {
-                        let reply = report::Report {
-                            problem: Some(f.1.clone()),
-                            ..report::Report::default()
-                        };
-                        return finish(out, a.json, &reply, "", Some(&f));
-                    }
-                };
-                let reply = report::report(&layout);
-                use std::fmt::Write as _;
-                let mut text = String::new();
-                for s in &reply.sessions {
-                    let _ = writeln!(
-                        text,
-                        "wave {} session {}: {} ({}/{} steps completed{})",
-                        s.wave,
-                        s.session,
-                        s.status,
-                        s.completed_steps,
-                        s.total_steps,
-                        if s.open_steps.is_empty() {
-                            String::new()
-                        } else {
-                            format!("; open: {}", s.open_steps.join(", "))
-                        }
-                    );
-                }
-                if reply.sessions.is_empty() {
-                    let _ = writeln!(text, "no archived session results");
-                }
-                finish(out, a.json, &reply, &text, None)
+                ops::sessions_report(&a.plan, a.session_dir.as_deref()).print(a.json, out)
             }
         }
     }

@@ -23,6 +23,7 @@ mod cli;
 pub(crate) mod code;
 mod collect;
 mod context;
+mod ops;
 mod preflight;
 mod prepare;
 mod report;
@@ -30,6 +31,7 @@ mod strategy;
 mod tidy;
 
 pub(crate) use cli::Command;
+pub(crate) use ops::{preflight, prepare, sessions_report};
 pub(crate) use strategy::{Decision as Strategy, Invocation, decide};
 
 /// Where a plan's multi-session run stands, for `trek start`: whether a
@@ -54,15 +56,14 @@ pub(crate) struct Collected {
 
 /// `wave collect` for the plan's wave in flight, as `trek start` runs it.
 pub(crate) fn collect(plan: &std::path::Path) -> Collected {
-    let mut reply = collect::CollectReply::default();
-    let done = context::layout(plan, None).and_then(|l| collect::run(&l, None, &mut reply));
-    let mut text = collect::render(&reply);
-    if let Err((_, problem)) = &done {
+    let done = ops::collect(plan, None, None);
+    let mut text = done.text;
+    if let Some((_, problem)) = &done.failed {
         text.push_str(&format!("error[{}]: {}\n", problem.code, problem.message));
     }
     Collected {
         text,
-        outcome: reply.outcome,
+        outcome: done.reply.outcome,
     }
 }
 

@@ -1,0 +1,219 @@
+//! The `wave` operations, as the command line and `trek` both call them:
+//! each takes the plan (and what else its subcommand takes) and returns
+//! [`Done`]: the reply `--json` prints, the text printed without it, and
+//! the refusal, if any. The replies' own types stay the area's.
+
+use std::fmt::Write as _;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::{context, report};
+use crate::exit;
+use crate::orders::Fail;
+use crate::problem::{self, Problem};
+
+/// What one operation did.
+#[derive(Debug)]
+pub(crate) struct Done<R> {
+    /// What `--json` prints.
+    pub reply: R,
+    /// What is printed without `--json`.
+    pub text: String,
+    /// The exit code and the problem of a refusal.
+    pub failed: Option<Fail>,
+}
+
+impl<R: Serialize> Done<R> {
+    /// The exit code.
+    pub(crate) fn code(&self) -> u8 {
+        self.failed.as_ref().map_or(exit::OK, |(code, _)| *code)
+    }
+
+    /// Prints the refusal's problem on stderr.
+    pub(crate) fn eprint(&self) {
+        if let Some((_, p)) = &self.failed {
+            problem::eprint_all(std::slice::from_ref(p));
+        }
+    }
+
+    /// Prints the problem on stderr and the reply (JSON) or the text;
+    /// returns the exit code.
+    pub(crate) fn print(&self, json: bool, out: &mut impl Write) -> io::Result<u8> {
+        self.eprint();
+        if json {
+            serde_json::to_writer(&mut *out, &self.reply)?;
+            writeln!(out)?;
+        } else {
+            out.write_all(self.text.as_bytes())?;
+        }
+        out.flush()?;
+        Ok(self.code())
+    }
+}
+
+/// `wave preflight`: Checks 1–4 before a wave is prepared.
+pub(crate) fn preflight(
+    plan: &Path,
+    session_dir: Option<&Path>,
+    project: Option<&Path>,
+) -> Done<impl Serialize + use<>> {
+    let mut reply = super::preflight::PreflightReply::default();
+    let done = context::layout(plan, session_dir)
+        .and_then(|l| super::preflight::run(&l, project, &mut reply));
+    reply.ok = done.is_ok();
+    let failed = done.err();
+    reply.problem = failed.as_ref().map(|(_, p)| p.clone());
+    let text = super::preflight::render(&reply);
+    Done {
+        reply,
+        text,
+        failed,
+    }
+}
+
+/// `wave prepare`: the worktrees and session orders of one wave.
+pub(crate) fn prepare(
+    plan: &Path,
+    session_dir: Option<&Path>,
+    wave: Option<u32>,
+    project: Option<&Path>,
+) -> Done<impl Serialize + use<>> {
+    let mut reply = super::prepare::PrepareReply::default();
+    let mut orders_dir = PathBuf::new();
+    let done = context::layout(plan, session_dir).and_then(|l| {
+        orders_dir = l.orders_dir();
+        super::prepare::run(&l, wave, project, &mut reply)
+    });
+    reply.ok = done.is_ok();
+    let failed = done.err();
+    reply.problem = failed.as_ref().map(|(_, p)| p.clone());
+    let text = super::prepare::render(&reply, &orders_dir);
+    Done {
+        reply,
+        text,
+        failed,
+    }
+}
+
+/// `wave collect`: the finished wave merged, its worktrees removed.
+pub(super) fn collect(
+    plan: &Path,
+    session_dir: Option<&Path>,
+    wave: Option<u32>,
+) -> Done<super::collect::CollectReply> {
+    let mut reply = super::collect::CollectReply::default();
+    let done =
+        context::layout(plan, session_dir).and_then(|l| super::collect::run(&l, wave, &mut reply));
+    reply.ok = done.is_ok();
+    let failed = done.err();
+    reply.problem = failed.as_ref().map(|(_, p)| p.clone());
+    let text = super::collect::render(&reply);
+    Done {
+        reply,
+        text,
+        failed,
+    }
+}
+
+/// What `wave cleanup --json` prints (schema `wave-cleanup`).
+#[derive(Debug, Default, Serialize)]
+pub(super) struct CleanupReply {
+    ok: bool,
+    plan: Option<String>,
+    removed_worktrees: Vec<String>,
+    removed_branches: Vec<String>,
+    kept: Vec<super::tidy::Kept>,
+    problem: Option<Problem>,
+}
+
+/// `wave cleanup`: the merged worktrees and branches removed, without force.
+pub(super) fn cleanup(plan: &Path, session_dir: Option<&Path>) -> Done<CleanupReply> {
+    let mut reply = CleanupReply::default();
+    let done = context::layout(plan, session_dir).and_then(|l| {
+        reply.plan = Some(l.plan_rel.clone());
+        report::cleanup(&l)
+    });
+    let failed = match done {
+        Ok(swept) => {
+            reply.removed_worktrees = swept.removed_worktrees;
+            reply.removed_branches = swept.removed_branches;
+            reply.kept = swept.kept;
+            (!reply.kept.is_empty()).then(|| {
+                (
+                    exit::NOT_OK,
+                    Problem::new(
+                        super::code::WAVE_KEPT,
+                        "kept (they hold work): see each item's what_to_do; a re-run stops at wave preflight until they are dealt with",
+                    ),
+                )
+            })
+        }
+        Err(f) => Some(f),
+    };
+    reply.ok = failed.is_none();
+    reply.problem = failed.as_ref().map(|(_, p)| p.clone());
+    let mut text = String::new();
+    if failed.is_none() || !reply.kept.is_empty() {
+        let _ = writeln!(
+            text,
+            "Cleanup: worktrees removed and merged branches deleted."
+        );
+    }
+    for k in &reply.kept {
+        let _ = writeln!(text, "KEPT {} {}: {}", k.kind, k.name, k.what_to_do);
+    }
+    Done {
+        reply,
+        text,
+        failed,
+    }
+}
+
+/// `wave report`: each archived session's result.
+pub(crate) fn sessions_report(
+    plan: &Path,
+    session_dir: Option<&Path>,
+) -> Done<impl Serialize + use<>> {
+    let layout = match context::layout(plan, session_dir) {
+        Ok(l) => l,
+        Err(f) => {
+            let reply = report::Report {
+                problem: Some(f.1.clone()),
+                ..report::Report::default()
+            };
+            return Done {
+                reply,
+                text: String::new(),
+                failed: Some(f),
+            };
+        }
+    };
+    let reply = report::report(&layout);
+    let mut text = String::new();
+    for s in &reply.sessions {
+        let _ = writeln!(
+            text,
+            "wave {} session {}: {} ({}/{} steps completed{})",
+            s.wave,
+            s.session,
+            s.status,
+            s.completed_steps,
+            s.total_steps,
+            if s.open_steps.is_empty() {
+                String::new()
+            } else {
+                format!("; open: {}", s.open_steps.join(", "))
+            }
+        );
+    }
+    if reply.sessions.is_empty() {
+        let _ = writeln!(text, "no archived session results");
+    }
+    Done {
+        reply,
+        text,
+        failed: None,
+    }
+}
