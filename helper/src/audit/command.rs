@@ -161,45 +161,82 @@ pub(super) fn checkpoint(args: &CheckpointArgs, out: &mut impl Write) -> io::Res
 }
 
 pub(super) fn session(args: &SessionArgs, out: &mut impl Write) -> io::Result<u8> {
+    let audit = run_session(&args.plan, &args.progress, &args.start, args.record);
+    answer(out, audit, args.json, render::session, |a| {
+        a.drift_details.is_empty()
+    })
+}
+
+/// What `audit session` found, as `trek finish` tells it.
+#[derive(Debug, Clone)]
+pub(crate) struct SessionFindings {
+    pub expected_paths: usize,
+    pub commits: usize,
+    pub scripts: usize,
+    /// Each drift item as one line ([`super::drift_line`]).
+    pub drift: Vec<String>,
+}
+
+/// `audit session` (Phase 7.5) on the run of `plan` recorded in
+/// `progress` since commit `start`, recorded in the progress file when
+/// `record`; a refusal is returned, not printed.
+pub(crate) fn audit_session(
+    plan: &Path,
+    progress: &Path,
+    start: &str,
+    record: bool,
+) -> Result<SessionFindings, Refused> {
+    run_session(plan, progress, start, record).map(|a| SessionFindings {
+        expected_paths: a.expected_paths,
+        commits: a.commits,
+        scripts: a.scripts,
+        drift: a
+            .drift_details
+            .iter()
+            .map(|d| super::drift_line(&d.to_value()))
+            .collect(),
+    })
+}
+
+fn run_session(
+    plan_path: &Path,
+    progress_path: &Path,
+    start: &str,
+    record: bool,
+) -> Result<session::SessionAudit, Refused> {
     let budget = crate::progress::budget_from_env();
     if let Some(w) = &budget.warning {
         crate::problem::eprint_line(&format!("warning: {w}"));
     }
-    let run = || -> Result<session::SessionAudit, Refused> {
-        let plan = load_plan(&args.plan)?;
-        let broken: Vec<String> = plan
-            .steps
-            .iter()
-            .filter(|s| s.manifest.is_none())
-            .map(|s| s.number.to_string())
-            .collect();
-        if !broken.is_empty() {
-            return Err(cannot(
-                Problem::new(
-                    code::AUDIT_NO_MANIFEST,
-                    format!(
-                        "steps {} have no usable manifest; `voyage-helper plan validate {}` says why",
-                        broken.join(", "),
-                        args.plan.display()
-                    ),
-                )
-                .in_file(&args.plan),
-            ));
-        }
-        let progress = record::load(&args.progress)?;
-        let git = repository()?;
-        let start = git.commit_id(&args.start, "--start").map_err(cannot)?;
-        let mut audit =
-            session::audit(&git, &plan, &progress, &start, budget.cap).map_err(cannot)?;
-        if args.record {
-            record::session(&args.progress, &audit)?;
-            audit.recorded = Some(args.progress.display().to_string());
-        }
-        Ok(audit)
-    };
-    answer(out, run(), args.json, render::session, |a| {
-        a.drift_details.is_empty()
-    })
+    let plan = load_plan(plan_path)?;
+    let broken: Vec<String> = plan
+        .steps
+        .iter()
+        .filter(|s| s.manifest.is_none())
+        .map(|s| s.number.to_string())
+        .collect();
+    if !broken.is_empty() {
+        return Err(cannot(
+            Problem::new(
+                code::AUDIT_NO_MANIFEST,
+                format!(
+                    "steps {} have no usable manifest; `voyage-helper plan validate {}` says why",
+                    broken.join(", "),
+                    plan_path.display()
+                ),
+            )
+            .in_file(plan_path),
+        ));
+    }
+    let progress = record::load(progress_path)?;
+    let git = repository()?;
+    let start = git.commit_id(start, "--start").map_err(cannot)?;
+    let mut audit = session::audit(&git, &plan, &progress, &start, budget.cap).map_err(cannot)?;
+    if record {
+        record::session(progress_path, &audit)?;
+        audit.recorded = Some(progress_path.display().to_string());
+    }
+    Ok(audit)
 }
 
 pub(super) fn scope(args: &ScopeArgs, out: &mut impl Write) -> io::Result<u8> {

@@ -21,6 +21,7 @@ mod checkpoint;
 mod cli;
 pub(crate) mod code;
 mod command;
+pub(crate) use command::{SessionFindings, audit_session};
 mod drift;
 mod git;
 mod paths;

@@ -14,7 +14,7 @@ mod custom;
 mod model;
 mod resolve;
 
-pub(crate) use cli::Command;
+pub(crate) use cli::{Command, PROFILE_ENV};
 pub use custom::{check_name, parse};
 pub use model::PHASES;
 

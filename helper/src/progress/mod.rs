@@ -471,25 +471,186 @@ pub(crate) fn execute_finish(
     budget: &budget::Budget,
     out: &mut impl Write,
 ) -> io::Result<u8> {
-    let path = match options.locate.resolve() {
+    let request = FinishRequest {
+        locate: options.locate.clone(),
+        status: options.status.clone(),
+        summary: options.summary.clone(),
+        plan_verification: options.plan_verification.clone(),
+    };
+    let finished = finish_run(&request, budget);
+    finished.eprint();
+    finished.render(options.json, out)
+}
+
+/// The run `progress finish` ends, with which status, summary and
+/// verification record.
+#[derive(Debug, Clone)]
+pub(crate) struct FinishRequest {
+    pub locate: cli::Locate,
+    pub status: String,
+    pub summary: Option<String>,
+    pub plan_verification: Option<String>,
+}
+
+/// What `progress finish` did.
+#[derive(Debug, Clone)]
+pub(crate) enum Finished {
+    /// Refused before a file could be named.
+    Unplaced { code: u8, problem: Problem },
+    /// Refused: the file is named in the reply.
+    Refused {
+        reply: Reply,
+        code: u8,
+        problem: Problem,
+        /// Said before the refusal (the budget's warning).
+        warnings: Vec<String>,
+    },
+    /// Recorded; `overridden` when the completion gate did not let
+    /// `completed` stand.
+    Recorded {
+        reply: Reply,
+        previous: RunStatus,
+        status: RunStatus,
+        overridden: Option<Gate>,
+        warnings: Vec<String>,
+    },
+}
+
+impl Finished {
+    /// The exit code.
+    pub(crate) fn code(&self) -> u8 {
+        match self {
+            Self::Unplaced { code, .. } | Self::Refused { code, .. } => *code,
+            Self::Recorded { overridden, .. } => {
+                if overridden.is_some() {
+                    exit::NOT_OK
+                } else {
+                    exit::OK
+                }
+            }
+        }
+    }
+
+    /// The refusal's problem, if refused.
+    pub(crate) fn refusal(&self) -> Option<&Problem> {
+        match self {
+            Self::Unplaced { problem, .. } | Self::Refused { problem, .. } => Some(problem),
+            Self::Recorded { .. } => None,
+        }
+    }
+
+    /// Whether the completion gate turned `completed` into another status.
+    pub(crate) fn overridden(&self) -> bool {
+        matches!(
+            self,
+            Self::Recorded {
+                overridden: Some(_),
+                ..
+            }
+        )
+    }
+
+    /// Prints what goes to stderr: warnings, then the refusal or the
+    /// completion gate's override.
+    pub(crate) fn eprint(&self) {
+        match self {
+            Self::Unplaced { problem, .. } => problem::eprint_all(std::slice::from_ref(problem)),
+            Self::Refused {
+                problem, warnings, ..
+            } => {
+                print_warnings(warnings);
+                problem::eprint_all(std::slice::from_ref(problem));
+            }
+            Self::Recorded {
+                reply, warnings, ..
+            } => {
+                print_warnings(warnings);
+                if let Some(problem) = &reply.problem {
+                    problem::eprint_all(std::slice::from_ref(problem));
+                }
+            }
+        }
+    }
+
+    /// Prints the reply: one JSON object, or text; returns the exit code.
+    pub(crate) fn render(&self, json: bool, out: &mut impl Write) -> io::Result<u8> {
+        match self {
+            Self::Unplaced { .. } => {}
+            Self::Refused { reply, problem, .. } => {
+                if json {
+                    let mut reply = reply.clone();
+                    reply.ok = false;
+                    reply.problem = Some(problem.clone());
+                    reply.render_json(out)?;
+                }
+            }
+            Self::Recorded {
+                reply,
+                previous,
+                status,
+                overridden,
+                ..
+            } => {
+                if json {
+                    reply.render_json(out)?;
+                } else {
+                    writeln!(
+                        out,
+                        "run {previous} -> {status}: {}/{} steps completed",
+                        reply.completed_steps, reply.total_steps
+                    )?;
+                    if let Some(gate) = overridden {
+                        writeln!(
+                            out,
+                            "completion gate: completed overridden to {}, because",
+                            gate.status
+                        )?;
+                        for reason in &gate.reasons {
+                            writeln!(out, "  - {reason}")?;
+                        }
+                    }
+                }
+            }
+        }
+        out.flush()?;
+        Ok(self.code())
+    }
+}
+
+/// Records the run's final status in the progress file `request` names,
+/// `completed` only through the completion gate.
+pub(crate) fn finish_run(request: &FinishRequest, budget: &budget::Budget) -> Finished {
+    let path = match request.locate.resolve() {
         Ok(p) => p,
-        Err(p) => return Ok(refuse_plain(exit::CANNOT_CHECK, p)),
+        Err(problem) => {
+            return Finished::Unplaced {
+                code: exit::CANNOT_CHECK,
+                problem,
+            };
+        }
     };
     let reply = Reply::new("finish", &path);
-    let status = match RunStatus::parse(&options.status) {
+    let refused =
+        |reply: Reply, code: u8, problem: Problem, warnings: Vec<String>| Finished::Refused {
+            reply,
+            code,
+            problem,
+            warnings,
+        };
+    let status = match RunStatus::parse(&request.status) {
         Some(s) if s != RunStatus::InProgress => s,
         _ => {
             let p = Problem::new(
                 code::PROGRESS_BAD_STATUS,
                 format!(
                     "unknown final status '{}'; one of completed, failed, stopped, partial",
-                    options.status
+                    request.status
                 ),
             );
-            return refuse(reply, options.json, exit::NOT_OK, p, out);
+            return refused(reply, exit::NOT_OK, p, Vec::new());
         }
     };
-    let verification = match options
+    let verification = match request
         .plan_verification
         .as_deref()
         .map(serde_json::from_str)
@@ -501,12 +662,12 @@ pub(crate) fn execute_finish(
                 code::PROGRESS_NOT_JSON,
                 "--plan-verification must be a JSON object: {\"status\": \"passed|failed|not-run\", …}",
             );
-            return refuse(reply, options.json, exit::NOT_OK, p, out);
+            return refused(reply, exit::NOT_OK, p, Vec::new());
         }
     };
     let mut progress = match load_for_update(&path) {
         Ok(p) => p,
-        Err((code, p)) => return refuse(reply, options.json, code, p, out),
+        Err((code, p)) => return refused(reply, code, p, Vec::new()),
     };
     if status == RunStatus::Completed {
         let open: Vec<String> = progress
@@ -525,11 +686,11 @@ pub(crate) fn execute_finish(
             )
             .in_file(&path);
             let reply = reply.counted(&progress);
-            return refuse(reply, options.json, exit::NOT_OK, p, out);
+            return refused(reply, exit::NOT_OK, p, Vec::new());
         }
     }
     let previous = progress.status;
-    if let Some(summary) = &options.summary {
+    if let Some(summary) = &request.summary {
         progress.summary = serde_json::from_str(summary)
             .unwrap_or_else(|_| serde_json::Value::String(summary.clone()));
     }
@@ -539,8 +700,9 @@ pub(crate) fn execute_finish(
     // The completion gate decides whether `completed` stands.
     let mut status = status;
     let mut overridden = None;
+    let mut warnings = Vec::new();
     if status == RunStatus::Completed {
-        print_warnings(budget.warning.as_slice());
+        warnings.extend(budget.warning.clone());
         let gate = gate::completion_gate(&progress, budget.cap);
         if gate.passed {
             progress.extra.remove("completion_gate");
@@ -560,7 +722,7 @@ pub(crate) fn execute_finish(
     progress.status = status;
     progress.updated_at = UtcTime::now().rfc3339();
     if let Err((code, p)) = file::save(&path, &progress) {
-        return refuse(reply, options.json, code, p, out);
+        return refused(reply, code, p, warnings);
     }
     let mut reply = reply.counted(&progress);
     reply.status = Some(status.as_str().into());
@@ -575,36 +737,17 @@ pub(crate) fn execute_finish(
             ),
         )
         .in_file(&path);
-        problem::eprint_all(std::slice::from_ref(&problem));
         reply.ok = false;
         reply.problem = Some(problem);
         reply.completion_gate = Some(gate.clone());
     }
-    if options.json {
-        reply.render_json(out)?;
-    } else {
-        writeln!(
-            out,
-            "run {previous} -> {status}: {}/{} steps completed",
-            reply.completed_steps, reply.total_steps
-        )?;
-        if let Some(gate) = &overridden {
-            writeln!(
-                out,
-                "completion gate: completed overridden to {}, because",
-                gate.status
-            )?;
-            for reason in &gate.reasons {
-                writeln!(out, "  - {reason}")?;
-            }
-        }
+    Finished::Recorded {
+        reply,
+        previous,
+        status,
+        overridden,
+        warnings,
     }
-    out.flush()?;
-    Ok(if overridden.is_some() {
-        exit::NOT_OK
-    } else {
-        exit::OK
-    })
 }
 
 /// `progress init`: exit 0 created, replaced or kept; 1 the plan is not a

@@ -173,26 +173,72 @@ fn print(reply: &Reply, json: bool, text: &str, out: &mut impl Write) -> io::Res
 
 /// `recovery spec`: 0 written, 1 refused, 2 could not.
 pub(crate) fn execute_spec(args: &cli::SpecArgs, out: &mut impl Write) -> io::Result<u8> {
-    let mut reply = Reply::default();
-    let mut text = String::new();
-    let done = dispatch(args, &mut reply, &mut text);
-    if let Err((code, p)) = done {
-        problem::eprint_all(std::slice::from_ref(&p));
-        reply.status = match code {
-            exit::NOT_OK if p.code == code::RECOVERY_EXHAUSTED => "exhausted",
-            exit::NOT_OK => "refused",
-            _ => "error",
-        };
-        reply.problem = Some(p);
-        print(&reply, args.json, &text, out)?;
-        return Ok(code);
-    }
-    reply.status = "written";
-    print(&reply, args.json, &text, out)?;
-    Ok(exit::OK)
+    let request = SpecRequest {
+        plan: args.plan.clone(),
+        progress: args.progress.clone(),
+        out: args.out.clone(),
+        session: args.session,
+    };
+    let recovery = recover(&request);
+    recovery.eprint();
+    print(&recovery.reply, args.json, &recovery.text, out)?;
+    Ok(recovery.code)
 }
 
-fn dispatch(args: &cli::SpecArgs, reply: &mut Reply, text: &mut String) -> Result<(), Refused> {
+/// The drifted run a recovery spec is written for, and where it goes.
+#[derive(Debug, Clone)]
+pub(crate) struct SpecRequest {
+    pub plan: PathBuf,
+    pub progress: PathBuf,
+    /// The directory the spec is written in.
+    pub out: PathBuf,
+    pub session: Option<u32>,
+}
+
+/// What `recovery spec` did.
+#[derive(Debug, Clone)]
+pub(crate) struct Recovery {
+    reply: Reply,
+    /// What is printed without `--json`: the recovery order, or why
+    /// recovery is exhausted.
+    pub text: String,
+    pub code: u8,
+}
+
+impl Recovery {
+    /// Prints the refusal's problem on stderr.
+    pub(crate) fn eprint(&self) {
+        if let Some(p) = &self.reply.problem {
+            problem::eprint_all(std::slice::from_ref(p));
+        }
+    }
+}
+
+/// Writes the recovery spec of a drifted session (Phase 7.6), or says why
+/// not.
+pub(crate) fn recover(request: &SpecRequest) -> Recovery {
+    let mut reply = Reply::default();
+    let mut text = String::new();
+    let done = dispatch(request, &mut reply, &mut text);
+    let code = match done {
+        Err((code, p)) => {
+            reply.status = match code {
+                exit::NOT_OK if p.code == code::RECOVERY_EXHAUSTED => "exhausted",
+                exit::NOT_OK => "refused",
+                _ => "error",
+            };
+            reply.problem = Some(p);
+            code
+        }
+        Ok(()) => {
+            reply.status = "written";
+            exit::OK
+        }
+    };
+    Recovery { reply, text, code }
+}
+
+fn dispatch(args: &SpecRequest, reply: &mut Reply, text: &mut String) -> Result<(), Refused> {
     let (plan, source) = load_plan(&args.plan)?;
     let progress = load_progress(&args.progress)?;
     let session = session_number(args.session, &plan);

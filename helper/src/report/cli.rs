@@ -89,7 +89,7 @@ pub(crate) struct ReportArgs {
 impl ReportArgs {
     /// Runs `report`; a write error of `out` is returned.
     pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
-        let env_profile = std::env::var("VOYAGE_PROFILE").ok();
+        let env_profile = std::env::var(crate::profile::PROFILE_ENV).ok();
         let budget = crate::progress::budget_from_env();
         super::execute(
             &self,

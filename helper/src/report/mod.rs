@@ -58,17 +58,55 @@ pub(crate) fn execute(
     data_dir: Option<&Path>,
     out: &mut impl Write,
 ) -> io::Result<u8> {
+    let built = match build(&args.progress, args.plan.as_deref(), budget) {
+        Ok(b) => b,
+        Err(p) => return cannot(out, p),
+    };
+    if args.stats_record {
+        let record = built.stats_record(
+            args.profile.clone(),
+            args.profile_source,
+            env_profile,
+            data_dir,
+        );
+        serde_json::to_writer(&mut *out, &record)?;
+        writeln!(out)?;
+        out.flush()?;
+        return Ok(exit::OK);
+    }
+    if args.json {
+        render::json(&built.report, out)?;
+    } else {
+        render::text(&built.report, out)?;
+    }
+    out.flush()?;
+    Ok(built.code())
+}
+
+/// The final report of a run, built once from its progress file and plan.
+#[derive(Debug)]
+pub(crate) struct Built {
+    report: model::Report,
+    plan: Option<crate::plan::Plan>,
+}
+
+/// Builds the report of the run recorded in `progress_path`, its plan
+/// read from `plan_path` (else from the one the progress file names, when
+/// it can be). The budget's warning and unreadable inputs are told on
+/// stderr; the problem returned is the reason no report can be made.
+pub(crate) fn build(
+    progress_path: &Path,
+    plan_path: Option<&Path>,
+    budget: &crate::progress::Budget,
+) -> Result<Built, Problem> {
     if let Some(w) = &budget.warning {
         crate::problem::eprint_line(&format!("warning: {w}"));
     }
-    let progress = match load_progress(&args.progress) {
-        Ok(p) => p,
-        Err(p) => return cannot(out, p),
-    };
+    let progress = load_progress(progress_path)?;
     let mut notes = Vec::new();
     // The plan: --plan must be readable; the one the progress file names
     // is read when it can be, and said when it cannot.
-    let plan = match &args.plan {
+    let plan = match plan_path {
         Some(path) => match crate::plan::load(path) {
             Ok(plan) => Some(plan),
             Err(e) => {
@@ -78,7 +116,7 @@ pub(crate) fn execute(
                         Problem::new(code::REPORT_PLAN_UNREADABLE, e.to_string())
                     }
                 };
-                return cannot(out, p.in_file_if_none(path));
+                return Err(p.in_file_if_none(path));
             }
         },
         None => match crate::plan::load(Path::new(&progress.plan)) {
@@ -91,14 +129,55 @@ pub(crate) fn execute(
             }
         },
     };
-    let shown = args.progress.display().to_string();
+    let shown = progress_path.display().to_string();
     let report = model::build(&shown, &progress, plan.as_ref(), budget.cap, notes);
-    if args.stats_record {
+    Ok(Built { report, plan })
+}
+
+impl Built {
+    /// The exit code: 0 for a completed run, else 1.
+    pub(crate) fn code(&self) -> u8 {
+        if self.report.result == "completed" {
+            exit::OK
+        } else {
+            exit::NOT_OK
+        }
+    }
+
+    /// The report as text.
+    pub(crate) fn text(&self) -> String {
+        let mut out = Vec::new();
+        // Writing into memory does not fail.
+        let _ = render::text(&self.report, &mut out);
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    /// The result word (`completed`, `partial`, …).
+    pub(crate) fn result(&self) -> &'static str {
+        self.report.trekexecute_summary.result
+    }
+
+    /// The `trekexecute_summary` block, as `report --json` prints it.
+    pub(crate) fn summary(&self) -> Value {
+        serde_json::to_value(&self.report.trekexecute_summary).unwrap_or(Value::Null)
+    }
+
+    /// The Phase 9 stats record, the profile chosen as `profile resolve`
+    /// chooses it (`flag`, with where it really came from as `recorded`;
+    /// then `env`; then the plan's front matter). A profile that cannot be
+    /// resolved is warned about on stderr and recorded with null models.
+    pub(crate) fn stats_record(
+        &self,
+        flag: Option<String>,
+        recorded: Option<crate::profile::ProfileSource>,
+        env_profile: Option<String>,
+        data_dir: Option<&Path>,
+    ) -> Value {
         let fields = match crate::profile::for_record(
-            args.profile.clone(),
-            args.profile_source,
+            flag,
+            recorded,
             env_profile,
-            plan.as_ref().and_then(|p| p.profile.clone()),
+            self.plan.as_ref().and_then(|p| p.profile.clone()),
             data_dir,
         ) {
             Ok((profile, source)) => summary::ProfileFields {
@@ -123,25 +202,11 @@ pub(crate) fn execute(
             }
         };
         let record = summary::stats_record(
-            &report.trekexecute_summary,
-            &report.mode,
+            &self.report.trekexecute_summary,
+            &self.report.mode,
             &fields,
             &UtcTime::now().rfc3339(),
         );
-        serde_json::to_writer(&mut *out, &record)?;
-        writeln!(out)?;
-        out.flush()?;
-        return Ok(exit::OK);
+        serde_json::to_value(&record).unwrap_or(Value::Null)
     }
-    if args.json {
-        render::json(&report, out)?;
-    } else {
-        render::text(&report, out)?;
-    }
-    out.flush()?;
-    Ok(if report.result == "completed" {
-        exit::OK
-    } else {
-        exit::NOT_OK
-    })
 }

@@ -149,35 +149,42 @@ pub(crate) fn execute_state_write(
     options: &StateWriteArgs,
     out: &mut impl Write,
 ) -> io::Result<u8> {
-    let state = SessionState {
-        schema_version: 1,
-        project: options.project.display().to_string(),
-        next_session_brief_path: options.brief.clone(),
-        next_session_label: options.label.clone(),
-        status: options.status.clone(),
-        updated_at: UtcTime::now().rfc3339(),
-    };
-    let outcome = pair::write_pair(&options.project, &state);
+    let outcome = write_state_pair(
+        &options.project,
+        &options.brief,
+        &options.label,
+        &options.status,
+    );
     finish(options.json, outcome, out, |_| {})
 }
 
-/// Writes the handover pair into `project_dir` for another area (`wave
-/// preflight` stopping on a dirty tree, seed Phase 2.55 Check 1): both
-/// files or neither, checked as `state write` checks them.
-pub(crate) fn write_handover(
+/// Writes the handover pair into `project_dir`: both files or neither,
+/// each checked against its schema.
+pub(crate) fn write_state_pair(
     project_dir: &std::path::Path,
+    brief: &str,
     label: &str,
     status: &str,
-) -> Result<(), Problem> {
+) -> Result<WriteReply, (u8, Problem)> {
     let state = SessionState {
         schema_version: 1,
         project: project_dir.display().to_string(),
-        next_session_brief_path: project_dir.join("brief.md").display().to_string(),
+        next_session_brief_path: brief.to_owned(),
         next_session_label: label.to_owned(),
         status: status.to_owned(),
         updated_at: UtcTime::now().rfc3339(),
     };
     pair::write_pair(project_dir, &state)
-        .map(|_| ())
-        .map_err(|(_, p)| p)
+}
+
+/// Writes the handover pair into `project_dir` for another area (`wave
+/// preflight` stopping on a dirty tree, seed Phase 2.55 Check 1; `trek`
+/// ending a `--project` run), its brief the project's `brief.md`.
+pub(crate) fn write_handover(
+    project_dir: &std::path::Path,
+    label: &str,
+    status: &str,
+) -> Result<WriteReply, (u8, Problem)> {
+    let brief = project_dir.join("brief.md").display().to_string();
+    write_state_pair(project_dir, &brief, label, status)
 }

@@ -154,15 +154,26 @@ pub(crate) fn execute_append(
     stdin: &mut impl Read,
     out: &mut impl Write,
 ) -> io::Result<u8> {
-    let outcome = (|| {
-        kind::check(&options.kind).map_err(|m| Problem::new(code::STATS_BAD_KIND, m))?;
-        let bytes = read_source(&options.record(), stdin)?;
-        let rec = record::parse_object(&bytes, "record")?;
-        let rec = record::with_ts(rec, &UtcTime::now().rfc3339());
-        let path = append(data_dir, &options.kind, &rec)?;
-        Ok(WriteReply::written(&path))
-    })();
+    // The kind is checked before stdin is read.
+    let outcome = kind::check(&options.kind)
+        .map_err(|m| Problem::new(code::STATS_BAD_KIND, m))
+        .and_then(|()| read_source(&options.record(), stdin))
+        .and_then(|bytes| append_record(data_dir, &options.kind, &bytes));
     reply(outcome, out)
+}
+
+/// Appends the JSON object `bytes` to the stats file of `kind`, stamped
+/// with `ts` when it has none.
+pub(crate) fn append_record(
+    data_dir: Option<&Path>,
+    kind_name: &str,
+    bytes: &[u8],
+) -> Result<WriteReply, Problem> {
+    kind::check(kind_name).map_err(|m| Problem::new(code::STATS_BAD_KIND, m))?;
+    let rec = record::parse_object(bytes, "record")?;
+    let rec = record::with_ts(rec, &UtcTime::now().rfc3339());
+    let path = append(data_dir, kind_name, &rec)?;
+    Ok(WriteReply::written(&path))
 }
 
 /// `event emit --event NAME [--payload -|JSON]`, into `data_dir`.
@@ -173,20 +184,37 @@ pub(crate) fn execute_event(
     out: &mut impl Write,
 ) -> io::Result<u8> {
     let outcome = (|| {
+        // The name is checked before stdin is read.
         event::check_name(&options.event)
             .map_err(|m| Problem::new(code::STATS_BAD_EVENT_NAME, m))?;
         let payload = match &options.payload() {
-            None => Map::new(),
-            Some(source) => record::parse_object(&read_source(source, stdin)?, "payload")?,
+            None => None,
+            Some(source) => Some(read_source(source, stdin)?),
         };
-        let rec = event::record(&options.event, payload, &UtcTime::now().rfc3339());
-        let path = append(data_dir, &options.kind, &rec)?;
-        let mut reply = WriteReply::written(&path);
-        reply.event = Some(options.event.clone());
-        reply.known_event = Some(event::is_known(&options.event));
-        Ok(reply)
+        emit_event(data_dir, &options.kind, &options.event, payload.as_deref())
     })();
     reply(outcome, out)
+}
+
+/// Records the lifecycle event `event` with the JSON object `payload`
+/// (none: `{}`) in the stats file of `kind`.
+pub(crate) fn emit_event(
+    data_dir: Option<&Path>,
+    kind_name: &str,
+    event: &str,
+    payload: Option<&[u8]>,
+) -> Result<WriteReply, Problem> {
+    event::check_name(event).map_err(|m| Problem::new(code::STATS_BAD_EVENT_NAME, m))?;
+    let payload = match payload {
+        None => Map::new(),
+        Some(bytes) => record::parse_object(bytes, "payload")?,
+    };
+    let rec = event::record(event, payload, &UtcTime::now().rfc3339());
+    let path = append(data_dir, kind_name, &rec)?;
+    let mut reply = WriteReply::written(&path);
+    reply.event = Some(event.to_owned());
+    reply.known_event = Some(event::is_known(event));
+    Ok(reply)
 }
 
 /// `stats show [KIND]`: exit 0, or 2 when the directory cannot be read.

@@ -25,8 +25,6 @@ use serde_json::json;
 use super::cli::GateAnswer;
 use super::code;
 use super::context::{self, Run};
-use super::invoke::field;
-use super::invoke::{invoke, invoke_quiet};
 use super::reply::{Next, Reply};
 use super::stop;
 use crate::claude_session::{self, Asker};
@@ -195,20 +193,19 @@ fn finish_inner(gate: Option<GateAnswer>, advisory: bool) -> Result<Reply, Probl
 
     // Phase 7.5: the independent audit. What it means for the run is said
     // below, once, by what this call does with it.
-    let audit = invoke_quiet(&[
-        "audit",
-        "session",
-        "--plan",
-        &plan,
-        "--progress",
-        &progress,
-        "--start",
-        &run.decided.start_sha,
-        "--record",
-        "--json",
-    ])?;
-    let drift = audit.code != exit::OK;
-    push_audit(&mut reply, &audit);
+    let (audit, said) = super::said::quietly(|| {
+        told(
+            crate::audit::audit_session(
+                Path::new(&plan),
+                &run.progress_path,
+                &run.decided.start_sha,
+                true,
+            )
+            .map_err(|(_, p)| p),
+        )
+    });
+    let drift = !matches!(&audit, Ok(found) if found.drift.is_empty());
+    push_audit(&mut reply, &audit, &said);
 
     // Phase 7.6: a recovery session for a drifted session spec, only from
     // the parent run (a `--session N` child escalates instead).
@@ -221,17 +218,18 @@ fn finish_inner(gate: Option<GateAnswer>, advisory: bool) -> Result<Reply, Probl
             .plan_path
             .parent()
             .map_or_else(|| ".".to_owned(), |d| d.display().to_string());
-        let recovery = invoke(&[
-            "recovery",
-            "spec",
-            "--plan",
-            &plan,
-            "--progress",
-            &progress,
-            "--out",
-            &out,
-        ])?;
-        reply.push_text(&recovery.stdout);
+        let request = crate::recovery::SpecRequest {
+            plan: plan.clone().into(),
+            progress: run.progress_path.clone(),
+            out: out.into(),
+            session: None,
+        };
+        let recovery = super::said::passing_on(|| {
+            let recovery = crate::recovery::recover(&request);
+            recovery.eprint();
+            recovery
+        });
+        reply.push_text(&recovery.text);
         // The recovery order is handed over (or recovery is exhausted at
         // depth 2): either way the run stops here as partial, with
         // nothing to merge until the recovery session has run.
@@ -322,36 +320,39 @@ pub(super) fn verification(
 
 /// The session audit's finding in one line, and each drift item: what it
 /// means for the run (partial, no question) is the reply's next line.
-fn push_audit(reply: &mut Reply, audit: &super::invoke::Invoked) {
-    let Some(found) = audit.json().filter(|v| v.get("status").is_some()) else {
-        reply.push(format!("Manifest audit: could not run: {}", audit.why()));
-        return;
+fn push_audit(
+    reply: &mut Reply,
+    audit: &Result<crate::audit::SessionFindings, Problem>,
+    said: &[String],
+) {
+    let found = match audit {
+        Ok(found) => found,
+        Err(p) => {
+            let why = if said.is_empty() {
+                p.message.clone()
+            } else {
+                said.join("; ")
+            };
+            reply.push(format!("Manifest audit: could not run: {why}"));
+            return;
+        }
     };
-    let count = |key: &str| field(&found, key).as_u64().unwrap_or(0);
     let checked = format!(
         "{} expected paths, {} commits, {} scripts checked",
-        count("/expected_paths"),
-        count("/commits"),
-        count("/scripts")
+        found.expected_paths, found.commits, found.scripts
     );
-    let drift = field(&found, "/drift_details")
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    if drift.is_empty() {
+    if found.drift.is_empty() {
         reply.push(format!("Manifest audit: PASS ({checked})"));
         return;
     }
     reply.push(format!(
         "Manifest audit: DRIFT, {} finding{} ({checked}):",
-        drift.len(),
-        if drift.len() == 1 { "" } else { "s" }
+        found.drift.len(),
+        if found.drift.len() == 1 { "" } else { "s" }
     ));
-    reply.lines.extend(
-        drift
-            .iter()
-            .map(|d| format!("- {}", crate::audit::drift_line(d))),
-    );
+    reply
+        .lines
+        .extend(found.drift.iter().map(|d| format!("- {d}")));
 }
 
 /// Appends the run's Phase 9 record, with the run's id, unless the stats
@@ -367,11 +368,32 @@ fn append_record_once(run: &Run, line: &str, reply: &mut Reply) {
             line = serde_json::Value::Object(record).to_string();
         }
     }
-    match invoke(&["stats", "append", crate::stats::EVENT_KIND, &line]) {
-        Ok(done) if done.ok() => {}
-        Ok(done) => reply.push(format!("stats: not written: {}", done.stdout.trim())),
-        Err(p) => reply.push(format!("stats: not written: {}", p.message)),
+    let data_dir = crate::data_dir::resolve();
+    let written = super::said::passing_on(|| {
+        told(crate::stats::append_record(
+            data_dir.as_deref(),
+            crate::stats::EVENT_KIND,
+            line.as_bytes(),
+        ))
+    });
+    if let Err(p) = written {
+        let refused = crate::write_reply::WriteReply::refused(&p);
+        let mut text = Vec::new();
+        // Writing into memory does not fail.
+        let _ = refused.render_json(&mut text);
+        reply.push(format!(
+            "stats: not written: {}",
+            String::from_utf8_lossy(&text).trim()
+        ));
     }
+}
+
+/// `outcome`, its problem printed on stderr as the writers print it.
+fn told<T>(outcome: Result<T, Problem>) -> Result<T, Problem> {
+    if let Err(p) = &outcome {
+        crate::problem::eprint_all(std::slice::from_ref(p));
+    }
+    outcome
 }
 
 /// The main-merge gate's recorded answer (`confirmed` or `declined`) and
@@ -433,37 +455,36 @@ fn emit_once(run: &Run, event: &str, payload: serde_json::Value, reply: &mut Rep
 /// Records a lifecycle event; a failure is one line, never a stop.
 pub(super) fn emit(event: &str, payload: &serde_json::Value, reply: &mut Reply) {
     let payload = payload.to_string();
-    match invoke(&["event", "emit", "--event", event, "--payload", &payload]) {
-        Ok(done) if done.ok() => {}
-        Ok(done) => reply.push(format!(
-            "event {event} not written: {}",
-            done.json()
-                .and_then(|v| field(&v, "/reason").as_str().map(str::to_owned))
-                .unwrap_or_else(|| done.stdout.trim().to_owned())
-        )),
-        Err(p) => reply.push(format!("event {event} not written: {}", p.message)),
+    let data_dir = crate::data_dir::resolve();
+    let written = super::said::passing_on(|| {
+        told(crate::stats::emit_event(
+            data_dir.as_deref(),
+            crate::stats::EVENT_KIND,
+            event,
+            Some(payload.as_bytes()),
+        ))
+    });
+    if let Err(p) = written {
+        let reason = crate::write_reply::WriteReply::refused(&p)
+            .reason
+            .unwrap_or_default();
+        reply.push(format!("event {event} not written: {reason}"));
     }
 }
 
 /// Phase 8 and 9: the final status, the state pair, the report, the stats.
 fn finalize(run: &Run, status: &str, mut reply: Reply) -> Result<Reply, Problem> {
-    let progress = run.progress_arg();
     // The report below says what was recorded, an override of completed
     // by the completion gate included; only a refusal is said here. A
     // status already final (a finish cut short) is not recorded again.
     let open = context::load_progress(&run.progress_path)
         .is_ok_and(|p| p.status == crate::progress::RunStatus::InProgress);
     if open {
-        let finished = invoke_quiet(&[
-            "progress", "finish", "--file", &progress, "--status", status, "--json",
-        ])?;
-        let overridden = finished
-            .json()
-            .is_some_and(|v| !field(&v, "/completion_gate").is_null());
-        if !finished.ok() && !overridden {
+        let finished = stop::record_status(&run.progress_path, status);
+        if finished.code != exit::OK && !finished.overridden {
             reply.push(format!(
                 "warning: the progress file did not record {status}: {}",
-                finished.why()
+                finished.why
             ));
         }
     }
@@ -473,36 +494,43 @@ fn finalize(run: &Run, status: &str, mut reply: Reply) -> Result<Reply, Problem>
             .unwrap_or_else(|_| status.to_owned());
         stop::state_pair(project, &recorded, &mut reply);
     }
-    let plan = run.plan_file_arg();
-    let report = invoke(&["report", "--progress", &progress, "--plan", &plan])?;
-    reply.report = Some(report.stdout.clone());
-    let data = invoke(&["report", "--progress", &progress, "--plan", &plan, "--json"])?;
-    let summary = data
-        .json()
-        .map(|v| field(&v, "/trekexecute_summary").clone());
-    let result = summary
-        .as_ref()
-        .and_then(|s| field(s, "/result").as_str())
-        .unwrap_or(status)
-        .to_owned();
-    reply.summary = summary;
-
-    let mut stats = vec![
-        "report",
-        "--progress",
-        &progress,
-        "--plan",
-        &plan,
-        "--stats-record",
-    ];
-    if let Some(profile) = run.decided.profile.as_deref() {
-        stats.extend(["--profile", profile]);
-        if let Some(source) = run.decided.profile_source.as_deref() {
-            stats.extend(["--profile-source", source]);
+    // The report, built once: its text, its summary and the stats record.
+    let budget = crate::progress::budget_from_env();
+    let built = super::said::passing_on(|| {
+        told(crate::report::build(
+            &run.progress_path,
+            Some(&run.plan_file),
+            &budget,
+        ))
+    });
+    let (text, summary, record) = match &built {
+        Ok(built) => {
+            let source = run.decided.profile.as_ref().and_then(|_| {
+                run.decided
+                    .profile_source
+                    .as_deref()
+                    .and_then(|s| clap::ValueEnum::from_str(s, false).ok())
+            });
+            let record = super::said::passing_on(|| {
+                built.stats_record(
+                    run.decided.profile.clone(),
+                    source,
+                    std::env::var(crate::profile::PROFILE_ENV).ok(),
+                    crate::data_dir::resolve().as_deref(),
+                )
+            });
+            (built.text(), Some(built.summary()), record.to_string())
         }
-    }
-    let record = invoke(&stats)?;
-    append_record_once(run, record.stdout.trim(), &mut reply);
+        // No report can be made: the reply says so through its empty
+        // report, and the stats record is refused as what it is.
+        Err(_) => (String::new(), None, String::new()),
+    };
+    let result = built
+        .as_ref()
+        .map_or_else(|_| status.to_owned(), |b| b.result().to_owned());
+    reply.report = Some(text);
+    reply.summary = summary;
+    append_record_once(run, &record, &mut reply);
     stop::remove_marker(&mut reply);
     reply.status = result.clone();
     reply.exit = if result == "completed" {

@@ -15,6 +15,12 @@ pub(super) fn passing_on<T>(f: impl FnOnce() -> T) -> T {
     value
 }
 
+/// Runs `f` with its diagnostics held back, for a call whose outcome the
+/// caller puts in its own reply; returns them.
+pub(super) fn quietly<T>(f: impl FnOnce() -> T) -> (T, Vec<String>) {
+    problem::holding(f)
+}
+
 /// Runs a report writer into a string, passing its diagnostics on; returns
 /// the text and the writer's exit code.
 pub(super) fn text_of(f: impl FnOnce(&mut Vec<u8>) -> io::Result<u8>) -> (String, u8) {

@@ -5,7 +5,6 @@
 
 use std::path::Path;
 
-use super::invoke::{invoke, invoke_quiet};
 use super::reply::{Next, Reply};
 use crate::exit;
 use crate::problem::Problem;
@@ -24,17 +23,12 @@ pub(super) fn problem(command: &'static str, problem: &Problem) -> Reply {
 /// the run has a project, and removes the run marker of this work tree.
 /// What fails here is reported in `reply`, never fatal: the stop stands.
 pub(super) fn early(progress: &Path, project: Option<&str>, status: &str, reply: &mut Reply) {
-    let file = progress.display().to_string();
-    let args = [
-        "progress", "finish", "--file", &file, "--status", status, "--json",
-    ];
-    match invoke_quiet(&args) {
-        Ok(done) if done.ok() => {}
-        Ok(done) => reply.push(format!(
+    let finished = record_status(progress, status);
+    if finished.code != exit::OK {
+        reply.push(format!(
             "warning: the progress file did not record {status}: {}",
-            done.why()
-        )),
-        Err(p) => reply.push(format!("warning: {}", p.message)),
+            finished.why
+        ));
     }
     if let Some(dir) = project {
         state_pair(dir, status, reply);
@@ -42,35 +36,67 @@ pub(super) fn early(progress: &Path, project: Option<&str>, status: &str, reply:
     remove_marker(reply);
 }
 
+/// How `progress finish` went for a `trek` call.
+pub(super) struct Recorded {
+    pub code: u8,
+    /// The completion gate turned `completed` into another status.
+    pub overridden: bool,
+    /// Why it refused: its problem, else what it printed on stderr.
+    pub why: String,
+}
+
+/// Records `status` as the run's final status in `progress` (through the
+/// completion gate); what it says is the caller's to tell.
+pub(super) fn record_status(progress: &Path, status: &str) -> Recorded {
+    let request = crate::progress::FinishRequest {
+        locate: crate::progress::Locate {
+            file: Some(progress.to_path_buf()),
+            plan: None,
+            project: None,
+            session: None,
+        },
+        status: status.to_owned(),
+        summary: None,
+        plan_verification: None,
+    };
+    let budget = crate::progress::budget_from_env();
+    let (finished, said) = super::said::quietly(|| {
+        let finished = crate::progress::finish_run(&request, &budget);
+        finished.eprint();
+        finished
+    });
+    let code = finished.code();
+    let why = match finished.refusal() {
+        Some(p) => p.message.clone(),
+        None if !said.is_empty() => said.join("; "),
+        None => format!("it exited {code}"),
+    };
+    Recorded {
+        code,
+        overridden: finished.overridden(),
+        why,
+    }
+}
+
 /// Writes `.session-state.local.json` and `NEXT-SESSION-PROMPT.local.md`.
 pub(super) fn state_pair(project: &str, status: &str, reply: &mut Reply) {
-    let brief = Path::new(project).join("brief.md").display().to_string();
     let label = if status == "completed" {
         "Complete"
     } else {
         "Continue"
     };
-    match invoke(&[
-        "state",
-        "write",
-        "--project",
-        project,
-        "--brief",
-        &brief,
-        "--label",
-        label,
-        "--status",
-        status,
-    ]) {
-        Ok(done) if done.ok() => {}
-        Ok(done) => reply.push(format!(
-            "warning: the state pair was not written: {}",
-            done.stdout.trim()
-        )),
-        Err(p) => reply.push(format!(
+    let written = super::said::passing_on(|| {
+        let written = crate::state::write_handover(Path::new(project), label, status);
+        if let Err((_, p)) = &written {
+            crate::problem::eprint_all(std::slice::from_ref(p));
+        }
+        written
+    });
+    if let Err((_, p)) = written {
+        reply.push(format!(
             "warning: the state pair was not written: {}",
             p.message
-        )),
+        ));
     }
 }
 

@@ -120,10 +120,10 @@ fn record_stop(layout: &Layout, project: Option<&Path>, reply: &mut PreflightRep
     }
     if let Some(dir) = project {
         match crate::state::write_handover(dir, "Continue", "stopped") {
-            Ok(()) => {
+            Ok(_) => {
                 reply.handover = Some(dir.join(".session-state.local.json").display().to_string());
             }
-            Err(p) => crate::problem::eprint_line(&format!(
+            Err((_, p)) => crate::problem::eprint_line(&format!(
                 "warning: handover pair not written in {}: {}",
                 dir.display(),
                 p.message
