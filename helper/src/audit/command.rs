@@ -120,27 +120,83 @@ fn cannot(p: Problem) -> Refused {
 }
 
 pub(super) fn step(args: &StepArgs, out: &mut impl Write) -> io::Result<u8> {
+    let request = StepRequest {
+        plan: &args.plan,
+        step: args.step,
+        since: args.since.as_deref(),
+        verify_exit: args.verify_exit,
+        repo: args.repo.as_deref(),
+    };
     let run = || -> Result<step::StepAudit, Refused> {
-        let plan = load_plan(&args.plan)?;
-        let (step, manifest) = manifest_of(&plan, &args.plan, args.step)?;
-        let git = match &args.repo {
-            Some(root) => Git::at(root),
-            None => repository()?,
-        };
-        let since = git
-            .commit_id(args.since.as_deref().unwrap_or("HEAD"), "--since")
-            .map_err(cannot)?;
-        let mut audit =
-            step::audit(&git, step, manifest, &since, args.verify_exit).map_err(cannot)?;
+        let mut audited = audit_step(&request)?;
         if let Some(path) = &args.record {
-            record::step(path, &audit)?;
-            audit.recorded = Some(path.display().to_string());
+            audited.record(path)?;
         }
-        Ok(audit)
+        Ok(audited.audit)
     };
     answer(out, run(), args.json, render::step, |a| {
         a.status == step::StepVerdict::Pass
     })
+}
+
+/// The step `audit step` checks (Sub-step D2): the plan, the step, the
+/// commit it began from (default HEAD), its Verify's exit code, and the
+/// work tree (default: the current directory's).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct StepRequest<'a> {
+    pub plan: &'a Path,
+    pub step: u32,
+    pub since: Option<&'a str>,
+    pub verify_exit: Option<i32>,
+    pub repo: Option<&'a Path>,
+}
+
+/// What `audit step` found.
+#[derive(Debug, Clone)]
+pub(crate) struct StepAudited {
+    audit: step::StepAudit,
+}
+
+impl StepAudited {
+    /// `pass`, `drift` or `blocked`.
+    pub(crate) fn verdict(&self) -> &'static str {
+        match self.audit.status {
+            step::StepVerdict::Pass => "pass",
+            step::StepVerdict::Drift => "drift",
+            step::StepVerdict::Blocked => "blocked",
+        }
+    }
+
+    /// Each drift item as one line ([`super::drift_line`]).
+    pub(crate) fn drift_lines(&self) -> Vec<String> {
+        self.audit
+            .drift
+            .iter()
+            .map(|d| super::drift_line(&d.to_value()))
+            .collect()
+    }
+
+    /// Records the finding in the progress file at `path`.
+    pub(crate) fn record(&mut self, path: &Path) -> Result<(), Refused> {
+        record::step(path, &self.audit)?;
+        self.audit.recorded = Some(path.display().to_string());
+        Ok(())
+    }
+}
+
+/// `audit step`: the step's manifest checked against the work tree.
+pub(crate) fn audit_step(request: &StepRequest<'_>) -> Result<StepAudited, Refused> {
+    let plan = load_plan(request.plan)?;
+    let (step, manifest) = manifest_of(&plan, request.plan, request.step)?;
+    let git = match request.repo {
+        Some(root) => Git::at(root),
+        None => repository()?,
+    };
+    let since = git
+        .commit_id(request.since.unwrap_or("HEAD"), "--since")
+        .map_err(cannot)?;
+    let audit = step::audit(&git, step, manifest, &since, request.verify_exit).map_err(cannot)?;
+    Ok(StepAudited { audit })
 }
 
 pub(super) fn checkpoint(args: &CheckpointArgs, out: &mut impl Write) -> io::Result<u8> {

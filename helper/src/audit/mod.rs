@@ -21,7 +21,7 @@ mod checkpoint;
 mod cli;
 pub(crate) mod code;
 mod command;
-pub(crate) use command::{SessionFindings, audit_session};
+pub(crate) use command::{SessionFindings, StepRequest, audit_session, audit_step};
 mod drift;
 mod git;
 mod paths;

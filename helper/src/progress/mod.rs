@@ -48,6 +48,7 @@ pub use model::Progress;
 pub(crate) use model::{Left, StepKey};
 pub use status::StepStatus;
 pub(crate) use status::{ManifestAudit, RunStatus};
+pub(crate) use transition::Applied;
 pub use transition::{StepUpdate, apply};
 
 use std::io::{self, Write};
@@ -185,20 +186,147 @@ pub(crate) fn execute_step(
     budget: &budget::Budget,
     out: &mut impl Write,
 ) -> io::Result<u8> {
-    let mut update = match options.update() {
+    let update = match options.update() {
         Ok(update) => update,
         Err(p) => return Ok(refuse_plain(exit::NOT_OK, p)),
     };
-    let path = match options.locate.resolve() {
+    let request = StepRequest {
+        locate: options.locate.clone(),
+        status: options.status.clone(),
+        update,
+    };
+    let stepped = record_step(&request, budget);
+    stepped.eprint();
+    stepped.render(options.json, out)
+}
+
+/// The change `progress step` makes: which file, the new status word, and
+/// the rest of the change (its `status` is filled from the word).
+#[derive(Debug, Clone)]
+pub(crate) struct StepRequest {
+    pub locate: cli::Locate,
+    pub status: String,
+    pub update: StepUpdate,
+}
+
+/// What `progress step` did.
+#[derive(Debug, Clone)]
+pub(crate) enum Stepped {
+    /// Refused before a file could be named.
+    Unplaced { code: u8, problem: Problem },
+    /// Refused: the file is named in the reply.
+    Refused {
+        reply: Reply,
+        code: u8,
+        problem: Problem,
+    },
+    /// Recorded.
+    Recorded { reply: Reply, applied: Applied },
+}
+
+impl Stepped {
+    /// The exit code.
+    pub(crate) fn code(&self) -> u8 {
+        match self {
+            Self::Unplaced { code, .. } | Self::Refused { code, .. } => *code,
+            Self::Recorded { .. } => exit::OK,
+        }
+    }
+
+    /// The refusal's problem, if refused.
+    pub(crate) fn refusal(&self) -> Option<&Problem> {
+        match self {
+            Self::Unplaced { problem, .. } | Self::Refused { problem, .. } => Some(problem),
+            Self::Recorded { .. } => None,
+        }
+    }
+
+    /// What was applied, when the change was recorded.
+    pub(crate) fn applied(&self) -> Option<&Applied> {
+        match self {
+            Self::Recorded { applied, .. } => Some(applied),
+            _ => None,
+        }
+    }
+
+    /// Whether a file was named (a reply exists).
+    pub(crate) fn placed(&self) -> bool {
+        !matches!(self, Self::Unplaced { .. })
+    }
+
+    /// Prints what goes to stderr: the refusal, or the warnings of a
+    /// change recorded.
+    pub(crate) fn eprint(&self) {
+        match self {
+            Self::Unplaced { problem, .. } | Self::Refused { problem, .. } => {
+                problem::eprint_all(std::slice::from_ref(problem));
+            }
+            Self::Recorded { reply, .. } => print_warnings(&reply.warnings),
+        }
+    }
+
+    /// Prints the reply: one JSON object, or a line of text.
+    pub(crate) fn render(&self, json: bool, out: &mut impl Write) -> io::Result<u8> {
+        match self {
+            Self::Unplaced { .. } => {}
+            Self::Refused { reply, problem, .. } => {
+                if json {
+                    let mut reply = reply.clone();
+                    reply.ok = false;
+                    reply.problem = Some(problem.clone());
+                    reply.render_json(out)?;
+                }
+            }
+            Self::Recorded { reply, applied } => {
+                if json {
+                    reply.render_json(out)?;
+                } else {
+                    let mut line =
+                        format!("step {}: {} -> {}", applied.step, applied.from, applied.to);
+                    if applied.to == StepStatus::InProgress {
+                        line.push_str(&format!(
+                            " (attempt {} of {}{})",
+                            applied.attempts,
+                            budget::MAX_ATTEMPTS,
+                            if applied.retry { ", a retry" } else { "" }
+                        ));
+                    }
+                    if let Some(n) = applied.iterations_remaining {
+                        line.push_str(&format!("; {n} recovery/retry iterations left"));
+                    }
+                    writeln!(out, "{line}")?;
+                }
+            }
+        }
+        out.flush()?;
+        Ok(self.code())
+    }
+}
+
+/// Records a step's new status in the progress file `request` names, as
+/// the file's rules allow.
+pub(crate) fn record_step(request: &StepRequest, budget: &budget::Budget) -> Stepped {
+    let mut update = request.update.clone();
+    let path = match request.locate.resolve() {
         Ok(p) => p,
-        Err(p) => return Ok(refuse_plain(exit::CANNOT_CHECK, p)),
+        Err(problem) => {
+            return Stepped::Unplaced {
+                code: exit::CANNOT_CHECK,
+                problem,
+            };
+        }
     };
     let mut reply = Reply::new("step", &path);
     reply.step = Some(update.step);
-    update.status = StepStatus::parse_settable(&options.status);
+    let refused = |reply: Reply, code: u8, problem: Problem| Stepped::Refused {
+        reply,
+        code,
+        problem,
+    };
+    update.status = StepStatus::parse_settable(&request.status);
     if update.status.is_none() {
         let words: Vec<&str> = StepStatus::SETTABLE.iter().map(|s| s.as_str()).collect();
-        let legacy = if options.status == "passed" {
+        let legacy = if request.status == "passed" {
             " (`passed` is the legacy word: write completed)"
         } else {
             ""
@@ -207,15 +335,15 @@ pub(crate) fn execute_step(
             code::PROGRESS_BAD_STATUS,
             format!(
                 "unknown step status '{}'{legacy}; one of {}",
-                options.status,
+                request.status,
                 words.join(", ")
             ),
         );
-        return refuse(reply, options.json, exit::NOT_OK, problem, out);
+        return refused(reply, exit::NOT_OK, problem);
     }
     let mut progress = match load_for_update(&path) {
         Ok(p) => p,
-        Err((code, p)) => return refuse(reply, options.json, code, p, out),
+        Err((code, p)) => return refused(reply, code, p),
     };
     reply.backfilled = backfill(&mut progress, budget, &mut reply.warnings);
     let now = UtcTime::now().rfc3339();
@@ -223,37 +351,18 @@ pub(crate) fn execute_step(
         Ok(a) => a,
         Err(p) => {
             let reply = reply.counted(&progress);
-            return refuse(reply, options.json, exit::NOT_OK, p.in_file(&path), out);
+            return refused(reply, exit::NOT_OK, p.in_file(&path));
         }
     };
     if let Err((code, p)) = file::save(&path, &progress) {
-        return refuse(reply, options.json, code, p, out);
+        return refused(reply, code, p);
     }
-    print_warnings(&reply.warnings);
     let mut reply = reply.counted(&progress);
     reply.status = Some(applied.to.as_str().into());
     reply.previous_status = Some(applied.from.as_str().into());
     reply.attempts = Some(applied.attempts);
     reply.retry = applied.retry;
-    if options.json {
-        reply.render_json(out)?;
-    } else {
-        let mut line = format!("step {}: {} -> {}", applied.step, applied.from, applied.to);
-        if applied.to == StepStatus::InProgress {
-            line.push_str(&format!(
-                " (attempt {} of {}{})",
-                applied.attempts,
-                budget::MAX_ATTEMPTS,
-                if applied.retry { ", a retry" } else { "" }
-            ));
-        }
-        if let Some(n) = applied.iterations_remaining {
-            line.push_str(&format!("; {n} recovery/retry iterations left"));
-        }
-        writeln!(out, "{line}")?;
-    }
-    out.flush()?;
-    Ok(exit::OK)
+    Stepped::Recorded { reply, applied }
 }
 
 /// `progress revert-step N` (`escalate` false) and `progress
@@ -264,6 +373,116 @@ pub(crate) fn execute_on_failure(
     escalate: bool,
     out: &mut impl Write,
 ) -> io::Result<u8> {
+    let request = GitStepRequest {
+        step: options.step,
+        locate: options.locate.clone(),
+        cwd: options.cwd.clone(),
+    };
+    let done = on_failure_git(&request, escalate);
+    done.eprint();
+    done.render(escalate, options.json, out)
+}
+
+/// The failed or escalated step a git operation of `progress` is for, and
+/// where the repository is (`cwd`: its work tree, else the current
+/// directory's).
+#[derive(Debug, Clone)]
+pub(crate) struct GitStepRequest {
+    pub step: u32,
+    pub locate: cli::Locate,
+    pub cwd: Option<PathBuf>,
+}
+
+/// What `progress revert-step` or `escalate-commit` did.
+#[derive(Debug, Clone)]
+pub(crate) struct GitDone {
+    reply: on_failure::GitReply,
+    failed: Option<(u8, Problem)>,
+}
+
+impl GitDone {
+    /// The exit code.
+    pub(crate) fn code(&self) -> u8 {
+        self.failed.as_ref().map_or(exit::OK, |(code, _)| *code)
+    }
+
+    /// The refusal's problem, if refused.
+    pub(crate) fn refusal(&self) -> Option<&Problem> {
+        self.failed.as_ref().map(|(_, p)| p)
+    }
+
+    /// revert-step: the paths restored from HEAD, the new paths removed,
+    /// and the paths kept as they are.
+    pub(crate) fn reverted(&self) -> (&[String], &[String], &[String]) {
+        (&self.reply.restored, &self.reply.removed, &self.reply.kept)
+    }
+
+    /// revert-step: the Files not undone, each with why.
+    pub(crate) fn left(&self) -> Vec<(String, String)> {
+        self.reply
+            .left
+            .iter()
+            .map(|l| (l.path.clone(), l.reason.clone()))
+            .collect()
+    }
+
+    /// escalate-commit: the new commit and the paths it holds.
+    pub(crate) fn commit(&self) -> (Option<&str>, &[String]) {
+        (self.reply.commit.as_deref(), &self.reply.committed)
+    }
+
+    /// Prints the refusal's problem on stderr.
+    pub(crate) fn eprint(&self) {
+        if let Some((_, p)) = &self.failed {
+            problem::eprint_all(std::slice::from_ref(p));
+        }
+    }
+
+    /// Prints the reply (JSON) or its line; returns the exit code.
+    fn render(&self, escalate: bool, json: bool, out: &mut impl Write) -> io::Result<u8> {
+        let mut reply = self.reply.clone();
+        if let Some((code, p)) = &self.failed {
+            if json {
+                reply.problem = Some(p.clone());
+                serde_json::to_writer(&mut *out, &reply)?;
+                writeln!(out)?;
+            } else if !escalate && !reply.left.is_empty() {
+                // A revert done in part says on stdout what it did and left.
+                writeln!(out, "{}", revert_line(&reply))?;
+            }
+            out.flush()?;
+            return Ok(*code);
+        }
+        if json {
+            serde_json::to_writer(&mut *out, &reply)?;
+            writeln!(out)?;
+        } else if escalate {
+            match &reply.commit {
+                Some(sha) => writeln!(
+                    out,
+                    "committed {sha}: {} ({} paths: {})",
+                    on_failure::escalation_message(reply.step),
+                    reply.committed.len(),
+                    reply.committed.join(", ")
+                )?,
+                None => writeln!(
+                    out,
+                    "nothing to commit: the completed steps' files have no changes"
+                )?,
+            }
+        } else {
+            writeln!(out, "{}", revert_line(&reply))?;
+        }
+        out.flush()?;
+        Ok(exit::OK)
+    }
+}
+
+/// `progress revert-step` (Sub-step E: the failed step's Files restored
+/// with git) or, with `escalate`, `escalate-commit` (the completed steps'
+/// work committed before an escalation stop).
+pub(crate) fn on_failure_git(request: &GitStepRequest, escalate: bool) -> GitDone {
+    let options = request;
     let mut reply = on_failure::GitReply {
         action: if escalate {
             "escalate-commit"
@@ -338,42 +557,11 @@ pub(crate) fn execute_on_failure(
             None => Ok(()),
         }
     })();
-    if let Err((code, p)) = done {
-        problem::eprint_all(std::slice::from_ref(&p));
-        if options.json {
-            reply.problem = Some(p);
-            serde_json::to_writer(&mut *out, &reply)?;
-            writeln!(out)?;
-        } else if !escalate && !reply.left.is_empty() {
-            // A revert done in part says on stdout what it did and left.
-            writeln!(out, "{}", revert_line(&reply))?;
-        }
-        out.flush()?;
-        return Ok(code);
+    let failed = done.err();
+    if failed.is_none() {
+        reply.ok = true;
     }
-    reply.ok = true;
-    if options.json {
-        serde_json::to_writer(&mut *out, &reply)?;
-        writeln!(out)?;
-    } else if escalate {
-        match &reply.commit {
-            Some(sha) => writeln!(
-                out,
-                "committed {sha}: {} ({} paths: {})",
-                on_failure::escalation_message(options.step),
-                reply.committed.len(),
-                reply.committed.join(", ")
-            )?,
-            None => writeln!(
-                out,
-                "nothing to commit: the completed steps' files have no changes"
-            )?,
-        }
-    } else {
-        writeln!(out, "{}", revert_line(&reply))?;
-    }
-    out.flush()?;
-    Ok(exit::OK)
+    GitDone { reply, failed }
 }
 
 /// `step N reverted: restored A; removed B; …`, or `step N reverted in

@@ -31,7 +31,7 @@ pub(super) enum Status {
 }
 
 impl Status {
-    fn as_str(self) -> &'static str {
+    pub(super) fn as_str(self) -> &'static str {
         match self {
             Self::Ok => "ok",
             Self::Timeout => "timeout",

@@ -159,6 +159,57 @@ pub(crate) fn execute(options: &Options, out: &mut impl Write) -> io::Result<u8>
     })
 }
 
+/// How one command run through the runner ended, for another area
+/// (`trek step-done`'s Verify): what `run --json` reports of it.
+#[derive(Debug, Clone)]
+pub(crate) struct Outcome {
+    /// `ok`, `timeout` or `error`.
+    pub status: &'static str,
+    /// The exit code; `None` when nothing ran.
+    pub exit: Option<i32>,
+    pub reason: Option<String>,
+    /// The full output's log file.
+    pub log: Option<PathBuf>,
+    pub duration_ms: u64,
+}
+
+/// Runs the shell line `command` in `cwd` as `run --cwd CWD -- COMMAND`
+/// does: a log file, the default timeout, bash.
+pub(crate) fn run_command(command: &str, cwd: &Path) -> Outcome {
+    let block = match current_dir() {
+        Ok(pwd) => produce(&Options {
+            input: Input::Flags(Options::flags(
+                &[OsString::from(command)],
+                Some(cwd.as_os_str().to_owned()),
+                None,
+                None,
+            )),
+            json: true,
+            reply: None,
+            pwd,
+        }),
+        Err(e) => Block::PreLaunch {
+            reason: format!("working directory missing: {e}"),
+        },
+    };
+    match block {
+        Block::PreLaunch { reason } => Outcome {
+            status: Status::Error.as_str(),
+            exit: None,
+            reason: Some(reason),
+            log: None,
+            duration_ms: 0,
+        },
+        Block::Ran(r) => Outcome {
+            status: r.status.as_str(),
+            exit: Some(r.exit),
+            reason: r.reason,
+            log: Some(r.log),
+            duration_ms: u64::try_from(r.duration.as_millis()).unwrap_or(u64::MAX),
+        },
+    }
+}
+
 fn produce(options: &Options) -> Block {
     let labels = match &options.input {
         Input::Stdin(bytes) => Labels::parse(bytes),

@@ -1,9 +1,12 @@
 //! `trek`: the façade `/trekexecute` calls, one call per phase.
 //!
-//! Each call runs the helper's own commands in-process ([`invoke`]) in the
-//! order the command's phases need them and prints one small reply that
-//! names the next call ([`reply`]), so the Markdown command stays short
-//! and the agent never strings shell logic together:
+//! Each call runs the areas' typed operations (the same ones their
+//! command lines run: `plan::validate_report`, `progress::initialize`,
+//! `criteria::run_criteria`, `audit::audit_step`, `report::build`, …) in
+//! the order the command's phases need them, their diagnostics passed on
+//! once ([`said`]), and prints one small reply that names the next call
+//! ([`reply`]), so the Markdown command stays short and the agent never
+//! strings shell logic together:
 //!
 //! - [`start`]: Phases 1–4 (and [`waves`], the multi-session path);
 //! - [`step`]: Sub-steps A–F, `step-begin` and `step-done`;
@@ -18,7 +21,6 @@ pub(crate) mod code;
 mod context;
 mod existing;
 mod finish;
-mod invoke;
 mod release;
 mod reply;
 mod said;

@@ -8,12 +8,8 @@
 
 use std::path::Path;
 
-use serde_json::Value;
-
 use super::code;
 use super::context::{self, Run};
-use super::invoke::field;
-use super::invoke::{Invoked, invoke, invoke_quiet};
 use super::reply::{Next, Reply, ScopeReply, Task, TaskFile};
 use crate::audit::scope::{self, Scope};
 use crate::audit::{Git, Matcher};
@@ -21,6 +17,7 @@ use crate::exit;
 use crate::plan::{Action, Step};
 use crate::problem::Problem;
 use crate::progress::StepStatus;
+use crate::progress::StepUpdate;
 use crate::run_marker::Checkpoint;
 
 /// Attempts a step may have (initial + 2 retries; Hard rule 5).
@@ -84,16 +81,66 @@ fn record_of(run: &Run, n: u32) -> Result<(StepStatus, u32, Option<String>, Opti
     ))
 }
 
+/// How `progress step` went for a `trek` call.
+struct StepRecorded {
+    ok: bool,
+    /// The step's attempts after the change, when it was recorded.
+    attempts: Option<u32>,
+    /// Why it refused: its problem, else what it printed on stderr.
+    why: String,
+}
+
+/// A change of step `n` with nothing but its status (given to [`record`]).
+fn change(n: u32) -> StepUpdate {
+    StepUpdate {
+        step: n,
+        status: None,
+        error: None,
+        commit: None,
+        manifest_audit: None,
+        drift: None,
+        checkpoint_drift: None,
+    }
+}
+
 /// `progress step N --status S …` on the run's file. A refusal is the
-/// caller's to say (its reason is in the reply's `problem`).
-fn record(run: &Run, n: u32, status: &str, extra: &[&str]) -> Result<Invoked, Problem> {
-    let file = run.progress_arg();
-    let number = n.to_string();
-    let mut args = vec![
-        "progress", "step", &number, "--status", status, "--file", &file, "--json",
-    ];
-    args.extend_from_slice(extra);
-    invoke_quiet(&args)
+/// caller's to say (`why`); what the progress area prints is held back.
+fn record(run: &Run, status: &str, update: StepUpdate) -> Result<StepRecorded, Problem> {
+    let request = crate::progress::StepRequest {
+        locate: crate::progress::Locate {
+            file: Some(run.progress_path.clone()),
+            plan: None,
+            project: None,
+            session: None,
+        },
+        status: status.to_owned(),
+        update,
+    };
+    let budget = crate::progress::budget_from_env();
+    let (stepped, said) = super::said::quietly(|| {
+        let stepped = crate::progress::record_step(&request, &budget);
+        stepped.eprint();
+        stepped
+    });
+    if !stepped.placed() {
+        return Err(Problem::new(
+            code::TREK_INNER,
+            format!(
+                "`progress step` printed no JSON (exit {}): ",
+                stepped.code()
+            ),
+        ));
+    }
+    let why = match stepped.refusal() {
+        Some(p) => p.message.clone(),
+        None if !said.is_empty() => said.join("; "),
+        None => format!("it exited {}", stepped.code()),
+    };
+    Ok(StepRecorded {
+        ok: stepped.code() == crate::exit::OK,
+        attempts: stepped.applied().map(|a| a.attempts),
+        why,
+    })
 }
 
 /// Runs `trek step-begin N`.
@@ -117,9 +164,16 @@ fn begin_inner(n: u32) -> Result<Reply, Problem> {
     if step_of(&run, n).is_err() && record_of(&run, n).is_ok() {
         let why =
             format!("step {n} is not in the plan any more (the plan was edited during the run)");
-        let skipped = record(&run, n, "skipped", &["--error", &why])?;
-        if !skipped.ok() {
-            return Err(Problem::new(code::TREK_NO_SUCH_STEP, skipped.why()));
+        let skipped = record(
+            &run,
+            "skipped",
+            StepUpdate {
+                error: Some(why.clone()),
+                ..change(n)
+            },
+        )?;
+        if !skipped.ok {
+            return Err(Problem::new(code::TREK_NO_SUCH_STEP, skipped.why));
         }
         reply.push(format!("Step {n}: SKIPPED — {why}."));
         return go_on(&run, reply);
@@ -152,15 +206,22 @@ fn begin_inner(n: u32) -> Result<Reply, Problem> {
         );
         reply.push(why.clone());
         reply.push("Escalating — this step cannot be executed within this session's scope.");
-        let started = record(&run, n, "in_progress", &[])?;
-        if !started.ok() {
-            reply.push(started.why());
+        let started = record(&run, "in_progress", change(n))?;
+        if !started.ok {
+            reply.push(started.why);
         }
-        let failed = record(&run, n, "failed", &["--error", &why])?;
-        if !failed.ok() {
+        let failed = record(
+            &run,
+            "failed",
+            StepUpdate {
+                error: Some(why.clone()),
+                ..change(n)
+            },
+        )?;
+        if !failed.ok {
             reply.push(format!(
                 "warning: the failure could not be recorded: {}",
-                failed.why()
+                failed.why
             ));
         }
         escalate(&mut run, n, &mut reply)?;
@@ -187,17 +248,16 @@ fn begin_inner(n: u32) -> Result<Reply, Problem> {
     let attempt = if interrupted {
         attempts.max(1)
     } else {
-        let started = record(&run, n, "in_progress", &[])?;
-        let started_reply = started.json_or("progress step")?;
-        if !started.ok() {
-            reply.push(format!("Step {n} cannot start again: {}", started.why()));
+        let started = record(&run, "in_progress", change(n))?;
+        if !started.ok {
+            reply.push(format!("Step {n} cannot start again: {}", started.why));
             context::set_stop(&run.progress_path, "failed")?;
             reply.next = Next::Finish;
             reply.step = None;
             reply.status = "failed".into();
             return Ok(reply);
         }
-        field(&started_reply, "/attempts").as_u64().unwrap_or(1) as u32
+        started.attempts.unwrap_or(1)
     };
     let files: Vec<String> = step.files.iter().map(|f| f.path.clone()).collect();
     let kept_base = interrupted
@@ -388,29 +448,24 @@ impl Ran {
 
 /// Runs `command` through the runner in the work tree.
 fn run_command(run: &Run, command: &str) -> Result<Ran, String> {
-    let root = run.root.display().to_string();
-    let invoked =
-        invoke(&["run", "--json", "--cwd", &root, "--", command]).map_err(|p| p.message)?;
-    let block = invoked
-        .json()
-        .ok_or_else(|| format!("the runner printed no block: {}", invoked.stdout.trim()))?;
-    let exit = field(&block, "/exit").as_i64().unwrap_or(-1);
-    let text = |key: &str| field(&block, key).as_str().map(str::to_owned);
-    if text("/status").as_deref() == Some("error") && exit < 0 {
-        return Err(text("/reason").unwrap_or_else(|| "the command could not run".to_owned()));
+    let ran = super::said::passing_on(|| crate::run::run_command(command, &run.root));
+    let exit = ran.exit.map_or(-1, i64::from);
+    if ran.status == "error" && exit < 0 {
+        return Err(ran
+            .reason
+            .unwrap_or_else(|| "the command could not run".to_owned()));
     }
-    let duration_ms = field(&block, "/duration_ms").as_u64().unwrap_or(0);
     let verdict = crate::verdict::build(&crate::verdict::Input {
-        log: text("/log").map(std::path::PathBuf::from),
+        log: ran.log,
         exit: Some(exit.to_string()),
-        duration: Some(crate::clock::short_duration(duration_ms)),
-        status: text("/status"),
-        reason: text("/reason"),
+        duration: Some(crate::clock::short_duration(ran.duration_ms)),
+        status: Some(ran.status.to_owned()),
+        reason: ran.reason,
         expect: None,
     });
     Ok(Ran {
         exit,
-        duration_ms,
+        duration_ms: ran.duration_ms,
         verdict,
     })
 }
@@ -508,45 +563,31 @@ fn done_inner(n: u32) -> Result<Reply, Problem> {
     };
 
     // Sub-step D2: the manifest (or the Step 0 sentinel).
-    let progress = run.progress_arg();
-    let plan = run.plan_file_arg();
-    let number = n.to_string();
-    let since = run
-        .marker
-        .step_start_sha
-        .clone()
-        .unwrap_or_else(|| "HEAD".into());
-    let verify_exit = exit_code.to_string();
-    let root = run.root.display().to_string();
-    let audit_args = [
-        "audit",
-        "step",
-        "--plan",
-        &plan,
-        "--step",
-        &number,
-        "--since",
-        &since,
-        "--verify-exit",
-        &verify_exit,
-        "--repo",
-        &root,
-        "--json",
-    ];
+    let plan = run.plan_file.clone();
+    let since = run.marker.step_start_sha.clone();
+    let request = crate::audit::StepRequest {
+        plan: &plan,
+        step: n,
+        since: since.as_deref(),
+        verify_exit: i32::try_from(exit_code).ok(),
+        repo: Some(&run.root),
+    };
     // A pass is recorded with the step's completion below (one write of
     // the progress file, not two); anything else is recorded as it is.
-    let mut audit = invoke(&audit_args)?;
-    let passed = audit.json().is_some_and(|v| field(&v, "/status") == "pass");
-    if !passed {
-        let mut record_args = audit_args.to_vec();
-        record_args.extend(["--record", &progress]);
-        audit = invoke(&record_args)?;
-    }
-    let found = audit.json();
-    let verdict = found
-        .as_ref()
-        .and_then(|v| field(v, "/status").as_str().map(str::to_owned))
-        .unwrap_or_else(|| "unchecked".into());
+    let audited = super::said::passing_on(|| {
+        let mut audited = crate::audit::audit_step(&request);
+        if let Ok(found) = &mut audited
+            && found.verdict() != "pass"
+            && let Err(refused) = found.record(&run.progress_path)
+        {
+            audited = Err(refused);
+        }
+        if let Err((_, p)) = &audited {
+            crate::problem::eprint_all(std::slice::from_ref(p));
+        }
+        audited
+    });
+    let verdict = audited.as_ref().map_or("unchecked", |a| a.verdict());
     if verdict == "blocked" {
         reply.push(format!(
             "Step {n}: BLOCKED — the sandbox pre-flight exited 77; no real work is attempted."
@@ -557,10 +598,10 @@ fn done_inner(n: u32) -> Result<Reply, Problem> {
         return Ok(reply);
     }
     if verdict != "pass" {
-        let items = found
-            .as_ref()
-            .map(|v| drift_lines(field(v, "/drift")))
-            .unwrap_or_else(|| vec![audit.stdout.trim().to_owned()]);
+        let items = match &audited {
+            Ok(found) => found.drift_lines(),
+            Err((_, p)) => vec![p.message.clone()],
+        };
         reply.push("Manifest audit: FAIL");
         reply.lines.extend(items.iter().map(|l| format!("- {l}")));
         let why = format!("Manifest verification FAIL: {}", items.join("; "));
@@ -666,9 +707,9 @@ fn complete(
     reply: &mut Reply,
 ) -> Result<(), Problem> {
     let n = step.number;
-    let mut completed = Vec::new();
+    let mut completed = change(n);
     if let Some((sha, subject)) = &commit {
-        completed.extend(["--commit".to_owned(), sha.clone()]);
+        completed.commit = Some(sha.clone());
         let drift = step
             .manifest
             .as_ref()
@@ -676,20 +717,19 @@ fn complete(
         if let Some(drift) = drift {
             reply.push(format!(
                 "checkpoint_drift: \"{subject}\" does not match \"{}\" (advisory)",
-                field(&drift, "/expected_pattern").as_str().unwrap_or("")
+                drift
+                    .get("expected_pattern")
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or("")
             ));
-            completed.extend(["--checkpoint-drift".to_owned(), drift.to_string()]);
+            completed.checkpoint_drift = Some(drift);
         }
     }
-    let extra: Vec<&str> = completed.iter().map(String::as_str).collect();
-    let recorded = record(run, n, "completed", &extra)?;
-    if !recorded.ok() {
+    let recorded = record(run, "completed", completed)?;
+    if !recorded.ok {
         return Err(Problem::new(
             code::TREK_INNER,
-            format!(
-                "step {n} could not be recorded completed: {}",
-                recorded.why()
-            ),
+            format!("step {n} could not be recorded completed: {}", recorded.why),
         ));
     }
     Ok(())
@@ -913,13 +953,6 @@ fn go_on(run: &Run, mut reply: Reply) -> Result<Reply, Problem> {
     Ok(reply)
 }
 
-fn drift_lines(drift: &Value) -> Vec<String> {
-    drift
-        .as_array()
-        .map(|items| items.iter().map(crate::audit::drift_line).collect())
-        .unwrap_or_default()
-}
-
 /// Stages the step's Files (never `git add -A` on the whole tree): the
 /// Checkpoint is a bare `git commit` in the plans.
 fn stage(run: &Run, step: &Step) {
@@ -951,11 +984,18 @@ fn fail(
     mut reply: Reply,
 ) -> Result<Reply, Problem> {
     let n = step.number;
-    let failed = record(run, n, "failed", &["--error", why])?;
-    if !failed.ok() {
+    let failed = record(
+        run,
+        "failed",
+        StepUpdate {
+            error: Some(why.to_owned()),
+            ..change(n)
+        },
+    )?;
+    if !failed.ok {
         reply.push(format!(
             "warning: the failure could not be recorded: {}",
-            failed.why()
+            failed.why
         ));
     }
     let action = if forced {
@@ -972,9 +1012,16 @@ fn fail(
             Ok(reply)
         }
         Action::Skip => {
-            let skipped = record(run, n, "skipped", &["--error", why])?;
-            if !skipped.ok() {
-                reply.push(format!("warning: {}", skipped.why()));
+            let skipped = record(
+                run,
+                "skipped",
+                StepUpdate {
+                    error: Some(why.to_owned()),
+                    ..change(n)
+                },
+            )?;
+            if !skipped.ok {
+                reply.push(format!("warning: {}", skipped.why));
             }
             reply.push(format!("Step {n}: SKIPPED (non-critical per plan)"));
             clear_step(run)?;
@@ -1018,33 +1065,16 @@ fn fail(
 /// exit is 1: the run did not end the way a revert promises.
 fn revert(run: &Run, step: &Step, attempts: u32, reply: &mut Reply) -> Result<(), Problem> {
     let n = step.number;
-    let found = progress_git(run, "revert-step", n)?;
-    let answer = found.json();
-    let list = |key: &str| -> Vec<String> {
-        answer
-            .as_ref()
-            .and_then(|v| field(v, key).as_array().cloned())
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|p| p.as_str().map(str::to_owned))
-            .collect()
-    };
-    let (restored, removed, kept) = (list("/restored"), list("/removed"), list("/kept"));
-    let mut left: Vec<(String, String)> = answer
-        .as_ref()
-        .and_then(|v| field(v, "/left").as_array().cloned())
-        .unwrap_or_default()
-        .iter()
-        .map(|l| {
-            (
-                field(l, "/path").as_str().unwrap_or("?").to_owned(),
-                field(l, "/reason").as_str().unwrap_or("").to_owned(),
-            )
-        })
-        .collect();
-    if !found.ok() && left.is_empty() {
+    let found = progress_git(run, false, n);
+    let (restored, removed, kept) = found.reverted();
+    let (restored, removed, kept) = (restored.to_vec(), removed.to_vec(), kept.to_vec());
+    let mut left = found.left();
+    if found.code() != exit::OK && left.is_empty() {
         // Refused before git ran: every File is as the attempt left it.
-        let why = found.why();
+        let why = found
+            .refusal()
+            .map(|p| p.message.clone())
+            .unwrap_or_default();
         left = step
             .files
             .iter()
@@ -1091,20 +1121,10 @@ fn revert(run: &Run, step: &Step, attempts: u32, reply: &mut Reply) -> Result<()
 /// Commits the completed steps' work before an escalation stop; the reply
 /// names the commit only when there is one, and says so when it failed.
 fn escalate(run: &mut Run, n: u32, reply: &mut Reply) -> Result<(), Problem> {
-    let committed = progress_git(run, "escalate-commit", n)?;
-    let answer = committed.json();
-    let commit = answer
-        .as_ref()
-        .and_then(|v| field(v, "/commit").as_str().map(str::to_owned));
-    match (&commit, committed.ok()) {
+    let committed = progress_git(run, true, n);
+    let (commit, paths) = committed.commit();
+    match (commit, committed.code() == exit::OK) {
         (Some(sha), true) => {
-            let paths = answer
-                .as_ref()
-                .and_then(|v| field(v, "/committed").as_array().cloned())
-                .unwrap_or_default()
-                .iter()
-                .filter_map(|p| p.as_str().map(str::to_owned))
-                .collect::<Vec<_>>();
             reply.push(format!(
                 "Completed work committed: {} (wip: trekexecute stopped at step {n}), {}.",
                 sha.get(..12).unwrap_or(sha),
@@ -1115,7 +1135,10 @@ fn escalate(run: &mut Run, n: u32, reply: &mut Reply) -> Result<(), Problem> {
             reply.push("Nothing committed: the completed steps' Files have no uncommitted changes.")
         }
         (_, false) => {
-            let why = committed.why();
+            let why = committed
+                .refusal()
+                .map(|p| p.message.clone())
+                .unwrap_or_default();
             reply.push(format!(
                 "The completed work is NOT committed: {why}. It is still in the work tree: see it with git status."
             ));
@@ -1126,14 +1149,24 @@ fn escalate(run: &mut Run, n: u32, reply: &mut Reply) -> Result<(), Problem> {
     clear_step(run)
 }
 
-/// `progress revert-step N` or `progress escalate-commit N` on the run,
-/// answered as JSON.
-fn progress_git(run: &Run, what: &str, n: u32) -> Result<Invoked, Problem> {
-    let file = run.progress_arg();
-    let root = run.root.display().to_string();
-    let number = n.to_string();
-    // What git did and did not do is the reply's to say, once.
-    invoke_quiet(&[
-        "progress", what, &number, "--file", &file, "--cwd", &root, "--json",
-    ])
+/// `progress revert-step N` or (`escalate`) `progress escalate-commit N`
+/// on the run. What git did and did not do is the reply's to say, once:
+/// what the progress area prints is held back.
+fn progress_git(run: &Run, escalate: bool, n: u32) -> crate::progress::GitDone {
+    let request = crate::progress::GitStepRequest {
+        step: n,
+        locate: crate::progress::Locate {
+            file: Some(run.progress_path.clone()),
+            plan: None,
+            project: None,
+            session: None,
+        },
+        cwd: Some(run.root.clone()),
+    };
+    let (done, _) = super::said::quietly(|| {
+        let done = crate::progress::on_failure_git(&request, escalate);
+        done.eprint();
+        done
+    });
+    done
 }
