@@ -68,6 +68,8 @@ pub(crate) struct Request<'a> {
     pub phase: &'a str,
     pub brief: Option<&'a Path>,
     pub plan: Option<&'a Path>,
+    /// The plan `plan` names, when the caller has read it already.
+    pub loaded: Option<&'a crate::plan::Plan>,
     pub choice: resolve::Choice,
 }
 
@@ -95,6 +97,7 @@ pub(crate) fn execute(
         phase: &options.phase,
         brief: options.brief.as_deref(),
         plan: options.plan.as_deref(),
+        loaded: None,
         choice: args.choice(),
     };
     let resolution = match resolve_phase(&request, data_dir) {
@@ -132,7 +135,9 @@ pub(crate) fn resolve_phase(
         ));
     }
     let mut choice = request.choice.clone();
-    if let Some(path) = request.plan {
+    if let Some(plan) = request.loaded {
+        choice.plan.clone_from(&plan.profile);
+    } else if let Some(path) = request.plan {
         match crate::plan::load(path) {
             Ok(plan) => choice.plan = plan.profile,
             Err(e) => {

@@ -949,6 +949,7 @@ pub(crate) fn execute_init(
     let request = InitRequest {
         locate: options.locate(),
         mode: options.mode.clone(),
+        loaded: None,
     };
     let done = initialize(&request, budget);
     done.eprint();
@@ -957,10 +958,12 @@ pub(crate) fn execute_init(
 
 /// Which progress file `progress init` sets up, for which plan and mode.
 #[derive(Debug, Clone)]
-pub(crate) struct InitRequest {
+pub(crate) struct InitRequest<'a> {
     pub locate: cli::Locate,
     /// execute, resume, step or session.
     pub mode: String,
+    /// The plan `locate` names, when the caller has read it already.
+    pub loaded: Option<&'a crate::plan::Plan>,
 }
 
 /// What `progress init` did.
@@ -1061,7 +1064,7 @@ impl Initialized {
 
 /// Sets up the progress file `request` names: a fresh one, or for a
 /// resumed or step run the one already there.
-pub(crate) fn initialize(request: &InitRequest, budget: &budget::Budget) -> Initialized {
+pub(crate) fn initialize(request: &InitRequest<'_>, budget: &budget::Budget) -> Initialized {
     let locate = &request.locate;
     let Some(plan_path) = locate.plan.clone() else {
         return Initialized::Unplaced {
@@ -1099,18 +1102,25 @@ pub(crate) fn initialize(request: &InitRequest, budget: &budget::Budget) -> Init
         );
         return refused(reply, exit::CANNOT_CHECK, p);
     }
-    let plan = match crate::plan::load(&plan_path) {
-        Ok(plan) => plan,
-        Err(e) => {
-            let code = match e {
-                crate::plan::PlanLoadError::Read { .. } => exit::CANNOT_CHECK,
-                crate::plan::PlanLoadError::Unrecognized { .. } => exit::NOT_OK,
-            };
-            let p = e.problem().in_file(&plan_path);
-            return refused(reply, code, p);
-        }
+    let read;
+    let plan = match request.loaded {
+        Some(plan) => plan,
+        None => match crate::plan::load(&plan_path) {
+            Ok(plan) => {
+                read = plan;
+                &read
+            }
+            Err(e) => {
+                let code = match e {
+                    crate::plan::PlanLoadError::Read { .. } => exit::CANNOT_CHECK,
+                    crate::plan::PlanLoadError::Unrecognized { .. } => exit::NOT_OK,
+                };
+                let p = e.problem().in_file(&plan_path);
+                return refused(reply, code, p);
+            }
+        },
     };
-    let facts = match init::PlanFacts::of(&plan, &plan_path, locate.session) {
+    let facts = match init::PlanFacts::of(plan, &plan_path, locate.session) {
         Ok(f) => f,
         Err(p) => return refused(reply, exit::NOT_OK, p),
     };

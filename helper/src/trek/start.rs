@@ -258,6 +258,7 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
         phase: "execute",
         brief: brief.as_deref().filter(|b| b.is_file()),
         plan: Some(content),
+        loaded: Some(&plan),
         choice: crate::profile::Choice::flag_or_env(args.profile.clone()),
     };
     let data_dir = crate::data_dir::resolve();
@@ -359,7 +360,10 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
         stop: None,
         run_id: Some(context::new_run_id()),
     };
-    single_session(reply, args, &plan, &plan_path, decided)
+    // The plan read is the file's own unless a resumed run reads its
+    // pinned copy: only then does the progress file's setup read the file.
+    let live = pinned.is_none().then_some(&plan);
+    single_session(reply, args, &plan, live, &plan_path, decided)
 }
 
 /// `--validate`: the plan's schema report (and the project's progress
@@ -389,6 +393,7 @@ fn single_session(
     mut reply: Reply,
     args: &StartArgs,
     plan: &crate::plan::Plan,
+    live: Option<&crate::plan::Plan>,
     plan_path: &Path,
     mut decided: Decided,
 ) -> Result<Reply, Problem> {
@@ -464,6 +469,7 @@ fn single_session(
             session: decided.session,
         },
         mode: decided.mode.clone(),
+        loaded: live,
     };
     let budget = crate::progress::budget_from_env();
     let init = said::passing_on(|| {
