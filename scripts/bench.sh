@@ -20,9 +20,9 @@
 #                                           verdict figure 18 (a 200 MiB log)
 #                                           waves figures 19-20 (wave prepare, wave collect)
 #                                           tui figures 23-25 (the full-screen view of workflow run)
-#                                           trek figures 26-28 (trek step-done, its scope audit,
-#                                           the replies' bytes; scope: figure 27 alone,
-#                                           replies: figure 28 alone)
+#                                           trek figures 26-29 (trek step-done, its scope audit,
+#                                           the replies' bytes, trek start; scope: figure 27
+#                                           alone, replies: figure 28 alone, start: figure 29)
 #                                           telemetry figure 22 (workflow run with OTLP on vs off)
 #
 # Needs bash, python3 and cargo. Uses hyperfine when installed (figures 1
@@ -294,6 +294,8 @@ def cmd_table(results, big_bytes):
         scope_rows(d, row)
     if "reply_step" in d:
         reply_rows(d, row)
+    if "trek_start" in d:
+        start_rows(d, row)
     if "otel_hundred" in d:
         telemetry_rows(d, row)
 
@@ -363,6 +365,14 @@ def scope_rows(d, row):
     row("27. `audit scope` (step-done's scope audit, 10,000 files) vs `git status --porcelain`, mean wall",
         f"{v['mean_ms']:.2f} ms", f"{b['mean_ms']:.2f} ms", f"{ratio:.2f}x", "≤ 1.3x", ratio <= 1.3)
     row("27a. same, CPU time (user+sys, all processes)", f"{v['cpu_ms']:.2f} ms",
+        f"{b['cpu_ms']:.2f} ms", f"{v['cpu_ms'] / b['cpu_ms']:.2f}x", "info", None)
+
+def start_rows(d, row):
+    v, b = d["trek_start"]
+    ratio = v["mean_ms"] / b["mean_ms"]
+    row("29. `trek start` on a 200-step plan vs `scan plan` on it, mean wall",
+        f"{v['mean_ms']:.2f} ms", f"{b['mean_ms']:.2f} ms", f"{ratio:.2f}x", "≤ 1.1x", ratio <= 1.1)
+    row("29a. same, CPU time (user+sys, all processes)", f"{v['cpu_ms']:.2f} ms",
         f"{b['cpu_ms']:.2f} ms", f"{v['cpu_ms'] / b['cpu_ms']:.2f}x", "info", None)
 
 def reply_rows(d, row):
@@ -1443,6 +1453,33 @@ PY
   status_cmd="env -C $(q "$srepo") git status --porcelain"
   section "27. voyage-helper audit scope ($SCOPE_FILES files)  vs  git status --porcelain  ($ROUNDS x $STATE_RUNS runs each)"
   time_pair scope "$STATE_RUNS" true "$scope_cmd" true "$status_cmd"
+fi
+
+# --- 29. trek start on a 200-step plan ----------------------------------------------
+
+if [[ -z "$only" || "$only" == trek || "$only" == start ]]; then
+  # A fresh start of a generated 200-step plan (one Verification criterion
+  # added) in a repository holding only it, its run files removed before
+  # each start. The baseline is `scan plan` on the same plan: the security
+  # scan of every command is the one cost a start must pay; the rest (the
+  # plan read, profile, gate, strategy, progress file, run marker) should be
+  # close to free.
+  sdir="$tmp/start"
+  mkdir -p "$sdir/repo"
+  "$repo/scripts/gen-plan.sh" 200 >"$sdir/repo/plan.md"
+  # shellcheck disable=SC2016
+  printf '\n## Verification\n\n- `true` — the bench needs no more\n' >>"$sdir/repo/plan.md"
+  git -C "$sdir/repo" init -q -b main
+  git -C "$sdir/repo" add -A
+  git -C "$sdir/repo" commit -q -m init
+  sreset="bash -c $(q "git -C $(q "$sdir/repo") clean -fdxq && rm -f $(q "$sdir/repo/.git/voyage-run.json")")"
+  start_cmd="env -C $(q "$sdir/repo") CLAUDE_PLUGIN_DATA=$(q "$sdir/data") $(q "$helper") trek start --fresh plan.md"
+  scan_cmd="env -C $(q "$sdir/repo") $(q "$helper") scan plan plan.md"
+  (cd "$sdir/repo" && CLAUDE_PLUGIN_DATA="$sdir/data" "$helper" trek start --fresh plan.md) |
+    grep -q '^NEXT: trek step-begin 1' ||
+    { echo "bench.sh: trek start did not start the 200-step plan" >&2; exit 2; }
+  section "29. voyage-helper trek start (200 steps)  vs  scan plan  ($ROUNDS x $WAVE_RUNS runs each)"
+  time_pair trek_start "$WAVE_RUNS" "$sreset" "$start_cmd" true "$scan_cmd"
 fi
 
 # --- 28. what trek's replies cost the agent's context -----------------------------
