@@ -92,7 +92,7 @@ impl Locate {
 /// Prints a refusal (stderr, and the JSON reply with `--json`) and returns
 /// its exit code.
 fn refuse(
-    mut reply: Reply,
+    reply: Reply,
     json: bool,
     code: u8,
     problem: Problem,
@@ -100,9 +100,7 @@ fn refuse(
 ) -> io::Result<u8> {
     problem::eprint_all(std::slice::from_ref(&problem));
     if json {
-        reply.ok = false;
-        reply.problem = Some(problem);
-        reply.render_json(out)?;
+        reply.refused(&problem).render_json(out)?;
         out.flush()?;
     }
     Ok(code)
@@ -271,10 +269,7 @@ impl Stepped {
             Self::Unplaced { .. } => {}
             Self::Refused { reply, problem, .. } => {
                 if json {
-                    let mut reply = reply.clone();
-                    reply.ok = false;
-                    reply.problem = Some(problem.clone());
-                    reply.render_json(out)?;
+                    reply.refused(problem).render_json(out)?;
                 }
             }
             Self::Recorded { reply, applied } => {
@@ -766,10 +761,7 @@ impl Finished {
             Self::Unplaced { .. } => {}
             Self::Refused { reply, problem, .. } => {
                 if json {
-                    let mut reply = reply.clone();
-                    reply.ok = false;
-                    reply.problem = Some(problem.clone());
-                    reply.render_json(out)?;
+                    reply.refused(problem).render_json(out)?;
                 }
             }
             Self::Recorded {
@@ -1024,10 +1016,7 @@ impl Initialized {
             Self::Unplaced { .. } => {}
             Self::Refused { reply, problem, .. } => {
                 if json {
-                    let mut reply = reply.clone();
-                    reply.ok = false;
-                    reply.problem = Some(problem.clone());
-                    reply.render_json(out)?;
+                    reply.refused(problem).render_json(out)?;
                 }
             }
             Self::Kept { reply, mode } => {

@@ -69,6 +69,15 @@ impl Reply {
         self
     }
 
+    /// This reply as a refusal: `ok` false, with its problem.
+    #[must_use]
+    pub(super) fn refused(&self, problem: &Problem) -> Self {
+        let mut reply = self.clone();
+        reply.ok = false;
+        reply.problem = Some(problem.clone());
+        reply
+    }
+
     pub(super) fn render_json(&self, out: &mut impl Write) -> io::Result<()> {
         serde_json::to_writer(&mut *out, self)?;
         writeln!(out)

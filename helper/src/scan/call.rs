@@ -71,7 +71,7 @@ const CODE_OPTIONS: &[&str] = &[
 ];
 
 /// awk and its implementations.
-const AWKS: &[&str] = &[
+pub(super) const AWKS: &[&str] = &[
     "awk",
     "gawk",
     "mawk",

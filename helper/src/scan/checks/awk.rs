@@ -89,20 +89,8 @@ fn printed(statement: &str) -> Option<&str> {
 /// Where `wanted` first occurs in `text` outside strings and parentheses.
 fn outside_parentheses(text: &str, wanted: char) -> Option<usize> {
     let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    for (i, c) in text.char_indices() {
-        if in_string {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
+    for (i, c) in code(text) {
         match c {
-            '"' => in_string = true,
             '(' => depth += 1,
             ')' => depth = depth.saturating_sub(1),
             _ if c == wanted && depth == 0 => return Some(i),
@@ -110,6 +98,30 @@ fn outside_parentheses(text: &str, wanted: char) -> Option<usize> {
         }
     }
     None
+}
+
+/// The characters of `text` outside its string literals (`"…"`, with `\`
+/// escapes), with their byte positions; the quotes themselves are left
+/// out too.
+fn code(text: &str) -> impl Iterator<Item = (usize, char)> + '_ {
+    let mut in_string = false;
+    let mut escaped = false;
+    text.char_indices().filter(move |&(_, c)| {
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            return false;
+        }
+        if c == '"' {
+            in_string = true;
+            return false;
+        }
+        true
+    })
 }
 
 /// Calls `each` with every statement of `program` and the variables given
@@ -187,25 +199,10 @@ pub(crate) fn shell_calls(program: &str) -> Vec<Call> {
 fn statements(program: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
-    let mut in_string = false;
-    let mut escaped = false;
-    for (i, c) in program.char_indices() {
-        if in_string {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match c {
-            '"' => in_string = true,
-            ';' | '\n' | '{' | '}' => {
-                out.push(program.get(start..i).unwrap_or_default());
-                start = i + c.len_utf8();
-            }
-            _ => {}
+    for (i, c) in code(program) {
+        if matches!(c, ';' | '\n' | '{' | '}') {
+            out.push(program.get(start..i).unwrap_or_default());
+            start = i + c.len_utf8();
         }
     }
     out.push(program.get(start..).unwrap_or_default());
@@ -214,44 +211,16 @@ fn statements(program: &str) -> Vec<&str> {
 
 /// Where `needle` first occurs in `text` outside string literals.
 fn find_outside_strings(text: &str, needle: &str) -> Option<usize> {
-    let mut in_string = false;
-    let mut escaped = false;
-    for (i, c) in text.char_indices() {
-        if in_string {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        if c == '"' {
-            in_string = true;
-        } else if text.get(i..).is_some_and(|r| r.starts_with(needle)) {
-            return Some(i);
-        }
-    }
-    None
+    code(text)
+        .map(|(i, _)| i)
+        .find(|&i| text.get(i..).is_some_and(|r| r.starts_with(needle)))
 }
 
 /// Where the last `(` of `text` that is still open at its end stands.
 fn last_open_paren(text: &str) -> Option<usize> {
     let mut open = Vec::new();
-    let mut in_string = false;
-    let mut escaped = false;
-    for (i, c) in text.char_indices() {
-        if in_string {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
+    for (i, c) in code(text) {
         match c {
-            '"' => in_string = true,
             '(' => open.push(i),
             ')' => {
                 open.pop();
@@ -265,20 +234,8 @@ fn last_open_paren(text: &str) -> Option<usize> {
 /// The text up to the `)` that closes an opened parenthesis.
 fn up_to_close(text: &str) -> &str {
     let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    for (i, c) in text.char_indices() {
-        if in_string {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
+    for (i, c) in code(text) {
         match c {
-            '"' => in_string = true,
             '(' => depth += 1,
             ')' if depth == 0 => return text.get(..i).unwrap_or_default(),
             ')' => depth -= 1,

@@ -840,15 +840,7 @@ const TABLE: &[Writer] = &[
         Kind::Modify,
     ),
     Writer::new(
-        &[
-            "awk",
-            "gawk",
-            "mawk",
-            "nawk",
-            "busybox-awk",
-            "goawk",
-            "onetrue-awk",
-        ],
+        crate::scan::call::AWKS,
         GAWK,
         Place::Read(gawk),
         Kind::Modify,
