@@ -7,8 +7,13 @@ use std::path::PathBuf;
 
 use super::budget;
 use super::code;
+use super::ops::{
+    FinishRequest, GitStepRequest, InitRequest, StepRequest, finish_run, initialize,
+    on_failure_git, record_step, refuse_plain,
+};
 use super::status::ManifestAudit;
 use super::transition::StepUpdate;
+use crate::exit;
 use crate::problem::Problem;
 
 /// Which progress file: `--file`, or derived from a project or a plan.
@@ -227,14 +232,14 @@ impl Command {
     pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
         let budget = budget::from_env();
         match self {
-            Self::Init(args) => super::execute_init(&args, &budget, out),
-            Self::Show(args) => super::execute_show(&args, out),
-            Self::Step(args) => super::execute_step(&args, &budget, out),
-            Self::ResumePoint(args) => super::execute_resume_point(&args, &budget, out),
-            Self::Finish(args) => super::execute_finish(&args, &budget, out),
+            Self::Init(args) => execute_init(&args, &budget, out),
+            Self::Show(args) => super::ops::execute_show(&args, out),
+            Self::Step(args) => execute_step(&args, &budget, out),
+            Self::ResumePoint(args) => super::ops::execute_resume_point(&args, &budget, out),
+            Self::Finish(args) => execute_finish(&args, &budget, out),
             Self::Validate(args) => args.execute(super::check::validate_file, out),
-            Self::RevertStep(args) => super::execute_on_failure(&args, false, out),
-            Self::EscalateCommit(args) => super::execute_on_failure(&args, true, out),
+            Self::RevertStep(args) => execute_on_failure(&args, false, out),
+            Self::EscalateCommit(args) => execute_on_failure(&args, true, out),
         }
     }
 }
@@ -408,4 +413,84 @@ fn json_arg(
         )),
     })
     .transpose()
+}
+
+// --- Each subcommand: its flags mapped to the operation, then printed. ---
+
+/// `progress step N --status S`: exit 0 applied, 1 refused, 2 no usable file.
+pub(super) fn execute_step(
+    options: &StepArgs,
+    budget: &budget::Budget,
+    out: &mut impl Write,
+) -> io::Result<u8> {
+    let update = match options.update() {
+        Ok(update) => update,
+        Err(p) => return Ok(refuse_plain(exit::NOT_OK, p)),
+    };
+    let request = StepRequest {
+        locate: options.locate.clone(),
+        status: options.status.clone(),
+        update,
+    };
+    let stepped = record_step(&request, budget);
+    stepped.eprint();
+    stepped.render(options.json, out)
+}
+
+/// `progress revert-step N` (`escalate` false) and `progress
+/// escalate-commit N`: exit 0 done, 1 refused, 2 no usable file, plan or
+/// repository, or git failed.
+pub(super) fn execute_on_failure(
+    options: &GitStepArgs,
+    escalate: bool,
+    out: &mut impl Write,
+) -> io::Result<u8> {
+    let request = GitStepRequest {
+        step: options.step,
+        locate: options.locate.clone(),
+        cwd: options.cwd.clone(),
+    };
+    let done = on_failure_git(&request, escalate);
+    done.eprint();
+    done.render(escalate, options.json, out)
+}
+
+/// `progress finish --status S`: the run's final status (seed Phase 8,
+/// "Progress + state-file writes"). `completed` needs every step completed
+/// or skipped, and then passes the completion gate ([`gate`]): when a
+/// clause fails, the status the gate gives (`partial` or `failed`) is
+/// recorded instead, with `completion_gate` saying why, and the exit is 1.
+/// Exit 0, 1 refused or overridden, 2 no usable file.
+pub(super) fn execute_finish(
+    options: &FinishArgs,
+    budget: &budget::Budget,
+    out: &mut impl Write,
+) -> io::Result<u8> {
+    let request = FinishRequest {
+        locate: options.locate.clone(),
+        status: options.status.clone(),
+        summary: options.summary.clone(),
+        plan_verification: options.plan_verification.clone(),
+    };
+    let finished = finish_run(&request, budget);
+    finished.eprint();
+    finished.render(options.json, out)
+}
+
+/// `progress init`: exit 0 created, replaced or kept; 1 the plan is not a
+/// plan or has no such session; 2 unreadable plan, broken file kept in
+/// resume or step mode, or a failed write.
+pub(super) fn execute_init(
+    options: &InitArgs,
+    budget: &budget::Budget,
+    out: &mut impl Write,
+) -> io::Result<u8> {
+    let request = InitRequest {
+        locate: options.locate(),
+        mode: options.mode.clone(),
+        loaded: None,
+    };
+    let done = initialize(&request, budget);
+    done.eprint();
+    done.render(options.json, out)
 }
