@@ -13,18 +13,17 @@
 
 mod block;
 mod cli;
-mod labels;
 mod log_file;
 mod request;
 mod runner;
 mod tally;
 
 pub(crate) use cli::RunArgs;
-pub use labels::Labels;
 pub(crate) use log_file::LOG_SUBDIR;
 pub use log_file::slug;
 pub use request::{MAX_TIMEOUT_SECS, Request};
 pub use tally::{LineTally, TAIL_MAX_CHARS};
+pub use voyage_judge::Labels;
 
 use std::ffi::OsString;
 use std::io::{self, Read, Write};

@@ -9,7 +9,7 @@ use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 
-use super::labels::Labels;
+use voyage_judge::Labels;
 
 /// Default timeout when `timeout:` is absent (run.sh §2).
 pub(super) const DEFAULT_TIMEOUT_SECS: u64 = 600;

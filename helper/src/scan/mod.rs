@@ -1,4 +1,5 @@
-//! `scan`: the denylist engine, and the subcommands and hook built on it.
+//! `scan`: the subcommands and the hook built on the denylist engine, the
+//! `voyage-judge` crate (`judge/`), whose description follows.
 //!
 //! Implements trekexecute Phase 2.4 (pre-execution security scan), Sub-step
 //! D1 (the Verify command check) and Hard rules 14 to 16. Commands are parsed
@@ -25,45 +26,28 @@
 //! PreToolUse hook answers Claude Code ([`hook`], reading its input with
 //! [`hook_input`]).
 
-mod arg;
-mod call;
-mod checks;
 mod cli;
-mod cwd;
-mod engine;
-mod finding;
-mod flow;
-mod getopt;
 pub(crate) mod hook;
 mod hook_input;
-mod parse;
-mod paths;
-mod plain;
 mod plan;
-mod program;
-mod real_path;
-mod render;
-mod rule;
 mod run_scope;
-mod scanner;
-mod setters;
-mod vars;
-mod walk;
-mod word;
-mod wrapper;
-mod write_target;
+
+// The judge's modules, under the names this area's own modules and the
+// rest of the helper use for them.
+pub(crate) use voyage_judge::{
+    engine, finding, paths, real_path, render, rule, scanner, write_target,
+};
 
 pub(crate) use cli::{Command, HookCommand};
-pub use engine::judge_command;
-pub use finding::{Decision, Judgement, MAX_EXCERPT_CHARS};
+pub(crate) use plan::Scan as PlanScan;
+pub use voyage_judge::Context;
+pub use voyage_judge::judge_command;
 /// The shell parser the engine uses, for readers of a command's shape
 /// (the criteria runner's allowlist).
-pub(crate) use parse::parse_with_brush as parse_shell;
-pub(crate) use plan::Scan as PlanScan;
-pub use render::{render_json, render_text};
-pub use rule::{RULES, find};
-pub use scanner::Context;
-pub use write_target::{WriteDir, WriteKind, WriteTarget};
+pub(crate) use voyage_judge::parse_shell;
+pub use voyage_judge::{Decision, Judgement, MAX_EXCERPT_CHARS};
+pub use voyage_judge::{RULES, find, render_json, render_text};
+pub use voyage_judge::{WriteDir, WriteKind, WriteTarget};
 
 use std::io::{self, Write};
 
@@ -84,9 +68,9 @@ pub(crate) fn execute_command(
     }
     let judgement = judge_command(&command, ctx);
     if args.json {
-        render::render_json(&command, &judgement, out)?;
+        render_json(&command, &judgement, out)?;
     } else {
-        render::render_text(&judgement, out)?;
+        render_text(&judgement, out)?;
     }
     out.flush()?;
     Ok(match judgement.decision() {

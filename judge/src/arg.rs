@@ -1,0 +1,148 @@
+//! [`Arg`]: one word of a command after the expansions the engine can do
+//! without running anything, and what it knows about the rest.
+
+/// Where the unknown parts of a word (or of text on a pipe) came from: the
+/// output of a download, of a decoder, or of something the engine cannot see.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Taint {
+    /// Holds output of curl, wget, nc and the like.
+    pub download: bool,
+    /// Holds output of base64 -d, xxd -r and the like.
+    pub decode: bool,
+    /// Holds text only known at run time ($VAR, $(cmd) of an unknown cmd).
+    pub opaque: bool,
+}
+
+impl Taint {
+    pub(super) const OPAQUE: Self = Self {
+        download: false,
+        decode: false,
+        opaque: true,
+    };
+
+    pub(super) fn union(self, other: Self) -> Self {
+        Self {
+            download: self.download || other.download,
+            decode: self.decode || other.decode,
+            opaque: self.opaque || other.opaque,
+        }
+    }
+
+    /// Download or decoder output: never acceptable as code.
+    pub(super) fn is_hostile(self) -> bool {
+        self.download || self.decode
+    }
+}
+
+/// One expanded word.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Arg {
+    /// The value where known; unknown parts keep their source spelling
+    /// (`$X`, `$(cmd)`), and `$HOME` reads as `~`.
+    pub text: String,
+    /// True when no part of the value depends on run time.
+    pub exact: bool,
+    /// True when the value holds unquoted glob characters (`*`, `?`, `[`).
+    pub glob: bool,
+    /// Byte offset in `text` just past the last unknown part (0 if none):
+    /// a `/` after it means the file name at the end is known.
+    pub known_from: usize,
+    pub taint: Taint,
+    /// For `<(cmd)`: what cmd prints, when it is known literal text.
+    pub content: Option<String>,
+}
+
+impl Arg {
+    /// A literal word (tests and derived values).
+    pub(super) fn literal(text: &str) -> Self {
+        Self {
+            text: text.to_owned(),
+            exact: true,
+            ..Self::default()
+        }
+    }
+
+    /// A value only known at run time, spelled `source` (`$X`, `$(cmd)`).
+    pub(super) fn unknown(source: &str, taint: Taint) -> Self {
+        Self {
+            text: source.to_owned(),
+            exact: false,
+            glob: false,
+            known_from: source.len(),
+            taint,
+            content: None,
+        }
+    }
+
+    /// Literal text that came out of a substitution: exact, but a glob
+    /// pattern where it holds glob characters.
+    pub(super) fn derived(text: &str) -> Self {
+        Self {
+            glob: crate::word::is_pattern(text),
+            ..Self::literal(text)
+        }
+    }
+
+    /// The text if it is fully known.
+    pub(super) fn exact_text(&self) -> Option<&str> {
+        self.exact.then_some(self.text.as_str())
+    }
+
+    /// True for a known word equal to `text`.
+    pub(super) fn is(&self, text: &str) -> bool {
+        self.exact && self.text == text
+    }
+}
+
+/// The words as a person would retype them: joined by spaces, a word with
+/// spaces or shell characters in single quotes.
+pub(super) fn display(words: &[Arg]) -> String {
+    let mut out = String::new();
+    for (i, word) in words.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(&quote(&word.text, word.exact));
+    }
+    out
+}
+
+fn quote(text: &str, exact: bool) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./=:,+@%^~{}*?[]".contains(c);
+    if !text.is_empty() && (!exact || text.chars().all(plain)) {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
+/// The words joined by single spaces, as `echo` prints them.
+pub(super) fn display_plain(words: &[Arg]) -> String {
+    words
+        .iter()
+        .map(|w| w.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_quotes_only_where_needed() {
+        let words = [
+            Arg::literal("rm"),
+            Arg::literal("-rf"),
+            Arg::literal("a b"),
+            Arg::literal("it's"),
+            Arg::literal(""),
+        ];
+        assert_eq!(display(&words), r"rm -rf 'a b' 'it'\''s' ''");
+        let dynamic = Arg {
+            text: "$(x y)".into(),
+            ..Arg::default()
+        };
+        assert_eq!(display(&[dynamic]), "$(x y)");
+    }
+}

@@ -1,0 +1,243 @@
+//! git commands that throw work away (trekexecute Phase 2.4 WARN patterns:
+//! "git push --force", "git reset --hard"; and `git clean -f`). A forced
+//! push warns in every spelling, a lease included: the policy names history
+//! rewrites, and `--force-with-lease` still rewrites. `git clean -f` run at
+//! a root or home directory (`-C /`, `--work-tree=~`, after `cd /`) is
+//! blocked: in a home kept as a repository of dotfiles it deletes every
+//! file of the user that git does not track. Everything else git does,
+//! `git rm -rf --cached` included, is git's business.
+
+use super::Hit;
+use crate::arg::Arg;
+use crate::cwd;
+use crate::getopt::{self, Spec};
+use crate::rule;
+use crate::scanner::Context;
+
+/// git's own options before the subcommand.
+pub(crate) const GLOBAL: Spec = Spec::new(
+    "Cc",
+    &[
+        ("git-dir", true),
+        ("work-tree", true),
+        ("namespace", true),
+        ("exec-path", false),
+        ("config-env", true),
+        ("super-prefix", true),
+        ("no-pager", false),
+        ("paginate", false),
+        ("bare", false),
+        ("no-replace-objects", false),
+        ("literal-pathspecs", false),
+        ("no-optional-locks", false),
+    ],
+)
+.posix();
+
+const PUSH: Spec = Spec::new(
+    "o",
+    &[
+        ("force", false),
+        ("force-with-lease", false),
+        ("force-if-includes", false),
+        ("repo", true),
+        ("receive-pack", true),
+        ("exec", true),
+        ("push-option", true),
+        ("all", false),
+        ("mirror", false),
+        ("delete", false),
+        ("tags", false),
+        ("set-upstream", false),
+        ("dry-run", false),
+        ("verbose", false),
+        ("quiet", false),
+    ],
+);
+
+const RESET: Spec = Spec::new(
+    "",
+    &[
+        ("hard", false),
+        ("soft", false),
+        ("mixed", false),
+        ("merge", false),
+        ("keep", false),
+        ("quiet", false),
+    ],
+);
+
+const CLEAN: Spec = Spec::new(
+    "e",
+    &[
+        ("force", false),
+        ("dry-run", false),
+        ("exclude", true),
+        ("interactive", false),
+        ("quiet", false),
+    ],
+);
+
+pub(super) fn check(args: &[Arg], ctx: &Context, cwd: Option<&str>) -> Option<Hit> {
+    let global = getopt::parse(args, &GLOBAL);
+    if let Some(value) = global
+        .values(Some('c'), None)
+        .into_iter()
+        .find(|v| v.to_ascii_lowercase().starts_with("core.hookspath="))
+    {
+        return Some(Hit::new(
+            &rule::GIT_HOOKS,
+            format!("-c {value} runs hooks from another directory"),
+        ));
+    }
+    let rest = args.get(global.rest..).unwrap_or_default();
+    let (sub, sub_args) = rest.split_first()?;
+    match sub.exact_text()? {
+        "push" => {
+            let p = getopt::parse(sub_args, &PUSH);
+            let forces = ["force", "force-with-lease", "force-if-includes", "mirror"];
+            if let Some(flag) = p.spelling("f", &forces) {
+                return Some(Hit::new(
+                    &rule::GIT_FORCE_PUSH,
+                    format!("git push {flag} overwrites the remote branch"),
+                ));
+            }
+            p.operands
+                .iter()
+                .skip(1)
+                .find(|o| o.exact && o.text.starts_with('+'))
+                .map(|o| {
+                    Hit::new(
+                        &rule::GIT_FORCE_PUSH,
+                        format!("refspec {} forces the update", o.text),
+                    )
+                })
+        }
+        "config" => sub_args
+            .iter()
+            .any(|a| a.text.eq_ignore_ascii_case("core.hooksPath"))
+            .then(|| {
+                let unset = sub_args.iter().any(|a| a.is("--unset") || a.is("--get"));
+                (!unset).then(|| {
+                    Hit::new(
+                        &rule::GIT_HOOKS,
+                        "core.hooksPath makes git run hooks from another directory",
+                    )
+                })
+            })
+            .flatten(),
+        "reset" => getopt::parse(sub_args, &RESET).has_long("hard").then(|| {
+            Hit::new(
+                &rule::GIT_RESET_HARD,
+                "git reset --hard discards uncommitted changes",
+            )
+        }),
+        "clean" => {
+            let p = getopt::parse(sub_args, &CLEAN);
+            if !p.has("f", &["force"]) || p.has("n", &["dry-run"]) {
+                return None;
+            }
+            let home = ctx.home.as_deref();
+            match work_tree(&global, cwd, home).and_then(|dir| cwd::too_wide(&dir, None, home)) {
+                Some(wide) => Some(Hit::new(
+                    &rule::GIT_CLEAN_CRITICAL,
+                    format!("git clean -f at {wide} deletes every untracked file there"),
+                )),
+                None => Some(Hit::new(
+                    &rule::GIT_CLEAN_FORCE,
+                    "git clean -f deletes untracked files",
+                )),
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The work tree git acts on: `cwd`, moved by each `-C` in turn, then
+/// replaced by `--work-tree` (read from there); `None` when unknown.
+fn work_tree(global: &getopt::Parsed<'_>, cwd: Option<&str>, home: Option<&str>) -> Option<String> {
+    let mut dir = cwd.map(str::to_owned);
+    for value in global.values(Some('C'), None) {
+        // `-C ''` leaves the directory as it is.
+        if !value.is_empty() {
+            dir = Some(cwd::resolve(value, dir.as_deref(), home)?);
+        }
+    }
+    if let Some(tree) = global.values(None, Some("work-tree")).last() {
+        dir = Some(cwd::resolve(tree, dir.as_deref(), home)?);
+    }
+    dir.or_else(|| Some(".".to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id_in(line: &str, cwd: Option<&str>) -> Option<&'static str> {
+        let args: Vec<Arg> = line.split_whitespace().map(Arg::literal).collect();
+        let ctx = Context {
+            home: Some("/home/ann".into()),
+        };
+        check(&args, &ctx, cwd).map(|h| h.rule.id)
+    }
+
+    fn id(line: &str) -> Option<&'static str> {
+        id_in(line, None)
+    }
+
+    #[test]
+    fn destructive_git() {
+        assert_eq!(id("push --force"), Some("git-force-push"));
+        assert_eq!(id("push -f origin main"), Some("git-force-push"));
+        assert_eq!(id("push origin main --force"), Some("git-force-push"));
+        assert_eq!(id("-C repo push -uf origin x"), Some("git-force-push"));
+        assert_eq!(id("push origin +main"), Some("git-force-push"));
+        assert_eq!(id("reset --hard HEAD~1"), Some("git-reset-hard"));
+        assert_eq!(id("-c a=b reset --hard"), Some("git-reset-hard"));
+        assert_eq!(id("clean -fdx"), Some("git-clean-force"));
+        assert_eq!(id("push --force-with-lease"), Some("git-force-push"));
+        assert_eq!(
+            id("push --force-with-lease=main:abc origin main"),
+            Some("git-force-push")
+        );
+        assert_eq!(
+            id("push --force-if-includes origin main"),
+            Some("git-force-push")
+        );
+        assert_eq!(id("push --force-w origin main"), Some("git-force-push"));
+        assert_eq!(id("push --mirror backup"), Some("git-force-push"));
+        assert_eq!(id("push origin main"), None);
+        assert_eq!(id("reset --soft HEAD~1"), None);
+        assert_eq!(id("clean -nfd"), None);
+        assert_eq!(id("rm -rf --cached vendor"), None);
+        assert_eq!(id("commit -m --force"), None);
+    }
+
+    #[test]
+    fn git_clean_at_a_root_or_home_directory_blocks() {
+        for line in [
+            "-C / clean -fdx",
+            "-C /home/ann clean -fd",
+            "-C ~ clean -f",
+            "-C /tmp -C .. clean -ffdx",
+            "--work-tree=/ clean -fdx",
+            "-C /srv --work-tree .. clean -fdx",
+            "-C ../.. clean -fdx",
+        ] {
+            assert_eq!(id(line), Some("git-clean-critical"), "{line}");
+        }
+        assert_eq!(id_in("clean -fdx", Some("/")), Some("git-clean-critical"));
+        assert_eq!(id_in("clean -xdf", Some("~")), Some("git-clean-critical"));
+        assert_eq!(
+            id_in("-C sub clean -f", Some("/srv")),
+            Some("git-clean-force")
+        );
+        assert_eq!(
+            id_in("-C .. clean -f", Some("/srv")),
+            Some("git-clean-critical")
+        );
+        assert_eq!(id_in("clean -nfdx", Some("/")), None);
+        assert_eq!(id("-C /tmp/build clean -fdx"), Some("git-clean-force"));
+        assert_eq!(id("-C sub clean -fdx"), Some("git-clean-force"));
+    }
+}

@@ -1,0 +1,130 @@
+//! [`WriteTarget`]: a path a command would write, as the engine read it,
+//! handed back with the judgement so that the run-scope check
+//! ([`crate::run_scope`]) holds Bash commands to the same rules as the file
+//! tools without parsing them a second time.
+//!
+//! Every write the protected-path rules look at is recorded here
+//! (`Scanner::record_write`, called by `Scanner::write_target` and for the
+//! interpreter one-liners' writes), plus the directories `mkdir` creates,
+//! with where the command stands when it writes (a `cd` before it counts).
+
+use crate::arg::Arg;
+use crate::cwd::known_path;
+use crate::paths::Write;
+use crate::scanner::Scanner;
+
+/// Where a command stands when it writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WriteDir {
+    /// Where the tool call runs (no `cd` before the write).
+    Call,
+    /// Where a `cd` moved it: normalised, `~/…` under the home, `./…`
+    /// relative to the call's directory, or absolute.
+    Moved(String),
+    /// Somewhere the text does not say (`cd "$DIR"`, `cd -`).
+    Unknown,
+}
+
+/// One path a command would write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteTarget {
+    /// The path as the command gives it (`~` for the home), `None` when it
+    /// depends on run time (`> "$X"`, `tee "$(mktemp)"`).
+    pub path: Option<String>,
+    /// The word as the engine spelled it, for messages (`$X` stays `$X`).
+    pub spelled: String,
+    /// The word holds unquoted glob characters (`rm *.o`).
+    pub glob: bool,
+    /// Where the command stands when it writes.
+    pub dir: WriteDir,
+    /// How it writes: replaced, appended, removed, changed or created.
+    pub kind: WriteKind,
+    /// For a link the command makes at `path` (`ln`, `cp -s`, `cp -l`):
+    /// what the link points to, so that a link made during a step to a
+    /// file outside its Files can be refused. `None` for every other write.
+    pub link: Option<Link>,
+}
+
+/// What a link made by a command points to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    /// The link's target as the command gives it: for a symbolic link,
+    /// relative to the link's own directory (as the file system reads it);
+    /// for a hard link, relative to where the command stands. `None` when
+    /// it depends on run time.
+    pub to: Option<String>,
+    /// A symbolic link (`ln -s`, `cp -s`); otherwise a hard link.
+    pub symbolic: bool,
+}
+
+/// How a command touches a path, for the run-scope check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteKind {
+    /// Replaced, appended to, or changed in place.
+    Write,
+    /// Deleted, moved away or relinked (everything under it goes too).
+    Remove,
+    /// A directory created (`mkdir`): allowed where it holds a file the
+    /// step may write.
+    Create,
+}
+
+impl WriteTarget {
+    /// A path a file tool (Write, Edit, …) writes, from the call's directory.
+    pub fn file(path: &str) -> Self {
+        Self {
+            path: Some(path.to_owned()),
+            spelled: path.to_owned(),
+            glob: false,
+            dir: WriteDir::Call,
+            kind: WriteKind::Write,
+            link: None,
+        }
+    }
+
+    /// A path a tool names, written this way, from the call's directory.
+    pub fn named(path: &str, kind: WriteKind) -> Self {
+        Self {
+            kind,
+            ..Self::file(path)
+        }
+    }
+
+    /// A write whose path the call does not give; `what` names it.
+    pub fn unknown(what: &str) -> Self {
+        Self {
+            path: None,
+            spelled: what.to_owned(),
+            ..Self::file(what)
+        }
+    }
+}
+
+impl From<Write> for WriteKind {
+    fn from(write: Write) -> Self {
+        match write {
+            Write::Replace | Write::Append | Write::Modify => Self::Write,
+            Write::Remove => Self::Remove,
+            Write::Create => Self::Create,
+        }
+    }
+}
+
+impl Scanner<'_> {
+    /// Records that the command writes `target` (a word) this way.
+    pub(super) fn record_write(&mut self, target: &Arg, write: Write) {
+        let dir = if self.cwd_lost || self.cwd_doubt {
+            WriteDir::Unknown
+        } else {
+            self.cwd.clone().map_or(WriteDir::Call, WriteDir::Moved)
+        };
+        self.judgement.writes.push(WriteTarget {
+            path: known_path(target).map(str::to_owned),
+            spelled: target.text.clone(),
+            glob: target.glob,
+            dir,
+            kind: write.into(),
+            link: None,
+        });
+    }
+}
