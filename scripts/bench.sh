@@ -910,7 +910,7 @@ if [[ -z "$only" || "$only" == scan ]]; then
   # judged in time linear in its size: 14 is a 1 MB line of words, 15 a
   # `case` nested 25 deep with no `;;` before each `esac`, which brush-parser
   # once parsed in time doubling per level (22 levels took 6 s; see
-  # helper/src/scan/parse.rs). Both must pass, not just finish.
+  # judge/src/parse.rs). Both must pass, not just finish.
   python3 - "$tmp" <<'PY'
 import json, sys
 def hook(path, command):
