@@ -1,5 +1,6 @@
 //! The one reader of files that come from outside: plans, briefs, progress
-//! and state files, profiles, workflows and the logs `verdict` reads.
+//! and state files, profiles, workflows and the logs `verdict` reads; and
+//! of stdin, for the commands that take their input there.
 //!
 //! Such a path may name anything: a directory, a FIFO nobody writes to,
 //! `/dev/zero`, a gigabyte. A plain `fs::read` blocks forever on the FIFO
@@ -173,6 +174,17 @@ pub(crate) fn read_to_string(path: &Path, limit: u64) -> Result<String, InputErr
             "stream did not contain valid UTF-8",
         ))
     })
+}
+
+/// All of stdin, for the commands that read their input there (`run`'s
+/// labels, `verdict`'s block): read to end of file before anything else.
+/// A read error counts as empty input, which each reader reports in its
+/// own words (`missing command:`).
+pub(crate) fn read_stdin() -> Vec<u8> {
+    use std::io::Read;
+    let mut input = Vec::new();
+    let _ = std::io::stdin().lock().read_to_end(&mut input);
+    input
 }
 
 #[cfg(test)]

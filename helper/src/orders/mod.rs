@@ -26,7 +26,7 @@ mod sha256;
 
 pub(crate) use cli::Command;
 pub use model::ref_safe;
-pub(crate) use model::{Fail, Layout, current_branch, waves};
+pub(crate) use model::{Fail, Layout, current_branch};
 pub(crate) use ops::{
     Order, State, WaveStatus, archive, clear, next_wave, record_merged, status, write,
 };

@@ -3,7 +3,6 @@
 //! the waves of a plan, and the two records, `wave.json` and
 //! `merged-waves.json`.
 
-use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -11,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::code;
 use crate::exit;
 use crate::plan::Plan;
-use crate::plan::{Session, Strategy};
+use crate::plan::{Session, waves};
 use crate::problem::Problem;
 
 /// A refusal: the exit code and why.
@@ -203,44 +202,6 @@ pub fn ref_safe(slug: &str) -> String {
     out
 }
 
-/// One wave: its number and its sessions, in order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub(crate) struct WavePlan {
-    pub wave: u32,
-    pub sessions: Vec<u32>,
-}
-
-/// The waves of `strategy`: from each session's `Wave:` and the Execution
-/// Order's lines; a session in neither gets a wave of its own after them.
-pub(crate) fn waves(strategy: &Strategy) -> Vec<WavePlan> {
-    let mut map: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
-    for line in &strategy.order {
-        map.entry(line.number)
-            .or_default()
-            .extend(line.sessions.iter().copied());
-    }
-    for s in &strategy.sessions {
-        if let Some(w) = s.wave {
-            map.entry(w).or_default().push(s.number);
-        }
-    }
-    let placed: Vec<u32> = map.values().flatten().copied().collect();
-    let mut next = map.keys().last().copied().unwrap_or(0);
-    for s in &strategy.sessions {
-        if !placed.contains(&s.number) {
-            next += 1;
-            map.entry(next).or_default().push(s.number);
-        }
-    }
-    map.into_iter()
-        .map(|(wave, mut sessions)| {
-            sessions.sort_unstable();
-            sessions.dedup();
-            WavePlan { wave, sessions }
-        })
-        .collect()
-}
-
 /// The sessions of wave `wave`, or a refusal naming the waves there are.
 pub(crate) fn wave_sessions(plan: &Plan, wave: u32) -> Result<Vec<&Session>, Fail> {
     let strategy = plan.strategy.as_ref().ok_or_else(|| {
@@ -398,21 +359,6 @@ pub(crate) fn current_branch(root: &Path) -> Result<String, Fail> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::StrategyWave as Wave;
-
-    fn session(number: u32, wave: Option<u32>) -> Session {
-        Session {
-            number,
-            title: String::new(),
-            line: 1,
-            steps: vec![],
-            wave,
-            depends_on: vec![],
-            cwd: None,
-            touch: vec![],
-            never_touch: vec![],
-        }
-    }
 
     #[test]
     fn slugs_become_valid_branch_components() {
@@ -421,31 +367,5 @@ mod tests {
         assert_eq!(ref_safe("a..b~1^x:y?z*[w\\"), "a-.b-1-x-y-z--w-");
         assert_eq!(ref_safe(".hidden.lock"), "-hidden-lock");
         assert_eq!(ref_safe("été"), "été");
-    }
-
-    #[test]
-    fn waves_come_from_both_places_and_strays_go_last() {
-        let strategy = Strategy {
-            line: 1,
-            sessions: vec![session(1, Some(1)), session(2, None), session(3, None)],
-            order: vec![Wave {
-                number: 1,
-                sessions: vec![2],
-                line: 1,
-            }],
-        };
-        assert_eq!(
-            waves(&strategy),
-            vec![
-                WavePlan {
-                    wave: 1,
-                    sessions: vec![1, 2]
-                },
-                WavePlan {
-                    wave: 2,
-                    sessions: vec![3]
-                }
-            ]
-        );
     }
 }

@@ -11,11 +11,12 @@ use serde::Serialize;
 use super::code;
 use super::model::{
     AWAITING, Fail, Layout, MergedRecord, WaveRecord, current_branch, read_record, same_plan,
-    wave_sessions, waves, write_bytes, write_record,
+    wave_sessions, write_bytes, write_record,
 };
 use crate::clock::UtcTime;
 use crate::exit;
 use crate::plan::Session;
+use crate::plan::waves;
 use crate::problem::Problem;
 
 /// `next-wave`: the lowest wave not yet merged, or `None` when every wave

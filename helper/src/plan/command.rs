@@ -202,12 +202,12 @@ pub(super) fn strategy(args: &StrategyArgs, out: &mut impl Write) -> io::Result<
             return Ok(code);
         }
     };
-    let how = crate::wave::Invocation {
+    let how = super::Invocation {
         fg: args.fg,
         mode: &args.mode,
         effort: args.effort.as_deref(),
     };
-    let report = crate::wave::decide(&plan, &how);
+    let report = super::decide(&plan, &how);
     if args.json {
         serde_json::to_writer(&mut *out, &report)?;
         writeln!(out)?;

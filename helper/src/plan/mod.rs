@@ -10,13 +10,16 @@
 //! the crate's YAML reader ([`crate::yaml`]); [`fields`] reads a step's labels;
 //! [`manifest`] parses or synthesises manifests; [`check`] holds the checks
 //! over the whole model; [`render`] prints the `validate` and `dry-run`
-//! reports.
+//! reports; [`strategy`] reads the Execution Strategy and groups its
+//! sessions into waves, and [`decision`] makes the Phase 2.5 choice of one
+//! session or waves (`plan strategy`, which the wave area follows).
 
 mod check;
 mod cli;
 pub(crate) mod code;
 mod command;
 mod criterion;
+mod decision;
 mod fields;
 mod manifest;
 mod markdown;
@@ -30,13 +33,12 @@ pub(crate) mod version;
 pub(crate) use cli::Command;
 pub(crate) use command::{dry_run_report, validate_report};
 pub(crate) use criterion::{Criterion, CriterionForm};
+pub(crate) use decision::{Decision as StrategyDecision, Invocation, decide};
 pub(crate) use manifest::Manifest;
 pub(crate) use model::{CommandKind, Plan, PlanCommand, PlanKind};
 pub use parse::parse;
 pub(crate) use step::{Action, SANDBOX_BLOCKED_EXIT, Step, VerifyOutcome};
-#[cfg(test)]
-pub(crate) use strategy::Wave as StrategyWave;
-pub(crate) use strategy::{Session, Strategy};
+pub(crate) use strategy::{Session, waves};
 
 #[cfg(test)]
 mod schema_test;

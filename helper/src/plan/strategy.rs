@@ -1,6 +1,8 @@
 //! `## Execution Strategy`: sessions, their waves and dependencies, and the
 //! `### Execution Order` (trekexecute Phase 2, "Parse Execution Strategy").
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 /// The plan's split into sessions.
@@ -71,6 +73,44 @@ pub(super) fn numbers(text: &str) -> Vec<u32> {
     out
 }
 
+/// One wave: its number and its sessions, in order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct WavePlan {
+    pub wave: u32,
+    pub sessions: Vec<u32>,
+}
+
+/// The waves of `strategy`: from each session's `Wave:` and the Execution
+/// Order's lines; a session in neither gets a wave of its own after them.
+pub(crate) fn waves(strategy: &Strategy) -> Vec<WavePlan> {
+    let mut map: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    for line in &strategy.order {
+        map.entry(line.number)
+            .or_default()
+            .extend(line.sessions.iter().copied());
+    }
+    for s in &strategy.sessions {
+        if let Some(w) = s.wave {
+            map.entry(w).or_default().push(s.number);
+        }
+    }
+    let placed: Vec<u32> = map.values().flatten().copied().collect();
+    let mut next = map.keys().last().copied().unwrap_or(0);
+    for s in &strategy.sessions {
+        if !placed.contains(&s.number) {
+            next += 1;
+            map.entry(next).or_default().push(s.number);
+        }
+    }
+    map.into_iter()
+        .map(|(wave, mut sessions)| {
+            sessions.sort_unstable();
+            sessions.dedup();
+            WavePlan { wave, sessions }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,5 +122,45 @@ mod tests {
         assert_eq!(numbers("S1 and S3"), [1, 3]);
         assert_eq!(numbers("2-4"), [2, 3, 4]);
         assert_eq!(numbers("none"), Vec::<u32>::new());
+    }
+
+    fn session(number: u32, wave: Option<u32>) -> Session {
+        Session {
+            number,
+            title: String::new(),
+            line: 1,
+            steps: vec![],
+            wave,
+            depends_on: vec![],
+            cwd: None,
+            touch: vec![],
+            never_touch: vec![],
+        }
+    }
+
+    #[test]
+    fn waves_come_from_both_places_and_strays_go_last() {
+        let strategy = Strategy {
+            line: 1,
+            sessions: vec![session(1, Some(1)), session(2, None), session(3, None)],
+            order: vec![Wave {
+                number: 1,
+                sessions: vec![2],
+                line: 1,
+            }],
+        };
+        assert_eq!(
+            waves(&strategy),
+            vec![
+                WavePlan {
+                    wave: 1,
+                    sessions: vec![1, 2]
+                },
+                WavePlan {
+                    wave: 2,
+                    sessions: vec![3]
+                }
+            ]
+        );
     }
 }

@@ -8,7 +8,8 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use super::block::Block;
-use super::{Input, Options, current_dir, execute, read_stdin};
+use super::{Input, Options, current_dir, execute};
+use crate::input_file::read_stdin;
 
 /// Run one shell command with a log, and print a short block about it.
 ///

@@ -26,7 +26,7 @@ pub use tally::{LineTally, TAIL_MAX_CHARS};
 pub use voyage_judge::Labels;
 
 use std::ffi::OsString;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -108,14 +108,6 @@ fn same_dir(a: &Path, b: &Path) -> bool {
         (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
         _ => false,
     }
-}
-
-/// Reads all of stdin (the contract reads to end of file before anything
-/// else). A read error counts as empty input, which reports `missing command:`.
-pub(crate) fn read_stdin() -> Vec<u8> {
-    let mut input = Vec::new();
-    let _ = io::stdin().lock().read_to_end(&mut input);
-    input
 }
 
 /// `--reply`: what the reply judges besides the run itself.

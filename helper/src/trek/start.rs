@@ -328,14 +328,14 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
     reply.lines.extend(git_exclude::ensure(project.as_deref()));
 
     // Phase 2.5: the strategy.
-    let how = crate::wave::Invocation {
+    let how = crate::plan::Invocation {
         fg: mode == Mode::Foreground,
         mode: mode.word(),
         effort: Some(&effort),
     };
-    let strategy = crate::wave::decide(&plan, &how);
+    let strategy = crate::plan::decide(&plan, &how);
     reply.push(strategy.line.clone());
-    if strategy.decision != crate::wave::Strategy::Single {
+    if strategy.decision != crate::plan::StrategyDecision::Single {
         return super::waves::run(reply, &plan_arg, project.as_deref());
     }
 

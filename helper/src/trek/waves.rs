@@ -140,7 +140,7 @@ fn main_checkout() -> Result<String, Problem> {
 fn merged_waves(plan: &str) -> usize {
     crate::plan::load(Path::new(plan))
         .ok()
-        .and_then(|p| p.strategy.map(|s| crate::orders::waves(&s).len()))
+        .and_then(|p| p.strategy.map(|s| crate::plan::waves(&s).len()))
         .unwrap_or(0)
 }
 

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use super::{Input, Options, execute};
-use crate::run::read_stdin;
+use crate::input_file::read_stdin;
 
 /// Turn a command's log into the executor skill's short reply.
 ///

@@ -1,6 +1,6 @@
-//! Multi-session waves (seed Phase 2.5, 2.55, 2.6; DESIGN.md area
-//! `wave/`): `plan strategy`, `wave preflight`, `prepare`, `collect`,
-//! `cleanup` and `report`.
+//! Multi-session waves (seed Phase 2.55, 2.6; DESIGN.md area `wave/`):
+//! `wave preflight`, `prepare`, `collect`, `cleanup` and `report`. The
+//! Phase 2.5 decision they follow (`plan strategy`) is the plan area's.
 //!
 //! Voyage never starts a Claude Code session (Hard rule 21): a wave is a
 //! set of git worktrees, one per session, each with a branch
@@ -15,7 +15,6 @@
 //!
 //! - [`context`]: the main checkout (a linked worktree is refused) and the
 //!   shared git calls.
-//! - [`strategy`]: the Phase 2.5 decision.
 //! - [`preflight`]: Checks 1–4. [`prepare`]: Steps 1–2. [`collect`]: Step
 //!   3. [`report`]: Steps 5 and 6. [`tidy`]: removal without force.
 
@@ -27,12 +26,10 @@ mod ops;
 mod preflight;
 mod prepare;
 mod report;
-mod strategy;
 mod tidy;
 
 pub(crate) use cli::Command;
 pub(crate) use ops::{preflight, prepare, sessions_report};
-pub(crate) use strategy::{Decision as Strategy, Invocation, decide};
 
 /// Where a plan's multi-session run stands, for `trek start`: whether a
 /// wave awaits its sessions (`wave.json` exists), and else the lowest wave

@@ -193,7 +193,7 @@ pub(super) fn run(
     };
     reply.wave = Some(wave);
     let (plan, _) = layout.load_plan()?;
-    let sessions: Vec<u32> = crate::orders::waves(plan.strategy.as_ref().ok_or_else(|| {
+    let sessions: Vec<u32> = crate::plan::waves(plan.strategy.as_ref().ok_or_else(|| {
         (
             exit::NOT_OK,
             Problem::new(code::WAVE_NO_STRATEGY, "the plan has no Execution Strategy"),

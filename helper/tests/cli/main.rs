@@ -16,6 +16,7 @@ mod gate;
 mod hook_input;
 mod hook_run;
 mod input_limits;
+mod module_graph;
 mod output_errors;
 mod plan;
 mod plan_fixtures;

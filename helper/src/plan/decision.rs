@@ -3,8 +3,8 @@
 
 use serde::Serialize;
 
-use crate::orders::waves;
-use crate::plan::Plan;
+use super::Plan;
+use super::strategy::waves;
 
 /// How the run goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
