@@ -144,7 +144,7 @@ pub(crate) fn dispatch(command: Subcommand, out: &mut impl io::Write) -> io::Res
     match command {
         Subcommand::Run(args) => args.execute(out),
         Subcommand::Verdict(args) => args.execute(out),
-        Subcommand::Plan(command) => command.execute(out),
+        Subcommand::Plan(command) => command.execute(&criteria::Screening, out),
         Subcommand::Brief(command) => command.execute(out),
         Subcommand::Scan(command) => command.execute(out),
         Subcommand::Hook(command) => command.execute(out),

@@ -29,8 +29,8 @@ mod screen;
 
 pub(crate) use cli::{Command, DEFAULT_TIMEOUT_SECS, EntryCommand};
 pub use entry::{Reading, read as read_entry_condition};
-pub(crate) use screen::{Rule, plan_problems, screen_plan};
 use screen::{Rules, criteria_of};
+pub(crate) use screen::{Screening, plan_problems};
 
 /// Whether the built-in allowlist (without a project's entries, and
 /// without the denylist) takes `command`: `Err` says why not.

@@ -169,3 +169,31 @@ pub(crate) fn plan_problems(plan: &Plan, root: &Path) -> Vec<Problem> {
     problems.append(&mut warnings);
     problems
 }
+
+/// The criteria area's screening, as the plan's reports take it.
+pub(crate) struct Screening;
+
+impl crate::plan::CriteriaScreen for Screening {
+    fn problems(&self, plan: &Plan, root: &Path) -> Vec<Problem> {
+        plan_problems(plan, root)
+    }
+
+    fn screened(&self, plan: &Plan, root: &Path) -> Vec<crate::plan::ScreenedCriterion> {
+        let (screened, _) = screen_plan(plan, root);
+        screened
+            .into_iter()
+            .map(|s| crate::plan::ScreenedCriterion {
+                line: s.criterion.line,
+                command: s.criterion.command.clone(),
+                refusal: s.refusal.map(|r| crate::plan::CriterionRefusal {
+                    by: match r.rule {
+                        Rule::Denylist => "denylist",
+                        Rule::Allowlist => "allowlist",
+                    },
+                    reason: r.reason,
+                    fix: r.fix,
+                }),
+            })
+            .collect()
+    }
+}

@@ -82,11 +82,17 @@ pub(crate) enum Command {
 
 impl Command {
     /// Runs the subcommand; a write error of `out` is returned.
-    pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
+    /// Runs the subcommand, its criteria screened by `screen`; a write
+    /// error of `out` is returned.
+    pub(crate) fn execute(
+        self,
+        screen: &dyn super::CriteriaScreen,
+        out: &mut impl Write,
+    ) -> io::Result<u8> {
         match self {
-            Self::Validate(args) => command::validate(&args, out),
+            Self::Validate(args) => command::validate(&args, screen, out),
             Self::Show(args) => command::show(&args, out),
-            Self::DryRun(args) => command::dry_run(&args, out),
+            Self::DryRun(args) => command::dry_run(&args, screen, out),
             Self::Strategy(args) => command::strategy(&args, out),
         }
     }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::cli::{DryRunArgs, ShowArgs, StrategyArgs, ValidateArgs};
 use super::render::{DryRun, Validation};
-use super::{PlanLoadError, load};
+use super::{CriteriaScreen, PlanLoadError, load};
 use crate::exit;
 use crate::problem::Coded;
 
@@ -28,8 +28,12 @@ fn unreadable(e: &PlanLoadError, json: bool, out: &mut impl Write) -> io::Result
 }
 
 /// `plan validate`: 0 ready, 1 not, 2 unreadable.
-pub(super) fn validate(args: &ValidateArgs, out: &mut impl Write) -> io::Result<u8> {
-    validate_report(&args.plan, args.json, args.fail_on_warnings, out)
+pub(super) fn validate(
+    args: &ValidateArgs,
+    screen: &dyn CriteriaScreen,
+    out: &mut impl Write,
+) -> io::Result<u8> {
+    validate_report(&args.plan, args.json, args.fail_on_warnings, screen, out)
 }
 
 /// The report of `plan validate` on the plan at `path` (also `trek start`'s
@@ -38,6 +42,7 @@ pub(crate) fn validate_report(
     path: &Path,
     json: bool,
     fail_on_warnings: bool,
+    screen: &dyn CriteriaScreen,
     out: &mut impl Write,
 ) -> io::Result<u8> {
     let file = path.display().to_string();
@@ -47,7 +52,7 @@ pub(crate) fn validate_report(
             // The criteria the run ends with, screened now as `criteria
             // run` will screen them: a refusal is an error, since it makes
             // the run fail after all its steps.
-            problems.extend(crate::criteria::plan_problems(&plan, &repo_root(path)));
+            problems.extend(screen.problems(&plan, &repo_root(path)));
             (Some(plan), problems)
         }
         Err(PlanLoadError::Unrecognized { problems, .. }) => (None, problems),
@@ -146,18 +151,27 @@ pub(super) fn show(args: &ShowArgs, out: &mut impl Write) -> io::Result<u8> {
 }
 
 /// `plan dry-run`: 0 ready, 1 needs attention, 2 unreadable.
-pub(super) fn dry_run(args: &DryRunArgs, out: &mut impl Write) -> io::Result<u8> {
-    dry_run_report(&args.plan, args.json, out)
+pub(super) fn dry_run(
+    args: &DryRunArgs,
+    screen: &dyn CriteriaScreen,
+    out: &mut impl Write,
+) -> io::Result<u8> {
+    dry_run_report(&args.plan, args.json, screen, out)
 }
 
 /// The report of `plan dry-run` on the plan at `path` (also `trek start
 /// --dry-run`'s); returns the exit code.
-pub(crate) fn dry_run_report(path: &Path, json: bool, out: &mut impl Write) -> io::Result<u8> {
+pub(crate) fn dry_run_report(
+    path: &Path,
+    json: bool,
+    screen: &dyn CriteriaScreen,
+    out: &mut impl Write,
+) -> io::Result<u8> {
     let plan = match load_or_report(path, json, out)? {
         Ok(plan) => plan,
         Err(code) => return Ok(code),
     };
-    let report = DryRun::of(&plan, &repo_root(path));
+    let report = DryRun::of(&plan, &repo_root(path), screen);
     if json {
         report.render_json(out)?;
     } else {

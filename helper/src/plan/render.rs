@@ -223,7 +223,7 @@ pub(super) struct DryRun {
 
 impl DryRun {
     /// Builds the report; files are looked up below `root`.
-    pub(super) fn of(plan: &Plan, root: &Path) -> Self {
+    pub(super) fn of(plan: &Plan, root: &Path, screen: &dyn super::CriteriaScreen) -> Self {
         let steps: Vec<DryRunStep> = plan
             .steps
             .iter()
@@ -269,17 +269,14 @@ impl DryRun {
                 starter: format!("/trekexecute --session {} {}", s.number, plan.file),
             })
             .collect();
-        let (screened, _) = crate::criteria::screen_plan(plan, root);
-        let verification: Vec<DryRunCriterion> = screened
+        let verification: Vec<DryRunCriterion> = screen
+            .screened(plan, root)
             .into_iter()
             .map(|s| DryRunCriterion {
-                line: s.criterion.line,
-                command: s.criterion.command.clone(),
+                line: s.line,
+                command: s.command,
                 runs: s.refusal.is_none(),
-                refused_by: s.refusal.as_ref().map(|r| match r.rule {
-                    crate::criteria::Rule::Denylist => "denylist",
-                    crate::criteria::Rule::Allowlist => "allowlist",
-                }),
+                refused_by: s.refusal.as_ref().map(|r| r.by),
                 reason: s.refusal.as_ref().map(|r| r.reason.clone()),
                 fix: s.refusal.map(|r| r.fix),
             })

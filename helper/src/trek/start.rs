@@ -176,7 +176,9 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
         return Ok(validate_only(reply, &plan_path, project.as_deref()));
     }
     if mode == Mode::DryRun {
-        let (text, code) = said::text_of(|out| crate::plan::dry_run_report(&plan_path, false, out));
+        let (text, code) = said::text_of(|out| {
+            crate::plan::dry_run_report(&plan_path, false, &crate::criteria::Screening, out)
+        });
         reply.push_text(&text);
         reply.status = if code == exit::OK { "ready" } else { "fail" }.into();
         reply.exit = code;
@@ -193,8 +195,9 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
     let content = pinned.as_deref().unwrap_or(&plan_path);
     let plan = context::load_plan(content)?;
     if plan.errors().next().is_some() {
-        let (text, _) =
-            said::text_of(|out| crate::plan::validate_report(content, false, false, out));
+        let (text, _) = said::text_of(|out| {
+            crate::plan::validate_report(content, false, false, &crate::criteria::Screening, out)
+        });
         reply.push_text(&text);
         reply.push("The plan is not executable; fix it (or re-run /trekplan), then run /trekexecute again.");
         reply.status = "fail".into();
@@ -370,8 +373,9 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
 /// file's), nothing else. READY with the warnings listed; FAIL only on the
 /// errors Phase 2.3 calls fatal.
 fn validate_only(mut reply: Reply, plan: &Path, project: Option<&Path>) -> Reply {
-    let (text, mut code) =
-        said::text_of(|out| crate::plan::validate_report(plan, false, false, out));
+    let (text, mut code) = said::text_of(|out| {
+        crate::plan::validate_report(plan, false, false, &crate::criteria::Screening, out)
+    });
     reply.push_text(&text);
     if let Some(progress) = project
         .map(|d| d.join("progress.json"))
