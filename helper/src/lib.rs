@@ -139,7 +139,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
 }
 
 /// Runs the subcommand: each area's own `execute`, on `out` (stdout, or a
-/// buffer when `trek` runs a command in-process).
+/// buffer in the tests).
 pub(crate) fn dispatch(command: Subcommand, out: &mut impl io::Write) -> io::Result<u8> {
     match command {
         Subcommand::Run(args) => args.execute(out),

@@ -10,7 +10,7 @@ crate::problem::codes! {
     TREK_MARKER => "the run marker cannot be read or written",
     TREK_NO_SUCH_STEP => "the step is not one of this run's steps",
     TREK_STEP_STATE => "the step is not in the state this call needs (begin it before it is done)",
-    TREK_INNER => "a command the façade runs in-process could not run or printed no usable answer",
+    TREK_INNER => "an operation the façade runs could not give the answer it needs",
     TREK_GATE => "the main-merge gate answer is missing or not confirm/decline",
     TREK_GATE_UNATTENDED => "the main-merge gate is a person's: a Claude Code session nobody watches (claude -p, the SDKs) cannot answer it",
 }
