@@ -30,6 +30,10 @@
 //! assert_eq!(judgement.decision(), Decision::Block);
 //! ```
 
+// The modules are the crate's API for the helper; their docs link to the
+// private items that explain them, as the helper's docs do.
+#![allow(rustdoc::private_intra_doc_links)]
+
 pub mod arg;
 pub mod call;
 pub mod checks;

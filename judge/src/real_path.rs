@@ -45,7 +45,8 @@ impl Lookups {
         kind
     }
 
-    /// [`resolve`], with what was looked at kept for the next path.
+    /// The module's `resolve`, with what was looked at kept for the next
+    /// path.
     pub fn resolve(&self, path: &str) -> Option<String> {
         resolve_with(path, &|p| self.kind(p))
     }

@@ -1,6 +1,6 @@
 //! [`WriteTarget`]: a path a command would write, as the engine read it,
 //! handed back with the judgement so that the run-scope check
-//! ([`crate::run_scope`]) holds Bash commands to the same rules as the file
+//! (the helper's `scan/run_scope.rs`) holds Bash commands to the same rules as the file
 //! tools without parsing them a second time.
 //!
 //! Every write the protected-path rules look at is recorded here

@@ -599,7 +599,7 @@ impl Paths {
         self.joined(text, false, 0)
     }
 
-    /// [`path_expr`] `depth` wrappers deep; with `commas`, the arguments of a
+    /// `path_expr` `depth` wrappers deep; with `commas`, the arguments of a
     /// join call (`os.path.join(A, B)`) are joined too.
     fn joined<'t>(&self, text: &'t str, commas: bool, depth: usize) -> Option<(String, &'t str)> {
         if depth > MAX_PATH_DEPTH {

@@ -3,7 +3,7 @@
 //! its targets are and how it writes them. One table feeds both consumers of
 //! a command's writes: the protected-path rules outside a run
 //! ([`crate::paths`], Hard rule 16) and the run's scope during one
-//! ([`crate::run_scope`], Hard rule 2).
+//! (the helper's `scan/run_scope.rs`, Hard rule 2).
 //!
 //! Where a row's targets are ([`Place`]):
 //! - operands (or, for some, the directory the command stands in when it
