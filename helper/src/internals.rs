@@ -121,3 +121,8 @@ pub mod run_marker {
         FILE_NAME, Location, ReadError, RunMarker, SCHEMA_VERSION, locate, read,
     };
 }
+
+/// Each `trek` phase as a call in this process (no command line).
+pub mod trek {
+    pub use crate::trek::phases::{Replied, finish, start, step_begin, step_done};
+}

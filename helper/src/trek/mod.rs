@@ -21,6 +21,7 @@ pub(crate) mod code;
 mod context;
 mod existing;
 mod finish;
+pub(crate) mod phases;
 mod release;
 mod reply;
 mod said;
