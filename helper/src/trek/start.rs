@@ -206,9 +206,10 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
     }
     // The criteria the run ends with, screened now as `criteria run` will
     // screen them: a refused one would fail the run after all its steps.
-    let root = std::env::current_dir()
-        .ok()
-        .map(|d| crate::git::toplevel(&d).unwrap_or(d));
+    // The work tree, asked of git once for the whole start.
+    let cwd = std::env::current_dir().ok();
+    let toplevel = cwd.as_deref().and_then(crate::git::toplevel);
+    let root = toplevel.clone().or_else(|| cwd.clone());
     let refused = crate::criteria::plan_problems(&plan, root.as_deref().unwrap_or(Path::new(".")));
     if refused.iter().any(Problem::is_error) {
         for p in refused.iter().filter(|p| p.is_error()) {
@@ -366,7 +367,7 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
     // The plan read is the file's own unless a resumed run reads its
     // pinned copy: only then does the progress file's setup read the file.
     let live = pinned.is_none().then_some(&plan);
-    single_session(reply, args, &plan, live, &plan_path, decided)
+    single_session(reply, args, &plan, live, &plan_path, toplevel, decided)
 }
 
 /// `--validate`: the plan's schema report (and the project's progress
@@ -399,11 +400,12 @@ fn single_session(
     plan: &crate::plan::Plan,
     live: Option<&crate::plan::Plan>,
     plan_path: &Path,
+    toplevel: Option<PathBuf>,
     mut decided: Decided,
 ) -> Result<Reply, Problem> {
     let cwd = std::env::current_dir()
         .map_err(|e| Problem::new(code::TREK_NOT_A_REPO, format!("no current directory: {e}")))?;
-    let root = crate::git::toplevel(&cwd).ok_or_else(|| {
+    let root = toplevel.ok_or_else(|| {
         Problem::new(
             code::TREK_NOT_A_REPO,
             format!(
