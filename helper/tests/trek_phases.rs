@@ -15,27 +15,14 @@
 // runs, which is what `set_var` needs to be sound.
 #![allow(unsafe_code)]
 
+#[path = "common/mod.rs"]
+mod common;
+
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 
+use common::repo::{git, init};
 use voyage_helper::internals::trek::{self, Replied};
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 fn next(replied: &Replied) -> &str {
     replied.text.lines().last().unwrap_or_default()
@@ -52,9 +39,7 @@ fn a_run_goes_through_every_phase_in_process() {
     )
     .unwrap();
     fs::write(repo.join("README.md"), "# greeting\n").unwrap();
-    git(&repo, &["init", "-q", "-b", "main"]);
-    git(&repo, &["config", "user.name", "Voyage test"]);
-    git(&repo, &["config", "user.email", "test@voyage.invalid"]);
+    init(&repo);
     git(&repo, &["add", "-A"]);
     git(&repo, &["commit", "-q", "-m", "init"]);
     // SAFETY: no other thread runs yet; see the crate attribute above.

@@ -83,7 +83,7 @@ impl From<&Problem> for ErrorInfo {
 
 /// `criteria run`: 0 all passed, 1 not, 2 the runner could not run.
 pub(crate) fn execute_run(args: &RunArgs, out: &mut impl Write) -> io::Result<u8> {
-    let request = RunRequest {
+    let request = Request {
         plan: &args.plan,
         cwd: args.cwd.as_deref(),
         timeout: Duration::from_secs(args.timeout),
@@ -122,10 +122,11 @@ impl Verification {
     }
 }
 
-/// Whose criteria to run, where, for how long each, and the progress file
-/// that records the result.
+/// Whose checks to run (a plan's criteria, or a session spec's entry
+/// condition), where, for how long each command may take, and the
+/// progress file that records the result.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct RunRequest<'a> {
+pub(crate) struct Request<'a> {
     pub plan: &'a Path,
     pub cwd: Option<&'a Path>,
     pub timeout: Duration,
@@ -136,7 +137,7 @@ pub(crate) struct RunRequest<'a> {
 /// criterion screened and allowlisted, records the result when asked, and
 /// prints on stderr why a criterion could not run; returns the report and
 /// the exit code.
-pub(crate) fn run_criteria(request: &RunRequest<'_>) -> Verification {
+pub(crate) fn run_criteria(request: &Request<'_>) -> Verification {
     let args = request;
     let file = args.plan.display().to_string();
     let cwd = resolve_cwd(args.cwd);
@@ -277,7 +278,7 @@ fn recorded(report: Report, record: Option<&Path>, kind: Option<PlanKind>) -> Ve
 /// `entry check`: 0 pass or not applicable, 1 fail, 2 undecided or could
 /// not check.
 pub(crate) fn execute_entry(args: &CheckArgs, out: &mut impl Write) -> io::Result<u8> {
-    let request = EntryRequest {
+    let request = Request {
         plan: &args.plan,
         cwd: args.cwd.as_deref(),
         timeout: Duration::from_secs(args.timeout),
@@ -294,20 +295,10 @@ pub(crate) fn execute_entry(args: &CheckArgs, out: &mut impl Write) -> io::Resul
     Ok(code)
 }
 
-/// Whose entry condition to check, where, for how long, and the progress
-/// file that records the answer.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct EntryRequest<'a> {
-    pub plan: &'a Path,
-    pub cwd: Option<&'a Path>,
-    pub timeout: Duration,
-    pub record: Option<&'a Path>,
-}
-
 /// Checks a session spec's entry condition (Phase 4), records the answer
 /// in the progress file when asked, and prints on stderr why it could not
 /// be checked; returns the report and the exit code.
-pub(crate) fn check_entry(request: &EntryRequest<'_>) -> (EntryReport, u8) {
+pub(crate) fn check_entry(request: &Request<'_>) -> (EntryReport, u8) {
     let file = request.plan.display().to_string();
     let refused = |p: Problem| {
         let p = p.in_file_if_none(request.plan);

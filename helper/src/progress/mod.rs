@@ -54,7 +54,7 @@ pub use status::StepStatus;
 pub(crate) use status::{ManifestAudit, RunStatus};
 pub use transition::{StepUpdate, apply};
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub(crate) use ops::{
     FinishRequest, GitDone, GitStepRequest, InitRequest, Initialized, StepRequest, edit,
@@ -74,6 +74,13 @@ pub const CODES: schema::Codes = schema::Codes {
 
 /// Where the progress file is: given, or derived as Phase 3 says.
 impl Locate {
+    /// The progress file at `path` itself.
+    pub(crate) fn of_file(path: &Path) -> Self {
+        Self {
+            file: Some(path.to_path_buf()),
+            ..Self::default()
+        }
+    }
     /// The progress file's path, or a usage problem.
     pub(crate) fn resolve(&self) -> Result<PathBuf, Problem> {
         if let Some(file) = &self.file {

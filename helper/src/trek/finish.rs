@@ -193,7 +193,7 @@ fn finish_inner(gate: Option<GateAnswer>, advisory: bool) -> Result<Reply, Probl
 
     // Phase 7.5: the independent audit. What it means for the run is said
     // below, once, by what this call does with it.
-    let (audit, said) = super::said::quietly(|| {
+    let (audit, said) = crate::problem::holding(|| {
         told(
             crate::audit::audit_session(
                 Path::new(&plan),
@@ -309,7 +309,7 @@ pub(super) fn verification(
     cwd: Option<&str>,
     record: Option<&str>,
 ) -> crate::criteria::Verification {
-    let request = crate::criteria::RunRequest {
+    let request = crate::criteria::Request {
         plan: Path::new(plan),
         cwd: cwd.map(Path::new),
         timeout: std::time::Duration::from_secs(crate::criteria::DEFAULT_TIMEOUT_SECS),

@@ -15,10 +15,14 @@ pub(super) fn passing_on<T>(f: impl FnOnce() -> T) -> T {
     value
 }
 
-/// Runs `f` with its diagnostics held back, for a call whose outcome the
-/// caller puts in its own reply; returns them.
-pub(super) fn quietly<T>(f: impl FnOnce() -> T) -> (T, Vec<String>) {
-    problem::holding(f)
+/// Why a call whose diagnostics were held ([`problem::holding`]) refused: its problem, else what it
+/// printed on stderr, else its exit code.
+pub(super) fn why(refusal: Option<&crate::problem::Problem>, said: &[String], code: u8) -> String {
+    match refusal {
+        Some(p) => p.message.clone(),
+        None if !said.is_empty() => said.join("; "),
+        None => format!("it exited {code}"),
+    }
 }
 
 /// Runs a report writer into a string, passing its diagnostics on; returns

@@ -583,7 +583,7 @@ fn single_session(
 
     // Phase 4: the entry condition (session specs).
     if plan.kind == PlanKind::SessionSpec {
-        let request = crate::criteria::EntryRequest {
+        let request = crate::criteria::Request {
             plan: plan_path,
             cwd: None,
             timeout: std::time::Duration::from_secs(crate::criteria::DEFAULT_TIMEOUT_SECS),

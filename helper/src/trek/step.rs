@@ -107,17 +107,12 @@ fn change(n: u32) -> StepUpdate {
 /// caller's to say (`why`); what the progress area prints is held back.
 fn record(run: &Run, status: &str, update: StepUpdate) -> Result<StepRecorded, Problem> {
     let request = crate::progress::StepRequest {
-        locate: crate::progress::Locate {
-            file: Some(run.progress_path.clone()),
-            plan: None,
-            project: None,
-            session: None,
-        },
+        locate: crate::progress::Locate::of_file(&run.progress_path),
         status: status.to_owned(),
         update,
     };
     let budget = crate::progress::budget_from_env();
-    let (stepped, said) = super::said::quietly(|| {
+    let (stepped, said) = crate::problem::holding(|| {
         let stepped = crate::progress::record_step(&request, &budget);
         stepped.eprint();
         stepped
@@ -131,11 +126,7 @@ fn record(run: &Run, status: &str, update: StepUpdate) -> Result<StepRecorded, P
             ),
         ));
     }
-    let why = match stepped.refusal() {
-        Some(p) => p.message.clone(),
-        None if !said.is_empty() => said.join("; "),
-        None => format!("it exited {}", stepped.code()),
-    };
+    let why = super::said::why(stepped.refusal(), &said, stepped.code());
     Ok(StepRecorded {
         ok: stepped.code() == crate::exit::OK,
         attempts: stepped.applied().map(|a| a.attempts),
@@ -1155,15 +1146,10 @@ fn escalate(run: &mut Run, n: u32, reply: &mut Reply) -> Result<(), Problem> {
 fn progress_git(run: &Run, escalate: bool, n: u32) -> crate::progress::GitDone {
     let request = crate::progress::GitStepRequest {
         step: n,
-        locate: crate::progress::Locate {
-            file: Some(run.progress_path.clone()),
-            plan: None,
-            project: None,
-            session: None,
-        },
+        locate: crate::progress::Locate::of_file(&run.progress_path),
         cwd: Some(run.root.clone()),
     };
-    let (done, _) = super::said::quietly(|| {
+    let (done, _) = crate::problem::holding(|| {
         let done = crate::progress::on_failure_git(&request, escalate);
         done.eprint();
         done

@@ -49,28 +49,19 @@ pub(super) struct Recorded {
 /// completion gate); what it says is the caller's to tell.
 pub(super) fn record_status(progress: &Path, status: &str) -> Recorded {
     let request = crate::progress::FinishRequest {
-        locate: crate::progress::Locate {
-            file: Some(progress.to_path_buf()),
-            plan: None,
-            project: None,
-            session: None,
-        },
+        locate: crate::progress::Locate::of_file(progress),
         status: status.to_owned(),
         summary: None,
         plan_verification: None,
     };
     let budget = crate::progress::budget_from_env();
-    let (finished, said) = super::said::quietly(|| {
+    let (finished, said) = crate::problem::holding(|| {
         let finished = crate::progress::finish_run(&request, &budget);
         finished.eprint();
         finished
     });
     let code = finished.code();
-    let why = match finished.refusal() {
-        Some(p) => p.message.clone(),
-        None if !said.is_empty() => said.join("; "),
-        None => format!("it exited {code}"),
-    };
+    let why = super::said::why(finished.refusal(), &said, code);
     Recorded {
         code,
         overridden: finished.overridden(),

@@ -1,4 +1,5 @@
-//! Multi-session waves (seed Phase 2.55, 2.6; DESIGN.md area `wave/`):
+//! Multi-session waves (trekexecute Phases 2.55 and 2.6; the README's
+//! table of areas):
 //! `wave preflight`, `prepare`, `collect`, `cleanup` and `report`. The
 //! Phase 2.5 decision they follow (`plan strategy`) is the plan area's.
 //!
