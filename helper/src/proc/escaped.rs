@@ -212,8 +212,14 @@ mod tests {
         let our_group = nix::unistd::getpgrp().as_raw();
         // `echo $!` runs as soon as the child is forked, possibly before it
         // has called setsid: until then it is still in our group, where a
-        // stop reaches it with the group. Wait for both to have left.
-        let left_the_group = |pid: i32| read_process(pid).is_some_and(|p| p.group != our_group);
+        // stop reaches it with the group. Wait for both to have left, and
+        // to be `sleep`: while a process is in the middle of exec its
+        // environment (the mark) cannot be read.
+        let left_the_group = |pid: i32| {
+            read_process(pid).is_some_and(|p| p.group != our_group)
+                && std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                    .is_ok_and(|c| c.trim() == "sleep")
+        };
         for pid in &pids {
             let left = (0..500).any(|_| {
                 if left_the_group(*pid) {
