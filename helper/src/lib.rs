@@ -17,21 +17,19 @@
 //! - [`audit`]: `audit step`, `audit checkpoint`, `audit session`.
 //! - [`stats`]: `stats append`, `event emit`, `stats show`.
 //! - [`criteria`]: `criteria run` (Phase 7) and `entry check` (Phase 4).
-//! - [`git`]: the one wrapper of every git call.
 //! - [`gate`]: the autonomy gate; [`profile`]: `profile resolve`.
-//! - [`workflow`]: `workflow run`, `workflow validate` (Executant-compatible
-//!   YAML workflows).
-//! - [`proc`]: the one place that spawns and signals processes.
-//! - [`schema`]: the embedded JSON Schemas of `schemas/`.
-//! - shared: [`problem`] (coded problems), [`validation`] (validator
-//!   reports), [`write_reply`] (what writers print), [`yaml`] (the YAML and
-//!   front-matter reader), [`ansi`] (the ANSI cleaner), [`atomic_file`] (the
-//!   atomic writer), [`input_file`] (the one reader of outside files, with
-//!   its size limits and refusals), [`data_dir`], [`clock`], [`fault`] (the
+//! - shared: [`validation`] (validator reports), [`write_reply`] (what
+//!   writers print), [`data_dir`].
+//! - from other crates of the workspace, named at the root so that areas
+//!   reach them as `crate::…`: [`workflow`] (`voyage-workflow`: `workflow
+//!   run`, `validate`, `plan`, `refine`), and from `voyage-core`
+//!   [`problem`] (coded problems), [`yaml`], [`ansi`], [`atomic_file`],
+//!   [`input_file`] (the one reader of outside files), [`proc`] and [`git`]
+//!   (every spawn and every git call), [`schema`] (the embedded JSON
+//!   Schemas), [`clock`], [`exit`] (the exit codes) and [`fault`] (the
 //!   crash and panic points of the fault-injection tests).
 //! - [`cli`]: the top of the command-line tree (each area owns its flags
-//!   and their `execute`, in `<area>/cli.rs`); [`exit`]: the exit codes;
-//!   [`output`]: what a write error of stdout becomes.
+//!   and their `execute`, in `<area>/cli.rs`); [`output`]: what a write error of stdout becomes.
 //!
 //! Visibility says who may use what, and the compiler checks it. Every
 //! module above is private; the only public items are [`run`] (all the
@@ -50,29 +48,20 @@
 // with `cargo doc --document-private-items` (STYLE.md, "Docs and doc tests").
 #![allow(rustdoc::private_intra_doc_links)]
 
-mod ansi;
-mod atomic_file;
 mod audit;
 mod brief;
 mod claude_session;
 mod cli;
-mod clock;
 mod criteria;
 mod data_dir;
-mod exit;
-mod fault;
 mod gate;
-mod git;
 mod git_exclude;
-mod input_file;
 #[doc(hidden)]
 pub mod internals;
 mod orders;
 mod output;
 mod pattern;
 mod plan;
-mod problem;
-mod proc;
 mod profile;
 mod progress;
 mod recovery;
@@ -80,16 +69,20 @@ mod report;
 mod run;
 mod run_marker;
 mod scan;
-mod schema;
 mod state;
 mod stats;
 mod trek;
 mod validation;
 mod verdict;
 mod wave;
-mod workflow;
 mod write_reply;
-mod yaml;
+
+// The shared pieces live in voyage-core; named here so that every area
+// reaches them as `crate::problem`, `crate::proc`, … as before the split.
+use voyage_core::{
+    ansi, atomic_file, clock, exit, fault, git, input_file, problem, proc, schema, yaml,
+};
+use voyage_workflow as workflow;
 
 use std::ffi::OsString;
 use std::io;

@@ -94,7 +94,7 @@ fn build_helper() -> io::Result<PathBuf> {
 }
 
 /// The release helper with the `fault-injection` feature
-/// (helper/src/fault.rs), built once per test process by
+/// (core/src/fault.rs), built once per test process by
 /// `scripts/build-helper.sh`, so it is the binary as it ships (release
 /// profile, `panic = "abort"`, static where the toolchain allows) plus the
 /// faults. It goes to `target/fault-injection/`, its own target directory,

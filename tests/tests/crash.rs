@@ -3,7 +3,7 @@
 //!
 //! A four-step plan (the first four steps of `examples/trek/calculator.md`)
 //! runs through the release helper built with the `fault-injection` feature
-//! ([`voyage_tests::faulty_helper`], helper/src/fault.rs) in a temp git
+//! ([`voyage_tests::faulty_helper`], core/src/fault.rs) in a temp git
 //! repository, driven by a stand-in agent that does exactly what each
 //! `NEXT:` line says (commands/trekexecute.md). A clean run, traced with
 //! `VOYAGE_FAULT_TRACE`, lists the kill points of each of its calls. Then,

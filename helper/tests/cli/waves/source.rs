@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 
 fn sources() -> Vec<PathBuf> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = vec![src.join("git.rs")];
+    // The git wrapper is voyage-core's, beside the helper's crate.
+    let mut files = vec![src.join("../../core/src/git.rs")];
     for area in ["wave", "orders"] {
         for entry in fs::read_dir(src.join(area)).unwrap() {
             let path = entry.unwrap().path();
