@@ -27,6 +27,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use reply::{MAX_BULLETS, Verdict};
+use voyage_judge::labels::{self, Spelling};
 
 use crate::exit;
 
@@ -42,36 +43,25 @@ pub struct Input {
 }
 
 impl Input {
-    /// Reads `label: value` lines. Labels match in any case, so `run`'s own
-    /// block (`LOG:`, `EXIT:`, `DURATION:`, `STATUS:`, `REASON:`) can be
-    /// passed on unchanged; the first occurrence of a label wins.
+    /// Reads `label: value` lines with the executor's one label reader
+    /// ([`voyage_judge::labels::read`]), in any case, so `run`'s own block
+    /// (`LOG:`, `EXIT:`, `DURATION:`, `STATUS:`, `REASON:`) can be passed on
+    /// unchanged; the first occurrence of a label wins.
     pub fn parse_labels(input: &[u8]) -> Self {
-        let text = String::from_utf8_lossy(input);
-        let mut parsed = Self::default();
-        for line in text.lines() {
-            let Some((label, value)) = line.split_once(':') else {
-                continue;
-            };
-            let value = Some(value.trim().to_owned());
-            let slot = match label.to_ascii_lowercase().as_str() {
-                "log" => {
-                    if parsed.log.is_none() {
-                        parsed.log = value.map(PathBuf::from);
-                    }
-                    continue;
-                }
-                "exit" => &mut parsed.exit,
-                "duration" => &mut parsed.duration,
-                "status" => &mut parsed.status,
-                "reason" => &mut parsed.reason,
-                "expect" => &mut parsed.expect,
-                _ => continue,
-            };
-            if slot.is_none() {
-                *slot = value;
-            }
+        let [log, exit, duration, status, reason, expect] = labels::read(
+            input,
+            ["log", "exit", "duration", "status", "reason", "expect"],
+            Spelling::AnyCase,
+        )
+        .map(|value| value.map(|v| String::from_utf8_lossy(v).into_owned()));
+        Self {
+            log: log.map(PathBuf::from),
+            exit,
+            duration,
+            status,
+            reason,
+            expect,
         }
-        parsed
     }
 }
 

@@ -76,6 +76,38 @@ fn run_block_on_stdin_is_accepted_as_it_is() {
     );
 }
 
+/// The seam between the two commands: the block a real `run` printed, and
+/// the skill's own labels for the same run, read by one label reader give
+/// the same verdict; `run`, on the same reader with its exact spelling,
+/// does not take `Command:` for `command:`.
+#[test]
+fn a_real_run_block_and_the_skills_labels_read_alike() {
+    let case = Case::new(&["run"]).stdin(
+        "Command: exit 9\ncommand: printf 'test result: FAILED. 1 passed; 2 failed\\n'; exit 3\n",
+    );
+    let block = case.run();
+    assert_eq!(block.status, 0, "{}", block.stdout);
+    assert_eq!(block.field("EXIT"), Some("3"));
+    let log = block.field("LOG").unwrap().to_owned();
+    let duration = block.field("DURATION").unwrap().to_owned();
+
+    let from_block = case.run_with_stdin(&["verdict"], block.stdout.as_bytes());
+    let skill = format!("log: {log}\nexit: 3\nduration: {duration}\n");
+    let from_skill = case.run_with_stdin(&["verdict"], skill.as_bytes());
+    assert_eq!(from_block.status, 1);
+    assert_eq!(
+        from_block.lines()[0],
+        format!("VERDICT: FAIL (exit 3, {duration})")
+    );
+    assert!(
+        from_block.lines().contains(&format!("LOG: {log}").as_str()),
+        "{}",
+        from_block.stdout
+    );
+    assert_eq!(from_block.stdout, from_skill.stdout);
+    assert_eq!(from_block.status, from_skill.status);
+}
+
 #[test]
 fn more_than_ten_failures_are_cut_with_a_count() {
     let log = fixture("pytest/many.log");
