@@ -44,16 +44,10 @@ const PROJECT_STATE: [&str; 2] = [".session-state.local.json", "NEXT-SESSION-PRO
 const RUN_DIRS: [&str; 2] = ["/.temp/voyage/", "/.claude/trekplan-sessions/"];
 
 /// Adds the run's patterns to the exclude file of the repository holding
-/// the current directory, for a run of `project` when given. Returns a line
-/// for the user when it wrote the file or could not; nothing when the
-/// block was already whole or there is no repository.
-pub(crate) fn ensure(project: Option<&Path>) -> Option<String> {
-    let cwd = std::env::current_dir().ok()?;
-    ensure_in(&cwd, project)
-}
-
-/// [`ensure`] from `cwd`.
-fn ensure_in(cwd: &Path, project: Option<&Path>) -> Option<String> {
+/// `cwd`, for a run of `project` when given. Returns a line for the user
+/// when it wrote the file or could not; nothing when the block was already
+/// whole or there is no repository.
+pub(crate) fn ensure(cwd: &Path, project: Option<&Path>) -> Option<String> {
     let (top, common) = repository(cwd)?;
     let file = common.join("info").join("exclude");
     let mut wanted: Vec<String> = vec![PLAN_PROGRESS.to_owned()];

@@ -124,5 +124,5 @@ pub mod run_marker {
 
 /// Each `trek` phase as a call in this process (no command line).
 pub mod trek {
-    pub use crate::trek::phases::{Replied, finish, start, step_begin, step_done};
+    pub use crate::trek::phases::{Replied, finish, release, start, step_begin, step_done};
 }

@@ -217,7 +217,7 @@ pub(super) fn checkpoint(args: &CheckpointArgs, out: &mut impl Write) -> io::Res
 }
 
 pub(super) fn session(args: &SessionArgs, out: &mut impl Write) -> io::Result<u8> {
-    let audit = run_session(&args.plan, &args.progress, &args.start, args.record);
+    let audit = run_session(None, &args.plan, &args.progress, &args.start, args.record);
     answer(out, audit, args.json, render::session, |a| {
         a.drift_details.is_empty()
     })
@@ -233,16 +233,17 @@ pub(crate) struct SessionFindings {
     pub drift: Vec<String>,
 }
 
-/// `audit session` (Phase 7.5) on the run of `plan` recorded in
-/// `progress` since commit `start`, recorded in the progress file when
-/// `record`; a refusal is returned, not printed.
+/// `audit session` (Phase 7.5) in the work tree `repo` on the run of
+/// `plan` recorded in `progress` since commit `start`, recorded in the
+/// progress file when `record`; a refusal is returned, not printed.
 pub(crate) fn audit_session(
+    repo: &Path,
     plan: &Path,
     progress: &Path,
     start: &str,
     record: bool,
 ) -> Result<SessionFindings, Refused> {
-    run_session(plan, progress, start, record).map(|a| SessionFindings {
+    run_session(Some(repo), plan, progress, start, record).map(|a| SessionFindings {
         expected_paths: a.expected_paths,
         commits: a.commits,
         scripts: a.scripts,
@@ -254,7 +255,9 @@ pub(crate) fn audit_session(
     })
 }
 
+/// `repo`: the work tree, else the one holding the current directory.
 fn run_session(
+    repo: Option<&Path>,
     plan_path: &Path,
     progress_path: &Path,
     start: &str,
@@ -285,7 +288,10 @@ fn run_session(
         ));
     }
     let progress = record::load(progress_path)?;
-    let git = repository()?;
+    let git = match repo {
+        Some(root) => Git::at(root),
+        None => repository()?,
+    };
     let start = git.commit_id(start, "--start").map_err(cannot)?;
     let mut audit = session::audit(&git, &plan, &progress, &start, budget.cap).map_err(cannot)?;
     if record {

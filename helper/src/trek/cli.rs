@@ -212,15 +212,37 @@ pub(crate) struct FinishArgs {
 impl Command {
     /// Runs the call; a write error of `out` is returned.
     pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
-        let (reply, json) = match self {
-            Self::Start(args) => (super::start::start(&args), args.json),
-            Self::StepBegin(args) => (super::step::begin(args.step), args.json),
-            Self::StepDone(args) => (super::step::done(args.step), args.json),
-            Self::Finish(args) => (
-                super::finish::finish(args.gate, args.plan.as_deref(), args.advisory_verification),
-                args.json,
+        let (name, json) = match &self {
+            Self::Start(args) => ("start", args.json),
+            Self::StepBegin(args) => ("step-begin", args.json),
+            Self::StepDone(args) => ("step-done", args.json),
+            Self::Finish(args) => ("finish", args.json),
+            Self::Release(args) => ("release", args.json),
+        };
+        // The one place a phase learns where it runs: every phase takes
+        // this directory as a parameter, so it can also be called in a
+        // process whose own directory is elsewhere (trek/phases.rs).
+        let here = match std::env::current_dir() {
+            Ok(dir) => dir,
+            Err(e) => {
+                let problem = crate::problem::Problem::new(
+                    super::code::TREK_NO_RUN,
+                    format!("no current directory: {e}"),
+                );
+                return super::stop::problem(name, &problem).render(json, out);
+            }
+        };
+        let reply = match self {
+            Self::Start(args) => super::start::start(&here, &args),
+            Self::StepBegin(args) => super::step::begin(&here, args.step),
+            Self::StepDone(args) => super::step::done(&here, args.step),
+            Self::Finish(args) => super::finish::finish(
+                &here,
+                args.gate,
+                args.plan.as_deref(),
+                args.advisory_verification,
             ),
-            Self::Release(args) => (super::release::release(), args.json),
+            Self::Release(_) => super::release::release(&here),
         };
         reply.render(json, out)
     }

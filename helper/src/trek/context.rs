@@ -195,13 +195,12 @@ pub(super) fn pin_plan(git_dir: &Path, plan: &Path, sha: &str) -> Result<(), Pro
 
 /// For `--resume`: the pinned copy of the plan a run recorded in
 /// `progress` started with, when the plan file no longer matches it.
-pub(super) fn resumed_copy(plan: &Path, progress: &Path) -> Option<PathBuf> {
+pub(super) fn resumed_copy(here: &Path, plan: &Path, progress: &Path) -> Option<PathBuf> {
     let sha = read_decided(progress).ok()?.plan_sha256?;
     if plan_digest(plan).as_deref() == Some(sha.as_str()) {
         return None;
     }
-    let cwd = std::env::current_dir().ok()?;
-    let location = run_marker::locate(&cwd)?;
+    let location = run_marker::locate(here)?;
     let copy = pinned_copy(location.marker.parent()?, &sha);
     copy.is_file().then_some(copy)
 }
@@ -234,7 +233,7 @@ pub(super) fn step_changes(pinned: &Plan, now: &Plan) -> serde_json::Value {
     serde_json::json!({ "added": added, "removed": removed, "retitled": changed })
 }
 
-/// A run found from the current directory.
+/// A run found from the directory a call was made in.
 pub(super) struct Run {
     pub marker_path: PathBuf,
     pub marker: RunMarker,
@@ -252,22 +251,20 @@ pub(super) struct Run {
 }
 
 impl Run {
-    /// The run of the work tree holding the current directory.
-    pub(super) fn here() -> Result<Self, Problem> {
-        Self::find(false)
+    /// The run of the work tree holding the directory `here`.
+    pub(super) fn here(here: &Path) -> Result<Self, Problem> {
+        Self::find(here, false)
     }
 
     /// [`Self::here`] for `trek finish`, which also takes a run whose
     /// progress file already holds its final status: a finish cut short
     /// after recording it is completed by the next one.
-    pub(super) fn here_finishing() -> Result<Self, Problem> {
-        Self::find(true)
+    pub(super) fn here_finishing(here: &Path) -> Result<Self, Problem> {
+        Self::find(here, true)
     }
 
-    fn find(ended_is_fine: bool) -> Result<Self, Problem> {
-        let cwd = std::env::current_dir()
-            .map_err(|e| Problem::new(code::TREK_NO_RUN, format!("no current directory: {e}")))?;
-        let location = run_marker::locate(&cwd).ok_or_else(|| {
+    fn find(cwd: &Path, ended_is_fine: bool) -> Result<Self, Problem> {
+        let location = run_marker::locate(cwd).ok_or_else(|| {
             Problem::new(
                 code::TREK_NO_RUN,
                 format!(
@@ -316,7 +313,7 @@ impl Run {
             .plan_sha256
             .as_deref()
             .filter(|sha| plan_now.as_deref() != Some(*sha))
-            .map(|sha| pinned_copy(location.marker.parent().unwrap_or(&cwd), sha))
+            .map(|sha| pinned_copy(location.marker.parent().unwrap_or(cwd), sha))
             .filter(|copy| copy.is_file());
         let plan_file = copy.unwrap_or_else(|| plan_path.clone());
         let plan = load_plan(&plan_file)?;

@@ -70,10 +70,15 @@ pub(super) fn answerer(dir: &str, gate_call: &str) -> Result<Asker, Problem> {
 
 /// Runs `trek finish`; `advisory`: a session's run also runs the plan's
 /// Verification, as information, never as its gate.
-pub(super) fn finish(gate: Option<GateAnswer>, wave_plan: Option<&Path>, advisory: bool) -> Reply {
+pub(super) fn finish(
+    here: &Path,
+    gate: Option<GateAnswer>,
+    wave_plan: Option<&Path>,
+    advisory: bool,
+) -> Reply {
     let result = match wave_plan {
-        Some(plan) => super::waves::finish(plan, gate),
-        None => finish_inner(gate, advisory),
+        Some(plan) => super::waves::finish(here, plan, gate),
+        None => finish_inner(here, gate, advisory),
     };
     result.unwrap_or_else(|p| stop::problem("finish", &p))
 }
@@ -97,8 +102,8 @@ fn session_share(run: &Run) -> Option<u32> {
         .filter(|_| run.plan.kind == PlanKind::Trekplan && run.plan.strategy.is_some())
 }
 
-fn finish_inner(gate: Option<GateAnswer>, advisory: bool) -> Result<Reply, Problem> {
-    let mut run = Run::here_finishing()?;
+fn finish_inner(here: &Path, gate: Option<GateAnswer>, advisory: bool) -> Result<Reply, Problem> {
+    let mut run = Run::here_finishing(here)?;
     let mut reply = run.reply("finish", Next::Stop);
     super::step::reconcile(&mut run, &mut reply)?;
     // A finish cut short after the final status was recorded: what it had
@@ -196,6 +201,7 @@ fn finish_inner(gate: Option<GateAnswer>, advisory: bool) -> Result<Reply, Probl
     let (audit, said) = crate::problem::holding(|| {
         told(
             crate::audit::audit_session(
+                &run.root,
                 Path::new(&plan),
                 &run.progress_path,
                 &run.decided.start_sha,
@@ -531,7 +537,7 @@ fn finalize(run: &Run, status: &str, mut reply: Reply) -> Result<Reply, Problem>
     reply.report = Some(text);
     reply.summary = summary;
     append_record_once(run, &record, &mut reply);
-    stop::remove_marker(&mut reply);
+    stop::remove_marker(&run.marker_path, &mut reply);
     reply.status = result.clone();
     reply.exit = if result == "completed" {
         exit::OK

@@ -1,6 +1,8 @@
 //! Each `trek` phase as a call in this process, without a command line:
-//! what the integration tests drive a whole run through (`helper/tests/
-//! trek_phases.rs`), the same functions the command line runs.
+//! what the integration tests drive runs through (`helper/tests/
+//! trek_phases.rs`), the same functions the command line runs. Each takes
+//! the directory the call is made from, as the command line takes its
+//! current directory; none reads or changes the process's own.
 
 use std::path::Path;
 
@@ -31,8 +33,8 @@ fn replied(reply: &Reply) -> Replied {
     }
 }
 
-/// `trek start PLAN` in the current directory.
-pub fn start(plan: &Path) -> Replied {
+/// `trek start PLAN` called in `dir`.
+pub fn start(dir: &Path, plan: &Path) -> Replied {
     let args = StartArgs {
         project: None,
         fg: false,
@@ -48,22 +50,22 @@ pub fn start(plan: &Path) -> Replied {
         json: false,
         plan: Some(plan.to_path_buf()),
     };
-    replied(&super::start::start(&args))
+    replied(&super::start::start(dir, &args))
 }
 
-/// `trek step-begin N`.
-pub fn step_begin(n: u32) -> Replied {
-    replied(&super::step::begin(n))
+/// `trek step-begin N` called in `dir`.
+pub fn step_begin(dir: &Path, n: u32) -> Replied {
+    replied(&super::step::begin(dir, n))
 }
 
-/// `trek step-done N`.
-pub fn step_done(n: u32) -> Replied {
-    replied(&super::step::done(n))
+/// `trek step-done N` called in `dir`.
+pub fn step_done(dir: &Path, n: u32) -> Replied {
+    replied(&super::step::done(dir, n))
 }
 
-/// `trek finish`, or with `confirm` the main-merge gate answered (`Some(true)`
-/// confirms, `Some(false)` declines).
-pub fn finish(confirm: Option<bool>) -> Replied {
+/// `trek finish` called in `dir`, or with `confirm` the main-merge gate
+/// answered (`Some(true)` confirms, `Some(false)` declines).
+pub fn finish(dir: &Path, confirm: Option<bool>) -> Replied {
     let gate = confirm.map(|yes| {
         if yes {
             GateAnswer::Confirm
@@ -71,5 +73,10 @@ pub fn finish(confirm: Option<bool>) -> Replied {
             GateAnswer::Decline
         }
     });
-    replied(&super::finish::finish(gate, None, false))
+    replied(&super::finish::finish(dir, gate, None, false))
+}
+
+/// `trek release` called in `dir`.
+pub fn release(dir: &Path) -> Replied {
+    replied(&super::release::release(dir))
 }

@@ -10,13 +10,10 @@ use crate::run_marker;
 
 use super::reply::{Next, Reply};
 
-/// Removes the run marker of the work tree holding the current directory.
-pub(super) fn release() -> Reply {
+/// Removes the run marker of the work tree holding the directory `here`.
+pub(super) fn release(here: &std::path::Path) -> Reply {
     let mut reply = Reply::new("release", Next::Stop, "released");
-    let location = std::env::current_dir()
-        .ok()
-        .and_then(|dir| run_marker::locate(&dir));
-    let Some(location) = location else {
+    let Some(location) = run_marker::locate(here) else {
         reply.status = "none".into();
         reply.push("Not in a git work tree: no run can be in progress here; nothing released.");
         return reply;

@@ -105,25 +105,20 @@ fn mode_of(args: &StartArgs) -> Result<Mode, Box<Reply>> {
     }
 }
 
-fn absolute(path: &Path) -> PathBuf {
-    if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .map(|d| d.join(path))
-            .unwrap_or_else(|_| path.to_path_buf())
-    }
+/// `path` as given from `here`.
+fn absolute(here: &Path, path: &Path) -> PathBuf {
+    here.join(path)
 }
 
-/// Runs `trek start`.
-pub(super) fn start(args: &StartArgs) -> Reply {
-    match start_inner(args) {
+/// Runs `trek start` from the directory `here`.
+pub(super) fn start(here: &Path, args: &StartArgs) -> Reply {
+    match start_inner(here, args) {
         Ok(reply) => reply,
         Err(problem) => stop::problem("start", &problem),
     }
 }
 
-fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
+fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
     let mode = match mode_of(args) {
         Ok(m) => m,
         Err(reply) => return Ok(*reply),
@@ -131,9 +126,9 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
     if matches!(mode, Mode::Step(0) | Mode::Session(0)) {
         return Ok(usage("--step and --session take a positive number"));
     }
-    let project = args.project.as_deref().map(absolute);
+    let project = args.project.as_deref().map(|dir| absolute(here, dir));
     let plan_path = match (&args.plan, &project) {
-        (Some(p), _) => absolute(p),
+        (Some(p), _) => absolute(here, p),
         (None, Some(dir)) => {
             let plan = dir.join("plan.md");
             if !plan.is_file() {
@@ -191,7 +186,7 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
     let pinned = (mode == Mode::Resume)
         .then(|| crate::progress::progress_path(Some(&plan_path), project.as_deref(), args.session))
         .flatten()
-        .and_then(|progress| context::resumed_copy(&plan_path, &progress));
+        .and_then(|progress| context::resumed_copy(here, &plan_path, &progress));
     let content = pinned.as_deref().unwrap_or(&plan_path);
     let plan = context::load_plan(content)?;
     if plan.errors().next().is_some() {
@@ -207,10 +202,9 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
     // The criteria the run ends with, screened now as `criteria run` will
     // screen them: a refused one would fail the run after all its steps.
     // The work tree, asked of git once for the whole start.
-    let cwd = std::env::current_dir().ok();
-    let toplevel = cwd.as_deref().and_then(crate::git::toplevel);
-    let root = toplevel.clone().or_else(|| cwd.clone());
-    let refused = crate::criteria::plan_problems(&plan, root.as_deref().unwrap_or(Path::new(".")));
+    let toplevel = crate::git::toplevel(here);
+    let root = toplevel.clone().unwrap_or_else(|| here.to_path_buf());
+    let refused = crate::criteria::plan_problems(&plan, &root);
     if refused.iter().any(Problem::is_error) {
         for p in refused.iter().filter(|p| p.is_error()) {
             reply.push(format!(
@@ -329,7 +323,9 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
         })?;
     let gates = gate.gates.to_string();
 
-    reply.lines.extend(git_exclude::ensure(project.as_deref()));
+    reply
+        .lines
+        .extend(git_exclude::ensure(here, project.as_deref()));
 
     // Phase 2.5: the strategy.
     let how = crate::plan::Invocation {
@@ -340,7 +336,7 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
     let strategy = crate::plan::decide(&plan, &how);
     reply.push(strategy.line.clone());
     if strategy.decision != crate::plan::StrategyDecision::Single {
-        return super::waves::run(reply, &plan_arg, project.as_deref());
+        return super::waves::run(here, reply, &plan_arg, project.as_deref());
     }
 
     let decided = Decided {
@@ -367,7 +363,8 @@ fn start_inner(args: &StartArgs) -> Result<Reply, Problem> {
     // The plan read is the file's own unless a resumed run reads its
     // pinned copy: only then does the progress file's setup read the file.
     let live = pinned.is_none().then_some(&plan);
-    single_session(reply, args, &plan, live, &plan_path, toplevel, decided)
+    let place = Place { here, toplevel };
+    single_session(place, reply, args, &plan, live, &plan_path, decided)
 }
 
 /// `--validate`: the plan's schema report (and the project's progress
@@ -392,25 +389,31 @@ fn validate_only(mut reply: Reply, plan: &Path, project: Option<&Path>) -> Reply
     reply
 }
 
+/// Where a start runs: the directory it was called from, and the git work
+/// tree holding it (asked of git once per start).
+struct Place<'a> {
+    here: &'a Path,
+    toplevel: Option<PathBuf>,
+}
+
 /// Phases 3 and 4 on the single-session path: the progress file, the
 /// entry condition, the run marker, and the first step.
 fn single_session(
+    place: Place<'_>,
     mut reply: Reply,
     args: &StartArgs,
     plan: &crate::plan::Plan,
     live: Option<&crate::plan::Plan>,
     plan_path: &Path,
-    toplevel: Option<PathBuf>,
     mut decided: Decided,
 ) -> Result<Reply, Problem> {
-    let cwd = std::env::current_dir()
-        .map_err(|e| Problem::new(code::TREK_NOT_A_REPO, format!("no current directory: {e}")))?;
+    let Place { here, toplevel } = place;
     let root = toplevel.ok_or_else(|| {
         Problem::new(
             code::TREK_NOT_A_REPO,
             format!(
                 "{} is not in a git work tree: a run checkpoints each step with a commit",
-                cwd.display()
+                here.display()
             ),
         )
     })?;
@@ -489,7 +492,7 @@ fn single_session(
             format!("`progress init` printed no JSON (exit {}): ", init.code()),
         ));
     };
-    let progress = absolute(Path::new(&init_reply.path));
+    let progress = absolute(here, Path::new(&init_reply.path));
     crate::atomic_file::sweep_dead_writers(&progress);
     if let crate::progress::Initialized::Refused { code, problem, .. } = &init {
         reply.push(format!(
@@ -585,7 +588,7 @@ fn single_session(
     if plan.kind == PlanKind::SessionSpec {
         let request = crate::criteria::Request {
             plan: plan_path,
-            cwd: None,
+            cwd: Some(&root),
             timeout: std::time::Duration::from_secs(crate::criteria::DEFAULT_TIMEOUT_SECS),
             record: Some(&progress),
         };
@@ -611,7 +614,13 @@ fn single_session(
             reply.push(format!("Entry condition FAILED: {condition}"));
             reply.push(format!("Reason: {why}"));
             reply.push("Complete the prerequisite first, then re-run.");
-            stop::early(&progress, decided.project.as_deref(), "stopped", &mut reply);
+            stop::early(
+                &location.marker,
+                &progress,
+                decided.project.as_deref(),
+                "stopped",
+                &mut reply,
+            );
             reply.status = "stopped".into();
             reply.exit = exit::NOT_OK;
             return Ok(reply);

@@ -135,15 +135,15 @@ fn record(run: &Run, status: &str, update: StepUpdate) -> Result<StepRecorded, P
 }
 
 /// Runs `trek step-begin N`.
-pub(super) fn begin(n: u32) -> Reply {
-    match begin_inner(n) {
+pub(super) fn begin(here: &Path, n: u32) -> Reply {
+    match begin_inner(here, n) {
         Ok(reply) => reply,
         Err(p) => super::stop::problem("step-begin", &p),
     }
 }
 
-fn begin_inner(n: u32) -> Result<Reply, Problem> {
-    let mut run = Run::here()?;
+fn begin_inner(here: &Path, n: u32) -> Result<Reply, Problem> {
+    let mut run = Run::here(here)?;
     let mut reply = run.reply("step-begin", Next::Implement);
     reply.step = Some(n);
     if reconcile(&mut run, &mut reply)? && next_step(&run.progress_path, None)? != Some(n) {
@@ -476,15 +476,15 @@ fn last_lines(log: &Path, n: usize) -> Vec<String> {
 }
 
 /// Runs `trek step-done N`.
-pub(super) fn done(n: u32) -> Reply {
-    match done_inner(n) {
+pub(super) fn done(here: &Path, n: u32) -> Reply {
+    match done_inner(here, n) {
         Ok(reply) => reply,
         Err(p) => super::stop::problem("step-done", &p),
     }
 }
 
-fn done_inner(n: u32) -> Result<Reply, Problem> {
-    let mut run = Run::here()?;
+fn done_inner(here: &Path, n: u32) -> Result<Reply, Problem> {
+    let mut run = Run::here(here)?;
     let mut reply = run.reply("step-done", Next::Finish);
     if reconcile(&mut run, &mut reply)? {
         return go_on(&run, reply);

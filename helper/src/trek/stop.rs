@@ -22,7 +22,13 @@ pub(super) fn problem(command: &'static str, problem: &Problem) -> Reply {
 /// Records `status` as the run's final status, writes the state pair when
 /// the run has a project, and removes the run marker of this work tree.
 /// What fails here is reported in `reply`, never fatal: the stop stands.
-pub(super) fn early(progress: &Path, project: Option<&str>, status: &str, reply: &mut Reply) {
+pub(super) fn early(
+    marker: &Path,
+    progress: &Path,
+    project: Option<&str>,
+    status: &str,
+    reply: &mut Reply,
+) {
     let finished = record_status(progress, status);
     if finished.code != exit::OK {
         reply.push(format!(
@@ -33,7 +39,7 @@ pub(super) fn early(progress: &Path, project: Option<&str>, status: &str, reply:
     if let Some(dir) = project {
         state_pair(dir, status, reply);
     }
-    remove_marker(reply);
+    remove_marker(marker, reply);
 }
 
 /// How `progress finish` went for a `trek` call.
@@ -91,18 +97,12 @@ pub(super) fn state_pair(project: &str, status: &str, reply: &mut Reply) {
     }
 }
 
-/// Removes the current work tree's run marker, if any.
-pub(super) fn remove_marker(reply: &mut Reply) {
-    let Some(location) = std::env::current_dir()
-        .ok()
-        .and_then(|d| crate::run_marker::locate(&d))
-    else {
-        return;
-    };
-    if let Err(e) = crate::run_marker::remove(&location.marker) {
+/// Removes the run marker at `marker`, if it is there.
+pub(super) fn remove_marker(marker: &Path, reply: &mut Reply) {
+    if let Err(e) = crate::run_marker::remove(marker) {
         reply.push(format!(
             "warning: the run marker {} could not be removed ({e}): remove it, or the hook keeps this run's scope",
-            location.marker.display()
+            marker.display()
         ));
     }
 }

@@ -22,7 +22,12 @@ fn standing(plan: &str) -> Result<(bool, Option<u32>), Problem> {
 }
 
 /// Runs the multi-session path from the main checkout.
-pub(super) fn run(mut reply: Reply, plan: &str, project: Option<&Path>) -> Result<Reply, Problem> {
+pub(super) fn run(
+    here: &Path,
+    mut reply: Reply,
+    plan: &str,
+    project: Option<&Path>,
+) -> Result<Reply, Problem> {
     let (in_flight, mut next) = standing(plan)?;
     if in_flight {
         let collected = crate::wave::collect(Path::new(plan));
@@ -91,7 +96,7 @@ pub(super) fn run(mut reply: Reply, plan: &str, project: Option<&Path>) -> Resul
             // Step 4: the master verification on the integrated result,
             // then the gate. A failure asks nothing: there is nothing fit
             // to publish, and the next run comes back here.
-            let root = main_checkout()?;
+            let root = main_checkout(here)?;
             let criteria = verification(plan, Some(&root), None);
             reply.push("Master verification (every wave merged):");
             reply.push_text(&criteria.checklist());
@@ -123,11 +128,9 @@ fn sessions_report(plan: &Path) -> String {
     })
 }
 
-/// The work tree this process runs in: where the waves are merged.
-fn main_checkout() -> Result<String, Problem> {
-    std::env::current_dir()
-        .ok()
-        .and_then(|d| crate::git::toplevel(&d))
+/// The work tree holding `here`: where the waves are merged.
+fn main_checkout(here: &Path) -> Result<String, Problem> {
+    crate::git::toplevel(here)
         .map(|d| d.display().to_string())
         .ok_or_else(|| {
             Problem::new(
@@ -146,7 +149,7 @@ fn merged_waves(plan: &str) -> usize {
 
 /// `trek finish --gate … --plan PLAN`: the main-merge gate of a
 /// multi-session run whose waves are all merged.
-pub(super) fn finish(plan: &Path, gate: Option<GateAnswer>) -> Result<Reply, Problem> {
+pub(super) fn finish(here: &Path, plan: &Path, gate: Option<GateAnswer>) -> Result<Reply, Problem> {
     let plan = plan.display().to_string();
     let Some(answer) = gate else {
         return Err(Problem::new(
@@ -161,7 +164,7 @@ pub(super) fn finish(plan: &Path, gate: Option<GateAnswer>) -> Result<Reply, Pro
             "not every wave is merged yet: re-run /trekexecute on the plan to collect or prepare the next wave",
         ));
     }
-    let root = main_checkout()?;
+    let root = main_checkout(here)?;
     let by = answerer(
         &root,
         &format!("trek finish --gate confirm|decline --plan {plan}"),
@@ -177,7 +180,7 @@ pub(super) fn finish(plan: &Path, gate: Option<GateAnswer>) -> Result<Reply, Pro
                 &mut reply,
             );
             reply.report = Some(sessions_report(Path::new(&plan)));
-            let verified = verification(&plan, None, None);
+            let verified = verification(&plan, Some(&root), None);
             if verified.passed() {
                 let cleared = crate::wave::clear_orders(Path::new(&plan)).map_err(|(_, p)| p)?;
                 reply.push(format!(
