@@ -137,6 +137,55 @@ pub fn run_with(dir: &Path, args: &[&str], with: With<'_>) -> io::Result<Output>
     }
 }
 
+/// What a caller setting up a run needs to know of the work tree holding
+/// a directory, asked of git in one call rather than three.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkTree {
+    /// The top of the work tree (as `--show-toplevel` prints it).
+    pub top: PathBuf,
+    /// The git directory shared by all of the repository's work trees.
+    pub common_dir: PathBuf,
+    /// HEAD's full commit id; `None` before the first commit.
+    pub head: Option<String>,
+}
+
+impl WorkTree {
+    /// The work tree holding `dir`, or `None` outside one (or without git).
+    pub fn of(dir: &Path) -> Option<Self> {
+        let out = run(
+            dir,
+            &[
+                "rev-parse",
+                "--show-toplevel",
+                "--git-common-dir",
+                "--verify",
+                "-q",
+                "HEAD",
+            ],
+        )
+        .ok()?;
+        // 0: all three printed; 1: HEAD names no commit yet, the two
+        // others printed; anything else: not in a work tree.
+        if !matches!(out.code, 0 | 1) {
+            return None;
+        }
+        let text = out.text();
+        let mut lines = text.lines();
+        let top = PathBuf::from(lines.next().filter(|l| !l.is_empty())?);
+        // Relative to the directory git ran in.
+        let common_dir = dir.join(lines.next().filter(|l| !l.is_empty())?);
+        let head = lines
+            .next()
+            .filter(|l| out.ok() && !l.is_empty())
+            .map(str::to_owned);
+        Some(Self {
+            top,
+            common_dir,
+            head,
+        })
+    }
+}
+
 /// The top of the work tree holding `dir`, or `None` outside one (or
 /// without git).
 pub fn toplevel(dir: &Path) -> Option<PathBuf> {

@@ -17,7 +17,7 @@
 //! is resumed there).
 
 use std::io;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Component, Path};
 
 /// The block's first and last lines.
 const BEGIN: &str = "# >>> voyage: run files, kept out of git (voyage-helper trek start) >>>";
@@ -43,16 +43,16 @@ const PROJECT_STATE: [&str; 2] = [".session-state.local.json", "NEXT-SESSION-PRO
 /// (`.temp/voyage/logs/`) and a multi-session plan's orders and worktrees.
 const RUN_DIRS: [&str; 2] = ["/.temp/voyage/", "/.claude/trekplan-sessions/"];
 
-/// Adds the run's patterns to the exclude file of the repository holding
-/// `cwd`, for a run of `project` when given. Returns a line for the user
+/// Adds the run's patterns to the exclude file of the repository of
+/// `tree`, for a run of `project` when given. Returns a line for the user
 /// when it wrote the file or could not; nothing when the block was already
-/// whole or there is no repository.
-pub(crate) fn ensure(cwd: &Path, project: Option<&Path>) -> Option<String> {
-    let (top, common) = repository(cwd)?;
-    let file = common.join("info").join("exclude");
+/// whole.
+pub(crate) fn ensure(tree: &crate::git::WorkTree, project: Option<&Path>) -> Option<String> {
+    let top = &tree.top;
+    let file = tree.common_dir.join("info").join("exclude");
     let mut wanted: Vec<String> = vec![PLAN_PROGRESS.to_owned()];
     wanted.extend(RUN_DIRS.iter().map(|d| (*d).to_owned()));
-    if let Some(dir) = project.and_then(|p| relative_to(&top, p)) {
+    if let Some(dir) = project.and_then(|p| relative_to(top, p)) {
         wanted.extend(
             PROJECT_PROGRESS
                 .iter()
@@ -72,20 +72,6 @@ pub(crate) fn ensure(cwd: &Path, project: Option<&Path>) -> Option<String> {
             file.display()
         )),
     }
-}
-
-/// The top of the work tree holding `cwd` and the common git directory.
-fn repository(cwd: &Path) -> Option<(PathBuf, PathBuf)> {
-    let out = crate::git::run(cwd, &["rev-parse", "--show-toplevel", "--git-common-dir"]).ok()?;
-    if !out.ok() {
-        return None;
-    }
-    let text = out.text();
-    let mut lines = text.lines();
-    let top = PathBuf::from(lines.next().filter(|l| !l.is_empty())?);
-    // Relative to the directory git ran in.
-    let common = cwd.join(lines.next().filter(|l| !l.is_empty())?);
-    Some((top, common))
 }
 
 /// `dir` relative to `top` as `/`-joined names, both sides with symlinks

@@ -489,6 +489,7 @@ pub(super) fn execute_init(
         locate: options.locate(),
         mode: options.mode.clone(),
         loaded: None,
+        extra: None,
     };
     let done = initialize(&request, budget);
     done.eprint();

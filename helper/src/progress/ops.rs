@@ -813,6 +813,9 @@ pub(crate) struct InitRequest<'a> {
     pub mode: String,
     /// The plan `locate` names, when the caller has read it already.
     pub loaded: Option<&'a crate::plan::Plan>,
+    /// A key the caller keeps in the file (`trek`'s decisions), written
+    /// with a fresh file in the same write; a kept file is not touched.
+    pub extra: Option<(&'a str, serde_json::Value)>,
 }
 
 /// What `progress init` did.
@@ -1013,7 +1016,10 @@ pub(crate) fn initialize(request: &InitRequest<'_>, budget: &budget::Budget) -> 
     reply.warnings.extend(budget.warning.clone());
     let cap = budget.cap;
     let iterations = cap.saturating_sub(facts.recovery_depth);
-    let progress = init::fresh(&facts, &mode, cap, &UtcTime::now().rfc3339());
+    let mut progress = init::fresh(&facts, &mode, cap, &UtcTime::now().rfc3339());
+    if let Some((key, value)) = &request.extra {
+        progress.extra.insert((*key).to_owned(), value.clone());
+    }
     if let Err((code, p)) = file::save(&path, &progress) {
         return refused(reply, code, p);
     }

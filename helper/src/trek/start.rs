@@ -202,8 +202,10 @@ fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
     // The criteria the run ends with, screened now as `criteria run` will
     // screen them: a refused one would fail the run after all its steps.
     // The work tree, asked of git once for the whole start.
-    let toplevel = crate::git::toplevel(here);
-    let root = toplevel.clone().unwrap_or_else(|| here.to_path_buf());
+    let tree = crate::git::WorkTree::of(here);
+    let root = tree
+        .as_ref()
+        .map_or_else(|| here.to_path_buf(), |t| t.top.clone());
     let refused = crate::criteria::plan_problems(&plan, &root);
     if refused.iter().any(Problem::is_error) {
         for p in refused.iter().filter(|p| p.is_error()) {
@@ -323,9 +325,10 @@ fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
         })?;
     let gates = gate.gates.to_string();
 
-    reply
-        .lines
-        .extend(git_exclude::ensure(here, project.as_deref()));
+    reply.lines.extend(
+        tree.as_ref()
+            .and_then(|t| git_exclude::ensure(t, project.as_deref())),
+    );
 
     // Phase 2.5: the strategy.
     let how = crate::plan::Invocation {
@@ -363,7 +366,7 @@ fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
     // The plan read is the file's own unless a resumed run reads its
     // pinned copy: only then does the progress file's setup read the file.
     let live = pinned.is_none().then_some(&plan);
-    let place = Place { here, toplevel };
+    let place = Place { here, tree };
     single_session(place, reply, args, &plan, live, &plan_path, decided)
 }
 
@@ -393,7 +396,7 @@ fn validate_only(mut reply: Reply, plan: &Path, project: Option<&Path>) -> Reply
 /// tree holding it (asked of git once per start).
 struct Place<'a> {
     here: &'a Path,
-    toplevel: Option<PathBuf>,
+    tree: Option<crate::git::WorkTree>,
 }
 
 /// Phases 3 and 4 on the single-session path: the progress file, the
@@ -407,8 +410,8 @@ fn single_session(
     plan_path: &Path,
     mut decided: Decided,
 ) -> Result<Reply, Problem> {
-    let Place { here, toplevel } = place;
-    let root = toplevel.ok_or_else(|| {
+    let Place { here, tree } = place;
+    let tree = tree.ok_or_else(|| {
         Problem::new(
             code::TREK_NOT_A_REPO,
             format!(
@@ -417,7 +420,8 @@ fn single_session(
             ),
         )
     })?;
-    let head = context::head(&root).ok_or_else(|| {
+    let root = tree.top;
+    let head = tree.head.ok_or_else(|| {
         Problem::new(
             code::TREK_NOT_A_REPO,
             format!(
@@ -479,6 +483,16 @@ fn single_session(
         },
         mode: decided.mode.clone(),
         loaded: live,
+        // A fresh file carries the decisions from its first write; a kept
+        // one gets them below, merged with what it holds.
+        extra: Some((
+            context::KEY,
+            serde_json::to_value(Decided {
+                start_sha: head.clone(),
+                ..decided.clone()
+            })
+            .unwrap_or_default(),
+        )),
     };
     let budget = crate::progress::budget_from_env();
     let init = said::passing_on(|| {
@@ -543,7 +557,9 @@ fn single_session(
     if decided.start_sha.is_empty() {
         decided.start_sha = head;
     }
-    context::write_decided(&progress, &decided)?;
+    if kept {
+        context::write_decided(&progress, &decided)?;
+    }
     let git_dir = location.marker.parent().unwrap_or(&root);
     if let Some(sha) = &decided.plan_sha256 {
         context::pin_plan(git_dir, plan_path, sha)?;
