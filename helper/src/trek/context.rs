@@ -90,21 +90,13 @@ pub(super) fn plan_digest(path: &Path) -> Option<String> {
         .map(|bytes| crate::orders::sha256_hex(&bytes))
 }
 
-/// When the plan no longer matches the one the run is pinned to: records
-/// it in the progress file (the first time), with what changed in its
-/// steps when the pinned copy in `git_dir` is there to compare, and
-/// returns the reply's line.
+/// When the plan no longer matches the one the run is pinned to (`now`:
+/// the plan file's sha256 as this call read it): records it in the
+/// progress file (the first time), with what changed in its steps when the
+/// pinned copy in `git_dir` is there to compare, and returns the reply's
+/// line. The caller hashes the plan once per call: on a 200-step plan
+/// the hash costs as much as judging a tenth of its commands.
 pub(super) fn plan_change(
-    decided: &Decided,
-    plan: &Path,
-    progress: &Path,
-    git_dir: &Path,
-) -> Option<String> {
-    plan_change_now(decided, plan, plan_digest(plan), progress, git_dir)
-}
-
-/// [`plan_change`] with the plan's sha256 `now` already read.
-fn plan_change_now(
     decided: &Decided,
     plan: &Path,
     now: Option<String>,
@@ -359,7 +351,7 @@ impl Run {
     /// The line that says the plan changed under the run (recorded the
     /// first time), if it did; the plan is read and hashed once per call.
     pub(super) fn plan_change(&self) -> Option<String> {
-        plan_change_now(
+        plan_change(
             &self.decided,
             &self.plan_path,
             self.plan_now.clone(),

@@ -411,6 +411,9 @@ fn single_session(
     mut decided: Decided,
 ) -> Result<Reply, Problem> {
     let Place { here, tree } = place;
+    // The plan file's sha256 as this call read it (a resumed run's pinned
+    // one replaces it in `decided` below).
+    let plan_now = decided.plan_sha256.clone();
     let tree = tree.ok_or_else(|| {
         Problem::new(
             code::TREK_NOT_A_REPO,
@@ -564,7 +567,7 @@ fn single_session(
     if let Some(sha) = &decided.plan_sha256 {
         context::pin_plan(git_dir, plan_path, sha)?;
     }
-    if let Some(line) = context::plan_change(&decided, plan_path, &progress, git_dir) {
+    if let Some(line) = context::plan_change(&decided, plan_path, plan_now, &progress, git_dir) {
         reply.push(line);
     }
     let total = init_reply.total_steps;
