@@ -5,14 +5,15 @@
 //! (scan, audits, criteria, orders, waves, progress): the file kind, the
 //! header, every step with its fields and manifest, the session-spec
 //! sections, the Execution Strategy and the Verification criteria, each with
-//! its source line, and every [`Problem`] found. The Markdown is read with a
-//! real CommonMark parser ([`markdown`]), its front matter and manifests with
-//! the crate's YAML reader ([`crate::yaml`]); [`fields`] reads a step's labels;
-//! [`manifest`] parses or synthesises manifests; [`check`] holds the checks
-//! over the whole model; [`render`] prints the `validate` and `dry-run`
-//! reports; [`strategy`] reads the Execution Strategy and groups its
-//! sessions into waves, and [`decision`] makes the Phase 2.5 choice of one
-//! session or waves (`plan strategy`, which the wave area follows).
+//! its source line, and every [`Problem`](crate::problem::Problem) found.
+//! The Markdown is read with a real CommonMark parser ([`markdown`]), its
+//! front matter and manifests with the crate's YAML reader
+//! ([`crate::yaml`]); [`fields`] reads a step's labels; [`manifest`] parses
+//! or synthesises manifests; [`check`] holds the checks over the whole
+//! model; [`render`] prints the `validate` and `dry-run` reports;
+//! [`strategy`] reads the Execution Strategy and groups its sessions into
+//! waves, and [`decision`] makes the Phase 2.5 choice of one session or
+//! waves (`plan strategy`, which the wave area follows).
 //!
 //! [`ops`] holds the I/O: [`load`], and the `validate` and `dry-run`
 //! reports as the command line and `trek` ask for them; [`screen`] is how
