@@ -1,10 +1,14 @@
 //! `audit`'s command line: its subcommands and flags, each run by
-//! [`Command::execute`] through [`super::command`], the area's I/O edge.
+//! [`Command::execute`] through an `execute` here, which hands the flags to
+//! [`super::ops`], the area's I/O edge, and prints the audit.
 
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use super::command;
+use super::ops::{Refused, StepRequest, audit_checkpoint, audit_scope, audit_step, run_session};
+use super::{render, step};
+use crate::exit;
+use crate::problem;
 
 /// Audit a run against its plan's manifests: files, git and exit codes
 /// decide "done", never the executor's own word (Sub-steps D2 and F,
@@ -154,10 +158,10 @@ impl Command {
     /// Runs the subcommand; a write error of `out` is returned.
     pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
         match self {
-            Self::Step(args) => command::step(&args, out),
-            Self::Checkpoint(args) => command::checkpoint(&args, out),
-            Self::Session(args) => command::session(&args, out),
-            Self::Scope(args) => command::scope(&args, out),
+            Self::Step(args) => execute_step(&args, out),
+            Self::Checkpoint(args) => execute_checkpoint(&args, out),
+            Self::Session(args) => execute_session(&args, out),
+            Self::Scope(args) => execute_scope(&args, out),
         }
     }
 }
@@ -242,4 +246,82 @@ pub(crate) struct SessionArgs {
     /// Print the audit as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+fn refuse(out: &mut impl Write, (code, problem): Refused) -> io::Result<u8> {
+    problem::eprint_all(std::slice::from_ref(&problem));
+    out.flush()?;
+    Ok(code)
+}
+
+/// Prints an audit (or why there is none) and returns the exit code: 0
+/// when `passed`, 1 when it found drift, the refusal's own otherwise.
+fn answer<A: serde::Serialize, W: Write>(
+    out: &mut W,
+    audit: Result<A, Refused>,
+    json: bool,
+    text: impl FnOnce(&A, &mut W) -> io::Result<()>,
+    passed: impl FnOnce(&A) -> bool,
+) -> io::Result<u8> {
+    let audit = match audit {
+        Ok(a) => a,
+        Err(r) => return refuse(out, r),
+    };
+    if json {
+        render::json(&audit, out)?;
+    } else {
+        text(&audit, out)?;
+    }
+    out.flush()?;
+    Ok(if passed(&audit) {
+        exit::OK
+    } else {
+        exit::NOT_OK
+    })
+}
+
+fn execute_step(args: &StepArgs, out: &mut impl Write) -> io::Result<u8> {
+    let request = StepRequest {
+        plan: &args.plan,
+        step: args.step,
+        since: args.since.as_deref(),
+        verify_exit: args.verify_exit,
+        repo: args.repo.as_deref(),
+    };
+    let run = || -> Result<step::StepAudit, Refused> {
+        let mut audited = audit_step(&request)?;
+        if let Some(path) = &args.record {
+            audited.record(path)?;
+        }
+        Ok(audited.audit)
+    };
+    answer(out, run(), args.json, render::step, |a| {
+        a.status == step::StepVerdict::Pass
+    })
+}
+
+fn execute_session(args: &SessionArgs, out: &mut impl Write) -> io::Result<u8> {
+    let audit = run_session(None, &args.plan, &args.progress, &args.start, args.record);
+    answer(out, audit, args.json, render::session, |a| {
+        a.drift_details.is_empty()
+    })
+}
+
+fn execute_checkpoint(args: &CheckpointArgs, out: &mut impl Write) -> io::Result<u8> {
+    let audit = audit_checkpoint(&args.plan, args.step, args.record.as_deref());
+    answer(out, audit, args.json, render::checkpoint, |a| {
+        a.checkpoint_drift.is_none()
+    })
+}
+
+fn execute_scope(args: &ScopeArgs, out: &mut impl Write) -> io::Result<u8> {
+    let audit = audit_scope(
+        &args.plan,
+        args.step,
+        args.since.as_deref(),
+        args.progress.as_deref(),
+    );
+    answer(out, audit, args.json, render::scope, |a| {
+        a.changes.is_empty()
+    })
 }

@@ -14,16 +14,17 @@
 //!   scope audit `trek step-done` runs first, and `audit scope`).
 //! - [`record`]: `--record`, written through the progress area's reader
 //!   and writer; [`render`]: the text reports.
-//! - [`command`]: the I/O edge of each subcommand; [`cli`]: the flags.
+//! - [`ops`]: the I/O edge of each audit, as the command line and `trek`
+//!   call it; [`cli`]: the flags, each mapped to its audit, and the
+//!   audit printed.
 
 mod bash;
 mod checkpoint;
 mod cli;
 pub(crate) mod code;
-mod command;
-pub(crate) use command::{SessionFindings, StepRequest, audit_session, audit_step};
 mod drift;
 mod git;
+mod ops;
 mod paths;
 mod record;
 mod render;
@@ -36,4 +37,5 @@ pub(crate) use cli::Command;
 pub(crate) use drift::line_of as drift_line;
 pub(crate) use git::Git;
 pub use git::{Commit, parse_log};
+pub(crate) use ops::{SessionFindings, StepRequest, audit_session, audit_step};
 pub use paths::{Matcher, inside};

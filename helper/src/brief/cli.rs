@@ -4,6 +4,10 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
+use super::ops::load;
+use crate::exit;
+use crate::problem::Problem;
+
 /// Check a `brief.md`'s front matter.
 #[derive(Debug, clap::Subcommand)]
 pub(crate) enum Command {
@@ -22,7 +26,7 @@ impl Command {
     /// Runs the subcommand; a write error of `out` is returned.
     pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
         match self {
-            Self::Validate(args) => super::validate(&args, out),
+            Self::Validate(args) => validate(&args, out),
         }
     }
 }
@@ -42,4 +46,62 @@ pub(crate) struct ValidateArgs {
     #[arg(long)]
     pub json: bool,
     pub brief: PathBuf,
+}
+
+/// `brief validate`: 0 valid, 1 not, 2 unreadable (or the error writing
+/// the report).
+fn validate(args: &ValidateArgs, out: &mut impl Write) -> io::Result<u8> {
+    // --soft lowers only what the seed calls advisory; a missing
+    // phase_signals block is not (the sequencing gate halts on it in
+    // `errors`), and no other check of this version is either.
+    let (path, json) = (&args.brief, args.json);
+    let brief = match load(path) {
+        Ok(brief) => brief,
+        Err(problem) => {
+            crate::problem::eprint_all(&[problem]);
+            return Ok(exit::CANNOT_CHECK);
+        }
+    };
+    let valid = brief.problems.iter().all(|p| !p.is_error());
+    let file = path.display().to_string();
+    if json {
+        let in_file = |keep: fn(&Problem) -> bool| -> Vec<Problem> {
+            brief
+                .problems
+                .iter()
+                .filter(|p| keep(p))
+                .map(|p| p.clone().in_file(path))
+                .collect()
+        };
+        let body = serde_json::json!({
+            "file": file,
+            "valid": valid,
+            "brief_version": brief.brief_version,
+            "phase_signals": brief.phase_signals,
+            "phase_signals_partial": brief.phase_signals_partial,
+            "errors": in_file(|p| p.is_error()),
+            "warnings": in_file(|p| !p.is_error()),
+        });
+        writeln!(out, "{body:#}")?;
+    } else {
+        writeln!(
+            out,
+            "{}: {}",
+            file,
+            if valid {
+                "valid brief"
+            } else {
+                "INVALID brief"
+            }
+        )?;
+        for p in &brief.problems {
+            let kind = if p.is_error() { "error" } else { "warning" };
+            let at = p
+                .line
+                .map_or_else(|| file.clone(), |l| format!("{file}:{l}"));
+            writeln!(out, "- {kind} {} {at}: {}", p.code, p.message)?;
+        }
+    }
+    out.flush()?;
+    Ok(if valid { exit::OK } else { exit::NOT_OK })
 }

@@ -4,6 +4,10 @@
 
 use std::io::{self, Write};
 use std::path::PathBuf;
+use std::time::Duration;
+
+use super::ops::{Request, Verification, check_entry, run_criteria};
+use super::render;
 
 /// Run a plan's end-to-end checks (trekexecute Phase 7).
 #[derive(Debug, clap::Subcommand)]
@@ -213,7 +217,7 @@ pub(crate) struct CheckArgs {
 impl Command {
     pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
         match self {
-            Self::Run(args) => super::execute_run(&args, out),
+            Self::Run(args) => execute_run(&args, out),
         }
     }
 }
@@ -221,7 +225,45 @@ impl Command {
 impl EntryCommand {
     pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
         match self {
-            Self::Check(args) => super::execute_entry(&args, out),
+            Self::Check(args) => execute_entry(&args, out),
         }
     }
+}
+
+/// `criteria run`: 0 all passed, 1 not, 2 the runner could not run.
+fn execute_run(args: &RunArgs, out: &mut impl Write) -> io::Result<u8> {
+    let request = Request {
+        plan: &args.plan,
+        cwd: args.cwd.as_deref(),
+        timeout: Duration::from_secs(args.timeout),
+        record: args.record.as_deref(),
+    };
+    let Verification { report, code } = run_criteria(&request);
+    if args.json {
+        render::json(&report, out)?;
+    } else {
+        render::text(&report, out)?;
+    }
+    out.flush()?;
+    Ok(code)
+}
+
+/// `entry check`: 0 pass or not applicable, 1 fail, 2 undecided or could
+/// not check.
+fn execute_entry(args: &CheckArgs, out: &mut impl Write) -> io::Result<u8> {
+    let request = Request {
+        plan: &args.plan,
+        cwd: args.cwd.as_deref(),
+        timeout: Duration::from_secs(args.timeout),
+        record: args.record.as_deref(),
+    };
+    let (report, code) = check_entry(&request);
+    let mut out = out;
+    if args.json {
+        render::json(&report, &mut out)?;
+    } else {
+        render::entry_text(&report, &mut out)?;
+    }
+    out.flush()?;
+    Ok(code)
 }

@@ -3,8 +3,12 @@
 //! there.
 
 use std::io::{self, Write};
+use std::path::Path;
 
+use super::mode::ModeSource;
+use super::ops::{Decision, decide};
 use crate::data_dir;
+use crate::exit;
 
 /// Decide what the run does at an autonomy boundary
 ///
@@ -79,6 +83,53 @@ pub(crate) struct GateArgs {
 impl GateArgs {
     /// Decides and prints; a write error of `out` is returned.
     pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
-        super::execute(&self, data_dir::resolve().as_deref(), out)
+        execute_gate(&self, data_dir::resolve().as_deref(), out)
     }
+}
+
+/// `gate`: exit 0 decided, 1 an event the state refuses, 2 bad words (or
+/// the error writing the decision). The override event goes to `data_dir`.
+fn execute_gate(
+    options: &GateArgs,
+    data_dir: Option<&Path>,
+    out: &mut impl Write,
+) -> io::Result<u8> {
+    let decision = match decide(options, data_dir) {
+        Ok(d) => d,
+        Err(code) => return Ok(code),
+    };
+    if options.json {
+        serde_json::to_writer(&mut *out, &decision)?;
+        writeln!(out)?;
+    } else {
+        render_text(&decision, out)?;
+    }
+    out.flush()?;
+    Ok(exit::OK)
+}
+
+/// The text form: one `key: value` per line.
+fn render_text(d: &Decision, out: &mut impl Write) -> io::Result<()> {
+    writeln!(out, "ACTION: {}", d.action.as_str())?;
+    writeln!(out, "NEXT: {}", d.next_state)?;
+    if let Some(b) = d.boundary {
+        writeln!(out, "BOUNDARY: {b}")?;
+    }
+    if !d.emit.is_empty() {
+        writeln!(out, "EMIT: {}", d.emit.join(" "))?;
+    }
+    let source = match d.gates_source {
+        ModeSource::Flag => "flag",
+        ModeSource::Brief => "brief",
+        ModeSource::Default => "default",
+    };
+    writeln!(out, "GATES: {} ({source})", d.gates)?;
+    if let Some(e) = d.overridden_effort {
+        writeln!(
+            out,
+            "OVERRIDE: --gates beat the brief's effort {}",
+            e.as_str()
+        )?;
+    }
+    Ok(())
 }

@@ -1,10 +1,14 @@
 //! `plan`'s command line: its subcommands and their flags, each run by
-//! [`Command::execute`] through [`super::command`], the area's I/O edge.
+//! [`Command::execute`] through an `execute` here; the reading and the
+//! reports are [`super::ops`], the area's I/O edge.
 
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use super::command;
+use super::ops::{PlanLoadError, dry_run_report, load, load_or_report, validate_report};
+use super::{CriteriaScreen, Invocation, decide};
+use crate::exit;
+use crate::problem::Coded;
 
 /// Parse, check and preview trekplans and session specs.
 ///
@@ -86,14 +90,14 @@ impl Command {
     /// error of `out` is returned.
     pub(crate) fn execute(
         self,
-        screen: &dyn super::CriteriaScreen,
+        screen: &dyn CriteriaScreen,
         out: &mut impl Write,
     ) -> io::Result<u8> {
         match self {
-            Self::Validate(args) => command::validate(&args, screen, out),
-            Self::Show(args) => command::show(&args, out),
-            Self::DryRun(args) => command::dry_run(&args, screen, out),
-            Self::Strategy(args) => command::strategy(&args, out),
+            Self::Validate(args) => execute_validate(&args, screen, out),
+            Self::Show(args) => execute_show(&args, out),
+            Self::DryRun(args) => execute_dry_run(&args, screen, out),
+            Self::Strategy(args) => execute_strategy(&args, out),
         }
     }
 }
@@ -149,4 +153,128 @@ pub(crate) struct StrategyArgs {
     #[arg(long)]
     pub json: bool,
     pub plan: PathBuf,
+}
+
+/// `plan validate`: 0 ready, 1 not, 2 unreadable.
+fn execute_validate(
+    args: &ValidateArgs,
+    screen: &dyn CriteriaScreen,
+    out: &mut impl Write,
+) -> io::Result<u8> {
+    validate_report(&args.plan, args.json, args.fail_on_warnings, screen, out)
+}
+
+/// `plan show`: the model as JSON, or the Phase 2 summary as text.
+fn execute_show(args: &ShowArgs, out: &mut impl Write) -> io::Result<u8> {
+    let plan = match load_or_report(&args.plan, args.json, out)? {
+        Ok(plan) => plan,
+        Err(code) => return Ok(code),
+    };
+    if args.json {
+        serde_json::to_writer_pretty(&mut *out, &plan)?;
+        writeln!(out)?;
+        out.flush()?;
+        return Ok(exit::OK);
+    }
+    writeln!(out, "Type: {}", plan.kind.label())?;
+    writeln!(out, "Steps: {}", plan.steps.len())?;
+    if let Some(s) = &plan.strategy {
+        writeln!(
+            out,
+            "Execution Strategy: {} sessions across {} waves",
+            s.sessions.len(),
+            s.wave_count()
+        )?;
+    }
+    if let Some(spec) = &plan.session {
+        if let Some(entry) = &spec.entry_condition {
+            writeln!(out, "Entry condition: {}", entry.text)?;
+        }
+        writeln!(
+            out,
+            "Scope fence: {} touch, {} never-touch",
+            spec.touch.len(),
+            spec.never_touch.len()
+        )?;
+    }
+    let warnings: Vec<_> = plan.warnings().collect();
+    if !warnings.is_empty() {
+        writeln!(out, "Warnings:")?;
+        for w in warnings {
+            writeln!(
+                out,
+                "- {} {}: {}",
+                w.code,
+                w.line.map_or_else(String::new, |l| format!("line {l}")),
+                w.message
+            )?;
+        }
+    }
+    for e in plan.errors() {
+        writeln!(
+            out,
+            "error {} {}: {}",
+            e.code,
+            e.line.map_or_else(String::new, |l| format!("line {l}")),
+            e.message
+        )?;
+    }
+    out.flush()?;
+    Ok(exit::OK)
+}
+
+/// `plan dry-run`: 0 ready, 1 needs attention, 2 unreadable.
+fn execute_dry_run(
+    args: &DryRunArgs,
+    screen: &dyn CriteriaScreen,
+    out: &mut impl Write,
+) -> io::Result<u8> {
+    dry_run_report(&args.plan, args.json, screen, out)
+}
+
+/// `plan strategy`: the Phase 2.5 decision. A plan that cannot be loaded is
+/// reported on stderr only.
+fn execute_strategy(args: &StrategyArgs, out: &mut impl Write) -> io::Result<u8> {
+    let plan = match load(&args.plan) {
+        Ok(plan) => plan,
+        Err(e) => {
+            let code = match e {
+                PlanLoadError::Read { .. } => exit::CANNOT_CHECK,
+                PlanLoadError::Unrecognized { .. } => exit::NOT_OK,
+            };
+            crate::problem::eprint_all(&[e.problem().in_file_if_none(&args.plan)]);
+            return Ok(code);
+        }
+    };
+    let how = Invocation {
+        fg: args.fg,
+        mode: &args.mode,
+        effort: args.effort.as_deref(),
+    };
+    let report = decide(&plan, &how);
+    if args.json {
+        serde_json::to_writer(&mut *out, &report)?;
+        writeln!(out)?;
+    } else {
+        writeln!(out, "{}", report.line)?;
+        if let Some(reason) = &report.reason {
+            writeln!(out, "single session: {reason}")?;
+        }
+        for w in &report.waves {
+            let names: Vec<String> = w
+                .sessions
+                .iter()
+                .map(|s| format!("Session {} ({})", s.session, s.title))
+                .collect();
+            writeln!(
+                out,
+                "Wave {}: {}{}",
+                w.wave,
+                names.join(", "),
+                if w.parallel { " (parallel)" } else { "" }
+            )?;
+        }
+    }
+    out.flush()?;
+    Ok(exit::OK)
 }

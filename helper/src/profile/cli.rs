@@ -3,13 +3,16 @@
 //! `env`; the data directory is resolved once, in `execute`.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::parser::ValueSource;
 use clap::{ArgMatches, FromArgMatches};
 
+use super::ops::{Refused, Request, Resolution, resolve_phase};
 use super::resolve::Choice;
 use crate::data_dir;
+use crate::exit;
+use crate::problem::{self, Problem};
 
 /// Profiles: which model each phase uses.
 #[derive(Debug, clap::Subcommand)]
@@ -57,7 +60,7 @@ impl Command {
     /// Runs the subcommand; a write error of `out` is returned.
     pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
         match self {
-            Self::Resolve(args) => super::execute(&args, data_dir::resolve().as_deref(), out),
+            Self::Resolve(args) => execute_resolve(&args, data_dir::resolve().as_deref(), out),
         }
     }
 }
@@ -157,4 +160,53 @@ pub(crate) struct ResolveFlags {
     /// Print the resolution as one JSON object.
     #[arg(long)]
     pub json: bool,
+}
+
+fn fail(code: u8, problems: &[Problem]) -> u8 {
+    problem::eprint_all(problems);
+    code
+}
+
+/// `profile resolve`: exit 0 resolved, 1 bad profile or brief content, 2
+/// unreadable input or usage (or the error writing the answer). Custom
+/// profiles are looked for in the project, then in `data_dir`.
+fn execute_resolve(
+    args: &ResolveArgs,
+    data_dir: Option<&Path>,
+    out: &mut impl Write,
+) -> io::Result<u8> {
+    let options = &args.flags;
+    let request = Request {
+        phase: &options.phase,
+        brief: options.brief.as_deref(),
+        plan: options.plan.as_deref(),
+        loaded: None,
+        choice: args.choice(),
+    };
+    let resolution = match resolve_phase(&request, data_dir) {
+        Ok(r) => r,
+        Err(Refused { code, problems }) => return Ok(fail(code, &problems)),
+    };
+    problem::eprint_all(&resolution.warnings);
+    if options.json {
+        serde_json::to_writer(&mut *out, &resolution)?;
+        writeln!(out)?;
+    } else {
+        render_text(&resolution, out)?;
+    }
+    out.flush()?;
+    Ok(exit::OK)
+}
+
+fn render_text(r: &Resolution, out: &mut impl Write) -> io::Result<()> {
+    let source = r.profile.source.word();
+    writeln!(out, "EFFORT: {} ({})", r.effort, r.sources.effort)?;
+    writeln!(out, "MODEL: {} ({})", r.model, r.sources.model)?;
+    writeln!(out, "SOURCE: {}", r.source)?;
+    writeln!(
+        out,
+        "PROFILE: {} ({source}, {})",
+        r.profile.name, r.profile.origin
+    )?;
+    writeln!(out, "PARALLEL: {}", r.parallel_agents)
 }

@@ -3,18 +3,20 @@
 //! (`TREKEXECUTE_MAX_RECOVERY_ITERATIONS`) is read once, there.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::budget;
 use super::code;
 use super::ops::{
     FinishRequest, GitStepRequest, InitRequest, StepRequest, finish_run, initialize,
-    on_failure_git, record_step, refuse_plain,
+    load_for_update, on_failure_git, record_step, refuse_plain, resume_point,
 };
+use super::path;
+use super::render::{self, Reply};
 use super::status::ManifestAudit;
 use super::transition::StepUpdate;
 use crate::exit;
-use crate::problem::Problem;
+use crate::problem::{self, Problem};
 
 /// Which progress file: `--file`, or derived from a project or a plan.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -31,6 +33,31 @@ pub(crate) struct Locate {
     /// One session's file: `-session-N` before `.json`.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub session: Option<u32>,
+}
+
+/// Where the progress file is: given, or derived as Phase 3 says.
+impl Locate {
+    /// The progress file at `path` itself.
+    pub(crate) fn of_file(path: &Path) -> Self {
+        Self {
+            file: Some(path.to_path_buf()),
+            ..Self::default()
+        }
+    }
+    /// The progress file's path, or a usage problem.
+    pub(crate) fn resolve(&self) -> Result<PathBuf, Problem> {
+        if let Some(file) = &self.file {
+            return Ok(file.clone());
+        }
+        path::progress_path(self.plan.as_deref(), self.project.as_deref(), self.session).ok_or_else(
+            || {
+                Problem::new(
+                    code::PROGRESS_NO_TARGET,
+                    "say which progress file: --file PATH, --project DIR or --plan PLAN",
+                )
+            },
+        )
+    }
 }
 
 /// The progress file: the ground truth of a run (Phase 3, Phase 6)
@@ -233,9 +260,9 @@ impl Command {
         let budget = budget::from_env();
         match self {
             Self::Init(args) => execute_init(&args, &budget, out),
-            Self::Show(args) => super::ops::execute_show(&args, out),
+            Self::Show(args) => execute_show(&args, out),
             Self::Step(args) => execute_step(&args, &budget, out),
-            Self::ResumePoint(args) => super::ops::execute_resume_point(&args, &budget, out),
+            Self::ResumePoint(args) => execute_resume_point(&args, &budget, out),
             Self::Finish(args) => execute_finish(&args, &budget, out),
             Self::Validate(args) => args.execute(super::check::validate_file, out),
             Self::RevertStep(args) => execute_on_failure(&args, false, out),
@@ -494,4 +521,80 @@ pub(super) fn execute_init(
     let done = initialize(&request, budget);
     done.eprint();
     done.render(options.json, out)
+}
+
+/// Prints a refusal (stderr, and the JSON reply with `--json`) and returns
+/// its exit code.
+fn refuse(
+    reply: Reply,
+    json: bool,
+    code: u8,
+    problem: Problem,
+    out: &mut impl Write,
+) -> io::Result<u8> {
+    problem::eprint_all(std::slice::from_ref(&problem));
+    if json {
+        reply.refused(&problem).render_json(out)?;
+        out.flush()?;
+    }
+    Ok(code)
+}
+
+/// `progress show`: exit 0, or 2 when the file is missing or broken.
+fn execute_show(options: &ShowArgs, out: &mut impl Write) -> io::Result<u8> {
+    let path = match options.locate.resolve() {
+        Ok(p) => p,
+        Err(p) => return Ok(refuse_plain(exit::CANNOT_CHECK, p)),
+    };
+    let progress = match load_for_update(&path) {
+        Ok(p) => p,
+        Err((code, p)) => return Ok(refuse_plain(code, p)),
+    };
+    if options.json {
+        serde_json::to_writer_pretty(&mut *out, &progress)?;
+        writeln!(out)?;
+    } else {
+        render::render_show(&path.display().to_string(), &progress, out)?;
+    }
+    out.flush()?;
+    Ok(exit::OK)
+}
+
+/// `progress resume-point`: the first step not completed. A missing
+/// `iterations_remaining` is seeded and written back. Exit 0, or 2 when the
+/// file is missing or broken.
+fn execute_resume_point(
+    options: &ResumePointArgs,
+    budget: &budget::Budget,
+    out: &mut impl Write,
+) -> io::Result<u8> {
+    let path = match options.locate.resolve() {
+        Ok(p) => p,
+        Err(p) => return Ok(refuse_plain(exit::CANNOT_CHECK, p)),
+    };
+    let (reply, found) = resume_point(&path, budget);
+    let progress = match found {
+        Ok(p) => p,
+        Err((code, p)) => return refuse(reply, options.json, code, p, out),
+    };
+    if options.json {
+        reply.render_json(out)?;
+    } else {
+        match reply.step {
+            Some(n) => writeln!(
+                out,
+                "Resuming from step {n}. {}/{} steps already completed.",
+                reply.completed_steps, reply.total_steps
+            )?,
+            None => writeln!(out, "All {} steps completed.", reply.total_steps)?,
+        }
+    }
+    if reply.backfilled {
+        crate::problem::eprint_line(&format!(
+            "note: iterations_remaining was missing; seeded to {}",
+            progress.iterations_remaining.unwrap_or_default()
+        ));
+    }
+    out.flush()?;
+    Ok(exit::OK)
 }

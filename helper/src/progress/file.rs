@@ -7,7 +7,6 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::CODES;
 use super::code;
 use super::model::Progress;
 use crate::atomic_file::write_atomic;
@@ -16,6 +15,14 @@ use crate::input_file::InputError;
 use crate::problem::Coded;
 use crate::problem::Problem;
 use crate::schema;
+
+/// The codes a schema check of a progress file reports.
+pub const CODES: schema::Codes = schema::Codes {
+    missing_key: code::PROGRESS_MISSING_KEY,
+    not_object: code::PROGRESS_NOT_OBJECT,
+    other: code::PROGRESS_BAD_VALUE,
+    tagged: code::ALL,
+};
 
 /// The most bytes a progress file may have (a plan of thousands of steps is
 /// well under a megabyte).

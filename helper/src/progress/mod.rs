@@ -44,7 +44,7 @@ pub(crate) use cli::Command;
 pub(crate) use cli::Locate;
 pub(crate) use path::progress_path;
 // For the areas that record into a progress file (the audits).
-pub use file::{conforms, parse};
+pub use file::{CODES, conforms, parse};
 pub(crate) use file::{load, save};
 pub(crate) use gate::{Gate, completion_gate};
 pub(crate) use gate::{audit_word, stop_signal};
@@ -54,45 +54,7 @@ pub use status::StepStatus;
 pub(crate) use status::{ManifestAudit, RunStatus};
 pub use transition::{StepUpdate, apply};
 
-use std::path::{Path, PathBuf};
-
 pub(crate) use ops::{
     FinishRequest, GitDone, GitStepRequest, InitRequest, Initialized, StepRequest, edit,
     finish_run, initialize, on_failure_git, record_step,
 };
-
-use crate::problem::Problem;
-use crate::schema;
-
-/// The codes a schema check of a progress file reports.
-pub const CODES: schema::Codes = schema::Codes {
-    missing_key: code::PROGRESS_MISSING_KEY,
-    not_object: code::PROGRESS_NOT_OBJECT,
-    other: code::PROGRESS_BAD_VALUE,
-    tagged: code::ALL,
-};
-
-/// Where the progress file is: given, or derived as Phase 3 says.
-impl Locate {
-    /// The progress file at `path` itself.
-    pub(crate) fn of_file(path: &Path) -> Self {
-        Self {
-            file: Some(path.to_path_buf()),
-            ..Self::default()
-        }
-    }
-    /// The progress file's path, or a usage problem.
-    pub(crate) fn resolve(&self) -> Result<PathBuf, Problem> {
-        if let Some(file) = &self.file {
-            return Ok(file.clone());
-        }
-        path::progress_path(self.plan.as_deref(), self.project.as_deref(), self.session).ok_or_else(
-            || {
-                Problem::new(
-                    code::PROGRESS_NO_TARGET,
-                    "say which progress file: --file PATH, --project DIR or --plan PLAN",
-                )
-            },
-        )
-    }
-}

@@ -7,38 +7,20 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use super::cli::{self, ResumePointArgs, ShowArgs};
+use super::cli;
 use super::render::Reply;
 use super::status::RunStatus;
 use super::transition::{self, Applied, StepUpdate};
 use super::{
     Gate, Progress, StepKey, StepStatus, budget, code, file, gate, init, model, on_failure, path,
-    render,
 };
 use crate::clock::UtcTime;
 use crate::exit;
 use crate::problem::{self, Coded, Problem};
 
-/// Prints a refusal (stderr, and the JSON reply with `--json`) and returns
-/// its exit code.
-fn refuse(
-    reply: Reply,
-    json: bool,
-    code: u8,
-    problem: Problem,
-    out: &mut impl Write,
-) -> io::Result<u8> {
-    problem::eprint_all(std::slice::from_ref(&problem));
-    if json {
-        reply.refused(&problem).render_json(out)?;
-        out.flush()?;
-    }
-    Ok(code)
-}
-
 /// Loads the file for a writer: a missing or broken file is exit 2 with
 /// every problem on stderr.
-fn load_for_update(path: &Path) -> Result<Progress, (u8, Problem)> {
+pub(super) fn load_for_update(path: &Path) -> Result<Progress, (u8, Problem)> {
     file::load(path).map_err(|e| {
         let mut problems = e.problems.into_iter();
         let first = problems
@@ -81,26 +63,6 @@ pub(crate) fn edit(path: &Path, change: impl FnOnce(&mut Progress)) -> Result<()
     change(&mut progress);
     progress.updated_at = UtcTime::now().rfc3339();
     file::save(path, &progress).map_err(|(_, p)| p)
-}
-
-/// `progress show`: exit 0, or 2 when the file is missing or broken.
-pub(crate) fn execute_show(options: &ShowArgs, out: &mut impl Write) -> io::Result<u8> {
-    let path = match options.locate.resolve() {
-        Ok(p) => p,
-        Err(p) => return Ok(refuse_plain(exit::CANNOT_CHECK, p)),
-    };
-    let progress = match load_for_update(&path) {
-        Ok(p) => p,
-        Err((code, p)) => return Ok(refuse_plain(code, p)),
-    };
-    if options.json {
-        serde_json::to_writer_pretty(&mut *out, &progress)?;
-        writeln!(out)?;
-    } else {
-        render::render_show(&path.display().to_string(), &progress, out)?;
-    }
-    out.flush()?;
-    Ok(exit::OK)
 }
 
 pub(super) fn refuse_plain(code: u8, problem: Problem) -> u8 {
@@ -488,56 +450,6 @@ fn revert_line(reply: &on_failure::GitReply) -> String {
         "reverted in part"
     };
     format!("step {} {how}: {}", reply.step, parts.join("; "))
-}
-
-/// `progress resume-point`: the first step not completed. A missing
-/// `iterations_remaining` is seeded and written back. Exit 0, or 2 when the
-/// file is missing or broken.
-pub(crate) fn execute_resume_point(
-    options: &ResumePointArgs,
-    budget: &budget::Budget,
-    out: &mut impl Write,
-) -> io::Result<u8> {
-    let path = match options.locate.resolve() {
-        Ok(p) => p,
-        Err(p) => return Ok(refuse_plain(exit::CANNOT_CHECK, p)),
-    };
-    let reply = Reply::new("resume-point", &path);
-    let mut progress = match load_for_update(&path) {
-        Ok(p) => p,
-        Err((code, p)) => return refuse(reply, options.json, code, p, out),
-    };
-    let mut reply = reply;
-    if backfill(&mut progress, budget, &mut reply.warnings) {
-        reply.backfilled = true;
-        if let Err((code, p)) = file::save(&path, &progress) {
-            return refuse(reply, options.json, code, p, out);
-        }
-    }
-    print_warnings(&reply.warnings);
-    let mut reply = reply.counted(&progress);
-    reply.step = progress.resume_point();
-    reply.status = Some(progress.status.as_str().into());
-    if options.json {
-        reply.render_json(out)?;
-    } else {
-        match reply.step {
-            Some(n) => writeln!(
-                out,
-                "Resuming from step {n}. {}/{} steps already completed.",
-                reply.completed_steps, reply.total_steps
-            )?,
-            None => writeln!(out, "All {} steps completed.", reply.total_steps)?,
-        }
-    }
-    if reply.backfilled {
-        crate::problem::eprint_line(&format!(
-            "note: iterations_remaining was missing; seeded to {}",
-            progress.iterations_remaining.unwrap_or_default()
-        ));
-    }
-    out.flush()?;
-    Ok(exit::OK)
 }
 
 /// The run `progress finish` ends, with which status, summary and
@@ -1030,4 +942,31 @@ pub(crate) fn initialize(request: &InitRequest<'_>, budget: &budget::Budget) -> 
         verb,
         iterations,
     }
+}
+
+/// `progress resume-point`'s reading of the file at `path`: the reply,
+/// counted, with the first step not completed, and the file as read. A
+/// missing `iterations_remaining` is seeded from `budget` and written back;
+/// the warnings are printed. A refusal comes with the reply so far.
+pub(super) fn resume_point(
+    path: &Path,
+    budget: &budget::Budget,
+) -> (Reply, Result<Progress, (u8, Problem)>) {
+    let reply = Reply::new("resume-point", path);
+    let mut progress = match load_for_update(path) {
+        Ok(p) => p,
+        Err(refused) => return (reply, Err(refused)),
+    };
+    let mut reply = reply;
+    if backfill(&mut progress, budget, &mut reply.warnings) {
+        reply.backfilled = true;
+        if let Err(refused) = file::save(path, &progress) {
+            return (reply, Err(refused));
+        }
+    }
+    print_warnings(&reply.warnings);
+    let mut reply = reply.counted(&progress);
+    reply.step = progress.resume_point();
+    reply.status = Some(progress.status.as_str().into());
+    (reply, Ok(progress))
 }

@@ -1,8 +1,10 @@
 //! `recovery`'s command line: its subcommand and flags, run by
-//! [`Command::execute`] through [`super::execute_spec`].
+//! [`Command::execute`] through [`execute_spec`].
 
 use std::io::{self, Write};
 use std::path::PathBuf;
+
+use super::ops::{Reply, SpecRequest, recover};
 
 /// Recovery dispatch (Phase 7.6).
 #[derive(Debug, clap::Subcommand)]
@@ -60,7 +62,7 @@ impl Command {
     /// Runs the subcommand; a write error of `out` is returned.
     pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
         match self {
-            Self::Spec(args) => super::execute_spec(&args, out),
+            Self::Spec(args) => execute_spec(&args, out),
         }
     }
 }
@@ -82,4 +84,28 @@ pub(crate) struct SpecArgs {
     /// Print the result as one JSON object.
     #[arg(long)]
     pub json: bool,
+}
+
+fn print(reply: &Reply, json: bool, text: &str, out: &mut impl Write) -> io::Result<()> {
+    if json {
+        serde_json::to_writer(&mut *out, reply)?;
+        writeln!(out)?;
+    } else {
+        out.write_all(text.as_bytes())?;
+    }
+    out.flush()
+}
+
+/// `recovery spec`: 0 written, 1 refused, 2 could not.
+fn execute_spec(args: &SpecArgs, out: &mut impl Write) -> io::Result<u8> {
+    let request = SpecRequest {
+        plan: args.plan.clone(),
+        progress: args.progress.clone(),
+        out: args.out.clone(),
+        session: args.session,
+    };
+    let recovery = recover(&request);
+    recovery.eprint();
+    print(&recovery.reply, args.json, &recovery.text, out)?;
+    Ok(recovery.code)
 }

@@ -1,8 +1,13 @@
 //! `report`'s flags; [`ReportArgs::execute`] runs it through
-//! [`super::execute`].
+//! [`execute_report`].
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use super::ops::build;
+use super::render;
+use crate::exit;
+use crate::problem::{self, Problem};
 
 /// Print a run's final report (Phase 8), or its stats record (Phase 9).
 ///
@@ -91,7 +96,7 @@ impl ReportArgs {
     pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
         let env_profile = std::env::var(crate::profile::PROFILE_ENV).ok();
         let budget = crate::progress::budget_from_env();
-        super::execute(
+        execute_report(
             &self,
             env_profile,
             &budget,
@@ -99,4 +104,44 @@ impl ReportArgs {
             out,
         )
     }
+}
+
+fn cannot(out: &mut impl Write, problem: Problem) -> io::Result<u8> {
+    problem::eprint_all(std::slice::from_ref(&problem));
+    out.flush()?;
+    Ok(exit::CANNOT_CHECK)
+}
+
+/// `report`: 0 completed (or a stats record printed), 1 another result, 2
+/// could not read.
+fn execute_report(
+    args: &ReportArgs,
+    env_profile: Option<String>,
+    budget: &crate::progress::Budget,
+    data_dir: Option<&Path>,
+    out: &mut impl Write,
+) -> io::Result<u8> {
+    let built = match build(&args.progress, args.plan.as_deref(), budget) {
+        Ok(b) => b,
+        Err(p) => return cannot(out, p),
+    };
+    if args.stats_record {
+        let record = built.stats_record(
+            args.profile.clone(),
+            args.profile_source,
+            env_profile,
+            data_dir,
+        );
+        serde_json::to_writer(&mut *out, &record)?;
+        writeln!(out)?;
+        out.flush()?;
+        return Ok(exit::OK);
+    }
+    if args.json {
+        render::json(&built.report, out)?;
+    } else {
+        render::text(&built.report, out)?;
+    }
+    out.flush()?;
+    Ok(built.code())
 }

@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use super::block::Block;
-use super::{Input, Options, current_dir, execute};
+use super::ops::{EXIT_ERROR, EXIT_REPORTED, Input, Options, Reply, current_dir, produce};
 use crate::input_file::read_stdin;
 
 /// Run one shell command with a log, and print a short block about it.
@@ -117,7 +117,7 @@ impl RunArgs {
         Options {
             input,
             json: self.json,
-            reply: self.reply.then_some(super::Reply {
+            reply: self.reply.then_some(Reply {
                 expect: self.expect,
             }),
             pwd,
@@ -136,9 +136,42 @@ impl RunArgs {
                 };
                 block.render_text(out)?;
                 out.flush()?;
-                return Ok(super::EXIT_ERROR);
+                return Ok(EXIT_ERROR);
             }
         };
         execute(&self.into_options(pwd), out)
     }
+}
+
+/// Runs the request described by `options` and prints its block to `out`
+/// (or, with `reply`, the verdict on it). Returns the process exit code, or
+/// the error writing the block.
+fn execute(options: &Options, out: &mut impl Write) -> io::Result<u8> {
+    let block = produce(options);
+    if let Some(reply) = &options.reply {
+        // The block as `verdict` reads it: its own labels, as printed.
+        let mut text = Vec::new();
+        block.render_text(&mut text)?;
+        let mut input = crate::verdict::Input::parse_labels(&text);
+        input.expect = reply.expect.clone().or_else(|| match &options.input {
+            Input::Stdin(bytes) => crate::verdict::Input::parse_labels(bytes).expect,
+            Input::Flags(_) => None,
+        });
+        let verdict = crate::verdict::Options {
+            input,
+            json: options.json,
+        };
+        return crate::verdict::execute(&verdict, out);
+    }
+    if options.json {
+        block.render_json(out)?;
+    } else {
+        block.render_text(out)?;
+    }
+    out.flush()?;
+    Ok(if block.is_error() {
+        EXIT_ERROR
+    } else {
+        EXIT_REPORTED
+    })
 }

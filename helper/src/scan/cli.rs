@@ -6,7 +6,10 @@ use std::ffi::OsString;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use super::Context;
+use super::plan::Scan;
+use super::{Context, Decision, judge_command, render_json, render_text};
+use crate::exit;
+use crate::problem::Coded;
 
 /// Check commands against the security denylist before they run.
 ///
@@ -124,8 +127,8 @@ impl Command {
     pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
         let ctx = Context::from_env();
         match self {
-            Self::Command(args) => super::execute_command(&args, &ctx, out),
-            Self::Plan(args) => super::plan::execute(&args, &ctx, out),
+            Self::Command(args) => execute_command(&args, &ctx, out),
+            Self::Plan(args) => execute_plan(&args, &ctx, out),
         }
     }
 }
@@ -254,4 +257,59 @@ impl HookCommand {
             }
         }
     }
+}
+
+/// `scan command`: judges the command, prints the result to `out`, and
+/// returns the exit code: 0 pass or warning, 1 blocked, 2 no command (or
+/// the error writing the result).
+fn execute_command(args: &ScanCommandArgs, ctx: &Context, out: &mut impl Write) -> io::Result<u8> {
+    let command = args.line();
+    if command.trim().is_empty() {
+        eprintln!("error: no command given (voyage-helper scan command -- COMMAND)");
+        return Ok(exit::CANNOT_CHECK);
+    }
+    let judgement = judge_command(&command, ctx);
+    if args.json {
+        render_json(&command, &judgement, out)?;
+    } else {
+        render_text(&judgement, out)?;
+    }
+    out.flush()?;
+    Ok(match judgement.decision() {
+        Decision::Block => exit::NOT_OK,
+        Decision::Warn | Decision::Allow => exit::OK,
+    })
+}
+
+/// `scan plan`: 0 nothing blocked, 1 something blocked, 2 the plan cannot
+/// be read or is no plan (or the error writing the result).
+fn execute_plan(args: &ScanPlanArgs, ctx: &Context, out: &mut impl Write) -> io::Result<u8> {
+    let scan = match Scan::of(&args.plan, ctx) {
+        Ok(scan) => scan,
+        Err(e) => {
+            if args.json {
+                let body = serde_json::json!({
+                    "file": args.plan.display().to_string(),
+                    "status": "ERROR",
+                    "error": {"code": e.code(), "message": e.to_string()},
+                });
+                writeln!(out, "{body}")?;
+                out.flush()?;
+            } else {
+                crate::problem::eprint_all(&[e.problem()]);
+            }
+            return Ok(exit::CANNOT_CHECK);
+        }
+    };
+    if args.json {
+        scan.render_json(out)?;
+    } else {
+        scan.render_text(out)?;
+    }
+    out.flush()?;
+    Ok(if scan.blocked() > 0 {
+        exit::NOT_OK
+    } else {
+        exit::OK
+    })
 }

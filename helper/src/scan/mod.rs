@@ -24,7 +24,8 @@
 //! `scan command` subcommand renders a judgement ([`render`]); `scan plan`
 //! judges every command of a plan ([`plan`], on the plan area's model); the
 //! PreToolUse hook answers Claude Code ([`hook`], reading its input with
-//! [`hook_input`]).
+//! [`hook_input`]). [`cli`] has the flags, each subcommand run by an
+//! `execute` there (the hook's own, panic-safe edge is [`hook::execute`]).
 
 mod cli;
 pub(crate) mod hook;
@@ -48,33 +49,3 @@ pub(crate) use voyage_judge::parse_shell;
 pub use voyage_judge::{Decision, Judgement, MAX_EXCERPT_CHARS};
 pub use voyage_judge::{RULES, find, render_json, render_text};
 pub use voyage_judge::{WriteDir, WriteKind, WriteTarget};
-
-use std::io::{self, Write};
-
-use crate::exit;
-
-/// `scan command`: judges the command, prints the result to `out`, and
-/// returns the exit code: 0 pass or warning, 1 blocked, 2 no command (or
-/// the error writing the result).
-pub(crate) fn execute_command(
-    args: &cli::ScanCommandArgs,
-    ctx: &Context,
-    out: &mut impl Write,
-) -> io::Result<u8> {
-    let command = args.line();
-    if command.trim().is_empty() {
-        eprintln!("error: no command given (voyage-helper scan command -- COMMAND)");
-        return Ok(exit::CANNOT_CHECK);
-    }
-    let judgement = judge_command(&command, ctx);
-    if args.json {
-        render_json(&command, &judgement, out)?;
-    } else {
-        render_text(&judgement, out)?;
-    }
-    out.flush()?;
-    Ok(match judgement.decision() {
-        Decision::Block => exit::NOT_OK,
-        Decision::Warn | Decision::Allow => exit::OK,
-    })
-}

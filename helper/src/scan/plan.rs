@@ -21,14 +21,11 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::cli::ScanPlanArgs;
 use super::finding::{Decision, Judgement, one_line_text};
 use super::render::FindingJson;
 use super::rule::Severity;
 use super::{Context, judge_command};
-use crate::exit;
 use crate::plan::{CommandKind, Plan, PlanCommand, PlanLoadError, load};
-use crate::problem::Coded;
 
 /// One plan command and its judgement.
 #[derive(Debug, Clone)]
@@ -257,37 +254,4 @@ fn short_place(command: &PlanCommand) -> String {
         Some(step) => format!("Step {step}"),
         None => format!("{}, line {}", kind_label(command.kind), command.line),
     }
-}
-
-/// `scan plan`: 0 nothing blocked, 1 something blocked, 2 the plan cannot
-/// be read or is no plan (or the error writing the result).
-pub(super) fn execute(args: &ScanPlanArgs, ctx: &Context, out: &mut impl Write) -> io::Result<u8> {
-    let scan = match Scan::of(&args.plan, ctx) {
-        Ok(scan) => scan,
-        Err(e) => {
-            if args.json {
-                let body = serde_json::json!({
-                    "file": args.plan.display().to_string(),
-                    "status": "ERROR",
-                    "error": {"code": e.code(), "message": e.to_string()},
-                });
-                writeln!(out, "{body}")?;
-                out.flush()?;
-            } else {
-                crate::problem::eprint_all(&[e.problem()]);
-            }
-            return Ok(exit::CANNOT_CHECK);
-        }
-    };
-    if args.json {
-        scan.render_json(out)?;
-    } else {
-        scan.render_text(out)?;
-    }
-    out.flush()?;
-    Ok(if scan.blocked() > 0 {
-        exit::NOT_OK
-    } else {
-        exit::OK
-    })
 }

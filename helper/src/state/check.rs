@@ -8,8 +8,8 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::code;
+use super::ops::{CODES, MAX_DOCUMENT_BYTES};
 use super::session_state::{PRODUCER, PROMPT_FILE, PromptFrontMatter};
-use super::{CODES, MAX_DOCUMENT_BYTES};
 use crate::input_file;
 use crate::problem::Problem;
 use crate::schema;

@@ -1,8 +1,14 @@
 //! `write --atomic`'s and `state`'s command lines: the flags, each
 //! subcommand run by an `execute` here.
 
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::PathBuf;
+
+use super::code;
+use super::ops::{MAX_DOCUMENT_BYTES, write_checked, write_state_pair};
+use crate::exit;
+use crate::problem::{self, Problem};
+use crate::write_reply::WriteReply;
 
 /// Replace a file with stdin, atomically
 ///
@@ -54,7 +60,7 @@ impl WriteArgs {
     /// `write --atomic`: stdin replaces PATH; a write error of `out` is
     /// returned.
     pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
-        super::execute_write(&self, &mut io::stdin().lock(), out)
+        execute_write(&self, &mut io::stdin().lock(), out)
     }
 }
 
@@ -102,7 +108,7 @@ impl Command {
     /// Runs the subcommand; a write error of `out` is returned.
     pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
         match self {
-            Self::Write(args) => super::execute_state_write(&args, out),
+            Self::Write(args) => execute_state_write(&args, out),
             Self::Validate(args) => args.execute(super::check::validate_file, out),
         }
     }
@@ -127,4 +133,78 @@ pub(crate) struct StateWriteArgs {
     /// Print the reply as one JSON object.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `write --atomic`: stdin replaces `path` whole, or nothing changes.
+/// Exit 0 written, 1 refused by `--schema`, 2 could not write (or the error
+/// writing the reply).
+fn execute_write(
+    options: &WriteArgs,
+    stdin: &mut impl Read,
+    out: &mut impl Write,
+) -> io::Result<u8> {
+    let mut bytes = Vec::new();
+    let read = stdin.take(MAX_DOCUMENT_BYTES + 1).read_to_end(&mut bytes);
+    let outcome = match read {
+        Err(e) => Err((
+            exit::CANNOT_CHECK,
+            Problem::new(
+                code::STATE_STDIN_UNREADABLE,
+                format!("cannot read stdin: {e}"),
+            ),
+        )),
+        Ok(_) if bytes.len() as u64 > MAX_DOCUMENT_BYTES => Err((
+            exit::CANNOT_CHECK,
+            Problem::new(
+                code::STATE_TOO_LARGE,
+                format!("stdin holds more than {MAX_DOCUMENT_BYTES} bytes"),
+            ),
+        )),
+        Ok(_) => write_checked(&options.path, options.schema.as_deref(), &bytes),
+    };
+    finish(options.json, outcome, out, |reply| {
+        reply.bytes = Some(bytes.len() as u64);
+    })
+}
+
+/// Prints the outcome: `--json` as a write reply on stdout, otherwise a
+/// line on stdout (written) or the problem on stderr (refused).
+fn finish(
+    json: bool,
+    outcome: Result<WriteReply, (u8, Problem)>,
+    out: &mut impl Write,
+    decorate: impl FnOnce(&mut WriteReply),
+) -> io::Result<u8> {
+    let (code, reply) = match outcome {
+        Ok(mut reply) => {
+            decorate(&mut reply);
+            (exit::OK, reply)
+        }
+        Err((code, problem)) => {
+            problem::eprint_all(std::slice::from_ref(&problem));
+            (code, WriteReply::refused(&problem))
+        }
+    };
+    if json {
+        reply.render_json(out)?;
+    } else if let Some(path) = &reply.path {
+        match &reply.prompt_path {
+            Some(prompt) => writeln!(out, "wrote {path} and {prompt}")?,
+            None => writeln!(out, "wrote {path}")?,
+        }
+    }
+    out.flush()?;
+    Ok(code)
+}
+
+/// `state write`: the handover pair, both or neither.
+/// Exit 0 written, 1 refused input, 2 could not write.
+fn execute_state_write(options: &StateWriteArgs, out: &mut impl Write) -> io::Result<u8> {
+    let outcome = write_state_pair(
+        &options.project,
+        &options.brief,
+        &options.label,
+        &options.status,
+    );
+    finish(options.json, outcome, out, |_| {})
 }

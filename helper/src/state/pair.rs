@@ -13,8 +13,8 @@
 use std::fs;
 use std::path::Path;
 
-use super::CODES;
 use super::code;
+use super::ops::CODES;
 use super::session_state::{STATUSES, SessionState};
 use crate::atomic_file::{self, AtomicWriteError};
 use crate::exit;
@@ -34,7 +34,7 @@ pub(super) fn write_pair(
 
     // Missing, or a path we cannot read (e.g. a directory): staging fails
     // below.
-    let old_prompt = crate::input_file::read(&prompt_path, super::MAX_DOCUMENT_BYTES).ok();
+    let old_prompt = crate::input_file::read(&prompt_path, super::ops::MAX_DOCUMENT_BYTES).ok();
     let staged_prompt =
         atomic_file::stage(&prompt_path, state.prompt().as_bytes()).map_err(io_err)?;
     let staged_state = atomic_file::stage(&state_path, &state.to_json_bytes()).map_err(io_err)?;

@@ -2,10 +2,15 @@
 //! run by an `execute` here. The data directory is resolved once, there
 //! ([`data_dir::resolve`]).
 
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
+use std::path::Path;
 
-use super::Source;
+use super::ops::{append_record, emit_event};
+use super::{code, event, kind, record, summary};
 use crate::data_dir;
+use crate::exit;
+use crate::problem::{self, Problem};
+use crate::write_reply::WriteReply;
 
 /// Stats records (Phase 9).
 #[derive(Debug, clap::Subcommand)]
@@ -44,9 +49,9 @@ impl Command {
         let data_dir = data_dir::resolve();
         match self {
             Self::Append(args) => {
-                super::execute_append(&args, data_dir.as_deref(), &mut io::stdin().lock(), out)
+                execute_append(&args, data_dir.as_deref(), &mut io::stdin().lock(), out)
             }
-            Self::Show(args) => super::execute_show(&args, data_dir.as_deref(), out),
+            Self::Show(args) => execute_show(&args, data_dir.as_deref(), out),
         }
     }
 }
@@ -88,7 +93,7 @@ impl EventCommand {
         let data_dir = data_dir::resolve();
         match self {
             Self::Emit(args) => {
-                super::execute_event(&args, data_dir.as_deref(), &mut io::stdin().lock(), out)
+                execute_event(&args, data_dir.as_deref(), &mut io::stdin().lock(), out)
             }
         }
     }
@@ -143,4 +148,131 @@ impl EmitArgs {
     pub(crate) fn payload(&self) -> Option<Source> {
         self.payload.as_deref().map(Source::from_arg)
     }
+}
+
+/// Where the record comes from.
+#[derive(Debug, Clone)]
+pub(crate) enum Source {
+    /// Given on the command line.
+    Arg(String),
+    /// Read from stdin.
+    Stdin,
+}
+
+impl Source {
+    /// A command-line value: `-` means stdin.
+    pub(crate) fn from_arg(text: &str) -> Self {
+        if text == "-" {
+            Self::Stdin
+        } else {
+            Self::Arg(text.to_owned())
+        }
+    }
+}
+
+fn read_source(source: &Source, stdin: &mut impl Read) -> Result<Vec<u8>, Problem> {
+    match source {
+        Source::Arg(text) => Ok(text.as_bytes().to_vec()),
+        Source::Stdin => {
+            let mut bytes = Vec::new();
+            stdin
+                .take(record::MAX_RECORD_BYTES as u64 + 1)
+                .read_to_end(&mut bytes)
+                .map_err(|e| {
+                    Problem::new(
+                        code::STATS_STDIN_UNREADABLE,
+                        format!("cannot read stdin: {e}"),
+                    )
+                })?;
+            Ok(bytes)
+        }
+    }
+}
+
+/// Prints the writer's reply and returns 0 (written) or 1 (not written).
+fn reply(outcome: Result<WriteReply, Problem>, out: &mut impl Write) -> io::Result<u8> {
+    let (code, reply) = match outcome {
+        Ok(r) => (exit::OK, r),
+        Err(p) => {
+            problem::eprint_all(std::slice::from_ref(&p));
+            (exit::NOT_OK, WriteReply::refused(&p))
+        }
+    };
+    reply.render_json(out)?;
+    out.flush()?;
+    Ok(code)
+}
+
+/// `stats append KIND [RECORD]`, into `data_dir` (None: no HOME either).
+fn execute_append(
+    options: &AppendArgs,
+    data_dir: Option<&Path>,
+    stdin: &mut impl Read,
+    out: &mut impl Write,
+) -> io::Result<u8> {
+    // The kind is checked before stdin is read.
+    let outcome = kind::check(&options.kind)
+        .map_err(|m| Problem::new(code::STATS_BAD_KIND, m))
+        .and_then(|()| read_source(&options.record(), stdin))
+        .and_then(|bytes| append_record(data_dir, &options.kind, &bytes));
+    reply(outcome, out)
+}
+
+/// `event emit --event NAME [--payload -|JSON]`, into `data_dir`.
+fn execute_event(
+    options: &EmitArgs,
+    data_dir: Option<&Path>,
+    stdin: &mut impl Read,
+    out: &mut impl Write,
+) -> io::Result<u8> {
+    let outcome = (|| {
+        // The name is checked before stdin is read.
+        event::check_name(&options.event)
+            .map_err(|m| Problem::new(code::STATS_BAD_EVENT_NAME, m))?;
+        let payload = match &options.payload() {
+            None => None,
+            Some(source) => Some(read_source(source, stdin)?),
+        };
+        emit_event(data_dir, &options.kind, &options.event, payload.as_deref())
+    })();
+    reply(outcome, out)
+}
+
+/// `stats show [KIND]`: exit 0, or 2 when the directory cannot be read.
+fn execute_show(
+    options: &ShowArgs,
+    data_dir: Option<&Path>,
+    out: &mut impl Write,
+) -> io::Result<u8> {
+    if let Some(k) = &options.kind
+        && let Err(m) = kind::check(k)
+    {
+        problem::eprint_all(&[Problem::new(code::STATS_BAD_KIND, m)]);
+        return Ok(exit::CANNOT_CHECK);
+    }
+    let Some(dir) = data_dir else {
+        problem::eprint_all(&[Problem::new(
+            code::STATS_NO_DATA_DIR,
+            "no data directory: set CLAUDE_PLUGIN_DATA, VOYAGE_DATA_DIR, XDG_DATA_HOME or HOME",
+        )]);
+        return Ok(exit::CANNOT_CHECK);
+    };
+    let summary = match summary::summarize_dir(dir, options.kind.as_deref()) {
+        Ok(s) => s,
+        Err(e) => {
+            problem::eprint_all(&[Problem::new(
+                code::STATS_UNREADABLE,
+                format!("cannot read {}: {e}", dir.display()),
+            )]);
+            return Ok(exit::CANNOT_CHECK);
+        }
+    };
+    if options.json {
+        serde_json::to_writer_pretty(&mut *out, &summary)?;
+        writeln!(out)?;
+    } else {
+        summary::render_text(&summary, out)?;
+    }
+    out.flush()?;
+    Ok(exit::OK)
 }

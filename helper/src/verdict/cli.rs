@@ -4,7 +4,10 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use super::{Input, Options, execute};
+use super::model::Input;
+use super::ops::build;
+use super::reply::Verdict;
+use crate::exit;
 use crate::input_file::read_stdin;
 
 /// Turn a command's log into the executor skill's short reply.
@@ -122,4 +125,28 @@ impl VerdictArgs {
     pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
         execute(&self.into_options(), out)
     }
+}
+
+/// Options of one `verdict` call.
+#[derive(Debug, Clone)]
+pub(crate) struct Options {
+    pub input: Input,
+    pub json: bool,
+}
+
+/// Builds the reply, prints it to `out` and returns the exit code:
+/// 0 PASS, 1 FAIL or TIMEOUT, 2 ERROR (or the error writing it).
+pub(crate) fn execute(options: &Options, out: &mut impl Write) -> io::Result<u8> {
+    let reply = build(&options.input);
+    if options.json {
+        reply.render_json(out)?;
+    } else {
+        reply.render_text(out)?;
+    }
+    out.flush()?;
+    Ok(match reply.verdict {
+        Verdict::Pass => exit::OK,
+        Verdict::Fail | Verdict::Timeout => exit::NOT_OK,
+        Verdict::Error => exit::CANNOT_CHECK,
+    })
 }

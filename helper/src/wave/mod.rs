@@ -18,6 +18,8 @@
 //!   shared git calls.
 //! - [`preflight`]: Checks 1–4. [`prepare`]: Steps 1–2. [`collect`]: Step
 //!   3. [`report`]: Steps 5 and 6. [`tidy`]: removal without force.
+//! - [`ops`]: the operations, as the command line and `trek` call them;
+//!   [`cli`]: the flags, each mapped to its operation.
 
 mod cli;
 pub(crate) mod code;
@@ -30,45 +32,5 @@ mod report;
 mod tidy;
 
 pub(crate) use cli::Command;
-pub(crate) use ops::{preflight, prepare, sessions_report};
-
-/// Where a plan's multi-session run stands, for `trek start`: whether a
-/// wave awaits its sessions (`wave.json` exists), and else the lowest wave
-/// not yet merged (`None`: every wave is merged).
-pub(crate) fn standing(plan: &std::path::Path) -> Result<(bool, Option<u32>), crate::orders::Fail> {
-    let layout = context::layout(plan, None)?;
-    if layout.wave_file().exists() {
-        return Ok((true, None));
-    }
-    Ok((false, crate::orders::next_wave(&layout)?))
-}
-
-/// How `trek start`'s collect of the wave in flight ended.
-pub(crate) struct Collected {
-    /// What `wave collect` prints, then the problem's line when it stopped.
-    pub text: String,
-    /// `merged`, `running`, `failed`, `conflict`, `refused`, `dirty`, or
-    /// `None` when the wave could not even be read.
-    pub outcome: Option<&'static str>,
-}
-
-/// `wave collect` for the plan's wave in flight, as `trek start` runs it.
-pub(crate) fn collect(plan: &std::path::Path) -> Collected {
-    let done = ops::collect(plan, None, None);
-    let mut text = done.text;
-    if let Some((_, problem)) = &done.failed {
-        text.push_str(&format!("error[{}]: {}\n", problem.code, problem.message));
-    }
-    Collected {
-        text,
-        outcome: done.reply.outcome,
-    }
-}
-
-/// Phase 8's confirm on the multi-session path: the plan's orders
-/// directory cleared (orders, archived progress copies, the merged-waves
-/// record). Returns what was removed.
-pub(crate) fn clear_orders(plan: &std::path::Path) -> Result<Vec<String>, crate::orders::Fail> {
-    let layout = context::layout(plan, None)?;
-    crate::orders::clear(&layout.session_dir)
-}
+pub(crate) use ops::collect_in_flight as collect;
+pub(crate) use ops::{clear_orders, preflight, prepare, sessions_report, standing};

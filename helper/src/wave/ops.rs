@@ -217,3 +217,45 @@ pub(crate) fn sessions_report(
         failed: None,
     }
 }
+
+/// Where a plan's multi-session run stands, for `trek start`: whether a
+/// wave awaits its sessions (`wave.json` exists), and else the lowest wave
+/// not yet merged (`None`: every wave is merged).
+pub(crate) fn standing(plan: &std::path::Path) -> Result<(bool, Option<u32>), crate::orders::Fail> {
+    let layout = context::layout(plan, None)?;
+    if layout.wave_file().exists() {
+        return Ok((true, None));
+    }
+    Ok((false, crate::orders::next_wave(&layout)?))
+}
+
+/// How `trek start`'s collect of the wave in flight ended.
+pub(crate) struct Collected {
+    /// What `wave collect` prints, then the problem's line when it stopped.
+    pub text: String,
+    /// `merged`, `running`, `failed`, `conflict`, `refused`, `dirty`, or
+    /// `None` when the wave could not even be read.
+    pub outcome: Option<&'static str>,
+}
+
+/// `wave collect` for the plan's wave in flight, as `trek start` runs it
+/// (`crate::wave::collect` to other areas).
+pub(crate) fn collect_in_flight(plan: &std::path::Path) -> Collected {
+    let done = collect(plan, None, None);
+    let mut text = done.text;
+    if let Some((_, problem)) = &done.failed {
+        text.push_str(&format!("error[{}]: {}\n", problem.code, problem.message));
+    }
+    Collected {
+        text,
+        outcome: done.reply.outcome,
+    }
+}
+
+/// Phase 8's confirm on the multi-session path: the plan's orders
+/// directory cleared (orders, archived progress copies, the merged-waves
+/// record). Returns what was removed.
+pub(crate) fn clear_orders(plan: &std::path::Path) -> Result<Vec<String>, crate::orders::Fail> {
+    let layout = context::layout(plan, None)?;
+    crate::orders::clear(&layout.session_dir)
+}

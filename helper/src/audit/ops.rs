@@ -1,52 +1,19 @@
 //! The audits' I/O edge: read the plan, find the repository, run the
-//! audit, print it, record it. Everything a subcommand needs from outside
-//! the process is gathered here; the audits themselves take values.
+//! audit, record it. Everything an audit needs from outside the process is
+//! gathered here, for the command line and `trek` alike; the audits
+//! themselves take values.
 
-use std::io::{self, Write};
 use std::path::Path;
 
-use super::cli::{CheckpointArgs, ScopeArgs, SessionArgs, StepArgs};
 use super::code;
 use super::git::Git;
 use super::{checkpoint, record, render, scope, session, step};
 use crate::exit;
 use crate::plan::{Manifest, Plan, PlanLoadError};
-use crate::problem::{self, Coded, Problem};
+use crate::problem::{Coded, Problem};
 
 /// A reason the audit could not check: printed, exit 2 (or its own code).
-type Refused = (u8, Problem);
-
-fn refuse(out: &mut impl Write, (code, problem): Refused) -> io::Result<u8> {
-    problem::eprint_all(std::slice::from_ref(&problem));
-    out.flush()?;
-    Ok(code)
-}
-
-/// Prints an audit (or why there is none) and returns the exit code: 0
-/// when `passed`, 1 when it found drift, the refusal's own otherwise.
-fn answer<A: serde::Serialize, W: Write>(
-    out: &mut W,
-    audit: Result<A, Refused>,
-    json: bool,
-    text: impl FnOnce(&A, &mut W) -> io::Result<()>,
-    passed: impl FnOnce(&A) -> bool,
-) -> io::Result<u8> {
-    let audit = match audit {
-        Ok(a) => a,
-        Err(r) => return refuse(out, r),
-    };
-    if json {
-        render::json(&audit, out)?;
-    } else {
-        text(&audit, out)?;
-    }
-    out.flush()?;
-    Ok(if passed(&audit) {
-        exit::OK
-    } else {
-        exit::NOT_OK
-    })
-}
+pub(super) type Refused = (u8, Problem);
 
 fn load_plan(path: &Path) -> Result<Plan, Refused> {
     crate::plan::load(path).map_err(|e| {
@@ -119,26 +86,6 @@ fn cannot(p: Problem) -> Refused {
     (exit::CANNOT_CHECK, p)
 }
 
-pub(super) fn step(args: &StepArgs, out: &mut impl Write) -> io::Result<u8> {
-    let request = StepRequest {
-        plan: &args.plan,
-        step: args.step,
-        since: args.since.as_deref(),
-        verify_exit: args.verify_exit,
-        repo: args.repo.as_deref(),
-    };
-    let run = || -> Result<step::StepAudit, Refused> {
-        let mut audited = audit_step(&request)?;
-        if let Some(path) = &args.record {
-            audited.record(path)?;
-        }
-        Ok(audited.audit)
-    };
-    answer(out, run(), args.json, render::step, |a| {
-        a.status == step::StepVerdict::Pass
-    })
-}
-
 /// The step `audit step` checks (Sub-step D2): the plan, the step, the
 /// commit it began from (default HEAD), its Verify's exit code, and the
 /// work tree (default: the current directory's).
@@ -154,7 +101,7 @@ pub(crate) struct StepRequest<'a> {
 /// What `audit step` found.
 #[derive(Debug, Clone)]
 pub(crate) struct StepAudited {
-    audit: step::StepAudit,
+    pub(super) audit: step::StepAudit,
 }
 
 impl StepAudited {
@@ -199,28 +146,22 @@ pub(crate) fn audit_step(request: &StepRequest<'_>) -> Result<StepAudited, Refus
     Ok(StepAudited { audit })
 }
 
-pub(super) fn checkpoint(args: &CheckpointArgs, out: &mut impl Write) -> io::Result<u8> {
-    let run = || -> Result<checkpoint::CheckpointAudit, Refused> {
-        let plan = load_plan(&args.plan)?;
-        let (_, manifest) = manifest_of(&plan, &args.plan, args.step)?;
-        let git = repository()?;
-        let mut audit = checkpoint::audit(&git, args.step, manifest).map_err(cannot)?;
-        if let Some(path) = &args.record {
-            record::checkpoint(path, &audit)?;
-            audit.recorded = Some(path.display().to_string());
-        }
-        Ok(audit)
-    };
-    answer(out, run(), args.json, render::checkpoint, |a| {
-        a.checkpoint_drift.is_none()
-    })
-}
-
-pub(super) fn session(args: &SessionArgs, out: &mut impl Write) -> io::Result<u8> {
-    let audit = run_session(None, &args.plan, &args.progress, &args.start, args.record);
-    answer(out, audit, args.json, render::session, |a| {
-        a.drift_details.is_empty()
-    })
+/// `audit checkpoint` (Sub-step F) on step `step` of the plan at `plan`,
+/// recorded in the progress file `record` when given.
+pub(super) fn audit_checkpoint(
+    plan_path: &Path,
+    step: u32,
+    record: Option<&Path>,
+) -> Result<checkpoint::CheckpointAudit, Refused> {
+    let plan = load_plan(plan_path)?;
+    let (_, manifest) = manifest_of(&plan, plan_path, step)?;
+    let git = repository()?;
+    let mut audit = checkpoint::audit(&git, step, manifest).map_err(cannot)?;
+    if let Some(path) = record {
+        record::checkpoint(path, &audit)?;
+        audit.recorded = Some(path.display().to_string());
+    }
+    Ok(audit)
 }
 
 /// What `audit session` found, as `trek finish` tells it.
@@ -255,8 +196,10 @@ pub(crate) fn audit_session(
     })
 }
 
-/// `repo`: the work tree, else the one holding the current directory.
-fn run_session(
+/// `audit session` on the run of `plan_path` recorded in `progress_path`
+/// since `start`, recorded there when `record`; in the work tree `repo`,
+/// else the one holding the current directory.
+pub(super) fn run_session(
     repo: Option<&Path>,
     plan_path: &Path,
     progress_path: &Path,
@@ -301,63 +244,67 @@ fn run_session(
     Ok(audit)
 }
 
-pub(super) fn scope(args: &ScopeArgs, out: &mut impl Write) -> io::Result<u8> {
-    let run = || -> Result<render::ScopeAudit, Refused> {
-        let plan = load_plan(&args.plan)?;
-        let Some(step) = plan.step(args.step) else {
-            return Err(cannot(
-                Problem::new(
-                    code::AUDIT_NO_SUCH_STEP,
-                    format!("the plan has no step {}", args.step),
-                )
-                .in_file(&args.plan),
-            ));
-        };
-        let git = repository()?;
-        let since = git
-            .commit_id(args.since.as_deref().unwrap_or("HEAD"), "--since")
-            .map_err(cannot)?;
-        let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-        let root = real(&git.root);
-        let location = crate::run_marker::locate(&git.root);
-        // Without --progress, the live run's own progress file, when the
-        // run is of this plan.
-        let progress = args.progress.as_deref().map(real).or_else(|| {
-            let marker = crate::run_marker::read(&location.as_ref()?.marker).ok()??;
-            (real(Path::new(&marker.plan)) == real(&args.plan))
-                .then(|| real(Path::new(&marker.progress)))
-        });
-        let own = scope::Scope::run_files(&root, &real(&args.plan), &progress.unwrap_or_default());
-        let expected = step
-            .manifest
-            .as_ref()
-            .map(|m| m.expected_paths.as_slice())
-            .unwrap_or_default();
-        let fence = scope::Scope::new(
-            step.files
-                .iter()
-                .map(|f| f.path.as_str())
-                .chain(expected.iter().map(String::as_str)),
-            own.iter().map(String::as_str),
-        );
-        let base = location
-            .and_then(|l| l.marker.parent().and_then(scope::read_base))
-            .filter(|b| b.step == args.step);
-        let found = scope::audit(&git, &since, base.as_ref(), &fence).map_err(cannot)?;
-        Ok(render::ScopeAudit {
-            status: if found.violations.is_empty() {
-                "pass"
-            } else {
-                "drift"
-            },
-            step: args.step,
-            since: found.since,
-            base: found.base,
-            changes: found.violations,
-            in_scope: found.in_scope,
-        })
+/// `audit scope` on step `step_number` of the plan at `plan_path`: what
+/// changed since `since` (default HEAD) outside the step's Files, the run's
+/// own files (those of `progress`, else of the live run of this plan) set
+/// aside.
+pub(super) fn audit_scope(
+    plan_path: &Path,
+    step_number: u32,
+    since: Option<&str>,
+    progress: Option<&Path>,
+) -> Result<render::ScopeAudit, Refused> {
+    let plan = load_plan(plan_path)?;
+    let Some(step) = plan.step(step_number) else {
+        return Err(cannot(
+            Problem::new(
+                code::AUDIT_NO_SUCH_STEP,
+                format!("the plan has no step {step_number}"),
+            )
+            .in_file(plan_path),
+        ));
     };
-    answer(out, run(), args.json, render::scope, |a| {
-        a.changes.is_empty()
+    let git = repository()?;
+    let since = git
+        .commit_id(since.unwrap_or("HEAD"), "--since")
+        .map_err(cannot)?;
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let root = real(&git.root);
+    let location = crate::run_marker::locate(&git.root);
+    // Without --progress, the live run's own progress file, when the
+    // run is of this plan.
+    let progress = progress.map(real).or_else(|| {
+        let marker = crate::run_marker::read(&location.as_ref()?.marker).ok()??;
+        (real(Path::new(&marker.plan)) == real(plan_path))
+            .then(|| real(Path::new(&marker.progress)))
+    });
+    let own = scope::Scope::run_files(&root, &real(plan_path), &progress.unwrap_or_default());
+    let expected = step
+        .manifest
+        .as_ref()
+        .map(|m| m.expected_paths.as_slice())
+        .unwrap_or_default();
+    let fence = scope::Scope::new(
+        step.files
+            .iter()
+            .map(|f| f.path.as_str())
+            .chain(expected.iter().map(String::as_str)),
+        own.iter().map(String::as_str),
+    );
+    let base = location
+        .and_then(|l| l.marker.parent().and_then(scope::read_base))
+        .filter(|b| b.step == step_number);
+    let found = scope::audit(&git, &since, base.as_ref(), &fence).map_err(cannot)?;
+    Ok(render::ScopeAudit {
+        status: if found.violations.is_empty() {
+            "pass"
+        } else {
+            "drift"
+        },
+        step: step_number,
+        since: found.since,
+        base: found.base,
+        changes: found.violations,
+        in_scope: found.in_scope,
     })
 }

@@ -1,0 +1,192 @@
+//! The plan operations, the only I/O of the area: a plan file read into
+//! the model ([`load`]), and the `plan validate` and `plan dry-run` reports
+//! on it, as the command line and `trek` ask for them.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use super::render::{DryRun, Validation};
+use super::{CriteriaScreen, Plan, code, markdown, parse};
+use crate::exit;
+use crate::problem::{Coded, Problem};
+
+/// Why a plan could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum PlanLoadError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: String,
+        source: crate::input_file::InputError,
+    },
+    /// Neither a trekplan nor a session spec; the problems say what was seen.
+    #[error("{path}: unrecognised plan format")]
+    Unrecognized {
+        path: String,
+        problems: Vec<Problem>,
+    },
+}
+
+impl crate::problem::Coded for PlanLoadError {
+    fn code(&self) -> &'static str {
+        match self {
+            Self::Read { source, .. } => source.code(code::INPUT),
+            Self::Unrecognized { .. } => code::PLAN_UNRECOGNIZED_FORMAT,
+        }
+    }
+}
+
+/// The most bytes a plan file may have. The largest plans seen are well
+/// under a megabyte; parsing one this size takes about a second.
+pub(crate) const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Every heading of a plan's Markdown, as its level and 1-based line (the
+/// front matter skipped, a `#` inside a code fence not a heading): where a
+/// step's text ends, for a writer that copies steps whole (`recovery
+/// spec`).
+pub(crate) fn heading_lines(source: &str) -> Vec<(u8, u32)> {
+    let front = crate::yaml::front_matter::split(source).ok().flatten();
+    let (body, body_line) = front.map_or((source, 1), |f| (f.body, f.body_line));
+    markdown::blocks(body, body_line)
+        .into_iter()
+        .filter_map(|b| match b {
+            markdown::Block::Heading { level, line, .. } => Some((level, line)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Reads and parses the plan at `path`. Invalid UTF-8 is replaced, never an
+/// error: the problems will point at what it breaks.
+pub(crate) fn load(path: &Path) -> Result<Plan, PlanLoadError> {
+    let shown = path.display().to_string();
+    let bytes =
+        crate::input_file::read(path, MAX_FILE_BYTES).map_err(|source| PlanLoadError::Read {
+            path: shown.clone(),
+            source,
+        })?;
+    // Checking valid UTF-8 is several times faster than the lossy decoder
+    // walking it in chunks, and a plan nearly always is valid.
+    let source = match std::str::from_utf8(&bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(&bytes),
+    };
+    parse::parse(&source, &shown).map_err(|problems| PlanLoadError::Unrecognized {
+        path: shown,
+        problems,
+    })
+}
+
+/// Prints a load error the way each output form expects; returns the code.
+fn unreadable(e: &PlanLoadError, json: bool, out: &mut impl Write) -> io::Result<u8> {
+    if json {
+        let body = serde_json::json!({
+            "valid": false,
+            "status": "FAIL",
+            "errors": [e.problem()],
+            "warnings": [],
+        });
+        writeln!(out, "{body:#}")?;
+        out.flush()?;
+    } else {
+        crate::problem::eprint_all(&[e.problem()]);
+    }
+    Ok(exit::CANNOT_CHECK)
+}
+
+/// The report of `plan validate` on the plan at `path` (also `trek start`'s
+/// when the plan is not executable); returns the exit code.
+pub(crate) fn validate_report(
+    path: &Path,
+    json: bool,
+    fail_on_warnings: bool,
+    screen: &dyn CriteriaScreen,
+    out: &mut impl Write,
+) -> io::Result<u8> {
+    let file = path.display().to_string();
+    let (plan, problems) = match load(path) {
+        Ok(plan) => {
+            let mut problems = plan.problems.clone();
+            // The criteria the run ends with, screened now as `criteria
+            // run` will screen them: a refusal is an error, since it makes
+            // the run fail after all its steps.
+            problems.extend(screen.problems(&plan, &repo_root(path)));
+            (Some(plan), problems)
+        }
+        Err(PlanLoadError::Unrecognized { problems, .. }) => (None, problems),
+        Err(e) => return unreadable(&e, json, out),
+    };
+    let report = Validation::of(&file, plan.as_ref(), &problems, fail_on_warnings);
+    if json {
+        report.render_json(out)?;
+    } else {
+        report.render_text(out)?;
+    }
+    out.flush()?;
+    Ok(if report.valid { exit::OK } else { exit::NOT_OK })
+}
+
+/// Loads the plan, or reports why not (as `plan validate` would) and
+/// returns the exit code (`Ok(Err(code))`), or the error writing that.
+pub(super) fn load_or_report(
+    path: &Path,
+    json: bool,
+    out: &mut impl Write,
+) -> io::Result<Result<Plan, u8>> {
+    match load(path) {
+        Ok(plan) => Ok(Ok(plan)),
+        Err(PlanLoadError::Unrecognized { problems, path }) => {
+            let report = Validation::of(&path, None, &problems, false);
+            if json {
+                report.render_json(out)?;
+            } else {
+                report.render_text(out)?;
+            }
+            out.flush()?;
+            Ok(Err(exit::NOT_OK))
+        }
+        Err(e) => unreadable(&e, json, out).map(Err),
+    }
+}
+
+/// The report of `plan dry-run` on the plan at `path` (also `trek start
+/// --dry-run`'s); returns the exit code.
+pub(crate) fn dry_run_report(
+    path: &Path,
+    json: bool,
+    screen: &dyn CriteriaScreen,
+    out: &mut impl Write,
+) -> io::Result<u8> {
+    let plan = match load_or_report(path, json, out)? {
+        Ok(plan) => plan,
+        Err(code) => return Ok(code),
+    };
+    let report = DryRun::of(&plan, &repo_root(path), screen);
+    if json {
+        report.render_json(out)?;
+    } else {
+        report.render_text(&plan, out)?;
+    }
+    out.flush()?;
+    Ok(if report.issues == 0 {
+        exit::OK
+    } else {
+        exit::NOT_OK
+    })
+}
+
+/// The root step paths are relative to: the git work tree holding the plan,
+/// or else the current directory.
+fn repo_root(plan: &Path) -> PathBuf {
+    let dir = plan
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::canonicalize(dir)
+        .ok()
+        .and_then(|real| {
+            real.ancestors()
+                .find(|d| d.join(".git").exists())
+                .map(Path::to_path_buf)
+        })
+        .unwrap_or_else(|| PathBuf::from("."))
+}
