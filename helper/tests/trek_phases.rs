@@ -1,7 +1,8 @@
 //! `/trekexecute` driven through `trek`'s phases as calls in this
 //! process, with no command line and no child helper (issue 27, point 5):
 //! a test per phase (start, step-begin, step-done, finish, release), each
-//! on a plan held in this file, and a whole run through all of them (a
+//! on a plan held in this file, a multi-session start, and a whole run
+//! through all of them (a
 //! failed attempt retried, the finish and the main-merge gate). Each
 //! phase's reply is checked as the agent reads it, and the run's files as
 //! git and the progress file hold them.
@@ -246,6 +247,36 @@ fn finish_asks_the_gate_and_release_ends_a_hold() {
     assert_eq!(progress(&repo)["status"], "in_progress");
     let again = trek::release(&repo);
     assert_eq!(again.json["status"], "none", "{}", again.text);
+}
+
+#[test]
+fn start_on_a_multi_session_plan_prepares_wave_one_from_the_directory_given() {
+    environment();
+    let work = tempfile::tempdir().unwrap();
+    let repo = work.path().join("repo");
+    fs::create_dir_all(repo.join("plans")).unwrap();
+    fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/plans/valid/multi-session.md"),
+        repo.join("plans/plan.md"),
+    )
+    .unwrap();
+    init(&repo);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "init"]);
+    let replied = trek::start(&repo, Path::new("plans/plan.md"));
+    assert_eq!(replied.exit, 0, "{}", replied.text);
+    assert_eq!(replied.json["status"], "handover", "{}", replied.text);
+    assert!(
+        replied.text.contains("/trekexecute --session"),
+        "{}",
+        replied.text
+    );
+    // The orders and worktrees are the repository's, not the process's.
+    assert!(
+        repo.join(".claude/trekplan-sessions/plan/orders/wave.json")
+            .is_file()
+    );
+    assert!(!repo.join(".git/voyage-run.json").exists());
 }
 
 #[test]

@@ -5,7 +5,9 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use super::ops::{Refused, StepRequest, audit_checkpoint, audit_scope, audit_step, run_session};
+use super::ops::{
+    Refused, SessionRequest, StepRequest, audit_checkpoint, audit_scope, audit_step, run_session,
+};
 use super::{render, step};
 use crate::exit;
 use crate::problem;
@@ -287,6 +289,7 @@ fn execute_step(args: &StepArgs, out: &mut impl Write) -> io::Result<u8> {
         since: args.since.as_deref(),
         verify_exit: args.verify_exit,
         repo: args.repo.as_deref(),
+        loaded: None,
     };
     let run = || -> Result<step::StepAudit, Refused> {
         let mut audited = audit_step(&request)?;
@@ -301,7 +304,14 @@ fn execute_step(args: &StepArgs, out: &mut impl Write) -> io::Result<u8> {
 }
 
 fn execute_session(args: &SessionArgs, out: &mut impl Write) -> io::Result<u8> {
-    let audit = run_session(None, &args.plan, &args.progress, &args.start, args.record);
+    let audit = run_session(&SessionRequest {
+        plan: &args.plan,
+        loaded: None,
+        progress: &args.progress,
+        start: &args.start,
+        record: args.record,
+        repo: None,
+    });
     answer(out, audit, args.json, render::session, |a| {
         a.drift_details.is_empty()
     })

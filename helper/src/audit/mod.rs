@@ -37,5 +37,5 @@ pub(crate) use cli::Command;
 pub(crate) use drift::line_of as drift_line;
 pub(crate) use git::Git;
 pub use git::{Commit, parse_log};
-pub(crate) use ops::{SessionFindings, StepRequest, audit_session, audit_step};
+pub(crate) use ops::{SessionFindings, SessionRequest, StepRequest, audit_session, audit_step};
 pub use paths::{Matcher, inside};

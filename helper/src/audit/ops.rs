@@ -15,8 +15,13 @@ use crate::problem::{Coded, Problem};
 /// A reason the audit could not check: printed, exit 2 (or its own code).
 pub(super) type Refused = (u8, Problem);
 
-fn load_plan(path: &Path) -> Result<Plan, Refused> {
-    crate::plan::load(path).map_err(|e| {
+/// The plan at `path`, or the one the caller read from it ([`crate::plan::given_or_load`]).
+fn load_plan<'a>(
+    given: Option<&'a Plan>,
+    path: &Path,
+    slot: &'a mut Option<Plan>,
+) -> Result<&'a Plan, Refused> {
+    crate::plan::given_or_load(given, path, slot).map_err(|e| {
         let problem = match &e {
             PlanLoadError::Read { .. } => e.problem(),
             PlanLoadError::Unrecognized { .. } => {
@@ -96,6 +101,8 @@ pub(crate) struct StepRequest<'a> {
     pub since: Option<&'a str>,
     pub verify_exit: Option<i32>,
     pub repo: Option<&'a Path>,
+    /// The plan at `plan`, when the caller has read it.
+    pub loaded: Option<&'a Plan>,
 }
 
 /// What `audit step` found.
@@ -133,8 +140,9 @@ impl StepAudited {
 
 /// `audit step`: the step's manifest checked against the work tree.
 pub(crate) fn audit_step(request: &StepRequest<'_>) -> Result<StepAudited, Refused> {
-    let plan = load_plan(request.plan)?;
-    let (step, manifest) = manifest_of(&plan, request.plan, request.step)?;
+    let mut read = None;
+    let plan = load_plan(request.loaded, request.plan, &mut read)?;
+    let (step, manifest) = manifest_of(plan, request.plan, request.step)?;
     let git = match request.repo {
         Some(root) => Git::at(root),
         None => repository()?,
@@ -153,8 +161,9 @@ pub(super) fn audit_checkpoint(
     step: u32,
     record: Option<&Path>,
 ) -> Result<checkpoint::CheckpointAudit, Refused> {
-    let plan = load_plan(plan_path)?;
-    let (_, manifest) = manifest_of(&plan, plan_path, step)?;
+    let mut read = None;
+    let plan = load_plan(None, plan_path, &mut read)?;
+    let (_, manifest) = manifest_of(plan, plan_path, step)?;
     let git = repository()?;
     let mut audit = checkpoint::audit(&git, step, manifest).map_err(cannot)?;
     if let Some(path) = record {
@@ -174,17 +183,24 @@ pub(crate) struct SessionFindings {
     pub drift: Vec<String>,
 }
 
-/// `audit session` (Phase 7.5) in the work tree `repo` on the run of
-/// `plan` recorded in `progress` since commit `start`, recorded in the
-/// progress file when `record`; a refusal is returned, not printed.
-pub(crate) fn audit_session(
-    repo: &Path,
-    plan: &Path,
-    progress: &Path,
-    start: &str,
-    record: bool,
-) -> Result<SessionFindings, Refused> {
-    run_session(Some(repo), plan, progress, start, record).map(|a| SessionFindings {
+/// The run `audit session` (Phase 7.5) checks: its plan, its progress
+/// file, the commit it started from, whether to record the finding in the
+/// progress file, and the work tree (default: the current directory's).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SessionRequest<'a> {
+    pub plan: &'a Path,
+    /// The plan at `plan`, when the caller has read it.
+    pub loaded: Option<&'a Plan>,
+    pub progress: &'a Path,
+    pub start: &'a str,
+    pub record: bool,
+    pub repo: Option<&'a Path>,
+}
+
+/// `audit session` as `trek finish` tells it; a refusal is returned, not
+/// printed.
+pub(crate) fn audit_session(request: &SessionRequest<'_>) -> Result<SessionFindings, Refused> {
+    run_session(request).map(|a| SessionFindings {
         expected_paths: a.expected_paths,
         commits: a.commits,
         scripts: a.scripts,
@@ -196,21 +212,22 @@ pub(crate) fn audit_session(
     })
 }
 
-/// `audit session` on the run of `plan_path` recorded in `progress_path`
-/// since `start`, recorded there when `record`; in the work tree `repo`,
-/// else the one holding the current directory.
-pub(super) fn run_session(
-    repo: Option<&Path>,
-    plan_path: &Path,
-    progress_path: &Path,
-    start: &str,
-    record: bool,
-) -> Result<session::SessionAudit, Refused> {
+/// `audit session`: the run's whole manifest audit.
+pub(super) fn run_session(request: &SessionRequest<'_>) -> Result<session::SessionAudit, Refused> {
+    let SessionRequest {
+        plan: plan_path,
+        loaded,
+        progress: progress_path,
+        start,
+        record,
+        repo,
+    } = *request;
     let budget = crate::progress::budget_from_env();
     if let Some(w) = &budget.warning {
         crate::problem::eprint_line(&format!("warning: {w}"));
     }
-    let plan = load_plan(plan_path)?;
+    let mut read = None;
+    let plan = load_plan(loaded, plan_path, &mut read)?;
     let broken: Vec<String> = plan
         .steps
         .iter()
@@ -236,7 +253,7 @@ pub(super) fn run_session(
         None => repository()?,
     };
     let start = git.commit_id(start, "--start").map_err(cannot)?;
-    let mut audit = session::audit(&git, &plan, &progress, &start, budget.cap).map_err(cannot)?;
+    let mut audit = session::audit(&git, plan, &progress, &start, budget.cap).map_err(cannot)?;
     if record {
         record::session(progress_path, &audit)?;
         audit.recorded = Some(progress_path.display().to_string());
@@ -254,7 +271,8 @@ pub(super) fn audit_scope(
     since: Option<&str>,
     progress: Option<&Path>,
 ) -> Result<render::ScopeAudit, Refused> {
-    let plan = load_plan(plan_path)?;
+    let mut read = None;
+    let plan = load_plan(None, plan_path, &mut read)?;
     let Some(step) = plan.step(step_number) else {
         return Err(cannot(
             Problem::new(

@@ -234,6 +234,7 @@ impl EntryCommand {
 fn execute_run(args: &RunArgs, out: &mut impl Write) -> io::Result<u8> {
     let request = Request {
         plan: &args.plan,
+        loaded: None,
         cwd: args.cwd.as_deref(),
         timeout: Duration::from_secs(args.timeout),
         record: args.record.as_deref(),
@@ -253,6 +254,7 @@ fn execute_run(args: &RunArgs, out: &mut impl Write) -> io::Result<u8> {
 fn execute_entry(args: &CheckArgs, out: &mut impl Write) -> io::Result<u8> {
     let request = Request {
         plan: &args.plan,
+        loaded: None,
         cwd: args.cwd.as_deref(),
         timeout: Duration::from_secs(args.timeout),
         record: args.record.as_deref(),

@@ -82,6 +82,8 @@ impl Verification {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Request<'a> {
     pub plan: &'a Path,
+    /// The plan at `plan`, when the caller has read it.
+    pub loaded: Option<&'a crate::plan::Plan>,
     pub cwd: Option<&'a Path>,
     pub timeout: Duration,
     pub record: Option<&'a Path>,
@@ -106,7 +108,8 @@ pub(crate) fn run_criteria(request: &Request<'_>) -> Verification {
             return recorded(report, args.record, None);
         }
     };
-    let plan = match plan::load(args.plan) {
+    let mut read = None;
+    let plan = match plan::given_or_load(args.loaded, args.plan, &mut read) {
         Ok(plan) => plan,
         Err(e) => {
             let report = with_error(report, &e.problem(), args.plan);
@@ -114,7 +117,7 @@ pub(crate) fn run_criteria(request: &Request<'_>) -> Verification {
         }
     };
     report = Report::new(file, Some(plan.kind), report.cwd);
-    let (criteria, line) = match criteria_of(&plan) {
+    let (criteria, line) = match criteria_of(plan) {
         Some(found) => found,
         None => {
             report.status = Status::Failed;
@@ -244,7 +247,8 @@ pub(crate) fn check_entry(request: &Request<'_>) -> (EntryReport, u8) {
         Ok(c) => c,
         Err(p) => return refused(p),
     };
-    let plan = match plan::load(request.plan) {
+    let mut read = None;
+    let plan = match plan::given_or_load(request.loaded, request.plan, &mut read) {
         Ok(plan) => plan,
         Err(e) => return refused(e.problem()),
     };

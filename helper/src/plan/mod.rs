@@ -43,7 +43,8 @@ pub(crate) use decision::{Decision as StrategyDecision, Invocation, decide};
 pub(crate) use manifest::Manifest;
 pub(crate) use model::{CommandKind, Plan, PlanCommand, PlanKind};
 pub(crate) use ops::{
-    MAX_FILE_BYTES, PlanLoadError, dry_run_report, heading_lines, load, validate_report,
+    MAX_FILE_BYTES, PlanLoadError, dry_run_report, given_or_load, heading_lines, load,
+    validate_report,
 };
 pub use parse::parse;
 pub(crate) use screen::{CriteriaScreen, CriterionRefusal, ScreenedCriterion};

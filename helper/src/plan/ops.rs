@@ -55,6 +55,20 @@ pub(crate) fn heading_lines(source: &str) -> Vec<(u8, u32)> {
         .collect()
 }
 
+/// The plan an operation works on: `given`, when its caller has read it
+/// already (trek reads the plan once per call and hands it to every
+/// operation), else the plan at `path`, read now and kept in `slot`.
+pub(crate) fn given_or_load<'a>(
+    given: Option<&'a Plan>,
+    path: &Path,
+    slot: &'a mut Option<Plan>,
+) -> Result<&'a Plan, PlanLoadError> {
+    match given {
+        Some(plan) => Ok(plan),
+        None => Ok(slot.insert(load(path)?)),
+    }
+}
+
 /// Reads and parses the plan at `path`. Invalid UTF-8 is replaced, never an
 /// error: the problems will point at what it breaks.
 pub(crate) fn load(path: &Path) -> Result<Plan, PlanLoadError> {

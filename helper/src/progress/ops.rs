@@ -863,23 +863,17 @@ pub(crate) fn initialize(request: &InitRequest<'_>, budget: &budget::Budget) -> 
         );
         return refused(reply, exit::CANNOT_CHECK, p);
     }
-    let read;
-    let plan = match request.loaded {
-        Some(plan) => plan,
-        None => match crate::plan::load(&plan_path) {
-            Ok(plan) => {
-                read = plan;
-                &read
-            }
-            Err(e) => {
-                let code = match e {
-                    crate::plan::PlanLoadError::Read { .. } => exit::CANNOT_CHECK,
-                    crate::plan::PlanLoadError::Unrecognized { .. } => exit::NOT_OK,
-                };
-                let p = e.problem().in_file(&plan_path);
-                return refused(reply, code, p);
-            }
-        },
+    let mut read = None;
+    let plan = match crate::plan::given_or_load(request.loaded, &plan_path, &mut read) {
+        Ok(plan) => plan,
+        Err(e) => {
+            let code = match e {
+                crate::plan::PlanLoadError::Read { .. } => exit::CANNOT_CHECK,
+                crate::plan::PlanLoadError::Unrecognized { .. } => exit::NOT_OK,
+            };
+            let p = e.problem().in_file(&plan_path);
+            return refused(reply, code, p);
+        }
     };
     let facts = match init::PlanFacts::of(plan, &plan_path, locate.session) {
         Ok(f) => f,

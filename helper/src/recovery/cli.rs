@@ -103,6 +103,7 @@ fn execute_spec(args: &SpecArgs, out: &mut impl Write) -> io::Result<u8> {
         progress: args.progress.clone(),
         out: args.out.clone(),
         session: args.session,
+        dir: None,
     };
     let recovery = recover(&request);
     recovery.eprint();

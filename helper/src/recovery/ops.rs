@@ -111,10 +111,14 @@ fn load_progress(path: &Path) -> Result<Progress, Refused> {
     })
 }
 
-/// The current directory's HEAD: full id and subject.
-fn head() -> Result<(String, String), Refused> {
+/// HEAD of the work tree holding `dir` (else the current directory): full
+/// id and subject.
+fn head(dir: Option<&Path>) -> Result<(String, String), Refused> {
     let none = |why: String| cannot(Problem::new(code::RECOVERY_NOT_A_REPOSITORY, why));
-    let here = std::env::current_dir().map_err(|e| none(format!("no current directory: {e}")))?;
+    let here = match dir {
+        Some(dir) => dir.to_path_buf(),
+        None => std::env::current_dir().map_err(|e| none(format!("no current directory: {e}")))?,
+    };
     let out = crate::git::run(&here, &["log", "-1", "--format=%H%x00%s"])
         .map_err(|e| none(format!("git cannot run: {e}")))?;
     if !out.ok() {
@@ -155,6 +159,9 @@ pub(crate) struct SpecRequest {
     /// The directory the spec is written in.
     pub out: PathBuf,
     pub session: Option<u32>,
+    /// Where the recovery is made from (its HEAD, the checkout the order
+    /// names): the current directory when `None`.
+    pub dir: Option<PathBuf>,
 }
 
 /// What `recovery spec` did.
@@ -247,7 +254,7 @@ fn dispatch(args: &SpecRequest, reply: &mut Reply, text: &mut String) -> Result<
             &args.progress,
         ));
     }
-    let (sha, subject) = head()?;
+    let (sha, subject) = head(args.dir.as_deref())?;
     let new_depth = depth + 1;
     let plan_path = args.plan.display().to_string();
     let progress_path = args.progress.display().to_string();
@@ -316,8 +323,10 @@ fn dispatch(args: &SpecRequest, reply: &mut Reply, text: &mut String) -> Result<
     })?;
     reply.recorded = Some(progress_path);
 
-    let root = std::env::current_dir()
-        .ok()
+    let root = args
+        .dir
+        .clone()
+        .or_else(|| std::env::current_dir().ok())
         .and_then(|d| crate::git::toplevel(&d))
         .unwrap_or_else(|| PathBuf::from("."));
     let numbers: Vec<String> = missing.iter().map(u32::to_string).collect();

@@ -121,7 +121,7 @@ fn execute_report(
     data_dir: Option<&Path>,
     out: &mut impl Write,
 ) -> io::Result<u8> {
-    let built = match build(&args.progress, args.plan.as_deref(), budget) {
+    let built = match build(&args.progress, args.plan.as_deref(), None, budget) {
         Ok(b) => b,
         Err(p) => return cannot(out, p),
     };

@@ -27,16 +27,19 @@ fn load_progress(path: &Path) -> Result<Progress, Problem> {
 #[derive(Debug)]
 pub(crate) struct Built {
     pub(super) report: model::Report,
-    plan: Option<crate::plan::Plan>,
+    /// The plan's `profile:`, for the stats record.
+    plan_profile: Option<String>,
 }
 
 /// Builds the report of the run recorded in `progress_path`, its plan
 /// read from `plan_path` (else from the one the progress file names, when
-/// it can be). The budget's warning and unreadable inputs are told on
-/// stderr; the problem returned is the reason no report can be made.
+/// it can be), or `loaded`, the plan at `plan_path` the caller has read.
+/// The budget's warning and unreadable inputs are told on stderr; the
+/// problem returned is the reason no report can be made.
 pub(crate) fn build(
     progress_path: &Path,
     plan_path: Option<&Path>,
+    loaded: Option<&crate::plan::Plan>,
     budget: &crate::progress::Budget,
 ) -> Result<Built, Problem> {
     if let Some(w) = &budget.warning {
@@ -46,8 +49,9 @@ pub(crate) fn build(
     let mut notes = Vec::new();
     // The plan: --plan must be readable; the one the progress file names
     // is read when it can be, and said when it cannot.
+    let mut read = None;
     let plan = match plan_path {
-        Some(path) => match crate::plan::load(path) {
+        Some(path) => match crate::plan::given_or_load(loaded, path, &mut read) {
             Ok(plan) => Some(plan),
             Err(e) => {
                 let p = match &e {
@@ -60,7 +64,7 @@ pub(crate) fn build(
             }
         },
         None => match crate::plan::load(Path::new(&progress.plan)) {
-            Ok(plan) => Some(plan),
+            Ok(plan) => Some(&*read.insert(plan)),
             Err(e) => {
                 notes.push(format!(
                     "the plan was not read ({e}): step descriptions, On failure and the security judgement are left out; pass --plan"
@@ -70,8 +74,12 @@ pub(crate) fn build(
         },
     };
     let shown = progress_path.display().to_string();
-    let report = model::build(&shown, &progress, plan.as_ref(), budget.cap, notes);
-    Ok(Built { report, plan })
+    let report = model::build(&shown, &progress, plan, budget.cap, notes);
+    let plan_profile = plan.and_then(|p| p.profile.clone());
+    Ok(Built {
+        report,
+        plan_profile,
+    })
 }
 
 impl Built {
@@ -117,7 +125,7 @@ impl Built {
             flag,
             recorded,
             env_profile,
-            self.plan.as_ref().and_then(|p| p.profile.clone()),
+            self.plan_profile.clone(),
             data_dir,
         ) {
             Ok((profile, source)) => summary::ProfileFields {

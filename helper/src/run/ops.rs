@@ -115,7 +115,14 @@ pub(crate) struct Outcome {
 /// Runs the shell line `command` in `cwd` as `run --cwd CWD -- COMMAND`
 /// does: a log file, the default timeout, bash.
 pub(crate) fn run_command(command: &str, cwd: &Path) -> Outcome {
-    let block = match current_dir() {
+    // The process's directory only resolves a relative `cwd`: trek's
+    // phases, which hand their work tree's absolute path, never read it.
+    let pwd = if cwd.is_absolute() {
+        Ok(cwd.to_path_buf())
+    } else {
+        current_dir()
+    };
+    let block = match pwd {
         Ok(pwd) => produce(&Options {
             input: Input::Flags(Options::flags(
                 &[OsString::from(command)],

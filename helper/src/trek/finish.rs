@@ -183,13 +183,13 @@ fn finish_inner(here: &Path, gate: Option<GateAnswer>, advisory: bool) -> Result
         })?;
         reply.push("Plan verification: DEFERRED to the master verification (it checks the whole plan, after the last wave is merged); this session is judged by its steps and its manifest audit.");
         if advisory {
-            let criteria = verification(&plan, Some(&root), None);
+            let criteria = verification(&plan, Some(&run.plan), Some(&root), None);
             reply.push("Advisory run of the plan's Verification (information only, not this session's gate):");
             reply.push_text(&criteria.checklist());
         }
     } else if early.is_none() && done {
         // Phase 7: the plan's own check of the whole.
-        let criteria = verification(&plan, Some(&root), Some(&progress));
+        let criteria = verification(&plan, Some(&run.plan), Some(&root), Some(&progress));
         reply.push_text(&criteria.checklist());
         verified = criteria.passed();
     } else if early.is_none() {
@@ -200,13 +200,14 @@ fn finish_inner(here: &Path, gate: Option<GateAnswer>, advisory: bool) -> Result
     // below, once, by what this call does with it.
     let (audit, said) = crate::problem::holding(|| {
         told(
-            crate::audit::audit_session(
-                &run.root,
-                Path::new(&plan),
-                &run.progress_path,
-                &run.decided.start_sha,
-                true,
-            )
+            crate::audit::audit_session(&crate::audit::SessionRequest {
+                plan: &run.plan_file,
+                loaded: Some(&run.plan),
+                progress: &run.progress_path,
+                start: &run.decided.start_sha,
+                record: true,
+                repo: Some(&run.root),
+            })
             .map_err(|(_, p)| p),
         )
     });
@@ -229,6 +230,7 @@ fn finish_inner(here: &Path, gate: Option<GateAnswer>, advisory: bool) -> Result
             progress: run.progress_path.clone(),
             out: out.into(),
             session: None,
+            dir: Some(run.root.clone()),
         };
         let recovery = super::said::passing_on(|| {
             let recovery = crate::recovery::recover(&request);
@@ -309,14 +311,17 @@ fn finish_inner(here: &Path, gate: Option<GateAnswer>, advisory: bool) -> Result
 }
 
 /// The plan's criteria run in `cwd` (the git work tree holding the current
-/// directory by default), recorded in `record`'s progress file when given.
+/// directory by default), recorded in `record`'s progress file when given;
+/// `loaded`: the plan at `plan`, when the caller has read it.
 pub(super) fn verification(
     plan: &str,
+    loaded: Option<&crate::plan::Plan>,
     cwd: Option<&str>,
     record: Option<&str>,
 ) -> crate::criteria::Verification {
     let request = crate::criteria::Request {
         plan: Path::new(plan),
+        loaded,
         cwd: cwd.map(Path::new),
         timeout: std::time::Duration::from_secs(crate::criteria::DEFAULT_TIMEOUT_SECS),
         record: record.map(Path::new),
@@ -506,6 +511,7 @@ fn finalize(run: &Run, status: &str, mut reply: Reply) -> Result<Reply, Problem>
         told(crate::report::build(
             &run.progress_path,
             Some(&run.plan_file),
+            Some(&run.plan),
             &budget,
         ))
     });

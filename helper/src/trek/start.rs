@@ -607,6 +607,7 @@ fn single_session(
     if plan.kind == PlanKind::SessionSpec {
         let request = crate::criteria::Request {
             plan: plan_path,
+            loaded: live,
             cwd: Some(&root),
             timeout: std::time::Duration::from_secs(crate::criteria::DEFAULT_TIMEOUT_SECS),
             record: Some(&progress),

@@ -562,6 +562,7 @@ fn done_inner(here: &Path, n: u32) -> Result<Reply, Problem> {
         since: since.as_deref(),
         verify_exit: i32::try_from(exit_code).ok(),
         repo: Some(&run.root),
+        loaded: Some(&run.plan),
     };
     // A pass is recorded with the step's completion below (one write of
     // the progress file, not two); anything else is recorded as it is.

@@ -16,9 +16,10 @@ use super::reply::{Next, Reply};
 use super::said;
 use crate::exit;
 use crate::problem::Problem;
+use crate::wave::Target;
 
-fn standing(plan: &str) -> Result<(bool, Option<u32>), Problem> {
-    crate::wave::standing(Path::new(plan)).map_err(|(_, p)| p)
+fn standing(here: &Path, plan: &str) -> Result<(bool, Option<u32>), Problem> {
+    crate::wave::standing(&Target::plan_from(Path::new(plan), here)).map_err(|(_, p)| p)
 }
 
 /// Runs the multi-session path from the main checkout.
@@ -28,12 +29,12 @@ pub(super) fn run(
     plan: &str,
     project: Option<&Path>,
 ) -> Result<Reply, Problem> {
-    let (in_flight, mut next) = standing(plan)?;
+    let (in_flight, mut next) = standing(here, plan)?;
     if in_flight {
-        let collected = crate::wave::collect(Path::new(plan));
+        let collected = crate::wave::collect(&Target::plan_from(Path::new(plan), here));
         reply.push_text(&collected.text);
         match collected.outcome {
-            Some("merged") => next = standing(plan)?.1,
+            Some("merged") => next = standing(here, plan)?.1,
             // Sessions still open: the hand-over stands.
             Some("running") => {
                 reply.status = "handover".into();
@@ -48,7 +49,7 @@ pub(super) fn run(
                 } else {
                     "The merge was aborted and the wave stays open. Merge the conflicting session's branch by hand here (git merge --no-ff BRANCH, resolve, commit); then run /trekexecute on the plan again: it merges the rest and goes on."
                 });
-                reply.report = Some(sessions_report(Path::new(plan)));
+                reply.report = Some(sessions_report(here, Path::new(plan)));
                 reply.status = "failed".into();
                 reply.exit = exit::NOT_OK;
                 return Ok(reply);
@@ -63,7 +64,7 @@ pub(super) fn run(
         }
     } else if next.is_some() {
         let preflight = said::passing_on(|| {
-            let done = crate::wave::preflight(Path::new(plan), None, project);
+            let done = crate::wave::preflight(&Target::plan_from(Path::new(plan), here), project);
             done.eprint();
             done
         });
@@ -77,7 +78,8 @@ pub(super) fn run(
     match next {
         Some(_) => {
             let prepared = said::passing_on(|| {
-                let done = crate::wave::prepare(Path::new(plan), None, None, project);
+                let done =
+                    crate::wave::prepare(&Target::plan_from(Path::new(plan), here), None, project);
                 done.eprint();
                 done
             });
@@ -97,7 +99,7 @@ pub(super) fn run(
             // then the gate. A failure asks nothing: there is nothing fit
             // to publish, and the next run comes back here.
             let root = main_checkout(here)?;
-            let criteria = verification(plan, Some(&root), None);
+            let criteria = verification(plan, None, Some(&root), None);
             reply.push("Master verification (every wave merged):");
             reply.push_text(&criteria.checklist());
             if !criteria.passed() {
@@ -120,9 +122,9 @@ pub(super) fn run(
 }
 
 /// `wave report`'s text: each archived session's result.
-fn sessions_report(plan: &Path) -> String {
+fn sessions_report(here: &Path, plan: &Path) -> String {
     said::passing_on(|| {
-        let done = crate::wave::sessions_report(plan, None);
+        let done = crate::wave::sessions_report(&Target::plan_from(plan, here));
         done.eprint();
         done.text
     })
@@ -157,7 +159,7 @@ pub(super) fn finish(here: &Path, plan: &Path, gate: Option<GateAnswer>) -> Resu
             "--plan goes with --gate confirm|decline: it answers a multi-session run's main-merge gate",
         ));
     };
-    let (in_flight, next) = standing(&plan)?;
+    let (in_flight, next) = standing(here, &plan)?;
     if in_flight || next.is_some() {
         return Err(Problem::new(
             code::TREK_GATE,
@@ -179,10 +181,11 @@ pub(super) fn finish(here: &Path, plan: &Path, gate: Option<GateAnswer>) -> Resu
                 &json!({ "plan": plan, "answered_by": by }),
                 &mut reply,
             );
-            reply.report = Some(sessions_report(Path::new(&plan)));
-            let verified = verification(&plan, Some(&root), None);
+            reply.report = Some(sessions_report(here, Path::new(&plan)));
+            let verified = verification(&plan, None, Some(&root), None);
             if verified.passed() {
-                let cleared = crate::wave::clear_orders(Path::new(&plan)).map_err(|(_, p)| p)?;
+                let cleared = crate::wave::clear_orders(&Target::plan_from(Path::new(&plan), here))
+                    .map_err(|(_, p)| p)?;
                 reply.push(format!(
                     "Master verification passed; the orders directory is cleared ({} files).",
                     cleared.len()

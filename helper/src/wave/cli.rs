@@ -2,8 +2,9 @@
 //! `--json` reply.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use super::Target;
 use super::ops;
 
 /// Prepare, collect and clean up the waves of a multi-session run.
@@ -121,29 +122,36 @@ pub(crate) struct PlainArgs {
     pub json: bool,
 }
 
+/// The plan a call names, from the current directory.
+fn target<'a>(plan: &'a Path, session_dir: &'a Option<PathBuf>) -> Target<'a> {
+    Target {
+        plan,
+        session_dir: session_dir.as_deref(),
+        here: None,
+    }
+}
+
 impl Command {
     pub(crate) fn execute(self, out: &mut impl Write) -> io::Result<u8> {
         match self {
             Self::Preflight(a) => ops::preflight(
-                &a.common.plan,
-                a.common.session_dir.as_deref(),
+                &target(&a.common.plan, &a.common.session_dir),
                 a.project.as_deref(),
             )
             .print(a.common.json, out),
             Self::Prepare(a) => ops::prepare(
-                &a.common.plan,
-                a.common.session_dir.as_deref(),
+                &target(&a.common.plan, &a.common.session_dir),
                 a.wave,
                 a.project.as_deref(),
             )
             .print(a.common.json, out),
             Self::Collect(a) => {
-                ops::collect(&a.common.plan, a.common.session_dir.as_deref(), a.wave)
+                ops::collect(&target(&a.common.plan, &a.common.session_dir), a.wave)
                     .print(a.common.json, out)
             }
-            Self::Cleanup(a) => ops::cleanup(&a.plan, a.session_dir.as_deref()).print(a.json, out),
+            Self::Cleanup(a) => ops::cleanup(&target(&a.plan, &a.session_dir)).print(a.json, out),
             Self::Report(a) => {
-                ops::sessions_report(&a.plan, a.session_dir.as_deref()).print(a.json, out)
+                ops::sessions_report(&target(&a.plan, &a.session_dir)).print(a.json, out)
             }
         }
     }

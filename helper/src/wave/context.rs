@@ -82,17 +82,42 @@ pub(super) fn main_checkout(here: &Path) -> Result<PathBuf, Fail> {
     Ok(main)
 }
 
-/// The layout of `plan` (relative to the main checkout, or absolute inside
-/// it), found from the current directory.
-pub(super) fn layout(plan: &Path, session_dir: Option<&Path>) -> Result<Layout, Fail> {
-    let here = std::env::current_dir().map_err(|e| {
-        (
-            exit::CANNOT_CHECK,
-            Problem::new(code::WAVE_NOT_A_REPO, format!("no current directory: {e}")),
-        )
-    })?;
+/// Which plan's waves an operation works on, and from where.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Target<'a> {
+    /// The plan, relative to the main checkout or absolute inside it.
+    pub plan: &'a Path,
+    /// Where its orders live (`--session-dir`; default: beside the plan).
+    pub session_dir: Option<&'a Path>,
+    /// The directory the call is made from; the current directory when
+    /// `None` (the command line), given by `trek`, whose phases take it.
+    pub here: Option<&'a Path>,
+}
+
+impl<'a> Target<'a> {
+    /// `plan`'s waves, with its orders in their default place, from `here`.
+    pub(crate) fn plan_from(plan: &'a Path, here: &'a Path) -> Self {
+        Self {
+            plan,
+            session_dir: None,
+            here: Some(here),
+        }
+    }
+}
+
+/// The layout of the target's plan, found from the directory it names.
+pub(super) fn layout(target: &Target<'_>) -> Result<Layout, Fail> {
+    let here = match target.here {
+        Some(dir) => dir.to_path_buf(),
+        None => std::env::current_dir().map_err(|e| {
+            (
+                exit::CANNOT_CHECK,
+                Problem::new(code::WAVE_NOT_A_REPO, format!("no current directory: {e}")),
+            )
+        })?,
+    };
     let root = main_checkout(&here)?;
-    Layout::new(&root, plan, session_dir)
+    Layout::new(&root, target.plan, target.session_dir)
 }
 
 /// The branches `refs/heads/trek/SLUG/…` of this plan, short names.

@@ -32,5 +32,6 @@ mod report;
 mod tidy;
 
 pub(crate) use cli::Command;
+pub(crate) use context::Target;
 pub(crate) use ops::collect_in_flight as collect;
 pub(crate) use ops::{clear_orders, preflight, prepare, sessions_report, standing};

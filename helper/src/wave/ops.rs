@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::{context, report};
+use super::context::{self, Target};
+use super::report;
 use crate::exit;
 use crate::orders::Fail;
 use crate::problem::{self, Problem};
@@ -55,13 +56,11 @@ impl<R: Serialize> Done<R> {
 
 /// `wave preflight`: Checks 1–4 before a wave is prepared.
 pub(crate) fn preflight(
-    plan: &Path,
-    session_dir: Option<&Path>,
+    target: &Target<'_>,
     project: Option<&Path>,
 ) -> Done<impl Serialize + use<>> {
     let mut reply = super::preflight::PreflightReply::default();
-    let done = context::layout(plan, session_dir)
-        .and_then(|l| super::preflight::run(&l, project, &mut reply));
+    let done = context::layout(target).and_then(|l| super::preflight::run(&l, project, &mut reply));
     reply.ok = done.is_ok();
     let failed = done.err();
     reply.problem = failed.as_ref().map(|(_, p)| p.clone());
@@ -75,14 +74,13 @@ pub(crate) fn preflight(
 
 /// `wave prepare`: the worktrees and session orders of one wave.
 pub(crate) fn prepare(
-    plan: &Path,
-    session_dir: Option<&Path>,
+    target: &Target<'_>,
     wave: Option<u32>,
     project: Option<&Path>,
 ) -> Done<impl Serialize + use<>> {
     let mut reply = super::prepare::PrepareReply::default();
     let mut orders_dir = PathBuf::new();
-    let done = context::layout(plan, session_dir).and_then(|l| {
+    let done = context::layout(target).and_then(|l| {
         orders_dir = l.orders_dir();
         super::prepare::run(&l, wave, project, &mut reply)
     });
@@ -99,13 +97,11 @@ pub(crate) fn prepare(
 
 /// `wave collect`: the finished wave merged, its worktrees removed.
 pub(super) fn collect(
-    plan: &Path,
-    session_dir: Option<&Path>,
+    target: &Target<'_>,
     wave: Option<u32>,
 ) -> Done<super::collect::CollectReply> {
     let mut reply = super::collect::CollectReply::default();
-    let done =
-        context::layout(plan, session_dir).and_then(|l| super::collect::run(&l, wave, &mut reply));
+    let done = context::layout(target).and_then(|l| super::collect::run(&l, wave, &mut reply));
     reply.ok = done.is_ok();
     let failed = done.err();
     reply.problem = failed.as_ref().map(|(_, p)| p.clone());
@@ -129,9 +125,9 @@ pub(super) struct CleanupReply {
 }
 
 /// `wave cleanup`: the merged worktrees and branches removed, without force.
-pub(super) fn cleanup(plan: &Path, session_dir: Option<&Path>) -> Done<CleanupReply> {
+pub(super) fn cleanup(target: &Target<'_>) -> Done<CleanupReply> {
     let mut reply = CleanupReply::default();
-    let done = context::layout(plan, session_dir).and_then(|l| {
+    let done = context::layout(target).and_then(|l| {
         reply.plan = Some(l.plan_rel.clone());
         report::cleanup(&l)
     });
@@ -172,11 +168,8 @@ pub(super) fn cleanup(plan: &Path, session_dir: Option<&Path>) -> Done<CleanupRe
 }
 
 /// `wave report`: each archived session's result.
-pub(crate) fn sessions_report(
-    plan: &Path,
-    session_dir: Option<&Path>,
-) -> Done<impl Serialize + use<>> {
-    let layout = match context::layout(plan, session_dir) {
+pub(crate) fn sessions_report(target: &Target<'_>) -> Done<impl Serialize + use<>> {
+    let layout = match context::layout(target) {
         Ok(l) => l,
         Err(f) => {
             let reply = report::Report {
@@ -221,8 +214,8 @@ pub(crate) fn sessions_report(
 /// Where a plan's multi-session run stands, for `trek start`: whether a
 /// wave awaits its sessions (`wave.json` exists), and else the lowest wave
 /// not yet merged (`None`: every wave is merged).
-pub(crate) fn standing(plan: &std::path::Path) -> Result<(bool, Option<u32>), crate::orders::Fail> {
-    let layout = context::layout(plan, None)?;
+pub(crate) fn standing(target: &Target<'_>) -> Result<(bool, Option<u32>), crate::orders::Fail> {
+    let layout = context::layout(target)?;
     if layout.wave_file().exists() {
         return Ok((true, None));
     }
@@ -240,8 +233,8 @@ pub(crate) struct Collected {
 
 /// `wave collect` for the plan's wave in flight, as `trek start` runs it
 /// (`crate::wave::collect` to other areas).
-pub(crate) fn collect_in_flight(plan: &std::path::Path) -> Collected {
-    let done = collect(plan, None, None);
+pub(crate) fn collect_in_flight(target: &Target<'_>) -> Collected {
+    let done = collect(target, None);
     let mut text = done.text;
     if let Some((_, problem)) = &done.failed {
         text.push_str(&format!("error[{}]: {}\n", problem.code, problem.message));
@@ -255,7 +248,7 @@ pub(crate) fn collect_in_flight(plan: &std::path::Path) -> Collected {
 /// Phase 8's confirm on the multi-session path: the plan's orders
 /// directory cleared (orders, archived progress copies, the merged-waves
 /// record). Returns what was removed.
-pub(crate) fn clear_orders(plan: &std::path::Path) -> Result<Vec<String>, crate::orders::Fail> {
-    let layout = context::layout(plan, None)?;
+pub(crate) fn clear_orders(target: &Target<'_>) -> Result<Vec<String>, crate::orders::Fail> {
+    let layout = context::layout(target)?;
     crate::orders::clear(&layout.session_dir)
 }
