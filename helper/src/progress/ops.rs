@@ -748,6 +748,8 @@ pub(crate) enum Initialized {
         reply: Reply,
         verb: &'static str,
         iterations: u32,
+        /// The file as written, for a caller that goes on with it.
+        written: Box<Progress>,
     },
 }
 
@@ -806,6 +808,7 @@ impl Initialized {
                 reply,
                 verb,
                 iterations,
+                ..
             } => {
                 if json {
                     reply.render_json(out)?;
@@ -935,6 +938,7 @@ pub(crate) fn initialize(request: &InitRequest<'_>, budget: &budget::Budget) -> 
         reply,
         verb,
         iterations,
+        written: Box::new(progress),
     }
 }
 

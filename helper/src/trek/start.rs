@@ -649,7 +649,14 @@ fn single_session(
     }
 
     context::save_marker(&location.marker, &marker)?;
-    let next = super::step::next_step(&progress, decided.only_step)?;
+    // A fresh file is the one just written (the entry check records no
+    // step); a kept one is read again.
+    let next = match &init {
+        crate::progress::Initialized::Written { written, .. } => {
+            super::step::next_open(written, decided.only_step)
+        }
+        _ => super::step::next_step(&progress, decided.only_step)?,
+    };
     reply.status = "in_progress".into();
     match next {
         Some(n) => {

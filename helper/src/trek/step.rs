@@ -31,7 +31,11 @@ const FAILURES_SHOWN: usize = 5;
 /// The first step of the run still to do: `only` alone in step mode, else
 /// the first neither completed nor skipped. `None` when there is none.
 pub(super) fn next_step(progress: &Path, only: Option<u32>) -> Result<Option<u32>, Problem> {
-    let file = context::load_progress(progress)?;
+    Ok(next_open(&context::load_progress(progress)?, only))
+}
+
+/// [`next_step`] of the progress file `file` already read.
+pub(super) fn next_open(file: &crate::progress::Progress, only: Option<u32>) -> Option<u32> {
     let open = |status: StepStatus| {
         !matches!(
             status,
@@ -42,10 +46,10 @@ pub(super) fn next_step(progress: &Path, only: Option<u32>) -> Result<Option<u32
         .steps
         .iter()
         .map(|(key, record)| (key.0, record.status));
-    Ok(match only {
+    match only {
         Some(n) => steps.find(|(k, s)| *k == n && open(*s)).map(|(k, _)| k),
         None => steps.find(|(_, s)| open(*s)).map(|(k, _)| k),
-    })
+    }
 }
 
 fn step_of(run: &Run, n: u32) -> Result<&Step, Problem> {
