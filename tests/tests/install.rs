@@ -760,3 +760,149 @@ fn the_shipped_checksums_pin_only_this_versions_release_archives() {
         );
     }
 }
+
+/// action.yml's steps, each as (its `run` script, its `env` with the
+/// action's expressions replaced: `inputs.NAME` from `inputs`, the runner's
+/// temp dir from `temp`).
+fn action_steps(inputs: &[(&str, &str)], temp: &Path) -> Vec<(String, Vec<(String, String)>)> {
+    let text = fs::read_to_string(repo_root().join("action.yml")).unwrap();
+    let action: serde_json::Value = serde_saphyr::from_str(&text).unwrap();
+    assert_eq!(action["runs"]["using"], "composite");
+    let declared = action["inputs"].as_object().unwrap();
+    let expand = |value: &str| {
+        let mut value = value.replace("${{ runner.temp }}", &temp.display().to_string());
+        for (name, given) in inputs {
+            assert!(declared.contains_key(*name), "no input {name}");
+            value = value.replace(&format!("${{{{ inputs.{name} }}}}"), given);
+        }
+        for (name, input) in declared {
+            let default = input["default"].as_str().unwrap_or("");
+            value = value.replace(&format!("${{{{ inputs.{name} }}}}"), default);
+        }
+        assert!(!value.contains("${{"), "unexpanded: {value}");
+        value
+    };
+    action["runs"]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|step| {
+            assert_eq!(step["shell"], "sh", "{step}");
+            let run = step["run"].as_str().unwrap();
+            assert!(!run.contains("${{"), "expressions go through env: {run}");
+            let env = step["env"]
+                .as_object()
+                .map(|env| {
+                    env.iter()
+                        .map(|(k, v)| (k.clone(), expand(v.as_str().unwrap())))
+                        .collect()
+                })
+                .unwrap_or_default();
+            (run.to_owned(), env)
+        })
+        .collect()
+}
+
+/// Files with problems for each validator, and the first annotation each
+/// must print.
+const BAD_INPUTS: &[(&str, &str, &str)] = &[
+    (
+        "plan validate",
+        "helper/tests/fixtures/plans/invalid/numbering.md",
+        "::error file=helper/tests/fixtures/plans/invalid/numbering.md,line=23,title=PLAN_DUPLICATE_STEP::step 1 is numbered like the step at line 8",
+    ),
+    (
+        "scan plan",
+        "helper/tests/fixtures/plans/invalid/dangerous-verify.md",
+        "::error file=helper/tests/fixtures/plans/invalid/dangerous-verify.md,line=11,title=rm-recursive-force::rm-recursive-force (Recursive force delete): `rm -rf build/`",
+    ),
+    (
+        "workflow validate",
+        "bad-workflow.yaml",
+        "::error file=bad-workflow.yaml,line=3,title=WORKFLOW_MISSING_FIELD::step \"a\" has type prompt but no `prompt:`",
+    ),
+];
+
+#[test]
+fn the_action_installs_the_verified_helper_and_each_validator_annotates_its_problems() {
+    let helper = helper_binary().unwrap();
+    let s = Scratch::new(DEFAULT);
+    let version = launcher_version().unwrap();
+    let sum = pack(&s.release(), &version, &helper);
+    s.pin(&version, &sum);
+    let server = Server::start(&s.release());
+    // The checked-out repository: the fixtures, and a broken workflow.
+    let work = s.path("work");
+    for (_, file, _) in BAD_INPUTS.iter().filter(|(_, f, _)| f.contains('/')) {
+        let to = work.join(file);
+        fs::create_dir_all(to.parent().unwrap()).unwrap();
+        fs::copy(repo_root().join(file), to).unwrap();
+    }
+    fs::write(
+        work.join("bad-workflow.yaml"),
+        "goal: x\nsteps:\n  - name: a\n    note: 1\n",
+    )
+    .unwrap();
+    let good_plan = "plans/v17-single.md";
+    fs::create_dir_all(work.join("plans")).unwrap();
+    fs::copy(
+        repo_root().join("helper/tests/fixtures/plans/valid/v17-single.md"),
+        work.join(good_plan),
+    )
+    .unwrap();
+    let temp = s.path("runner-temp");
+    fs::create_dir_all(&temp).unwrap();
+
+    let run_step = |script: &str, env: &[(String, String)]| {
+        let mut cmd = Command::new("sh");
+        cmd.env_clear()
+            .env("PATH", s.path("tools"))
+            .env("GITHUB_ACTION_PATH", s.root())
+            .env("VOYAGE_RELEASE_URL", server.url("ok"))
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .current_dir(&work)
+            .args(["-c", script]);
+        run(cmd, "")
+    };
+    for (check, file, expect) in BAD_INPUTS {
+        let steps = action_steps(&[("check", check), ("files", file)], &temp);
+        assert_eq!(steps.len(), 2);
+        let (install, env) = &steps[0];
+        let out = run_step(install, env);
+        assert!(out.status.success(), "install: {}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), format!("voyage-helper {version}\n"));
+        let (check_run, env) = &steps[1];
+        let out = run_step(check_run, env);
+        assert_eq!(out.status.code(), Some(1), "{check}: {}", text(&out.stderr));
+        let stdout = text(&out.stdout);
+        assert!(stdout.starts_with(expect), "{check}: {stdout}");
+        for line in stdout.lines() {
+            assert!(
+                line.starts_with("::error ") || line.starts_with("::warning "),
+                "{check}: {line}"
+            );
+        }
+    }
+    // Downloaded once, verified, for all three, into the runner's temp dir.
+    assert_eq!(server.count(&archive()), 1);
+    assert_eq!(
+        fs::read(temp.join(format!("voyage/helper/voyage-helper-{version}"))).unwrap(),
+        fs::read(&helper).unwrap()
+    );
+
+    // A valid plan, found by a glob: exit 0.
+    let steps = action_steps(&[("files", "plans/*.md")], &temp);
+    let out = run_step(&steps[1].0, &steps[1].1);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    assert!(
+        !text(&out.stdout).contains("::error"),
+        "{}",
+        text(&out.stdout)
+    );
+
+    // No such validator: refused before anything runs.
+    let steps = action_steps(&[("check", "rm -rf"), ("files", "x")], &temp);
+    let out = run_step(&steps[1].0, &steps[1].1);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stdout).starts_with("::error title=voyage::"));
+}

@@ -114,6 +114,12 @@ pub(crate) struct ValidateArgs {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// `github`: each error and warning as a GitHub Actions annotation,
+    /// `::error file=…,line=…,title=CODE::message`, shown on the plan's
+    /// line in a pull request (the repository's action.yml); `json` is
+    /// --json, `text` the default.
+    #[arg(long, value_name = "FORMAT", value_parser = |s: &str| s.parse::<crate::problem::Format>())]
+    pub format: Option<crate::problem::Format>,
     /// The plan file.
     pub plan: PathBuf,
 }

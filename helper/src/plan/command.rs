@@ -8,7 +8,7 @@ use super::cli::{DryRunArgs, ShowArgs, StrategyArgs, ValidateArgs};
 use super::render::{DryRun, Validation};
 use super::{CriteriaScreen, PlanLoadError, load};
 use crate::exit;
-use crate::problem::Coded;
+use crate::problem::{Coded, Format};
 
 /// Prints a load error the way each output form expects; returns the code.
 fn unreadable(e: &PlanLoadError, json: bool, out: &mut impl Write) -> io::Result<u8> {
@@ -33,14 +33,19 @@ pub(super) fn validate(
     screen: &dyn CriteriaScreen,
     out: &mut impl Write,
 ) -> io::Result<u8> {
-    validate_report(&args.plan, args.json, args.fail_on_warnings, screen, out)
+    let format = match args.format {
+        Some(format) => format,
+        None if args.json => Format::Json,
+        None => Format::Text,
+    };
+    validate_report(&args.plan, format, args.fail_on_warnings, screen, out)
 }
 
 /// The report of `plan validate` on the plan at `path` (also `trek start`'s
 /// when the plan is not executable); returns the exit code.
 pub(crate) fn validate_report(
     path: &Path,
-    json: bool,
+    format: Format,
     fail_on_warnings: bool,
     screen: &dyn CriteriaScreen,
     out: &mut impl Write,
@@ -56,13 +61,18 @@ pub(crate) fn validate_report(
             (Some(plan), problems)
         }
         Err(PlanLoadError::Unrecognized { problems, .. }) => (None, problems),
-        Err(e) => return unreadable(&e, json, out),
+        Err(e) if format == Format::Github => {
+            crate::problem::render_github_all(&[e.problem().in_file_if_none(path)], out)?;
+            out.flush()?;
+            return Ok(exit::CANNOT_CHECK);
+        }
+        Err(e) => return unreadable(&e, format == Format::Json, out),
     };
     let report = Validation::of(&file, plan.as_ref(), &problems, fail_on_warnings);
-    if json {
-        report.render_json(out)?;
-    } else {
-        report.render_text(out)?;
+    match format {
+        Format::Json => report.render_json(out)?,
+        Format::Github => report.render_github(out)?,
+        Format::Text => report.render_text(out)?,
     }
     out.flush()?;
     Ok(if report.valid { exit::OK } else { exit::NOT_OK })

@@ -84,6 +84,18 @@ impl<'a> Validation<'a> {
         writeln!(out)
     }
 
+    /// The errors and warnings as GitHub Actions annotations, each placed
+    /// in the plan file unless it names another.
+    pub(super) fn render_github(&self, out: &mut impl Write) -> io::Result<()> {
+        let placed: Vec<Problem> = self
+            .errors
+            .iter()
+            .chain(&self.warnings)
+            .map(|p| p.clone().in_file_if_none(Path::new(self.file)))
+            .collect();
+        crate::problem::render_github_all(&placed, out)
+    }
+
     pub(super) fn render_text(&self, out: &mut impl Write) -> io::Result<()> {
         writeln!(out, "=== Schema Validation: {} ===", self.status)?;
         writeln!(out, "File: {}", self.file)?;

@@ -63,6 +63,13 @@ pub(crate) struct ScanPlanArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// `github`: each blocked command as a GitHub Actions error annotation
+    /// and each advisory as a warning, on the command's line of the plan,
+    /// titled with the rule id (`::error file=…,line=…,title=RULE::…`);
+    /// `json` is --json, `text` the default.
+    #[arg(long, value_name = "FORMAT", value_parser = |s: &str| s.parse::<crate::problem::Format>())]
+    pub format: Option<crate::problem::Format>,
+
     /// The plan file.
     pub plan: PathBuf,
 }

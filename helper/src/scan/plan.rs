@@ -28,7 +28,7 @@ use super::rule::Severity;
 use super::{Context, judge_command};
 use crate::exit;
 use crate::plan::{CommandKind, Plan, PlanCommand, PlanLoadError, load};
-use crate::problem::Coded;
+use crate::problem::{Coded, Format, Problem};
 
 /// One plan command and its judgement.
 #[derive(Debug, Clone)]
@@ -91,6 +91,31 @@ impl Scan {
     /// How many commands are allowed with a warning.
     pub(crate) fn advised(&self) -> usize {
         self.with(Decision::Warn).count()
+    }
+
+    /// Each finding as a problem on its command's line, coded with the
+    /// rule's id: an error for a refusal, a warning for an advisory
+    /// (`scan plan --format github`).
+    fn problems(&self) -> Vec<Problem> {
+        let mut problems = Vec::new();
+        for checked in &self.commands {
+            for finding in &checked.judgement.findings {
+                // The hook's own words for it.
+                let message = finding.one_line();
+                let problem = match finding.severity() {
+                    Severity::Block => Problem::new(finding.rule.id, message),
+                    Severity::Warn => Problem::warning(finding.rule.id, message),
+                };
+                let problem = problem
+                    .in_file(Path::new(&self.file))
+                    .at_line(checked.command.line);
+                problems.push(match checked.command.step {
+                    Some(step) => problem.in_step(step),
+                    None => problem,
+                });
+            }
+        }
+        problems
     }
 
     /// The report `scan plan` prints.
@@ -262,10 +287,18 @@ fn short_place(command: &PlanCommand) -> String {
 /// `scan plan`: 0 nothing blocked, 1 something blocked, 2 the plan cannot
 /// be read or is no plan (or the error writing the result).
 pub(super) fn execute(args: &ScanPlanArgs, ctx: &Context, out: &mut impl Write) -> io::Result<u8> {
+    let github = args.format == Some(Format::Github);
+    let json = args.json || args.format == Some(Format::Json);
     let scan = match Scan::of(&args.plan, ctx) {
         Ok(scan) => scan,
+        Err(e) if github => {
+            let problem = e.problem().in_file_if_none(&args.plan);
+            crate::problem::render_github_all(&[problem], out)?;
+            out.flush()?;
+            return Ok(exit::CANNOT_CHECK);
+        }
         Err(e) => {
-            if args.json {
+            if json {
                 let body = serde_json::json!({
                     "file": args.plan.display().to_string(),
                     "status": "ERROR",
@@ -279,7 +312,9 @@ pub(super) fn execute(args: &ScanPlanArgs, ctx: &Context, out: &mut impl Write) 
             return Ok(exit::CANNOT_CHECK);
         }
     };
-    if args.json {
+    if github {
+        crate::problem::render_github_all(&scan.problems(), out)?;
+    } else if json {
         scan.render_json(out)?;
     } else {
         scan.render_text(out)?;
