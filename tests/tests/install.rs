@@ -875,9 +875,9 @@ const BAD_INPUTS: &[(&str, &str, &str)] = &[
 
 #[test]
 fn the_action_installs_the_verified_helper_and_each_validator_annotates_its_problems() {
-    let helper = helper_binary().unwrap();
     let s = Scratch::new(DEFAULT);
     let version = launcher_version().unwrap();
+    let (helper, _) = real_helper(&s, &version);
     let sum = pack(&s.release(), &version, &helper);
     s.pin(&version, &sum);
     let server = Server::start(&s.release());
@@ -949,6 +949,16 @@ fn the_action_installs_the_verified_helper_and_each_validator_annotates_its_prob
         "{}",
         text(&out.stdout)
     );
+
+    // The steps' scripts pass shellcheck (actionlint lints workflows only).
+    if voyage_tests::skip::tool_or_skip("shellcheck", "apt-get install shellcheck").is_some() {
+        for (script, _) in action_steps(&[("files", "x")], &temp) {
+            let mut cmd = Command::new("shellcheck");
+            cmd.args(["-s", "sh", "-"]);
+            let out = run(cmd, &script);
+            assert!(out.status.success(), "{script}\n{}", text(&out.stdout));
+        }
+    }
 
     // No such validator: refused before anything runs.
     let steps = action_steps(&[("check", "rm -rf"), ("files", "x")], &temp);
