@@ -205,10 +205,19 @@ impl Problem {
     }
 }
 
-/// Writes each problem as a GitHub annotation ([`Problem::render_github`]).
-pub fn render_github_all<W: Write + ?Sized>(problems: &[Problem], out: &mut W) -> io::Result<()> {
+/// Writes each problem as a GitHub annotation ([`Problem::render_github`]),
+/// placing one that names no file in `file`, the file the validator checked.
+pub fn render_github_all<'a, W: Write + ?Sized>(
+    problems: impl IntoIterator<Item = &'a Problem>,
+    file: &Path,
+    out: &mut W,
+) -> io::Result<()> {
     for problem in problems {
-        problem.render_github(out)?;
+        if problem.file.is_some() {
+            problem.render_github(out)?;
+        } else {
+            problem.clone().in_file(file).render_github(out)?;
+        }
     }
     Ok(())
 }
@@ -385,6 +394,17 @@ mod tests {
         assert_eq!(
             github(&p),
             "::error file=dir%2C1/a%3Ab%25.md,line=1,title=X_Y::100%25 sure%0D%0Asecond: line, still ::error x::y (at /a)\n"
+        );
+        // A problem of no file is placed in the file checked.
+        let mut out = Vec::new();
+        let problems = [
+            Problem::new("X_Y", "m").at_line(4),
+            Problem::new("X_Z", "n").in_file(Path::new("other.md")),
+        ];
+        render_github_all(&problems, Path::new("plan.md"), &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "::error file=plan.md,line=4,title=X_Y::m\n::error file=other.md,title=X_Z::n\n"
         );
         assert_eq!("github".parse::<Format>(), Ok(Format::Github));
         assert!("xml".parse::<Format>().unwrap_err().contains("github"));

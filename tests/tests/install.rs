@@ -385,16 +385,44 @@ fn decision(out: &Output) -> (String, String) {
     )
 }
 
+/// The newest modification time of the sources the helper is built from.
+fn newest_source() -> std::time::SystemTime {
+    fn walk(path: &Path, newest: &mut std::time::SystemTime) {
+        let Ok(meta) = fs::metadata(path) else { return };
+        if meta.is_dir() {
+            for entry in fs::read_dir(path).into_iter().flatten().flatten() {
+                walk(&entry.path(), newest);
+            }
+        } else if let Ok(modified) = meta.modified() {
+            *newest = (*newest).max(modified);
+        }
+    }
+    let mut newest = std::time::UNIX_EPOCH;
+    for part in [
+        "core/src",
+        "helper/src",
+        "judge/src",
+        "workflow/src",
+        "Cargo.lock",
+    ] {
+        walk(&repo_root().join(part), &mut newest);
+    }
+    newest
+}
+
 /// The real helper to pack: the one in the archive `scripts/package.sh` left
-/// in target/distrib (`.ci/run` makes it before the tests), when it is of
-/// this version, else the test build (a debug build of some 200 MB, so its
-/// download is slow). Returns it and whether it is the release build.
+/// in target/distrib (`.ci/run` makes it before the tests), when it is newer
+/// than the sources and of this version, else the test build (a debug build
+/// of some 200 MB, so its download is slow). Returns it and whether it is
+/// the release build.
 fn real_helper(s: &Scratch, version: &str) -> (PathBuf, bool) {
     let packed = repo_root().join("target/distrib").join(archive());
     let unpacked = s.path("distrib");
     fs::create_dir_all(&unpacked).unwrap();
     let helper = unpacked.join(format!("voyage-helper-{}/voyage-helper", target()));
-    let release = packed.exists()
+    let release = fs::metadata(&packed)
+        .and_then(|m| m.modified())
+        .is_ok_and(|packed| packed >= newest_source())
         && Command::new("tar")
             .arg("-xzf")
             .arg(&packed)

@@ -355,12 +355,7 @@ pub(super) fn validate(
     let warnings = loaded.as_ref().map_or(&no_warnings, |l| &l.warnings);
     let valid = errors.is_empty();
     if args.format == Some(Format::Github) {
-        let placed: Vec<Problem> = errors
-            .iter()
-            .chain(warnings)
-            .map(|p| p.clone().in_file_if_none(file))
-            .collect();
-        crate::problem::render_github_all(&placed, out)?;
+        crate::problem::render_github_all(errors.iter().chain(warnings), file, out)?;
     } else if json {
         let report = ValidateReport {
             file: file.display().to_string(),

@@ -62,7 +62,7 @@ pub(crate) fn validate_report(
         }
         Err(PlanLoadError::Unrecognized { problems, .. }) => (None, problems),
         Err(e) if format == Format::Github => {
-            crate::problem::render_github_all(&[e.problem().in_file_if_none(path)], out)?;
+            crate::problem::render_github_all(&[e.problem()], path, out)?;
             out.flush()?;
             return Ok(exit::CANNOT_CHECK);
         }

@@ -87,13 +87,8 @@ impl<'a> Validation<'a> {
     /// The errors and warnings as GitHub Actions annotations, each placed
     /// in the plan file unless it names another.
     pub(super) fn render_github(&self, out: &mut impl Write) -> io::Result<()> {
-        let placed: Vec<Problem> = self
-            .errors
-            .iter()
-            .chain(&self.warnings)
-            .map(|p| p.clone().in_file_if_none(Path::new(self.file)))
-            .collect();
-        crate::problem::render_github_all(&placed, out)
+        let problems = self.errors.iter().chain(&self.warnings);
+        crate::problem::render_github_all(problems, Path::new(self.file), out)
     }
 
     pub(super) fn render_text(&self, out: &mut impl Write) -> io::Result<()> {

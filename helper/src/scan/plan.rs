@@ -93,9 +93,9 @@ impl Scan {
         self.with(Decision::Warn).count()
     }
 
-    /// Each finding as a problem on its command's line, coded with the
-    /// rule's id: an error for a refusal, a warning for an advisory
-    /// (`scan plan --format github`).
+    /// Each finding as a problem on its command's line of the plan, coded
+    /// with the rule's id: an error for a refusal, a warning for an
+    /// advisory (`scan plan --format github`).
     fn problems(&self) -> Vec<Problem> {
         let mut problems = Vec::new();
         for checked in &self.commands {
@@ -106,9 +106,7 @@ impl Scan {
                     Severity::Block => Problem::new(finding.rule.id, message),
                     Severity::Warn => Problem::warning(finding.rule.id, message),
                 };
-                let problem = problem
-                    .in_file(Path::new(&self.file))
-                    .at_line(checked.command.line);
+                let problem = problem.at_line(checked.command.line);
                 problems.push(match checked.command.step {
                     Some(step) => problem.in_step(step),
                     None => problem,
@@ -292,8 +290,7 @@ pub(super) fn execute(args: &ScanPlanArgs, ctx: &Context, out: &mut impl Write) 
     let scan = match Scan::of(&args.plan, ctx) {
         Ok(scan) => scan,
         Err(e) if github => {
-            let problem = e.problem().in_file_if_none(&args.plan);
-            crate::problem::render_github_all(&[problem], out)?;
+            crate::problem::render_github_all(&[e.problem()], &args.plan, out)?;
             out.flush()?;
             return Ok(exit::CANNOT_CHECK);
         }
@@ -313,7 +310,7 @@ pub(super) fn execute(args: &ScanPlanArgs, ctx: &Context, out: &mut impl Write) 
         }
     };
     if github {
-        crate::problem::render_github_all(&scan.problems(), out)?;
+        crate::problem::render_github_all(&scan.problems(), &args.plan, out)?;
     } else if json {
         scan.render_json(out)?;
     } else {
