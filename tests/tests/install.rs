@@ -57,9 +57,9 @@ const DEFAULT: Setup = Setup {
 };
 
 /// The setups every scenario is checked under: the host's `sh` with curl
-/// and sha256sum; dash with only Perl's `shasum` (macOS has no
-/// sha256sum); dash with wget. A setup whose tools the host lacks is
-/// skipped, saying so.
+/// and sha256sum; dash with only Perl's `shasum`; dash with wget; bash as
+/// `sh` with `shasum`, as on macOS (which has no sha256sum). A setup whose
+/// tools the host lacks is skipped, saying so.
 fn setups() -> Vec<Setup> {
     [
         DEFAULT,
@@ -72,6 +72,11 @@ fn setups() -> Vec<Setup> {
             shell: "dash",
             fetch: "wget",
             hash: "sha256sum",
+        },
+        Setup {
+            shell: "bash",
+            fetch: "curl",
+            hash: "shasum",
         },
     ]
     .into_iter()
@@ -258,9 +263,14 @@ impl Scratch {
     /// shell.
     fn plugin(&self, version: &str) {
         let text = fs::read_to_string(launcher()).unwrap();
-        let shell = find_on_path(self.setup.shell).unwrap();
+        // Through the `sh` link: bash called so runs in POSIX mode, as
+        // macOS's /bin/sh does.
         let text = text
-            .replacen("#!/bin/sh", &format!("#!{}", shell.display()), 1)
+            .replacen(
+                "#!/bin/sh",
+                &format!("#!{}", self.path("tools/sh").display()),
+                1,
+            )
             .replacen(
                 &format!("\nversion={}\n", launcher_version().unwrap()),
                 &format!("\nversion={version}\n"),
