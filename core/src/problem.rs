@@ -4,7 +4,10 @@
 //! Text is a diagnostic line, `error[CODE]: message (file:line, step N, at
 //! /pointer)` (or `warning[CODE]: …`); JSON is `{code, severity, message,
 //! file, line, step, pointer}`, with `pointer` only when the problem is about
-//! a value inside a JSON document. Each area declares its codes with
+//! a value inside a JSON document. For GitHub Actions (`--format github` of
+//! the validators), a workflow command, `::error file=F,line=L,title=CODE::
+//! message`, which GitHub shows on that line of a pull request's diff. Each
+//! area declares its codes with
 //! [`codes!`] next to its code, so a code is a constant, not a string typed
 //! again at every use.
 
@@ -148,6 +151,87 @@ impl Problem {
     }
 }
 
+/// An output form a validator offers (`--format`): its own text, its JSON
+/// (also `--json`), or GitHub Actions annotations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+    Github,
+}
+
+impl std::str::FromStr for Format {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        match name {
+            "text" => Ok(Self::Text),
+            "json" => Ok(Self::Json),
+            "github" => Ok(Self::Github),
+            other => Err(format!("unknown format '{other}' (text, json or github)")),
+        }
+    }
+}
+
+impl Problem {
+    /// Writes the problem as a GitHub Actions workflow command and a
+    /// newline: `::error file=F,line=L,title=CODE::message` (`::warning`
+    /// for a warning; no file or line when it has none). The message keeps
+    /// the step and pointer; file and line are the annotation's own. Escaped
+    /// as the Actions toolkit escapes: `%`, CR and LF everywhere, and `:`
+    /// and `,` in properties too, so no text can end a property or start
+    /// another command.
+    pub fn render_github<W: Write + ?Sized>(&self, out: &mut W) -> io::Result<()> {
+        let mut properties = Vec::new();
+        if let Some(file) = &self.file {
+            properties.push(format!("file={}", escape_property(file)));
+        }
+        if let Some(line) = self.line {
+            properties.push(format!("line={line}"));
+        }
+        properties.push(format!("title={}", escape_property(self.code)));
+        let unplaced = Self {
+            file: None,
+            line: None,
+            ..self.clone()
+        };
+        writeln!(
+            out,
+            "::{} {}::{}",
+            self.severity.word(),
+            properties.join(","),
+            escape_data(&unplaced.to_string())
+        )
+    }
+}
+
+/// Writes each problem as a GitHub annotation ([`Problem::render_github`]),
+/// placing one that names no file in `file`, the file the validator checked.
+pub fn render_github_all<'a, W: Write + ?Sized>(
+    problems: impl IntoIterator<Item = &'a Problem>,
+    file: &Path,
+    out: &mut W,
+) -> io::Result<()> {
+    for problem in problems {
+        if problem.file.is_some() {
+            problem.render_github(out)?;
+        } else {
+            problem.clone().in_file(file).render_github(out)?;
+        }
+    }
+    Ok(())
+}
+
+fn escape_data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+fn escape_property(text: &str) -> String {
+    escape_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
 impl fmt::Display for Problem {
     /// `message (file:line, step N, at /pointer)`, without the code.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -280,6 +364,50 @@ mod tests {
             Problem::new("X_Y", "m").at_pointer("").pointer.unwrap(),
             "/"
         );
+    }
+
+    fn github(p: &Problem) -> String {
+        let mut out = Vec::new();
+        p.render_github(&mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn github_annotations_place_the_problem_and_escape_what_would_break_them() {
+        let p = Problem::new("PLAN_MISSING_VERIFY", "step 2 has no Verify")
+            .in_file(Path::new("plans/a.md"))
+            .at_line(12);
+        assert_eq!(
+            github(&p),
+            "::error file=plans/a.md,line=12,title=PLAN_MISSING_VERIFY::step 2 has no Verify\n"
+        );
+        // A warning, with no file or line: the step stays in the message.
+        assert_eq!(
+            github(&Problem::warning("X_Y", "m").in_step(3)),
+            "::warning title=X_Y::m (step 3)\n"
+        );
+        // `%`, CR and LF in the message; `:` and `,` in properties too.
+        let p = Problem::new("X_Y", "100% sure\r\nsecond: line, still ::error x::y")
+            .in_file(Path::new("dir,1/a:b%.md"))
+            .at_line(1)
+            .at_pointer("/a");
+        assert_eq!(
+            github(&p),
+            "::error file=dir%2C1/a%3Ab%25.md,line=1,title=X_Y::100%25 sure%0D%0Asecond: line, still ::error x::y (at /a)\n"
+        );
+        // A problem of no file is placed in the file checked.
+        let mut out = Vec::new();
+        let problems = [
+            Problem::new("X_Y", "m").at_line(4),
+            Problem::new("X_Z", "n").in_file(Path::new("other.md")),
+        ];
+        render_github_all(&problems, Path::new("plan.md"), &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "::error file=plan.md,line=4,title=X_Y::m\n::error file=other.md,title=X_Z::n\n"
+        );
+        assert_eq!("github".parse::<Format>(), Ok(Format::Github));
+        assert!("xml".parse::<Format>().unwrap_err().contains("github"));
     }
 
     #[test]

@@ -37,6 +37,16 @@ pub fn launcher() -> PathBuf {
     repo_root().join("plugin").join("bin").join("voyage-helper")
 }
 
+/// The plugin version the launcher is written for: its `version=` line,
+/// the version its installed binary and a helper on PATH must have.
+pub fn launcher_version() -> io::Result<String> {
+    let text = fs::read_to_string(launcher())?;
+    text.lines()
+        .find_map(|line| line.strip_prefix("version="))
+        .map(|v| v.trim().to_string())
+        .ok_or_else(|| io::Error::other("the launcher has no version= line"))
+}
+
 /// The executor skill's shims, `skills/executor/scripts/`.
 pub fn executor_scripts() -> PathBuf {
     repo_root().join("skills").join("executor").join("scripts")

@@ -18,7 +18,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 use tempfile::TempDir;
-use voyage_tests::{launcher, link_tools, repo_root, sh_quote, write_executable};
+use voyage_tests::{launcher, launcher_version, link_tools, repo_root, sh_quote, write_executable};
 
 /// What the launcher and the fake scripts call besides shell builtins.
 const TOOLS: &[&str] = &[
@@ -29,13 +29,16 @@ const TOOLS: &[&str] = &[
 /// Long enough for a slow machine; a launcher that loops would hit it.
 const TIMEOUT: Duration = Duration::from_secs(60);
 
-/// A fake helper: prints a tag, each argument on its own line, then stdin;
-/// exits with `code`.
+/// A fake helper: answers `--version` as the launcher's version; otherwise
+/// prints a tag, each argument on its own line, then stdin; exits with
+/// `code`.
 fn fake_helper(tag: &str, code: i32) -> String {
     format!(
-        "#!/bin/sh\nprintf '%s\\n' {tag}\nfor a in \"$@\"; do printf 'arg<%s>\\n' \"$a\"; done\n\
+        "#!/bin/sh\n[ \"$*\" = --version ] && {{ echo 'voyage-helper {version}'; exit 0; }}\n\
+         printf '%s\\n' {tag}\nfor a in \"$@\"; do printf 'arg<%s>\\n' \"$a\"; done\n\
          printf 'stdin<'; cat; printf '>\\n'\nexit {code}\n",
-        tag = sh_quote(tag)
+        tag = sh_quote(tag),
+        version = launcher_version().unwrap(),
     )
 }
 
@@ -252,7 +255,7 @@ fn only_the_launcher_on_path_and_no_cargo_fails_with_127_naming_both_routes() {
     assert!(out.stdout.is_empty());
     let lines = stderr_lines(&out);
     assert_eq!(lines.len(), 1, "one line on stderr: {lines:?}");
-    let install = format!("cargo install --path {}/helper", root.display());
+    let install = format!("cargo install --locked --path {}/helper", root.display());
     assert!(lines[0].starts_with("voyage-helper: "), "{lines:?}");
     assert!(lines[0].contains(&install), "{lines:?}");
     assert!(lines[0].contains("rustup.rs"), "{lines:?}");
@@ -627,7 +630,7 @@ fn the_guard_with_no_binary_and_no_cargo_denies_and_names_the_install() {
     assert_eq!(out.status.code(), Some(0));
     let (answer, reason) = decision(&out);
     assert_eq!(answer, "deny");
-    assert!(reason.contains("cargo install --path"), "{reason}");
+    assert!(reason.contains("cargo install --locked --path"), "{reason}");
 }
 
 #[test]

@@ -77,6 +77,12 @@ fn versions_agree_with_the_helper_crate() {
     let version = helper_version();
     let plugin = read_json("plugin.json");
     assert_eq!(string(&plugin, "version"), version, "plugin.json version");
+    // The launcher installs the release binary of exactly this version.
+    assert_eq!(
+        voyage_tests::launcher_version().unwrap(),
+        version,
+        "plugin/bin/voyage-helper's version= line"
+    );
     let market = read_json("marketplace.json");
     for entry in market["plugins"].as_array().unwrap() {
         if let Some(v) = entry.get("version") {

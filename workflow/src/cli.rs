@@ -56,6 +56,11 @@ pub struct ValidateArgs {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// `github`: each error and warning as a GitHub Actions annotation,
+    /// `::error file=…,line=…,title=CODE::message`, shown on the workflow
+    /// file's line in a pull request; `json` is --json, `text` the default.
+    #[arg(long, value_name = "FORMAT", value_parser = |s: &str| s.parse::<crate::problem::Format>())]
+    pub format: Option<crate::problem::Format>,
     /// Give a var, as `workflow run` would (repeatable).
     #[arg(long = "var", value_name = "NAME=VALUE")]
     pub vars: Vec<String>,

@@ -41,7 +41,7 @@ use super::settings::Settings;
 use super::step::{Context, Failure, Finish};
 use super::ui;
 use super::yaml;
-use crate::problem::Problem;
+use crate::problem::{Format, Problem};
 
 /// Exit codes of `workflow run`, Executant's.
 pub mod exit_code {
@@ -332,7 +332,8 @@ pub(super) fn validate(
     settings: &Settings,
     out: &mut impl Write,
 ) -> io::Result<u8> {
-    let (file, json) = (args.file.as_path(), args.json);
+    let file = args.file.as_path();
+    let json = args.json || args.format == Some(Format::Json);
     let vars = match parse_vars(&args.vars) {
         Ok(v) => v,
         Err(problem) => {
@@ -353,7 +354,9 @@ pub(super) fn validate(
     let no_warnings = Vec::new();
     let warnings = loaded.as_ref().map_or(&no_warnings, |l| &l.warnings);
     let valid = errors.is_empty();
-    if json {
+    if args.format == Some(Format::Github) {
+        crate::problem::render_github_all(errors.iter().chain(warnings), file, out)?;
+    } else if json {
         let report = ValidateReport {
             file: file.display().to_string(),
             valid,

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use super::ops::{PlanLoadError, dry_run_report, load, load_or_report, validate_report};
 use super::{CriteriaScreen, Invocation, decide};
 use crate::exit;
-use crate::problem::Coded;
+use crate::problem::{Coded, Format};
 
 /// Parse, check and preview trekplans and session specs.
 ///
@@ -118,6 +118,12 @@ pub(crate) struct ValidateArgs {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// `github`: each error and warning as a GitHub Actions annotation,
+    /// `::error file=…,line=…,title=CODE::message`, shown on the plan's
+    /// line in a pull request (the repository's action.yml); `json` is
+    /// --json, `text` the default.
+    #[arg(long, value_name = "FORMAT", value_parser = |s: &str| s.parse::<crate::problem::Format>())]
+    pub format: Option<crate::problem::Format>,
     /// The plan file.
     pub plan: PathBuf,
 }
@@ -161,7 +167,12 @@ fn execute_validate(
     screen: &dyn CriteriaScreen,
     out: &mut impl Write,
 ) -> io::Result<u8> {
-    validate_report(&args.plan, args.json, args.fail_on_warnings, screen, out)
+    let format = match args.format {
+        Some(format) => format,
+        None if args.json => Format::Json,
+        None => Format::Text,
+    };
+    validate_report(&args.plan, format, args.fail_on_warnings, screen, out)
 }
 
 /// `plan show`: the model as JSON, or the Phase 2 summary as text.

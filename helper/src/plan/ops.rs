@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use super::render::{DryRun, Validation};
 use super::{CriteriaScreen, Plan, code, markdown, parse};
 use crate::exit;
-use crate::problem::{Coded, Problem};
+use crate::problem::{Coded, Format, Problem};
 
 /// Why a plan could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -111,7 +111,7 @@ fn unreadable(e: &PlanLoadError, json: bool, out: &mut impl Write) -> io::Result
 /// when the plan is not executable); returns the exit code.
 pub(crate) fn validate_report(
     path: &Path,
-    json: bool,
+    format: Format,
     fail_on_warnings: bool,
     screen: &dyn CriteriaScreen,
     out: &mut impl Write,
@@ -127,13 +127,18 @@ pub(crate) fn validate_report(
             (Some(plan), problems)
         }
         Err(PlanLoadError::Unrecognized { problems, .. }) => (None, problems),
-        Err(e) => return unreadable(&e, json, out),
+        Err(e) if format == Format::Github => {
+            crate::problem::render_github_all(&[e.problem()], path, out)?;
+            out.flush()?;
+            return Ok(exit::CANNOT_CHECK);
+        }
+        Err(e) => return unreadable(&e, format == Format::Json, out),
     };
     let report = Validation::of(&file, plan.as_ref(), &problems, fail_on_warnings);
-    if json {
-        report.render_json(out)?;
-    } else {
-        report.render_text(out)?;
+    match format {
+        Format::Json => report.render_json(out)?,
+        Format::Github => report.render_github(out)?,
+        Format::Text => report.render_text(out)?,
     }
     out.flush()?;
     Ok(if report.valid { exit::OK } else { exit::NOT_OK })

@@ -84,6 +84,13 @@ impl<'a> Validation<'a> {
         writeln!(out)
     }
 
+    /// The errors and warnings as GitHub Actions annotations, each placed
+    /// in the plan file unless it names another.
+    pub(super) fn render_github(&self, out: &mut impl Write) -> io::Result<()> {
+        let problems = self.errors.iter().chain(&self.warnings);
+        crate::problem::render_github_all(problems, Path::new(self.file), out)
+    }
+
     pub(super) fn render_text(&self, out: &mut impl Write) -> io::Result<()> {
         writeln!(out, "=== Schema Validation: {} ===", self.status)?;
         writeln!(out, "File: {}", self.file)?;

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use super::plan::Scan;
 use super::{Context, Decision, judge_command, render_json, render_text};
 use crate::exit;
-use crate::problem::Coded;
+use crate::problem::{Coded, Format};
 
 /// Check commands against the security denylist before they run.
 ///
@@ -65,6 +65,13 @@ pub(crate) struct ScanPlanArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+
+    /// `github`: each blocked command as a GitHub Actions error annotation
+    /// and each advisory as a warning, on the command's line of the plan,
+    /// titled with the rule id (`::error file=…,line=…,title=RULE::…`);
+    /// `json` is --json, `text` the default.
+    #[arg(long, value_name = "FORMAT", value_parser = |s: &str| s.parse::<crate::problem::Format>())]
+    pub format: Option<crate::problem::Format>,
 
     /// The plan file.
     pub plan: PathBuf,
@@ -284,10 +291,17 @@ fn execute_command(args: &ScanCommandArgs, ctx: &Context, out: &mut impl Write) 
 /// `scan plan`: 0 nothing blocked, 1 something blocked, 2 the plan cannot
 /// be read or is no plan (or the error writing the result).
 fn execute_plan(args: &ScanPlanArgs, ctx: &Context, out: &mut impl Write) -> io::Result<u8> {
+    let github = args.format == Some(Format::Github);
+    let json = args.json || args.format == Some(Format::Json);
     let scan = match Scan::of(&args.plan, ctx) {
         Ok(scan) => scan,
+        Err(e) if github => {
+            crate::problem::render_github_all(&[e.problem()], &args.plan, out)?;
+            out.flush()?;
+            return Ok(exit::CANNOT_CHECK);
+        }
         Err(e) => {
-            if args.json {
+            if json {
                 let body = serde_json::json!({
                     "file": args.plan.display().to_string(),
                     "status": "ERROR",
@@ -301,7 +315,9 @@ fn execute_plan(args: &ScanPlanArgs, ctx: &Context, out: &mut impl Write) -> io:
             return Ok(exit::CANNOT_CHECK);
         }
     };
-    if args.json {
+    if github {
+        crate::problem::render_github_all(&scan.problems(), &args.plan, out)?;
+    } else if json {
         scan.render_json(out)?;
     } else {
         scan.render_text(out)?;

@@ -26,6 +26,7 @@ use super::render::FindingJson;
 use super::rule::Severity;
 use super::{Context, judge_command};
 use crate::plan::{CommandKind, Plan, PlanCommand, PlanLoadError, load};
+use crate::problem::Problem;
 
 /// One plan command and its judgement.
 #[derive(Debug, Clone)]
@@ -88,6 +89,29 @@ impl Scan {
     /// How many commands are allowed with a warning.
     pub(crate) fn advised(&self) -> usize {
         self.with(Decision::Warn).count()
+    }
+
+    /// Each finding as a problem on its command's line of the plan, coded
+    /// with the rule's id: an error for a refusal, a warning for an
+    /// advisory (`scan plan --format github`).
+    pub(super) fn problems(&self) -> Vec<Problem> {
+        let mut problems = Vec::new();
+        for checked in &self.commands {
+            for finding in &checked.judgement.findings {
+                // The hook's own words for it.
+                let message = finding.one_line();
+                let problem = match finding.severity() {
+                    Severity::Block => Problem::new(finding.rule.id, message),
+                    Severity::Warn => Problem::warning(finding.rule.id, message),
+                };
+                let problem = problem.at_line(checked.command.line);
+                problems.push(match checked.command.step {
+                    Some(step) => problem.in_step(step),
+                    None => problem,
+                });
+            }
+        }
+        problems
     }
 
     /// The report `scan plan` prints.

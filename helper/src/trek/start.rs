@@ -191,7 +191,13 @@ fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
     let plan = context::load_plan(content)?;
     if plan.errors().next().is_some() {
         let (text, _) = said::text_of(|out| {
-            crate::plan::validate_report(content, false, false, &crate::criteria::Screening, out)
+            crate::plan::validate_report(
+                content,
+                crate::problem::Format::Text,
+                false,
+                &crate::criteria::Screening,
+                out,
+            )
         });
         reply.push_text(&text);
         reply.push("The plan is not executable; fix it (or re-run /trekplan), then run /trekexecute again.");
@@ -375,7 +381,13 @@ fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
 /// errors Phase 2.3 calls fatal.
 fn validate_only(mut reply: Reply, plan: &Path, project: Option<&Path>) -> Reply {
     let (text, mut code) = said::text_of(|out| {
-        crate::plan::validate_report(plan, false, false, &crate::criteria::Screening, out)
+        crate::plan::validate_report(
+            plan,
+            crate::problem::Format::Text,
+            false,
+            &crate::criteria::Screening,
+            out,
+        )
     });
     reply.push_text(&text);
     if let Some(progress) = project
