@@ -65,6 +65,9 @@ mod plan;
 mod profile;
 mod progress;
 mod recovery;
+// docs/reference/commands.md and man/ are generated from the clap tree.
+#[cfg(test)]
+mod reference_test;
 mod report;
 mod run;
 mod run_marker;
