@@ -1,9 +1,10 @@
 //! voyage-helper: the deterministic half of the Voyage Claude Code plugin.
 //!
 //! This library exists for the `voyage-helper` binary and its tests and makes
-//! no stability promise. It is laid out by area (DESIGN.md, "Areas of the
-//! helper"); each area's `mod.rs` says what it does and which seed section it
-//! implements.
+//! no stability promise. It is laid out by area
+//! (docs/maintainer/architecture.md); each area's `mod.rs` says what it does
+//! and which section of the trekexecute specification it implements (its
+//! phase and sub-step numbers: docs/maintainer/phases.md).
 //!
 //! - [`mod@run`]: `run`, the executor's command runner with a log and a block.
 //! - [`verdict`]: `verdict`, the executor's reply built from a log.
@@ -45,7 +46,8 @@
 //! (`hook::answer`, `hook::render`).
 
 // The docs link the private modules and items they describe: they are read
-// with `cargo doc --document-private-items` (STYLE.md, "Docs and doc tests").
+// with `cargo doc --document-private-items` (docs/maintainer/conventions.md,
+// "Docs in the code").
 #![allow(rustdoc::private_intra_doc_links)]
 
 mod audit;

@@ -93,7 +93,7 @@ fn anchor(heading: &str) -> String {
     heading.replace(' ', "-")
 }
 
-/// `man/NAME.1` for every command, as clap_mangen names them.
+/// `man/<name>.1` for every command, as clap_mangen names them.
 fn man_pages() -> BTreeMap<String, Vec<u8>> {
     let root = command();
     let mut commands = Vec::new();

@@ -1,4 +1,4 @@
-//! Stats and lifecycle events (DESIGN.md area `stats/`; seed Phase 8 and
+//! Stats and lifecycle events (area `stats/`; seed Phase 8 and
 //! Phase 9): `stats append`, `event emit`, `stats show`.
 //!
 //! Records are appended as single lines to `<data dir>/<kind>-stats.jsonl`
