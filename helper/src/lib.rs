@@ -33,7 +33,7 @@
 //!   and their `execute`, in `<area>/cli.rs`); [`output`]: what a write error of stdout becomes.
 //!
 //! Visibility says who may use what, and the compiler checks it. Every
-//! module above is private; the only public items are [`run`] (all the
+//! module above is private; the only public items are [`fn@run`] (all the
 //! binary calls) and [`internals`] (what the integration tests and the fuzz
 //! targets call, hidden from the docs). Inside an area the submodules are
 //! private and the area's `mod.rs` re-exports what others may use: with
@@ -49,6 +49,10 @@
 // with `cargo doc --document-private-items` (docs/maintainer/conventions.md,
 // "Docs in the code").
 #![allow(rustdoc::private_intra_doc_links)]
+// The doc comments of clap's arguments are `--help` text, written for a
+// terminal: `<slug>` there is a placeholder, not an HTML tag, and an
+// indented line is an example, not Rust code.
+#![allow(rustdoc::invalid_html_tags, rustdoc::invalid_rust_codeblocks)]
 
 mod audit;
 mod brief;

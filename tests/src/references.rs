@@ -17,7 +17,7 @@
 //! - a numbered section of a file that is not a document (`run.sh §4`: the
 //!   sections of the original script's contract, which lived elsewhere).
 //!
-//! [`unmapped_phases`] holds the code's other kind of pointer, a "Phase
+//! `unmapped_phases` holds the code's other kind of pointer, a "Phase
 //! 7.5" or "Sub-step D2" of the trekexecute specification, to the page that
 //! maps those numbers to the code (`docs/maintainer/phases.md`): each number
 //! cited must have its row there.

@@ -54,6 +54,10 @@
 // `cargo doc --document-private-items` (docs/maintainer/conventions.md,
 // "Docs in the code").
 #![allow(rustdoc::private_intra_doc_links)]
+// The doc comments of clap's arguments are `--help` text, written for a
+// terminal: `<slug>` there is a placeholder, not an HTML tag, and an
+// indented line is an example, not Rust code.
+#![allow(rustdoc::invalid_html_tags, rustdoc::invalid_rust_codeblocks)]
 // The shared pieces, reached as `crate::problem`, `crate::proc`, … (the
 // workflow's own `yaml` module reads documents through voyage-core's).
 use voyage_core::{ansi, atomic_file, clock, git, input_file, problem, proc, schema};

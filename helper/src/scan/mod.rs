@@ -25,6 +25,21 @@
 //! judges every command of a plan ([`plan`], on the plan area's model); the
 //! PreToolUse hook answers Claude Code ([`hook`], reading its input with
 //! [`hook_input`]).
+//!
+//! [`parse`]: voyage_judge::parse
+//! [`plain`]: voyage_judge::plain
+//! [`walk`]: voyage_judge::walk
+//! [`word`]: voyage_judge::word
+//! [`arg`]: voyage_judge::arg
+//! [`call`]: voyage_judge::call
+//! [`program`]: voyage_judge::program
+//! [`wrapper`]: voyage_judge::wrapper
+//! [`flow`]: voyage_judge::flow
+//! [`cwd`]: voyage_judge::cwd
+//! [`vars`]: voyage_judge::vars
+//! [`setters`]: voyage_judge::setters
+//! [`checks`]: voyage_judge::checks
+//! [`getopt`]: voyage_judge::getopt
 
 mod cli;
 pub(crate) mod hook;

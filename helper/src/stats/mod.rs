@@ -7,7 +7,7 @@
 //! `{"written": false, "code": …, "reason": …}` with exit 1, and never makes
 //! its caller wait more than a few seconds: stats must not block a run.
 //!
-//! - [`kind`]: the kind names a file; [`record`]: one JSON object + `ts`.
+//! - [`kind`]: the kind names a file; [`mod@record`]: one JSON object + `ts`.
 //! - [`event`]: known events and the export allowlist.
 //! - [`jsonl`]: locked whole-line appends; [`summary`]: `stats show`.
 
