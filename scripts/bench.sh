@@ -6,6 +6,8 @@
 # what each one means.
 #
 #   scripts/bench.sh                        build the release helper, measure, print a table
+#   scripts/bench.sh --write-table          the same, and write the table into benches/README.md
+#                                           (between its "bench table" markers)
 #   VOYAGE_BENCH_TIMER=python3 scripts/bench.sh   time with the python3 loop even
 #                                           when hyperfine is installed
 #   VOYAGE_BENCH_ONLY=state scripts/bench.sh      only figures 7 and 8 (progress step, its floor,
@@ -32,6 +34,13 @@
 # missed: the table says PASS or MISS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+write_table=0
+case "${1:-}" in
+  --write-table) write_table=1 ;;
+  "") ;;
+  *) echo "usage: scripts/bench.sh [--write-table]" >&2; exit 2 ;;
+esac
 
 # --- settings ---------------------------------------------------------------
 
@@ -475,8 +484,8 @@ def telemetry_rows(d, row):
     row("22a. same, CPU time per step (user+sys, all processes)", f"{on['cpu_ms']:.2f} ms",
         f"{off['cpu_ms']:.2f} ms", f"{(on['cpu_ms'] - off['cpu_ms']) / 100:+.3f} ms/step", "info", None)
 
-# Executant's figures from research/executant/bench.md (same kind of 2-core
-# box, another day): references, not baselines.
+# Executant's recorded figures (benches/README.md, "Executant's recorded
+# figures": the same kind of 2-core box, another day): references, not baselines.
 EXECUTANT_START_S, EXECUTANT_STEP_MS, EXECUTANT_200K_S, EXECUTANT_PEAK_MIB = 0.797, 5.0, 3.711, 91.6
 # Figure 13's stream: assistant messages (a text block each, with usage),
 # then one result line.
@@ -1002,7 +1011,8 @@ fi
 # --- 9 to 12. workflow run: start-up, per-step cost, streaming, memory ----------
 
 if [[ -z "$only" || "$only" == workflow ]]; then
-  # The workflows of research/executant/bench.md, so the figures compare.
+  # The workflows Executant was measured with (benches/README.md, "Executant's
+  # recorded figures"), so the figures compare.
   wf="$tmp/wf"
   mkdir -p "$wf"
   printf 'goal: "one echo step"\nsteps:\n  - name: hi\n    command: echo hi\n' >"$wf/one.yaml"
@@ -1075,9 +1085,9 @@ PY
     "bash -c $(q "$(q "$wf/agent-bin/claude") > $(q "$wf/agent.out")")"
   if ((have_time)); then
     # GNU time's %M: the max RSS of the largest process waited for (the
-    # helper, or one of its small commands), as research/executant/bench.md
-    # measured Executant. (A python parent would count its own memory in a
-    # forked child before the exec.)
+    # helper, or one of its small commands), as Executant was measured
+    # (benches/README.md, "Executant's recorded figures"). (A python parent
+    # would count its own memory in a forked child before the exec.)
     section "12. peak RSS (/usr/bin/time %M): one step, 100 steps, 200,000 lines, the stub agent"
     for name in one hundred lines200k agent; do
       PATH="$agent_path" /usr/bin/time -f %M -o "$tmp/peak.out" \
@@ -1209,8 +1219,15 @@ with open(sys.argv[2], "wb") as out:
         out.write(piece)
         written += len(piece)
 PY
-  "$helper" verdict --log "$tmp/verdict.log" --exit 1 | grep -q '^FAILURES:' ||
-    { echo "bench.sh: verdict found no failure in the 200 MiB log" >&2; exit 2; }
+  # verdict exits 1 for its FAIL reply, so its status is taken apart from
+  # the text: piped into grep under pipefail, that 1 failed the pipeline and
+  # stopped the whole bench here, before figures 19 to 29.
+  verdict_status=0
+  verdict_out=$("$helper" verdict --log "$tmp/verdict.log" --exit 1) || verdict_status=$?
+  if ((verdict_status != 1)) || ! grep -q '^FAILURES:' <<<"$verdict_out"; then
+    echo "bench.sh: verdict (exit $verdict_status) found no failure in the 200 MiB log" >&2
+    exit 2
+  fi
   section "18. verdict on a $((VERDICT_BYTES / 1048576)) MiB log vs wc -l  ($VERDICT_RUNS runs each)"
   for ((i = 1; i <= VERDICT_RUNS; i++)); do
     # verdict exits 1 (FAIL) on this log.
@@ -1574,5 +1591,26 @@ fi
 # --- table ------------------------------------------------------------------------
 
 echo
-echo "== results ($(date -u +%Y-%m-%d), $(uname -m), $(nproc) CPUs, timer: $( ((have_hyperfine)) && echo hyperfine || echo python3 ))"
-py table "$results" "$BIG_BYTES"
+heading="$(date -u +%Y-%m-%d), $(uname -m), $(nproc) CPUs, timer: $( ((have_hyperfine)) && echo hyperfine || echo python3 )"
+[[ -z "$only" ]] || heading="$heading, VOYAGE_BENCH_ONLY=$only"
+echo "== results ($heading)"
+table=$(py table "$results" "$BIG_BYTES")
+printf '%s\n' "$table"
+
+# --write-table: the table replaces the one between the markers of
+# benches/README.md, so the figures a reader sees first are a real run's.
+if ((write_table)); then
+  python3 - "$repo/benches/README.md" "$heading" "$table" <<'PY'
+import sys
+path, heading, table = sys.argv[1:4]
+start, end = "<!-- bench table start -->", "<!-- bench table end -->"
+text = open(path, encoding="utf-8").read()
+head, found, rest = text.partition(start)
+_, found_end, tail = rest.partition(end)
+if not found or not found_end:
+    sys.exit(f"bench.sh: {path} lacks the {start} / {end} markers")
+block = f"{start}\n`scripts/bench.sh --write-table`, {heading}:\n\n{table}\n{end}"
+open(path, "w", encoding="utf-8").write(head + block + tail)
+print(f"written: the table of {path}")
+PY
+fi

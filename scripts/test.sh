@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite, as CI runs it: format, lints, forbidden markers, tests.
+# The whole test suite, as CI runs it: format, lints, forbidden markers, docs,
+# the fuzz crate's build, tests.
 #
 #   scripts/test.sh            everything
 #   scripts/test.sh --quick    tests only
@@ -38,6 +39,18 @@ if [[ "${1:-}" != "--quick" ]]; then
   fi
   echo "== cargo clippy"
   cargo clippy --workspace --all-targets --locked -- -D warnings
+  # --- docs and fuzz build (issue 29) ------------------------------------------
+  # The code's docs link private items (read with --document-private-items);
+  # a broken intra-doc link or bad doc Markdown fails here.
+  echo "== cargo doc"
+  RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --document-private-items --locked
+  # The fuzz targets are their own workspace (fuzz/Cargo.toml), so neither
+  # clippy nor the tests above build them; a stable `cargo check` does (only
+  # `cargo fuzz run`, for the sanitizer flags, needs nightly). It shares the
+  # target directory, so the helper's dependencies are checked once.
+  echo "== cargo check (fuzz/)"
+  cargo check --manifest-path fuzz/Cargo.toml --locked --target-dir "${CARGO_TARGET_DIR:-target}"
+  # --- end of docs and fuzz build ----------------------------------------------
 fi
 echo "== cargo nextest run"
 # One runner: cargo-nextest runs every test of the workspace (the unit tests

@@ -1,7 +1,7 @@
 //! Exit codes, named: scripts and the Markdown command depend on them.
 //!
-//! The general rule (DESIGN.md, "Conventions"): 0 checked and fine, 1 checked
-//! and not fine, 2 could not check. Subcommands whose seed fixes other codes
+//! The general rule (docs/maintainer/conventions.md): 0 checked and fine,
+//! 1 checked and not fine, 2 could not check. Subcommands whose seed fixes other codes
 //! document them here and in their `--help`.
 
 /// Checked, and fine (also `run` for an `ok` or `timeout` block).

@@ -1,7 +1,7 @@
 //! The git wrapper: every git call the helper makes goes through [`run`].
 //!
-//! Git is the `git` CLI (DESIGN.md, "Dependencies": its own refusals are the
-//! safety contract, and it opens every repository format), started through
+//! Git is the `git` CLI (docs/maintainer/dependencies.md: its own refusals
+//! are the safety contract, and it opens every repository format), started through
 //! [`crate::proc::supervise`] like any other child, with `LC_ALL=C` so its
 //! messages do not change with the user's locale, stdin from `/dev/null`,
 //! prompts for credentials off, and a deadline. Callers pass `-z` and an

@@ -1,5 +1,6 @@
 //! One problem found in outside input or refused by a rule: the one type
-//! every area reports with, and its one rendering (STYLE.md pattern 6).
+//! every area reports with, and its one rendering
+//! (docs/maintainer/conventions.md, "Problems and codes").
 //!
 //! Text is a diagnostic line, `error[CODE]: message (file:line, step N, at
 //! /pointer)` (or `warning[CODE]: …`); JSON is `{code, severity, message,

@@ -4,7 +4,8 @@
 //! empty chunk), then the output, fed in those sizes over and over. Checked:
 //! `lines()` is the number of newline bytes, `tail()` has at most
 //! `TAIL_MAX_CHARS` characters, and the result is the same however the
-//! output is cut and equal to the rules of run.sh §7 applied to the whole
+//! output is cut and equal to the rules of the run contract's §7
+//! (docs/maintainer/run-contract.md) applied to the whole
 //! output at once.
 
 #![no_main]
@@ -45,7 +46,7 @@ fn feed_in_chunks(output: &[u8], sizes: &[u8]) -> LineTally {
     tally
 }
 
-/// run.sh §7 on the whole output: the last line with content once one
+/// run contract §7 on the whole output: the last line with content once one
 /// trailing CR and then trailing spaces and tabs are gone, capped.
 fn reference_tail(output: &[u8]) -> Option<String> {
     output
@@ -80,5 +81,5 @@ fuzz_target!(|data: &[u8]| {
     whole.feed(output);
     assert_eq!(whole.lines(), newlines);
     assert_eq!(whole.tail(), tail, "chunking changed the tail");
-    assert_eq!(tail, reference_tail(output), "tail differs from run.sh §7");
+    assert_eq!(tail, reference_tail(output), "tail differs from run contract §7");
 });

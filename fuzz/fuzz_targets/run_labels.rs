@@ -3,7 +3,7 @@
 //!
 //! Checked beyond "no panic": the documented shape of a label value (trimmed),
 //! of a valid request (non-empty command, timeout within bounds, an existing
-//! directory) and of a slug (run.sh §4).
+//! directory) and of a slug (docs/maintainer/run-contract.md §4).
 
 #![no_main]
 

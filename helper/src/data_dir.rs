@@ -1,5 +1,5 @@
-//! Where stats, events and user-wide profiles live (DESIGN.md, "Paths and
-//! environment"): `$CLAUDE_PLUGIN_DATA`, else `$VOYAGE_DATA_DIR`, else
+//! Where stats, events and user-wide profiles live
+//! (docs/guide/configuration.md): `$CLAUDE_PLUGIN_DATA`, else `$VOYAGE_DATA_DIR`, else
 //! `$XDG_DATA_HOME/voyage`, else `~/.local/share/voyage`. Empty variables
 //! count as unset. Nothing is created here.
 //!

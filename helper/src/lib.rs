@@ -1,9 +1,10 @@
 //! voyage-helper: the deterministic half of the Voyage Claude Code plugin.
 //!
 //! This library exists for the `voyage-helper` binary and its tests and makes
-//! no stability promise. It is laid out by area (DESIGN.md, "Areas of the
-//! helper"); each area's `mod.rs` says what it does and which seed section it
-//! implements.
+//! no stability promise. It is laid out by area
+//! (docs/maintainer/architecture.md); each area's `mod.rs` says what it does
+//! and which section of the trekexecute specification it implements (its
+//! phase and sub-step numbers: docs/maintainer/phases.md).
 //!
 //! - [`mod@run`]: `run`, the executor's command runner with a log and a block.
 //! - [`verdict`]: `verdict`, the executor's reply built from a log.
@@ -32,7 +33,7 @@
 //!   and their `execute`, in `<area>/cli.rs`); [`output`]: what a write error of stdout becomes.
 //!
 //! Visibility says who may use what, and the compiler checks it. Every
-//! module above is private; the only public items are [`run`] (all the
+//! module above is private; the only public items are [`fn@run`] (all the
 //! binary calls) and [`internals`] (what the integration tests and the fuzz
 //! targets call, hidden from the docs). Inside an area the submodules are
 //! private and the area's `mod.rs` re-exports what others may use: with
@@ -45,8 +46,13 @@
 //! (`hook::answer`, `hook::render`).
 
 // The docs link the private modules and items they describe: they are read
-// with `cargo doc --document-private-items` (STYLE.md, "Docs and doc tests").
+// with `cargo doc --document-private-items` (docs/maintainer/conventions.md,
+// "Docs in the code").
 #![allow(rustdoc::private_intra_doc_links)]
+// The doc comments of clap's arguments are `--help` text, written for a
+// terminal: `<slug>` there is a placeholder, not an HTML tag, and an
+// indented line is an example, not Rust code.
+#![allow(rustdoc::invalid_html_tags, rustdoc::invalid_rust_codeblocks)]
 
 mod audit;
 mod brief;
@@ -65,6 +71,9 @@ mod plan;
 mod profile;
 mod progress;
 mod recovery;
+// docs/reference/commands.md and man/ are generated from the clap tree.
+#[cfg(test)]
+mod reference_test;
 mod report;
 mod run;
 mod run_marker;

@@ -197,7 +197,7 @@ fn bytes_of(marker: &RunMarker) -> Vec<u8> {
     bytes
 }
 
-/// [`write`] without the fsyncs, for a change that only has to outlive
+/// [`fn@write`] without the fsyncs, for a change that only has to outlive
 /// this process (see [`crate::atomic_file::write_atomic_unsynced`]).
 pub(crate) fn write_unsynced(path: &Path, marker: &RunMarker) -> Result<(), AtomicWriteError> {
     crate::atomic_file::write_atomic_unsynced(path, &bytes_of(marker))

@@ -1,9 +1,10 @@
 //! What the writers print (schema `write-reply`): `{"written": true, "path":
 //! …}` or `{"written": false, "code": …, "reason": …}`.
 //!
-//! `stats append` and `event emit` always print it (the Markdown command
-//! reads `written` and prints `reason`, seed Phase 8 and 9); `write --atomic`
-//! and `state write` print it with `--json`.
+//! `stats append` and `event emit` always print it, for a script that reads
+//! `written` and shows `reason`; `write --atomic` and `state write` print it
+//! with `--json`. `trek finish` writes its records in process and puts a
+//! refused write's reply in its own text (`stats: not written: …`).
 
 use std::io::{self, Write};
 use std::path::Path;

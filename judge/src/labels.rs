@@ -5,7 +5,8 @@
 //! set of rules ([`read`]); what differs is each caller's vocabulary: the
 //! labels it knows and how they are spelt ([`Spelling`]).
 //!
-//! `run`'s labels follow its contract (run.sh §2): exact spelling, so
+//! `run`'s labels follow its contract (docs/maintainer/run-contract.md
+//! §2): exact spelling, so
 //! `Command:` is not a label. `verdict` matches its labels in any case,
 //! since one producer writes them in lower case and the other in upper.
 

@@ -24,6 +24,9 @@ pub use skip::{find_on_path, is_executable_file};
 #[path = "../../helper/tests/common/repo.rs"]
 pub mod repo;
 
+/// The check that every file a text of the repository names exists.
+pub mod references;
+
 /// The repository root (the plugin root), found from this crate's manifest dir.
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

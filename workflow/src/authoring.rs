@@ -1,5 +1,5 @@
 //! `workflow plan` and `workflow refine`: the I/O edge of the
-//! [`generate`](super::generate) pipeline. Reads the file to refine,
+//! [`generate`] pipeline. Reads the file to refine,
 //! stops the agent on SIGINT, SIGTERM or SIGHUP, prints progress on
 //! stderr (`plan: …` lines) while the passes run, and writes the result:
 //! atomically (`atomic_file`) to the file, or on stdout when `plan` has

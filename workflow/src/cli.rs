@@ -282,6 +282,8 @@ pub struct RefineArgs {
 /// Exit status: 0 success, 1 a step failed (or a bad flag value), 2 the
 /// file, its vars or a nested reference is invalid, 3 a step timed out
 /// (timeout_seconds), 4 cancelled.
+// `--help` text: its brackets and URLs are not rustdoc's links.
+#[allow(rustdoc::broken_intra_doc_links, rustdoc::bare_urls)]
 #[derive(Debug, Clone, clap::Args)]
 pub struct RunArgs {
     /// Print NDJSON events on stdout instead of the live view.

@@ -5,7 +5,7 @@
 //! is known here, and the shared pieces come from voyage-core.
 //!
 //! The pipeline follows Executant's design (its architecture seed and the
-//! observed behaviour in `research/executant/spec.md`):
+//! observed behaviour in `docs/maintainer/executant.md`):
 //!
 //! - [`load`] turns a YAML file ([`yaml`]) into the typed [`model`], filling
 //!   `{{var}}` [`placeholder`]s and checking every schema rule;
@@ -51,8 +51,13 @@
 //!
 
 // The docs link the private modules they describe: they are read with
-// `cargo doc --document-private-items` (STYLE.md, "Docs and doc tests").
+// `cargo doc --document-private-items` (docs/maintainer/conventions.md,
+// "Docs in the code").
 #![allow(rustdoc::private_intra_doc_links)]
+// The doc comments of clap's arguments are `--help` text, written for a
+// terminal: `<slug>` there is a placeholder, not an HTML tag, and an
+// indented line is an example, not Rust code.
+#![allow(rustdoc::invalid_html_tags, rustdoc::invalid_rust_codeblocks)]
 // The shared pieces, reached as `crate::problem`, `crate::proc`, … (the
 // workflow's own `yaml` module reads documents through voyage-core's).
 use voyage_core::{ansi, atomic_file, clock, git, input_file, problem, proc, schema};

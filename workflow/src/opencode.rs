@@ -1,6 +1,6 @@
 //! The `opencode` provider: an agent [`Call`] run by the OpenCode CLI
 //! (`opencode run --format json`), its JSON events turned into the run's
-//! events (Executant's OpenCode provider, `research/executant/spec.md`
+//! events (Executant's OpenCode provider, `docs/maintainer/executant.md`
 //! §4.2).
 //!
 //! The command line is `opencode run --format json --title=<call>

@@ -1,7 +1,7 @@
 //! Prompt (`claude:`) steps: the step handed to the [`Provider`] it asks
 //! for, with what is the same for every provider around it. Its
 //! `context:` files are read once, before the prompt; the provider gets one
-//! call (or the [`judge`](super::judge)'s loop of them); `output:` is
+//! call (or the [`judge`]'s loop of them); `output:` is
 //! checked once, at the end. A step asking for a provider this build does
 //! not have fails with `WORKFLOW_NO_PROVIDER`.
 

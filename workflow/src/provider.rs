@@ -5,8 +5,8 @@
 //! the [`Emit`] it is given, so that the runner, the report and the
 //! consumers need no change when a provider arrives.
 //!
-//! This release has [`claude`](super::claude) and
-//! [`opencode`](super::opencode); a step asking for any other provider (an
+//! This release has [`claude`] and
+//! [`opencode`]; a step asking for any other provider (an
 //! environment naming one) fails with `WORKFLOW_NO_PROVIDER` (see
 //! [`prompt`](super::prompt)) instead of pretending to run. A provider is a
 //! variant here and a module of its own beside `claude`.

@@ -1,5 +1,5 @@
 //! Script (`command:`) steps: the command run once, or (with
-//! `self_healing:`) run by [`healing`](super::healing) until it passes, and
+//! `self_healing:`) run by [`healing`] until it passes, and
 //! its lines written to the step's `output:` file when it succeeds. How
 //! one run of the command goes is [`shell`](super::shell)'s.
 

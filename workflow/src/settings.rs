@@ -1,5 +1,5 @@
 //! The user's settings for a workflow run that come from the environment
-//! (DESIGN.md, "Paths and environment"), read once, at the edge
+//! (docs/guide/configuration.md), read once, at the edge
 //! ([`Settings::from_env`] in `workflow run`), and handed down as values: the
 //! `VOYAGE_*` name first, Executant's `EXECUTANT_*` name as its fallback, so
 //! that an Executant user's environment keeps working.

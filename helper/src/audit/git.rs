@@ -1,8 +1,8 @@
 //! The git calls the audits make, each one `git` process with a fixed
 //! environment (`LC_ALL=C`, no optional locks, NUL-separated output), so the
 //! answer never depends on the user's locale or configuration of quoting.
-//! The git CLI is the one view of the repository (DESIGN.md,
-//! "Dependencies": it works with reftable repositories and is what the
+//! The git CLI is the one view of the repository
+//! (docs/maintainer/dependencies.md: it works with reftable repositories and is what the
 //! agent itself runs).
 
 use std::ffi::OsStr;

@@ -1,4 +1,4 @@
-//! The audits (DESIGN.md area `audit/`): `audit step` (trekexecute Sub-step
+//! The audits (area `audit/`): `audit step` (trekexecute Sub-step
 //! D2, with the Step 0 sentinel of D1), `audit checkpoint` (Sub-step F) and
 //! `audit session` (Phase 7.5 and the completion gate's counter liveness).
 //!

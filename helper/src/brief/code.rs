@@ -9,7 +9,9 @@ crate::problem::codes! {
     BRIEF_FRONT_MATTER => "the front matter does not parse or is not a mapping",
     BRIEF_INVALID_SIGNAL => "phase_signals, or one phase's signals, is not a mapping with an effort",
     BRIEF_INVALID_EFFORT => "a phase's effort is not low, standard or high",
-    BRIEF_V51_MISSING_SIGNALS => "a brief of version 5.1 or later lacks phase signals",
+    // "V51" is the trekexecute specification's version that made the rule
+    // (its "Composition rule (v5.1)"); the brief version it applies from is 2.1.
+    BRIEF_V51_MISSING_SIGNALS => "a brief of version 2.1 or later lacks phase signals",
     BRIEF_INVALID_VERSION => "brief_version is not a version number",
 }
 

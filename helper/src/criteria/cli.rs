@@ -125,6 +125,8 @@ pub(crate) enum EntryCommand {
 /// unrunnable, or NO_VERIFICATION_SECTION or NO_CRITERIA; 2 the runner could
 /// not run (unreadable plan, bad --cwd, no bash, interrupted, --record
 /// failed). Exit 2 is never a pass: status not-run.
+// `--help` text: its brackets and URLs are not rustdoc's links.
+#[allow(rustdoc::broken_intra_doc_links, rustdoc::bare_urls)]
 #[derive(Debug, Clone, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub(crate) struct RunArgs {

@@ -1,4 +1,4 @@
-//! The autonomy gate (DESIGN.md area `gate/`; seed Phase 1 `--gates`,
+//! The autonomy gate (area `gate/`; seed Phase 1 `--gates`,
 //! Phase 2.6 Step 3, Phase 8 "Main-merge gate", "High-effort behavior"):
 //! `voyage-helper gate --state S --event E [--gates G] [--effort X]`.
 //!

@@ -1,5 +1,5 @@
-//! Session orders (seed Phase 2.6, the `session-orders` tool; DESIGN.md
-//! area `orders/`): `orders next-wave`, `write`, `status`, `archive`,
+//! Session orders (seed Phase 2.6, the `session-orders` tool; area
+//! `orders/`): `orders next-wave`, `write`, `status`, `archive`,
 //! `record-merged` and `clear`.
 //!
 //! A multi-session run keeps its state under

@@ -52,6 +52,8 @@ pub(crate) enum Command {
     /// Exit status: 0 resolved, 1 unknown profile, bad brief or profile
     /// content, or a --plan that is not a plan; 2 unreadable brief or plan,
     /// or unknown phase.
+    // `--help` text: its brackets and URLs are not rustdoc's links.
+    #[allow(rustdoc::broken_intra_doc_links, rustdoc::bare_urls)]
     #[command(verbatim_doc_comment)]
     Resolve(ResolveArgs),
 }

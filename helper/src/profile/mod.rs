@@ -1,4 +1,4 @@
-//! Profiles and the composition rule (DESIGN.md area `profile/`; seed
+//! Profiles and the composition rule (area `profile/`; seed
 //! "Profile (v4.1)", "Composition rule (v5.1)"): `profile resolve`.
 //!
 //! - [`model`]: a profile, the phases and effort words.

@@ -181,6 +181,8 @@ pub(crate) enum Command {
     ///
     /// Exit status: 0 recorded, 1 refused or overridden, 2 missing or
     /// broken file.
+    // `--help` text: its brackets and URLs are not rustdoc's links.
+    #[allow(rustdoc::broken_intra_doc_links, rustdoc::bare_urls)]
     #[command(verbatim_doc_comment)]
     Finish(FinishArgs),
     /// Check a progress file against the `progress` schema.
@@ -484,7 +486,7 @@ pub(super) fn execute_on_failure(
 
 /// `progress finish --status S`: the run's final status (seed Phase 8,
 /// "Progress + state-file writes"). `completed` needs every step completed
-/// or skipped, and then passes the completion gate ([`gate`]): when a
+/// or skipped, and then passes the completion gate ([`gate`](super::gate)): when a
 /// clause fails, the status the gate gives (`partial` or `failed`) is
 /// recorded instead, with `completion_gate` saying why, and the exit is 1.
 /// Exit 0, 1 refused or overridden, 2 no usable file.

@@ -81,7 +81,7 @@ pub(crate) fn load(path: &Path) -> Result<Progress, LoadError> {
 /// not already enforce. Only a document that fails there goes through the
 /// full schema check, which then names every problem with its code. That
 /// `conforms` never accepts what the schema refuses is tested on random
-/// documents (`helper/tests/no_panic_state.rs`, fuzz target `progress_file`).
+/// documents (`helper/tests/properties/no_panic_state.rs`, fuzz target `progress_file`).
 pub fn parse(text: &str) -> Result<Progress, Vec<Problem>> {
     let value: Value = serde_json::from_str(text).map_err(|e| {
         vec![

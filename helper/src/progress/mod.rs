@@ -1,4 +1,4 @@
-//! Progress files (DESIGN.md area `progress/`; seed Phase 3 and Phase 6):
+//! Progress files (area `progress/`; seed Phase 3 and Phase 6):
 //! `progress init`, `show`, `step`, `resume-point`, `finish`, `validate`,
 //! `revert-step` and `escalate-commit`.
 //!

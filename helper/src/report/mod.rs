@@ -1,4 +1,4 @@
-//! The final report (DESIGN.md area `report/`; seed Phase 8 "Final
+//! The final report (area `report/`; seed Phase 8 "Final
 //! report", its `trekexecute_summary` block and result vocabulary, and the
 //! Phase 9 stats record): `report`.
 //!

@@ -1,4 +1,5 @@
-//! The block `run` prints: the contract's observable output (run.sh §3, §8).
+//! The block `run` prints: the contract's observable output
+//! (docs/maintainer/run-contract.md §3, §8).
 //!
 //! Text form, each line at most once and in this order:
 //!

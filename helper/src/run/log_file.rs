@@ -1,4 +1,5 @@
-//! Where a run's log goes: the root, the slug and the file name (run.sh §4).
+//! Where a run's log goes: the root, the slug and the file name
+//! (docs/maintainer/run-contract.md §4).
 //!
 //! `<root>/.temp/voyage/logs/<UTC yyyymmddTHHMMSSZ>-<slug>-<pid>.log`, where
 //! the root is the enclosing git work tree or else the run's directory. The

@@ -1,8 +1,8 @@
 //! `voyage-helper run`: one command, a log, and a short block about it.
 //!
-//! The drop-in replacement for the executor skill's `run.sh` (the contract is
-//! written up in the executor skill's seed, "Input contract" and "How to
-//! work"). Input comes as `label: value` lines on stdin ([`labels`]) or as
+//! The drop-in replacement for the executor skill's `run.sh` (the contract it
+//! keeps: docs/maintainer/run-contract.md). Input comes as `label: value`
+//! lines on stdin ([`labels`](voyage_judge::labels)) or as
 //! flags; it is validated in the contract's order ([`request`]); the log goes
 //! under the repository root ([`log_file`]); the command runs in its own
 //! process group with a deadline ([`runner`]) while its output is tallied

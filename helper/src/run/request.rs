@@ -1,6 +1,7 @@
 //! Validating the inputs of `run` into a [`Request`], in the contract's order.
 //!
-//! run.sh §2: `command:` first, then `cwd:`, `timeout:`, `expect-exit:`; the
+//! docs/maintainer/run-contract.md §2: `command:` first, then `cwd:`,
+//! `timeout:`, `expect-exit:`; the
 //! first failure wins and becomes the block's `REASON:`. Voyage tightens three
 //! rules the original left loose: an empty `cwd:` is an error, `timeout:` is
 //! capped at one day and `expect-exit:` at 255.
@@ -11,7 +12,8 @@ use std::path::{Path, PathBuf};
 
 use voyage_judge::Labels;
 
-/// Default timeout when `timeout:` is absent (run.sh §2).
+/// Default timeout when `timeout:` is absent
+/// (docs/maintainer/run-contract.md §2).
 pub(super) const DEFAULT_TIMEOUT_SECS: u64 = 600;
 /// Upper bound for `timeout:`: one day.
 pub const MAX_TIMEOUT_SECS: u64 = 86_400;
@@ -102,7 +104,7 @@ impl Request {
     }
 }
 
-/// run.sh §2: absolute when it starts with `/`, `\` or a drive letter and a
+/// run contract §2: absolute when it starts with `/`, `\` or a drive letter and a
 /// colon; otherwise `<pwd>/<value>`, with no normalising.
 fn glue(pwd: &Path, value: &[u8]) -> PathBuf {
     let absolute = match value {

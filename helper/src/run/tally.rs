@@ -6,7 +6,8 @@
 //! first bytes of the line in progress are kept, so memory stays constant
 //! whatever the output's size or line length.
 //!
-//! Rules (run.sh §7): LINES is the number of newline bytes. TAIL is the last
+//! Rules (docs/maintainer/run-contract.md §7): LINES is the number of
+//! newline bytes. TAIL is the last
 //! line that still has content once one trailing CR and then trailing spaces
 //! and tabs are removed, printed in that stripped form; Voyage caps it at
 //! [`TAIL_MAX_CHARS`] characters.

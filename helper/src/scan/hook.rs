@@ -1,6 +1,6 @@
 //! `hook pre-tool-use`: the denylist as a Claude Code PreToolUse hook.
 //!
-//! Reads the hook's JSON on stdin (research/hooks/hooks-protocol.md §1): for
+//! Reads the hook's JSON on stdin (docs/maintainer/hooks-protocol.md §1): for
 //! `Bash` it judges `tool_input.command`; for `Write`, `Edit`, `MultiEdit`
 //! and `NotebookEdit` it judges `tool_input.file_path` (or `notebook_path`)
 //! against the protected paths. Unknown fields are ignored.
@@ -115,7 +115,7 @@ fn mcp_writes(tool: &str, call: &HookInput) -> Vec<WriteTarget> {
 }
 
 /// Exit status of a call blocked because the check itself failed: Claude
-/// Code's blocking error (research/hooks/hooks-protocol.md §2).
+/// Code's blocking error (docs/maintainer/hooks-protocol.md §2).
 pub(crate) const EXIT_BLOCKING_ERROR: u8 = 2;
 
 /// The reason sent when the check itself failed.

@@ -1,7 +1,7 @@
 //! The PreToolUse hook's input as it may really arrive, read leniently so
 //! that no oddity of the JSON text lets a call through unjudged.
 //!
-//! Claude Code sends one JSON object (research/hooks/hooks-protocol.md §1).
+//! Claude Code sends one JSON object (docs/maintainer/hooks-protocol.md §1).
 //! The hook needs a few strings of it: `hook_event_name`, `tool_name`, and
 //! `tool_input.command`, `.file_path` or `.notebook_path` (and an MCP
 //! file-system tool's `.path`, `.source`, `.destination`). This reader picks

@@ -26,6 +26,21 @@
 //! PreToolUse hook answers Claude Code ([`hook`], reading its input with
 //! [`hook_input`]). [`cli`] has the flags, each subcommand run by an
 //! `execute` there (the hook's own, panic-safe edge is [`hook::execute`]).
+//!
+//! [`parse`]: voyage_judge::parse
+//! [`plain`]: voyage_judge::plain
+//! [`walk`]: voyage_judge::walk
+//! [`word`]: voyage_judge::word
+//! [`arg`]: voyage_judge::arg
+//! [`call`]: voyage_judge::call
+//! [`program`]: voyage_judge::program
+//! [`wrapper`]: voyage_judge::wrapper
+//! [`flow`]: voyage_judge::flow
+//! [`cwd`]: voyage_judge::cwd
+//! [`vars`]: voyage_judge::vars
+//! [`setters`]: voyage_judge::setters
+//! [`checks`]: voyage_judge::checks
+//! [`getopt`]: voyage_judge::getopt
 
 mod cli;
 pub(crate) mod hook;

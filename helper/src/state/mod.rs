@@ -1,4 +1,4 @@
-//! Crash-safe state files (DESIGN.md area `state/`; seed Phase 8, Handover
+//! Crash-safe state files (area `state/`; seed Phase 8, Handover
 //! 7): `write --atomic`, `state write`, `state validate`.
 //!
 //! - every write goes through the crate's atomic writer,

@@ -1,6 +1,6 @@
 //! Appending one whole line to a JSONL file that other processes append to
-//! at the same time (DESIGN.md, "Conventions": whole lines under a file
-//! lock; research/deps.md §7).
+//! at the same time (docs/maintainer/conventions.md: whole lines under a file
+//! lock, with the standard library's `File::lock`).
 //!
 //! The file is opened for appending, locked exclusively with
 //! `std::fs::File::lock` (`flock(2)`), and the line goes out in one

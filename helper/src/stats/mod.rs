@@ -1,4 +1,4 @@
-//! Stats and lifecycle events (DESIGN.md area `stats/`; seed Phase 8 and
+//! Stats and lifecycle events (area `stats/`; seed Phase 8 and
 //! Phase 9): `stats append`, `event emit`, `stats show`.
 //!
 //! Records are appended as single lines to `<data dir>/<kind>-stats.jsonl`
@@ -7,7 +7,7 @@
 //! `{"written": false, "code": …, "reason": …}` with exit 1, and never makes
 //! its caller wait more than a few seconds: stats must not block a run.
 //!
-//! - [`kind`]: the kind names a file; [`record`]: one JSON object + `ts`.
+//! - [`kind`]: the kind names a file; [`mod@record`]: one JSON object + `ts`.
 //! - [`event`]: known events and the export allowlist.
 //! - [`jsonl`]: locked whole-line appends; [`summary`]: `stats show`.
 //! - [`ops`]: the operations (append a record, emit an event), as the

@@ -62,6 +62,8 @@ use crate::input_file::read_stdin;
 /// is binary, not text)`, never raw bytes.
 ///
 /// Exit status: 0 PASS, 1 FAIL or TIMEOUT, 2 ERROR.
+// `--help` text: its brackets and URLs are not rustdoc's links.
+#[allow(rustdoc::broken_intra_doc_links, rustdoc::bare_urls)]
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub(crate) struct VerdictArgs {

@@ -16,7 +16,7 @@
 //!
 //! - [`context`]: the main checkout (a linked worktree is refused) and the
 //!   shared git calls.
-//! - [`preflight`]: Checks 1–4. [`prepare`]: Steps 1–2. [`collect`]: Step
+//! - [`mod@preflight`]: Checks 1–4. [`mod@prepare`]: Steps 1–2. [`mod@collect`]: Step
 //!   3. [`report`]: Steps 5 and 6. [`tidy`]: removal without force.
 //! - [`ops`]: the operations, as the command line and `trek` call them;
 //!   [`cli`]: the flags, each mapped to its operation.

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-/// `schemas/NAME.schema.json`, parsed.
+/// `schemas/<name>.schema.json`, parsed.
 pub fn schema(name: &str) -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../schemas")
@@ -17,7 +17,7 @@ pub fn schema(name: &str) -> Value {
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// A validator for `schemas/NAME.schema.json` (draft 2020-12).
+/// A validator for `schemas/<name>.schema.json` (draft 2020-12).
 pub fn validator(name: &str) -> jsonschema::Validator {
     jsonschema::draft202012::new(&schema(name)).unwrap()
 }
@@ -31,7 +31,7 @@ pub fn complaints(validator: &jsonschema::Validator, instance: &Value) -> Vec<St
 }
 
 /// Fails the test unless `output` is one JSON document valid against
-/// `schemas/NAME.schema.json`; returns it parsed.
+/// `schemas/<name>.schema.json`; returns it parsed.
 pub fn assert_schema(name: &str, output: &str) -> Value {
     let instance: Value =
         serde_json::from_str(output).unwrap_or_else(|e| panic!("{name}: not JSON ({e}): {output}"));

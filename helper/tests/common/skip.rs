@@ -5,7 +5,7 @@
 //! process's stderr: libtest's capture would swallow an `eprintln!` of a
 //! passing test, and `.config/nextest.toml` shows the output of the tests
 //! that can skip even when they pass. Where CI provides what is missing
-//! (`.ci/run` installs it), [`tool_or_skip`] fails the test instead: there
+//! (`.ci/run` installs it), `tool_or_skip` fails the test instead: there
 //! a missing tool is a broken setup, not a reason to pass.
 //!
 //! Only `std`: the plugin-level tests (`tests/src/lib.rs`) include this

@@ -1,5 +1,5 @@
-//! No input makes the helper panic (DESIGN.md, "Conventions for every
-//! subcommand").
+//! No input makes the helper panic (docs/maintainer/conventions.md,
+//! "Output and exit codes").
 //!
 //! The parsers of outside input run here on random bytes and on "soup":
 //! random pieces glued together from what each parser looks for (runner

@@ -1,6 +1,6 @@
 //! Prompt steps end to end: `voyage-helper workflow run --ci` running the
 //! REAL `claude` CLI (spec §1.2, §1.6, §2.1, §4.1 of
-//! `research/executant/spec.md`) against `mock_api`, a scripted Messages
+//! `docs/maintainer/executant.md`) against `mock_api`, a scripted Messages
 //! API on 127.0.0.1, so that both sides of the provider are checked: the
 //! events it makes of the CLI's stream, and what the CLI sent on its
 //! behalf (model, system prompt, prompt text, tools, tool results).

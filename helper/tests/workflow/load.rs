@@ -1,5 +1,5 @@
 //! `workflow run` / `workflow validate`: loading a workflow file, spec §1 of
-//! `research/executant/spec.md` row by row (the rows that apply to steps
+//! `docs/maintainer/executant.md` row by row (the rows that apply to steps
 //! without an agent), through the real binary on files in temp dirs.
 //!
 //! Every refused file exits 2 and says where: the file, the step, the field

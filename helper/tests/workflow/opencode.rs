@@ -1,6 +1,6 @@
 //! The OpenCode provider end to end: `voyage-helper workflow run --ci`
 //! running the REAL `opencode` CLI (`npm install -g opencode-ai`; spec
-//! §4.2 of `research/executant/spec.md`) against `mock_api`, the same
+//! §4.2 of `docs/maintainer/executant.md`) against `mock_api`, the same
 //! scripted Messages API the claude tests use, through OpenCode's own
 //! `anthropic` provider pointed at it by `baseURL`.
 //!

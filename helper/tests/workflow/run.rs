@@ -1,5 +1,5 @@
 //! `workflow run`: running steps, spec §1.5–§3 of
-//! `research/executant/spec.md` for steps without an agent, through the real
+//! `docs/maintainer/executant.md` for steps without an agent, through the real
 //! binary and the real `sh` on files in temp dirs.
 //!
 //! Event streams are compared whole and in order (see

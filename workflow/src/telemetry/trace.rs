@@ -4,7 +4,7 @@
 //! The runner and the telemetry consumer live on different threads, with a
 //! channel between them: a command may start before the consumer has even
 //! seen its `step:start`. So the two never pass span ids to each other; both
-//! derive a step's span id from the same [`Ids`](super::ids::Ids)-made key
+//! derive a step's span id from the same [`Ids`]-made key
 //! and the step's index ([`TraceIds::step`]), and the runner only says which
 //! top-level step is running ([`Trace::enter`]).
 

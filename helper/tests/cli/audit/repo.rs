@@ -86,7 +86,7 @@ impl Repo {
     }
 }
 
-/// Checks `output` (one JSON document) against `schemas/NAME.schema.json`
+/// Checks `output` (one JSON document) against `schemas/<name>.schema.json`
 /// and returns it parsed.
 pub(super) fn valid(schema: &str, output: &str) -> serde_json::Value {
     crate::common::assert_schema(schema, output)
