@@ -10,8 +10,9 @@ use std::fs;
 use std::io;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
+use std::time::Duration;
 
 /// How a test that cannot run here says so (`SKIPPED: <test>: <reason>`):
 /// the file the helper's tests use, so both crates skip the same way.
@@ -26,6 +27,28 @@ pub mod repo;
 
 /// The check that every file a text of the repository names exists.
 pub mod references;
+
+/// How long a test lets one command run: long enough for a slow machine;
+/// a launcher that loops or a shim that hangs hits it.
+pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Runs `cmd` to completion with `stdin`, killing it after
+/// [`COMMAND_TIMEOUT`]; a command that cannot be started fails the test.
+pub fn run(cmd: Command, stdin: &str) -> Output {
+    match assert_cmd::Command::from_std(cmd)
+        .timeout(COMMAND_TIMEOUT)
+        .write_stdin(stdin.to_owned())
+        .output()
+    {
+        Ok(out) => out,
+        Err(e) => panic!("the command could not run: {e}"),
+    }
+}
+
+/// A command's output as text, invalid UTF-8 replaced.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
 
 /// The repository root (the plugin root), found from this crate's manifest dir.
 pub fn repo_root() -> PathBuf {

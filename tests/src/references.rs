@@ -360,6 +360,11 @@ mod tests {
 
     use super::*;
 
+    /// What `check` reports as broken under `root`: the targets only.
+    fn targets(root: &Path) -> Vec<String> {
+        check(root).unwrap().into_iter().map(|b| b.target).collect()
+    }
+
     /// A small repository: a crate with a doc, and a `docs/` page.
     fn tree() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
@@ -439,11 +444,7 @@ mod tests {
             "//! The areas (DESIGN.md, \"Areas\"); the hook's input\n\
              //! (research/hooks/hooks-protocol.md §1).\n",
         );
-        let targets: Vec<String> = check(dir.path())
-            .unwrap()
-            .into_iter()
-            .map(|b| b.target)
-            .collect();
+        let targets = targets(dir.path());
         assert_eq!(targets, ["DESIGN.md", "research/hooks/hooks-protocol.md"]);
     }
 
@@ -455,11 +456,7 @@ mod tests {
             "helper/src/lib.rs",
             "//! The log's name (run.sh §4); the install (README.md §2).\n",
         );
-        let targets: Vec<String> = check(dir.path())
-            .unwrap()
-            .into_iter()
-            .map(|b| b.target)
-            .collect();
+        let targets = targets(dir.path());
         assert_eq!(targets, ["run.sh §"]);
     }
 

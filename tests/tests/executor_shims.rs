@@ -15,18 +15,14 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::time::Duration;
 
 use tempfile::TempDir;
 use voyage_tests::{
-    executor_scripts, helper_binary, launcher, link_tools, sh_quote, write_executable,
+    executor_scripts, helper_binary, launcher, link_tools, run, sh_quote, text, write_executable,
 };
 
 /// What the shims, the launcher and `run` call besides shell builtins.
 const TOOLS: &[&str] = &["sh", "bash", "dirname", "readlink", "ls", "cat"];
-
-/// Long enough for a slow machine; a shim that hangs would hit it.
-const TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The line `run.sh` prints when no helper can be found, for a plugin at `root`.
 fn not_found(root: &Path) -> String {
@@ -87,19 +83,6 @@ impl Scratch {
 
 fn shim(name: &str) -> PathBuf {
     executor_scripts().join(name)
-}
-
-/// Runs `cmd` to completion with `stdin`, killing it after [`TIMEOUT`].
-fn run(cmd: Command, stdin: &str) -> Output {
-    assert_cmd::Command::from_std(cmd)
-        .timeout(TIMEOUT)
-        .write_stdin(stdin.to_string())
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 fn stdout_lines(out: &Output) -> Vec<String> {

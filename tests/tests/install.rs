@@ -27,8 +27,8 @@ use std::time::{Duration, Instant};
 
 use tempfile::TempDir;
 use voyage_tests::{
-    find_on_path, helper_binary, launcher, launcher_version, link_tools, repo_root,
-    write_executable,
+    COMMAND_TIMEOUT as TIMEOUT, find_on_path, helper_binary, launcher, launcher_version,
+    link_tools, repo_root, run, text, write_executable,
 };
 
 /// What the launcher and the fake helper call besides shell builtins;
@@ -37,9 +37,6 @@ const TOOLS: &[&str] = &[
     "cat", "mkdir", "rm", "rmdir", "sleep", "readlink", "ls", "mv", "chmod", "head", "tr", "sed",
     "find", "touch", "uname", "tar", "gzip",
 ];
-
-/// Long enough for a slow machine.
-const TIMEOUT: Duration = Duration::from_secs(60);
 
 /// How the scratch machine fetches and hashes, and which shell runs the
 /// launcher.
@@ -360,18 +357,6 @@ impl Scratch {
 /// A Bash call to judge, in default mode (a person can answer: "ask").
 const HOOK_CALL: &str = "{\"session_id\": \"s\", \"cwd\": \"/\", \"permission_mode\": \"default\", \
     \"hook_event_name\": \"PreToolUse\", \"tool_name\": \"Bash\", \"tool_input\": {\"command\": \"rm -rf /\"}}";
-
-fn run(cmd: Command, stdin: &str) -> Output {
-    assert_cmd::Command::from_std(cmd)
-        .timeout(TIMEOUT)
-        .write_stdin(stdin.to_string())
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 fn system_message(out: &Output) -> String {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));

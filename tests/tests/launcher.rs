@@ -18,16 +18,16 @@ use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 use tempfile::TempDir;
-use voyage_tests::{launcher, launcher_version, link_tools, repo_root, sh_quote, write_executable};
+use voyage_tests::{
+    COMMAND_TIMEOUT as TIMEOUT, launcher, launcher_version, link_tools, repo_root, run, sh_quote,
+    text, write_executable,
+};
 
 /// What the launcher and the fake scripts call besides shell builtins.
 const TOOLS: &[&str] = &[
     "sh", "cat", "mkdir", "rm", "rmdir", "sleep", "readlink", "ls", "mv", "chmod", "head", "tr",
     "sed", "find", "touch",
 ];
-
-/// Long enough for a slow machine; a launcher that loops would hit it.
-const TIMEOUT: Duration = Duration::from_secs(60);
 
 /// A fake helper: answers `--version` as the launcher's version; otherwise
 /// prints a tag, each argument on its own line, then stdin; exits with
@@ -85,19 +85,6 @@ fn launch(path: &Path, path_var: &str) -> Command {
     let mut cmd = Command::new(path);
     cmd.env_clear().env("PATH", path_var);
     cmd
-}
-
-/// Runs `cmd` to completion with `stdin`, killing it after [`TIMEOUT`].
-fn run(cmd: Command, stdin: &str) -> Output {
-    assert_cmd::Command::from_std(cmd)
-        .timeout(TIMEOUT)
-        .write_stdin(stdin.to_string())
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 fn stderr_lines(out: &Output) -> Vec<String> {
