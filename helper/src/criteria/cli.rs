@@ -3,7 +3,7 @@
 //! working directory are resolved once, here at the edge.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::ops::{Request, Verification, check_entry, run_criteria};
@@ -232,15 +232,26 @@ impl EntryCommand {
     }
 }
 
+/// The request both commands make from their flags: the plan is read by
+/// the operation.
+fn request<'a>(
+    plan: &'a Path,
+    cwd: &'a Option<PathBuf>,
+    timeout: u64,
+    record: &'a Option<PathBuf>,
+) -> Request<'a> {
+    Request {
+        plan,
+        loaded: None,
+        cwd: cwd.as_deref(),
+        timeout: Duration::from_secs(timeout),
+        record: record.as_deref(),
+    }
+}
+
 /// `criteria run`: 0 all passed, 1 not, 2 the runner could not run.
 fn execute_run(args: &RunArgs, out: &mut impl Write) -> io::Result<u8> {
-    let request = Request {
-        plan: &args.plan,
-        loaded: None,
-        cwd: args.cwd.as_deref(),
-        timeout: Duration::from_secs(args.timeout),
-        record: args.record.as_deref(),
-    };
+    let request = request(&args.plan, &args.cwd, args.timeout, &args.record);
     let Verification { report, code } = run_criteria(&request);
     if args.json {
         render::json(&report, out)?;
@@ -254,13 +265,7 @@ fn execute_run(args: &RunArgs, out: &mut impl Write) -> io::Result<u8> {
 /// `entry check`: 0 pass or not applicable, 1 fail, 2 undecided or could
 /// not check.
 fn execute_entry(args: &CheckArgs, out: &mut impl Write) -> io::Result<u8> {
-    let request = Request {
-        plan: &args.plan,
-        loaded: None,
-        cwd: args.cwd.as_deref(),
-        timeout: Duration::from_secs(args.timeout),
-        record: args.record.as_deref(),
-    };
+    let request = request(&args.plan, &args.cwd, args.timeout, &args.record);
     let (report, code) = check_entry(&request);
     let mut out = out;
     if args.json {
