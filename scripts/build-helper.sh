@@ -1,10 +1,13 @@
 #!/bin/sh
-# Builds the release helper at <target dir>/release/voyage-helper. The one
-# place that knows how: the plugin's launcher, scripts/demo.sh and
-# scripts/bench.sh all build through it.
+# Builds the release helper at <target dir>/<profile>/voyage-helper. The one
+# place that knows how: the plugin's launcher, scripts/demo.sh,
+# scripts/bench.sh and scripts/package.sh all build through it.
 #
 #   scripts/build-helper.sh                       into ./target (or $CARGO_TARGET_DIR)
 #   scripts/build-helper.sh --target-dir DIR -q   further arguments go to cargo
+#   scripts/build-helper.sh --profile dist        what the release archives ship
+#                                                 (thin LTO; Cargo.toml says why
+#                                                 `release` has none), into target/dist
 #
 # On Linux, when the C toolchain has glibc's static library, the binary is
 # linked statically and not position-independent. The helper is started anew
@@ -21,6 +24,18 @@
 # POSIX sh: the launcher runs it on machines that may have no bash.
 set -eu
 
+# `--release` for the default profile, so that the call is the one cargo
+# users know; a profile name never holds a space, so it splits safely below.
+profile_args=--release
+if [ "${1:-}" = --profile ]; then
+  case ${2:-} in
+  release) ;;
+  dist) profile_args="--profile dist" ;;
+  *) echo "build-helper.sh: --profile takes release or dist, not '${2:-}'" >&2; exit 2 ;;
+  esac
+  shift 2
+fi
+
 manifest=${0%/*}/../Cargo.toml
 case $0 in */*) ;; *) manifest=../Cargo.toml ;; esac
 
@@ -32,7 +47,8 @@ if [ "$(uname -s 2>/dev/null)" = Linux ] && command -v cc >/dev/null 2>&1; then
 fi
 
 if [ -n "$static" ]; then
-  if cargo rustc --release --locked -p voyage-helper --bin voyage-helper \
+  # shellcheck disable=SC2086
+  if cargo rustc $profile_args --locked -p voyage-helper --bin voyage-helper \
     --manifest-path "$manifest" "$@" -- \
     -C target-feature=+crt-static -C relocation-model=static; then
     exit 0
@@ -41,4 +57,5 @@ if [ -n "$static" ]; then
   # libgcc_eh, say): a helper that starts slower beats none.
   echo "build-helper.sh: the static build failed; building a dynamically linked helper" >&2
 fi
-exec cargo build --release --locked -p voyage-helper --manifest-path "$manifest" "$@"
+# shellcheck disable=SC2086
+exec cargo build $profile_args --locked -p voyage-helper --manifest-path "$manifest" "$@"

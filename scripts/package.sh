@@ -6,7 +6,8 @@
 # name for this machine, as the plugin's launcher asks for it. It is what
 # .ci/run checks and what the tests serve to the launcher.
 #
-#   scripts/package.sh                  build (scripts/build-helper.sh), pack into target/distrib
+#   scripts/package.sh                  build the release's profile (scripts/build-helper.sh
+#                                       --profile dist), pack into target/distrib
 #   scripts/package.sh --out DIR        pack into DIR
 #   scripts/package.sh --binary FILE    pack FILE instead of building (tests)
 #
@@ -32,8 +33,8 @@ target=$(VOYAGE_LAUNCHER_TASK=platform sh "$root/plugin/bin/voyage-helper")
 name=voyage-helper-$target
 
 if [ -z "$binary" ]; then
-  sh "$root/scripts/build-helper.sh" -q --target-dir "$root/target" >&2
-  binary=$root/target/release/voyage-helper
+  sh "$root/scripts/build-helper.sh" --profile dist -q --target-dir "$root/target" >&2
+  binary=$root/target/dist/voyage-helper
   if [ "$(uname -s)" = Linux ] && command -v file >/dev/null 2>&1 &&
     ! file -L "$binary" | grep -q 'statically linked'; then
     echo "package.sh: $binary is dynamically linked (no static libc here); the release's is static" >&2
