@@ -25,12 +25,12 @@
 set -eu
 
 # `--release` for the default profile, so that the call is the one cargo
-# users know; a profile name never holds a space, so it splits safely below.
-profile_args=--release
+# users know.
+profile=--release
 if [ "${1:-}" = --profile ]; then
   case ${2:-} in
   release) ;;
-  dist) profile_args="--profile dist" ;;
+  dist) profile=--profile=dist ;;
   *) echo "build-helper.sh: --profile takes release or dist, not '${2:-}'" >&2; exit 2 ;;
   esac
   shift 2
@@ -47,8 +47,7 @@ if [ "$(uname -s 2>/dev/null)" = Linux ] && command -v cc >/dev/null 2>&1; then
 fi
 
 if [ -n "$static" ]; then
-  # shellcheck disable=SC2086
-  if cargo rustc $profile_args --locked -p voyage-helper --bin voyage-helper \
+  if cargo rustc "$profile" --locked -p voyage-helper --bin voyage-helper \
     --manifest-path "$manifest" "$@" -- \
     -C target-feature=+crt-static -C relocation-model=static; then
     exit 0
@@ -57,5 +56,4 @@ if [ -n "$static" ]; then
   # libgcc_eh, say): a helper that starts slower beats none.
   echo "build-helper.sh: the static build failed; building a dynamically linked helper" >&2
 fi
-# shellcheck disable=SC2086
-exec cargo build $profile_args --locked -p voyage-helper --manifest-path "$manifest" "$@"
+exec cargo build "$profile" --locked -p voyage-helper --manifest-path "$manifest" "$@"
