@@ -100,6 +100,7 @@ pub fn run_with(dir: &Path, args: &[&str], with: With<'_>) -> io::Result<Output>
         env: &env,
         input: with.input,
         stop: None,
+        stop_with_us: false,
     };
     let outcome = supervise(job, &mut |chunk| {
         if stdout.len() + chunk.len() > MAX_STDOUT {

@@ -7,7 +7,8 @@
 //!   declares an area's codes.
 //! - [`input_file`]: the one reader of files and stdin from outside, with
 //!   its size limits and refusals.
-//! - [`atomic_file`]: the atomic writer (temporary file, fsync, rename).
+//! - [`atomic_file`]: the atomic writer (temporary file, fsync, rename);
+//!   [`own_file`]: opening our own files without following a link.
 //! - [`proc`]: the one place that spawns, supervises and signals processes;
 //!   [`git`]: every git call, through it.
 //! - [`yaml`]: the YAML and front-matter reader.
@@ -32,6 +33,7 @@ pub mod exit;
 pub mod fault;
 pub mod git;
 pub mod input_file;
+pub mod own_file;
 pub mod problem;
 pub mod proc;
 pub mod schema;

@@ -89,7 +89,7 @@ mod write_reply;
 // The shared pieces live in voyage-core; named here so that every area
 // reaches them as `crate::problem`, `crate::proc`, … as before the split.
 use voyage_core::{
-    ansi, atomic_file, clock, exit, fault, git, input_file, problem, proc, schema, yaml,
+    ansi, atomic_file, clock, exit, fault, git, input_file, own_file, problem, proc, schema, yaml,
 };
 use voyage_workflow as workflow;
 

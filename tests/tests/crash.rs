@@ -323,6 +323,21 @@ impl Run {
         let Some(refused) = self.refused(&end) else {
             return;
         };
+        // Killed before its progress file was written, the run has nothing
+        // to resume: the reply says so and names --fresh, which the user
+        // then gives.
+        if self
+            .replies
+            .last()
+            .is_some_and(|r| r.stdout.contains("no progress file"))
+        {
+            let fresh = words(&["start", "--fresh", PLAN]);
+            let end = self.chain(fresh, None);
+            if let Some(refused) = self.refused(&end) {
+                self.notes.push(format!("fresh start refused ({refused})"));
+            }
+            return;
+        }
         self.notes.push(format!("resume refused ({refused})"));
         let released = self.call(&words(&["release"]), None);
         if released.code != Some(0) {

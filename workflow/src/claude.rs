@@ -83,6 +83,7 @@ pub(super) fn call(call: &Call<'_>, ctx: &Context, emit: &dyn Emit) -> Result<()
         env: &env,
         input: on_stdin(call).then_some(call.prompt.as_bytes()),
         stop: Some(&ctx.stop),
+        stop_with_us: false,
     };
     let outcome = supervise(job, &mut |chunk| lines.feed(chunk, &mut deliver))
         .map_err(|e| not_started(call.name, &e))?;

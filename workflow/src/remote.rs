@@ -270,6 +270,7 @@ fn ask_gh() -> Option<String> {
         env: &[],
         input: None,
         stop: None,
+        stop_with_us: false,
     };
     let outcome = supervise(job, &mut |chunk| {
         if said.len() < 4096 {

@@ -53,6 +53,7 @@ pub(super) fn attempt(
         env: &env,
         input: None,
         stop: Some(&ctx.stop),
+        stop_with_us: false,
     };
     let mut deliver = |line: String| {
         seen(&line);
@@ -99,6 +100,7 @@ pub(super) fn shell_items(command: &str, ctx: &Context) -> Result<Vec<String>, S
         env: &env,
         input: None,
         stop: Some(&ctx.stop),
+        stop_with_us: false,
     };
     let outcome = supervise(job, &mut |chunk| {
         if out.len() + chunk.len() > ITEMS_MAX_BYTES {

@@ -17,8 +17,15 @@
 //! ext4 both commit the same journal transaction, measured no faster), and
 //! `fsync` also covers the mode set on it.
 //!
-//! A symbolic link as the target is followed: the file it points to is
-//! replaced and the link stays a link.
+//! A symbolic link as the target is refused ([`write_atomic`] and the
+//! rest): Voyage's own files (the run marker, the progress file, the step
+//! base, the state pair, the exclude file) are only ever replaced in place,
+//! so a link planted where one of them lives cannot turn a write of JSON
+//! into a write of the file it points to (as root, `/etc/passwd`). Only
+//! `write --atomic`, whose caller names the path, follows a link on
+//! purpose ([`write_atomic_through_link`]). The check needs no race
+//! protection: `rename(2)` replaces a link put there afterwards with the
+//! new file and never writes through it.
 
 use std::ffi::OsString;
 use std::fs::{self, File, Permissions};
@@ -36,6 +43,7 @@ pub mod code {
     crate::problem::codes! {
         pub;
         STATE_TARGET_IS_DIRECTORY => "the path to write is a directory",
+        STATE_TARGET_IS_LINK => "the path to write is a symbolic link, and Voyage never writes its own files through one",
         STATE_NO_DIRECTORY => "the directory to write in does not exist",
         STATE_UNWRITABLE => "the temporary file cannot be written",
         STATE_REPLACE_FAILED => "the temporary file cannot replace the target",
@@ -47,6 +55,10 @@ pub mod code {
 pub enum AtomicWriteError {
     #[error("{path} is a directory")]
     IsDirectory { path: PathBuf },
+    #[error(
+        "{path} is a symbolic link (to {to}); Voyage never writes its own files through a link. If you did not make it on purpose, remove the link (rm {path}) and run the call again"
+    )]
+    IsLink { path: PathBuf, to: String },
     #[error("directory {dir} does not exist")]
     NoDirectory { dir: PathBuf },
     #[error("cannot write in {dir}: {source}")]
@@ -59,6 +71,7 @@ impl crate::problem::Coded for AtomicWriteError {
     fn code(&self) -> &'static str {
         match self {
             Self::IsDirectory { .. } => code::STATE_TARGET_IS_DIRECTORY,
+            Self::IsLink { .. } => code::STATE_TARGET_IS_LINK,
             Self::NoDirectory { .. } => code::STATE_NO_DIRECTORY,
             Self::Write { .. } => code::STATE_UNWRITABLE,
             Self::Replace { .. } => code::STATE_REPLACE_FAILED,
@@ -84,10 +97,24 @@ pub fn sweep_dead_writers(path: &Path) {
 /// Mode of a new file before the umask: what `open(2)` callers ask for.
 const NEW_FILE_MODE: u32 = 0o666;
 
-/// Replaces (or creates) `path` with `bytes`, atomically and durably.
+/// Whether a symbolic link at the target is followed or refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Links {
+    Refuse,
+    Follow,
+}
+
+/// Replaces (or creates) `path` with `bytes`, atomically and durably; a
+/// symbolic link at `path` is refused ([`AtomicWriteError::IsLink`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AtomicWriteError> {
-    let staged = stage(path, bytes)?;
-    staged.commit()
+    stage_with(path, bytes, true, Links::Refuse)?.commit()
+}
+
+/// [`write_atomic`] that replaces the file a symbolic link at `path`
+/// points to (the link stays a link): for `write --atomic`, whose caller
+/// chose the path, never for a file of Voyage's own.
+pub fn write_atomic_through_link(path: &Path, bytes: &[u8]) -> Result<(), AtomicWriteError> {
+    stage_with(path, bytes, true, Links::Follow)?.commit()
 }
 
 /// [`write_atomic`] without the two fsyncs: a reader, or the next process
@@ -97,7 +124,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), AtomicWriteError> {
 /// more durable than that either), where the fsyncs would be most of the
 /// write's cost.
 pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> Result<(), AtomicWriteError> {
-    stage_with(path, bytes, false)?.commit()
+    stage_with(path, bytes, false, Links::Refuse)?.commit()
 }
 
 /// A fully written, fsynced temporary file waiting to replace its target.
@@ -115,13 +142,19 @@ pub struct Staged {
     durable: bool,
 }
 
-/// Writes `bytes` to a temporary file beside `path`, ready to replace it.
+/// Writes `bytes` to a temporary file beside `path`, ready to replace it
+/// (a symbolic link at `path` is refused).
 pub fn stage(path: &Path, bytes: &[u8]) -> Result<Staged, AtomicWriteError> {
-    stage_with(path, bytes, true)
+    stage_with(path, bytes, true, Links::Refuse)
 }
 
-fn stage_with(path: &Path, bytes: &[u8], durable: bool) -> Result<Staged, AtomicWriteError> {
-    let target = resolve_target(path)?;
+fn stage_with(
+    path: &Path,
+    bytes: &[u8],
+    durable: bool,
+    links: Links,
+) -> Result<Staged, AtomicWriteError> {
+    let target = resolve_target(path, links)?;
     let dir = match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -213,9 +246,18 @@ impl Drop for Staged {
     }
 }
 
-/// The file to replace: `path`, or where it points if it is a symlink.
-fn resolve_target(path: &Path) -> Result<PathBuf, AtomicWriteError> {
+/// The file to replace: `path`, or where it points if it is a symlink
+/// and `links` follows them.
+fn resolve_target(path: &Path, links: Links) -> Result<PathBuf, AtomicWriteError> {
     match fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() && links == Links::Refuse => {
+            Err(AtomicWriteError::IsLink {
+                path: path.to_path_buf(),
+                to: fs::read_link(path)
+                    .map(|to| to.display().to_string())
+                    .unwrap_or_else(|_| "an unreadable target".to_owned()),
+            })
+        }
         Ok(meta) if meta.file_type().is_symlink() => {
             // A dangling link cannot be canonicalised: write where it points.
             fs::canonicalize(path)
@@ -268,13 +310,44 @@ mod tests {
     }
 
     #[test]
-    fn follows_a_symlink() {
+    fn refuses_a_symlink_and_leaves_both_ends_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("passwd");
+        let link = dir.path().join("voyage-run.json");
+        fs::write(&real, b"root:x:0:0").unwrap();
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        for write in [write_atomic, write_atomic_unsynced] {
+            let err = write(&link, b"{}").unwrap_err();
+            assert_eq!(err.code(), "STATE_TARGET_IS_LINK");
+            assert!(err.to_string().contains("rm "), "{err}");
+        }
+        assert_eq!(
+            stage(&link, b"{}").unwrap_err().code(),
+            "STATE_TARGET_IS_LINK"
+        );
+        assert_eq!(fs::read(&real).unwrap(), b"root:x:0:0");
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        // A dangling link is refused too (it would create its target).
+        let dangling = dir.path().join("voyage-step-base.json");
+        std::os::unix::fs::symlink(dir.path().join("new-file"), &dangling).unwrap();
+        assert!(write_atomic(&dangling, b"{}").is_err());
+        assert!(!dir.path().join("new-file").exists());
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 3);
+    }
+
+    #[test]
+    fn the_write_command_follows_a_symlink() {
         let dir = tempfile::tempdir().unwrap();
         let real = dir.path().join("real.json");
         let link = dir.path().join("link.json");
         fs::write(&real, b"old").unwrap();
         std::os::unix::fs::symlink("real.json", &link).unwrap();
-        write_atomic(&link, b"new").unwrap();
+        write_atomic_through_link(&link, b"new").unwrap();
         assert!(
             fs::symlink_metadata(&link)
                 .unwrap()

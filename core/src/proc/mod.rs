@@ -17,6 +17,8 @@ mod escaped;
 mod signals;
 pub mod supervise;
 mod unix;
+mod watchdog;
 
 pub use signals::SignalWatch;
 pub use unix::{Group, GroupLeader, Signal, signal_name};
+pub use watchdog::Watchdog;

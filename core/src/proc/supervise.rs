@@ -94,6 +94,9 @@ pub struct Job<'a> {
     /// before the job's signal watch exists: a signal that arrived just
     /// before the spawn is not lost.
     pub stop: Option<&'a AtomicBool>,
+    /// Stop the group even when this process is killed with SIGKILL before
+    /// the command ends ([`super::Watchdog`]); with [`Leftovers::Stop`].
+    pub stop_with_us: bool,
 }
 
 /// How the run ended.
@@ -181,6 +184,11 @@ pub fn supervise(job: Job<'_>, output: &mut dyn FnMut(&[u8])) -> io::Result<Outc
     // pipe would never reach end of file.
     drop(cmd);
     let leader = spawned?;
+    // Without a watchdog the command still runs; it only loses the promise
+    // for the case where we are killed outright.
+    let watchdog = (job.stop_with_us && job.leftovers == Leftovers::Stop)
+        .then(|| super::Watchdog::start(leader.group().id()).ok())
+        .flatten();
     if let Some((mut write_end, bytes)) = feed {
         // A command that exits without reading all of it makes the write
         // fail (EPIPE; SIGPIPE is ignored), which ends the thread.
@@ -265,6 +273,9 @@ pub fn supervise(job: Job<'_>, output: &mut dyn FnMut(&[u8])) -> io::Result<Outc
     }
 
     escaped::reap(&run.escaped);
+    if let Some(watchdog) = watchdog {
+        watchdog.dismiss();
+    }
     if !run.group_gone && matches!(job.leftovers, Leftovers::Keep) {
         kept_groups().push(run.group);
     }

@@ -545,6 +545,52 @@ pub(crate) fn audit(
     Ok(found)
 }
 
+/// Saves what `paths` hold in the work tree against the commit `base`
+/// (new files included) as a patch at `patch`, touching neither the index
+/// nor the tree: what a revert is about to throw away, or the verified
+/// work of a step whose checkpoint git refused, kept first. `Ok(false)`
+/// when they hold no change (no patch is written).
+pub(crate) fn save_patch(
+    git: &Git,
+    base: &str,
+    paths: &[String],
+    patch: &Path,
+) -> Result<bool, String> {
+    let scratch = Scratch::new(git, base, paths).map_err(|p| p.message)?;
+    let mut args = vec![
+        "diff-index",
+        "--cached",
+        "-p",
+        "--binary",
+        "-M",
+        "--full-index",
+        base,
+        "--",
+    ];
+    args.extend(paths.iter().map(String::as_str));
+    let bytes = call(git, &args, scratch.with()).map_err(|p| p.message)?;
+    if bytes.is_empty() {
+        return Ok(false);
+    }
+    patch
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .map_err(|e| e.to_string())
+        .and_then(|()| {
+            crate::atomic_file::write_atomic(patch, &bytes).map_err(|e| e.to_string())
+        })?;
+    Ok(true)
+}
+
+/// Where a patch of step `step` is kept, named after why (`revert`,
+/// `checkpoint`): beside the scope audit's.
+pub(crate) fn named_patch_path(git_dir: &Path, step: u32, why: &str) -> PathBuf {
+    let stamp = crate::clock::UtcTime::now().compact();
+    git_dir
+        .join(PATCH_DIR)
+        .join(format!("step-{step}-{why}-{stamp}.patch"))
+}
+
 /// How the out-of-scope changes were kept and put back.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub(crate) struct Saved {

@@ -76,6 +76,7 @@ pub(super) fn run(
         env: &[],
         input: None,
         stop: None,
+        stop_with_us: true,
     };
     let outcome = supervise(job, &mut |chunk| {
         kept.extend_from_slice(chunk);

@@ -87,9 +87,13 @@ fn git_failed(what: &str, detail: &str) -> Refusal {
     )
 }
 
-/// Runs git; a failure to start or a non-zero exit is a refusal.
+/// Runs git; a failure to start or a non-zero exit is a refusal. Every
+/// path given is the plan's literal path, never a pattern: a file named
+/// `*.txt` is that file, not every text file.
 fn run(root: &Path, what: &str, args: &[&str]) -> Result<git::Output, Refusal> {
-    match git::run(root, args) {
+    let mut argv = vec!["--literal-pathspecs"];
+    argv.extend_from_slice(args);
+    match git::run(root, &argv) {
         Ok(out) if out.ok() => Ok(out),
         Ok(out) => Err(git_failed(what, &out.why())),
         Err(e) => Err(git_failed(what, &e.to_string())),
@@ -153,8 +157,17 @@ pub(super) fn revert(
         .filter(|(p, _)| !p.is_empty())
         .collect();
     // A file shared with a completed step is left; the rest is reverted.
+    // A path outside the repository is never touched: it is not the
+    // run's, whatever the plan says.
     let mut mine_alone = Vec::new();
     for (path, new) in mine {
+        if crate::audit::inside(root, &path).is_none() {
+            reply.left.push(Left {
+                path,
+                reason: "outside the repository: a revert never touches it".into(),
+            });
+            continue;
+        }
         let owners: Vec<String> = plan
             .steps
             .iter()

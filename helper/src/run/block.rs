@@ -61,6 +61,9 @@ pub(super) struct Ran {
     pub lines: u64,
     pub tail: Option<String>,
     pub reason: Option<String>,
+    /// The signal that stopped this process while the command ran
+    /// (`SIGTERM`, …): the command did not end by itself.
+    pub interrupted_by: Option<String>,
     /// Whether the exit code satisfied `expect-exit:` on an `ok` run.
     pub success: bool,
 }
@@ -195,6 +198,7 @@ mod tests {
             duration: Duration::from_millis(1499),
             log: "/r/.temp/voyage/logs/x.log".into(),
             lines: 1,
+            interrupted_by: None,
             tail: Some("bash: line 1: nope: command not found".into()),
             reason: Some("command not found or not executable (exit 127)".into()),
             success: false,

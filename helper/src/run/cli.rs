@@ -121,6 +121,7 @@ impl RunArgs {
                 expect: self.expect,
             }),
             pwd,
+            stop_with_us: false,
         }
     }
 

@@ -76,12 +76,11 @@ pub(super) fn create(root: &Path, name: &str) -> Result<(PathBuf, File), LogErro
     let dir = root.join(LOG_SUBDIR);
     fs::create_dir_all(&dir).map_err(|_| LogError::Dir(dir.clone()))?;
     let path = dir.join(name);
-    let file = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(&path)
-        .map_err(|_| LogError::File(path.clone()))?;
+    let file = crate::own_file::open(
+        &path,
+        OpenOptions::new().write(true).create(true).truncate(true),
+    )
+    .map_err(|_| LogError::File(path.clone()))?;
     Ok((path, file))
 }
 

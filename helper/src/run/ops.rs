@@ -42,6 +42,9 @@ pub(crate) struct Options {
     pub reply: Option<Reply>,
     /// The directory relative `cwd:` values are glued onto.
     pub pwd: PathBuf,
+    /// Stop the command even when this process is killed outright (a
+    /// watchdog, one `sh` more per call): for `trek`, not for `run`.
+    pub stop_with_us: bool,
 }
 
 impl Options {
@@ -110,11 +113,15 @@ pub(crate) struct Outcome {
     /// The full output's log file.
     pub log: Option<PathBuf>,
     pub duration_ms: u64,
+    /// The signal that stopped this process while the command ran: the
+    /// command was cut short from outside, it did not fail by itself.
+    pub interrupted_by: Option<String>,
 }
 
 /// Runs the shell line `command` in `cwd` as `run --cwd CWD -- COMMAND`
-/// does: a log file, the default timeout, bash.
-pub(crate) fn run_command(command: &str, cwd: &Path) -> Outcome {
+/// does (a log file, bash), for at most `timeout_secs` (else the default
+/// timeout), and never outliving this process.
+pub(crate) fn run_command(command: &str, cwd: &Path, timeout_secs: Option<u64>) -> Outcome {
     // The process's directory only resolves a relative `cwd`: trek's
     // phases, which hand their work tree's absolute path, never read it.
     let pwd = if cwd.is_absolute() {
@@ -127,12 +134,13 @@ pub(crate) fn run_command(command: &str, cwd: &Path) -> Outcome {
             input: Input::Flags(Options::flags(
                 &[OsString::from(command)],
                 Some(cwd.as_os_str().to_owned()),
-                None,
+                timeout_secs.map(|s| s.to_string()),
                 None,
             )),
             json: true,
             reply: None,
             pwd,
+            stop_with_us: true,
         }),
         Err(e) => Block::PreLaunch {
             reason: format!("working directory missing: {e}"),
@@ -145,6 +153,7 @@ pub(crate) fn run_command(command: &str, cwd: &Path) -> Outcome {
             reason: Some(reason),
             log: None,
             duration_ms: 0,
+            interrupted_by: None,
         },
         Block::Ran(r) => Outcome {
             status: r.status.as_str(),
@@ -152,6 +161,7 @@ pub(crate) fn run_command(command: &str, cwd: &Path) -> Outcome {
             reason: r.reason,
             log: Some(r.log),
             duration_ms: u64::try_from(r.duration.as_millis()).unwrap_or(u64::MAX),
+            interrupted_by: r.interrupted_by,
         },
     }
 }
@@ -183,13 +193,23 @@ pub(super) fn produce(options: &Options) -> Block {
         }
     };
     let timeout = Duration::from_secs(request.timeout_secs);
-    let outcome = match runner::run(&request.command, &request.cwd, timeout, log) {
+    let outcome = match runner::run(
+        &request.command,
+        &request.cwd,
+        timeout,
+        log,
+        options.stop_with_us,
+    ) {
         Ok(o) => o,
         Err(e) => {
             return Block::PreLaunch {
                 reason: format!("cannot start bash: {e}"),
             };
         }
+    };
+    let interrupted_by = match &outcome.ending {
+        Ending::Interrupted { signal, .. } => Some(signal.clone()),
+        _ => None,
     };
     let (status, exit, reason) = match outcome.ending {
         Ending::Exited(code @ (126 | 127)) => (
@@ -213,6 +233,7 @@ pub(super) fn produce(options: &Options) -> Block {
         lines: outcome.lines,
         tail: outcome.tail,
         reason,
+        interrupted_by,
         success: status == Status::Ok && request.expect_exit.is_met_by(exit),
     })
 }

@@ -24,12 +24,14 @@ pub(super) struct Outcome {
 }
 
 /// Runs `bash -c <command>` in `cwd` with stdin from `/dev/null`, its output
-/// copied to `log`, for at most `timeout`.
+/// copied to `log`, for at most `timeout`; with `stop_with_us`, the
+/// command's group is stopped even if this process is killed outright.
 pub(super) fn run(
     command: &OsStr,
     cwd: &Path,
     timeout: Duration,
     mut log: File,
+    stop_with_us: bool,
 ) -> io::Result<Outcome> {
     let mut tally = LineTally::new();
     let job = Job {
@@ -41,6 +43,7 @@ pub(super) fn run(
         env: &[],
         input: None,
         stop: None,
+        stop_with_us,
     };
     let outcome = supervise(job, &mut |chunk| {
         // A full disk must not stop the command: keep counting what it

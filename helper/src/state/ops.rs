@@ -8,7 +8,7 @@ use std::path::Path;
 use super::session_state::SessionState;
 use super::{code, pair};
 
-use crate::atomic_file::write_atomic;
+use crate::atomic_file::write_atomic_through_link;
 use crate::clock::UtcTime;
 use crate::exit;
 use crate::problem::Coded;
@@ -67,7 +67,7 @@ pub(super) fn write_checked(
             return Err((exit::NOT_OK, first.clone()));
         }
     }
-    write_atomic(path, bytes)
+    write_atomic_through_link(path, bytes)
         .map(|()| WriteReply::written(path))
         .map_err(|e| (exit::CANNOT_CHECK, e.problem()))
 }

@@ -52,15 +52,14 @@ impl crate::problem::Coded for AppendError {
 /// Appends `line` (without its newline) to `path` as one line.
 pub(super) fn append_line(path: &Path, line: &[u8], wait: Duration) -> Result<(), AppendError> {
     let name = || path.display().to_string();
-    let file = OpenOptions::new()
-        .read(true)
-        .append(true)
-        .create(true)
-        .open(path)
-        .map_err(|source| AppendError::Open {
-            path: name(),
-            source,
-        })?;
+    let file = crate::own_file::open(
+        path,
+        OpenOptions::new().read(true).append(true).create(true),
+    )
+    .map_err(|source| AppendError::Open {
+        path: name(),
+        source,
+    })?;
     match file.try_lock() {
         Ok(()) => {}
         Err(TryLockError::WouldBlock) => lock_within(&file, wait, path)?,

@@ -140,6 +140,12 @@ pub(crate) struct StartArgs {
     /// such a start stops and points at --resume.
     #[arg(long, conflicts_with = "resume")]
     pub fresh: bool,
+    /// Start even though some step's Files hold uncommitted changes of
+    /// yours. Without it such a start stops and names them: a failed
+    /// step's revert restores its Files from HEAD. With it they are the
+    /// steps' starting point, and a revert saves them in a patch first.
+    #[arg(long)]
+    pub allow_dirty: bool,
     /// Show what would run, run nothing.
     #[arg(long)]
     pub dry_run: bool,

@@ -7,8 +7,9 @@
 //! unfinished one (`in_progress`, `failed`, `stopped`, `partial`) stops the
 //! start and points at `--resume`; `--fresh` starts over on purpose, after
 //! keeping the old record the same way. A record that never reached a
-//! step (a start stopped at the entry condition, say) holds nothing to
-//! lose and is replaced, with a line saying so.
+//! step (a start stopped at the entry condition, say) is kept the same
+//! way, and the start goes on, with a line saying so. One that cannot be
+//! read stops the start too, unless `--fresh` is given.
 //!
 //! The seed's wait of three seconds before a fresh start is left out: an
 //! agent reads the warning only after the call returns, so a pause gives
@@ -37,8 +38,22 @@ pub(super) fn before_fresh_start(progress: &Path, fresh: bool, again: &str) -> E
     let file = progress.display();
     let old = match crate::progress::load(progress) {
         Ok(old) => old,
+        Err(e) if !fresh => {
+            // Unreadable or garbled: the run it held may still matter to
+            // the user (a backup to restore), so only --fresh replaces it.
+            let why = e
+                .problems
+                .first()
+                .map_or_else(|| "it cannot be read".to_owned(), |p| p.message.clone());
+            return Existing::Refuse(vec![
+                format!("The progress file {file} cannot be read: {why}."),
+                "It is not replaced. Restore it (from a backup, or fix the JSON) and continue with /trekexecute --resume ".to_owned() + again,
+                "To start over on purpose (the file is kept beside it first): /trekexecute --fresh ".to_owned() + again,
+            ]);
+        }
         Err(_) => {
-            // Unreadable: nothing can be resumed from it, but it is kept.
+            // Unreadable, and --fresh given: nothing can be resumed from
+            // it, but it is kept.
             return Existing::Proceed(vec![match archive(progress, "unreadable") {
                 Ok(kept) => format!(
                     "The progress file {file} could not be read; it is kept as {} and a fresh run starts.",
@@ -65,9 +80,17 @@ pub(super) fn before_fresh_start(progress: &Path, fresh: bool, again: &str) -> E
         .values()
         .any(|r| r.attempts > 0 || r.status != StepStatus::Pending);
     if !reached && old.status != RunStatus::Completed {
-        return Existing::Proceed(vec![format!(
-            "{what} No step was begun: it is replaced by a fresh run."
-        )]);
+        // Nothing of it reached a step, but it is kept all the same: a
+        // record is never replaced without a copy.
+        return Existing::Proceed(vec![match archive(progress, "not-begun") {
+            Ok(kept) => format!(
+                "{what} No step was begun; it is kept as {} and a fresh run starts.",
+                kept.display()
+            ),
+            Err(e) => format!(
+                "{what} No step was begun; it could not be kept ({e}) and a fresh run replaces it."
+            ),
+        }]);
     }
     if old.status.is_unfinished() && !fresh {
         return Existing::Refuse(vec![

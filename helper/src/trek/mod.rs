@@ -14,6 +14,8 @@
 //! - [`context`]: the run found from the run marker, and what `start`
 //!   decided (kept in the progress file); [`stop`]: early stops;
 //! - [`existing`]: an earlier run's progress file met by a fresh start;
+//! - [`git_setup`]: git's version, identity and signing, and why a
+//!   checkpoint made no commit, apart from the agent's work;
 //! - [`release`]: the user's way out of a run whose session died.
 
 mod cli;
@@ -21,6 +23,7 @@ pub(crate) mod code;
 mod context;
 mod existing;
 mod finish;
+mod git_setup;
 pub(crate) mod phases;
 mod release;
 mod reply;

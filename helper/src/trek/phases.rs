@@ -40,6 +40,7 @@ pub fn start(dir: &Path, plan: &Path) -> Replied {
         fg: false,
         resume: false,
         fresh: false,
+        allow_dirty: false,
         dry_run: false,
         validate: false,
         step: None,

@@ -205,6 +205,17 @@ fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
         reply.exit = exit::NOT_OK;
         return Ok(reply);
     }
+    // Git itself, before any call that needs it: missing or too old, every
+    // later call would fail with git's own words.
+    if let Some(why) =
+        super::git_setup::version_problem(here, super::git_setup::MIN_VERSION, "a run")
+    {
+        reply.push(format!("Error: {why}"));
+        reply.push("Nothing was started.");
+        reply.status = "stopped".into();
+        reply.exit = exit::NOT_OK;
+        return Ok(reply);
+    }
     // The criteria the run ends with, screened now as `criteria run` will
     // screen them: a refused one would fail the run after all its steps.
     // The work tree, asked of git once for the whole start.
@@ -445,9 +456,37 @@ fn single_session(
             ),
         )
     })?;
+    // Every step ends in a checkpoint commit: when git cannot make one
+    // (no identity, signing without a key), say so now, not after the
+    // first step's work.
+    if let Some(why) = super::git_setup::commit_problem(&root) {
+        reply.push(format!(
+            "Error: no commit can be made in {}, and every step ends in a checkpoint commit: {why}",
+            root.display()
+        ));
+        reply.push("Nothing was started. Fix git's setup as it says, then run /trekexecute again.");
+        reply.status = "stopped".into();
+        reply.exit = exit::NOT_OK;
+        return Ok(reply);
+    }
     let location = run_marker::locate(&root).ok_or_else(|| {
         Problem::new(code::TREK_NOT_A_REPO, "the work tree's .git cannot be read")
     })?;
+    // One start at a time in a work tree: two starts at once would each
+    // find no live run and each write their marker. The lock goes when
+    // this call returns.
+    let _one_start = hold_start_lock(&location.marker)?;
+    // A link where the marker goes is refused before anything is written
+    // (the marker's own write would refuse it too, after the progress file).
+    if std::fs::symlink_metadata(&location.marker).is_ok_and(|m| m.file_type().is_symlink()) {
+        let shown = location.marker.display();
+        return Err(Problem::new(
+            code::TREK_MARKER,
+            format!(
+                "the run marker {shown} is a symbolic link; Voyage never writes its own files through a link. If you did not make it on purpose, remove it (rm {shown}) and run the call again"
+            ),
+        ));
+    }
     // A call killed mid-write left its temporary files: gone now.
     crate::atomic_file::sweep_dead_writers(&location.marker);
     let previous = run_marker::read(&location.marker).ok().flatten();
@@ -457,6 +496,20 @@ fn single_session(
                 "A stale run marker ({}: {why}) is replaced.",
                 old.plan
             )),
+            None if Path::new(&old.plan) == plan_path
+                && !matches!(decided.mode.as_str(), "resume" | "step")
+                && !args.fresh =>
+            {
+                let again = start_again(args, &plan_path.display().to_string());
+                let mut stopped = Reply::new("start", Next::Stop, "stopped").line(format!(
+                    "Error: a run of this plan is already in progress in this work tree (started {}, progress {}).",
+                    old.started_at, old.progress
+                ));
+                stopped.push(format!("To continue it: /trekexecute --resume {again}"));
+                stopped.push(format!("To start over on purpose (its record is kept beside it first): /trekexecute --fresh {again}"));
+                stopped.exit = exit::NOT_OK;
+                return Ok(stopped);
+            }
             None if Path::new(&old.plan) != plan_path => {
                 let mut stopped = Reply::new("start", Next::Stop, "stopped").line(format!(
                     "Error: another run is in progress in this work tree: {} (progress {}).",
@@ -486,6 +539,49 @@ fn single_session(
                     reply.exit = exit::NOT_OK;
                     return Ok(reply);
                 }
+            }
+        }
+    }
+    // --resume needs a run to resume: a missing or unreadable progress
+    // file is never quietly replaced by a new run.
+    if decided.mode == "resume"
+        && let Some(path) = crate::progress::progress_path(
+            Some(plan_path),
+            decided.project.as_deref().map(Path::new),
+            decided.session,
+        )
+        && let Some(lines) =
+            nothing_to_resume(&path, previous.as_ref(), &start_again(args, &plan_arg))
+    {
+        reply.lines.extend(lines);
+        reply.status = "stopped".into();
+        reply.exit = exit::NOT_OK;
+        return Ok(reply);
+    }
+    // The user's own uncommitted edits in a step's Files: a failed step's
+    // revert restores those Files from HEAD, so they are named before
+    // anything is written, and the choice is the user's.
+    if decided.mode != "resume" {
+        let dirty = dirty_step_files(plan, &root)?;
+        if !dirty.is_empty() {
+            if args.allow_dirty {
+                reply.push(format!(
+                    "warning: these step Files hold uncommitted changes, taken as the steps' starting point (--allow-dirty): {}. A revert saves what a step's Files hold in a patch before restoring them.",
+                    dirty.join(", ")
+                ));
+            } else {
+                reply.push(format!(
+                    "Error: these step Files hold uncommitted changes that are not this run's: {}.",
+                    dirty.join(", ")
+                ));
+                reply.push(format!(
+                    "A failed step's revert would restore them from HEAD. Commit them (git add -- PATHS && git commit), or put them aside (git stash push --include-untracked -- {}), then start again; or start with --allow-dirty to build on them.",
+                    dirty.join(" ")
+                ));
+                reply.push("Nothing was started.");
+                reply.status = "stopped".into();
+                reply.exit = exit::NOT_OK;
+                return Ok(reply);
             }
         }
     }
@@ -681,6 +777,83 @@ fn single_session(
         }
     }
     Ok(reply)
+}
+
+/// Why `--resume` has nothing to resume from `progress`, with the ways
+/// on; `None` when the file is there and can be read. `live` is the run
+/// marker found, which tells whether the file went missing mid-run.
+fn nothing_to_resume(
+    progress: &Path,
+    live: Option<&RunMarker>,
+    again: &str,
+) -> Option<Vec<String>> {
+    let shown = progress.display();
+    let was_live = live.is_some_and(|m| Path::new(&m.progress) == progress);
+    if std::fs::symlink_metadata(progress).is_err() {
+        let first = if was_live {
+            format!(
+                "Error: the progress file {shown} of the run in progress is gone, so the run cannot be resumed: its record of which steps are done is lost."
+            )
+        } else {
+            format!(
+                "Error: there is no progress file {shown}, so there is no run of this plan to resume."
+            )
+        };
+        return Some(vec![
+            first,
+            "If you have a copy of it, put it back and resume again.".to_owned(),
+            format!("To start the plan from its first step instead: /trekexecute --fresh {again}"),
+        ]);
+    }
+    let why = crate::progress::load(progress)
+        .err()?
+        .problems
+        .first()
+        .map_or_else(|| "it cannot be read".to_owned(), |p| p.message.clone());
+    Some(vec![
+        format!(
+            "Error: the progress file {shown} cannot be read ({why}), so the run cannot be resumed from it."
+        ),
+        "Restore it (from a backup, or fix the JSON) and resume again.".to_owned(),
+        format!(
+            "To start over instead (the file is kept beside it first): /trekexecute --fresh {again}"
+        ),
+    ])
+}
+
+/// Takes the work tree's start lock, `voyage-run.lock` beside the run
+/// marker (never through a link), waiting for a start running now.
+fn hold_start_lock(marker: &Path) -> Result<std::fs::File, Problem> {
+    let path = marker.with_file_name("voyage-run.lock");
+    let file = crate::own_file::open(&path, std::fs::OpenOptions::new().write(true).create(true))
+        .map_err(|e| {
+        Problem::new(
+            code::TREK_MARKER,
+            format!("cannot open the start lock {}: {e}", path.display()),
+        )
+    })?;
+    file.lock().map_err(|e| {
+        Problem::new(
+            code::TREK_MARKER,
+            format!("cannot lock {}: {e}", path.display()),
+        )
+    })?;
+    Ok(file)
+}
+
+/// The Files of `plan`'s steps (inside the repository) that differ from
+/// HEAD: staged, unstaged or untracked.
+fn dirty_step_files(plan: &crate::plan::Plan, root: &Path) -> Result<Vec<String>, Problem> {
+    let files: Vec<String> = plan
+        .steps
+        .iter()
+        .flat_map(|s| s.files.iter())
+        .filter(|f| crate::audit::inside(root, &f.path).is_some())
+        .map(|f| f.path.clone())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    crate::audit::scope::uncommitted(&crate::audit::Git::at(root), &files)
 }
 
 /// A resumed run whose session stopped in the middle of a step keeps that

@@ -27,6 +27,13 @@ const MAX_ATTEMPTS: u32 = 3;
 const FAILURE_LINES: usize = 10;
 /// Failures of a recognised runner named in a failed Verify's reply.
 const FAILURES_SHOWN: usize = 5;
+/// The longest trek lets a command of the plan (a Verify, a Test first,
+/// a Checkpoint) run: nine minutes, inside the ten that the command asks
+/// Claude Code's Bash tool for, so that a command too slow for one call is
+/// stopped by this timeout and recorded as the step's failure, with its
+/// log, before the tool stops the call itself (an interruption, which
+/// spends nothing).
+pub(super) const COMMAND_TIMEOUT_SECS: u64 = 540;
 
 /// The first step of the run still to do: `only` alone in step mode, else
 /// the first neither completed nor skipped. `None` when there is none.
@@ -181,6 +188,21 @@ fn begin_inner(here: &Path, n: u32) -> Result<Reply, Problem> {
             code::TREK_STEP_STATE,
             format!("step {n} is already completed"),
         ));
+    }
+    // Steps run in the plan's order: a later step may build on an earlier
+    // one's commit, and the session audit counts them in order.
+    if let Some(first) = next_step(&run.progress_path, run.decided.only_step)?
+        && first != n
+    {
+        let (first_status, ..) = record_of(&run, first)?;
+        reply.push(format!(
+            "Step {n} cannot begin yet: step {first} is {}, and steps run in the plan's order. Nothing was changed.",
+            first_status.as_str()
+        ));
+        reply.step = Some(first);
+        reply.next = Next::BeginStep;
+        reply.exit = exit::NOT_OK;
+        return Ok(reply);
     }
 
     // Sub-step A: the scope fence.
@@ -355,6 +377,11 @@ fn test_first_check(run: &Run, text: &str) -> String {
         span.to_owned()
     };
     match run_command(run, &command) {
+        Err(NotRun::Interrupted { signal, .. }) => {
+            format!(
+                "trek's run of `{command}` was interrupted ({signal}); the Verify in step-done runs it"
+            )
+        }
         Ok(ran) if ran.exit == 0 => format!(
             "trek ran `{command}`: it already passes (warning: the step may be done already); go on"
         ),
@@ -362,7 +389,7 @@ fn test_first_check(run: &Run, text: &str) -> String {
             "trek ran `{command}`: it fails as expected (RED, exit {})",
             ran.exit
         ),
-        Err(why) => format!("trek could not run `{command}`: {why}"),
+        Err(NotRun::Error(why)) => format!("trek could not run `{command}`: {why}"),
     }
 }
 
@@ -441,14 +468,34 @@ impl Ran {
     }
 }
 
-/// Runs `command` through the runner in the work tree.
-fn run_command(run: &Run, command: &str) -> Result<Ran, String> {
-    let ran = super::said::passing_on(|| crate::run::run_command(command, &run.root));
+/// Why a command trek ran has no outcome of its own.
+enum NotRun {
+    /// This process was sent `signal` while the command ran (the Bash
+    /// tool's timeout, Ctrl-C, a closed terminal): it was stopped from
+    /// outside, after `after_ms`; what it would have said is unknown.
+    Interrupted { signal: String, after_ms: u64 },
+    /// It could not start; why.
+    Error(String),
+}
+
+/// Runs `command` through the runner in the work tree, for at most
+/// [`COMMAND_TIMEOUT_SECS`].
+fn run_command(run: &Run, command: &str) -> Result<Ran, NotRun> {
+    let ran = super::said::passing_on(|| {
+        crate::run::run_command(command, &run.root, Some(COMMAND_TIMEOUT_SECS))
+    });
+    if let Some(signal) = ran.interrupted_by {
+        return Err(NotRun::Interrupted {
+            signal,
+            after_ms: ran.duration_ms,
+        });
+    }
     let exit = ran.exit.map_or(-1, i64::from);
     if ran.status == "error" && exit < 0 {
-        return Err(ran
-            .reason
-            .unwrap_or_else(|| "the command could not run".to_owned()));
+        return Err(NotRun::Error(
+            ran.reason
+                .unwrap_or_else(|| "the command could not run".to_owned()),
+        ));
     }
     let verdict = crate::verdict::build(&crate::verdict::Input {
         log: ran.log,
@@ -548,7 +595,16 @@ fn done_inner(here: &Path, n: u32) -> Result<Reply, Problem> {
                     }
                     code
                 }
-                Err(why) => {
+                Err(NotRun::Interrupted { signal, after_ms }) => {
+                    let what = Interruption {
+                        during: "verify",
+                        command: &command,
+                        signal: &signal,
+                        after_ms,
+                    };
+                    return interrupted(&run, n, &what, reply);
+                }
+                Err(NotRun::Error(why)) => {
                     let why = format!("Verify `{command}` could not run: {why}");
                     reply.push(why.clone());
                     return fail(&mut run, &step, attempts, budget, &why, false, reply);
@@ -653,6 +709,17 @@ fn done_inner(here: &Path, n: u32) -> Result<Reply, Problem> {
                     ));
                 }
             }
+            Err(NotRun::Interrupted { signal, after_ms }) => {
+                // The marker still announces the checkpoint: the next call
+                // records the commit if git made it, or makes it.
+                let what = Interruption {
+                    during: "checkpoint",
+                    command: &command,
+                    signal: &signal,
+                    after_ms,
+                };
+                return interrupted(&run, n, &what, reply);
+            }
             Ok(ran) if is_nothing_to_commit(&ran.verdict.summary) => nothing_to_commit = true,
             Ok(ran) => {
                 let why = format!(
@@ -660,11 +727,17 @@ fn done_inner(here: &Path, n: u32) -> Result<Reply, Problem> {
                     ran.exit,
                     git_words(&ran.verdict.summary)
                 );
-                return checkpoint_failed(&mut run, &step, attempts, budget, why, reply);
+                let said = ran
+                    .verdict
+                    .log
+                    .as_ref()
+                    .map(|log| last_lines(Path::new(log), 40).join("\n"))
+                    .unwrap_or_default();
+                return checkpoint_refused(&mut run, &step, &why, &said, reply);
             }
-            Err(why) => {
+            Err(NotRun::Error(why)) => {
                 let why = format!("Checkpoint `{command}` did not run: {why}");
-                return checkpoint_failed(&mut run, &step, attempts, budget, why, reply);
+                return checkpoint_refused(&mut run, &step, &why, &why, reply);
             }
         }
     } else {
@@ -692,6 +765,67 @@ fn done_inner(here: &Path, n: u32) -> Result<Reply, Problem> {
     clear_step(&mut run)?;
     go_on(&run, reply)
 }
+
+/// A command of step `n` that this process was interrupted in.
+struct Interruption<'a> {
+    /// `verify` or `checkpoint`.
+    during: &'static str,
+    command: &'a str,
+    signal: &'a str,
+    after_ms: u64,
+}
+
+/// A step-done cut short by a signal to trek itself: not the step's
+/// failure. Nothing is spent or reverted; the step stays in progress (and
+/// the marker on it), the interruption is noted in the progress file, and
+/// the reply says how to go on.
+fn interrupted(
+    run: &Run,
+    n: u32,
+    what: &Interruption<'_>,
+    mut reply: Reply,
+) -> Result<Reply, Problem> {
+    let after = crate::clock::short_duration(what.after_ms);
+    let note = serde_json::json!({
+        "step": n,
+        "during": what.during,
+        "signal": what.signal,
+        "after_ms": what.after_ms,
+        "at": crate::clock::UtcTime::now().rfc3339(),
+    });
+    crate::progress::edit(&run.progress_path, |p| {
+        let list = p
+            .extra
+            .entry(INTERRUPTIONS)
+            .or_insert_with(|| serde_json::Value::Array(Vec::new()));
+        if let Some(list) = list.as_array_mut() {
+            list.push(note);
+        }
+    })?;
+    let what_ran = match what.during {
+        "checkpoint" => "Checkpoint",
+        _ => "Verify",
+    };
+    reply.push(format!(
+        "Step {n}: INTERRUPTED — the {what_ran} `{}` was stopped after {after} because trek itself was sent {} (the Bash tool's timeout, Ctrl-C or a closed terminal), not by the step's work.",
+        what.command, what.signal
+    ));
+    reply.push(
+        "That is not a failure: no attempt and no budget are spent, nothing is reverted, and the step's work stays in its Files.",
+    );
+    reply.push(format!(
+        "To go on: trek step-done {n} (it runs the checks again; give the Bash call a timeout of 600000 ms), or /trekexecute --resume {} in a new session.",
+        run.plan_arg()
+    ));
+    reply.status = "interrupted".into();
+    reply.next = Next::Stop;
+    reply.step = None;
+    reply.exit = exit::NOT_OK;
+    Ok(reply)
+}
+
+/// The progress file's key listing the interruptions of the run.
+pub(crate) const INTERRUPTIONS: &str = "interruptions";
 
 /// Records step `n` completed with `commit` (its id and subject), the
 /// checkpoint message checked against the manifest (drift is advisory and
@@ -731,47 +865,65 @@ fn complete(
     Ok(())
 }
 
-/// A checkpoint that made no commit fails the attempt: the step's Files
-/// are unstaged (nothing of this step goes into the next one's commit),
-/// and a lock file git left is named, with how to remove it once no git
-/// runs; it needs a person, so the step escalates.
-fn checkpoint_failed(
+/// A checkpoint that made no commit after the step passed its Verify and
+/// its manifest audit: git's setup (an identity, signing, a hook, a lock)
+/// or the plan's Checkpoint command stood in the way, never the agent's
+/// work. No attempt is spent and nothing is reverted: the step's Files
+/// stay staged, a patch of them is kept, the step stays in progress, and
+/// the run waits for a person, with the exact fix; `trek step-done N`
+/// then checks the work again and commits it.
+fn checkpoint_refused(
     run: &mut Run,
     step: &Step,
-    attempts: u32,
-    budget: Option<u32>,
-    why: String,
+    why: &str,
+    said: &str,
     mut reply: Reply,
 ) -> Result<Reply, Problem> {
-    reply.push(why.clone());
-    let files: Vec<&str> = step.files.iter().map(|f| f.path.as_str()).collect();
-    let mut reset = vec!["reset", "-q", "--"];
-    reset.extend(files.iter().copied());
-    let unstaged = crate::git::run(&run.root, &reset).is_ok_and(|o| o.ok());
-    if !unstaged {
-        reply.push(format!(
-            "warning: the step's Files could not be unstaged: they are staged still (git status); unstage them before any other commit: git reset -q -- {}",
-            files.join(" ")
-        ));
-    }
-    let lock = git_lock(&run.root);
-    if let Some(lock) = &lock {
-        reply.push(format!(
-            "git's lock file {} is there: a git command was cut short (or one still runs). Once no git runs in this repository, remove it (rm {}) and resume.",
-            lock.display(),
-            lock.display()
-        ));
-    }
+    let n = step.number;
+    let cause = super::git_setup::cause_of(&run.root, said);
+    reply.push(why.to_owned());
+    reply.push(format!("Step {n}: CHECKPOINT NOT MADE — {}", cause.why));
+    reply.push(format!("Fix: {}", cause.fix));
+    let files: Vec<String> = step.files.iter().map(|f| f.path.clone()).collect();
+    let patch = scope::named_patch_path(run.git_dir(), n, "checkpoint");
+    let kept = context::head(&run.root)
+        .ok_or_else(|| "the work tree has no HEAD".to_owned())
+        .and_then(|head| scope::save_patch(&git_of(run), &head, &files, &patch));
+    reply.push(match kept {
+        Ok(true) => format!(
+            "The step passed its Verify and manifest audit; that work is kept: staged in the index, and saved in {} (git apply {} brings it back). No attempt is spent.",
+            patch.display(),
+            patch.display()
+        ),
+        Ok(false) => "The step passed its Verify and manifest audit; no attempt is spent.".to_owned(),
+        Err(e) => format!(
+            "The step passed its Verify and manifest audit; its work stays in its Files, staged (the patch could not be written: {e}). No attempt is spent."
+        ),
+    });
+    reply.push(format!(
+        "Once that is fixed: trek step-done {n} (it checks the work again and commits it)."
+    ));
+    let note = serde_json::json!({
+        "step": n,
+        "why": cause.why,
+        "fix": cause.fix,
+        "at": crate::clock::UtcTime::now().rfc3339(),
+    });
+    crate::progress::edit(&run.progress_path, |p| {
+        p.extra.insert(CHECKPOINT_REFUSED.to_owned(), note);
+    })?;
     run.marker.checkpoint = None;
-    fail(run, step, attempts, budget, &why, lock.is_some(), reply)
+    run.save_marker()?;
+    reply.status = "paused".into();
+    reply.next = Next::Stop;
+    reply.step = None;
+    reply.exit = exit::NOT_OK;
+    Ok(reply)
 }
 
-/// The index lock of the work tree's git directory, when it exists.
-fn git_lock(root: &Path) -> Option<std::path::PathBuf> {
-    let out = crate::git::run(root, &["rev-parse", "--git-path", "index.lock"]).ok()?;
-    let path = root.join(out.text().trim());
-    path.exists().then_some(path)
-}
+/// The progress file's key holding the last checkpoint git refused, kept
+/// as a record once the step commits.
+pub(crate) const CHECKPOINT_REFUSED: &str = "checkpoint_refused";
 
 /// Whether git's words say the commit had nothing in it.
 fn is_nothing_to_commit(said: &str) -> bool {
@@ -953,7 +1105,11 @@ fn go_on(run: &Run, mut reply: Reply) -> Result<Reply, Problem> {
 /// Checkpoint is a bare `git commit` in the plans.
 fn stage(run: &Run, step: &Step) {
     for file in &step.files {
-        let _ = crate::git::run(&run.root, &["add", "-A", "--", &file.path]);
+        // The plan's path as it is: `*.txt` is a file of that name.
+        let _ = crate::git::run(
+            &run.root,
+            &["--literal-pathspecs", "add", "-A", "--", &file.path],
+        );
     }
 }
 
@@ -1061,6 +1217,33 @@ fn fail(
 /// exit is 1: the run did not end the way a revert promises.
 fn revert(run: &Run, step: &Step, attempts: u32, reply: &mut Reply) -> Result<(), Problem> {
     let n = step.number;
+    // What the revert throws away is kept first: the attempt's work, and
+    // anything of the user's in those Files that was not committed.
+    let files: Vec<String> = step
+        .files
+        .iter()
+        .filter(|f| crate::audit::inside(&run.root, &f.path).is_some())
+        .map(|f| f.path.clone())
+        .collect();
+    let patch = scope::named_patch_path(run.git_dir(), n, "revert");
+    let saved = context::head(&run.root)
+        .ok_or_else(|| "the work tree has no HEAD".to_owned())
+        .and_then(|head| scope::save_patch(&git_of(run), &head, &files, &patch));
+    match saved {
+        Ok(true) => reply.push(format!(
+            "Before the revert, what step {n}'s Files held is saved in {} (git apply {} brings it back).",
+            patch.display(),
+            patch.display()
+        )),
+        Ok(false) => {}
+        Err(why) => {
+            reply.push(format!(
+                "Step {n}: FAILED after {attempts} attempt(s); its Files are NOT reverted: what they hold could not be saved first ({why}), and a revert never throws away what it has not kept."
+            ));
+            reply.exit = exit::NOT_OK;
+            return Ok(());
+        }
+    }
     let found = progress_git(run, false, n);
     let (restored, removed, kept) = found.reverted();
     let (restored, removed, kept) = (restored.to_vec(), removed.to_vec(), kept.to_vec());

@@ -29,6 +29,16 @@ pub(super) fn run(
     plan: &str,
     project: Option<&Path>,
 ) -> Result<Reply, Problem> {
+    if let Some(why) = super::git_setup::version_problem(
+        here,
+        super::git_setup::MIN_WAVES_VERSION,
+        "multi-session waves",
+    ) {
+        reply.push(format!("Error: {why}"));
+        reply.status = "stopped".into();
+        reply.exit = crate::exit::NOT_OK;
+        return Ok(reply);
+    }
     let (in_flight, mut next) = standing(here, plan)?;
     if in_flight {
         let collected = crate::wave::collect(&Target::plan_from(Path::new(plan), here));

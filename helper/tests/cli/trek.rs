@@ -2081,7 +2081,7 @@ fn a_checkpoint_commit_made_before_the_call_died_is_recorded_not_made_again() {
 }
 
 #[test]
-fn a_checkpoint_a_hook_refuses_fails_the_attempt_and_leaks_nothing() {
+fn a_checkpoint_a_hook_refuses_pauses_the_run_and_spends_no_attempt() {
     let repo = Repo::step_one_written();
     // Refuses once, then lets the commit through.
     hook(
@@ -2090,16 +2090,23 @@ fn a_checkpoint_a_hook_refuses_fails_the_attempt_and_leaks_nothing() {
         "if [ ! -e .git/refused ]; then touch .git/refused; echo 'lint: refused' >&2; exit 1; fi\n",
     );
     let (code, done) = repo.trek(&["step-done", "1"]);
-    assert_eq!(code, 0, "{done}");
-    assert_eq!(next(&done), ("begin-step", Some(1)), "a retry: {done}");
+    assert_eq!(code, 1, "{done}");
+    assert_eq!(
+        next(&done),
+        ("stop", None),
+        "the hook is the user's: {done}"
+    );
+    assert_eq!(done["status"], "paused");
     let lines = done["lines"].to_string();
     assert!(lines.contains("Checkpoint `git commit"), "{lines}");
-    assert!(lines.contains("Attempt 1/3 failed"), "{lines}");
-    assert_eq!(repo.progress_json()["steps"]["1"]["status"], "failed");
+    assert!(lines.contains("CHECKPOINT NOT MADE"), "{lines}");
+    assert!(lines.contains("hooks/pre-commit"), "{lines}");
+    assert!(!lines.contains("Attempt 1/3 failed"), "{lines}");
+    assert_eq!(repo.progress_json()["steps"]["1"]["status"], "in_progress");
+    assert_eq!(repo.progress_json()["steps"]["1"]["attempts"], 1);
     let staged = git(repo.path(), &["diff", "--cached", "--name-only"]);
-    assert_eq!(staged.trim(), "", "nothing staged for the next commit");
+    assert_eq!(staged.trim(), "greet.sh", "the verified work stays staged");
 
-    repo.trek(&["step-begin", "1"]);
     let (code, done) = repo.trek(&["step-done", "1"]);
     assert_eq!(code, 0, "{done}");
     assert_eq!(next(&done), ("begin-step", Some(2)), "{done}");
@@ -2110,20 +2117,24 @@ fn a_checkpoint_a_hook_refuses_fails_the_attempt_and_leaks_nothing() {
 }
 
 #[test]
-fn a_stale_index_lock_escalates_with_its_path_and_the_command_to_remove_it() {
+fn a_stale_index_lock_pauses_with_its_path_and_the_command_to_remove_it() {
     let repo = Repo::step_one_written();
     let lock = repo.path().join(".git/index.lock");
     fs::write(&lock, "").unwrap();
     let (code, done) = repo.trek(&["step-done", "1"]);
-    assert_eq!(next(&done).0, "finish", "{done}");
-    assert_eq!(done["status"], "stopped", "{done}");
+    assert_eq!(next(&done).0, "stop", "{done}");
+    assert_eq!(done["status"], "paused", "{done}");
     let lines = done["lines"].to_string();
     assert!(lines.contains("index.lock is there"), "{lines}");
     assert!(lines.contains(&format!("rm {}", lock.display())), "{lines}");
-    assert!(code == 0 || code == 1, "{code}");
+    assert_eq!(code, 1);
     assert!(lock.exists(), "git's lock is the user's to remove");
-    assert_eq!(repo.progress_json()["steps"]["1"]["status"], "failed");
+    assert_eq!(repo.progress_json()["steps"]["1"]["status"], "in_progress");
     assert_eq!(repo.subjects(), ["init"]);
+    fs::remove_file(&lock).unwrap();
+    let (code, done) = repo.trek(&["step-done", "1"]);
+    assert_eq!(code, 0, "{done}");
+    assert_eq!(repo.subjects().len(), 2);
 }
 
 #[test]

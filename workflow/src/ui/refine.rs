@@ -51,6 +51,7 @@ pub(crate) fn refine(file: &Path, instruction: &str, out: &mut impl Write) -> io
         env: &[],
         input: None,
         stop: None,
+        stop_with_us: false,
     };
     let mut written = Ok(());
     let outcome = supervise(job, &mut |chunk| {

@@ -1,0 +1,228 @@
+//! Git's own setup as a run depends on it, kept apart from the agent's
+//! work: the git version trek needs, whether a commit can be made at all
+//! (an identity, a signing key when signing is on), checked once by
+//! `trek start`; and, when a checkpoint made no commit anyway, which part
+//! of git's setup stood in the way and the exact line that fixes it. None
+//! of these is the step's failure: the agent cannot fix them, and spending
+//! its attempts on them would end in a revert of verified work.
+
+use std::path::{Path, PathBuf};
+
+/// The oldest git a run works with: `--pathspec-from-file` for `add` and
+/// `restore` (2.26), `status --no-ahead-behind` (2.17).
+pub(super) const MIN_VERSION: (u32, u32) = (2, 26);
+/// The oldest git multi-session waves work with: `worktree list -z` (2.36).
+pub(super) const MIN_WAVES_VERSION: (u32, u32) = (2, 36);
+
+/// The version git reports (`git version 2.47.3` → `(2, 47)`), or why it
+/// cannot be had.
+fn version(dir: &Path) -> Result<(u32, u32, String), String> {
+    let out = crate::git::run(dir, &["version"]).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            "git is not installed, or not on the PATH: install git (2.36 or newer) and run the call again".to_owned()
+        } else {
+            format!("git cannot be run: {e}")
+        }
+    })?;
+    let text = out.text();
+    let words = text.trim();
+    let number = words.strip_prefix("git version ").unwrap_or(words);
+    let mut parts = number.split(['.', ' ', '-']);
+    let mut next = || parts.next().and_then(|p| p.parse::<u32>().ok());
+    match (next(), next()) {
+        (Some(major), Some(minor)) => Ok((major, minor, number.to_owned())),
+        _ => Err(format!("git's version cannot be read from `{words}`")),
+    }
+}
+
+/// Why this git is too old for `need` (or cannot be run), with what to do.
+pub(super) fn version_problem(dir: &Path, need: (u32, u32), for_what: &str) -> Option<String> {
+    match version(dir) {
+        Err(why) => Some(why),
+        Ok((major, minor, _)) if (major, minor) >= need => None,
+        Ok((_, _, found)) => Some(format!(
+            "git {found} is too old for {for_what}: Voyage needs git {}.{} or newer. Upgrade git (`git --version` shows the one on the PATH), then run the call again.",
+            need.0, need.1
+        )),
+    }
+}
+
+/// Why no commit can be made in `root` with git's setup as it is (no
+/// identity; signing on without a working key), with the fix; `None` when
+/// a test commit object can be made. The object is made and left
+/// unreferenced (git's garbage collection removes it); no ref, index or
+/// file changes.
+pub(super) fn commit_problem(root: &Path) -> Option<String> {
+    let signing = crate::git::run(root, &["config", "--type=bool", "--get", "commit.gpgsign"])
+        .is_ok_and(|o| o.ok() && o.text().trim() == "true");
+    let mut probe = vec![
+        "commit-tree",
+        "HEAD^{tree}",
+        "-p",
+        "HEAD",
+        "-m",
+        "voyage: can a commit be made?",
+    ];
+    if signing {
+        probe.push("-S");
+    }
+    let out = crate::git::run(root, &probe).ok()?;
+    if out.ok() {
+        return None;
+    }
+    let cause = cause_of(root, &out.stderr);
+    Some(format!("{} {}", cause.why, cause.fix))
+}
+
+/// Why git made no commit, and what a person does about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Cause {
+    /// What stood in the way, in a sentence.
+    pub why: String,
+    /// The exact command or action that clears it.
+    pub fix: String,
+    /// Whether it is git's setup (a person fixes it, no attempt is spent);
+    /// otherwise the plan's Checkpoint command itself failed.
+    pub setup: bool,
+}
+
+/// Reads what git (or the Checkpoint command) said, `said`, for the part
+/// of git's setup that refused the commit.
+pub(super) fn cause_of(root: &Path, said: &str) -> Cause {
+    let lower = said.to_ascii_lowercase();
+    let has = |words: &[&str]| words.iter().any(|w| lower.contains(w));
+    if has(&[
+        "please tell me who you are",
+        "author identity unknown",
+        "committer identity unknown",
+        "unable to auto-detect email",
+        "empty ident name",
+        "no email was given",
+        "no name was given",
+    ]) {
+        return Cause {
+            why: "git has no identity to commit with (user.name and user.email are not set).".into(),
+            fix: "Set it, for this repository: git config user.name \"Your Name\" && git config user.email \"you@example.com\" (or with --global for every repository).".into(),
+            setup: true,
+        };
+    }
+    if has(&[
+        "gpg failed to sign",
+        "cannot run gpg",
+        "failed to sign the data",
+        "signing failed",
+        "error: cannot run ssh-keygen",
+        "ssh-keygen",
+        "gpg.ssh",
+        "no secret key",
+    ]) {
+        return Cause {
+            why: "git is set to sign commits (commit.gpgsign) and signing failed.".into(),
+            fix: "Make signing work (check with: echo test | gpg --clearsign, or the user.signingkey that git config shows), or turn it off for this repository: git config commit.gpgsign false.".into(),
+            setup: true,
+        };
+    }
+    if let Some(lock) =
+        index_lock(root).filter(|_| has(&["index.lock", "file exists", "unable to create"]))
+    {
+        return Cause {
+            why: format!(
+                "git's lock file {} is there: another git command runs, or one was cut short.",
+                lock.display()
+            ),
+            fix: format!(
+                "Once no git command runs in this repository, remove it: rm {}",
+                lock.display()
+            ),
+            setup: true,
+        };
+    }
+    if let Some(hook) = commit_hooks(root).into_iter().next() {
+        let words = said
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("")
+            .trim();
+        return Cause {
+            why: format!(
+                "a commit hook of this repository refused the commit: {}{}",
+                hook.display(),
+                if words.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (its last words: {words})")
+                }
+            ),
+            fix: format!(
+                "Run it to see why ({}), fix what it reports or the hook itself; the hook is the repository's, not the step's.",
+                hook.display()
+            ),
+            setup: true,
+        };
+    }
+    Cause {
+        why: "the Checkpoint command made no commit".into(),
+        fix: "Read git's words above; fix the Checkpoint command in the plan or git's setup."
+            .into(),
+        setup: false,
+    }
+}
+
+/// The index lock of the work tree's git directory, when it exists.
+pub(super) fn index_lock(root: &Path) -> Option<PathBuf> {
+    let out = crate::git::run(root, &["rev-parse", "--git-path", "index.lock"]).ok()?;
+    let path = root.join(out.text().trim());
+    path.exists().then_some(path)
+}
+
+/// The hooks git runs around a commit that exist and can run, in the
+/// order git runs them; `core.hooksPath` is honoured.
+pub(super) fn commit_hooks(root: &Path) -> Vec<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = crate::git::run(root, &["rev-parse", "--git-path", "hooks"])
+        .ok()
+        .filter(crate::git::Output::ok)
+        .map(|o| root.join(o.text().trim()));
+    let configured = crate::git::run(root, &["config", "--get", "core.hooksPath"])
+        .ok()
+        .filter(crate::git::Output::ok)
+        .map(|o| root.join(o.text().trim()));
+    let Some(dir) = configured.or(dir) else {
+        return Vec::new();
+    };
+    [
+        "pre-commit",
+        "prepare-commit-msg",
+        "commit-msg",
+        "post-commit",
+    ]
+    .iter()
+    .map(|name| dir.join(name))
+    .filter(|p| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    })
+    .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn causes_are_told_apart_by_gits_words() {
+        let dir = tempfile::tempdir().unwrap();
+        let identity = cause_of(
+            dir.path(),
+            "Author identity unknown\n\n*** Please tell me who you are.",
+        );
+        assert!(identity.setup && identity.fix.contains("git config user.email"));
+        let signing = cause_of(
+            dir.path(),
+            "error: gpg failed to sign the data\nfatal: failed to write commit object",
+        );
+        assert!(signing.setup && signing.fix.contains("commit.gpgsign false"));
+        let other = cause_of(dir.path(), "error: pathspec 'x' did not match");
+        assert!(!other.setup);
+    }
+}

@@ -1,0 +1,535 @@
+//! `trek` when something other than the agent's work goes wrong: the call
+//! interrupted by a signal, killed outright, git unable to commit, a link
+//! planted where the run keeps its files, the user's own edits in a
+//! step's Files. Each test is the user's situation for real (a real git
+//! repository, real signals to the real process) and checks what happened
+//! on disk and in git, not only what the reply says.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+use tempfile::TempDir;
+
+use crate::common::repo::{commit_all, git, init, write};
+use crate::common::schema::assert_schema;
+use crate::common::wait::{ended, pid_in, wait_until};
+
+/// A one-step plan whose Verify, while `OUT/slow` exists, writes the pid
+/// of a `sleep` it starts to `OUT/verify.pid` and waits for it; `OUT` is
+/// outside the repository, so the Verify leaves nothing in the work tree.
+fn slow_plan(out: &Path) -> String {
+    let out = out.display();
+    format!(
+        r#"---
+plan_version: 1.7
+---
+# Plan: one file
+
+## Implementation Plan
+
+### Step 1: Add a
+- **Files:** `a.txt` (new)
+- **Changes:** Write a.txt.
+- **Verify:** `if test -f {out}/slow; then sleep 30 & echo $! > {out}/verify.pid; wait; fi; test -f a.txt`
+- **On failure:** revert
+- **Checkpoint:** `git commit -m "feat: add a"`
+- **Manifest:**
+  ```yaml
+  expected_paths: [a.txt]
+  min_file_count: 1
+  commit_message_pattern: "^feat: add a$"
+  bash_syntax_check: []
+  forbidden_paths: []
+  must_contain: []
+  ```
+"#
+    )
+}
+
+/// A repository with `plans/plan.md` committed, a home of its own and a
+/// directory outside the repository for what the Verify writes.
+struct Trek {
+    dir: TempDir,
+    home: TempDir,
+    out: TempDir,
+}
+
+impl Trek {
+    fn new(plan: impl FnOnce(&Path) -> String) -> Self {
+        let (dir, home, out) = (
+            tempfile::tempdir().unwrap(),
+            tempfile::tempdir().unwrap(),
+            tempfile::tempdir().unwrap(),
+        );
+        init(dir.path());
+        write(
+            dir.path(),
+            &[
+                ("README.md", "# demo\n"),
+                ("plans/plan.md", &plan(out.path())),
+            ],
+        );
+        commit_all(dir.path(), "init");
+        Self { dir, home, out }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn plan(&self) -> String {
+        self.path().join("plans/plan.md").display().to_string()
+    }
+
+    fn progress(&self) -> Value {
+        let file = self.path().join("plans/.trekexecute-progress-plan.json");
+        serde_json::from_str(&fs::read_to_string(file).unwrap()).unwrap()
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = crate::common::env::helper(self.path(), self.home.path());
+        cmd.arg("trek")
+            .args(args)
+            .arg("--json")
+            .env("CLAUDE_PLUGIN_DATA", self.home.path().join("data"));
+        cmd
+    }
+
+    /// `trek ARGS --json`: the exit code and the reply, checked against
+    /// its schema.
+    fn trek(&self, args: &[&str]) -> (i32, Value) {
+        let out = self.command(args).output().unwrap();
+        let reply = assert_schema("trek-reply", String::from_utf8_lossy(&out.stdout).trim());
+        (out.status.code().unwrap_or(-1), reply)
+    }
+
+    fn spawn(&self, args: &[&str]) -> Child {
+        self.command(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+
+    fn slow(&self, on: bool) {
+        let flag = self.out.path().join("slow");
+        if on {
+            fs::write(flag, "").unwrap();
+        } else {
+            let _ = fs::remove_file(flag);
+        }
+    }
+
+    fn verify_pid(&self) -> PathBuf {
+        self.out.path().join("verify.pid")
+    }
+
+    fn step(&self, n: usize) -> Value {
+        self.progress()["steps"][n.to_string()].clone()
+    }
+}
+
+fn signal(child: &Child, signal: nix::sys::signal::Signal) {
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
+    nix::sys::signal::kill(pid, signal).unwrap();
+}
+
+fn text(reply: &Value) -> String {
+    reply["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn a_verify_interrupted_three_times_spends_no_attempt_and_reverts_nothing() {
+    use nix::sys::signal::Signal;
+    let trek = Trek::new(slow_plan);
+    assert_eq!(trek.trek(&["start", &trek.plan()]).0, 0);
+    trek.trek(&["step-begin", "1"]);
+    write(trek.path(), &[("a.txt", "the agent's work\n")]);
+    trek.slow(true);
+    // What Claude Code's Bash tool sends on its timeout, Ctrl-C, and a
+    // closed terminal: three interruptions, where three failures would
+    // have reverted the step.
+    for sig in [Signal::SIGTERM, Signal::SIGINT, Signal::SIGHUP] {
+        let _ = fs::remove_file(trek.verify_pid());
+        let child = trek.spawn(&["step-done", "1"]);
+        let sleeper = pid_in(&trek.verify_pid(), Duration::from_secs(20)).expect("the Verify ran");
+        signal(&child, sig);
+        let out = child.wait_with_output().unwrap();
+        let reply = assert_schema("trek-reply", String::from_utf8_lossy(&out.stdout).trim());
+        assert_eq!(out.status.code(), Some(1), "{reply}");
+        assert_eq!(reply["status"], "interrupted", "{reply}");
+        assert_eq!(reply["next"], "stop");
+        let said = text(&reply);
+        assert!(said.contains("INTERRUPTED"), "{said}");
+        assert!(said.contains(sig.as_str()), "{said}");
+        assert!(said.contains("trek step-done 1"), "{said}");
+        assert!(!said.contains("Retrying"), "{said}");
+        assert!(ended(sleeper), "the Verify's processes are stopped with it");
+        let step = trek.step(1);
+        assert_eq!(step["status"], "in_progress", "{step}");
+        assert_eq!(step["attempts"], 1, "{step}");
+        assert_eq!(
+            fs::read_to_string(trek.path().join("a.txt")).unwrap(),
+            "the agent's work\n"
+        );
+    }
+    let noted = trek.progress()["interruptions"].as_array().unwrap().len();
+    assert_eq!(noted, 3);
+
+    // Once the Verify can finish, the same step passes on its first attempt.
+    trek.slow(false);
+    let (code, done) = trek.trek(&["step-done", "1"]);
+    assert_eq!(code, 0, "{done}");
+    assert!(text(&done).contains("Step 1: PASS (committed"), "{done}");
+    assert_eq!(trek.step(1)["attempts"], 1);
+    assert_eq!(
+        git(trek.path(), &["log", "-1", "--format=%s"]).trim(),
+        "feat: add a"
+    );
+}
+
+#[test]
+fn a_step_done_killed_outright_takes_its_verify_with_it() {
+    let trek = Trek::new(slow_plan);
+    trek.trek(&["start", &trek.plan()]);
+    trek.trek(&["step-begin", "1"]);
+    write(trek.path(), &[("a.txt", "x\n")]);
+    trek.slow(true);
+    let mut child = trek.spawn(&["step-done", "1"]);
+    let sleeper = pid_in(&trek.verify_pid(), Duration::from_secs(20)).expect("the Verify ran");
+    signal(&child, nix::sys::signal::Signal::SIGKILL);
+    child.wait().unwrap();
+    assert!(
+        wait_until(Duration::from_secs(10), || ended(sleeper)),
+        "the Verify's sleep {sleeper} outlived the killed step-done"
+    );
+    // The step is where the kill left it, and goes on.
+    assert_eq!(trek.step(1)["status"], "in_progress");
+    trek.slow(false);
+    let (code, done) = trek.trek(&["step-done", "1"]);
+    assert_eq!(code, 0, "{done}");
+    assert_eq!(trek.step(1)["attempts"], 1);
+}
+
+/// A one-step plan that passes as soon as `a.txt` exists.
+fn quick_plan(_: &Path) -> String {
+    slow_plan(Path::new("/nonexistent-voyage-test-dir"))
+}
+
+impl Trek {
+    /// Takes git's identity away, as on a machine where none is set.
+    fn without_identity(&self) {
+        git(self.path(), &["config", "--unset", "user.name"]);
+        git(self.path(), &["config", "--unset", "user.email"]);
+        git(self.path(), &["config", "user.useConfigOnly", "true"]);
+    }
+
+    fn with_identity(&self) {
+        git(self.path(), &["config", "user.name", "Test"]);
+        git(
+            self.path(),
+            &["config", "user.email", "test@example.invalid"],
+        );
+    }
+
+    /// `trek ARGS --json` with no identity from outside the repository.
+    fn trek_bare(&self, args: &[&str]) -> (i32, Value) {
+        let mut cmd = self.command(args);
+        cmd.env("GIT_CONFIG_NOSYSTEM", "1");
+        for var in [
+            "GIT_AUTHOR_NAME",
+            "GIT_AUTHOR_EMAIL",
+            "GIT_COMMITTER_NAME",
+            "GIT_COMMITTER_EMAIL",
+            "EMAIL",
+        ] {
+            cmd.env_remove(var);
+        }
+        let out = cmd.output().unwrap();
+        let reply = assert_schema("trek-reply", String::from_utf8_lossy(&out.stdout).trim());
+        (out.status.code().unwrap_or(-1), reply)
+    }
+
+    fn staged(&self) -> String {
+        git(self.path(), &["diff", "--cached", "--name-only"])
+    }
+}
+
+#[test]
+fn a_start_where_git_cannot_commit_refuses_and_says_how_to_fix_it() {
+    let trek = Trek::new(quick_plan);
+    trek.without_identity();
+    let (code, reply) = trek.trek_bare(&["start", &trek.plan()]);
+    assert_eq!(code, 1, "{reply}");
+    let said = text(&reply);
+    assert!(said.contains("git config user.name"), "{said}");
+    assert!(said.contains("Nothing was started"), "{said}");
+    assert!(!trek.path().join(".git/voyage-run.json").exists());
+    assert!(
+        !trek
+            .path()
+            .join("plans/.trekexecute-progress-plan.json")
+            .exists()
+    );
+
+    // Signing asked for with no key to sign with.
+    trek.with_identity();
+    git(trek.path(), &["config", "commit.gpgsign", "true"]);
+    git(trek.path(), &["config", "gpg.program", "/nonexistent/gpg"]);
+    let (code, reply) = trek.trek_bare(&["start", &trek.plan()]);
+    assert_eq!(code, 1, "{reply}");
+    assert!(
+        text(&reply).contains("git config commit.gpgsign false"),
+        "{reply}"
+    );
+    git(trek.path(), &["config", "commit.gpgsign", "false"]);
+    assert_eq!(trek.trek_bare(&["start", &trek.plan()]).0, 0);
+}
+
+#[test]
+fn a_checkpoint_git_refuses_keeps_the_verified_work_and_spends_nothing() {
+    let trek = Trek::new(quick_plan);
+    assert_eq!(trek.trek_bare(&["start", &trek.plan()]).0, 0);
+    trek.trek_bare(&["step-begin", "1"]);
+    write(trek.path(), &[("a.txt", "verified work\n")]);
+    // The identity goes away during the step (another tool, a reset
+    // config): three times, where three failures would revert.
+    trek.without_identity();
+    for _ in 0..3 {
+        let (code, reply) = trek.trek_bare(&["step-done", "1"]);
+        assert_eq!(code, 1, "{reply}");
+        assert_eq!(reply["status"], "paused", "{reply}");
+        assert_eq!(reply["next"], "stop");
+        let said = text(&reply);
+        assert!(said.contains("CHECKPOINT NOT MADE"), "{said}");
+        assert!(said.contains("git config user.name"), "{said}");
+        assert!(!said.contains("Retrying"), "{said}");
+        assert!(!said.contains("alternative"), "{said}");
+        let step = trek.step(1);
+        assert_eq!(step["status"], "in_progress", "{step}");
+        assert_eq!(step["attempts"], 1);
+        assert_eq!(trek.staged().trim(), "a.txt");
+        assert_eq!(
+            fs::read_to_string(trek.path().join("a.txt")).unwrap(),
+            "verified work\n"
+        );
+    }
+    let patches: Vec<_> = fs::read_dir(trek.path().join(".git/voyage-scope"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(!patches.is_empty());
+    assert!(
+        fs::read_to_string(&patches[0])
+            .unwrap()
+            .contains("+verified work")
+    );
+
+    trek.with_identity();
+    let (code, reply) = trek.trek_bare(&["step-done", "1"]);
+    assert_eq!(code, 0, "{reply}");
+    assert!(text(&reply).contains("Step 1: PASS (committed"), "{reply}");
+    assert_eq!(trek.step(1)["attempts"], 1);
+    assert_eq!(
+        git(trek.path(), &["log", "-1", "--format=%s"]).trim(),
+        "feat: add a"
+    );
+}
+
+#[test]
+fn a_hook_that_refuses_the_checkpoint_is_named_with_its_path() {
+    use std::os::unix::fs::PermissionsExt;
+    let trek = Trek::new(quick_plan);
+    trek.trek(&["start", &trek.plan()]);
+    trek.trek(&["step-begin", "1"]);
+    write(trek.path(), &[("a.txt", "x\n")]);
+    let hook = trek.path().join(".git/hooks/pre-commit");
+    fs::create_dir_all(hook.parent().unwrap()).unwrap();
+    fs::write(
+        &hook,
+        "#!/bin/sh\necho 'lint: trailing spaces in a.txt' >&2\nexit 1\n",
+    )
+    .unwrap();
+    fs::set_permissions(&hook, fs::Permissions::from_mode(0o755)).unwrap();
+    let (code, reply) = trek.trek(&["step-done", "1"]);
+    assert_eq!(code, 1, "{reply}");
+    let said = text(&reply);
+    assert!(said.contains("CHECKPOINT NOT MADE"), "{said}");
+    assert!(said.contains(".git/hooks/pre-commit"), "{said}");
+    assert!(said.contains("lint: trailing spaces"), "{said}");
+    assert_eq!(trek.step(1)["attempts"], 1);
+    fs::remove_file(&hook).unwrap();
+    assert_eq!(trek.trek(&["step-done", "1"]).0, 0);
+}
+
+/// The example's two-step plan, whose step 1 owns `greet.sh`.
+fn example(_: &Path) -> String {
+    fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/trek/plan.md"))
+        .unwrap()
+}
+
+#[test]
+fn the_users_own_edits_in_a_steps_files_stop_the_start_and_survive_a_revert() {
+    let trek = Trek::new(example);
+    // The user's greet.sh, committed, then edited and not committed.
+    write(trek.path(), &[("greet.sh", "echo old\n")]);
+    commit_all(trek.path(), "the user's greet.sh");
+    write(trek.path(), &[("greet.sh", "echo my unsaved edit\n")]);
+    let (code, reply) = trek.trek(&["start", &trek.plan()]);
+    assert_eq!(code, 1, "{reply}");
+    let said = text(&reply);
+    assert!(said.contains("greet.sh"), "{said}");
+    assert!(said.contains("--allow-dirty"), "{said}");
+    assert!(!trek.path().join(".git/voyage-run.json").exists());
+
+    // Started on purpose over them: three failed attempts revert the
+    // step, and the user's edit is kept in a patch first.
+    let (code, reply) = trek.trek(&["start", "--allow-dirty", &trek.plan()]);
+    assert_eq!(code, 0, "{reply}");
+    for _ in 0..3 {
+        trek.trek(&["step-begin", "1"]);
+        let (_, done) = trek.trek(&["step-done", "1"]);
+        if done["status"] == "failed" {
+            let said = text(&done);
+            assert!(said.contains("saved in"), "{said}");
+            let patch = said
+                .split("saved in ")
+                .nth(1)
+                .and_then(|rest| rest.split(' ').next())
+                .unwrap();
+            let kept = fs::read_to_string(patch).unwrap();
+            assert!(kept.contains("+echo my unsaved edit"), "{kept}");
+            assert_eq!(
+                fs::read_to_string(trek.path().join("greet.sh")).unwrap(),
+                "echo old\n"
+            );
+            return;
+        }
+    }
+    panic!("the step never failed");
+}
+
+#[test]
+fn steps_begin_in_the_plans_order() {
+    let trek = Trek::new(example);
+    trek.trek(&["start", &trek.plan()]);
+    let (code, reply) = trek.trek(&["step-begin", "2"]);
+    assert_eq!(code, 1, "{reply}");
+    assert_eq!(reply["next"], "begin-step");
+    assert_eq!(reply["step"], 1);
+    assert!(text(&reply).contains("step 1 is pending"), "{reply}");
+    assert_eq!(trek.step(2)["status"], "pending");
+    assert_eq!(trek.step(2)["attempts"], 0);
+}
+
+#[test]
+fn a_link_where_the_run_keeps_its_files_is_refused_and_its_target_untouched() {
+    let trek = Trek::new(example);
+    let victim = trek.out.path().join("passwd");
+    fs::write(&victim, "root:x:0:0\n").unwrap();
+    std::os::unix::fs::symlink(&victim, trek.path().join(".git/voyage-run.json")).unwrap();
+    let (code, reply) = trek.trek(&["start", &trek.plan()]);
+    assert_ne!(code, 0, "{reply}");
+    assert!(text(&reply).contains("symbolic link"), "{reply}");
+    assert_eq!(fs::read_to_string(&victim).unwrap(), "root:x:0:0\n");
+}
+
+#[test]
+fn two_starts_at_once_in_one_work_tree_leave_one_run() {
+    for _ in 0..5 {
+        let trek = Trek::new(example);
+        write(trek.path(), &[("plans/other.md", &example(trek.path()))]);
+        commit_all(trek.path(), "a second plan");
+        let other = trek.path().join("plans/other.md").display().to_string();
+        let first = trek.spawn(&["start", &trek.plan()]);
+        let second = trek.spawn(&["start", &other]);
+        let codes: Vec<i32> = [first, second]
+            .into_iter()
+            .map(|c| c.wait_with_output().unwrap().status.code().unwrap_or(-1))
+            .collect();
+        assert_eq!(
+            codes.iter().filter(|c| **c == 0).count(),
+            1,
+            "exactly one start wins: {codes:?}"
+        );
+        let marker: Value = serde_json::from_str(
+            &fs::read_to_string(trek.path().join(".git/voyage-run.json")).unwrap(),
+        )
+        .unwrap();
+        let winner = if codes[0] == 0 { trek.plan() } else { other };
+        assert_eq!(marker["plan"], winner.as_str());
+    }
+}
+
+#[test]
+fn a_missing_or_garbled_progress_file_is_never_replaced_without_fresh() {
+    let trek = Trek::new(example);
+    trek.trek(&["start", &trek.plan()]);
+    let progress = trek.path().join("plans/.trekexecute-progress-plan.json");
+
+    // Deleted during the run: --resume refuses and names both ways on.
+    fs::remove_file(&progress).unwrap();
+    let (code, reply) = trek.trek(&["start", "--resume", &trek.plan()]);
+    assert_eq!(code, 1, "{reply}");
+    let said = text(&reply);
+    assert!(said.contains("is gone"), "{said}");
+    assert!(said.contains("--fresh"), "{said}");
+    assert!(!progress.exists(), "no new run in its place");
+
+    // Garbled: --resume and a plain start both refuse, and name --fresh.
+    fs::write(&progress, "{\"status\": ").unwrap();
+    for args in [vec!["start", "--resume"], vec!["start"]] {
+        let plan = trek.plan();
+        let mut args = args.clone();
+        args.push(&plan);
+        let (code, reply) = trek.trek(&args);
+        assert_eq!(code, 1, "{args:?}: {reply}");
+        assert!(text(&reply).contains("--fresh"), "{args:?}: {reply}");
+        assert_eq!(fs::read_to_string(&progress).unwrap(), "{\"status\": ");
+    }
+    // --fresh starts over, keeping the garbled file beside it.
+    let (code, reply) = trek.trek(&["start", "--fresh", &trek.plan()]);
+    assert_eq!(code, 0, "{reply}");
+    let kept = fs::read_dir(trek.path().join("plans"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .contains("unreadable")
+        })
+        .count();
+    assert_eq!(kept, 1);
+}
+
+#[test]
+fn a_second_start_of_a_live_run_refuses_and_a_record_is_never_dropped() {
+    let trek = Trek::new(example);
+    trek.trek(&["start", &trek.plan()]);
+    let (code, reply) = trek.trek(&["start", &trek.plan()]);
+    assert_eq!(code, 1, "{reply}");
+    let said = text(&reply);
+    assert!(said.contains("already in progress"), "{said}");
+    assert!(
+        said.contains("--resume") && said.contains("--fresh"),
+        "{said}"
+    );
+    // Without its marker (the session released it), the record that
+    // reached no step is kept beside the fresh one.
+    trek.trek(&["release"]);
+    let (code, reply) = trek.trek(&["start", &trek.plan()]);
+    assert_eq!(code, 0, "{reply}");
+    assert!(text(&reply).contains("it is kept as"), "{reply}");
+}
