@@ -493,10 +493,21 @@ fn finalize(run: &Run, status: &str, mut reply: Reply) -> Result<Reply, Problem>
     if open {
         let finished = stop::record_status(&run.progress_path, status);
         if finished.code != exit::OK && !finished.overridden {
+            // Nothing after this may claim an end the file does not hold
+            // (a full disk, a file made read-only): the marker stays, no
+            // report or record is made, and the same call ends it later.
             reply.push(format!(
-                "warning: the progress file did not record {status}: {}",
+                "The run's end ({status}) could not be recorded in its progress file {}: {}",
+                run.progress_path.display(),
                 finished.why
             ));
+            reply.push(
+                "Nothing else was done: the run is still in progress and its marker stays. Free disk space (or make the file writable), then run the same call again.",
+            );
+            reply.status = "in_progress".into();
+            reply.next = Next::Stop;
+            reply.exit = exit::CANNOT_CHECK;
+            return Ok(reply);
         }
     }
     if let Some(project) = &run.decided.project {

@@ -122,17 +122,17 @@ pub(super) fn cause_of(root: &Path, said: &str) -> Cause {
             setup: true,
         };
     }
-    if let Some(lock) =
-        index_lock(root).filter(|_| has(&["index.lock", "file exists", "unable to create"]))
-    {
+    let locks = stale_locks(root);
+    if !locks.is_empty() && has(&[".lock", "file exists", "unable to create"]) {
+        let shown: Vec<String> = locks.iter().map(|l| l.display().to_string()).collect();
         return Cause {
             why: format!(
                 "git's lock file {} is there: another git command runs, or one was cut short.",
-                lock.display()
+                shown.join(", ")
             ),
             fix: format!(
                 "Once no git command runs in this repository, remove it: rm {}",
-                lock.display()
+                shown.join(" ")
             ),
             setup: true,
         };
@@ -169,11 +169,71 @@ pub(super) fn cause_of(root: &Path, said: &str) -> Cause {
     }
 }
 
-/// The index lock of the work tree's git directory, when it exists.
-pub(super) fn index_lock(root: &Path) -> Option<PathBuf> {
-    let out = crate::git::run(root, &["rev-parse", "--git-path", "index.lock"]).ok()?;
-    let path = root.join(out.text().trim());
-    path.exists().then_some(path)
+/// The lock files git leaves when one of its commands is killed between
+/// taking and dropping them (`index.lock`, `HEAD.lock`, `packed-refs.lock`,
+/// `AUTO_MERGE.lock`, a branch's `refs/heads/NAME.lock`), in the work
+/// tree's git directory and the common one: each stops every later
+/// commit, and only a person may remove it, once no git runs.
+pub(super) fn stale_locks(root: &Path) -> Vec<PathBuf> {
+    let Some(out) = crate::git::run(root, &["rev-parse", "--git-dir", "--git-common-dir"])
+        .ok()
+        .filter(crate::git::Output::ok)
+    else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<PathBuf> = out.text().lines().map(|l| root.join(l.trim())).collect();
+    dirs.dedup();
+    let mut found = Vec::new();
+    for dir in &dirs {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        found.extend(
+            entries
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "lock") && p.is_file()),
+        );
+        found.extend(branch_locks(&dir.join("refs/heads")));
+    }
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// `refs/heads/**/*.lock` below `dir`.
+fn branch_locks(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(dir) = todo.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let path = entry.path();
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => todo.push(path),
+                Ok(t) if t.is_file() && path.extension().is_some_and(|x| x == "lock") => {
+                    found.push(path);
+                }
+                _ => {}
+            }
+        }
+    }
+    found
+}
+
+/// The line that names git's stale locks in `root`, if there are any.
+pub(super) fn stale_locks_line(root: &Path) -> Option<String> {
+    let locks = stale_locks(root);
+    (!locks.is_empty()).then(|| {
+        let shown: Vec<String> = locks.iter().map(|l| l.display().to_string()).collect();
+        format!(
+            "warning: git's lock file(s) {} are there: a git command was cut short (or one runs now), and the next commit will fail while they stay. Once no git runs in this repository: rm {}",
+            shown.join(", "),
+            shown.join(" ")
+        )
+    })
 }
 
 /// The hooks git runs around a commit that exist and can run, in the

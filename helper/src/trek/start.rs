@@ -456,6 +456,11 @@ fn single_session(
             ),
         )
     })?;
+    // A git command killed earlier (a checkpoint cut short) may have left
+    // its locks: named now, with the command to remove them.
+    reply
+        .lines
+        .extend(super::git_setup::stale_locks_line(&root));
     // Every step ends in a checkpoint commit: when git cannot make one
     // (no identity, signing without a key), say so now, not after the
     // first step's work.
@@ -634,7 +639,12 @@ fn single_session(
         matches!(decided.mode.as_str(), "resume" | "step") && init_reply.previous_status.is_some();
     let previous_status = init_reply.previous_status.clone().unwrap_or_default();
     if kept && previous_status == "completed" {
-        return Ok(completed_already(reply, &progress, &location.marker));
+        return Ok(completed_already(
+            reply,
+            &progress,
+            &location.marker,
+            (plan_path, plan),
+        ));
     }
     if kept {
         // The run goes on: a stopped or failed run is in progress again.
@@ -821,10 +831,10 @@ fn nothing_to_resume(
     ])
 }
 
-/// Takes the work tree's start lock, `voyage-run.lock` beside the run
+/// Takes the work tree's start lock, `voyage-start.flock` beside the run
 /// marker (never through a link), waiting for a start running now.
 fn hold_start_lock(marker: &Path) -> Result<std::fs::File, Problem> {
-    let path = marker.with_file_name("voyage-run.lock");
+    let path = marker.with_file_name("voyage-start.flock");
     let file = crate::own_file::open(&path, std::fs::OpenOptions::new().write(true).create(true))
         .map_err(|e| {
         Problem::new(
@@ -882,7 +892,12 @@ fn carry_step(marker: &mut RunMarker, old: RunMarker, progress: &Path) {
 /// `--resume` on a run that completed: nothing to resume, and nothing is
 /// changed. Only a finish cut short (its marker still there, or its stats
 /// record not written) is sent to `trek finish`, which completes it.
-fn completed_already(mut reply: Reply, progress: &Path, marker: &Path) -> Reply {
+fn completed_already(
+    mut reply: Reply,
+    progress: &Path,
+    marker: &Path,
+    (plan_path, plan): (&Path, &crate::plan::Plan),
+) -> Reply {
     let file = context::load_progress(progress).ok();
     let decided = context::read_decided(progress).unwrap_or_default();
     let (done, total, at) = file.as_ref().map_or((0, 0, String::new()), |p| {
@@ -898,6 +913,14 @@ fn completed_already(mut reply: Reply, progress: &Path, marker: &Path) -> Reply 
             .as_deref()
             .is_some_and(|id| !crate::stats::already_written(crate::stats::EVENT_KIND, id, None));
     reply.status = "completed".into();
+    // Its report again, as the finish showed it: a session that died
+    // right after the finish never saw it.
+    let budget = crate::progress::budget_from_env();
+    if let Ok(built) =
+        said::passing_on(|| crate::report::build(progress, Some(plan_path), Some(plan), &budget))
+    {
+        reply.report = Some(built.text());
+    }
     if finish_left {
         reply.push("Its finish was cut short: `trek finish` completes it (what it already wrote is not written again).");
         reply.next = Next::Finish;

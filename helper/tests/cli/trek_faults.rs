@@ -533,3 +533,130 @@ fn a_second_start_of_a_live_run_refuses_and_a_record_is_never_dropped() {
     assert_eq!(code, 0, "{reply}");
     assert!(text(&reply).contains("it is kept as"), "{reply}");
 }
+
+/// A small tmpfs mounted at a directory for as long as it lives.
+struct SmallDisk(PathBuf);
+
+impl SmallDisk {
+    /// `None` where mounting is not allowed (not root, no mount namespace
+    /// rights): the caller skips.
+    fn mount(at: &Path) -> Option<Self> {
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=256k", "tmpfs"])
+            .arg(at)
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        ok.then(|| Self(at.to_path_buf()))
+    }
+
+    /// Fills it to the last byte.
+    fn fill(&self) -> PathBuf {
+        let filler = self.0.join("filler");
+        let _ = Command::new("dd")
+            .args(["if=/dev/zero", "bs=4k"])
+            .arg(format!("of={}", filler.display()))
+            .stderr(Stdio::null())
+            .status();
+        filler
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn a_full_disk_at_the_finish_claims_no_end_it_did_not_record() {
+    let trek = Trek::new(example);
+    let plans = trek.path().join("plans");
+    let plan_text = fs::read_to_string(plans.join("plan.md")).unwrap();
+    let Some(disk) = SmallDisk::mount(&plans) else {
+        crate::common::skip::skip("cannot mount a tmpfs here (needs root)");
+        return;
+    };
+    fs::write(plans.join("plan.md"), &plan_text).unwrap();
+    trek.trek(&["start", &trek.plan()]);
+    for (n, file, body) in [
+        (
+            "1",
+            "greet.sh",
+            "#!/usr/bin/env bash\necho \"Hello, ${1:-world}!\"\n",
+        ),
+        (
+            "2",
+            "tests/greet.sh",
+            "#!/usr/bin/env bash\nset -e\ntest \"$(bash greet.sh)\" = \"Hello, world!\"\n",
+        ),
+    ] {
+        trek.trek(&["step-begin", n]);
+        write(trek.path(), &[(file, body)]);
+        assert_eq!(trek.trek(&["step-done", n]).0, 0);
+    }
+    let (_, asked) = trek.trek(&["finish"]);
+    assert_eq!(asked["next"], "ask-main-merge", "{asked}");
+
+    let filler = disk.fill();
+    let (code, reply) = trek.trek(&["finish", "--gate", "confirm"]);
+    assert_eq!(code, 2, "{reply}");
+    assert_ne!(reply["status"], "completed", "{reply}");
+    assert!(text(&reply).contains("could not be recorded"), "{reply}");
+    assert!(trek.path().join(".git/voyage-run.json").exists());
+    assert_eq!(trek.progress()["status"], "in_progress");
+
+    fs::remove_file(filler).unwrap();
+    let (code, reply) = trek.trek(&["finish", "--gate", "confirm"]);
+    assert_eq!(code, 0, "{reply}");
+    assert_eq!(reply["status"], "completed");
+    assert_eq!(trek.progress()["status"], "completed");
+}
+
+impl Trek {
+    /// Both steps of the example plan done as the agent would.
+    fn both_steps(&self) {
+        for (n, file, body) in [
+            (
+                "1",
+                "greet.sh",
+                "#!/usr/bin/env bash\necho \"Hello, ${1:-world}!\"\n",
+            ),
+            (
+                "2",
+                "tests/greet.sh",
+                "#!/usr/bin/env bash\nset -e\ntest \"$(bash greet.sh)\" = \"Hello, world!\"\n",
+            ),
+        ] {
+            self.trek(&["step-begin", n]);
+            write(self.path(), &[(file, body)]);
+            assert_eq!(self.trek(&["step-done", n]).0, 0);
+        }
+    }
+}
+
+#[test]
+fn resuming_a_finished_run_shows_its_report_again() {
+    let trek = Trek::new(example);
+    trek.trek(&["start", &trek.plan()]);
+    trek.both_steps();
+    trek.trek(&["finish"]);
+    assert_eq!(trek.trek(&["finish", "--gate", "confirm"]).0, 0);
+    let (code, reply) = trek.trek(&["start", "--resume", &trek.plan()]);
+    assert_eq!(code, 0, "{reply}");
+    assert_eq!(reply["status"], "completed");
+    let report = reply["report"].as_str().unwrap_or_default();
+    assert!(report.contains("**Result:** COMPLETED"), "{reply}");
+}
+
+#[test]
+fn locks_a_killed_git_left_are_named_with_the_command_to_remove_them() {
+    let trek = Trek::new(example);
+    let lock = trek.path().join(".git/packed-refs.lock");
+    fs::write(&lock, "").unwrap();
+    let (code, reply) = trek.trek(&["start", &trek.plan()]);
+    assert_eq!(code, 0, "{reply}");
+    let said = text(&reply);
+    assert!(said.contains(&format!("rm {}", lock.display())), "{said}");
+    assert!(lock.exists(), "git's locks are the user's to remove");
+}
