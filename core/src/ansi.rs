@@ -63,6 +63,32 @@ pub fn clean(raw: &[u8]) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `text` safe to print on a terminal: every control character but the
+/// tab (an escape sequence that moves the cursor or retitles the window, a
+/// carriage return that overwrites the line) and every bidirectional
+/// override (which reorders what a reader sees) is shown as its escape,
+/// `\x1b` or `\u{202e}`. Plans and command output reach replies through it.
+pub fn escape_controls(text: &str) -> Cow<'_, str> {
+    let unsafe_char = |c: char| {
+        (c.is_control() && c != '\t')
+            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(unsafe_char) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if !unsafe_char(c) {
+            out.push(c);
+        } else if (c as u32) < 0x100 {
+            out.push_str(&format!("\\x{:02x}", c as u32));
+        } else {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        }
+    }
+    Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,5 +106,14 @@ mod tests {
             "link ok"
         );
         assert_eq!(clean(b"trailing escape \x1b"), "trailing escape");
+    }
+
+    #[test]
+    fn controls_and_bidi_overrides_are_shown_escaped() {
+        assert_eq!(escape_controls("plain\ttext"), "plain\ttext");
+        assert_eq!(escape_controls("a\x1b[2Jb"), "a\\x1b[2Jb");
+        assert_eq!(escape_controls("x\ry"), "x\\x0dy");
+        assert_eq!(escape_controls("abc\u{202e}fed"), "abc\\u{202e}fed");
+        assert_eq!(escape_controls("é ü 中"), "é ü 中");
     }
 }

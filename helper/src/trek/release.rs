@@ -40,8 +40,19 @@ pub(super) fn release(here: &std::path::Path) -> Reply {
     if let Err(e) = run_marker::remove(&location.marker) {
         reply.status = "error".into();
         reply.exit = exit::CANNOT_CHECK;
+        // `rm` alone fails on a directory; nothing else has a marker's name.
+        let rm = if location.marker.is_dir() {
+            "rm -r"
+        } else {
+            "rm"
+        };
+        let what = if location.marker.is_dir() {
+            " (it is a directory, not a run marker)"
+        } else {
+            ""
+        };
         reply.push(format!(
-            "Error: the run marker {marker_path} could not be removed ({e}): remove it by hand (`rm {marker_path}`)."
+            "Error: the run marker {marker_path}{what} could not be removed ({e}): remove it by hand (`{rm} {marker_path}`)."
         ));
         return reply;
     }

@@ -178,13 +178,13 @@ impl Reply {
             writeln!(out)?;
         } else {
             for line in &self.lines {
-                writeln!(out, "{line}")?;
+                writeln!(out, "{}", shown(line))?;
             }
             if let Some(task) = &self.task {
                 render_task(self.step.unwrap_or(0), task, out)?;
             }
             if let Some(report) = &self.report {
-                writeln!(out, "{}", report.trim_end())?;
+                writeln!(out, "{}", shown(report.trim_end()))?;
             }
             writeln!(out, "{}", self.next_line())?;
         }
@@ -193,40 +193,52 @@ impl Reply {
     }
 }
 
+/// Text from plans and command output as a terminal may show it: control
+/// characters and bidirectional overrides escaped, line breaks kept.
+fn shown(text: &str) -> String {
+    text.split('\n')
+        .map(crate::ansi::escape_controls)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn render_task(n: u32, task: &Task, out: &mut impl Write) -> io::Result<()> {
     writeln!(
         out,
         "--- Step {n}: {} (attempt {} of {}) ---",
-        task.title, task.attempt, task.max_attempts
+        shown(&task.title),
+        task.attempt,
+        task.max_attempts
     )?;
     let files: Vec<String> = task
         .files
         .iter()
         .map(|f| {
             if f.new {
-                format!("{} (new)", f.path)
+                format!("{} (new)", shown(&f.path))
             } else {
-                f.path.clone()
+                shown(&f.path)
             }
         })
         .collect();
     writeln!(out, "Files: {}", files.join(", "))?;
     for (label, value) in [("Changes", &task.changes), ("Reuses", &task.reuses)] {
         if let Some(v) = value {
-            writeln!(out, "{label}: {v}")?;
+            writeln!(out, "{label}: {}", shown(v))?;
         }
     }
     if let (Some(test), Some(check)) = (&task.test_first, &task.test_first_check) {
-        writeln!(out, "Test first: {test} → {check}")?;
+        writeln!(out, "Test first: {} → {}", shown(test), shown(check))?;
     }
     if let Some(v) = &task.previous_error {
         writeln!(
             out,
-            "Previous attempt failed: {v} (the step-done reply above has the details)"
+            "Previous attempt failed: {} (the step-done reply above has the details)",
+            shown(v)
         )?;
     }
     if let Some(v) = &task.verify {
-        writeln!(out, "Verify (trek step-done runs it): `{v}`")?;
+        writeln!(out, "Verify (trek step-done runs it): `{}`", shown(v))?;
     }
-    writeln!(out, "On failure: {}", task.on_failure)
+    writeln!(out, "On failure: {}", shown(&task.on_failure))
 }

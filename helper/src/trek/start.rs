@@ -149,8 +149,17 @@ fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
         (None, None) => return Ok(usage("no plan given")),
     };
     if !plan_path.is_file() {
-        let mut reply = Reply::new("start", Next::Stop, "usage")
-            .line(format!("Error: file not found: {}", plan_path.display()));
+        let shown = plan_path.display();
+        let why = match std::fs::metadata(&plan_path) {
+            Ok(m) if m.is_dir() => format!(
+                "Error: {shown} is a directory, not a plan file: name the plan's .md file (or give --project {shown} for a folder holding plan.md)"
+            ),
+            Ok(_) => format!(
+                "Error: {shown} is not a regular file (a FIFO, a socket or a device): name the plan's .md file"
+            ),
+            Err(_) => format!("Error: file not found: {shown}"),
+        };
+        let mut reply = Reply::new("start", Next::Stop, "usage").line(why);
         reply.exit = exit::CANNOT_CHECK;
         return Ok(reply);
     }
@@ -456,6 +465,26 @@ fn single_session(
             ),
         )
     })?;
+    // A detached HEAD: every checkpoint would be a commit on no branch,
+    // easy to lose at the next checkout.
+    if crate::git::run(&root, &["symbolic-ref", "-q", "HEAD"]).is_ok_and(|o| !o.ok()) {
+        reply.push(format!(
+            "warning: HEAD is detached (at {}): the checkpoint commits will be on no branch, and a later checkout leaves them behind. To keep them on a branch, stop here and create one first: git switch -c NAME",
+            head.get(..12).unwrap_or(&head)
+        ));
+    }
+    // A step's file inside a submodule or a nested repository belongs to
+    // another repository: this run's checkpoint can never commit it.
+    if let Some((n, file, repo)) = file_in_other_repository(plan, &root) {
+        reply.push(format!(
+            "Error: step {n}'s file {file} is inside {repo}, another git repository (a submodule or a nested clone): a run commits in {} only. Run that step's work as a plan of its own inside {repo}, or move the file.",
+            root.display()
+        ));
+        reply.push("Nothing was started.");
+        reply.status = "stopped".into();
+        reply.exit = exit::NOT_OK;
+        return Ok(reply);
+    }
     // A git command killed earlier (a checkpoint cut short) may have left
     // its locks: named now, with the command to remove them.
     reply
@@ -849,6 +878,31 @@ fn hold_start_lock(marker: &Path) -> Result<std::fs::File, Problem> {
         )
     })?;
     Ok(file)
+}
+
+/// The first step file (step, path, repository) that lies inside another
+/// repository below `root`: a directory on its way down that holds a
+/// `.git` of its own.
+fn file_in_other_repository(
+    plan: &crate::plan::Plan,
+    root: &Path,
+) -> Option<(u32, String, String)> {
+    for step in &plan.steps {
+        for file in &step.files {
+            let Some(full) = crate::audit::inside(root, &file.path) else {
+                continue;
+            };
+            let mut dir = full.parent();
+            while let Some(d) = dir.filter(|d| *d != root && d.starts_with(root)) {
+                if std::fs::symlink_metadata(d.join(".git")).is_ok() {
+                    let shown = d.strip_prefix(root).unwrap_or(d).display().to_string();
+                    return Some((step.number, file.path.clone(), shown));
+                }
+                dir = d.parent();
+            }
+        }
+    }
+    None
 }
 
 /// The Files of `plan`'s steps (inside the repository) that differ from

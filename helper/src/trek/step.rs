@@ -746,7 +746,20 @@ fn done_inner(here: &Path, n: u32) -> Result<Reply, Problem> {
     }
     let commit = after.filter(|(id, _)| Some(id) != before.as_ref());
     let sha = commit.as_ref().map(|(id, _)| id.clone());
+    // A checkpoint that rewrote HEAD (`git commit --amend`) instead of
+    // adding a commit on it: the step passed, but say what became of the
+    // commit that was there.
+    let rewrote = sha
+        .as_ref()
+        .and(before.as_ref())
+        .filter(|before| head_commit(&run.root).is_some_and(|(_, parent, _)| parent != **before));
     complete(&mut run, &step, commit, &mut reply)?;
+    if let Some(before) = rewrote {
+        reply.push(format!(
+            "warning: the Checkpoint replaced HEAD instead of adding a commit on it (git commit --amend?): the commit {} that was HEAD is no longer on the branch (git reflog finds it).",
+            before.get(..12).unwrap_or(before)
+        ));
+    }
     reply.push(match (&sha, &step.checkpoint) {
         (Some(sha), _) => format!(
             "Step {n}: PASS (committed: {})",
@@ -856,6 +869,17 @@ fn complete(
         }
     }
     let recorded = record(run, "completed", completed)?;
+    if !recorded.ok
+        && record_of(run, n)
+            .is_ok_and(|(status, ..)| matches!(status, StepStatus::Completed | StepStatus::Passed))
+    {
+        // Another call recorded it first (two step-done at once): the
+        // step is done either way, and the run goes on from the record.
+        reply.push(format!(
+            "Step {n} was already recorded completed by another call; nothing more to record."
+        ));
+        return Ok(());
+    }
     if !recorded.ok {
         return Err(Problem::new(
             code::TREK_INNER,

@@ -660,3 +660,120 @@ fn locks_a_killed_git_left_are_named_with_the_command_to_remove_them() {
     assert!(said.contains(&format!("rm {}", lock.display())), "{said}");
     assert!(lock.exists(), "git's locks are the user's to remove");
 }
+
+/// `trek ARGS` as the agent reads it: exit code and text.
+fn trek_text(trek: &Trek, args: &[&str]) -> (i32, String) {
+    let mut cmd = crate::common::env::helper(trek.path(), trek.home.path());
+    let out = cmd
+        .arg("trek")
+        .args(args)
+        .env("CLAUDE_PLUGIN_DATA", trek.home.path().join("data"))
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn what_a_start_cannot_use_is_named_for_what_it_is() {
+    let trek = Trek::new(example);
+    // A directory and a FIFO where the plan should be.
+    let (code, said) = trek_text(&trek, &["start", "plans"]);
+    assert_eq!(code, 2, "{said}");
+    assert!(said.contains("is a directory"), "{said}");
+    let fifo = trek.path().join("plans/fifo.md");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let (_, said) = trek_text(&trek, &["start", &fifo.display().to_string()]);
+    assert!(said.contains("not a regular file"), "{said}");
+    fs::remove_file(&fifo).unwrap();
+
+    // A step file inside a nested repository can never be committed here.
+    let nested = trek.path().join("vendor/lib");
+    fs::create_dir_all(&nested).unwrap();
+    init(&nested);
+    let plan = example(trek.path()).replace("`greet.sh` (new)", "`vendor/lib/greet.sh` (new)");
+    fs::write(trek.path().join("plans/nested.md"), plan).unwrap();
+    let nested_plan = trek.path().join("plans/nested.md").display().to_string();
+    let (code, said) = trek_text(&trek, &["start", "--allow-dirty", &nested_plan]);
+    assert_eq!(code, 1, "{said}");
+    assert!(
+        said.contains("inside vendor/lib, another git repository"),
+        "{said}"
+    );
+    fs::remove_dir_all(trek.path().join("vendor")).unwrap();
+    fs::remove_file(trek.path().join("plans/nested.md")).unwrap();
+
+    // A detached HEAD is said before any commit is made on no branch.
+    let head = git(trek.path(), &["rev-parse", "HEAD"]);
+    git(trek.path(), &["checkout", "-q", head.trim()]);
+    let (code, said) = trek_text(&trek, &["start", &trek.plan()]);
+    assert_eq!(code, 0, "{said}");
+    assert!(said.contains("HEAD is detached"), "{said}");
+    assert!(said.contains("git switch -c"), "{said}");
+}
+
+#[test]
+fn escape_sequences_from_a_plan_reach_the_terminal_escaped() {
+    let trek = Trek::new(|out| {
+        example(out).replace(
+            "Add the greeting script",
+            "Add the greeting script\u{1b}]0;owned\u{7}\u{202e}txt.exe",
+        )
+    });
+    trek_text(&trek, &["start", &trek.plan()]);
+    let (_, said) = trek_text(&trek, &["step-begin", "1"]);
+    assert!(
+        !said.contains('\u{1b}') && !said.contains('\u{202e}'),
+        "{said:?}"
+    );
+    assert!(
+        said.contains("\\x1b]0;owned\\x07\\u{202e}txt.exe"),
+        "{said}"
+    );
+}
+
+#[test]
+fn a_checkpoint_that_amends_says_what_became_of_the_old_head() {
+    let trek = Trek::new(|out| {
+        example(out).replace(
+            "`git commit -m \"feat(greet): add the greeting script\"`",
+            "`git commit --amend -m \"feat(greet): add the greeting script\"`",
+        )
+    });
+    trek.trek(&["start", &trek.plan()]);
+    trek.trek(&["step-begin", "1"]);
+    write(
+        trek.path(),
+        &[(
+            "greet.sh",
+            "#!/usr/bin/env bash\necho \"Hello, ${1:-world}!\"\n",
+        )],
+    );
+    let (_, done) = trek.trek(&["step-done", "1"]);
+    let said = text(&done);
+    assert!(
+        said.contains("replaced HEAD instead of adding a commit"),
+        "{said}"
+    );
+}
+
+#[test]
+fn releasing_a_marker_that_became_a_directory_gives_advice_that_works() {
+    let trek = Trek::new(example);
+    let marker = trek.path().join(".git/voyage-run.json");
+    fs::create_dir_all(marker.join("x")).unwrap();
+    let (code, said) = trek_text(&trek, &["release"]);
+    assert_eq!(code, 2, "{said}");
+    assert!(
+        said.contains(&format!("rm -r {}", marker.display())),
+        "{said}"
+    );
+}
