@@ -319,3 +319,38 @@ fn a_plan_that_starts_past_step_1_says_so() {
         "{problems:?}"
     );
 }
+
+#[test]
+fn trek_start_on_a_directory_or_a_fifo_says_what_it_is_and_never_waits() {
+    let repo = Repo::new(&example_plan());
+    let dir = repo.path().join("plans");
+    let (code, reply) = repo.trek(&["start", dir.to_str().unwrap()]);
+    assert_eq!(code, 2, "{reply}");
+    let lines = reply["lines"].to_string();
+    assert!(
+        lines.contains(&format!(
+            "error[PLAN_NOT_A_FILE]: {} is a directory, not a plan file",
+            dir.display()
+        )),
+        "{lines}"
+    );
+    assert!(
+        lines.contains("plan.md"),
+        "it names the plan inside: {lines}"
+    );
+    // Nobody writes to the FIFO: opening it for reading would wait forever.
+    let fifo = repo.path().join("plan.fifo");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let (code, reply) = repo.trek(&["start", fifo.to_str().unwrap()]);
+    assert_eq!(code, 2, "{reply}");
+    assert!(
+        reply["lines"]
+            .to_string()
+            .contains("is a FIFO, not a plan file"),
+        "{reply}"
+    );
+    assert!(!repo.marker().exists());
+    // A missing file is still told as missing.
+    let (_, text) = repo.trek_text(&["start", "no-such-plan.md"]);
+    assert!(text.contains("Error: file not found:"), "{text}");
+}
