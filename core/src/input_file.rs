@@ -118,6 +118,20 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
+/// What `path` names, looked up without opening it (so a FIFO is never
+/// waited on): `Ok` for a regular file, else the error [`read`] would give
+/// for what is there. For a caller that tells "no such file" from "not a
+/// file" before it reads; the read checks again what it opened.
+pub fn check(path: &Path) -> Result<(), InputError> {
+    match std::fs::metadata(path) {
+        Ok(meta) => {
+            Kind::of(meta.file_type()).map_or(Ok(()), |kind| Err(InputError::NotRegular(kind)))
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Err(InputError::NotFound(e)),
+        Err(e) => Err(InputError::Unreadable(e)),
+    }
+}
+
 /// Opens `path` for reading if it is a regular file; never blocks.
 pub fn open(path: &Path) -> Result<File, InputError> {
     let opened = OpenOptions::new()
@@ -129,15 +143,10 @@ pub fn open(path: &Path) -> Result<File, InputError> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(InputError::NotFound(e)),
         Err(e) => {
             // A socket cannot be opened at all (ENXIO); say what it is.
-            return Err(
-                match std::fs::metadata(path)
-                    .ok()
-                    .and_then(|m| Kind::of(m.file_type()))
-                {
-                    Some(kind) => InputError::NotRegular(kind),
-                    None => InputError::Unreadable(e),
-                },
-            );
+            return Err(match check(path) {
+                Err(not_regular @ InputError::NotRegular(_)) => not_regular,
+                _ => InputError::Unreadable(e),
+            });
         }
     };
     let meta = file.metadata().map_err(InputError::Unreadable)?;
@@ -206,9 +215,23 @@ mod tests {
         nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
         let e = read(&fifo, 10).unwrap_err();
         assert_eq!(e.to_string(), "is a FIFO, not a regular file");
+        // Looked at without opening, each says the same.
+        assert!(matches!(
+            check(&fifo),
+            Err(InputError::NotRegular(Kind::Fifo))
+        ));
+        assert!(matches!(
+            check(dir.path()),
+            Err(InputError::NotRegular(Kind::Directory))
+        ));
+        assert!(matches!(
+            check(&dir.path().join("none")),
+            Err(InputError::NotFound(_))
+        ));
         let file = dir.path().join("f");
         std::fs::write(&file, "0123456789").unwrap();
         assert_eq!(read(&file, 10).unwrap(), b"0123456789");
+        assert!(check(&file).is_ok());
         let e = read(&file, 9).unwrap_err();
         assert_eq!(e.to_string(), "larger than 9 bytes");
         assert!(matches!(

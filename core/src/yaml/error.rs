@@ -36,6 +36,55 @@ impl YamlError {
     }
 }
 
+impl YamlError {
+    /// Names a tab in the indentation as the cause, when one is where the
+    /// parser stopped. YAML indents with spaces only, and the parser's
+    /// sentence for a tab depends on what it was reading ("did not find
+    /// expected key", "found a tab"), on the line before the tab's as often
+    /// as on its own. `lines` are the YAML's lines as written, each with its
+    /// line in the file: a line indented with a tab on the line the parser
+    /// names or the next is the cause (a tab further off, as in a flow
+    /// list, is legal and is left alone).
+    #[must_use]
+    pub fn blame_tab<'a>(self, lines: impl IntoIterator<Item = (u32, &'a str)>) -> Self {
+        let Some(stopped) = self.line else {
+            return self;
+        };
+        let tab = lines
+            .into_iter()
+            .skip_while(|(n, _)| *n < stopped)
+            .take_while(|(n, _)| *n <= stopped.saturating_add(1))
+            .find_map(|(n, text)| tab_indent(text).map(|column| (n, column)));
+        match tab {
+            Some((line, column)) => Self {
+                message: format!(
+                    "line {line} column {column}: a tab indents this line, and YAML allows only spaces in indentation; indent it with spaces"
+                ),
+                line: Some(line),
+                column: Some(column),
+            },
+            None => self,
+        }
+    }
+}
+
+/// The 1-based column of a tab in `line`'s indentation (the blanks before
+/// its first other character), for a line with content that is no comment.
+fn tab_indent(line: &str) -> Option<u32> {
+    let content = line.trim_start_matches([' ', '\t']);
+    if content.is_empty() || content.starts_with('#') {
+        return None;
+    }
+    let indent = line.get(..line.len() - content.len())?;
+    let at = indent.find('\t')?;
+    u32::try_from(at + 1).ok()
+}
+
+/// `text`'s lines, each with its line in the file (`first_line` the first).
+pub(super) fn numbered(text: &str, first_line: u32) -> impl Iterator<Item = (u32, &str)> {
+    (first_line..).zip(text.lines())
+}
+
 /// The parser's message as one line: its first line (the rest is a drawn
 /// excerpt that callers replace with `file:line`), without the `error:`
 /// prefix, and with the line it names made a line of the file (the parser
@@ -92,6 +141,47 @@ mod tests {
         assert_eq!(
             message("error: line 9 column 2: odd", None),
             "line 9 column 2: odd"
+        );
+    }
+
+    #[test]
+    fn a_tab_in_the_indentation_is_named_with_its_line() {
+        let said = |text: &str| {
+            crate::yaml::parse_at(text, 10)
+                .err()
+                .map(|e| (e.message, e.line, e.column))
+        };
+        let tab = |line: u32, column: u32| {
+            Some((
+                format!(
+                    "line {line} column {column}: a tab indents this line, and YAML allows only spaces in indentation; indent it with spaces"
+                ),
+                Some(line),
+                Some(column),
+            ))
+        };
+        // The parser stops on the tab's line, or on the line before it.
+        assert_eq!(said("a: 1\n\tb: 2\n"), tab(11, 1));
+        assert_eq!(said("a:\n\t- x\n"), tab(11, 1));
+        assert_eq!(said("a:\n  b: 1\n \tc: 2\n"), tab(12, 2));
+        assert_eq!(said("a: |\n\thello\n"), tab(11, 1));
+        // Legal tabs, and a tab far from an error of its own, are left alone.
+        assert_eq!(said("a:\t1\nb: [1,\n\t2]\n"), None);
+        let other = said("a: [1\nb: 2\nc:\n\td: 1\n").unwrap();
+        assert!(!other.0.contains("tab"), "{other:?}");
+        // The lines as written can be given by a caller that holds them.
+        let e = YamlError {
+            message: "line 22 column 3: while parsing a block mapping, did not find expected key"
+                .into(),
+            line: Some(22),
+            column: Some(3),
+        };
+        let blamed = e.blame_tab([(21, "  a: 1"), (22, "\tb: 2")]);
+        assert_eq!((blamed.line, blamed.column), (Some(22), Some(1)));
+        assert!(
+            blamed
+                .message
+                .starts_with("line 22 column 1: a tab indents")
         );
     }
 }

@@ -10,7 +10,8 @@
 //!   tree whose every node and key knows its line (and its byte span), for
 //!   callers that point at a key or keep the scalar as written.
 //! - [`YamlError`] is the one error: the parser's sentence and the line and
-//!   column it points at. Each area turns it into its own problem code.
+//!   column it points at (a tab in the indentation named as such, with its
+//!   line). Each area turns it into its own problem code.
 //! - [`front_matter`] finds the `---` … `---` block at the top of a Markdown
 //!   file and reads it with the same parser.
 //!
@@ -53,8 +54,9 @@ pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, YamlError> {
 /// [`from_str`] for YAML that starts on line `first_line` of its file:
 /// error lines are lines of the file.
 pub fn from_str_at<T: DeserializeOwned>(text: &str, first_line: u32) -> Result<T, YamlError> {
-    serde_saphyr::from_str_with_options::<T>(text, options())
-        .map_err(|e| YamlError::from_parser(&e, first_line))
+    serde_saphyr::from_str_with_options::<T>(text, options()).map_err(|e| {
+        YamlError::from_parser(&e, first_line).blame_tab(error::numbered(text, first_line))
+    })
 }
 
 /// Parses one YAML document into a tree with lines.
@@ -73,7 +75,9 @@ pub fn parse_at(text: &str, first_line: u32) -> Result<Node, YamlError> {
             }
             Ok(node)
         }
-        Err(e) => Err(YamlError::from_parser(&e, first_line)),
+        Err(e) => {
+            Err(YamlError::from_parser(&e, first_line).blame_tab(error::numbered(text, first_line)))
+        }
     }
 }
 

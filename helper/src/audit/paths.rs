@@ -3,17 +3,14 @@
 //! pathspec matches (a plain path names itself and everything under it; `*`,
 //! `?` and `[…]` are wildcards that also cross `/`).
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// The path under `root`, or `None` when it would leave the repository
-/// (absolute, or climbing with `..`).
+/// (absolute, climbing with `..`, or under `~/`): the rule `plan validate`
+/// refuses a plan by, [`crate::plan::in_repository`].
 pub fn inside(root: &Path, rel: &str) -> Option<PathBuf> {
     let rel = rel.trim();
-    let path = Path::new(rel);
-    let climbs = path
-        .components()
-        .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir));
-    (!rel.is_empty() && !climbs).then(|| root.join(path))
+    (!rel.is_empty() && crate::plan::in_repository(rel)).then(|| root.join(rel))
 }
 
 /// A forbidden-path entry, ready to match changed paths.

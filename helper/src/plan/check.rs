@@ -1,11 +1,13 @@
-//! Checks over a parsed plan: step numbering and the Execution Strategy
-//! (sessions, waves, dependencies, scope fences; trekexecute Phase 2 and
-//! Phase 2.55 Check 3). Pure functions of the model.
+//! Checks over a parsed plan: step numbering, whether each step can
+//! complete a run, and the Execution Strategy (sessions, waves,
+//! dependencies, scope fences; trekexecute Phase 2 and Phase 2.55 Check 3).
+//! Pure functions of the model.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::code;
 use super::model::Plan;
+use super::step::in_repository;
 use super::strategy::Strategy;
 use crate::problem::Problem;
 
@@ -39,23 +41,198 @@ pub(super) fn steps(plan: &mut Plan, recovery: bool) {
                 (previous.is_none() && (spec || step.number == 0)) || (spec && previous == Some(0));
             let rising = recovery && previous.is_some_and(|p| step.number > p);
             if step.number != expected && !first_of_slice && !rising {
+                let message = match previous {
+                    Some(p) => format!(
+                        "step {} follows step {p}; number it {expected}, or renumber the steps in order",
+                        step.number
+                    ),
+                    None => format!(
+                        "the first step is numbered {}; number the steps from 1 in order (a plan may open with step 0, the sandbox pre-flight)",
+                        step.number
+                    ),
+                };
                 problems.push(
-                    Problem::new(
-                        code::PLAN_STEP_SEQUENCE,
-                        format!(
-                            "step {} follows step {}; expected step {expected}",
-                            step.number,
-                            previous.unwrap_or(0)
-                        ),
-                    )
-                    .at_line(step.line)
-                    .in_step(step.number),
+                    Problem::new(code::PLAN_STEP_SEQUENCE, message)
+                        .at_line(step.line)
+                        .in_step(step.number),
                 );
             }
         }
         previous = Some(step.number);
     }
     plan.problems.extend(problems);
+}
+
+/// Whether each step can complete a run: what a run of it is judged on at
+/// its end must be within its reach, so that the run's result never rests
+/// on something `plan validate` let through.
+///
+/// - The run's audit (Phase 7.5) counts one commit per completed step, a
+///   sandbox pre-flight none. So a step that is no pre-flight needs its
+///   Checkpoint, and Files for it to commit (the checkpoint stages the
+///   step's Files and nothing else); a pre-flight has no Checkpoint.
+/// - Every path a step names (Files, a written manifest's paths, the
+///   Session Manifest's expected paths) lies in the repository: the audits
+///   find no other (drift), the checkpoint cannot commit one, and a revert
+///   must never act outside the repository.
+/// - A manifest's `min_file_count` is at most the number of its expected
+///   paths, the only files the step audit counts.
+/// - A Checkpoint whose message is written out matches the step's
+///   `commit_message_pattern`, which the run's audit holds every commit to.
+///
+/// A strict step whose manifest is missing or invalid is only checked for
+/// its paths: whether it is the pre-flight is not known, and the manifest's
+/// own error says what to fix first.
+pub(super) fn completable(plan: &mut Plan) {
+    let mut problems = Vec::new();
+    for step in &plan.steps {
+        let n = step.number;
+        for file in step.files.iter().filter(|f| !in_repository(&f.path)) {
+            problems.push(outside(n, "Files", &file.path, file.line));
+        }
+        let manifest = step.manifest.as_ref();
+        if let Some(m) = manifest.filter(|m| !m.synthesized) {
+            let line = m.line.unwrap_or(step.line);
+            let paths = (m.expected_paths.iter().map(|p| ("expected_paths", p)))
+                .chain(m.bash_syntax_check.iter().map(|p| ("bash_syntax_check", p)))
+                .chain(m.must_contain.iter().map(|c| ("must_contain", &c.path)));
+            for (key, path) in paths.filter(|(_, p)| !in_repository(p)) {
+                problems.push(outside(n, &format!("its Manifest's `{key}`"), path, line));
+            }
+            let listed = m.expected_paths.len() as u64;
+            if m.min_file_count > listed {
+                problems.push(
+                    Problem::new(
+                        code::PLAN_MIN_FILE_COUNT_UNREACHABLE,
+                        format!(
+                            "step {n}: `min_file_count` is {} but `expected_paths` lists {listed}, and the step audit counts only expected paths that exist, so the step can never pass; set `min_file_count` to {listed} at most, or list the other paths",
+                            m.min_file_count
+                        ),
+                    )
+                    .at_line(line)
+                    .in_step(n),
+                );
+            }
+            if let Some(problem) = message_mismatch(step, m) {
+                problems.push(problem);
+            }
+        }
+        if plan.strict && manifest.is_none() {
+            continue;
+        }
+        if step.sandbox_preflight() {
+            if let Some(checkpoint) = &step.checkpoint {
+                problems.push(
+                    Problem::new(
+                        code::PLAN_PREFLIGHT_CHECKPOINT,
+                        format!(
+                            "step {n} is the sandbox pre-flight (`sandbox_preflight: true`), which commits nothing: the run's audit counts no commit for it, so a commit would be one too many; remove its Checkpoint"
+                        ),
+                    )
+                    .at_line(checkpoint.line)
+                    .in_step(n),
+                );
+            }
+            continue;
+        }
+        let only_checks = step.checkpoint.is_none() && step.files.is_empty();
+        let elsewhere = if only_checks {
+            "; a step that changes nothing and only runs a check belongs in `## Verification` (a session spec's `## Exit Condition`) instead"
+        } else {
+            ""
+        };
+        if step.checkpoint.is_none() {
+            let pattern = if plan.strict {
+                ", with a message its `commit_message_pattern` matches"
+            } else {
+                ""
+            };
+            problems.push(
+                Problem::new(
+                    code::PLAN_MISSING_CHECKPOINT,
+                    format!(
+                        "step {n} has no Checkpoint, so it would commit nothing, and the run's audit, which counts one commit per completed step, would end the run PARTIAL: add `- **Checkpoint:** `git commit -m \"…\"`` to the step{pattern}{elsewhere}"
+                    ),
+                )
+                .at_line(step.line)
+                .in_step(n),
+            );
+        }
+        if step.files.is_empty() {
+            problems.push(
+                Problem::new(
+                    code::PLAN_MISSING_FILES,
+                    format!(
+                        "step {n} has no Files: its checkpoint commits only the step's Files, so it would have nothing to commit and the run's audit would end the run PARTIAL; list the paths the step changes, e.g. `- **Files:** `src/lib.rs`, `src/new.rs` (new)`{elsewhere}"
+                    ),
+                )
+                .at_line(step.line)
+                .in_step(n),
+            );
+        }
+    }
+    if let Some(spec) = &plan.session {
+        let listed = spec
+            .manifest
+            .as_ref()
+            .and_then(|m| m.get("expected_paths"))
+            .and_then(serde_json::Value::as_array);
+        for path in listed
+            .into_iter()
+            .flatten()
+            .filter_map(serde_json::Value::as_str)
+        {
+            if !in_repository(path) {
+                problems.push(
+                    Problem::new(
+                        code::PLAN_PATH_OUTSIDE_REPOSITORY,
+                        format!(
+                            "the Session Manifest's `expected_paths` names `{path}`, outside the repository: the run's audit looks only inside it and would report drift; write it relative to the repository root (no `..`, no leading `/` or `~/`)"
+                        ),
+                    )
+                    .at(spec.manifest_line),
+                );
+            }
+        }
+    }
+    plan.problems.extend(problems);
+}
+
+/// A path outside the repository, named by step `n` in `place`.
+fn outside(n: u32, place: &str, path: &str, line: u32) -> Problem {
+    Problem::new(
+        code::PLAN_PATH_OUTSIDE_REPOSITORY,
+        format!(
+            "step {n}: {place} names `{path}`, outside the repository: the step may change only paths in it, the audits read no other (they would report drift), and a revert must not touch one; write it relative to the repository root (no `..`, no leading `/` or `~/`)"
+        ),
+    )
+    .at_line(line)
+    .in_step(n)
+}
+
+/// The step's Checkpoint, when its message is written out (no expansion
+/// the shell would make), against the pattern its manifest declares.
+fn message_mismatch(step: &super::step::Step, manifest: &super::Manifest) -> Option<Problem> {
+    let pattern = manifest.commit_message_pattern.as_str();
+    let checkpoint = step.checkpoint.as_ref()?;
+    let message = super::manifest::commit_message(&checkpoint.command)?;
+    if pattern.is_empty() || message.contains(['$', '`', '\\']) {
+        return None;
+    }
+    let regex = crate::pattern::compile(pattern).ok()?;
+    // git takes the first line as the subject.
+    let subject = message.lines().next().unwrap_or_default();
+    (!regex.is_match(subject)).then(|| {
+        Problem::new(
+            code::PLAN_CHECKPOINT_MESSAGE_MISMATCH,
+            format!(
+                "step {}: the Checkpoint's message \"{subject}\" does not match its Manifest's `commit_message_pattern` \"{pattern}\", so every run would record checkpoint drift for the step, and the run's audit, which holds each commit to the declared patterns, can end the run PARTIAL; change the message or the pattern so that they agree",
+                step.number
+            ),
+        )
+        .at_line(checkpoint.line)
+        .in_step(step.number)
+    })
 }
 
 /// Every check of the Execution Strategy, if the plan has one.

@@ -28,7 +28,13 @@ pub(crate) enum Command {
     /// a Manifest key missing or of the wrong type, PLAN_INVALID_REGEX and
     /// PLAN_REGEX_UNSUPPORTED (lookaround, backreferences), besides step
     /// numbering and Execution Strategy errors such as
-    /// PLAN_STRATEGY_SCOPE_OVERLAP. Warnings are listed under READY and
+    /// PLAN_STRATEGY_SCOPE_OVERLAP. In any plan, a step a run could never
+    /// complete is an error too: PLAN_MISSING_CHECKPOINT and
+    /// PLAN_MISSING_FILES (only the sandbox pre-flight, `sandbox_preflight:
+    /// true`, commits nothing, and PLAN_PREFLIGHT_CHECKPOINT if it has a
+    /// Checkpoint), PLAN_PATH_OUTSIDE_REPOSITORY (`..`, `/`, `~/` in Files or
+    /// a manifest's paths), PLAN_MIN_FILE_COUNT_UNREACHABLE and
+    /// PLAN_CHECKPOINT_MESSAGE_MISMATCH. Warnings are listed under READY and
     /// never fail it unless --fail-on-warnings: PLAN_LEGACY (manifests
     /// synthesised), PLAN_MISSING_VERIFY, PLAN_MISSING_ON_FAILURE,
     /// NO_VERIFICATION_SECTION, NO_CRITERIA and the like. `--json` prints `{file, status, valid, type,

@@ -6,6 +6,7 @@
 //! run it. Older plans get one synthesised from the step's own fields.
 
 use super::code;
+use super::markdown::WrittenLines;
 use super::step::{CommandRef, FileRef};
 use crate::pattern::{self, PatternError};
 use crate::problem::Problem;
@@ -59,17 +60,27 @@ pub struct MustContain {
     pub pattern: String,
 }
 
-/// Parses a manifest's YAML. `fence_line` is the line of the opening fence.
-/// Every problem found is pushed; `None` when the manifest is unusable.
+/// Parses a manifest's YAML. `fence_line` is the line of the opening fence;
+/// `written`, the plan's lines as written, when the caller has them (a YAML
+/// error is then checked against those too). Every problem found is
+/// pushed; `None` when the manifest is unusable.
 pub(super) fn parse(
     yaml: &str,
     fence_line: u32,
     step: u32,
+    written: Option<&WrittenLines<'_>>,
     problems: &mut Vec<Problem>,
 ) -> Option<Manifest> {
     let value = match yaml::parse_at(yaml, fence_line + 1) {
         Ok(v) => v,
         Err(e) => {
+            let last = u32::try_from(yaml.lines().count())
+                .unwrap_or(u32::MAX)
+                .saturating_add(fence_line);
+            let e = match written {
+                Some(lines) => e.blame_tab(lines.range(fence_line + 1, last)),
+                None => e,
+            };
             let message = format!("step {step}: the Manifest's YAML does not parse");
             problems.push(
                 yaml_problem(code::PLAN_MALFORMED_YAML, &e, fence_line, &message).in_step(step),
@@ -450,7 +461,7 @@ mod tests {
     fn strict_manifest_problems_have_lines() {
         let yaml = "expected_paths: [b.txt]\nmin_file_count: one\ncommit_message_pattern: \"^feat: (b$\"\nbash_syntax_check: []\nforbidden_paths: []\nextra: 1\n";
         let mut problems = Vec::new();
-        assert!(parse(yaml, 10, 2, &mut problems).is_none());
+        assert!(parse(yaml, 10, 2, None, &mut problems).is_none());
         let got: Vec<(&str, Option<u32>)> = problems.iter().map(|p| (p.code, p.line)).collect();
         assert_eq!(
             got,
@@ -471,6 +482,7 @@ mod tests {
                 "expected_paths: [a.txt\nmin_file_count: 1\n",
                 20,
                 1,
+                None,
                 &mut problems
             )
             .is_none()
@@ -484,14 +496,14 @@ mod tests {
     fn sandbox_preflight_and_memory_write_are_optional_booleans() {
         let six = "expected_paths: []\nmin_file_count: 0\ncommit_message_pattern: \"\"\nbash_syntax_check: []\nforbidden_paths: []\nmust_contain: []\n";
         let mut problems = Vec::new();
-        let m = parse(six, 1, 0, &mut problems).unwrap();
+        let m = parse(six, 1, 0, None, &mut problems).unwrap();
         assert!(!m.sandbox_preflight && !m.memory_write);
         let yaml = format!("{six}sandbox_preflight: true\nmemory_write: true\n");
-        let m = parse(&yaml, 1, 0, &mut problems).unwrap();
+        let m = parse(&yaml, 1, 0, None, &mut problems).unwrap();
         assert!(m.sandbox_preflight && m.memory_write);
         assert!(problems.is_empty(), "{problems:?}");
         let yaml = format!("{six}sandbox_preflight: yes please\n");
-        assert!(parse(&yaml, 1, 0, &mut problems).is_none());
+        assert!(parse(&yaml, 1, 0, None, &mut problems).is_none());
         let got: Vec<(&str, Option<u32>)> = problems.iter().map(|p| (p.code, p.line)).collect();
         assert_eq!(got, [("PLAN_MANIFEST_WRONG_TYPE", Some(8))]);
     }
@@ -501,7 +513,7 @@ mod tests {
         // A quoted key and a flow mapping: no `key:` line to scan for.
         let yaml = "{expected_paths: [a], min_file_count: 1,\n commit_message_pattern: \"\",\n bash_syntax_check: [], forbidden_paths: [],\n must_contain: [], \"extra\": on}\n";
         let mut problems = Vec::new();
-        assert!(parse(yaml, 30, 4, &mut problems).is_some());
+        assert!(parse(yaml, 30, 4, None, &mut problems).is_some());
         let got: Vec<(&str, Option<u32>)> = problems.iter().map(|p| (p.code, p.line)).collect();
         assert_eq!(got, [("PLAN_MANIFEST_UNKNOWN_KEY", Some(34))]);
     }

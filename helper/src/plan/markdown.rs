@@ -12,6 +12,33 @@ use pulldown_cmark::{
     CodeBlockKind, Event, HeadingLevel, MetadataBlockKind, Options, Parser, Tag, TagEnd,
 };
 
+/// The plan's lines as written, for what the Markdown reader changes on
+/// the way: a tab that indents a line of a code fence inside a list item
+/// reaches the fence's text as spaces, so a YAML error there is checked
+/// against the line in the file. Split into lines when first asked, which
+/// only an error does.
+pub(super) struct WrittenLines<'a> {
+    source: &'a str,
+    lines: std::cell::OnceCell<Vec<&'a str>>,
+}
+
+impl<'a> WrittenLines<'a> {
+    pub(super) fn new(source: &'a str) -> Self {
+        Self {
+            source,
+            lines: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// Lines `from` to `to` of the file (1-based, both included), each
+    /// with its number.
+    pub(super) fn range(&self, from: u32, to: u32) -> impl Iterator<Item = (u32, &'a str)> + '_ {
+        let lines = self.lines.get_or_init(|| self.source.lines().collect());
+        let skip = usize::try_from(from.saturating_sub(1)).unwrap_or(usize::MAX);
+        (from.max(1)..=to).zip(lines.iter().skip(skip).copied())
+    }
+}
+
 /// One piece of a plan's Markdown.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Block {

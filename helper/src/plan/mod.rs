@@ -48,7 +48,7 @@ pub(crate) use ops::{
 };
 pub use parse::parse;
 pub(crate) use screen::{CriteriaScreen, CriterionRefusal, ScreenedCriterion};
-pub(crate) use step::{Action, SANDBOX_BLOCKED_EXIT, Step, VerifyOutcome};
+pub(crate) use step::{Action, SANDBOX_BLOCKED_EXIT, Step, VerifyOutcome, in_repository};
 pub(crate) use strategy::{Session, waves};
 
 #[cfg(test)]

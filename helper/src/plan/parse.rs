@@ -97,14 +97,15 @@ fn parse_unnamed(source: &str, file: &str) -> Result<Plan, Vec<Problem>> {
         _ => None,
     });
 
-    let steps = read_steps(&doc, &step_headings, strict, &mut problems);
+    let written = markdown::WrittenLines::new(source);
+    let steps = read_steps(&doc, &step_headings, strict, &written, &mut problems);
     if !strict && !steps.is_empty() {
         problems.push(Problem::warning(code::PLAN_LEGACY, "legacy plan (no plan_version, or older than 1.7): manifests are synthesised from each step's \
              Files and Checkpoint, so the audit is less precise; add `plan_version: 1.7` and a Manifest per step").at(header.version_line.or(Some(1))));
     }
 
-    let session =
-        (kind == PlanKind::SessionSpec).then(|| read_session_spec(&doc, strict, &mut problems));
+    let session = (kind == PlanKind::SessionSpec)
+        .then(|| read_session_spec(&doc, strict, &written, &mut problems));
     let strategy = doc
         .section_heading("Execution Strategy")
         .map(|(line, index)| read_strategy(&doc, line, index));
@@ -130,6 +131,7 @@ fn parse_unnamed(source: &str, file: &str) -> Result<Plan, Vec<Problem>> {
     };
     let recovery = kind == PlanKind::SessionSpec && doc.section("Recovery Metadata").is_some();
     check::steps(&mut plan, recovery);
+    check::completable(&mut plan);
     check::strategy(&mut plan);
     plan.problems.sort_by_key(|p| p.line.unwrap_or(0));
     Ok(plan)
@@ -384,11 +386,12 @@ fn read_steps(
     doc: &Doc<'_>,
     headings: &[StepHeading],
     strict: bool,
+    written: &markdown::WrittenLines<'_>,
     problems: &mut Vec<Problem>,
 ) -> Vec<Step> {
     headings
         .iter()
-        .map(|h| read_step(h, doc.under(h.index, 3), strict, problems))
+        .map(|h| read_step(h, doc.under(h.index, 3), strict, written, problems))
         .collect()
 }
 
@@ -396,6 +399,7 @@ fn read_step(
     heading: &StepHeading,
     content: &[Block],
     strict: bool,
+    written: &markdown::WrittenLines<'_>,
     problems: &mut Vec<Problem>,
 ) -> Step {
     let number = heading.number;
@@ -445,7 +449,9 @@ fn read_step(
     let checkpoint = command(Label::Checkpoint);
     let manifest = if strict {
         match field(Label::Manifest).and_then(|f| f.fence.as_ref()) {
-            Some(&(_, yaml, fence_line)) => manifest::parse(yaml, fence_line, number, problems),
+            Some(&(_, yaml, fence_line)) => {
+                manifest::parse(yaml, fence_line, number, Some(written), problems)
+            }
             None => {
                 let line = field(Label::Manifest).map_or(heading.line, |f| f.line);
                 problems.push(
@@ -546,7 +552,12 @@ fn read_on_failure(field: &RawField<'_>, step: u32, problems: &mut Vec<Problem>)
     }
 }
 
-fn read_session_spec(doc: &Doc<'_>, strict: bool, problems: &mut Vec<Problem>) -> SessionSpec {
+fn read_session_spec(
+    doc: &Doc<'_>,
+    strict: bool,
+    written: &markdown::WrittenLines<'_>,
+    problems: &mut Vec<Problem>,
+) -> SessionSpec {
     let entry_condition = doc.section("Dependencies").and_then(|blocks| {
         blocks.iter().find_map(|b| match b {
             Block::Text(t) => {
@@ -587,12 +598,18 @@ fn read_session_spec(doc: &Doc<'_>, strict: bool, problems: &mut Vec<Problem>) -
         {
             match yaml::from_str_at::<Value>(text, *content_line) {
                 Ok(v) => manifest = Some(v),
-                Err(e) => problems.push(super::manifest::yaml_problem(
-                    code::PLAN_MALFORMED_YAML,
-                    &e,
-                    *line,
-                    "the Session Manifest's YAML does not parse",
-                )),
+                Err(e) => {
+                    let last = u32::try_from(text.lines().count())
+                        .unwrap_or(u32::MAX)
+                        .saturating_add(*content_line);
+                    let e = e.blame_tab(written.range(*content_line, last));
+                    problems.push(super::manifest::yaml_problem(
+                        code::PLAN_MALFORMED_YAML,
+                        &e,
+                        *line,
+                        "the Session Manifest's YAML does not parse",
+                    ));
+                }
             }
         }
     } else if strict {

@@ -178,6 +178,9 @@ pub(super) struct DryRunFile {
     pub step: u32,
     pub exists: bool,
     pub new: bool,
+    /// Outside the repository (`..`, `/`, `~/`): not looked up, and an
+    /// error of the plan (PLAN_PATH_OUTSIDE_REPOSITORY).
+    pub outside: bool,
 }
 
 /// One row of the execution preview.
@@ -255,11 +258,15 @@ impl DryRun {
             .steps
             .iter()
             .flat_map(|s| {
-                s.files.iter().map(move |f| DryRunFile {
-                    path: f.path.clone(),
-                    step: s.number,
-                    exists: root.join(&f.path).exists(),
-                    new: f.new,
+                s.files.iter().map(move |f| {
+                    let outside = !super::in_repository(&f.path);
+                    DryRunFile {
+                        path: f.path.clone(),
+                        step: s.number,
+                        exists: !outside && root.join(&f.path).exists(),
+                        new: f.new,
+                        outside,
+                    }
                 })
             })
             .collect();
@@ -291,7 +298,11 @@ impl DryRun {
         // Issues are what needs fixing: errors, missing files and criteria
         // that will not run. Warnings are listed in the report but are no
         // issue (Phase 5's verdict).
-        let missing = files.iter().filter(|f| !f.exists && !f.new).count();
+        // A path outside the repository is counted once, as its error.
+        let missing = files
+            .iter()
+            .filter(|f| !f.exists && !f.new && !f.outside)
+            .count();
         let refused = verification.iter().filter(|c| !c.runs).count();
         let issues = plan.errors().count() + missing + refused;
         Self {
@@ -373,6 +384,7 @@ impl DryRun {
         }
         for f in &self.files {
             let state = match (f.exists, f.new) {
+                _ if f.outside => "OUTSIDE THE REPOSITORY (not looked up)",
                 (true, _) => "EXISTS",
                 (false, true) => "NOT FOUND (marked as new file)",
                 (false, false) => "NOT FOUND (unexpected — may be missing)",

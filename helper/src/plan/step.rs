@@ -1,5 +1,7 @@
 //! `Step`: one `### Step N: description` of a plan, with its fields.
 
+use std::path::{Component, Path};
+
 use serde::Serialize;
 
 use super::manifest::Manifest;
@@ -93,6 +95,22 @@ pub struct Step {
     /// synthesised (legacy plans). `None` when a strict manifest is missing
     /// or invalid; the problems say why.
     pub manifest: Option<Manifest>,
+}
+
+/// Whether `path`, as a step names it (in Files or its manifest), stays in
+/// the repository: relative to its root, with no `..` (not even one that
+/// comes back down) and no leading `/` or `~/`. The audits read paths by
+/// this rule (one that leaves is drift, never read), and `plan validate`
+/// refuses a plan by it, so a plan that passes never names a path the run
+/// cannot audit, commit or put back. An empty path is no path: not refused.
+pub(crate) fn in_repository(path: &str) -> bool {
+    let path = path.trim();
+    if path == "~" || path.starts_with("~/") {
+        return false;
+    }
+    Path::new(path)
+        .components()
+        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
 }
 
 /// The exit code of a sandbox pre-flight's Verify that means "the sandbox

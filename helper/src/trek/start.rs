@@ -110,6 +110,35 @@ fn absolute(here: &Path, path: &Path) -> PathBuf {
     here.join(path)
 }
 
+/// The plan path names a directory, FIFO, device or socket: what it is,
+/// and what to give instead.
+/// `project` is the project directory whose plan.md `path` is.
+fn not_a_plan_file(path: &Path, kind: crate::input_file::Kind, project: Option<&Path>) -> Problem {
+    let shown = path.display();
+    let instead = if let Some(dir) = project {
+        format!(
+            "; a project's plan.md must be a file: move this one away, then write the plan (/trekplan --project {})",
+            dir.display()
+        )
+    } else if kind == crate::input_file::Kind::Directory {
+        let inner = path.join("plan.md");
+        if inner.is_file() {
+            format!(
+                "; it holds a plan.md: give that file ({}), or the directory as a project (--project {shown})",
+                inner.display()
+            )
+        } else {
+            "; give the path of the plan's Markdown file inside it".to_owned()
+        }
+    } else {
+        "; a plan is read from a regular file: give the path of the plan's Markdown file".to_owned()
+    };
+    Problem::new(
+        crate::plan::code::PLAN_NOT_A_FILE,
+        format!("{shown} is {}, not a plan file{instead}", kind.words()),
+    )
+}
+
 /// Runs `trek start` from the directory `here`.
 pub(super) fn start(here: &Path, args: &StartArgs) -> Reply {
     match start_inner(here, args) {
@@ -131,6 +160,11 @@ fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
         (Some(p), _) => absolute(here, p),
         (None, Some(dir)) => {
             let plan = dir.join("plan.md");
+            if let Err(crate::input_file::InputError::NotRegular(kind)) =
+                crate::input_file::check(&plan)
+            {
+                return Err(not_a_plan_file(&plan, kind, Some(dir)));
+            }
             if !plan.is_file() {
                 let mut reply = Reply::new("start", Next::Stop, "usage")
                     .line(format!(
@@ -148,20 +182,19 @@ fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
         }
         (None, None) => return Ok(usage("no plan given")),
     };
-    if !plan_path.is_file() {
-        let shown = plan_path.display();
-        let why = match std::fs::metadata(&plan_path) {
-            Ok(m) if m.is_dir() => format!(
-                "Error: {shown} is a directory, not a plan file: name the plan's .md file (or give --project {shown} for a folder holding plan.md)"
-            ),
-            Ok(_) => format!(
-                "Error: {shown} is not a regular file (a FIFO, a socket or a device): name the plan's .md file"
-            ),
-            Err(_) => format!("Error: file not found: {shown}"),
-        };
-        let mut reply = Reply::new("start", Next::Stop, "usage").line(why);
-        reply.exit = exit::CANNOT_CHECK;
-        return Ok(reply);
+    // Looked at, not opened: a FIFO is never waited on. Anything but a
+    // missing file is told by the reader (permissions and the like).
+    match crate::input_file::check(&plan_path) {
+        Err(crate::input_file::InputError::NotFound(_)) => {
+            let mut reply = Reply::new("start", Next::Stop, "usage")
+                .line(format!("Error: file not found: {}", plan_path.display()));
+            reply.exit = exit::CANNOT_CHECK;
+            return Ok(reply);
+        }
+        Err(crate::input_file::InputError::NotRegular(kind)) => {
+            return Err(not_a_plan_file(&plan_path, kind, None));
+        }
+        _ => {}
     }
     let plan_arg = plan_path.display().to_string();
     let mut reply = Reply::new("start", Next::Stop, "in_progress")

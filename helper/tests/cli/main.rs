@@ -19,6 +19,7 @@ mod input_limits;
 mod module_graph;
 mod output_errors;
 mod plan;
+mod plan_completable;
 mod plan_fixtures;
 mod profile;
 mod progress;

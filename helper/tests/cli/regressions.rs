@@ -28,10 +28,12 @@ fn strict_validation_passes_a_clean_legacy_plan() {
     assert_eq!(v["legacy_plan"], true);
     assert_eq!(v["warnings"][0]["code"], "PLAN_LEGACY");
     // Other warnings leave it READY too (Phase 2.3 fails only on errors,
-    // issue 24); --fail-on-warnings is the way to fail on them.
+    // issue 24); --fail-on-warnings is the way to fail on them. (The step
+    // keeps its Checkpoint: without one it could never complete a run, an
+    // error since issue 37.)
     fs::write(
         case.path().join("plan.md"),
-        "# Plan\n\n## Implementation Plan\n\n### Step 1: Rename\n- **Files:** `src/a.rs`\n- **Changes:** rename\n\n## Verification\n\n- `cargo test`\n",
+        "# Plan\n\n## Implementation Plan\n\n### Step 1: Rename\n- **Files:** `src/a.rs`\n- **Changes:** rename\n- **Checkpoint:** `git commit -m \"refactor: rename\"`\n\n## Verification\n\n- `cargo test`\n",
     )
     .unwrap();
     assert_eq!(case.run().status, 0);

@@ -692,7 +692,7 @@ fn what_a_start_cannot_use_is_named_for_what_it_is() {
             .success()
     );
     let (_, said) = trek_text(&trek, &["start", &fifo.display().to_string()]);
-    assert!(said.contains("not a regular file"), "{said}");
+    assert!(said.contains("is a FIFO, not a plan file"), "{said}");
     fs::remove_file(&fifo).unwrap();
 
     // A step file inside a nested repository can never be committed here.
