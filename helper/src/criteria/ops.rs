@@ -66,6 +66,16 @@ impl Verification {
         self.code == exit::OK
     }
 
+    /// Why the run of the criteria was cut short by a signal to this
+    /// process (not a verdict on the criteria), when it was.
+    pub(crate) fn interrupted(&self) -> Option<&str> {
+        self.report
+            .error
+            .as_ref()
+            .filter(|e| e.code == code::CRITERIA_STOPPED)
+            .map(|e| e.message.as_str())
+    }
+
     /// The checklist `criteria run` prints, without its closing `RESULT:`
     /// line (for a caller that says what the result means itself).
     pub(crate) fn checklist(&self) -> String {

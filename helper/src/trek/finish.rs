@@ -190,6 +190,19 @@ fn finish_inner(here: &Path, gate: Option<GateAnswer>, advisory: bool) -> Result
     } else if early.is_none() && done {
         // Phase 7: the plan's own check of the whole.
         let criteria = verification(&plan, Some(&run.plan), Some(&root), Some(&progress));
+        if let Some(why) = criteria.interrupted() {
+            // A signal to trek (the Bash tool's timeout, Ctrl-C) is not a
+            // verdict on the plan: nothing is finalised, and the same call
+            // runs the verification again.
+            reply.push(format!(
+                "Plan verification: INTERRUPTED — {why}. That is a signal sent to trek itself (the Bash tool's timeout, Ctrl-C, a closed terminal), not a failure of the plan: the run is unchanged."
+            ));
+            reply.push("To go on: trek finish (give the Bash call a timeout of 600000 ms).");
+            reply.status = "interrupted".into();
+            reply.next = Next::Stop;
+            reply.exit = exit::NOT_OK;
+            return Ok(reply);
+        }
         reply.push_text(&criteria.checklist());
         verified = criteria.passed();
     } else if early.is_none() {
@@ -323,7 +336,8 @@ pub(super) fn verification(
         plan: Path::new(plan),
         loaded,
         cwd: cwd.map(Path::new),
-        timeout: std::time::Duration::from_secs(crate::criteria::DEFAULT_TIMEOUT_SECS),
+        // Inside the Bash tool's ten minutes, as for a step's Verify.
+        timeout: std::time::Duration::from_secs(super::step::COMMAND_TIMEOUT_SECS),
         record: record.map(Path::new),
     };
     super::said::passing_on(|| crate::criteria::run_criteria(&request))

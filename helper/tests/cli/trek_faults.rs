@@ -777,3 +777,44 @@ fn releasing_a_marker_that_became_a_directory_gives_advice_that_works() {
         "{said}"
     );
 }
+
+#[test]
+fn a_final_verification_interrupted_is_not_the_plans_failure() {
+    let trek = Trek::new(|out| {
+        format!(
+            "{}\n## Verification\n\n- `bash check.sh` — the check passes\n",
+            slow_plan(Path::new("/nonexistent-voyage-test-dir"))
+        )
+        .replace("/nonexistent-voyage-test-dir", &out.display().to_string())
+    });
+    let out = trek.out.path().display().to_string();
+    write(
+        trek.path(),
+        &[(
+            "check.sh",
+            &format!(
+                "if test -f {out}/slow-check; then sleep 30 & echo $! > {out}/verify.pid; wait; fi\ntest -f a.txt\n"
+            ),
+        )],
+    );
+    commit_all(trek.path(), "the check");
+    trek.trek(&["start", &trek.plan()]);
+    trek.trek(&["step-begin", "1"]);
+    write(trek.path(), &[("a.txt", "x\n")]);
+    assert_eq!(trek.trek(&["step-done", "1"]).0, 0);
+    fs::write(trek.out.path().join("slow-check"), "").unwrap();
+    let child = trek.spawn(&["finish"]);
+    let sleeper = pid_in(&trek.verify_pid(), Duration::from_secs(20)).expect("the check ran");
+    signal(&child, nix::sys::signal::Signal::SIGTERM);
+    let out = child.wait_with_output().unwrap();
+    let reply = assert_schema("trek-reply", String::from_utf8_lossy(&out.stdout).trim());
+    assert_eq!(reply["status"], "interrupted", "{reply}");
+    assert!(text(&reply).contains("INTERRUPTED"), "{reply}");
+    assert!(ended(sleeper));
+    assert_eq!(trek.progress()["status"], "in_progress");
+    assert!(trek.path().join(".git/voyage-run.json").exists());
+
+    fs::remove_file(trek.out.path().join("slow-check")).unwrap();
+    let (_, reply) = trek.trek(&["finish"]);
+    assert_eq!(reply["next"], "ask-main-merge", "{reply}");
+}
