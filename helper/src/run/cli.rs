@@ -58,9 +58,9 @@ use crate::input_file::read_stdin;
 /// REPLY. With `--reply`, the block is not printed: the run's verdict is,
 /// exactly as `voyage-helper verdict` prints it for this block (VERDICT:,
 /// EXPECT:, SUMMARY:, FAILURES:, LOG:), with the `expect:` label of stdin
-/// (or `--expect`) judged, and verdict's exit status (0 PASS, 1 FAIL or
-/// TIMEOUT, 2 ERROR). The executor skill runs a command this way in one
-/// call:
+/// (or `--expect`) judged, and verdict's exit status (0 PASS, 1 FAIL, NO
+/// TESTS RAN or TIMEOUT, 2 ERROR). The executor skill runs a command this
+/// way in one call:
 ///
 ///     printf 'command: cargo test\nexpect: all green\n' | voyage-helper run --reply
 #[derive(Debug, clap::Args)]

@@ -3,8 +3,9 @@
 
 use super::expect::{self, RunFacts, RunKind};
 use super::model::Input;
-use super::reply::{MAX_BULLETS, Reply, Verdict};
+use super::reply::{MAX_BULLETS, Reply};
 use super::runners;
+use super::signals;
 
 /// The summary of a log with nothing in it.
 pub(crate) const EMPTY_LOG: &str = "(the log is empty)";
@@ -65,12 +66,7 @@ pub fn build(input: &Input) -> Reply {
         }
     };
 
-    let verdict = match kind {
-        RunKind::Finished if exit_code == 0 => Verdict::Pass,
-        RunKind::Finished => Verdict::Fail,
-        RunKind::TimedOut => Verdict::Timeout,
-        RunKind::Error => Verdict::Error,
-    };
+    let weighed = signals::weigh(kind, exit_code, &findings.counted);
     // A binary log's last "line" is raw bytes; name what it is instead.
     let last_line = if findings.binary {
         BINARY_LOG.into()
@@ -103,15 +99,18 @@ pub fn build(input: &Input) -> Reply {
         kind,
         exit: exit_code,
         failures: total,
+        counted: weighed.counted,
     };
     Reply {
-        verdict,
+        verdict: weighed.verdict,
         exit: exit_code.to_string(),
         duration: input
             .duration
             .clone()
             .filter(|d| !d.trim().is_empty())
             .unwrap_or_else(|| "-".into()),
+        note: weighed.note,
+        counts: weighed.counts,
         expect: input.expect.as_deref().map(|e| expect::judge(e, facts)),
         summary,
         runner: findings.runner,
