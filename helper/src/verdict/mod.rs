@@ -32,5 +32,5 @@ pub use model::Input;
 pub(crate) use ops::EMPTY_LOG;
 pub use ops::build;
 pub use reply::MAX_LINES;
-pub(crate) use reply::Reply;
+pub(crate) use reply::{Reply, Verdict};
 pub use runners::{Counts, Findings, scan};

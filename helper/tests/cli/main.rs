@@ -35,6 +35,7 @@ mod state;
 mod stats;
 mod toplevel;
 mod trek;
+mod trek_verify;
 mod verdict;
 mod verdict_fixtures;
 mod waves;
