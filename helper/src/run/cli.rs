@@ -40,6 +40,9 @@ use crate::input_file::read_stdin;
 ///     LOG: <path>
 ///     LINES: <n>                  newlines in the log
 ///     TAIL: <line>                last line with content (max 400 chars)
+///     LOG-ERROR: <text>           only when the log could not take the
+///                                 output (a full disk); it holds what
+///                                 came before, LINES and TAIL count all
 ///     REASON: <text>              only with STATUS: error
 ///
 /// Refused input prints only RESULT, STATUS: error and REASON (a `cwd:`
@@ -159,6 +162,7 @@ fn execute(options: &Options, out: &mut impl Write) -> io::Result<u8> {
         });
         let verdict = crate::verdict::Options {
             input,
+            unwritten: crate::verdict::Unwritten::parse_labels(&text),
             json: options.json,
         };
         return crate::verdict::execute(&verdict, out);

@@ -214,5 +214,6 @@ pub(super) fn produce(options: &Options) -> Block {
         tail: outcome.tail,
         reason,
         success: status == Status::Ok && request.expect_exit.is_met_by(exit),
+        log_error: outcome.log_error,
     })
 }

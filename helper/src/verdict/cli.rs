@@ -4,8 +4,8 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use super::model::Input;
-use super::ops::build;
+use super::model::{Input, Unwritten};
+use super::ops::build_with;
 use super::reply::Verdict;
 use crate::exit;
 use crate::input_file::read_stdin;
@@ -38,6 +38,8 @@ use crate::input_file::read_stdin;
 ///     duration: <d>        its DURATION:, shown as given (default -)
 ///     status: <s>          its STATUS: ok, timeout or error (default ok)
 ///     reason: <text>       its REASON:, the SUMMARY of an error
+///     log-error: <text>    its LOG-ERROR: the log could not take the
+///                          output (a full disk); TAIL: is then read too
 ///     expect: <sentence>   the wanted outcome, e.g. "all green"
 ///
 /// OUTPUT (at most 40 lines, in this order):
@@ -115,20 +117,23 @@ impl VerdictArgs {
             || self.status.is_some()
             || self.reason.is_some()
             || self.expect.is_some();
-        let input = if flags_given {
-            Input {
+        let (input, unwritten) = if flags_given {
+            let input = Input {
                 log: self.log,
                 exit: self.exit,
                 duration: self.duration,
                 status: self.status,
                 reason: self.reason,
                 expect: self.expect,
-            }
+            };
+            (input, None)
         } else {
-            Input::parse_labels(&read_stdin())
+            let stdin = read_stdin();
+            (Input::parse_labels(&stdin), Unwritten::parse_labels(&stdin))
         };
         Options {
             input,
+            unwritten,
             json: self.json,
         }
     }
@@ -143,6 +148,8 @@ impl VerdictArgs {
 #[derive(Debug, Clone)]
 pub(crate) struct Options {
     pub input: Input,
+    /// `run`'s `LOG-ERROR:` and `TAIL:`, when it could not write the log.
+    pub unwritten: Option<Unwritten>,
     pub json: bool,
 }
 
@@ -150,7 +157,7 @@ pub(crate) struct Options {
 /// 0 PASS, 1 FAIL, NO TESTS RAN or TIMEOUT, 2 ERROR (or the error writing
 /// it).
 pub(crate) fn execute(options: &Options, out: &mut impl Write) -> io::Result<u8> {
-    let reply = build(&options.input);
+    let reply = build_with(&options.input, options.unwritten.as_ref());
     if options.json {
         reply.render_json(out)?;
     } else {

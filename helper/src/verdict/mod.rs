@@ -29,6 +29,7 @@ pub(crate) use cli::{Options, VerdictArgs, execute};
 pub use expect::{Counted, RunFacts, RunKind, judge};
 pub use lines::MAX_LINE_BYTES;
 pub use model::Input;
+pub(crate) use model::Unwritten;
 pub(crate) use ops::EMPTY_LOG;
 pub use ops::build;
 pub use reply::MAX_LINES;

@@ -28,6 +28,7 @@ mod regressions;
 mod report;
 mod run;
 mod run_files;
+mod run_full_disk;
 mod scan;
 mod scan_corpus;
 mod schemas;
