@@ -7,7 +7,8 @@
 //! the verdict its manifest names, and the text it must hold. Then every
 //! captured runner log of `helper/tests/fixtures/verdict/` that lists a
 //! failure is given with exit 0, as `|| true` would leave it: none may
-//! pass.
+//! pass. Last, `trek step-done` runs each corpus case as a step's Verify
+//! (`cat LOG; exit N`): none passes the step in silence.
 
 // Test code: a panic here is a failed assertion (clippy.toml allows this
 // inside #[test] fns, but not in the helpers they share).
@@ -185,5 +186,114 @@ fn no_captured_failing_log_passes_when_the_exit_code_is_swallowed() {
         }
     }
     assert!(checked >= 80, "only {checked} failing fixtures found");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// A one-step plan whose Verify prints `log` and exits `exit`, as the
+/// run that wrote it did.
+fn replay_plan(log: &str, exit: i64) -> String {
+    format!(
+        r#"---
+plan_version: 1.7
+profile: economy
+---
+# Plan: replay a log
+
+## Context
+
+The Verify replays a captured run.
+
+## Implementation Plan
+
+### Step 1: Write the note
+- **Files:** `note.txt` (new)
+- **Changes:** A note.
+- **Verify:** `cat {}; exit {exit}`
+- **On failure:** escalate
+- **Checkpoint:** `git commit -m "docs: add the note"`
+- **Manifest:**
+  ```yaml
+  expected_paths: [note.txt]
+  min_file_count: 1
+  commit_message_pattern: "^docs: add the note$"
+  bash_syntax_check: []
+  forbidden_paths: []
+  must_contain:
+    - {{path: note.txt, pattern: "note"}}
+  ```
+
+## Verification
+
+- `test -f note.txt` — the note is there
+"#,
+        sh_quote(log)
+    )
+}
+
+/// `trek step-done` judges a Verify the same way: over the corpus, no
+/// Verify whose run is not green passes the step in silence. A FAIL (or a
+/// failing exit) fails it; a run that tested nothing with exit 0 passes
+/// with `warning: the Verify ran no tests`; only a green run passes clean.
+#[test]
+fn trek_step_done_is_never_greener_than_the_corpus() {
+    use voyage_tests::repo::{commit_all, init, write};
+    let helper = helper_binary().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let mut problems = Vec::new();
+    for case in cases() {
+        let dir = tempfile::tempdir().unwrap();
+        init(dir.path());
+        let plan = replay_plan(case.log.to_str().unwrap(), case.exit);
+        write(dir.path(), &[("plans/plan.md", &plan)]);
+        commit_all(dir.path(), "init");
+        let trek = |args: &[&str]| -> Value {
+            let mut cmd = Command::new(&helper);
+            cmd.arg("trek")
+                .args(args)
+                .arg("--json")
+                .current_dir(dir.path())
+                .env("HOME", home.path())
+                .env("CLAUDE_PLUGIN_DATA", home.path().join("data"));
+            // Nothing of the developer's own run reaches this one.
+            for (key, _) in std::env::vars_os() {
+                let key = key.to_string_lossy().into_owned();
+                let theirs = ["VOYAGE_", "CLAUDE_", "TREKEXECUTE_", "EXECUTANT_"]
+                    .iter()
+                    .any(|p| key.starts_with(p));
+                if theirs && key != "CLAUDE_PLUGIN_DATA" {
+                    cmd.env_remove(&key);
+                }
+            }
+            serde_json::from_slice(&run(cmd, "").stdout).unwrap_or(Value::Null)
+        };
+        let started = trek(&["start", "plans/plan.md"]);
+        assert_eq!(started["next"], "begin-step", "{started}");
+        trek(&["step-begin", "1"]);
+        write(dir.path(), &[("note.txt", "a note\n")]);
+        let done = trek(&["step-done", "1"]);
+        let said: Vec<&str> = done["lines"]
+            .as_array()
+            .map(|l| l.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let passed = said.iter().any(|l| l.starts_with("Step 1: PASS"));
+        let warned = said
+            .iter()
+            .any(|l| l.starts_with("warning: the Verify ran no tests ("));
+        let name = case.log.display().to_string();
+        let name = name.rsplit("verdict/").next().unwrap_or(&name);
+        let wanted = match (case.verdict.as_str(), case.exit) {
+            ("PASS", 0) => (true, false),
+            ("NO TESTS RAN", 0) => (true, true),
+            _ => (false, false),
+        };
+        if (passed, warned) != wanted {
+            problems.push(format!(
+                "{name} (exit {}, {}): passed {passed}, warned {warned}:\n  {}",
+                case.exit,
+                case.verdict,
+                said.join("\n  ")
+            ));
+        }
+    }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
