@@ -12,7 +12,9 @@ use std::path::PathBuf;
 use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
-use voyage_helper::internals::verdict::{Input, MAX_LINES, RunFacts, RunKind, build, judge};
+use voyage_helper::internals::verdict::{
+    Counted, Input, MAX_LINES, RunFacts, RunKind, build, judge,
+};
 
 /// A failing `cargo test` log, so replies have failures to lay out.
 static LOG: LazyLock<(tempfile::TempDir, PathBuf)> = LazyLock::new(|| {
@@ -38,6 +40,11 @@ fn facts(seed: &[u8]) -> RunFacts {
         kind: KINDS[usize::from(byte(0)) % KINDS.len()],
         exit: i32::from_le_bytes([byte(1), byte(2), byte(3), byte(4)]),
         failures: usize::from(byte(5)),
+        counted: match byte(6) % 3 {
+            0 => Counted::Nothing,
+            1 => Counted::NoTests,
+            _ => Counted::Failed(u64::from(byte(7))),
+        },
     }
 }
 

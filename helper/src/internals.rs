@@ -13,7 +13,8 @@ pub mod run {
 /// The executor's reply built from a log.
 pub mod verdict {
     pub use crate::verdict::{
-        Findings, Input, MAX_LINE_BYTES, MAX_LINES, RunFacts, RunKind, build, judge, scan,
+        Counted, Counts, Findings, Input, MAX_LINE_BYTES, MAX_LINES, RunFacts, RunKind, build,
+        judge, scan,
     };
 }
 

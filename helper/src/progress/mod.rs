@@ -56,5 +56,5 @@ pub use transition::{StepUpdate, apply};
 
 pub(crate) use ops::{
     FinishRequest, GitDone, GitStepRequest, InitRequest, Initialized, StepRequest, edit,
-    finish_run, initialize, on_failure_git, record_step,
+    finish_run, initialize, note_verify_warning, on_failure_git, record_step,
 };

@@ -93,6 +93,10 @@ pub struct StepRecord {
     /// Cleared when the step starts again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverted: Option<Reverted>,
+    /// Why the step's Verify passed on its exit code alone (its runner ran
+    /// no test), for the final report. Cleared when the step starts again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify_warning: Option<String>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -135,6 +139,7 @@ impl StepRecord {
             manifest_drift: None,
             checkpoint_drift: None,
             reverted: None,
+            verify_warning: None,
             extra: Map::new(),
         }
     }

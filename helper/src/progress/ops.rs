@@ -65,6 +65,16 @@ pub(crate) fn edit(path: &Path, change: impl FnOnce(&mut Progress)) -> Result<()
     file::save(path, &progress).map_err(|(_, p)| p)
 }
 
+/// Records on step `step` of the file at `path` why its Verify passed on
+/// its exit code alone (`verify_warning`), for the final report.
+pub(crate) fn note_verify_warning(path: &Path, step: u32, warning: &str) -> Result<(), Problem> {
+    edit(path, |progress| {
+        if let Some(record) = progress.steps.get_mut(&StepKey(step)) {
+            record.verify_warning = Some(warning.to_owned());
+        }
+    })
+}
+
 pub(super) fn refuse_plain(code: u8, problem: Problem) -> u8 {
     problem::eprint_all(std::slice::from_ref(&problem));
     code

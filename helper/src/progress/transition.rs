@@ -135,8 +135,10 @@ pub fn apply(progress: &mut Progress, update: &StepUpdate, now: &str) -> Result<
         StepStatus::InProgress => {
             record.attempts = attempts + 1;
             record.completed_at = None;
-            // A revert of an earlier attempt no longer describes the tree.
+            // A revert of an earlier attempt no longer describes the tree,
+            // nor does its Verify's warning.
             record.reverted = None;
+            record.verify_warning = None;
             progress.status = RunStatus::InProgress;
         }
         StepStatus::Completed => {

@@ -405,6 +405,12 @@ pub(super) fn build(
             .iter()
             .map(|w| format!("{}: {} ({}): `{}`", place(w), w.name, w.rule, w.command)),
     );
+    // A Verify that passed on its exit code while its runner ran no test.
+    advisories.extend(progress.steps.iter().filter_map(|(k, r)| {
+        r.verify_warning
+            .as_ref()
+            .map(|w| format!("Step {}: {w}", k.0))
+    }));
     // `trek` pins the plan at the start: an edit during the run is said.
     if let Some(changed) = progress.extra.get("plan_changed") {
         let short = |key: &str| {

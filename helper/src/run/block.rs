@@ -11,6 +11,7 @@
 //! LOG: <path>
 //! LINES: <n>
 //! TAIL: <line>      only when a line of the log has content
+//! LOG-ERROR: <text> only when the log could not take the output
 //! REASON: <text>    only for STATUS: error; always last
 //! ```
 //!
@@ -66,6 +67,9 @@ pub(super) struct Ran {
     pub interrupted_by: Option<String>,
     /// Whether the exit code satisfied `expect-exit:` on an `ok` run.
     pub success: bool,
+    /// Why the log could not take the output (`No space left on device
+    /// (os error 28)`): it holds only what came before.
+    pub log_error: Option<String>,
 }
 
 /// `--json` form of a [`Block`]. Fields that do not apply are `null`.
@@ -82,6 +86,9 @@ struct JsonBlock<'a> {
     lines: Option<u64>,
     tail: Option<&'a str>,
     reason: Option<&'a str>,
+    /// Present only when the log could not take the output.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    log_error: Option<&'a str>,
 }
 
 /// Whole seconds, rounded to the nearest (the original printed bash's
@@ -130,6 +137,9 @@ impl Block {
                 if let Some(tail) = &r.tail {
                     writeln!(out, "TAIL: {tail}")?;
                 }
+                if let Some(error) = &r.log_error {
+                    writeln!(out, "LOG-ERROR: {error}")?;
+                }
                 if let Some(reason) = &r.reason {
                     writeln!(out, "REASON: {reason}")?;
                 }
@@ -150,6 +160,7 @@ impl Block {
                 lines: None,
                 tail: None,
                 reason: Some(reason),
+                log_error: None,
             },
             Self::Ran(r) => JsonBlock {
                 result: self.result(),
@@ -161,6 +172,7 @@ impl Block {
                 lines: Some(r.lines),
                 tail: r.tail.as_deref(),
                 reason: r.reason.as_deref(),
+                log_error: r.log_error.as_deref(),
             },
         };
         serde_json::to_writer(&mut *out, &json)?;
@@ -202,6 +214,7 @@ mod tests {
             tail: Some("bash: line 1: nope: command not found".into()),
             reason: Some("command not found or not executable (exit 127)".into()),
             success: false,
+            log_error: None,
         });
         assert_eq!(
             text(&b),

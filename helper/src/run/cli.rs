@@ -40,6 +40,9 @@ use crate::input_file::read_stdin;
 ///     LOG: <path>
 ///     LINES: <n>                  newlines in the log
 ///     TAIL: <line>                last line with content (max 400 chars)
+///     LOG-ERROR: <text>           only when the log could not take the
+///                                 output (a full disk); it holds what
+///                                 came before, LINES and TAIL count all
 ///     REASON: <text>              only with STATUS: error
 ///
 /// Refused input prints only RESULT, STATUS: error and REASON (a `cwd:`
@@ -58,9 +61,9 @@ use crate::input_file::read_stdin;
 /// REPLY. With `--reply`, the block is not printed: the run's verdict is,
 /// exactly as `voyage-helper verdict` prints it for this block (VERDICT:,
 /// EXPECT:, SUMMARY:, FAILURES:, LOG:), with the `expect:` label of stdin
-/// (or `--expect`) judged, and verdict's exit status (0 PASS, 1 FAIL or
-/// TIMEOUT, 2 ERROR). The executor skill runs a command this way in one
-/// call:
+/// (or `--expect`) judged, and verdict's exit status (0 PASS, 1 FAIL, NO
+/// TESTS RAN or TIMEOUT, 2 ERROR). The executor skill runs a command this
+/// way in one call:
 ///
 ///     printf 'command: cargo test\nexpect: all green\n' | voyage-helper run --reply
 #[derive(Debug, clap::Args)]
@@ -160,6 +163,7 @@ fn execute(options: &Options, out: &mut impl Write) -> io::Result<u8> {
         });
         let verdict = crate::verdict::Options {
             input,
+            unwritten: crate::verdict::Unwritten::parse_labels(&text),
             json: options.json,
         };
         return crate::verdict::execute(&verdict, out);

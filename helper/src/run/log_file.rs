@@ -62,25 +62,31 @@ pub(super) fn file_name(at: UtcTime, command: &str, pid: u32) -> String {
     format!("{}-{}-{pid}.log", at.compact(), slug(command))
 }
 
-/// Why the log could not be created; the text is the block's `REASON:`.
+/// Why the log could not be created; the text is the block's `REASON:`,
+/// with the system's own words (`No space left on device (os error 28)`).
 #[derive(Debug, thiserror::Error)]
-pub(super) enum LogError {
-    #[error("cannot write log: {}", .0.display())]
-    Dir(PathBuf),
-    #[error("cannot write log: {}", .0.display())]
-    File(PathBuf),
+#[error("cannot write log: {}: {error}", .path.display())]
+pub(super) struct LogError {
+    path: PathBuf,
+    error: std::io::Error,
 }
 
 /// Creates (or truncates) the log file for a run, with its directory.
 pub(super) fn create(root: &Path, name: &str) -> Result<(PathBuf, File), LogError> {
     let dir = root.join(LOG_SUBDIR);
-    fs::create_dir_all(&dir).map_err(|_| LogError::Dir(dir.clone()))?;
+    fs::create_dir_all(&dir).map_err(|error| LogError {
+        path: dir.clone(),
+        error,
+    })?;
     let path = dir.join(name);
     let file = crate::own_file::open(
         &path,
         OpenOptions::new().write(true).create(true).truncate(true),
     )
-    .map_err(|_| LogError::File(path.clone()))?;
+    .map_err(|error| LogError {
+        path: path.clone(),
+        error,
+    })?;
     Ok((path, file))
 }
 

@@ -235,5 +235,6 @@ pub(super) fn produce(options: &Options) -> Block {
         reason,
         interrupted_by,
         success: status == Status::Ok && request.expect_exit.is_met_by(exit),
+        log_error: outcome.log_error,
     })
 }

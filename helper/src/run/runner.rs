@@ -21,6 +21,9 @@ pub(super) struct Outcome {
     pub duration: Duration,
     pub lines: u64,
     pub tail: Option<String>,
+    /// Why the log could not take the output (a full disk): it holds only
+    /// what came before. `LINES` and `TAIL` still count all of it.
+    pub log_error: Option<String>,
 }
 
 /// Runs `bash -c <command>` in `cwd` with stdin from `/dev/null`, its output
@@ -45,18 +48,30 @@ pub(super) fn run(
         stop: None,
         stop_with_us,
     };
+    let mut log_error: Option<io::Error> = None;
     let outcome = supervise(job, &mut |chunk| {
         // A full disk must not stop the command: keep counting what it
-        // printed even when the log cannot take it.
-        let _ = log.write_all(chunk);
+        // printed even when the log cannot take it, and say so after. The
+        // log stops at the first failed write: a log with a hole in it
+        // would read as the whole output.
+        if log_error.is_none()
+            && let Err(e) = log.write_all(chunk)
+        {
+            log_error = Some(e);
+        }
         tally.feed(chunk);
     })?;
     crate::fault::point("run:exit");
-    let _ = log.flush();
+    if let Err(e) = log.flush()
+        && log_error.is_none()
+    {
+        log_error = Some(e);
+    }
     Ok(Outcome {
         ending: outcome.ending,
         duration: outcome.duration,
         lines: tally.lines(),
         tail: tally.tail(),
+        log_error: log_error.map(|e| e.to_string()),
     })
 }

@@ -416,18 +416,48 @@ struct Ran {
 impl Ran {
     /// `PASS (exit 0, 0.4s) — 12 passed in 0.31s`: the outcome, the
     /// runner's own aggregate line (the last line of a tool it does not
-    /// know), and how long it took.
+    /// know), and how long it took. The outcome is the verdict's, never
+    /// greener than the runner's counts: `FAIL (exit 0, …) — …; cargo test
+    /// reports 3 failed but exited 0`, `NO TESTS RAN (exit 0, …) — …`.
     fn headline(&self) -> String {
-        let word = if self.exit == 0 { "PASS" } else { "FAIL" };
+        use crate::verdict::Verdict;
+        let word = match self.verdict.verdict {
+            Verdict::Pass => "PASS",
+            Verdict::NoTestsRan => "NO TESTS RAN",
+            _ => "FAIL",
+        };
         let said = match self.verdict.summary.as_str() {
             crate::verdict::EMPTY_LOG => "no output",
             summary => summary,
         };
+        let note = self
+            .verdict
+            .note
+            .as_deref()
+            .map(|n| format!("; {n}"))
+            .unwrap_or_default();
         format!(
-            "{word} (exit {}, {}) — {said}",
+            "{word} (exit {}, {}) — {said}{note}",
             self.exit,
             crate::clock::short_duration(self.duration_ms),
         )
+    }
+
+    /// Whether the runner counted failures that its exit code 0 hides
+    /// (`cargo test || true`): the command failed all the same.
+    fn failed_despite_exit(&self) -> bool {
+        self.exit == 0 && self.verdict.verdict == crate::verdict::Verdict::Fail
+    }
+
+    /// Why a Verify that exited 0 tested nothing, when its runner ran no
+    /// test (a filter or path that matches nothing, every test skipped).
+    fn no_tests_warning(&self) -> Option<String> {
+        (self.exit == 0 && self.verdict.verdict == crate::verdict::Verdict::NoTestsRan).then(|| {
+            format!(
+                "the Verify ran no tests ({}): it passed on its exit code alone; make sure it names tests that exist",
+                self.verdict.summary
+            )
+        })
     }
 
     /// A failure's detail: the failures the verdict found, or the log's
@@ -439,10 +469,11 @@ impl Ran {
             .iter()
             .take(FAILURES_SHOWN)
             .map(|f| {
-                if f.message.is_empty() {
+                let message = f.excerpt();
+                if message.is_empty() {
                     format!("- {}", f.name)
                 } else {
-                    format!("- {} - {}", f.name, f.message)
+                    format!("- {} - {message}", f.name)
                 }
             })
             .collect();
@@ -583,7 +614,8 @@ fn done_inner(here: &Path, n: u32) -> Result<Reply, Problem> {
                 Ok(ran) => {
                     reply.push(format!("Verify `{command}`: {}", ran.headline()));
                     let code = ran.exit;
-                    if code != 0 && !(code == 77 && step.sandbox_preflight()) {
+                    let failed = code != 0 || ran.failed_despite_exit();
+                    if failed && !(code == 77 && step.sandbox_preflight()) {
                         let detail = ran.detail();
                         reply.lines.extend(detail.iter().cloned());
                         let mut why = format!("Verify `{command}`: {}", ran.headline());
@@ -592,6 +624,17 @@ fn done_inner(here: &Path, n: u32) -> Result<Reply, Problem> {
                             why.push_str(line);
                         }
                         return fail(&mut run, &step, attempts, budget, &why, false, reply);
+                    }
+                    if let Some(warning) = ran.no_tests_warning() {
+                        reply.push(format!("warning: {warning}"));
+                        let noted =
+                            crate::progress::note_verify_warning(&run.progress_path, n, &warning);
+                        if let Err(p) = noted {
+                            reply.push(format!(
+                                "warning: the final report will not say so: {}",
+                                p.message
+                            ));
+                        }
                     }
                     code
                 }

@@ -4,8 +4,8 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use super::model::Input;
-use super::ops::build;
+use super::model::{Input, Unwritten};
+use super::ops::build_with;
 use super::reply::Verdict;
 use crate::exit;
 use crate::input_file::read_stdin;
@@ -38,30 +38,42 @@ use crate::input_file::read_stdin;
 ///     duration: <d>        its DURATION:, shown as given (default -)
 ///     status: <s>          its STATUS: ok, timeout or error (default ok)
 ///     reason: <text>       its REASON:, the SUMMARY of an error
+///     log-error: <text>    its LOG-ERROR: the log could not take the
+///                          output (a full disk); TAIL: is then read too
 ///     expect: <sentence>   the wanted outcome, e.g. "all green"
 ///
 /// OUTPUT (at most 40 lines, in this order):
 ///
-///     VERDICT: PASS|FAIL|TIMEOUT|ERROR (exit <n>, <duration>)
+///     VERDICT: PASS|FAIL|NO TESTS RAN|TIMEOUT|ERROR (exit <n>, <duration>)
 ///     EXPECT: met|not met|undecided - <why>     only with --expect
 ///     SUMMARY: <the tool's aggregate line, verbatim>
 ///     FAILURES:                                 only when something failed
-///     - <test or target> - <message>
+///     - <test or target> - <message> (<the assertion's values>)
 ///         <first stack frame>
 ///     - +<N> more, see LOG                      past 10 failures
 ///     LOG: <path>
 ///
+/// The verdict is never greener than any signal: the exit code, and what
+/// each runner in the log counted. Failures the runner counts make it FAIL
+/// even on exit 0, and the VERDICT line says why (`VERDICT: FAIL (exit 0,
+/// 3s) - cargo test reports 3 failed but exited 0`); a run in which the
+/// runner ran no test (a filter that matched nothing, every test skipped,
+/// no test file, pytest's exit 5) is `NO TESTS RAN`, never PASS; a passing
+/// summary followed by a non-zero exit (a crash) stays FAIL. A failed
+/// assertion keeps its values (`left: 170; right: 270`, jest's `Expected:`
+/// and `Received:`, pytest's `assert 10 == 20`).
+///
 /// EXPECT is decided only where a machine can: "all green", "passes",
-/// "fails", "exit code 3" and the like against the exit code; anything that
-/// needs reading (why a test fails, "without warnings") is `undecided - ...`
-/// for the model to judge. Input errors print `VERDICT: ERROR (exit -, -)`
+/// "fails", "exit code 3" and the like against the verdict (never `met` for
+/// "all green" unless it is PASS); anything that needs reading (why a test
+/// fails, "without warnings") is `undecided - ...` for the model to judge. Input errors print `VERDICT: ERROR (exit -, -)`
 /// and a SUMMARY saying what is missing or wrong: `log not found: <path>`,
 /// `log is a directory: <path>`, `log is a FIFO, not a regular file:
 /// <path>` (and the same for a device or socket). A log holding NUL bytes
 /// is binary: without a recognised aggregate line its SUMMARY is `(the log
 /// is binary, not text)`, never raw bytes.
 ///
-/// Exit status: 0 PASS, 1 FAIL or TIMEOUT, 2 ERROR.
+/// Exit status: 0 PASS, 1 FAIL, NO TESTS RAN or TIMEOUT, 2 ERROR.
 // `--help` text: its brackets and URLs are not rustdoc's links.
 #[allow(rustdoc::broken_intra_doc_links, rustdoc::bare_urls)]
 #[derive(Debug, clap::Args)]
@@ -105,20 +117,23 @@ impl VerdictArgs {
             || self.status.is_some()
             || self.reason.is_some()
             || self.expect.is_some();
-        let input = if flags_given {
-            Input {
+        let (input, unwritten) = if flags_given {
+            let input = Input {
                 log: self.log,
                 exit: self.exit,
                 duration: self.duration,
                 status: self.status,
                 reason: self.reason,
                 expect: self.expect,
-            }
+            };
+            (input, None)
         } else {
-            Input::parse_labels(&read_stdin())
+            let stdin = read_stdin();
+            (Input::parse_labels(&stdin), Unwritten::parse_labels(&stdin))
         };
         Options {
             input,
+            unwritten,
             json: self.json,
         }
     }
@@ -133,13 +148,16 @@ impl VerdictArgs {
 #[derive(Debug, Clone)]
 pub(crate) struct Options {
     pub input: Input,
+    /// `run`'s `LOG-ERROR:` and `TAIL:`, when it could not write the log.
+    pub unwritten: Option<Unwritten>,
     pub json: bool,
 }
 
 /// Builds the reply, prints it to `out` and returns the exit code:
-/// 0 PASS, 1 FAIL or TIMEOUT, 2 ERROR (or the error writing it).
+/// 0 PASS, 1 FAIL, NO TESTS RAN or TIMEOUT, 2 ERROR (or the error writing
+/// it).
 pub(crate) fn execute(options: &Options, out: &mut impl Write) -> io::Result<u8> {
-    let reply = build(&options.input);
+    let reply = build_with(&options.input, options.unwritten.as_ref());
     if options.json {
         reply.render_json(out)?;
     } else {
@@ -148,7 +166,7 @@ pub(crate) fn execute(options: &Options, out: &mut impl Write) -> io::Result<u8>
     out.flush()?;
     Ok(match reply.verdict {
         Verdict::Pass => exit::OK,
-        Verdict::Fail | Verdict::Timeout => exit::NOT_OK,
+        Verdict::Fail | Verdict::NoTestsRan | Verdict::Timeout => exit::NOT_OK,
         Verdict::Error => exit::CANNOT_CHECK,
     })
 }

@@ -18,6 +18,20 @@ pub struct RunFacts {
     pub kind: RunKind,
     pub exit: i32,
     pub failures: usize,
+    /// What the runner's own counts say against the exit code.
+    pub counted: Counted,
+}
+
+/// What a runner's counts say that the exit code may not.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Counted {
+    /// Nothing beyond the exit code.
+    #[default]
+    Nothing,
+    /// The runner counted this many failures.
+    Failed(u64),
+    /// The runner ran no test.
+    NoTests,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,7 +146,9 @@ static EXIT_CODE: LazyLock<Option<Regex>> = LazyLock::new(|| {
 /// Judges `expect` against the run.
 pub fn judge(expect: &str, run: RunFacts) -> Judgement {
     let normal = normalise(expect);
-    let passed = run.kind == RunKind::Finished && run.exit == 0;
+    let finished = run.kind == RunKind::Finished;
+    let passed = finished && run.exit == 0 && run.counted == Counted::Nothing;
+    let no_tests = finished && run.counted == Counted::NoTests;
     let outcome = describe(run);
 
     if PASS_PHRASES.contains(&normal.as_str()) {
@@ -144,7 +160,11 @@ pub fn judge(expect: &str, run: RunFacts) -> Judgement {
     }
     if FAIL_PHRASES.contains(&normal.as_str()) {
         return match run.kind {
-            RunKind::Finished if run.exit != 0 => Judgement::Met(format!("it failed ({outcome})")),
+            // Nothing that ran could fail.
+            _ if no_tests => Judgement::NotMet(format!("a failure was wanted; {outcome}")),
+            RunKind::Finished if run.exit != 0 || matches!(run.counted, Counted::Failed(_)) => {
+                Judgement::Met(format!("it failed ({outcome})"))
+            }
             RunKind::Finished => Judgement::NotMet(format!("a failure was wanted; {outcome}")),
             _ => Judgement::Undecided(format!("{outcome}, so it neither passed nor failed")),
         };
@@ -171,7 +191,7 @@ pub fn judge(expect: &str, run: RunFacts) -> Judgement {
         (true, false) => Judgement::Undecided(format!(
             "it passed ({outcome}); the rest of the sentence needs the log"
         )),
-        (false, true) if passed && run.failures == 0 => {
+        (false, true) if (passed && run.failures == 0) || no_tests => {
             Judgement::NotMet(format!("a failure was wanted; nothing failed ({outcome})"))
         }
         (false, true) => Judgement::Undecided(format!(
@@ -183,7 +203,15 @@ pub fn judge(expect: &str, run: RunFacts) -> Judgement {
 
 fn describe(run: RunFacts) -> String {
     match run.kind {
-        RunKind::Finished => format!("exit {}", run.exit),
+        RunKind::Finished => match run.counted {
+            Counted::Nothing => format!("exit {}", run.exit),
+            // With a failing code the code says it already.
+            Counted::Failed(n) if run.exit == 0 => {
+                format!("exit 0, but the tool counted {n} failed")
+            }
+            Counted::Failed(_) => format!("exit {}", run.exit),
+            Counted::NoTests => format!("no tests ran, exit {}", run.exit),
+        },
         RunKind::TimedOut => "it timed out".to_owned(),
         RunKind::Error => "it could not run".to_owned(),
     }
@@ -210,6 +238,7 @@ mod tests {
             kind: RunKind::Finished,
             exit,
             failures,
+            counted: Counted::Nothing,
         }
     }
 
@@ -244,6 +273,7 @@ mod tests {
             kind: RunKind::TimedOut,
             exit: 124,
             failures: 0,
+            counted: Counted::Nothing,
         };
         assert_eq!(outcome(&judge("all green", run)), "not met");
         assert_eq!(outcome(&judge("fails", run)), "undecided");
@@ -290,5 +320,39 @@ mod tests {
             outcome(&judge("the output mentions 3 files", finished(0, 0))),
             "undecided"
         );
+    }
+
+    #[test]
+    fn the_runners_counts_are_a_signal_too() {
+        let swallowed = RunFacts {
+            counted: Counted::Failed(3),
+            ..finished(0, 3)
+        };
+        assert_eq!(
+            judge("all green", swallowed),
+            Judgement::NotMet("a pass was wanted; exit 0, but the tool counted 3 failed".into())
+        );
+        assert_eq!(outcome(&judge("fails", swallowed)), "met");
+        let nothing_ran = RunFacts {
+            counted: Counted::NoTests,
+            ..finished(0, 0)
+        };
+        assert_eq!(
+            judge("all green", nothing_ran),
+            Judgement::NotMet("a pass was wanted; no tests ran, exit 0".into())
+        );
+        assert_eq!(outcome(&judge("tests pass", nothing_ran)), "not met");
+        // pytest's exit 5: no test ran, so none failed as wanted.
+        let exit_5 = RunFacts {
+            exit: 5,
+            ..nothing_ran
+        };
+        assert_eq!(outcome(&judge("fails", exit_5)), "not met");
+        assert_eq!(
+            outcome(&judge("test X fails because it is missing", exit_5)),
+            "not met"
+        );
+        // An exit-code claim is about the code.
+        assert_eq!(outcome(&judge("exit 0", nothing_ran)), "met");
     }
 }

@@ -5,6 +5,13 @@ use serde::Serialize;
 /// The longest message or frame kept, in characters: a reply line, not a dump.
 const MAX_FIELD_CHARS: usize = 240;
 
+/// The longest assertion value kept, in characters.
+const MAX_VALUE_CHARS: usize = 120;
+
+/// The most assertion values kept per failure (`left` and `right`,
+/// `Expected` and `Received`).
+const MAX_VALUES: usize = 2;
+
 /// A failed test, target, file location or rule.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Failure {
@@ -14,6 +21,11 @@ pub struct Failure {
     pub message: String,
     /// The first stack frame or source location, when the tool gives one.
     pub frame: Option<String>,
+    /// The values a failed assertion compared, each as the tool printed
+    /// it (`left: 170`, `right: 270`; `Expected: 270`, `Received: 170`;
+    /// `assert 10 == 20`), when the message does not hold them already.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<String>,
 }
 
 impl Failure {
@@ -22,6 +34,30 @@ impl Failure {
             name: cap(name.into().trim()),
             message: String::new(),
             frame: None,
+            values: Vec::new(),
+        }
+    }
+
+    /// Keeps `value` (trimmed) as one of the assertion's values, up to
+    /// [`MAX_VALUES`]; the same value twice is kept once.
+    pub fn add_value(&mut self, value: &str) {
+        let value = value.trim();
+        if value.is_empty() || self.values.len() >= MAX_VALUES {
+            return;
+        }
+        let value = cap_to(value, MAX_VALUE_CHARS);
+        if !self.values.contains(&value) {
+            self.values.push(value);
+        }
+    }
+
+    /// The message with the assertion's values after it, as a reply
+    /// shows it: `assertion `left == right` failed (left: 170; right: 270)`.
+    pub fn excerpt(&self) -> String {
+        match (self.message.is_empty(), self.values.is_empty()) {
+            (_, true) => self.message.clone(),
+            (true, false) => self.values.join("; "),
+            (false, false) => format!("{} ({})", self.message, self.values.join("; ")),
         }
     }
 
@@ -58,6 +94,17 @@ impl Failure {
         if self.frame.is_none() && !is_third_party(frame) {
             self.set_frame(frame);
         }
+    }
+
+    /// Keeps `line` as the values when it is the `170 !== 270` line that
+    /// node's `assert.strictEqual` prints under its message; says whether
+    /// it was.
+    pub fn offer_comparison(&mut self, line: &str) -> bool {
+        let is = self.message.ends_with("to be strictly equal:") && line.contains(" !== ");
+        if is {
+            self.add_value(line);
+        }
+        is
     }
 
     fn set_frame(&mut self, frame: &str) {
@@ -115,7 +162,11 @@ pub(super) fn looks_like_error(line: &str) -> bool {
 }
 
 fn cap(text: &str) -> String {
-    match text.char_indices().nth(MAX_FIELD_CHARS) {
+    cap_to(text, MAX_FIELD_CHARS)
+}
+
+fn cap_to(text: &str, chars: usize) -> String {
+    match text.char_indices().nth(chars) {
         Some((at, _)) => format!("{}…", text.get(..at).unwrap_or(text)),
         None => text.to_owned(),
     }

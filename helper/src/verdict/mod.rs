@@ -5,8 +5,9 @@
 //! aggregate line and its failures, and judges `expect:`. Everything there
 //! that needs no model happens here, reading the log once ([`lines`]) through
 //! one recogniser per runner format ([`runners`]), choosing among them
-//! ([`recognizer::pick`]), judging what can be judged ([`expect`]) and
-//! rendering the reply ([`reply`]).
+//! ([`recognizer::pick`]), weighing the exit code against what the
+//! runners counted ([`signals`]: never greener than either), judging what
+//! can be judged ([`expect`]) and rendering the reply ([`reply`]).
 //!
 //! - [`model`]: what the caller told about the run ([`Input`]);
 //! - [`ops`]: the reply built from it ([`build`]), as the command line,
@@ -22,13 +23,15 @@ mod ops;
 mod recognizer;
 mod reply;
 mod runners;
+mod signals;
 
 pub(crate) use cli::{Options, VerdictArgs, execute};
-pub use expect::{RunFacts, RunKind, judge};
+pub use expect::{Counted, RunFacts, RunKind, judge};
 pub use lines::MAX_LINE_BYTES;
 pub use model::Input;
+pub(crate) use model::Unwritten;
 pub(crate) use ops::EMPTY_LOG;
 pub use ops::build;
 pub use reply::MAX_LINES;
-pub(crate) use reply::Reply;
-pub use runners::{Findings, scan};
+pub(crate) use reply::{Reply, Verdict};
+pub use runners::{Counts, Findings, scan};

@@ -39,6 +39,32 @@ impl Input {
     }
 }
 
+/// What `run` said of a log it could not write (a full disk): its
+/// `LOG-ERROR:` (the system's words) and its `TAIL:` (the output's last
+/// line, counted as it streamed, whatever reached the file).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Unwritten {
+    pub error: String,
+    pub tail: Option<String>,
+}
+
+impl Unwritten {
+    /// Reads `log-error:` and `tail:` (any case); `None` without a
+    /// `log-error:`.
+    pub(crate) fn parse_labels(input: &[u8]) -> Option<Self> {
+        let [error, tail] =
+            labels::read(input, ["log-error", "tail"], Spelling::AnyCase).map(|value| {
+                value
+                    .map(|v| String::from_utf8_lossy(v).into_owned())
+                    .filter(|v| !v.is_empty())
+            });
+        Some(Self {
+            error: error?,
+            tail,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

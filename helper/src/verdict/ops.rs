@@ -2,9 +2,10 @@
 //! [`build`] reads the log once and makes the reply.
 
 use super::expect::{self, RunFacts, RunKind};
-use super::model::Input;
-use super::reply::{MAX_BULLETS, Reply, Verdict};
+use super::model::{Input, Unwritten};
+use super::reply::{MAX_BULLETS, Reply};
 use super::runners;
+use super::signals;
 
 /// The summary of a log with nothing in it.
 pub(crate) const EMPTY_LOG: &str = "(the log is empty)";
@@ -29,6 +30,14 @@ fn unopenable(log: &std::path::Path, e: &crate::input_file::InputError) -> Strin
 
 /// The reply for `input` (reads the log it names).
 pub fn build(input: &Input) -> Reply {
+    build_with(input, None)
+}
+
+/// The reply for `input`, knowing that `run` could not write the whole
+/// output to the log (`unwritten`): the reply says so, names the log and
+/// the error, and reads the output's last line (`TAIL:`) where the log
+/// lacks it, never taking a short log for a silent command.
+pub(crate) fn build_with(input: &Input, unwritten: Option<&Unwritten>) -> Reply {
     let Some(log) = input.log.as_ref().filter(|l| !l.as_os_str().is_empty()) else {
         // `run`'s block when nothing ran: RESULT, STATUS: error and REASON.
         if let (Some("error"), Some(reason)) = (
@@ -58,22 +67,31 @@ pub fn build(input: &Input) -> Reply {
             return Reply::input_error(format!("invalid status: {other} (ok, timeout or error)"));
         }
     };
-    let findings = match runners::scan(file) {
+    let mut findings = match runners::scan(file) {
         Ok(f) => f,
         Err(e) => {
             return Reply::input_error(format!("cannot read log: {}: {e}", log.display()));
         }
     };
+    let tail = unwritten.and_then(|u| u.tail.as_deref());
+    // The log stops where the disk filled: the output's last line, which
+    // `run` kept as it streamed, may still be the runner's aggregate.
+    if findings.summary.is_none()
+        && let Some(tail) = tail
+        && let Ok(last) = runners::scan(tail.as_bytes())
+        && last.summary.is_some()
+    {
+        findings.runner = last.runner;
+        findings.summary = last.summary;
+        findings.counted.extend(last.counted);
+    }
 
-    let verdict = match kind {
-        RunKind::Finished if exit_code == 0 => Verdict::Pass,
-        RunKind::Finished => Verdict::Fail,
-        RunKind::TimedOut => Verdict::Timeout,
-        RunKind::Error => Verdict::Error,
-    };
+    let weighed = signals::weigh(kind, exit_code, &findings.counted);
     // A binary log's last "line" is raw bytes; name what it is instead.
     let last_line = if findings.binary {
         BINARY_LOG.into()
+    } else if let Some(unwritten) = unwritten {
+        unwritten_summary(log, unwritten, findings.last_line.is_none())
     } else {
         findings
             .last_line
@@ -103,21 +121,55 @@ pub fn build(input: &Input) -> Reply {
         kind,
         exit: exit_code,
         failures: total,
+        counted: weighed.counted,
     };
     Reply {
-        verdict,
+        verdict: weighed.verdict,
         exit: exit_code.to_string(),
         duration: input
             .duration
             .clone()
             .filter(|d| !d.trim().is_empty())
             .unwrap_or_else(|| "-".into()),
+        note: match (weighed.note, unwritten) {
+            (note, None) => note,
+            (None, Some(u)) => Some(unwritten_note(u)),
+            (Some(note), Some(u)) => Some(format!("{note}; {}", unwritten_note(u))),
+        },
+        counts: weighed.counts,
         expect: input.expect.as_deref().map(|e| expect::judge(e, facts)),
         summary,
         runner: findings.runner,
         more_failures: total.saturating_sub(failures.len()),
         failures,
         log: Some(log.display().to_string()),
+    }
+}
+
+/// The VERDICT line's word on a log `run` could not write (its path is
+/// the LOG: line).
+fn unwritten_note(unwritten: &Unwritten) -> String {
+    format!(
+        "the log could not be written ({}): it holds only the output before that",
+        unwritten.error
+    )
+}
+
+/// The summary, when no aggregate line was read: the output's last line
+/// as `run` saw it; for an empty log, said with why it is empty.
+fn unwritten_summary(log: &std::path::Path, unwritten: &Unwritten, empty: bool) -> String {
+    match (&unwritten.tail, empty) {
+        (Some(tail), false) => tail.clone(),
+        (Some(tail), true) => format!(
+            "(the log could not be written: {}: {}; the command's last line: {tail})",
+            log.display(),
+            unwritten.error
+        ),
+        (None, _) => format!(
+            "(the log could not be written: {}: {})",
+            log.display(),
+            unwritten.error
+        ),
     }
 }
 

@@ -2,7 +2,11 @@
 //!
 //! Every recogniser sees every line once, in order, and keeps what it finds:
 //! its runner's aggregate line and its failures. After the last line the
-//! [`pick`] function chooses whose findings the reply uses.
+//! [`pick`] function chooses whose findings the reply uses. A recogniser
+//! also says what its runner counted ([`Counts`]): the failures and the
+//! tests that ran, a signal of its own beside the exit code.
+
+use serde::Serialize;
 
 use super::failure::FailureList;
 use super::lines::MAX_LINE_BYTES;
@@ -61,6 +65,71 @@ fn cut(text: &mut String) {
     }
 }
 
+/// What a runner's own aggregate counted, as far as the verdict cares.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    /// Tests (or files, or errors) the runner counts as failed.
+    pub failed: u64,
+    /// Tests that ran, passed or failed; `None` for a tool that runs no
+    /// tests (a compiler, a linter). `go test` counts no tests: it is the
+    /// packages that ran some.
+    pub ran: Option<u64>,
+    /// Tests left out: skipped, ignored, filtered out, deselected, pending.
+    pub not_run: u64,
+    /// What `failed` counts, as the reply names it: `failed` or `errors`.
+    #[serde(skip)]
+    pub unit: &'static str,
+}
+
+impl Counts {
+    /// Counts of a test runner.
+    pub(super) fn tests(failed: u64, ran: u64, not_run: u64) -> Self {
+        Self {
+            failed,
+            ran: Some(ran),
+            not_run,
+            unit: "failed",
+        }
+    }
+
+    /// Counts of a compiler or linter: errors, no tests.
+    pub(super) fn errors(errors: u64) -> Self {
+        Self {
+            failed: errors,
+            ran: None,
+            not_run: 0,
+            unit: "errors",
+        }
+    }
+}
+
+/// The sum of every `N <word>` in `text` for each of `words` (a word ends
+/// where a letter or digit does not follow: `error` is not `errors`), or
+/// `None` when none occurs. `2 failed; 1 error` with `["failed"]` is 2.
+pub(super) fn count(text: &str, words: &[&str]) -> Option<u64> {
+    let mut total = None;
+    for word in words {
+        for (at, _) in text.match_indices(word) {
+            let after = text.get(at + word.len()..).unwrap_or_default();
+            if after.starts_with(|c: char| c.is_alphanumeric()) {
+                continue;
+            }
+            let Some(before) = text.get(..at).and_then(|b| b.strip_suffix(' ')) else {
+                continue;
+            };
+            let head = before.trim_end_matches(|c: char| c.is_ascii_digit());
+            let digits = before.get(head.len()..).unwrap_or_default();
+            if digits.is_empty() || head.ends_with(|c: char| c.is_alphanumeric() || c == '/') {
+                continue;
+            }
+            if let Ok(n) = digits.parse::<u64>() {
+                total = Some(total.unwrap_or(0u64).saturating_add(n));
+            }
+        }
+    }
+    total
+}
+
 /// A runner's output format, learnt line by line.
 pub(super) trait Recognizer {
     /// The runner's name, for `--json` and tests (e.g. `cargo test`).
@@ -80,6 +149,13 @@ pub(super) trait Recognizer {
 
     fn failures(&self) -> &FailureList {
         &self.found().failures
+    }
+
+    /// What the runner counted, once the log is read: `None` when it
+    /// printed no counts (no aggregate line), or is no runner of tests
+    /// and found nothing.
+    fn counts(&self) -> Option<Counts> {
+        None
     }
 }
 
@@ -109,4 +185,24 @@ pub(super) fn pick(recognizers: &[Box<dyn Recognizer>]) -> Option<&dyn Recognize
             _ => Some(r),
         })
         .map(AsRef::as_ref)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_add_up_whole_words_after_a_number() {
+        let line = "test result: FAILED. 1 passed; 3 failed; 0 ignored; 12 filtered out";
+        assert_eq!(count(line, &["passed"]), Some(1));
+        assert_eq!(count(line, &["failed"]), Some(3));
+        assert_eq!(count(line, &["filtered out", "ignored"]), Some(12));
+        assert_eq!(count(line, &["skipped"]), None);
+        assert_eq!(count("2 errors, 1 error", &["error", "errors"]), Some(3));
+        // Not a count: glued to a word, a ratio's denominator, no number.
+        assert_eq!(count("x3 failed", &["failed"]), None);
+        assert_eq!(count("4/7 tests run", &["tests run"]), None);
+        assert_eq!(count("exec failed", &["failed"]), None);
+        assert_eq!(count("3 failedly", &["failed"]), None);
+    }
 }

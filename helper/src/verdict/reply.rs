@@ -4,11 +4,11 @@
 //! lines):
 //!
 //! ```text
-//! VERDICT: PASS | FAIL | ERROR | TIMEOUT (exit <n>, <duration>)
+//! VERDICT: PASS | FAIL | NO TESTS RAN | ERROR | TIMEOUT (exit <n>, <duration>)[ - <note>]
 //! EXPECT: met | not met | undecided - <why>
 //! SUMMARY: <the tool's aggregate line, verbatim>
 //! FAILURES:
-//! - <test or target> - <message>
+//! - <test or target> - <message>[ (<the assertion's values>)]
 //!     <first stack frame>
 //! - +<N> more, see LOG
 //! LOG: <path>
@@ -20,6 +20,7 @@ use serde::Serialize;
 
 use super::expect::Judgement;
 use super::failure::Failure;
+use super::runners::Counts;
 
 /// The most lines a reply may have.
 pub const MAX_LINES: usize = 40;
@@ -31,15 +32,20 @@ pub(super) const MAX_BULLETS: usize = 10;
 pub enum Verdict {
     Pass,
     Fail,
+    /// The runner ran no test: a filter that matched nothing, every test
+    /// skipped, no test file. Never a pass.
+    #[serde(rename = "NO TESTS RAN")]
+    NoTestsRan,
     Timeout,
     Error,
 }
 
 impl Verdict {
-    fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Pass => "PASS",
             Self::Fail => "FAIL",
+            Self::NoTestsRan => "NO TESTS RAN",
             Self::Timeout => "TIMEOUT",
             Self::Error => "ERROR",
         }
@@ -54,6 +60,13 @@ pub struct Reply {
     pub exit: String,
     /// The duration as given, or `-`.
     pub duration: String,
+    /// Why the verdict is not what the exit code alone says ("cargo test
+    /// reports 3 failed but exited 0"), or what the log could not say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// What the runner counted, when it printed counts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub counts: Option<Counts>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expect: Option<Judgement>,
     pub summary: String,
@@ -72,6 +85,8 @@ impl Reply {
             verdict: Verdict::Error,
             exit: "-".into(),
             duration: "-".into(),
+            note: None,
+            counts: None,
             expect: None,
             summary,
             runner: None,
@@ -83,12 +98,17 @@ impl Reply {
 
     /// The text lines, cut to [`MAX_LINES`].
     pub fn lines(&self) -> Vec<String> {
-        let mut head = vec![format!(
+        let mut verdict = format!(
             "VERDICT: {} (exit {}, {})",
             self.verdict.as_str(),
             self.exit,
             self.duration
-        )];
+        );
+        if let Some(note) = &self.note {
+            verdict.push_str(" - ");
+            verdict.push_str(&one_line(note));
+        }
+        let mut head = vec![verdict];
         if let Some(expect) = &self.expect {
             head.push(format!("EXPECT: {}", expect.render()));
         }
@@ -99,10 +119,11 @@ impl Reply {
             .failures
             .iter()
             .map(|f| {
-                let mut b = vec![if f.message.is_empty() {
+                let message = f.excerpt();
+                let mut b = vec![if message.is_empty() {
                     format!("- {}", one_line(&f.name))
                 } else {
-                    format!("- {} - {}", one_line(&f.name), one_line(&f.message))
+                    format!("- {} - {}", one_line(&f.name), one_line(&message))
                 }];
                 if let Some(frame) = &f.frame {
                     b.push(format!("    {}", one_line(frame)));
@@ -168,6 +189,8 @@ mod tests {
             verdict: Verdict::Fail,
             exit: "1".into(),
             duration: "3s".into(),
+            note: None,
+            counts: None,
             expect: Some(Judgement::NotMet("x".into())),
             summary: "a\tb".into(),
             runner: None,

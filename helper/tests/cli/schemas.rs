@@ -40,6 +40,22 @@ fn verdict_json_replies_validate() {
         ("jest/fail.log", "1", Some("test X fails because of Y")),
         ("pytest/pass.log", "0", None),
         ("tsc/fail.log", "1", Some("exit 1")),
+        // The corpus: a swallowed failure, no test run, a crash.
+        (
+            "../../../tests/data/verdict/pytest/fail-swallowed.log",
+            "0",
+            Some("all green"),
+        ),
+        (
+            "../../../tests/data/verdict/pytest/filter-nomatch.log",
+            "5",
+            Some("all green"),
+        ),
+        (
+            "../../../tests/data/verdict/cargo-test/pass-then-crash.log",
+            "139",
+            None,
+        ),
     ];
     for (log, exit, expect) in cases {
         let log = fixtures.join(log);

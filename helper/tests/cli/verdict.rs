@@ -49,7 +49,7 @@ fn a_failing_cargo_test_run_from_flags() {
             "- tests::discount_over_100_is_capped - attempt to subtract with overflow",
             "    src/lib.rs:56:5",
             "- tests::parse_line_reads_fields - Error: \"bad price \\\"5O\\\": invalid digit found in string\"",
-            "- tests::total_sums_price_times_qty - assertion `left == right` failed",
+            "- tests::total_sums_price_times_qty - assertion `left == right` failed (left: 270; right: 280)",
             "    src/lib.rs:85:9",
             &format!("LOG: {log}"),
         ]
@@ -278,5 +278,107 @@ fn help_documents_the_output() {
         "process group",
     ] {
         assert!(ran.stdout.contains(needle), "{needle}");
+    }
+}
+
+/// A log of the corpus in `tests/data/verdict/` (real runs of each tool).
+fn corpus(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/data/verdict")
+        .join(name)
+}
+
+#[test]
+fn failures_the_runner_counts_outweigh_a_swallowed_exit_code() {
+    let log = corpus("cargo-test/fail-swallowed.log");
+    let log = log.to_str().unwrap();
+    let ran = verdict(&["--log", log, "--exit", "0", "--expect", "all green"], "");
+    assert_eq!(ran.status, 1);
+    assert_eq!(
+        &ran.lines()[..3],
+        [
+            "VERDICT: FAIL (exit 0, -) - cargo test reports 3 failed but exited 0",
+            "EXPECT: not met - a pass was wanted; exit 0, but the tool counted 3 failed",
+            "SUMMARY: test result: FAILED. 1 passed; 3 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s",
+        ]
+    );
+    let json = verdict(&["--log", log, "--exit", "0", "--json"], "");
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(v["verdict"], "FAIL");
+    assert_eq!(v["note"], "cargo test reports 3 failed but exited 0");
+    assert_eq!(v["counts"]["failed"], 3);
+    assert_eq!(v["counts"]["ran"], 4);
+    assert_eq!(v["failures"][2]["values"][0], "left: 170");
+}
+
+#[test]
+fn a_run_that_ran_no_test_is_no_tests_ran_never_a_pass() {
+    for (name, exit, line) in [
+        (
+            "cargo-test/filter-nomatch.log",
+            "0",
+            "VERDICT: NO TESTS RAN (exit 0, -) - cargo test ran no tests (3 skipped or filtered out)",
+        ),
+        (
+            "pytest/no-tests.log",
+            "5",
+            "VERDICT: NO TESTS RAN (exit 5, -) - pytest ran no tests and exited 5",
+        ),
+        (
+            "jest/no-tests-pass.log",
+            "0",
+            "VERDICT: NO TESTS RAN (exit 0, -) - jest ran no tests",
+        ),
+    ] {
+        let log = corpus(name);
+        let ran = verdict(
+            &[
+                "--log",
+                log.to_str().unwrap(),
+                "--exit",
+                exit,
+                "--expect",
+                "all green",
+            ],
+            "",
+        );
+        assert_eq!(ran.status, 1, "{name}");
+        assert_eq!(ran.lines()[0], line);
+        assert_eq!(
+            ran.lines()[1],
+            format!("EXPECT: not met - a pass was wanted; no tests ran, exit {exit}")
+        );
+    }
+}
+
+#[test]
+fn a_crash_after_a_passing_summary_stays_a_failure() {
+    let log = corpus("pytest/pass-then-crash-unbuffered.log");
+    let ran = verdict(&["--log", log.to_str().unwrap(), "--exit", "134"], "");
+    assert_eq!(ran.status, 1);
+    assert_eq!(
+        ran.lines()[0],
+        "VERDICT: FAIL (exit 134, -) - pytest reports no failures but exited 134"
+    );
+}
+
+#[test]
+fn an_assertions_values_reach_the_excerpt() {
+    let cases = [
+        ("jest/assert-values.log", "(Expected: 270; Received: 170)"),
+        (
+            "pytest/assert-values.log",
+            "AssertionError: total of one line is wrong (assert 10 == 20)",
+        ),
+        (
+            "node-test/assert-values.log",
+            "(expected: 270; actual: 170)",
+        ),
+        ("cargo-nextest/assert-values.log", "(left: 170; right: 270)"),
+    ];
+    for (name, needle) in cases {
+        let log = corpus(name);
+        let ran = verdict(&["--log", log.to_str().unwrap(), "--exit", "1"], "");
+        assert!(ran.stdout.contains(needle), "{name}: {}", ran.stdout);
     }
 }

@@ -22,7 +22,7 @@ use voyage_helper::internals::run::{
     Labels, LineTally, MAX_TIMEOUT_SECS, Request, TAIL_MAX_CHARS, slug,
 };
 use voyage_helper::internals::verdict::{
-    Findings, Input, MAX_LINE_BYTES, MAX_LINES, RunFacts, RunKind, build, judge, scan,
+    Counted, Findings, Input, MAX_LINE_BYTES, MAX_LINES, RunFacts, RunKind, build, judge, scan,
 };
 
 /// `FailureList` keeps this many failures in full and only counts the rest.
@@ -249,6 +249,11 @@ fn run_facts() -> impl Strategy<Value = RunFacts> {
             kind,
             exit,
             failures,
+            counted: match failures % 3 {
+                0 => Counted::Nothing,
+                1 => Counted::NoTests,
+                _ => Counted::Failed(failures as u64),
+            },
         })
 }
 
@@ -808,6 +813,7 @@ fn adversarial_inputs() {
                 kind: RunKind::Finished,
                 exit: 1,
                 failures: 3,
+                counted: Counted::Failed(3),
             },
         );
     }
@@ -829,6 +835,7 @@ fn labels_with_huge_values() {
             kind: RunKind::Finished,
             exit: 0,
             failures: 0,
+            counted: Counted::Nothing,
         },
     );
 }

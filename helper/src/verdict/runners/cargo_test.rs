@@ -5,8 +5,12 @@
 //! ---- tests::b stdout ----
 //! thread 'tests::b' panicked at src/lib.rs:10:5:
 //! assertion `left == right` failed
+//!   left: 170
+//!  right: 270
 //! test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; ...
 //! ```
+//!
+//! An assertion's `left:` and `right:` lines are kept as its values.
 //!
 //! With `--nocapture` there are no `---- name stdout ----` sections: a
 //! panic is the test's by its thread's name, kept until the test's own
@@ -25,7 +29,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::verdict::failure::{Failure, FailureList};
-use crate::verdict::recognizer::{Found, Recognizer};
+use crate::verdict::recognizer::{Counts, Found, Recognizer};
 
 /// `thread 'name' panicked at src/lib.rs:10:5:` (Rust 1.73+), or the older
 /// `thread 'name' panicked at 'message', src/lib.rs:10:5`.
@@ -74,6 +78,15 @@ impl PanicReader {
             failure.offer_message(&format!("Error: {error}"));
             return;
         }
+        // `assert_eq!`'s values, under its message: `  left: 170`,
+        // ` right: 270`.
+        let value = line.trim_start();
+        if (value.starts_with("left: ") || value.starts_with("right: "))
+            && failure.message.starts_with("assertion")
+        {
+            failure.add_value(value);
+            return;
+        }
         if let Some(caps) = super::captures(&PANIC, line) {
             failure.offer_frame(super::group(&caps, 3));
             let msg = super::group(&caps, 2);
@@ -101,6 +114,8 @@ pub(super) struct CargoTest {
     loose: Vec<Failure>,
     /// The loose panic waiting for its message line.
     loose_want: Option<usize>,
+    /// cargo said `could not compile`: the tests did not build.
+    compile_failed: bool,
 }
 
 /// How many loose panics are remembered: tests running at once.
@@ -113,6 +128,8 @@ struct Totals {
     counts: [u64; 5],
     binaries: u64,
     last_line: u64,
+    /// `test result:` lines seen.
+    lines: u64,
 }
 
 const COUNTED: [&str; 5] = ["passed", "failed", "ignored", "measured", "filtered out"];
@@ -121,6 +138,7 @@ impl Totals {
     /// Adds `2 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out;
     /// finished in 0.00s`.
     fn add(&mut self, counts: &str, number: u64) {
+        self.lines += 1;
         let mut ran = 0;
         for part in counts.split(';') {
             let part = part.trim();
@@ -267,6 +285,7 @@ impl Recognizer for CargoTest {
         {
             let msg = super::group(&caps, 1);
             if msg.starts_with("could not compile") {
+                self.compile_failed = true;
                 if self.found.summary.is_none() {
                     self.found.summarise(line, number);
                 }
@@ -289,5 +308,21 @@ impl Recognizer for CargoTest {
 
     fn found(&self) -> &Found {
         &self.found
+    }
+
+    /// Every binary's counts added up (a filter that matched nothing in
+    /// any of them ran no test); tests that did not build count as failed.
+    fn counts(&self) -> Option<Counts> {
+        let [passed, failed, ignored, measured, filtered] = self.totals.counts;
+        if self.totals.lines > 0 {
+            return Some(Counts::tests(
+                failed.saturating_add(u64::from(self.compile_failed)),
+                passed.saturating_add(failed).saturating_add(measured),
+                ignored.saturating_add(filtered),
+            ));
+        }
+        // Nothing ran: the failures are the compiler's errors.
+        self.compile_failed
+            .then(|| Counts::errors((self.found.failures.total() as u64).max(1)))
     }
 }

@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::verdict::failure::Failure;
-use crate::verdict::recognizer::{Found, Recognizer};
+use crate::verdict::recognizer::{Counts, Found, Recognizer, count};
 
 static PROBLEM: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(r"^\s+(?P<line>\d+):(?P<col>\d+)\s+(?P<sev>error|warning)\s+(?P<msg>.+?)(?:\s{2,}(?P<rule>\S+))?$").ok()
@@ -70,5 +70,12 @@ impl Recognizer for Eslint {
 
     fn found(&self) -> &Found {
         &self.found
+    }
+    /// `✖ 5 problems (3 errors, 2 warnings)`: warnings are no failures.
+    fn counts(&self) -> Option<Counts> {
+        let text = &self.found.summary.as_ref()?.text;
+        Some(Counts::errors(
+            count(text, &["error", "errors"]).unwrap_or(0),
+        ))
     }
 }

@@ -5,7 +5,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::verdict::recognizer::{Found, Recognizer};
+use crate::verdict::recognizer::{Counts, Found, Recognizer, count};
 
 static AGGREGATE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(r"^(?:[A-Za-z]+:\s*)?\d+ passed, \d+ failed(?:, \d+ skipped)?$").ok()
@@ -34,6 +34,15 @@ impl Recognizer for Generic {
 
     fn found(&self) -> &Found {
         &self.found
+    }
+    fn counts(&self) -> Option<Counts> {
+        let text = &self.found.summary.as_ref()?.text;
+        let n = |word: &str| count(text, &[word]).unwrap_or(0);
+        Some(Counts::tests(
+            n("failed"),
+            n("passed").saturating_add(n("failed")),
+            n("skipped"),
+        ))
     }
 }
 

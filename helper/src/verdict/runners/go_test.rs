@@ -20,12 +20,16 @@
 //! only because a subtest did (no message of its own) is not a failure.
 //!
 //! There is no overall line: the summary is the last failing package's
-//! `FAIL<tab>package` line, or on a green run the last `ok` line. A panic's
+//! `FAIL<tab>package` line, or on a green run the last `ok` line (or a
+//! `?` line, `[no test files]`, when there is no other). go counts no
+//! tests, only packages: a run whose every package printed `[no test
+//! files]` or `[no tests to run]` (a `-run` pattern that matched
+//! nothing) ran no test. A panic's
 //! first frame in the user's code is found by skipping Go's own runtime and
 //! testing frames.
 
 use crate::verdict::failure::Failure;
-use crate::verdict::recognizer::{Found, Recognizer};
+use crate::verdict::recognizer::{Counts, Found, Recognizer};
 
 /// How many running tests' messages are remembered under `-v`; tests that
 /// end are forgotten, so only a run of thousands of parallel tests reaches it.
@@ -48,6 +52,8 @@ pub(super) struct GoTest {
     failed_package_seen: bool,
     /// `# package` header of a build failure.
     in_build_errors: bool,
+    /// Packages by their result line: failed, ran tests, ran none.
+    packages: [u64; 3],
 }
 
 /// Frames in Go's own source tree say nothing about the user's code.
@@ -205,10 +211,27 @@ impl Recognizer for GoTest {
             self.in_panic = false;
             self.in_build_errors = false;
             let failed = line.starts_with("FAIL");
+            let kind = match (failed, line.ends_with("[no tests to run]")) {
+                (true, _) => 0,
+                (false, false) => 1,
+                (false, true) => 2,
+            };
+            if let Some(n) = self.packages.get_mut(kind) {
+                *n += 1;
+            }
             if failed || !self.failed_package_seen {
                 self.found.summarise(line, number);
             }
             self.failed_package_seen |= failed;
+            return;
+        }
+        if line.starts_with("?   \t") && line.ends_with("[no test files]") {
+            if let Some(n) = self.packages.get_mut(2) {
+                *n += 1;
+            }
+            if self.found.summary.is_none() {
+                self.found.summarise(line, number);
+            }
             return;
         }
         if line.starts_with("# ") {
@@ -268,6 +291,20 @@ impl Recognizer for GoTest {
 
     fn found(&self) -> &Found {
         &self.found
+    }
+
+    /// Packages, not tests: `ran` is how many packages ran tests.
+    fn counts(&self) -> Option<Counts> {
+        let [failed, ran, none] = self.packages;
+        if failed + ran + none == 0 {
+            return None;
+        }
+        let failures = match self.found.failures.total() as u64 {
+            0 => failed,
+            listed if failed > 0 => listed,
+            _ => 0,
+        };
+        Some(Counts::tests(failures, ran.saturating_add(failed), none))
     }
 }
 

@@ -22,7 +22,7 @@ use crate::verdict::failure::Failure;
 /// this test runs on every line of every log.
 static ERROR: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("error: "));
 static UNDEFINED: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("undefined reference"));
-use crate::verdict::recognizer::{Found, Recognizer};
+use crate::verdict::recognizer::{Counts, Found, Recognizer};
 
 #[derive(Debug, Default)]
 pub(super) struct MakeGcc {
@@ -72,5 +72,12 @@ impl Recognizer for MakeGcc {
 
     fn found(&self) -> &Found {
         &self.found
+    }
+    /// The compiler's errors: a diagnostic is no guess.
+    fn counts(&self) -> Option<Counts> {
+        match self.found.failures.total() as u64 {
+            0 => None,
+            errors => Some(Counts::errors(errors)),
+        }
     }
 }

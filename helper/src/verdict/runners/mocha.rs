@@ -25,10 +25,14 @@
 //!
 //! That is one failure named by where it happened (the header's location,
 //! or the first frame in the project), with the error line as message; its
-//! `Exception during run:` line is the summary.
+//! `Exception during run:` line is the summary. With no test file at all,
+//! the summary is `Error: No test files found: "test"`.
 
 use crate::verdict::failure::{Failure, is_third_party, looks_like_error};
-use crate::verdict::recognizer::{Found, Recognizer};
+use crate::verdict::recognizer::{Counts, Found, Recognizer};
+
+/// What mocha prints when no file matched its spec (it exits 1).
+const NO_FILES: &str = "Error: No test files found";
 
 #[derive(Debug, Default)]
 pub(super) struct Mocha {
@@ -39,6 +43,8 @@ pub(super) struct Mocha {
     current: Option<usize>,
     /// An `Exception during run:` being read.
     exception: Option<Exception>,
+    /// The `N passing`, `N failing` and `N pending` counts.
+    tally: [u64; 3],
 }
 
 #[derive(Debug, Default)]
@@ -109,6 +115,20 @@ impl Recognizer for Mocha {
             }
             return;
         }
+        if trimmed.starts_with(NO_FILES) {
+            self.found.summarise(line, number);
+            return;
+        }
+        for (at, word) in ["passing", "failing", "pending"].into_iter().enumerate() {
+            if count_then(trimmed, word)
+                && let (Some(n), Some(slot)) = (
+                    trimmed.split(' ').next().and_then(|n| n.parse().ok()),
+                    self.tally.get_mut(at),
+                )
+            {
+                *slot = n;
+            }
+        }
         if count_then(trimmed, "failing") && trimmed.ends_with("failing") {
             self.found.summarise(line, number);
             self.failing_seen = true;
@@ -152,6 +172,11 @@ impl Recognizer for Mocha {
             }
             return;
         }
+        if let Some(failure) = self.current.and_then(|i| self.found.failures.get_mut(i))
+            && failure.offer_comparison(trimmed)
+        {
+            return;
+        }
         self.found
             .failures
             .read_body(&mut self.current, trimmed, "at ");
@@ -165,5 +190,22 @@ impl Recognizer for Mocha {
 
     fn found(&self) -> &Found {
         &self.found
+    }
+
+    /// `N passing`, `N failing`, `N pending`; a file that did not load
+    /// (`Exception during run:`) failed, and no file at all ran nothing.
+    fn counts(&self) -> Option<Counts> {
+        let text = &self.found.summary.as_ref()?.text;
+        let [passing, failing, pending] = self.tally;
+        let failed = if text.starts_with("Exception during run") {
+            (self.found.failures.total() as u64).max(1)
+        } else {
+            failing
+        };
+        Some(Counts::tests(
+            failed,
+            passing.saturating_add(failing),
+            pending,
+        ))
     }
 }

@@ -24,6 +24,7 @@ use std::io::{self, Read};
 
 use super::failure::FailureList;
 use super::lines::for_each_line;
+pub use super::recognizer::Counts;
 use super::recognizer::{Recognizer, pick};
 
 /// What one pass over a log found.
@@ -37,6 +38,11 @@ pub struct Findings {
     pub last_line: Option<String>,
     /// The log held a NUL byte: binary, not text.
     pub binary: bool,
+    /// What the runners counted, each a signal beside the exit code: the
+    /// chosen runner's first, then every other that printed an aggregate
+    /// line (a log can hold two tools' runs: `cargo nextest run && cargo
+    /// test --doc`).
+    pub counted: Vec<(&'static str, Counts)>,
 }
 
 /// All recognisers, most specific first (ties in [`pick`] go to the first).
@@ -78,12 +84,21 @@ pub fn scan(log: impl Read) -> io::Result<Findings> {
         r.finish();
     }
     let chosen = pick(&recognizers);
+    let mut counted: Vec<(&'static str, Counts)> = chosen
+        .and_then(|r| Some((r.runner(), r.counts()?)))
+        .into_iter()
+        .collect();
+    let others = recognizers
+        .iter()
+        .filter(|r| r.summary().is_some() && chosen.is_none_or(|c| c.runner() != r.runner()));
+    counted.extend(others.filter_map(|r| Some((r.runner(), r.counts()?))));
     Ok(Findings {
         runner: chosen.map(|r| r.runner()),
         summary: chosen.and_then(|r| r.summary()).map(|s| s.text.clone()),
         failures: chosen.map(|r| r.failures().clone()).unwrap_or_default(),
         last_line: (!last_line.is_empty()).then_some(last_line),
         binary,
+        counted,
     })
 }
 

@@ -9,7 +9,10 @@
 //! ```
 //!
 //! Each failure's captured output is indented and holds libtest's own
-//! `test result:` line, which is not the run's summary.
+//! `test result:` line, which is not the run's summary. The summary's
+//! counts: `N passed`, `N failed`, `N exec failed`, `N timed out`,
+//! `N skipped` (a filter that matched nothing: `0 tests run: 0 passed,
+//! 3 skipped`, then `error: no tests to run`).
 
 use std::sync::LazyLock;
 
@@ -17,7 +20,7 @@ use regex::Regex;
 
 use super::cargo_test::PanicReader;
 use crate::verdict::failure::Failure;
-use crate::verdict::recognizer::{Found, Recognizer};
+use crate::verdict::recognizer::{Counts, Found, Recognizer, count};
 
 /// A failing status line: status, duration, an optional `(n/m)` counter
 /// (padded to the width of `m`: `( 1/16)`), then `<binary-id> <test name>`.
@@ -111,5 +114,15 @@ impl Recognizer for Nextest {
 
     fn found(&self) -> &Found {
         &self.found
+    }
+    fn counts(&self) -> Option<Counts> {
+        let text = &self.found.summary.as_ref()?.text;
+        let n = |words: &[&str]| count(text, words).unwrap_or(0);
+        let failed = n(&["failed", "exec failed", "timed out"]);
+        Some(Counts::tests(
+            failed,
+            n(&["passed"]).saturating_add(failed),
+            n(&["skipped", "not run"]),
+        ))
     }
 }

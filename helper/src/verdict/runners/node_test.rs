@@ -5,9 +5,11 @@
 //! message and `stack:` the frames; suites that failed only because a child
 //! did carry `failureType: 'subtestsFailed'` and are not failures. The
 //! aggregate is a block of `# key N` lines; the `# fail N` line is kept.
+//! The block's `expected:` and `actual:` keys are the assertion's values.
 //!
 //! spec: `✖ name (1.2ms)` followed by the indented message and `at` frames;
 //! a suite's `✖` line has no message under it. The aggregate is `ℹ fail N`.
+//! `assert.strictEqual`'s `170 !== 270` line is kept as the values.
 //!
 //! A test file that fails to load is a failure named by its path whose
 //! message is only `test failed`; the error itself is what the file's
@@ -16,7 +18,11 @@
 //! the project. Those replace `test failed`.
 
 use crate::verdict::failure::{Failure, is_third_party, looks_like_error};
-use crate::verdict::recognizer::{Found, Recognizer};
+use crate::verdict::recognizer::{Counts, Found, Recognizer};
+
+/// The aggregate's keys whose counts the verdict reads, in [`NodeTest`]'s
+/// `tally` order.
+const TALLIED: [&str; 5] = ["pass", "fail", "cancelled", "skipped", "todo"];
 
 #[derive(Debug, Default)]
 pub(super) struct NodeTest {
@@ -32,6 +38,8 @@ pub(super) struct NodeTest {
     spec_frame_wanted: Option<usize>,
     tap_seen: bool,
     pass_line: Option<(String, u64)>,
+    /// The last value of each of [`TALLIED`]'s `# key N` lines.
+    tally: [u64; 5],
     /// What a crashing test file printed since the last test result.
     crash: Crash,
     /// The crash output that came before the failure being read.
@@ -152,7 +160,13 @@ impl NodeTest {
             }
             self.block_key = None;
         }
-        if let Some(value) = trimmed.strip_prefix("error: ") {
+        if let Some((key, value)) = trimmed.split_once(": ")
+            && (key == "expected" || key == "actual")
+            && !value.trim().is_empty()
+        {
+            // The assertion's values, when they fit on the line.
+            failure.add_value(trimmed);
+        } else if let Some(value) = trimmed.strip_prefix("error: ") {
             if value.starts_with('|') || value.starts_with('>') {
                 self.block_key = Some("error");
             } else {
@@ -181,6 +195,11 @@ impl NodeTest {
             }
         }
         if let Some(index) = self.spec_frame_wanted {
+            if let Some(f) = self.found.failures.get_mut(index)
+                && f.offer_comparison(trimmed)
+            {
+                return;
+            }
             if let Some(frame) = trimmed.strip_prefix("at ") {
                 if let Some(f) = self.found.failures.get_mut(index) {
                     f.offer_frame(&format!("at {frame}"));
@@ -223,6 +242,12 @@ impl Recognizer for NodeTest {
             .strip_prefix("# ")
             .or_else(|| trimmed.strip_prefix("ℹ "))
         {
+            if let Some((key, n)) = rest.split_once(' ')
+                && let Some(at) = TALLIED.iter().position(|k| *k == key)
+                && let (Ok(n), Some(slot)) = (n.parse::<u64>(), self.tally.get_mut(at))
+            {
+                *slot = n;
+            }
             if let Some(count) = rest.strip_prefix("fail ") {
                 match (count.parse::<u64>(), &self.pass_line) {
                     // On a green run `pass N` says more than `fail 0`.
@@ -249,5 +274,18 @@ impl Recognizer for NodeTest {
 
     fn found(&self) -> &Found {
         &self.found
+    }
+
+    /// `# pass N`, `# fail N` (and `cancelled`: a test stopped by its
+    /// timeout fails), `# skipped N`, `# todo N`.
+    fn counts(&self) -> Option<Counts> {
+        self.found.summary.as_ref()?;
+        let [pass, fail, cancelled, skipped, todo] = self.tally;
+        let failed = fail.saturating_add(cancelled);
+        Some(Counts::tests(
+            failed,
+            pass.saturating_add(failed),
+            skipped.saturating_add(todo),
+        ))
     }
 }

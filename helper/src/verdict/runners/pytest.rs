@@ -17,7 +17,9 @@
 //! collection error's `File "…", line 1`), the first one that is wins. The
 //! frame is the section's first location (pytest prints the outermost frame
 //! first, which is the test's own line), or a later one when that is in the
-//! installed packages. A test that failed only through its subtests
+//! installed packages. An `assert` with a message of its own prints that
+//! first (`E   AssertionError: total is wrong`): the `E   assert 10 == 20`
+//! line under it is kept as the assertion's values. A test that failed only through its subtests
 //! (`contains N failed subtests`) is not listed beside them.
 
 use std::sync::LazyLock;
@@ -25,7 +27,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::verdict::failure::{Failure, FailureList, looks_like_error};
-use crate::verdict::recognizer::{Found, Recognizer};
+use crate::verdict::recognizer::{Counts, Found, Recognizer, count};
 
 static AGGREGATE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(r"^=+ .*\b(?:passed|failed|errors?|skipped|deselected|xfailed|xpassed|no tests ran)\b.* in [\d.]+s(?: \([^)]*\))? =+$").ok()
@@ -122,6 +124,9 @@ impl Pytest {
             if let Some(frame) = &section.frame {
                 failure = failure.with_frame(frame);
             }
+            for value in &section.values {
+                failure.add_value(value);
+            }
         }
         failure.offer_message(message);
         self.found.failures.push(failure);
@@ -181,6 +186,10 @@ impl Recognizer for Pytest {
             } else if self.message_upgradable && looks_like_error(message) {
                 section.set_message(message);
                 self.message_upgradable = false;
+            } else if message.starts_with("assert ") && !section.message.contains("assert ") {
+                // `assert x == y, "why"` prints the why first, then the
+                // comparison with its values.
+                section.add_value(message);
             }
             if super::matches(&FILE_LINE, message) {
                 section.offer_frame(message);
@@ -192,6 +201,19 @@ impl Recognizer for Pytest {
 
     fn found(&self) -> &Found {
         &self.found
+    }
+
+    /// `3 failed, 4 passed, 1 skipped, 2 deselected, 1 xfailed, 2 errors`,
+    /// or `no tests ran`: errors (collection, fixtures) count as failed.
+    fn counts(&self) -> Option<Counts> {
+        let text = &self.found.summary.as_ref()?.text;
+        let n = |words: &[&str]| count(text, words).unwrap_or(0);
+        let failed = n(&["failed", "error", "errors"]);
+        Some(Counts::tests(
+            failed,
+            n(&["passed", "xfailed", "xpassed"]).saturating_add(n(&["failed"])),
+            n(&["skipped", "deselected"]),
+        ))
     }
 
     fn failures(&self) -> &FailureList {

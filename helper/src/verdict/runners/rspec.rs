@@ -13,12 +13,13 @@
 //!
 //! `Failure/Error:` is followed by the source line that failed; the message
 //! is the first line after it (an exception's class alone, `ArgumentError:`,
-//! is joined with the line below). Files that fail to load, and errors in
+//! is joined with the line below); `got: 270` under `expected: 280` is
+//! kept as the assertion's value. Files that fail to load, and errors in
 //! hooks outside any example, are failures named by what rspec names. The
 //! frame is the first `# ` line in the project, not in rspec's gems.
 
 use crate::verdict::failure::Failure;
-use crate::verdict::recognizer::{Found, Recognizer};
+use crate::verdict::recognizer::{Counts, Found, Recognizer, count};
 
 #[derive(Debug, Default)]
 pub(super) struct Rspec {
@@ -69,6 +70,11 @@ impl Rspec {
         }
         if trimmed.starts_with("Failure/Error:") {
             self.want_message = true;
+            return;
+        }
+        if trimmed.starts_with("got: ") && failure.message.starts_with("expected") {
+            // `eq`'s `expected: 280` is the message; `got: 270` its value.
+            failure.add_value(trimmed);
             return;
         }
         if self.message_open {
@@ -133,5 +139,18 @@ impl Recognizer for Rspec {
 
     fn found(&self) -> &Found {
         &self.found
+    }
+
+    /// `6 examples, 3 failures, 1 pending`; errors outside of examples
+    /// (a file that did not load) count as failed.
+    fn counts(&self) -> Option<Counts> {
+        let text = &self.found.summary.as_ref()?.text;
+        let n = |words: &[&str]| count(text, words).unwrap_or(0);
+        let pending = n(&["pending"]);
+        Some(Counts::tests(
+            n(&["failure", "failures", "error", "errors"]),
+            n(&["example", "examples"]).saturating_sub(pending),
+            pending,
+        ))
     }
 }

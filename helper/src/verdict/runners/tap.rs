@@ -20,9 +20,10 @@
 //! is not listed. A test file that died without a failed test is a failure
 //! named by the file in `prove`'s report, with Perl's own error about that
 //! file (`syntax error at t/x.t line 3, …`) when one was printed. The summary is `prove`'s
-//! `Result:` line, or Test::More's `# Looks like you failed N tests of M.`
+//! `Result:` line (`NOTESTS`: every file skipped, or none planned a
+//! test), or Test::More's `# Looks like you failed N tests of M.`
 use crate::verdict::failure::Failure;
-use crate::verdict::recognizer::{Found, Recognizer};
+use crate::verdict::recognizer::{Counts, Found, Recognizer, count};
 
 #[derive(Debug, Default)]
 pub(super) struct Tap {
@@ -41,6 +42,8 @@ pub(super) struct Tap {
     in_report: bool,
     /// Perl's own errors (`syntax error at t/x.t line 3, near …`), by file.
     perl_errors: Vec<(String, String)>,
+    /// `Tests=N` of prove's `Files=2, Tests=10, …` line.
+    tests: Option<u64>,
 }
 
 /// How deep subtests are followed.
@@ -98,6 +101,12 @@ impl Recognizer for Tap {
                 self.found.summarise(trimmed, number);
             }
             self.in_report = false;
+            return;
+        }
+        if let Some(rest) = trimmed.strip_prefix("Files=")
+            && let Some((_, tests)) = rest.split_once(", Tests=")
+        {
+            self.tests = tests.split(',').next().and_then(|n| n.parse().ok());
             return;
         }
         if trimmed.starts_with("# Looks like you failed ") && indent(line) == 0 {
@@ -188,6 +197,25 @@ impl Recognizer for Tap {
 
     fn found(&self) -> &Found {
         &self.found
+    }
+
+    /// prove's `Result:` with its `Tests=N`, or `failed N tests of M`.
+    fn counts(&self) -> Option<Counts> {
+        let text = &self.found.summary.as_ref()?.text;
+        let listed = (self.found.failures.total() as u64).max(1);
+        Some(match text.strip_prefix("Result: ") {
+            Some("NOTESTS") => Counts::tests(0, 0, 0),
+            Some("PASS") => Counts::tests(0, self.tests.unwrap_or(1), 0),
+            Some(_) => Counts::tests(listed, self.tests.unwrap_or(listed), 0),
+            // `# Looks like you failed 2 tests of 5.`
+            None => {
+                let of = text
+                    .rsplit_once(" of ")
+                    .and_then(|(_, m)| m.trim_end_matches('.').parse().ok());
+                let failed = count(text, &["tests", "test"]).unwrap_or(listed);
+                Counts::tests(failed, of.unwrap_or(failed), 0)
+            }
+        })
     }
 }
 

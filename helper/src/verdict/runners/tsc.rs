@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::verdict::failure::Failure;
-use crate::verdict::recognizer::{Found, Recognizer};
+use crate::verdict::recognizer::{Counts, Found, Recognizer, count};
 
 static PLAIN: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"^(?P<loc>\S.*?\(\d+,\d+\)): (?P<msg>error TS\d+: .*)$").ok());
@@ -51,5 +51,19 @@ impl Recognizer for Tsc {
 
     fn found(&self) -> &Found {
         &self.found
+    }
+    /// `Found 3 errors in 2 files.`, or without `--pretty` the errors
+    /// listed.
+    fn counts(&self) -> Option<Counts> {
+        let listed = self.found.failures.total() as u64;
+        let counted = self
+            .found
+            .summary
+            .as_ref()
+            .and_then(|s| count(&s.text, &["error", "errors"]));
+        match counted.unwrap_or(listed) {
+            0 => None,
+            errors => Some(Counts::errors(errors)),
+        }
     }
 }

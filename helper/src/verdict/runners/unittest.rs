@@ -19,10 +19,11 @@
 //! The message is the exception's line, the first unindented line after the
 //! traceback's last frame; the frame is the first `File` line in the
 //! project (Python prints the outermost first: the test's own line). The
-//! summary is the `Ran N tests` line with the verdict line after it.
+//! summary is the `Ran N tests` line with the verdict line after it
+//! (`NO TESTS RAN` from Python 3.12 on, `OK` before it).
 
 use crate::verdict::failure::{Failure, is_third_party};
-use crate::verdict::recognizer::{Found, Recognizer};
+use crate::verdict::recognizer::{Counts, Found, Recognizer};
 
 #[derive(Debug, Default)]
 pub(super) struct Unittest {
@@ -55,7 +56,11 @@ impl Recognizer for Unittest {
             return;
         }
         if let Some(ran) = &self.ran
-            && (line == "OK" || line.starts_with("OK (") || line.starts_with("FAILED ("))
+            && (line == "OK"
+                || line.starts_with("OK (")
+                || line.starts_with("FAILED (")
+                || line == "NO TESTS RAN"
+                || line.starts_with("NO TESTS RAN ("))
         {
             let ran = ran.clone();
             self.found.summarise_two(&ran, line, number);
@@ -88,5 +93,27 @@ impl Recognizer for Unittest {
 
     fn found(&self) -> &Found {
         &self.found
+    }
+
+    /// `Ran 5 tests in 0.001s; FAILED (failures=2, errors=1, skipped=1)`:
+    /// skipped tests did not run.
+    fn counts(&self) -> Option<Counts> {
+        let text = &self.found.summary.as_ref()?.text;
+        let ran = text
+            .strip_prefix("Ran ")
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|n| n.parse::<u64>().ok())?;
+        let field = |name: &str| {
+            text.split(['(', ',', ')', ' '])
+                .filter_map(|part| part.strip_prefix(name)?.strip_prefix('='))
+                .filter_map(|n| n.parse::<u64>().ok())
+                .sum::<u64>()
+        };
+        let skipped = field("skipped");
+        let failed = field("failures")
+            .saturating_add(field("errors"))
+            // `unexpected successes=1`: an expected failure that passed.
+            .saturating_add(field("successes"));
+        Some(Counts::tests(failed, ran.saturating_sub(skipped), skipped))
     }
 }

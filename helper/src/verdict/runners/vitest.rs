@@ -18,10 +18,15 @@
 //! Exception`, `Unhandled Rejection`) are failures named by their heading.
 //! Frames in `node_modules` give way to one in the project (or a `File:`
 //! line). When files failed, the summary joins the `Test Files` line to the
-//! `Tests` line, and an `Errors` line after them.
+//! `Tests` line, and an `Errors` line after them. When no test file
+//! matched, it is vitest's `No test files found` line.
 
 use crate::verdict::failure::Failure;
-use crate::verdict::recognizer::{Found, Recognizer};
+use crate::verdict::recognizer::{Counts, Found, Recognizer, count};
+
+/// What vitest prints when no test file matched (`--passWithNoTests`
+/// makes its code 0).
+const NO_TESTS: &str = "No test files found, exiting with code";
 
 #[derive(Debug, Default)]
 pub(super) struct Vitest {
@@ -53,6 +58,10 @@ impl Recognizer for Vitest {
     }
 
     fn feed(&mut self, line: &str, trimmed: &str, number: u64) {
+        if trimmed.starts_with(NO_TESTS) {
+            self.found.summarise(line, number);
+            return;
+        }
         if let Some(rest) = trimmed.strip_prefix("Test Files ") {
             self.files_failed = rest.contains(" failed").then(|| trimmed.to_owned());
             self.current = None;
@@ -116,5 +125,27 @@ impl Recognizer for Vitest {
 
     fn found(&self) -> &Found {
         &self.found
+    }
+    /// The `Tests` counts; failed files and errors outside any test count
+    /// when no test failed.
+    fn counts(&self) -> Option<Counts> {
+        let text = &self.found.summary.as_ref()?.text;
+        if text.starts_with(NO_TESTS) {
+            return Some(Counts::tests(0, 0, 0));
+        }
+        let (files, tests) = text.rsplit_once("Tests ")?;
+        let (tests, errors) = tests.split_once("; Errors ").unwrap_or((tests, ""));
+        let n = |words: &[&str]| count(tests, words).unwrap_or(0);
+        let failed = match n(&["failed"]) {
+            0 => count(files, &["failed"])
+                .unwrap_or(0)
+                .saturating_add(count(errors, &["error", "errors"]).unwrap_or(0)),
+            failed => failed,
+        };
+        Some(Counts::tests(
+            failed,
+            n(&["passed", "failed"]),
+            n(&["skipped", "todo"]),
+        ))
     }
 }
