@@ -161,7 +161,7 @@ pub(super) fn revert(
     // run's, whatever the plan says.
     let mut mine_alone = Vec::new();
     for (path, new) in mine {
-        if crate::audit::inside(root, &path).is_none() {
+        if !crate::plan::in_repository(&path) {
             reply.left.push(Left {
                 path,
                 reason: "outside the repository: a revert never touches it".into(),

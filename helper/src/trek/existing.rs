@@ -75,10 +75,7 @@ pub(super) fn before_fresh_start(progress: &Path, fresh: bool, again: &str) -> E
         "{file} holds an earlier run (status {}): {}/{} steps completed, {when}.",
         old.status, t.completed, t.total
     );
-    let reached = old
-        .steps
-        .values()
-        .any(|r| r.attempts > 0 || r.status != StepStatus::Pending);
+    let reached = began(progress);
     if !reached && old.status != RunStatus::Completed {
         // Nothing of it reached a step, but it is kept all the same: a
         // record is never replaced without a copy.
@@ -114,6 +111,16 @@ pub(super) fn before_fresh_start(progress: &Path, fresh: bool, again: &str) -> E
             }
         },
     ])
+}
+
+/// Whether the run recorded in `progress` reached a step (an attempt, or
+/// a step no longer pending); `false` when it cannot be read.
+pub(super) fn began(progress: &Path) -> bool {
+    crate::progress::load(progress).is_ok_and(|old| {
+        old.steps
+            .values()
+            .any(|r| r.attempts > 0 || r.status != StepStatus::Pending)
+    })
 }
 
 /// Moves `progress` to `STEM.STATUS-20260914T101500Z.json` beside it (a

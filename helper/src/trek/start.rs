@@ -563,9 +563,13 @@ fn single_session(
                 "A stale run marker ({}: {why}) is replaced.",
                 old.plan
             )),
+            // A live run of this plan whose record reached a step is
+            // refused below, with what it holds; one that reached none
+            // would be kept aside and replaced: refused here.
             None if Path::new(&old.plan) == plan_path
                 && !matches!(decided.mode.as_str(), "resume" | "step")
-                && !args.fresh =>
+                && !args.fresh
+                && !super::existing::began(Path::new(&old.progress)) =>
             {
                 let again = start_again(args, &plan_path.display().to_string());
                 let mut stopped = Reply::new("start", Next::Stop, "stopped").line(format!(

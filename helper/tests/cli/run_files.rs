@@ -116,7 +116,12 @@ fn a_progress_file_the_user_tracks_stays_tracked() {
     let progress = "plans/.trekexecute-progress-plan.json";
     write(repo.path(), &[(progress, "{}\n")]);
     commit_all(repo.path(), "track the progress file on purpose");
-    let (code, start) = trek(repo.path(), repo.home.path(), &["start", "plans/plan.md"]);
+    // `{}` is no progress file: only --fresh replaces it (kept beside it).
+    let (code, start) = trek(
+        repo.path(),
+        repo.home.path(),
+        &["start", "--fresh", "plans/plan.md"],
+    );
     assert_eq!(code, 0, "{start}");
     assert_eq!(blocks(&exclude_file(&repo)), 1);
     // Still in the index, and its change still shows.

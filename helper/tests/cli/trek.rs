@@ -1560,7 +1560,13 @@ fn recovery_stops_at_depth_two_and_a_session_child_never_dispatches() {
     assert!(second.is_file());
     // Depth 2 drifting: exhausted, no third spec, partial.
     let second_arg = second.display().to_string();
-    let (code, done) = repo.run_steps(&["start", &second_arg], scripts, Undo::After(1));
+    // The user's deletion of src/a.sh is still uncommitted: started over
+    // it on purpose.
+    let (code, done) = repo.run_steps(
+        &["start", "--allow-dirty", &second_arg],
+        scripts,
+        Undo::After(1),
+    );
     assert_eq!(
         (code, done["status"].as_str()),
         (1, Some("partial")),
