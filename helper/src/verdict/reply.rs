@@ -166,11 +166,14 @@ impl Reply {
     }
 }
 
-/// Control characters would break the one-line shape.
+/// Control characters would break the one-line shape; a bidirectional
+/// override would reorder what the reader sees, so it is shown escaped.
 fn one_line(text: &str) -> String {
-    text.chars()
+    let spaced: String = text
+        .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
+        .collect();
+    crate::ansi::escape_controls(&spaced).into_owned()
 }
 
 #[cfg(test)]
@@ -181,6 +184,11 @@ mod tests {
         Failure::new(format!("t{i}"))
             .with_message("boom")
             .with_frame("at x.rs:1")
+    }
+
+    #[test]
+    fn a_bidi_override_from_the_log_is_shown_escaped() {
+        assert_eq!(one_line("bad \u{202e}evil\tx"), "bad \\u{202e}evil x");
     }
 
     #[test]
