@@ -1,9 +1,10 @@
 //! Faults on demand, for the tests that prove the helper survives them: a
 //! crash at a named point of a call (tests/tests/crash.rs, issue 26) and a
-//! panic in the PreToolUse hook (tests/tests/hook_panic.rs).
+//! panic, a failed allocation or an abort in the PreToolUse hook
+//! (tests/tests/hook_panic.rs).
 //!
 //! Everything here is compiled only with the `fault-injection` feature,
-//! which no shipped build enables: without it [`point`] and [`panic_at`]
+//! which no shipped build enables: without it [`point`] and [`fail_at`]
 //! are empty inline functions, and the calls to them compile away.
 //!
 //! With the feature, two variables of the process's environment decide:
@@ -16,8 +17,10 @@
 //!   line to FILE (before a kill at that point), so a test learns how many
 //!   points a call has and which one a kill landed on.
 //!
-//! `VOYAGE_FAULT=hook` and `VOYAGE_FAULT=scan` name the hook's panic places
-//! instead ([`panic_at`]).
+//! `VOYAGE_FAULT=hook` and `VOYAGE_FAULT=scan` name the hook's places of
+//! failure instead ([`fail_at`]): a panic there; `alloc:hook` and
+//! `alloc:scan` an allocation that fails there; `abort:hook` and
+//! `abort:scan` an abort there (a fatal signal, as in a crash).
 
 /// A kill point named `name` (`atomic:before-rename`, `git:exit`, …): with
 /// the `fault-injection` feature, counted, traced and perhaps the end of the
@@ -26,13 +29,15 @@
 #[inline(always)]
 pub fn point(_name: &'static str) {}
 
-/// Panics when `VOYAGE_FAULT` names `place`; without the feature, nothing.
+/// Panics when `VOYAGE_FAULT` names `place`, makes an allocation fail
+/// when it is `alloc:PLACE`, aborts when it is `abort:PLACE`; without the
+/// feature, nothing.
 #[cfg(not(feature = "fault-injection"))]
 #[inline(always)]
-pub fn panic_at(_place: &'static str) {}
+pub fn fail_at(_place: &'static str) {}
 
 #[cfg(feature = "fault-injection")]
-pub use injected::{panic_at, point};
+pub use injected::{fail_at, point};
 
 #[cfg(feature = "fault-injection")]
 mod injected {
@@ -74,9 +79,19 @@ mod injected {
         }
     }
 
-    pub fn panic_at(place: &'static str) {
-        if std::env::var("VOYAGE_FAULT").is_ok_and(|p| p == place) {
+    pub fn fail_at(place: &'static str) {
+        let Ok(fault) = std::env::var("VOYAGE_FAULT") else {
+            return;
+        };
+        if fault == place {
             panic!("fault injected at {place}");
+        }
+        if fault.strip_prefix("alloc:") == Some(place) {
+            // More than any machine has: the allocator returns null.
+            std::hint::black_box(Vec::<u8>::with_capacity(1 << 62));
+        }
+        if fault.strip_prefix("abort:") == Some(place) {
+            std::process::abort();
         }
     }
 }

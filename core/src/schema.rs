@@ -107,6 +107,10 @@ pub const SCHEMAS: &[(&str, &str)] = &[
         include_str!("../../schemas/session-state.schema.json"),
     ),
     (
+        "stats-record",
+        include_str!("../../schemas/stats-record.schema.json"),
+    ),
+    (
         "stats-summary",
         include_str!("../../schemas/stats-summary.schema.json"),
     ),

@@ -114,9 +114,14 @@ pub(crate) enum Subcommand {
 }
 
 /// `completions SHELL`: the script for `shell`, drawn from the whole tree.
+/// Rendered whole in memory first: clap_complete panics when its writer
+/// fails, and a reader that stops early (`| head -1`) must get the quiet
+/// exit 0 of `crate::output`, not an abort.
 pub(crate) fn completions(shell: Shell, out: &mut impl Write) -> io::Result<u8> {
     let mut command = Cli::command();
-    clap_complete::generate(shell, &mut command, "voyage-helper", out);
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut command, "voyage-helper", &mut script);
+    out.write_all(&script)?;
     out.flush()?;
     Ok(crate::exit::OK)
 }

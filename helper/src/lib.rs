@@ -33,8 +33,8 @@
 //!   and their `execute`, in `<area>/cli.rs`); [`output`]: what a write error of stdout becomes.
 //!
 //! Visibility says who may use what, and the compiler checks it. Every
-//! module above is private; the only public items are [`fn@run`] (all the
-//! binary calls) and [`internals`] (what the integration tests and the fuzz
+//! module above is private; the only public items are [`fn@run`] and
+//! [`Allocator`] (all the binary uses) and [`internals`] (what the integration tests and the fuzz
 //! targets call, hidden from the docs). Inside an area the submodules are
 //! private and the area's `mod.rs` re-exports what others may use: with
 //! `pub use` when [`internals`] re-exports it too, with `pub(crate) use`
@@ -100,6 +100,10 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use cli::{Cli, Subcommand};
+
+/// The binary's global allocator: the system's, with the hook's answer to
+/// an allocation that fails (`scan/fail_closed.rs`).
+pub use scan::Allocator;
 
 /// Parses `args`, runs the subcommand and returns the process exit code.
 /// Safe to call more than once in one process.

@@ -2,6 +2,11 @@
 
 use std::process::ExitCode;
 
+/// While the PreToolUse hook runs, an allocation that fails denies the
+/// call instead of aborting (an abort would let it run unchecked).
+#[global_allocator]
+static ALLOCATOR: voyage_helper::Allocator = voyage_helper::Allocator;
+
 fn main() -> ExitCode {
     voyage_helper::run(std::env::args_os())
 }

@@ -3,30 +3,40 @@
 //! dangerous; `scan command`, `scan plan`, the PreToolUse hook and (later)
 //! the criteria runner and the executor's Verify check all call it.
 
-use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::Duration;
 
 use crate::arg::Arg;
-use crate::finding::Judgement;
+use crate::finding::{Finding, Judgement};
 use crate::paths::{self, Write};
 use crate::rule;
 use crate::scanner::{Context, Scanner};
 
-/// Stack for the thread that walks a command. The parser recurses per level
-/// of nesting; [`crate::parse::MAX_NESTING`] and [`crate::scanner::MAX_DEPTH`]
-/// bound that, and this leaves a wide margin in debug builds too. Only the
-/// pages touched are ever allocated.
-const STACK_BYTES: usize = 256 << 20;
+/// Stacks for the thread that walks a command, the first one taken that
+/// can be had. The parser recurses per level of nesting, and keywords
+/// (`if`, `while`, …) nest as deep as the text's size allows: the deepest
+/// text it accepts (20,000 nested `if`s) needs some 150 MiB of stack in a
+/// release build, and the first size leaves a margin for debug builds too.
+/// Only the pages touched are ever used, but the whole size is reserved,
+/// and under an address-space limit (`ulimit -v`, a container's) it may not
+/// be had: then a smaller one serves. Every command a person writes needs
+/// far less than the last; one that needs more than it got overflows it,
+/// which the hook answers with a denial (helper/src/scan/fail_closed.rs).
+const STACKS: [usize; 6] = [256 << 20, 64 << 20, 16 << 20, 4 << 20, 1 << 20, 256 << 10];
+
+/// The advice of a command refused because the check had too little
+/// memory: the command is not at fault, the limit is.
+pub const SHORT_OF_MEMORY: &str = "Tell the user the denylist check has too little memory to run (an address-space limit such as `ulimit -v`, or a container's memory limit, on Claude Code); raise it, or let them run the command themselves.";
+
+/// How much of an overlong command the refusal quotes (on a character
+/// boundary, or a placeholder).
+const MAX_EXCERPT: usize = 200;
 
 /// How long a judgement may take before the engine gives up and blocks.
 /// Under the hook's 10 s timeout in `hooks/hooks.json` (a hook that times
 /// out lets the call through), well over the 0.3 s a 1 MB command takes.
 /// Debug builds (the test suite) run about ten times slower and get more.
-/// How much of an overlong command the refusal quotes (on a character
-/// boundary, or a placeholder).
-const MAX_EXCERPT: usize = 200;
-
 pub(super) const WATCHDOG: Duration = if cfg!(debug_assertions) {
     Duration::from_secs(120)
 } else {
@@ -42,7 +52,8 @@ pub(crate) const MAX_COMMAND_BYTES: usize = 1 << 20;
 /// Judges `command`, a shell command line, as bash would run it.
 ///
 /// A command holding a NUL character is blocked as unscannable. The walk
-/// runs on its own thread with a large stack. If it panics, or is
+/// runs on its own thread with a large stack ([`STACKS`]), or as
+/// unscannable when no thread can be had. If it panics, or is
 /// still running after [`WATCHDOG`] (the parser has been seen to loop on
 /// input it should reject), the command is blocked as unscannable; a thread
 /// that overran is left to end with the process.
@@ -67,32 +78,54 @@ pub fn judge_command(command: &str, ctx: &Context) -> Judgement {
             ctx,
         );
     }
-    let (tx, rx) = mpsc::channel();
-    let text = command.to_owned();
-    let owned = ctx.clone();
-    let spawned = thread::Builder::new()
-        .name("voyage-scan".into())
-        .stack_size(STACK_BYTES)
-        .spawn(move || {
-            crate::fault::panic_at("scan");
-            let mut scanner = Scanner::new(&owned);
-            scanner.top(&text);
-            let _ = tx.send(scanner.judgement);
-        });
-    let why = match spawned {
-        Err(_) => "no thread to scan on",
-        Ok(handle) => match rx.recv_timeout(WATCHDOG) {
-            Ok(judgement) => {
-                let _ = handle.join();
-                return judgement;
-            }
-            Err(RecvTimeoutError::Timeout) => "the scan took too long",
-            Err(RecvTimeoutError::Disconnected) => "internal error while scanning",
-        },
+    let Some((rx, handle)) = spawn_walk(command, ctx) else {
+        let mut judgement = Judgement::default();
+        judgement.push(
+            Finding::new(
+                &rule::UNSCANNABLE,
+                command,
+                "not enough memory to start the check".into(),
+                &[],
+            )
+            .advising(SHORT_OF_MEMORY),
+        );
+        return judgement;
+    };
+    let why = match rx.recv_timeout(WATCHDOG) {
+        Ok(judgement) => {
+            let _ = handle.join();
+            return judgement;
+        }
+        Err(RecvTimeoutError::Timeout) => "the scan took too long",
+        Err(RecvTimeoutError::Disconnected) => "internal error while scanning",
     };
     let mut scanner = Scanner::new(ctx);
     scanner.report_text(&rule::UNSCANNABLE, command, why.into());
     scanner.judgement
+}
+
+/// Starts the walk of `command` on a thread of its own, with the largest
+/// of [`STACKS`] that can be had; `None` when not even the smallest can.
+fn spawn_walk(
+    command: &str,
+    ctx: &Context,
+) -> Option<(Receiver<Judgement>, thread::JoinHandle<()>)> {
+    STACKS.into_iter().find_map(|stack| {
+        let (tx, rx) = mpsc::channel();
+        let text = command.to_owned();
+        let owned = ctx.clone();
+        thread::Builder::new()
+            .name("voyage-scan".into())
+            .stack_size(stack)
+            .spawn(move || {
+                crate::fault::fail_at("scan");
+                let mut scanner = Scanner::new(&owned);
+                scanner.top(&text);
+                let _ = tx.send(scanner.judgement);
+            })
+            .ok()
+            .map(|handle| (rx, handle))
+    })
 }
 
 /// A judgement that blocks `what` as unscannable, for a command that cannot

@@ -21,6 +21,9 @@ pub struct Finding {
     /// Where it sat, outermost first: `bash -c`, `$(...)`, `xargs`, ...
     /// Empty for a command at the top level.
     pub via: Vec<String>,
+    /// What to do instead: the rule's advice, unless the cause calls for
+    /// other ([`Finding::advising`]).
+    pub instead: &'static str,
 }
 
 impl Finding {
@@ -30,7 +33,16 @@ impl Finding {
             command: clip(command, MAX_EXCERPT_CHARS),
             detail,
             via: via.to_vec(),
+            instead: rule.instead,
         }
+    }
+
+    /// The finding with `instead` as its advice: for a cause the rule's own
+    /// advice does not fit (an `unscannable` command that is short and
+    /// plain, refused because the check had too little memory, is not
+    /// helped by splitting it).
+    pub fn advising(self, instead: &'static str) -> Self {
+        Self { instead, ..self }
     }
 
     pub fn severity(&self) -> Severity {
@@ -51,7 +63,7 @@ impl Finding {
             line.push_str(&format!(" (inside {})", self.via.join(" > ")));
         }
         line.push_str(". Safer: ");
-        line.push_str(self.rule.instead);
+        line.push_str(self.instead);
         line
     }
 }

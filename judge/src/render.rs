@@ -47,7 +47,7 @@ impl<'a> From<&'a Finding> for FindingJson<'a> {
             command: &f.command,
             detail: &f.detail,
             via: &f.via,
-            instead: f.rule.instead,
+            instead: f.instead,
         }
     }
 }
@@ -82,7 +82,7 @@ pub fn render_text(judgement: &Judgement, out: &mut impl Write) -> io::Result<()
         if !finding.via.is_empty() {
             writeln!(out, "  Inside: {}", finding.via.join(" > "))?;
         }
-        writeln!(out, "  Safer: {}", finding.rule.instead)?;
+        writeln!(out, "  Safer: {}", finding.instead)?;
     }
     writeln!(
         out,

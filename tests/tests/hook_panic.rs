@@ -1,7 +1,9 @@
-//! A panic inside the PreToolUse hook blocks the call, in the binary as it
-//! ships: built by `scripts/build-helper.sh` with the release profile
-//! (`panic = "abort"`, static where the toolchain allows) and run through
-//! the plugin's launcher. The panic comes from the `fault-injection` feature
+//! A panic inside the PreToolUse hook blocks the call, and so do an
+//! allocation that fails and an abort (a fatal signal), on the main thread
+//! or the scan thread, in the binary as it ships: built by
+//! `scripts/build-helper.sh` with the release profile (`panic = "abort"`,
+//! static where the toolchain allows) and run through the plugin's
+//! launcher. The failure comes from the `fault-injection` feature
 //! ([`voyage_tests::faulty_helper`]), which only the fault tests enable.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
@@ -69,6 +71,30 @@ fn a_panic_on_the_main_thread_blocks_the_call() {
 #[test]
 fn a_panic_in_the_scan_thread_blocks_the_call() {
     assert_blocked(&hook(Some("scan"), HARMLESS), "the scan thread");
+}
+
+#[test]
+fn an_allocation_that_fails_blocks_the_call_on_either_thread() {
+    for place in ["alloc:hook", "alloc:scan"] {
+        let out = hook(Some(place), HARMLESS);
+        assert_blocked(&out, place);
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("ran out of memory"),
+            "{place}"
+        );
+    }
+}
+
+#[test]
+fn an_abort_blocks_the_call_on_either_thread() {
+    for place in ["abort:hook", "abort:scan"] {
+        let out = hook(Some(place), HARMLESS);
+        assert_blocked(&out, place);
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("the check crashed"),
+            "{place}"
+        );
+    }
 }
 
 #[test]

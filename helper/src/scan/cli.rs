@@ -227,13 +227,21 @@ pub(crate) enum HookCommand {
     /// well-formed JSON, unreadable, or larger than 64 MiB (only 64 MiB are
     /// read) is denied as unscannable, with the reason saying which.
     ///
-    /// NEVER FAILS OPEN ON ITS OWN FAULT: if the check itself fails (an
-    /// internal error, in any thread), the call is denied as unscannable:
-    /// the deny reply above on stdout, the reason on stderr, exit 2 (Claude
-    /// Code's blocking error, which blocks whatever stdout holds). A denial
-    /// that cannot be written to stdout is made the same way: its reason on
+    /// NEVER FAILS OPEN ON ITS OWN FAULT: if the check itself fails (a
+    /// panic, an allocation that fails, a crash such as a stack overflow,
+    /// in any thread), the call is denied as unscannable: the deny reply
+    /// above on stdout, the reason on stderr, exit 2 (Claude Code's
+    /// blocking error, which blocks whatever stdout holds). A denial that
+    /// cannot be written to stdout is made the same way: its reason on
     /// stderr, exit 2. Any other answer that cannot be written is no
     /// decision (exit 0).
+    ///
+    /// UNDER A MEMORY LIMIT (ulimit -v, a container's): nothing large is
+    /// reserved up front, so a command is judged as usual wherever the
+    /// helper can start at all (about 16 MB of address space for the
+    /// static release build); what the limit does not leave room for (a
+    /// huge or deeply nested command) is denied as unscannable, the reason
+    /// saying the check ran out of memory.
     #[command(verbatim_doc_comment)]
     PreToolUse,
     /// The SessionStart hook: nothing to do once the helper runs.

@@ -30,19 +30,20 @@
 //!   [`MAX_INPUT_BYTES`] (only that much is read). The command it carries
 //!   cannot be known, so it is not run.
 //!
-//! A panic never lets a call through. The shipped binary aborts on panic
-//! (`panic = "abort"`), and an abort is a non-blocking hook error to Claude
-//! Code, which would then run the call unchecked. So [`execute`] installs a
-//! panic hook first: whichever thread panics, it writes the deny reply and
-//! exits 2, Claude Code's "blocking error", which blocks even if stdout were
-//! damaged. It writes straight to file descriptors 1 and 2, because the
-//! thread that panicked may not be the one holding std's stdout lock.
+//! Nothing that stops the hook lets a call through: a panic, an allocation
+//! that fails (a memory limit such as `ulimit -v`) or a crash, in any
+//! thread, denies it, with exit 2 (Claude Code's blocking error, which
+//! blocks even if stdout were damaged) and the reason on stderr as well
+//! ([`super::fail_closed`], armed first thing in [`execute`]). The hook
+//! makes no large allocation up front: its input buffer grows with what
+//! arrives, so a small call is judged under a tight limit too.
 
 use std::io::{self, Read, Write};
 
 use serde::Serialize;
 
 use super::engine::{judge_command, judge_path, unreadable};
+use super::fail_closed;
 use super::finding::{Decision, Finding, Judgement, clip};
 use super::hook_input::{self, HookInput};
 use super::run_scope::{self, Verdict};
@@ -118,17 +119,13 @@ fn mcp_writes(tool: &str, call: &HookInput) -> Vec<WriteTarget> {
 /// Code's blocking error (docs/maintainer/hooks-protocol.md §2).
 pub(crate) const EXIT_BLOCKING_ERROR: u8 = 2;
 
-/// The reason sent when the check itself failed.
-pub(crate) const PANIC_REASON: &str = "voyage: blocked unscannable: the denylist check failed with an \
-internal error, so this call was not checked. Safer: retry it; if it is blocked again, split \
-the command into simpler ones or run it yourself outside Claude Code.";
-
 /// `hook pre-tool-use`: reads the call on stdin, writes the answer in one
-/// write, and returns the exit status (0; or 2 from the panic hook, which
-/// never returns).
+/// write, and returns the exit status (0; or 2, when the answer cannot be
+/// written or, without returning, when anything stops the check).
 pub(crate) fn execute(out: &mut impl Write) -> u8 {
+    fail_closed::arm();
     block_on_panic();
-    crate::fault::panic_at("hook");
+    crate::fault::fail_at("hook");
     let ctx = Context::from_env();
     let (input, read_ok) = read_input();
     let answer = answer_read(&input, read_ok, &ctx);
@@ -146,38 +143,18 @@ pub(crate) fn execute(out: &mut impl Write) -> u8 {
     if out.write_all(&reply).and_then(|()| out.flush()).is_err()
         && let Answer::Deny(reason) = &answer
     {
-        return block_by_exit(reason);
+        fail_closed::write_all(nix::libc::STDERR_FILENO, format!("{reason}\n").as_bytes());
+        return EXIT_BLOCKING_ERROR;
     }
     crate::exit::OK
 }
 
-/// Blocks by Claude Code's blocking error: `reason` on stderr, exit 2.
-fn block_by_exit(reason: &str) -> u8 {
-    write_fd(io::stderr(), format!("{reason}\n").as_bytes());
-    EXIT_BLOCKING_ERROR
-}
-
-/// Replaces the panic hook with one that denies the call and exits 2.
+/// Replaces the panic hook with one that denies the call and exits 2,
+/// whichever thread panicked.
 fn block_on_panic() {
     std::panic::set_hook(Box::new(|_| {
-        let mut reply = Vec::new();
-        let deny = Answer::Deny(PANIC_REASON.to_owned());
-        if render(&deny, &mut reply).is_ok() {
-            write_fd(io::stdout(), &reply);
-        }
-        std::process::exit(i32::from(block_by_exit(PANIC_REASON)));
+        fail_closed::deny_and_exit(&fail_closed::PANICKED)
     }));
-}
-
-/// Writes all of `bytes` to `fd` without std's stream locks; errors are
-/// dropped, as there is no one left to tell.
-fn write_fd(fd: impl std::os::fd::AsFd, mut bytes: &[u8]) {
-    while !bytes.is_empty() {
-        match nix::unistd::write(&fd, bytes) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => bytes = bytes.get(n..).unwrap_or_default(),
-        }
-    }
 }
 
 /// What the hook answers.
@@ -194,15 +171,35 @@ pub enum Answer {
 /// Reads stdin, at most one byte more than [`MAX_INPUT_BYTES`] (so that
 /// [`answer`] sees it is too large); and whether it was read without error.
 pub(crate) fn read_input() -> (Vec<u8>, bool) {
-    // Reserved whole, so that a large input is not copied as the buffer
-    // doubles (a 64 MiB input would take 128 MiB); only the pages written
-    // take memory.
-    let mut input = Vec::with_capacity(MAX_INPUT_LEN + 1);
-    let read = io::stdin()
-        .lock()
-        .take(MAX_INPUT_BYTES + 1)
-        .read_to_end(&mut input);
+    let mut input = Vec::new();
+    let read = read_capped(&mut io::stdin().lock(), &mut input);
     (input, read.is_ok())
+}
+
+/// Reads `from` to its end or to one byte past [`MAX_INPUT_BYTES`],
+/// whichever comes first. Nothing is reserved ahead: a call of a few
+/// hundred bytes takes a few hundred bytes, even under a memory limit that
+/// 64 MiB would not fit in. The buffer doubles as it fills, but never past
+/// the cap, so the largest input takes 64 MiB, not the 128 MiB of the next
+/// doubling.
+fn read_capped(from: &mut impl Read, into: &mut Vec<u8>) -> io::Result<()> {
+    let limit = MAX_INPUT_LEN + 1;
+    let mut chunk = [0; 64 << 10];
+    while into.len() < limit {
+        let n = match from.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n.min(limit - into.len()),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let needed = into.len() + n;
+        if needed > into.capacity() {
+            let grown = (into.capacity() * 2).clamp(needed, limit);
+            into.reserve_exact(grown - into.len());
+        }
+        into.extend_from_slice(chunk.get(..n).unwrap_or_default());
+    }
+    Ok(())
 }
 
 /// [`MAX_INPUT_BYTES`] as a length in memory.
@@ -566,6 +563,21 @@ mod tests {
             &answer_read(br#"{"tool_name":"Bash""#, false, &ctx),
             "unscannable"
         ));
+    }
+
+    /// The buffer takes what arrives and, at the cap, exactly the cap: no
+    /// 64 MiB up front (which a memory limit refused, aborting the hook),
+    /// and no doubling to 128 MiB past it.
+    #[test]
+    fn the_input_buffer_grows_with_the_input_up_to_the_cap() {
+        let mut small = Vec::new();
+        read_capped(&mut &b"{\"tool_name\":\"Bash\"}"[..], &mut small).unwrap();
+        assert_eq!(small, b"{\"tool_name\":\"Bash\"}");
+        assert_eq!(small.capacity(), small.len());
+        let mut huge = Vec::new();
+        read_capped(&mut io::repeat(b'a').take(MAX_INPUT_BYTES + 100), &mut huge).unwrap();
+        assert_eq!(huge.len(), MAX_INPUT_LEN + 1);
+        assert_eq!(huge.capacity(), MAX_INPUT_LEN + 1);
     }
 
     #[test]

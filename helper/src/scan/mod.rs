@@ -25,7 +25,8 @@
 //! judges every command of a plan ([`plan`], on the plan area's model); the
 //! PreToolUse hook answers Claude Code ([`hook`], reading its input with
 //! [`hook_input`]). [`cli`] has the flags, each subcommand run by an
-//! `execute` there (the hook's own, panic-safe edge is [`hook::execute`]).
+//! `execute` there (the hook's own edge is [`hook::execute`], and
+//! [`fail_closed`] makes anything that stops it a denial).
 //!
 //! [`parse`]: voyage_judge::parse
 //! [`plain`]: voyage_judge::plain
@@ -43,6 +44,7 @@
 //! [`getopt`]: voyage_judge::getopt
 
 mod cli;
+mod fail_closed;
 pub(crate) mod hook;
 mod hook_input;
 mod plan;
@@ -55,6 +57,7 @@ pub(crate) use voyage_judge::{
 };
 
 pub(crate) use cli::{Command, HookCommand};
+pub use fail_closed::Allocator;
 pub(crate) use plan::Scan as PlanScan;
 pub use voyage_judge::Context;
 pub use voyage_judge::judge_command;

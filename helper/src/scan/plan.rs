@@ -184,7 +184,7 @@ impl Scan {
                         short_place(&checked.command),
                         one_line_text(&checked.command.text),
                         finding.rule.name,
-                        finding.rule.instead
+                        finding.instead
                     )?;
                 }
             }

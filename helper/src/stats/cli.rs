@@ -19,7 +19,13 @@ pub(crate) enum Command {
     ///
     /// The record is RECORD, or stdin when RECORD is left out or `-`. It
     /// must be one JSON object; `ts` (UTC, RFC 3339) is added when it has
-    /// none. It is appended as one line under an exclusive file lock, so
+    /// none. It is then checked against its schema (`voyage-helper schema
+    /// stats-record`): `ts` an RFC 3339 time, the Phase 9 keys (result,
+    /// steps_*, failed_at_step, plan_type, profile_source, …) of their
+    /// types, and no `event` key (events are `event emit`'s); other keys
+    /// are the caller's. A record the schema refuses is not written
+    /// (STATS_BAD_RECORD, the reason naming the key and what it must be).
+    /// It is appended as one line under an exclusive file lock, so
     /// concurrent writers never interleave; a writer gives up after 3 s on a
     /// busy lock rather than block the run.
     ///

@@ -70,7 +70,7 @@ pub(crate) fn already_written(kind: &str, run_id: &str, event: Option<&str>) -> 
 }
 
 /// Appends the JSON object `bytes` to the stats file of `kind`, stamped
-/// with `ts` when it has none.
+/// with `ts` when it has none, if its schema accepts it.
 pub(crate) fn append_record(
     data_dir: Option<&Path>,
     kind_name: &str,
@@ -79,6 +79,7 @@ pub(crate) fn append_record(
     kind::check(kind_name).map_err(|m| Problem::new(code::STATS_BAD_KIND, m))?;
     let rec = record::parse_object(bytes, "record")?;
     let rec = record::with_ts(rec, &UtcTime::now().rfc3339());
+    record::check(&rec)?;
     let path = append(data_dir, kind_name, &rec)?;
     Ok(WriteReply::written(&path))
 }

@@ -139,6 +139,33 @@ fn help_that_cannot_be_written_is_a_write_error_too() {
     assert_eq!(text(&ran.stderr), "");
 }
 
+/// A completion script is longer than a pipe holds, so a reader that
+/// stops after its first line (`| head -1`, for real) makes the helper's
+/// write fail: a quiet 0, as anywhere else; it used to panic in
+/// clap_complete (exit 134). A full disk is a write error like any other.
+#[test]
+fn completions_into_head_exit_0_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let helper_path = assert_cmd::cargo::cargo_bin("voyage-helper");
+    let ran = Command::new("bash")
+        .arg("-c")
+        .arg(r#""$0" completions bash | head -1 >/dev/null; exit "${PIPESTATUS[0]}""#)
+        .arg(&helper_path)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(ran.status.code(), Some(0), "{}", text(&ran.stderr));
+    assert_eq!(text(&ran.stderr), "");
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let ran = to_closed_pipe(helper(&["completions", shell], dir.path()));
+        assert_eq!(ran.status.code(), Some(0), "{shell}: {}", text(&ran.stderr));
+        assert_eq!(text(&ran.stderr), "", "{shell}");
+        let ran = to_full_disk(helper(&["completions", shell], dir.path()));
+        assert_eq!(ran.status.code(), Some(2), "{shell}");
+        assert!(text(&ran.stderr).starts_with(MESSAGE), "{shell}");
+    }
+}
+
 /// `run` and `verdict` keep their own codes for what they report, and a
 /// write error is exit 2 like anywhere else.
 #[test]

@@ -165,6 +165,7 @@ fn the_stats_record_is_built_from_the_same_data_with_the_profile() {
     let case = case.env("VOYAGE_PROFILE", "balanced");
     let ran = case.run_with(&["report", "--progress", "completed.json", "--stats-record"]);
     let record: Value = serde_json::from_str(&ran.stdout).unwrap();
+    crate::common::assert_schema("stats-record", &ran.stdout);
     assert_eq!(
         (&record["profile"], &record["profile_source"]),
         (&json!("balanced"), &json!("env"))

@@ -388,6 +388,8 @@ fn stats_gate_and_profile_outputs_validate() {
         let rec: Value = serde_json::from_str(line).unwrap();
         if rec.get("event").is_some() {
             assert_valid("event-record", line);
+        } else {
+            assert_valid("stats-record", line);
         }
     }
     assert_valid(

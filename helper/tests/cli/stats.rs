@@ -156,6 +156,54 @@ fn bad_records_are_refused_with_a_code_and_exit_1() {
     );
 }
 
+/// A record its schema (`voyage-helper schema stats-record`) refuses is not
+/// written: exit 1, code STATS_BAD_RECORD, and a reason naming the key and
+/// what it must be; the file stays as it was. What `report --stats-record`
+/// prints is accepted, as is any key of the caller's own.
+#[test]
+fn a_record_its_schema_refuses_is_not_written() {
+    let case = Case::new(&[]);
+    let file = case.path().join("data/voyage/trekexecute-stats.jsonl");
+    let phase9 = r#"{"ts":"2026-12-01T09:30:00Z","plan":"a.md","plan_type":"plan","mode":"execute","result":"stopped","steps_total":2,"steps_passed":1,"steps_failed":0,"steps_skipped":0,"failed_at_step":null,"profile":"premium","phase_models":{"execute":"opus"},"profile_source":"default","note":"mine"}"#;
+    let ran = case.run_with(&["stats", "append", "trekexecute", phase9]);
+    assert_eq!(ran.status, 0, "{}", ran.stderr);
+    let before = fs::read(&file).unwrap();
+    for (record, names) in [
+        (
+            r#"{"steps_passed":"3"}"#,
+            r#"`steps_passed`: "3" is not of type "integer""#,
+        ),
+        (r#"{"result":"done"}"#, r#"`result`: "done" is not one of"#),
+        (
+            r#"{"failed_at_step":-2}"#,
+            "`failed_at_step`: -2 is less than the minimum of 0",
+        ),
+        (
+            r#"{"ts":"last tuesday"}"#,
+            "`ts` must be a time in RFC 3339",
+        ),
+        (r#"{"ts":1764581400}"#, "`ts` must be a time in RFC 3339"),
+        (
+            r#"{"event":"main-merge-gate"}"#,
+            "`event` marks a lifecycle event",
+        ),
+    ] {
+        let ran = case.run_with(&["stats", "append", "trekexecute", record]);
+        assert_eq!(ran.status, 1, "{record}");
+        let reply: Value = serde_json::from_str(&ran.stdout).unwrap();
+        assert_eq!(reply["written"], false, "{record}");
+        assert_eq!(reply["code"], "STATS_BAD_RECORD", "{record}");
+        let reason = reply["reason"].as_str().unwrap();
+        assert!(
+            reason.starts_with("record-not-valid (schema stats-record): ")
+                && reason.contains(names),
+            "{record}: {reason}"
+        );
+        assert!(ran.stderr.contains("STATS_BAD_RECORD") && ran.stderr.contains(names));
+        assert_eq!(fs::read(&file).unwrap(), before, "{record} was written");
+    }
+}
+
 #[test]
 fn an_unwritable_data_dir_is_reported_not_fatal() {
     let case = Case::new(&[]);
