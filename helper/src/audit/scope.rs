@@ -557,6 +557,22 @@ pub(crate) fn save_patch(
     patch: &Path,
 ) -> Result<bool, String> {
     let scratch = Scratch::new(git, base, paths).map_err(|p| p.message)?;
+    let bytes = staged_patch(git, &scratch, base, paths).map_err(|p| p.message)?;
+    if bytes.is_empty() {
+        return Ok(false);
+    }
+    write_patch(patch, &bytes)?;
+    Ok(true)
+}
+
+/// The binary-safe patch from `base` to what `scratch` holds, for `paths`
+/// (all of them when empty).
+fn staged_patch(
+    git: &Git,
+    scratch: &Scratch,
+    base: &str,
+    paths: &[String],
+) -> Result<Vec<u8>, Problem> {
     let mut args = vec![
         "diff-index",
         "--cached",
@@ -568,18 +584,16 @@ pub(crate) fn save_patch(
         "--",
     ];
     args.extend(paths.iter().map(String::as_str));
-    let bytes = call(git, &args, scratch.with()).map_err(|p| p.message)?;
-    if bytes.is_empty() {
-        return Ok(false);
-    }
+    call(git, &args, scratch.with())
+}
+
+/// Writes `bytes` to `patch`, making its directory first.
+fn write_patch(patch: &Path, bytes: &[u8]) -> Result<(), String> {
     patch
         .parent()
         .map_or(Ok(()), std::fs::create_dir_all)
         .map_err(|e| e.to_string())
-        .and_then(|()| {
-            crate::atomic_file::write_atomic(patch, &bytes).map_err(|e| e.to_string())
-        })?;
-    Ok(true)
+        .and_then(|()| crate::atomic_file::write_atomic(patch, bytes).map_err(|e| e.to_string()))
 }
 
 /// Where a patch of step `step` is kept, named after why (`revert`,
@@ -642,20 +656,7 @@ pub(crate) fn save_and_restore(git: &Git, found: &Found, patch: &Path) -> Saved 
         );
         saved.problem = Some(why);
     };
-    let bytes = match call(
-        git,
-        &[
-            "diff-index",
-            "--cached",
-            "-p",
-            "--binary",
-            "-M",
-            "--full-index",
-            &found.base,
-            "--",
-        ],
-        scratch.with(),
-    ) {
+    let bytes = match staged_patch(git, scratch, &found.base, &[]) {
         Ok(b) => b,
         Err(p) => {
             keep_all(
@@ -665,11 +666,7 @@ pub(crate) fn save_and_restore(git: &Git, found: &Found, patch: &Path) -> Saved 
             return saved;
         }
     };
-    let written = patch
-        .parent()
-        .map_or(Ok(()), std::fs::create_dir_all)
-        .map_err(|e| e.to_string())
-        .and_then(|()| crate::atomic_file::write_atomic(patch, &bytes).map_err(|e| e.to_string()));
+    let written = write_patch(patch, &bytes);
     if let Err(why) = written {
         keep_all(
             &mut saved,

@@ -254,9 +254,7 @@ fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
     {
         reply.push(format!("Error: {why}"));
         reply.push("Nothing was started.");
-        reply.status = "stopped".into();
-        reply.exit = exit::NOT_OK;
-        return Ok(reply);
+        return Ok(stopped(reply));
     }
     // The criteria the run ends with, screened now as `criteria run` will
     // screen them: a refused one would fail the run after all its steps.
@@ -306,9 +304,7 @@ fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
         };
         if missing_signals {
             reply.push("Brief is brief_version 2.1 but does not carry phase_signals — re-run /trekbrief to commit them (Phase 3.5).");
-            reply.status = "stopped".into();
-            reply.exit = exit::NOT_OK;
-            return Ok(reply);
+            return Ok(stopped(reply));
         }
     }
 
@@ -355,9 +351,7 @@ fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
     let (scan_text, _) = said::text_of(|out| scan.render_text(out).map(|()| exit::OK));
     if scan.blocked() > 0 {
         reply.push_text(&scan_text);
-        reply.status = "stopped".into();
-        reply.exit = exit::NOT_OK;
-        return Ok(reply);
+        return Ok(stopped(reply));
     }
     if scan.advised() > 0 {
         // Advisories are printed above the PASS line; keep them whole.
@@ -514,9 +508,7 @@ fn single_session(
             root.display()
         ));
         reply.push("Nothing was started.");
-        reply.status = "stopped".into();
-        reply.exit = exit::NOT_OK;
-        return Ok(reply);
+        return Ok(stopped(reply));
     }
     // A git command killed earlier (a checkpoint cut short) may have left
     // its locks: named now, with the command to remove them.
@@ -532,9 +524,7 @@ fn single_session(
             root.display()
         ));
         reply.push("Nothing was started. Fix git's setup as it says, then run /trekexecute again.");
-        reply.status = "stopped".into();
-        reply.exit = exit::NOT_OK;
-        return Ok(reply);
+        return Ok(stopped(reply));
     }
     let location = run_marker::locate(&root).ok_or_else(|| {
         Problem::new(code::TREK_NOT_A_REPO, "the work tree's .git cannot be read")
@@ -606,9 +596,7 @@ fn single_session(
                 super::existing::Existing::Proceed(lines) => reply.lines.extend(lines),
                 super::existing::Existing::Refuse(lines) => {
                     reply.lines.extend(lines);
-                    reply.status = "stopped".into();
-                    reply.exit = exit::NOT_OK;
-                    return Ok(reply);
+                    return Ok(stopped(reply));
                 }
             }
         }
@@ -625,9 +613,7 @@ fn single_session(
             nothing_to_resume(&path, previous.as_ref(), &start_again(args, &plan_arg))
     {
         reply.lines.extend(lines);
-        reply.status = "stopped".into();
-        reply.exit = exit::NOT_OK;
-        return Ok(reply);
+        return Ok(stopped(reply));
     }
     // The user's own uncommitted edits in a step's Files: a failed step's
     // revert restores those Files from HEAD, so they are named before
@@ -650,9 +636,7 @@ fn single_session(
                     dirty.join(" ")
                 ));
                 reply.push("Nothing was started.");
-                reply.status = "stopped".into();
-                reply.exit = exit::NOT_OK;
-                return Ok(reply);
+                return Ok(stopped(reply));
             }
         }
     }
@@ -825,9 +809,7 @@ fn single_session(
                 "stopped",
                 &mut reply,
             );
-            reply.status = "stopped".into();
-            reply.exit = exit::NOT_OK;
-            return Ok(reply);
+            return Ok(stopped(reply));
         }
         reply.push("Entry condition: PASS");
     }
@@ -915,6 +897,14 @@ fn hold_start_lock(marker: &Path) -> Result<std::fs::File, Problem> {
         )
     })?;
     Ok(file)
+}
+
+/// A start that stops after the lines already in `reply` (why, and what
+/// to do): nothing of the run was written.
+fn stopped(mut reply: Reply) -> Reply {
+    reply.status = "stopped".into();
+    reply.exit = exit::NOT_OK;
+    reply
 }
 
 /// The first step file (step, path, repository) that lies inside another
