@@ -139,6 +139,15 @@ pub(super) fn text(r: &Report, out: &mut impl Write) -> io::Result<()> {
             writeln!(out, "  - {}", crate::audit::drift_line(item))?;
         }
     }
+    if !a.accepted.is_empty() {
+        writeln!(
+            out,
+            "- **Accepted (a message hook rewrote the plan's subject):**"
+        )?;
+        for item in &a.accepted {
+            writeln!(out, "  - {}", crate::audit::drift_line(item))?;
+        }
+    }
     writeln!(out, "- **Recovery dispatched:** {}", a.recovery_dispatched)?;
     writeln!(out, "- **Recovery depth:** {}", a.recovery_depth)?;
     if let Some(spec) = &a.recovery_spec {

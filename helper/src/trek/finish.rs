@@ -352,8 +352,10 @@ fn push_audit(
         "{} expected paths, {} commits, {} scripts checked",
         found.expected_paths, found.commits, found.scripts
     );
+    let accepted = found.accepted.iter().map(|a| format!("- accepted: {a}"));
     if found.drift.is_empty() {
         reply.push(format!("Manifest audit: PASS ({checked})"));
+        reply.lines.extend(accepted);
         return;
     }
     reply.push(format!(
@@ -364,6 +366,7 @@ fn push_audit(
     reply
         .lines
         .extend(found.drift.iter().map(|d| format!("- {d}")));
+    reply.lines.extend(accepted);
 }
 
 /// Appends the run's Phase 9 record, with the run's id, unless the stats

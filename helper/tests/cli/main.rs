@@ -37,6 +37,7 @@ mod stats;
 mod toplevel;
 mod trek;
 mod trek_faults;
+mod trek_finish_faults;
 mod verdict;
 mod verdict_fixtures;
 mod waves;
