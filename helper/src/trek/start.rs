@@ -1007,7 +1007,7 @@ fn completed_already(
     if let Ok(built) =
         said::passing_on(|| crate::report::build(progress, Some(plan_path), Some(plan), &budget))
     {
-        reply.report = Some(built.text());
+        reply.report = Some(built.brief_text(&crate::report::full_call(progress, plan_path)));
     }
     if finish_left {
         reply.push("Its finish was cut short: `trek finish` completes it (what it already wrote is not written again).");

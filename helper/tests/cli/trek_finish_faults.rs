@@ -130,3 +130,101 @@ fn a_subject_the_plan_did_not_write_itself_stays_drift() {
         "{said}"
     );
 }
+
+/// A plan of `steps` one-file steps, each escalating on failure.
+fn long_plan(steps: u32) -> String {
+    let mut plan = String::from(
+        "---\nplan_version: 1.7\n---\n# Plan: many files\n\n## Implementation Plan\n\n",
+    );
+    for n in 1..=steps {
+        plan.push_str(&format!(
+            "### Step {n}: Add f{n}\n- **Files:** `f{n}.txt` (new)\n- **Changes:** Write f{n}.txt.\n- **Verify:** `test -f f{n}.txt`\n- **On failure:** escalate\n- **Checkpoint:** `git commit -m \"feat: add f{n}\"`\n- **Manifest:**\n  ```yaml\n  expected_paths: [f{n}.txt]\n  min_file_count: 1\n  commit_message_pattern: \"^feat: add f{n}$\"\n  bash_syntax_check: []\n  forbidden_paths: []\n  must_contain: []\n  ```\n\n"
+        ));
+    }
+    plan.push_str("## Verification\n\n- `test -f f1.txt` — the first file is there\n");
+    plan
+}
+
+/// Step 1 of a `steps`-step plan escalates, then `trek finish` (text, as
+/// the agent reads it): the reply, and the run.
+fn early_finish(steps: u32) -> (String, Trek) {
+    let trek = Trek::new(|_| long_plan(steps));
+    assert_eq!(trek.trek(&["start", &trek.plan()]).0, 0);
+    trek.trek(&["step-begin", "1"]);
+    let (_, done) = trek.trek(&["step-done", "1"]);
+    assert_eq!(done["status"], "stopped", "{done}");
+    let out = trek.helper().args(["trek", "finish"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    (String::from_utf8(out.stdout).unwrap(), trek)
+}
+
+#[test]
+fn an_early_finish_of_a_long_plan_summarises_and_the_full_report_stays_at_hand() {
+    let (short, _) = early_finish(100);
+    let (reply, trek) = early_finish(300);
+    // The reply's size does not grow with the plan: only the numbers
+    // differ between 100 and 300 steps.
+    assert!(reply.len() < 8_000, "{} bytes:\n{reply}", reply.len());
+    assert!(
+        reply.len().abs_diff(short.len()) < 200,
+        "{short}\n---\n{reply}"
+    );
+    // What matters is there: the failed step alone, the rest as a range,
+    // the counts, the first findings and where all of them are.
+    assert!(reply.contains("| 1 | Add f1 | FAIL | 1 |"), "{reply}");
+    assert!(reply.contains("| 2–300 | 299 steps | — | 0 |"), "{reply}");
+    assert!(
+        reply.contains("2. Steps 2–300: 299 steps (pending)"),
+        "{reply}"
+    );
+    assert!(reply.contains("- Not reached: 299"), "{reply}");
+    assert!(reply.contains("… and 290 more drift items"), "{reply}");
+    assert!(reply.contains("\"drift_details_omitted\":290"), "{reply}");
+    let progress = trek.path().join("plans/.trekexecute-progress-plan.json");
+    let full_call = format!("voyage-helper report --progress {}", progress.display());
+    assert!(reply.contains(&full_call), "{reply}");
+    assert!(
+        !reply.contains("Add f2 "),
+        "no row of its own for step 2: {reply}"
+    );
+    // The report's JSON block still reads as the summary schema says.
+    let block = reply
+        .lines()
+        .find(|l| l.starts_with("{\"trekexecute_summary\""))
+        .unwrap();
+    assert_schema("summary", block);
+
+    // The progress file keeps every record, and `report` prints them all.
+    let recorded = trek.progress()["manifest_audit"]["drift_details"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(recorded, 300);
+    let out = trek
+        .helper()
+        .args(["report", "--progress"])
+        .arg(&progress)
+        .output()
+        .unwrap();
+    let full = String::from_utf8(out.stdout).unwrap();
+    assert!(full.contains("| 300 | Add f300 | — | 0 |"), "{full}");
+    assert!(full.contains("300. Step 300: Add f300 (pending)"), "{full}");
+    assert!(!full.contains("more drift items"), "{full}");
+}
+
+#[test]
+fn a_short_plans_early_finish_lists_every_step_as_before() {
+    let (reply, _) = early_finish(3);
+    assert!(!reply.contains("summarises"), "{reply}");
+    for n in 2..=3 {
+        assert!(
+            reply.contains(&format!("| {n} | Add f{n} | — | 0 |")),
+            "{reply}"
+        );
+        assert!(
+            reply.contains(&format!("- expected_paths (step {n}): f{n}.txt")),
+            "{reply}"
+        );
+    }
+    assert!(!reply.contains("drift_details_omitted"), "{reply}");
+}
