@@ -90,7 +90,11 @@ pub(crate) enum Command {
     ///   - commit_count: commits in START..HEAD == completed steps (a
     ///     sandbox Step 0 excluded);
     ///   - commit_message_pattern: every subject in START..HEAD matches some
-    ///     declared pattern;
+    ///     declared pattern; accepted instead (listed, not drift): a
+    ///     completed step's recorded commit whose checkpoint_drift says
+    ///     rewritten_by_hook with that subject, when the plan gives the
+    ///     step a plain `git commit -m` whose message matches its pattern
+    ///     (trek step-done records it when a message hook rewrote it);
     ///   - bash_syntax_check: bash -n on every .sh changed since START;
     ///   - forbidden_paths: nothing changed since START under a step's
     ///     forbidden_paths (unless a step declares the path as its own),
@@ -111,15 +115,17 @@ pub(crate) enum Command {
     ///                                  (the caller finalises the run)
     ///
     /// --record writes manifest_audit {status, drift_details, override}
-    /// into the progress file and, on an override, its status partial.
+    /// (and accepted, when any) into the progress file and, on an
+    /// override, its status partial.
     ///
     /// OUTPUT: `Manifest audit: PASS (…)` or `Manifest audit: DRIFT, N
     /// findings (…)`, one `- …` line per item, then `Override: completed ->
     /// partial …`, `Status stays S: …`, or for a run still in_progress
-    /// `No override: …` (its final status is not the audit's). --json: {status: pass|drift,
+    /// `No override: …` (its final status is not the audit's), and one
+    /// `Accepted: …` line per accepted commit. --json: {status: pass|drift,
     /// drift_details: [...], override: {from, to} or null, claimed, start,
-    /// commits, committing_steps, expected_paths, scripts, counter,
-    /// recorded} (schema audit-session).
+    /// commits, committing_steps, expected_paths, scripts, accepted,
+    /// counter, recorded} (schema audit-session).
     ///
     /// Example:
     ///     voyage-helper audit session --plan plan.md \

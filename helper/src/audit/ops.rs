@@ -181,6 +181,8 @@ pub(crate) struct SessionFindings {
     pub scripts: usize,
     /// Each drift item as one line ([`super::drift_line`]).
     pub drift: Vec<String>,
+    /// Each commit accepted as a message hook's rewrite, as one line.
+    pub accepted: Vec<String>,
 }
 
 /// The run `audit session` (Phase 7.5) checks: its plan, its progress
@@ -209,6 +211,7 @@ pub(crate) fn audit_session(request: &SessionRequest<'_>) -> Result<SessionFindi
             .iter()
             .map(|d| super::drift_line(&d.to_value()))
             .collect(),
+        accepted: a.accepted.iter().map(super::drift::Drift::line).collect(),
     })
 }
 

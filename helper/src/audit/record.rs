@@ -7,7 +7,8 @@
 //!   the run.
 //! - `audit checkpoint`: the step's `checkpoint_drift` (removed on a pass).
 //! - `audit session`: `manifest_audit {status, drift_details, override}`
-//!   at the top, and the overridden run status.
+//!   at the top (with `accepted` when a message hook's rewrite was
+//!   accepted), and the overridden run status.
 
 use std::path::Path;
 
@@ -108,14 +109,17 @@ pub(super) fn session(path: &Path, audit: &SessionAudit) -> Result<(), Refused> 
         .iter()
         .map(super::drift::Drift::to_value)
         .collect();
-    progress.extra.insert(
-        "manifest_audit".into(),
-        json!({
-            "status": audit.status,
-            "drift_details": details,
-            "override": audit.status_override,
-        }),
-    );
+    let mut recorded = json!({
+        "status": audit.status,
+        "drift_details": details,
+        "override": audit.status_override,
+    });
+    // Only when there are any: a run without them records what it did.
+    if let (false, Some(map)) = (audit.accepted.is_empty(), recorded.as_object_mut()) {
+        let accepted = audit.accepted.iter().map(super::drift::Drift::to_value);
+        map.insert("accepted".into(), Value::Array(accepted.collect()));
+    }
+    progress.extra.insert("manifest_audit".into(), recorded);
     if audit.status_override.is_some() {
         progress.status = RunStatus::Partial;
     }

@@ -100,6 +100,9 @@ pub(super) fn session(audit: &SessionAudit, out: &mut impl Write) -> io::Result<
             )?,
         }
     }
+    for a in &audit.accepted {
+        writeln!(out, "Accepted: {}", a.line())?;
+    }
     recorded(audit.recorded.as_deref(), out)
 }
 

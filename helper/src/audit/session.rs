@@ -6,7 +6,10 @@
 //!    Manifest's), each checked to exist;
 //! 2. the commits since `--start`, one per completed step (a sandbox Step 0
 //!    commits nothing and is not counted);
-//! 3. every commit subject matching some declared `commit_message_pattern`;
+//! 3. every commit subject matching some declared `commit_message_pattern`
+//!    (a step's checkpoint whose plain `git commit -m` message matched, and
+//!    whose subject a message hook of the repository then rewrote, is
+//!    accepted and listed in `accepted`: see [`rewritten`]);
 //! 4. `bash -n` on every `.sh` changed since `--start`;
 //! 5. no forbidden path changed since `--start` (each step's
 //!    `forbidden_paths`, the Scope Fence's never-touch list, the Session
@@ -79,6 +82,10 @@ pub(super) struct SessionAudit {
     pub expected_paths: usize,
     /// `.sh` files checked with `bash -n`.
     pub scripts: usize,
+    /// Commits check 3 accepted although their subject matches no
+    /// declared pattern: a message hook of the repository rewrote what
+    /// the plan wrote ([`rewritten`]). Advisories, never drift.
+    pub accepted: Vec<Drift>,
     pub counter: Counter,
     pub recorded: Option<String>,
 }
@@ -169,6 +176,9 @@ pub(super) fn audit(
         .into_iter()
         .filter_map(|p| pattern::compile(p).ok())
         .collect();
+    // A commit a message hook rewrote is accepted, and listed: see
+    // `rewritten`.
+    let mut accepted = Vec::new();
     if !patterns.is_empty() {
         let set = regex::RegexSet::new(patterns.iter().map(regex::Regex::as_str)).ok();
         for commit in commits.iter().rev() {
@@ -176,7 +186,12 @@ pub(super) fn audit(
                 || patterns.iter().any(|re| re.is_match(&commit.subject)),
                 |set| set.is_match(&commit.subject),
             );
-            if !matched {
+            if matched {
+                continue;
+            }
+            if let Some(found) = rewritten(&steps, commit) {
+                accepted.push(found);
+            } else {
                 drift.push(
                     Drift::new(
                         check::COMMIT_MESSAGE,
@@ -283,8 +298,48 @@ pub(super) fn audit(
         committing_steps,
         expected_paths,
         scripts: scripts.len(),
+        accepted,
         counter,
         recorded: None,
+    })
+}
+
+/// Whether `commit` is a checkpoint a message hook rewrote, and so is not
+/// drift although its subject matches no pattern: the commit is a
+/// completed step's recorded commit, that step's `checkpoint_drift` says
+/// `rewritten_by_hook` and holds this very subject, and the plan itself
+/// (read again here, not taken from the record) gives the step a plain
+/// `git commit -m` whose message matches the step's own pattern. The
+/// plan did its part; the repository's hook changed the words. Anything
+/// else stays drift.
+fn rewritten(
+    steps: &[(&crate::plan::Step, &crate::progress::StepRecord)],
+    commit: &super::git::Commit,
+) -> Option<Drift> {
+    steps.iter().find_map(|(step, record)| {
+        let recorded = record.commit.as_deref().filter(|c| c.len() >= 7)?;
+        let drift = record.checkpoint_drift.as_ref()?;
+        let text = |key: &str| drift.get(key).and_then(Value::as_str);
+        let hook = text("rewritten_by_hook").filter(|h| !h.is_empty())?;
+        let ours = record.status.is_completed()
+            && commit.sha.starts_with(recorded)
+            && text("actual_message") == Some(commit.subject.as_str());
+        if !ours {
+            return None;
+        }
+        let planned = step.planned_matching_subject()?;
+        Some(
+            Drift::new(
+                check::COMMIT_MESSAGE,
+                format!("the plan's subject \"{planned}\""),
+                commit.subject.clone(),
+            )
+            .step(Some(step.number))
+            .commit(&commit.sha)
+            .detail(Some(format!(
+                "rewritten by the repository's hook {hook}; accepted: the plan's message matches the step's pattern"
+            ))),
+        )
     })
 }
 

@@ -18,6 +18,9 @@ pub(crate) type Fail = (u8, Problem);
 
 pub(crate) const WAVE_FILE: &str = "wave.json";
 pub(crate) const MERGED_FILE: &str = "merged-waves.json";
+/// Beside `orders/`, not in it: what `orders clear` leaves of a finished
+/// run, so that the gate asked again says it was answered.
+pub(crate) const FINISHED_FILE: &str = "finished.json";
 pub(crate) const AWAITING: &str = "awaiting-sessions";
 
 /// Where everything of one plan's multi-session run lives.
@@ -110,6 +113,10 @@ impl Layout {
 
     pub(crate) fn merged_file(&self) -> PathBuf {
         self.orders_dir().join(MERGED_FILE)
+    }
+
+    pub(crate) fn finished_file(&self) -> PathBuf {
+        self.session_dir.join(FINISHED_FILE)
     }
 
     pub(crate) fn branch(&self, session: u32) -> String {
@@ -254,6 +261,23 @@ pub(crate) struct MergedRecord {
     pub plan: String,
     pub plan_sha256: String,
     pub waves: Vec<u32>,
+}
+
+/// `finished.json`: the main-merge gate of this plan's multi-session run
+/// was confirmed and its orders cleared; what the sessions' report said
+/// then. Removed when a new run of the plan prepares its first wave.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct FinishedRecord {
+    pub schema_version: u32,
+    pub plan: String,
+    pub plan_sha256: String,
+    /// `confirmed`.
+    pub answer: String,
+    /// `user` or `operator`.
+    pub answered_by: String,
+    pub answered_at: String,
+    /// The sessions' report as the confirm printed it.
+    pub report: String,
 }
 
 /// Reads a record; `Ok(None)` when the file does not exist.

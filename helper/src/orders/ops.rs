@@ -10,8 +10,8 @@ use serde::Serialize;
 
 use super::code;
 use super::model::{
-    AWAITING, Fail, Layout, MergedRecord, WaveRecord, current_branch, read_record, same_plan,
-    wave_sessions, write_bytes, write_record,
+    AWAITING, Fail, FinishedRecord, Layout, MergedRecord, WaveRecord, current_branch, read_record,
+    same_plan, wave_sessions, write_bytes, write_record,
 };
 use crate::clock::UtcTime;
 use crate::exit;
@@ -168,7 +168,49 @@ pub(crate) fn write(layout: &Layout, wave: u32, branch: &str) -> Result<Vec<Orde
         prepared_at: UtcTime::now().rfc3339(),
     };
     write_record(&layout.wave_file(), &record)?;
+    // A wave prepared is a run going on: an earlier run's end is no
+    // longer this plan's answer.
+    forget_finished(layout)?;
     Ok(orders)
+}
+
+/// Records that the run's main-merge gate was confirmed by `answered_by`,
+/// with the sessions' `report`, before `clear` removes what it was read
+/// from.
+pub(crate) fn record_finished(
+    layout: &Layout,
+    answered_by: &str,
+    report: &str,
+) -> Result<(), Fail> {
+    let (_, sha) = layout.load_plan()?;
+    let record = FinishedRecord {
+        schema_version: 1,
+        plan: layout.plan_rel.clone(),
+        plan_sha256: sha,
+        answer: "confirmed".into(),
+        answered_by: answered_by.to_owned(),
+        answered_at: UtcTime::now().rfc3339(),
+        report: report.to_owned(),
+    };
+    write_record(&layout.finished_file(), &record)
+}
+
+/// The record of the plan's finished run, if its gate was confirmed and
+/// no run of it started since.
+pub(crate) fn finished(layout: &Layout) -> Result<Option<FinishedRecord>, Fail> {
+    read_record(&layout.finished_file())
+}
+
+fn forget_finished(layout: &Layout) -> Result<(), Fail> {
+    let path = layout.finished_file();
+    match fs::remove_file(&path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err((
+            exit::CANNOT_CHECK,
+            Problem::new(code::ORDERS_IO, e.to_string()).in_file(&path),
+        )),
+    }
 }
 
 /// How a session stands, from its progress file's `status`.

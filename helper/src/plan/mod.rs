@@ -23,6 +23,7 @@
 mod check;
 mod cli;
 pub(crate) mod code;
+mod commit_line;
 mod criterion;
 mod decision;
 mod fields;

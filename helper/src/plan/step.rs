@@ -137,6 +137,18 @@ impl Step {
         self.manifest.as_ref().is_some_and(|m| m.sandbox_preflight)
     }
 
+    /// The subject the Checkpoint writes, when it is a plain `git commit
+    /// -m "…"` ([`super::commit_line::planned_subject`]) and that subject
+    /// matches the manifest's declared `commit_message_pattern`: the plan
+    /// then did its part, and a commit subject that misses the pattern was
+    /// changed after the plan wrote it. `None` otherwise (no pattern too).
+    pub(crate) fn planned_matching_subject(&self) -> Option<String> {
+        let pattern = self.manifest.as_ref()?.commit_message_pattern.as_str();
+        let subject = super::commit_line::planned_subject(&self.checkpoint.as_ref()?.command)?;
+        let regex = crate::pattern::compile(pattern).ok()?;
+        (!pattern.is_empty() && regex.is_match(&subject)).then_some(subject)
+    }
+
     /// What the Verify command exiting with `exit` means for this step.
     pub fn verify_outcome(&self, exit: i32) -> VerifyOutcome {
         match exit {

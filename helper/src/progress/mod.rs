@@ -49,7 +49,7 @@ pub(crate) use file::{load, save};
 pub(crate) use gate::{Gate, completion_gate};
 pub(crate) use gate::{audit_word, stop_signal};
 pub use model::Progress;
-pub(crate) use model::{Left, StepKey};
+pub(crate) use model::{Left, StepKey, StepRecord};
 pub use status::StepStatus;
 pub(crate) use status::{ManifestAudit, RunStatus};
 pub use transition::{StepUpdate, apply};

@@ -12,10 +12,12 @@
 //!
 //! - [`model`]: the report as values, built by a pure function;
 //! - [`summary`]: `trekexecute_summary` and the stats record;
-//! - [`render`]: the text and JSON forms;
+//! - [`render`]: the text and JSON forms; [`brief`]: how a very long
+//!   run's report (as `trek finish` hands it back) summarises its lists;
 //! - [`ops`]: the report built from a run ([`build`]), as the command line
 //!   and `trek` call it; [`cli`]: the flags, mapped to it.
 
+mod brief;
 mod cli;
 pub(crate) mod code;
 mod model;
@@ -23,5 +25,6 @@ mod ops;
 mod render;
 mod summary;
 
+pub(crate) use brief::{full_call, shown};
 pub(crate) use cli::ReportArgs;
 pub(crate) use ops::build;

@@ -54,6 +54,10 @@ pub(super) struct Audit {
     /// `pass`, `drift` or `not-run`.
     pub status: &'static str,
     pub drift_details: Vec<Value>,
+    /// Commits the audit accepted as a message hook's rewrite of the
+    /// plan's matching subject (advisories, not drift).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub accepted: Vec<Value>,
     pub recovery_dispatched: bool,
     pub recovery_depth: u32,
     /// The recovery spec `recovery spec` wrote for this run, if any.
@@ -264,6 +268,15 @@ fn checkpoint_line(step: u32, drift: &Value) -> String {
             .unwrap_or("?")
             .to_owned()
     };
+    if drift.get("rewritten_by_hook").is_some() {
+        return format!(
+            "Step {step}: the repository's hook {} rewrote the checkpoint's subject: \"{}\" became \"{}\", which does not match \"{}\"",
+            text("rewritten_by_hook"),
+            text("planned_message"),
+            text("actual_message"),
+            text("expected_pattern")
+        );
+    }
     format!(
         "Step {step}: checkpoint_drift: the commit subject \"{}\" does not match \"{}\"",
         text("actual_message"),
@@ -427,16 +440,19 @@ pub(super) fn build(
         ));
     }
     let audit_status = progress::audit_word(progress);
-    let drift_details = progress
-        .extra
-        .get("manifest_audit")
-        .and_then(|a| a.get("drift_details"))
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let recorded = |key: &str| {
+        progress
+            .extra
+            .get("manifest_audit")
+            .and_then(|a| a.get(key))
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
     let manifest_audit = Audit {
         status: audit_status,
-        drift_details,
+        drift_details: recorded("drift_details"),
+        accepted: recorded("accepted"),
         recovery_dispatched: progress.recovery_dispatched.unwrap_or(false),
         recovery_depth: progress.recovery_depth.unwrap_or(0),
         recovery_spec: progress

@@ -92,12 +92,19 @@ impl Built {
         }
     }
 
-    /// The report as text.
-    pub(crate) fn text(&self) -> String {
+    /// The report as `trek finish` hands it back: long lists summarised
+    /// ([`super::brief`]), with `full`, the command that prints it all.
+    pub(crate) fn brief_text(&self, full: &str) -> String {
         let mut out = Vec::new();
         // Writing into memory does not fail.
-        let _ = render::text(&self.report, &mut out);
+        let _ = render::text_with(&self.report, render::Detail::Brief { full }, &mut out);
         String::from_utf8_lossy(&out).into_owned()
+    }
+
+    /// [`Self::summary`] with a long drift list cut short, as the brief
+    /// report's block holds it.
+    pub(crate) fn brief_summary(&self) -> Value {
+        super::brief::summary(self.summary())
     }
 
     /// The result word (`completed`, `partial`, …).

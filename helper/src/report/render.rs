@@ -5,7 +5,33 @@ use std::io::{self, Write};
 
 use serde_json::Value;
 
+use super::brief::{self, Entry};
 use super::model::{Report, StepRow, place};
+
+/// How much of a long run the text report lists.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Detail<'a> {
+    /// Every step and finding (`report`).
+    Full,
+    /// Long lists summarised ([`brief`]); `full` is the command that
+    /// prints the full report.
+    Brief { full: &'a str },
+}
+
+impl Detail<'_> {
+    fn brief(self) -> bool {
+        matches!(self, Self::Brief { .. })
+    }
+}
+
+/// The line that ends a summarised list: how many were left out, and
+/// where they all are.
+fn left_out(n: usize, what: &str, detail: Detail<'_>) -> String {
+    match detail {
+        Detail::Brief { full } => format!("… and {n} more {what} (all of them: {full})"),
+        Detail::Full => format!("… and {n} more {what}"),
+    }
+}
 
 /// The lines of an error the Failure Details show.
 const ERROR_LINES: usize = 20;
@@ -30,7 +56,7 @@ fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
 
-fn step_table(rows: &[StepRow], out: &mut impl Write) -> io::Result<()> {
+fn step_table(rows: &[StepRow], detail: Detail<'_>, out: &mut impl Write) -> io::Result<()> {
     writeln!(out, "### Step Results")?;
     writeln!(out)?;
     writeln!(
@@ -41,7 +67,7 @@ fn step_table(rows: &[StepRow], out: &mut impl Write) -> io::Result<()> {
         out,
         "|------|-------------|--------|----------|--------|----------|"
     )?;
-    for r in rows {
+    let one = |r: &StepRow, out: &mut dyn Write| {
         let commit: String = r
             .commit
             .as_deref()
@@ -55,14 +81,53 @@ fn step_table(rows: &[StepRow], out: &mut impl Write) -> io::Result<()> {
             r.attempts,
             commit,
             r.manifest
-        )?;
+        )
+    };
+    if !(detail.brief() && rows.len() > brief::LONG_LIST) {
+        for r in rows {
+            one(r, out)?;
+        }
+        return writeln!(out);
+    }
+    // A range of alike steps is one row: its steps, how many, and how
+    // many commits they made.
+    for entry in brief::ranges(rows) {
+        match entry {
+            Entry::One(r) => one(r, out)?,
+            Entry::Range(run) => {
+                let commits = run.iter().filter(|r| r.commit.is_some()).count();
+                let first = run.first().map_or("—", |r| r.result);
+                writeln!(
+                    out,
+                    "| {} | {} steps | {} | {} | {} | {} |",
+                    brief::span(run),
+                    run.len(),
+                    first,
+                    run.first().map_or(0, |r| r.attempts),
+                    if commits == 0 {
+                        "—".to_owned()
+                    } else {
+                        format!("{commits} commits")
+                    },
+                    run.first().map_or("—", |r| r.manifest)
+                )?;
+            }
+        }
     }
     writeln!(out)
 }
 
-fn bullets(items: &[String], out: &mut impl Write) -> io::Result<()> {
+fn bullets(items: &[String], detail: Detail<'_>, out: &mut impl Write) -> io::Result<()> {
+    let (items, more) = if detail.brief() {
+        brief::shown(items)
+    } else {
+        (items, 0)
+    };
     for item in items {
         writeln!(out, "- {item}")?;
+    }
+    if more > 0 {
+        writeln!(out, "- {}", left_out(more, "items", detail))?;
     }
     Ok(())
 }
@@ -78,6 +143,12 @@ fn pass_word(status: &str) -> &'static str {
 
 /// The text report, ending with the `trekexecute_summary` block.
 pub(super) fn text(r: &Report, out: &mut impl Write) -> io::Result<()> {
+    text_with(r, Detail::Full, out)
+}
+
+/// The text report with `detail`: a brief one summarises lists longer
+/// than [`brief::LONG_LIST`] and says so under its Result.
+pub(super) fn text_with(r: &Report, detail: Detail<'_>, out: &mut impl Write) -> io::Result<()> {
     writeln!(out, "## Ultraexecute Local Complete")?;
     writeln!(out)?;
     writeln!(out, "**Plan:** {}", r.plan)?;
@@ -95,14 +166,24 @@ pub(super) fn text(r: &Report, out: &mut impl Write) -> io::Result<()> {
         )?;
     }
     writeln!(out)?;
-    for note in &r.notes {
+    let mut notes = r.notes.clone();
+    if let Detail::Brief { full } = detail
+        && summarised(r)
+    {
+        notes.push(format!(
+            "this report summarises its lists of more than {} items (failed, blocked and running steps one by one, alike steps as ranges, the first {} findings); the progress file keeps every record, and {full} prints them all",
+            brief::LONG_LIST,
+            brief::SHOWN
+        ));
+    }
+    for note in &notes {
         writeln!(out, "Note: {note}")?;
     }
-    if !r.notes.is_empty() {
+    if !notes.is_empty() {
         writeln!(out)?;
     }
 
-    step_table(&r.steps, out)?;
+    step_table(&r.steps, detail, out)?;
 
     let c = &r.criteria;
     if c.kind == "exit_condition" {
@@ -135,7 +216,24 @@ pub(super) fn text(r: &Report, out: &mut impl Write) -> io::Result<()> {
         writeln!(out, "- **Drift details:** none")?;
     } else {
         writeln!(out, "- **Drift details:**")?;
-        for item in &a.drift_details {
+        let (items, more) = if detail.brief() {
+            brief::shown(&a.drift_details)
+        } else {
+            (a.drift_details.as_slice(), 0)
+        };
+        for item in items {
+            writeln!(out, "  - {}", crate::audit::drift_line(item))?;
+        }
+        if more > 0 {
+            writeln!(out, "  - {}", left_out(more, "drift items", detail))?;
+        }
+    }
+    if !a.accepted.is_empty() {
+        writeln!(
+            out,
+            "- **Accepted (a message hook rewrote the plan's subject):**"
+        )?;
+        for item in &a.accepted {
             writeln!(out, "  - {}", crate::audit::drift_line(item))?;
         }
     }
@@ -172,6 +270,11 @@ pub(super) fn text(r: &Report, out: &mut impl Write) -> io::Result<()> {
         .iter()
         .filter(|s| s.status == "failed" || s.status == "blocked")
         .collect();
+    let (failures, more_failures) = if detail.brief() {
+        brief::shown(&failures)
+    } else {
+        (failures.as_slice(), 0)
+    };
     if !failures.is_empty() {
         writeln!(out, "### Failure Details")?;
         writeln!(out)?;
@@ -204,20 +307,49 @@ pub(super) fn text(r: &Report, out: &mut impl Write) -> io::Result<()> {
             }
             writeln!(out)?;
         }
+        if more_failures > 0 {
+            writeln!(out, "{}", left_out(more_failures, "failed steps", detail))?;
+            writeln!(out)?;
+        }
     }
 
     if !r.remaining.is_empty() {
         writeln!(out, "### What Remains")?;
         writeln!(out)?;
-        for (i, s) in r.remaining.iter().enumerate() {
-            writeln!(
-                out,
-                "{}. Step {}: {} ({})",
-                i + 1,
-                s.step,
-                s.description,
-                s.status
-            )?;
+        if detail.brief() && r.remaining.len() > brief::LONG_LIST {
+            for (i, entry) in brief::ranges(&r.remaining).iter().enumerate() {
+                match entry {
+                    Entry::One(s) => {
+                        writeln!(
+                            out,
+                            "{}. Step {}: {} ({})",
+                            i + 1,
+                            s.step,
+                            s.description,
+                            s.status
+                        )?;
+                    }
+                    Entry::Range(run) => writeln!(
+                        out,
+                        "{}. Steps {}: {} steps ({})",
+                        i + 1,
+                        brief::span(run),
+                        run.len(),
+                        run.first().map_or("", |s| s.status)
+                    )?,
+                }
+            }
+        } else {
+            for (i, s) in r.remaining.iter().enumerate() {
+                writeln!(
+                    out,
+                    "{}. Step {}: {} ({})",
+                    i + 1,
+                    s.step,
+                    s.description,
+                    s.status
+                )?;
+            }
         }
         writeln!(out)?;
     }
@@ -253,7 +385,7 @@ pub(super) fn text(r: &Report, out: &mut impl Write) -> io::Result<()> {
         if !items.is_empty() {
             writeln!(out, "### {heading}")?;
             writeln!(out)?;
-            bullets(items, out)?;
+            bullets(items, detail, out)?;
             writeln!(out)?;
         }
     }
@@ -261,7 +393,11 @@ pub(super) fn text(r: &Report, out: &mut impl Write) -> io::Result<()> {
     // One line: a JSON reader needs no layout, and the reader of the
     // report has read every fact above.
     writeln!(out, "```json")?;
-    let block = serde_json::json!({ "trekexecute_summary": r.trekexecute_summary });
+    let mut summary = serde_json::to_value(&r.trekexecute_summary).unwrap_or(Value::Null);
+    if detail.brief() {
+        summary = brief::summary(summary);
+    }
+    let block = serde_json::json!({ "trekexecute_summary": summary });
     serde_json::to_writer(&mut *out, &block)?;
     writeln!(out)?;
     writeln!(out, "```")
@@ -271,4 +407,23 @@ pub(super) fn text(r: &Report, out: &mut impl Write) -> io::Result<()> {
 pub(super) fn json(r: &Report, out: &mut impl Write) -> io::Result<()> {
     serde_json::to_writer(&mut *out, r)?;
     writeln!(out)
+}
+
+/// Whether a brief report of `r` leaves anything out.
+fn summarised(r: &Report) -> bool {
+    let failures = r
+        .steps
+        .iter()
+        .filter(|s| s.status == "failed" || s.status == "blocked")
+        .count();
+    [
+        r.steps.len(),
+        r.remaining.len(),
+        r.manifest_audit.drift_details.len(),
+        r.advisories.len(),
+        r.security_blocks.len(),
+        failures,
+    ]
+    .iter()
+    .any(|n| *n > brief::LONG_LIST)
 }

@@ -204,6 +204,8 @@ pub(crate) struct FinishArgs {
     #[arg(long, value_enum, value_name = "ANSWER")]
     pub gate: Option<GateAnswer>,
     /// A multi-session plan whose waves are all merged (its gate's answer).
+    /// Asked again once confirmed, it says the run is finished and shows
+    /// the sessions' report again.
     #[arg(long, value_name = "PLAN", requires = "gate")]
     pub plan: Option<PathBuf>,
     /// In a `--session N` run: also run the plan's Verification, as

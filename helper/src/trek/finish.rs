@@ -225,7 +225,7 @@ fn finish_inner(here: &Path, gate: Option<GateAnswer>, advisory: bool) -> Result
         )
     });
     let drift = !matches!(&audit, Ok(found) if found.drift.is_empty());
-    push_audit(&mut reply, &audit, &said);
+    push_audit(&mut reply, &audit, &said, &full_report(&run));
 
     // Phase 7.6: a recovery session for a drifted session spec, only from
     // the parent run (a `--session N` child escalates instead).
@@ -343,12 +343,15 @@ pub(super) fn verification(
     super::said::passing_on(|| crate::criteria::run_criteria(&request))
 }
 
-/// The session audit's finding in one line, and each drift item: what it
-/// means for the run (partial, no question) is the reply's next line.
+/// The session audit's finding in one line, and each drift item (of a
+/// long list, the first few and how many more, `full` printing them all):
+/// what it means for the run (partial, no question) is the reply's next
+/// line.
 fn push_audit(
     reply: &mut Reply,
     audit: &Result<crate::audit::SessionFindings, Problem>,
     said: &[String],
+    full: &str,
 ) {
     let found = match audit {
         Ok(found) => found,
@@ -366,8 +369,10 @@ fn push_audit(
         "{} expected paths, {} commits, {} scripts checked",
         found.expected_paths, found.commits, found.scripts
     );
+    let accepted = found.accepted.iter().map(|a| format!("- accepted: {a}"));
     if found.drift.is_empty() {
         reply.push(format!("Manifest audit: PASS ({checked})"));
+        reply.lines.extend(accepted);
         return;
     }
     reply.push(format!(
@@ -375,9 +380,14 @@ fn push_audit(
         found.drift.len(),
         if found.drift.len() == 1 { "" } else { "s" }
     ));
-    reply
-        .lines
-        .extend(found.drift.iter().map(|d| format!("- {d}")));
+    let (shown, more) = crate::report::shown(&found.drift);
+    reply.lines.extend(shown.iter().map(|d| format!("- {d}")));
+    if more > 0 {
+        reply.push(format!(
+            "- … and {more} more drift items: the progress file keeps them all (manifest_audit); every one: {full}"
+        ));
+    }
+    reply.lines.extend(accepted);
 }
 
 /// Appends the run's Phase 9 record, with the run's id, unless the stats
@@ -497,6 +507,13 @@ pub(super) fn emit(event: &str, payload: &serde_json::Value, reply: &mut Reply) 
     }
 }
 
+/// The call that prints the run's full report: a very long run's reply
+/// summarises its lists, and this lists every step and finding, from the
+/// progress file and the plan the run is pinned to.
+fn full_report(run: &Run) -> String {
+    crate::report::full_call(&run.progress_path, &run.plan_file)
+}
+
 /// Phase 8 and 9: the final status, the state pair, the report, the stats.
 fn finalize(run: &Run, status: &str, mut reply: Reply) -> Result<Reply, Problem> {
     // The report below says what was recorded, an override of completed
@@ -540,6 +557,7 @@ fn finalize(run: &Run, status: &str, mut reply: Reply) -> Result<Reply, Problem>
             &budget,
         ))
     });
+    let full = full_report(run);
     let (text, summary, record) = match &built {
         Ok(built) => {
             let source = run.decided.profile.as_ref().and_then(|_| {
@@ -556,7 +574,11 @@ fn finalize(run: &Run, status: &str, mut reply: Reply) -> Result<Reply, Problem>
                     crate::data_dir::resolve().as_deref(),
                 )
             });
-            (built.text(), Some(built.summary()), record.to_string())
+            (
+                built.brief_text(&full),
+                Some(built.brief_summary()),
+                record.to_string(),
+            )
         }
         // No report can be made: the reply says so through its empty
         // report, and the stats record is refused as what it is.

@@ -265,6 +265,39 @@ pub(super) fn commit_hooks(root: &Path) -> Vec<PathBuf> {
     .collect()
 }
 
+/// The hooks of [`commit_hooks`] that git hands the commit message to,
+/// and that may change it: `prepare-commit-msg`, then `commit-msg`.
+pub(super) fn message_hooks(root: &Path) -> Vec<PathBuf> {
+    commit_hooks(root)
+        .into_iter()
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n == "prepare-commit-msg" || n == "commit-msg")
+        })
+        .collect()
+}
+
+/// `the commit-msg hook PATH` for the message hooks `hooks` (git runs
+/// them in that order, so the last one had the last word), the other
+/// one named too when there are two.
+pub(super) fn hooks_named(hooks: &[PathBuf]) -> String {
+    let name = |p: &PathBuf| {
+        let kind = p
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        format!("the {kind} hook {}", p.display())
+    };
+    match hooks {
+        [] => "no hook".to_owned(),
+        [one] => name(one),
+        [first @ .., last] => format!(
+            "{} (after {})",
+            name(last),
+            first.iter().map(name).collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

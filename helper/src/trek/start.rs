@@ -526,6 +526,7 @@ fn single_session(
         reply.push("Nothing was started. Fix git's setup as it says, then run /trekexecute again.");
         return Ok(stopped(reply));
     }
+    reply.lines.extend(message_hook_warning(plan, &root));
     let location = run_marker::locate(&root).ok_or_else(|| {
         Problem::new(code::TREK_NOT_A_REPO, "the work tree's .git cannot be read")
     })?;
@@ -1000,7 +1001,7 @@ fn completed_already(
     if let Ok(built) =
         said::passing_on(|| crate::report::build(progress, Some(plan_path), Some(plan), &budget))
     {
-        reply.report = Some(built.text());
+        reply.report = Some(built.brief_text(&crate::report::full_call(progress, plan_path)));
     }
     if finish_left {
         reply.push("Its finish was cut short: `trek finish` completes it (what it already wrote is not written again).");
@@ -1033,4 +1034,22 @@ fn scope_fence(plan: &crate::plan::Plan, session: Option<u32>) -> (Vec<String>, 
         return (s.touch.clone(), s.never_touch.clone());
     }
     (Vec::new(), Vec::new())
+}
+
+/// A hook of the repository that may change a checkpoint's message, when
+/// the plan's manifests hold its commits to patterns: said before the
+/// first step, with what the run does about a rewritten subject.
+fn message_hook_warning(plan: &crate::plan::Plan, root: &Path) -> Option<String> {
+    let patterns = plan.steps.iter().any(|s| {
+        s.manifest
+            .as_ref()
+            .is_some_and(|m| !m.commit_message_pattern.is_empty())
+    });
+    let hooks = super::git_setup::message_hooks(root);
+    (patterns && !hooks.is_empty()).then(|| {
+        format!(
+            "warning: {} may change the checkpoints' messages, and the plan holds them to its commit_message_pattern. A subject the hook rewrites so that it no longer matches is said at its step and accepted by the run's audit as an advisory when the plan's own `git commit -m \"…\"` message matches; any other mismatch is drift that ends the run partial.",
+            super::git_setup::hooks_named(&hooks)
+        )
+    })
 }

@@ -900,14 +900,30 @@ fn complete(
             .manifest
             .as_ref()
             .and_then(|m| crate::audit::checkpoint_drift(m, subject));
-        if let Some(drift) = drift {
-            reply.push(format!(
-                "checkpoint_drift: \"{subject}\" does not match \"{}\" (advisory)",
-                drift
-                    .get("expected_pattern")
-                    .and_then(serde_json::Value::as_str)
-                    .unwrap_or("")
-            ));
+        if let Some(mut drift) = drift {
+            let pattern = drift
+                .get("expected_pattern")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("")
+                .to_owned();
+            match rewritten_by_hook(run, step, subject) {
+                Some((planned, hooks)) => {
+                    let who = super::git_setup::hooks_named(&hooks);
+                    reply.push(format!(
+                        "Step {n}: {who} rewrote the checkpoint's subject: \"{planned}\" became \"{subject}\". The plan's message matches its pattern \"{pattern}\", so the run's audit accepts this commit as the hook's doing and lists it as an advisory; to keep the plan's subjects, change the hook (or make the pattern accept what it writes)."
+                    ));
+                    if let (Some(map), Some(hook)) = (drift.as_object_mut(), hooks.last()) {
+                        map.insert("planned_message".into(), planned.into());
+                        map.insert(
+                            "rewritten_by_hook".into(),
+                            hook.display().to_string().into(),
+                        );
+                    }
+                }
+                None => reply.push(format!(
+                    "checkpoint_drift: \"{subject}\" does not match \"{pattern}\" (advisory)"
+                )),
+            }
             completed.checkpoint_drift = Some(drift);
         }
     }
@@ -930,6 +946,20 @@ fn complete(
         ));
     }
     Ok(())
+}
+
+/// When the checkpoint's `subject` misses the step's pattern although the
+/// plan wrote a matching one (a plain `git commit -m`), and the repository
+/// has a hook that may change the message: the plan's subject and those
+/// hooks. The hook made the difference, not the step.
+fn rewritten_by_hook(
+    run: &Run,
+    step: &Step,
+    subject: &str,
+) -> Option<(String, Vec<std::path::PathBuf>)> {
+    let planned = step.planned_matching_subject()?;
+    let hooks = super::git_setup::message_hooks(&run.root);
+    (planned != subject && !hooks.is_empty()).then_some((planned, hooks))
 }
 
 /// A checkpoint that made no commit after the step passed its Verify and

@@ -73,6 +73,13 @@ pub(super) fn run(
             }
         }
     } else if next.is_some() {
+        let target = Target::plan_from(Path::new(plan), here);
+        if let Ok(Some(ended)) = crate::wave::finished(&target) {
+            reply.push(format!(
+                "This plan's last multi-session run is finished (its main-merge gate {} by the {} at {}): this starts a new run of it, from its first wave.",
+                ended.answer, ended.answered_by, ended.answered_at
+            ));
+        }
         let preflight = said::passing_on(|| {
             let done = crate::wave::preflight(&Target::plan_from(Path::new(plan), here), project);
             done.eprint();
@@ -159,6 +166,38 @@ fn merged_waves(plan: &str) -> usize {
         .unwrap_or(0)
 }
 
+/// The gate of a run whose gate was confirmed already: the same confirm
+/// says so and shows the sessions' report again (exit 0); a decline
+/// cannot undo it. Nothing is recorded or emitted again. Orders a confirm
+/// cut short left behind are cleared now.
+fn answered_before(
+    target: &Target<'_>,
+    plan: &str,
+    answer: GateAnswer,
+    ended: &crate::orders::FinishedRecord,
+) -> Result<Reply, Problem> {
+    let when = format!(
+        "confirmed by the {} at {}",
+        ended.answered_by, ended.answered_at
+    );
+    if answer == GateAnswer::Decline {
+        return Err(Problem::new(
+            code::TREK_GATE,
+            format!(
+                "the main-merge gate of this multi-session run was already answered ({when}) and the run is finished; a decline cannot undo it. Its merges are on the branch: review them with git log, and revert what you do not want"
+            ),
+        ));
+    }
+    crate::wave::clear_orders(target).map_err(|(_, p)| p)?;
+    let mut reply = Reply::new("finish", Next::Stop, "completed");
+    reply.plan = Some(plan.to_owned());
+    reply.push(format!(
+        "The main-merge gate of this multi-session run was already answered ({when}): the run is finished, and nothing more is done (to run the plan again from its first wave: /trekexecute {plan}). Its sessions' report, as the confirm showed it:"
+    ));
+    reply.report = Some(ended.report.clone());
+    Ok(reply)
+}
+
 /// `trek finish --gate … --plan PLAN`: the main-merge gate of a
 /// multi-session run whose waves are all merged.
 pub(super) fn finish(here: &Path, plan: &Path, gate: Option<GateAnswer>) -> Result<Reply, Problem> {
@@ -169,7 +208,13 @@ pub(super) fn finish(here: &Path, plan: &Path, gate: Option<GateAnswer>) -> Resu
             "--plan goes with --gate confirm|decline: it answers a multi-session run's main-merge gate",
         ));
     };
+    let target = Target::plan_from(Path::new(&plan), here);
     let (in_flight, next) = standing(here, &plan)?;
+    // Confirmed before: its orders are gone, so the waves read as not
+    // merged; the record says how the run ended.
+    if !in_flight && let Some(ended) = crate::wave::finished(&target).map_err(|(_, p)| p)? {
+        return answered_before(&target, &plan, answer, &ended);
+    }
     if in_flight || next.is_some() {
         return Err(Problem::new(
             code::TREK_GATE,
@@ -191,11 +236,14 @@ pub(super) fn finish(here: &Path, plan: &Path, gate: Option<GateAnswer>) -> Resu
                 &json!({ "plan": plan, "answered_by": by }),
                 &mut reply,
             );
-            reply.report = Some(sessions_report(here, Path::new(&plan)));
+            let report = sessions_report(here, Path::new(&plan));
+            reply.report = Some(report.clone());
             let verified = verification(&plan, None, Some(&root), None);
             if verified.passed() {
-                let cleared = crate::wave::clear_orders(&Target::plan_from(Path::new(&plan), here))
-                    .map_err(|(_, p)| p)?;
+                // Recorded before the orders go: the report is read from
+                // them, and the gate asked again is answered from it.
+                crate::wave::record_finished(&target, by, &report).map_err(|(_, p)| p)?;
+                let cleared = crate::wave::clear_orders(&target).map_err(|(_, p)| p)?;
                 reply.push(format!(
                     "Master verification passed; the orders directory is cleared ({} files).",
                     cleared.len()

@@ -245,6 +245,24 @@ pub(crate) fn collect_in_flight(target: &Target<'_>) -> Collected {
     }
 }
 
+/// The record of the plan's run whose main-merge gate was confirmed, when
+/// no run of it started since.
+pub(crate) fn finished(
+    target: &Target<'_>,
+) -> Result<Option<crate::orders::FinishedRecord>, crate::orders::Fail> {
+    crate::orders::finished(&context::layout(target)?)
+}
+
+/// Phase 8's confirm on the multi-session path, before the orders go:
+/// the run is recorded finished, with the sessions' `report`.
+pub(crate) fn record_finished(
+    target: &Target<'_>,
+    answered_by: &str,
+    report: &str,
+) -> Result<(), crate::orders::Fail> {
+    crate::orders::record_finished(&context::layout(target)?, answered_by, report)
+}
+
 /// Phase 8's confirm on the multi-session path: the plan's orders
 /// directory cleared (orders, archived progress copies, the merged-waves
 /// record). Returns what was removed.

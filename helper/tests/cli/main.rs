@@ -38,6 +38,7 @@ mod stats;
 mod toplevel;
 mod trek;
 mod trek_faults;
+mod trek_finish_faults;
 mod trek_verify;
 mod verdict;
 mod verdict_fixtures;

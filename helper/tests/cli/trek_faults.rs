@@ -22,7 +22,7 @@ use crate::common::wait::{ended, pid_in, wait_until};
 /// A one-step plan whose Verify, while `OUT/slow` exists, writes the pid
 /// of a `sleep` it starts to `OUT/verify.pid` and waits for it; `OUT` is
 /// outside the repository, so the Verify leaves nothing in the work tree.
-fn slow_plan(out: &Path) -> String {
+pub(crate) fn slow_plan(out: &Path) -> String {
     let out = out.display();
     format!(
         r#"---
@@ -53,14 +53,14 @@ plan_version: 1.7
 
 /// A repository with `plans/plan.md` committed, a home of its own and a
 /// directory outside the repository for what the Verify writes.
-struct Trek {
+pub(crate) struct Trek {
     dir: TempDir,
     home: TempDir,
     out: TempDir,
 }
 
 impl Trek {
-    fn new(plan: impl FnOnce(&Path) -> String) -> Self {
+    pub(crate) fn new(plan: impl FnOnce(&Path) -> String) -> Self {
         let (dir, home, out) = (
             tempfile::tempdir().unwrap(),
             tempfile::tempdir().unwrap(),
@@ -78,31 +78,35 @@ impl Trek {
         Self { dir, home, out }
     }
 
-    fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.dir.path()
     }
 
-    fn plan(&self) -> String {
+    pub(crate) fn plan(&self) -> String {
         self.path().join("plans/plan.md").display().to_string()
     }
 
-    fn progress(&self) -> Value {
+    pub(crate) fn progress(&self) -> Value {
         let file = self.path().join("plans/.trekexecute-progress-plan.json");
         serde_json::from_str(&fs::read_to_string(file).unwrap()).unwrap()
     }
 
-    fn command(&self, args: &[&str]) -> Command {
+    /// The helper in the repository, with the test's own home and data.
+    pub(crate) fn helper(&self) -> Command {
         let mut cmd = crate::common::env::helper(self.path(), self.home.path());
-        cmd.arg("trek")
-            .args(args)
-            .arg("--json")
-            .env("CLAUDE_PLUGIN_DATA", self.home.path().join("data"));
+        cmd.env("CLAUDE_PLUGIN_DATA", self.home.path().join("data"));
+        cmd
+    }
+
+    pub(crate) fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = self.helper();
+        cmd.arg("trek").args(args).arg("--json");
         cmd
     }
 
     /// `trek ARGS --json`: the exit code and the reply, checked against
     /// its schema.
-    fn trek(&self, args: &[&str]) -> (i32, Value) {
+    pub(crate) fn trek(&self, args: &[&str]) -> (i32, Value) {
         let out = self.command(args).output().unwrap();
         let reply = assert_schema("trek-reply", String::from_utf8_lossy(&out.stdout).trim());
         (out.status.code().unwrap_or(-1), reply)
@@ -129,7 +133,7 @@ impl Trek {
         self.out.path().join("verify.pid")
     }
 
-    fn step(&self, n: usize) -> Value {
+    pub(crate) fn step(&self, n: usize) -> Value {
         self.progress()["steps"][n.to_string()].clone()
     }
 }
@@ -139,7 +143,7 @@ fn signal(child: &Child, signal: nix::sys::signal::Signal) {
     nix::sys::signal::kill(pid, signal).unwrap();
 }
 
-fn text(reply: &Value) -> String {
+pub(crate) fn text(reply: &Value) -> String {
     reply["lines"]
         .as_array()
         .unwrap()
@@ -223,7 +227,7 @@ fn a_step_done_killed_outright_takes_its_verify_with_it() {
 }
 
 /// A one-step plan that passes as soon as `a.txt` exists.
-fn quick_plan(_: &Path) -> String {
+pub(crate) fn quick_plan(_: &Path) -> String {
     slow_plan(Path::new("/nonexistent-voyage-test-dir"))
 }
 
@@ -374,7 +378,7 @@ fn a_hook_that_refuses_the_checkpoint_is_named_with_its_path() {
 }
 
 /// The example's two-step plan, whose step 1 owns `greet.sh`.
-fn example(_: &Path) -> String {
+pub(crate) fn example(_: &Path) -> String {
     fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/trek/plan.md"))
         .unwrap()
 }
@@ -615,7 +619,7 @@ fn a_full_disk_at_the_finish_claims_no_end_it_did_not_record() {
 
 impl Trek {
     /// Both steps of the example plan done as the agent would.
-    fn both_steps(&self) {
+    pub(crate) fn both_steps(&self) {
         for (n, file, body) in [
             (
                 "1",

@@ -403,6 +403,59 @@ fn a_declined_gate_is_asked_again_by_the_next_run() {
 }
 
 #[test]
+fn a_finished_run_asked_its_gate_again_says_it_is_finished() {
+    let w = ship();
+    to_the_gate(&w);
+    let (code, done) = answer(&w, "confirm");
+    assert_eq!(code, 0, "{done}");
+    let report = done["report"].as_str().unwrap().to_owned();
+    assert!(report.contains("wave 2 session 3: completed"), "{report}");
+
+    // The same answer again (a retried call, a second terminal): the run
+    // is finished, its report is shown again, and nothing is done twice.
+    let (code, again) = answer(&w, "confirm");
+    assert_eq!(
+        (code, again["status"].as_str()),
+        (0, Some("completed")),
+        "{again}"
+    );
+    let text = lines(&again);
+    assert!(
+        text.contains("already answered (confirmed by the operator"),
+        "{text}"
+    );
+    assert!(!text.contains("TREK_GATE"), "{text}");
+    assert_eq!(again["report"].as_str(), Some(report.as_str()));
+    let approved = events(&w)
+        .into_iter()
+        .filter(|e| e["event"] == "main-merge-approved")
+        .count();
+    assert_eq!(approved, 1);
+    assert!(!w.orders().exists());
+
+    // A decline cannot take a confirm back.
+    let (code, declined) = answer(&w, "decline");
+    assert_ne!(code, 0, "{declined}");
+    assert!(lines(&declined).contains("cannot undo"), "{declined}");
+
+    // A new run of the plan says the last one finished and starts afresh;
+    // its gate is its own again.
+    let (code, fresh) = parent(&w);
+    assert_eq!(code, 0, "{fresh}");
+    assert!(
+        lines(&fresh).contains("last multi-session run is finished"),
+        "{fresh}"
+    );
+    assert!(w.orders().join("wave.json").is_file());
+    let (code, early) = answer(&w, "confirm");
+    assert_ne!(code, 0, "{early}");
+    assert!(
+        lines(&early).contains("not every wave is merged"),
+        "{early}"
+    );
+}
+
+#[test]
 fn a_failing_master_verification_asks_nothing_until_it_is_fixed() {
     let w = ship();
     to_wave_two(&w);
