@@ -120,8 +120,13 @@ pub(crate) struct Outcome {
 
 /// Runs the shell line `command` in `cwd` as `run --cwd CWD -- COMMAND`
 /// does (a log file, bash), for at most `timeout_secs` (else the default
-/// timeout), and never outliving this process.
-pub(crate) fn run_command(command: &str, cwd: &Path, timeout_secs: Option<u64>) -> Outcome {
+/// timeout); with `stop_with_us`, never outliving this process.
+pub(crate) fn run_command(
+    command: &str,
+    cwd: &Path,
+    timeout_secs: Option<u64>,
+    stop_with_us: bool,
+) -> Outcome {
     // The process's directory only resolves a relative `cwd`: trek's
     // phases, which hand their work tree's absolute path, never read it.
     let pwd = if cwd.is_absolute() {
@@ -140,7 +145,7 @@ pub(crate) fn run_command(command: &str, cwd: &Path, timeout_secs: Option<u64>) 
             json: true,
             reply: None,
             pwd,
-            stop_with_us: true,
+            stop_with_us,
         }),
         Err(e) => Block::PreLaunch {
             reason: format!("working directory missing: {e}"),

@@ -376,7 +376,7 @@ fn test_first_check(run: &Run, text: &str) -> String {
     } else {
         span.to_owned()
     };
-    match run_command(run, &command) {
+    match run_command(run, &command, Lasting::Long) {
         Err(NotRun::Interrupted { signal, .. }) => {
             format!(
                 "trek's run of `{command}` was interrupted ({signal}); the Verify in step-done runs it"
@@ -509,11 +509,26 @@ enum NotRun {
     Error(String),
 }
 
+/// How long a command of the plan may hold trek up once trek is gone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lasting {
+    /// A test suite may run for minutes: a watchdog stops it with a
+    /// `step-done` killed outright (one `sh` more per call).
+    Long,
+    /// A git commit ends by itself in a moment: no watchdog.
+    Brief,
+}
+
 /// Runs `command` through the runner in the work tree, for at most
 /// [`COMMAND_TIMEOUT_SECS`].
-fn run_command(run: &Run, command: &str) -> Result<Ran, NotRun> {
+fn run_command(run: &Run, command: &str, lasting: Lasting) -> Result<Ran, NotRun> {
     let ran = super::said::passing_on(|| {
-        crate::run::run_command(command, &run.root, Some(COMMAND_TIMEOUT_SECS))
+        crate::run::run_command(
+            command,
+            &run.root,
+            Some(COMMAND_TIMEOUT_SECS),
+            lasting == Lasting::Long,
+        )
     });
     if let Some(signal) = ran.interrupted_by {
         return Err(NotRun::Interrupted {
@@ -610,7 +625,7 @@ fn done_inner(here: &Path, n: u32) -> Result<Reply, Problem> {
                 reply.push(why.clone());
                 return fail(&mut run, &step, attempts, budget, &why, true, reply);
             }
-            match run_command(&run, &command) {
+            match run_command(&run, &command, Lasting::Long) {
                 Ok(ran) => {
                     reply.push(format!("Verify `{command}`: {}", ran.headline()));
                     let code = ran.exit;
@@ -708,8 +723,10 @@ fn done_inner(here: &Path, n: u32) -> Result<Reply, Problem> {
     // saw (one git call fewer); without that audit, asked now.
     let before = head_before.or_else(|| context::head(&run.root));
     let mut nothing_to_commit = false;
-    // HEAD's id and subject after the checkpoint, read once.
+    // HEAD's id and subject after the checkpoint, read once (with its
+    // parent, when a Checkpoint ran).
     let after;
+    let mut head_after = None;
     if let Some(command) = step.checkpoint.as_ref().map(|c| c.command.clone()) {
         if let Some(rule) = blocked(&command) {
             let why =
@@ -737,8 +754,11 @@ fn done_inner(here: &Path, n: u32) -> Result<Reply, Problem> {
                 )
             })?;
         }
-        let ran = run_command(&run, &command);
-        after = last_commit(&run.root);
+        let ran = run_command(&run, &command, Lasting::Brief);
+        head_after = head_commit(&run.root);
+        after = head_after
+            .as_ref()
+            .map(|(id, _, subject)| (id.clone(), subject.clone()));
         let made = after
             .as_ref()
             .is_some_and(|(id, _)| Some(id) != before.as_ref());
@@ -792,10 +812,11 @@ fn done_inner(here: &Path, n: u32) -> Result<Reply, Problem> {
     // A checkpoint that rewrote HEAD (`git commit --amend`) instead of
     // adding a commit on it: the step passed, but say what became of the
     // commit that was there.
-    let rewrote = sha
-        .as_ref()
-        .and(before.as_ref())
-        .filter(|before| head_commit(&run.root).is_some_and(|(_, parent, _)| parent != **before));
+    let rewrote = sha.as_ref().and(before.as_ref()).filter(|before| {
+        head_after
+            .as_ref()
+            .is_some_and(|(_, parent, _)| parent != *before)
+    });
     complete(&mut run, &step, commit, &mut reply)?;
     if let Some(before) = rewrote {
         reply.push(format!(
