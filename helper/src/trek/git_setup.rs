@@ -122,7 +122,8 @@ pub(super) fn cause_of(root: &Path, said: &str) -> Cause {
             setup: true,
         };
     }
-    let locks = stale_locks(root);
+    let places = Places::of(root);
+    let locks = places.as_ref().map(stale_locks).unwrap_or_default();
     if !locks.is_empty() && has(&[".lock", "file exists", "unable to create"]) {
         let shown: Vec<String> = locks.iter().map(|l| l.display().to_string()).collect();
         return Cause {
@@ -137,7 +138,10 @@ pub(super) fn cause_of(root: &Path, said: &str) -> Cause {
             setup: true,
         };
     }
-    if let Some(hook) = commit_hooks(root).into_iter().next() {
+    if let Some(hook) = places
+        .as_ref()
+        .and_then(|p| commit_hooks(p).into_iter().next())
+    {
         let words = said
             .lines()
             .rev()
@@ -174,14 +178,8 @@ pub(super) fn cause_of(root: &Path, said: &str) -> Cause {
 /// `AUTO_MERGE.lock`, a branch's `refs/heads/NAME.lock`), in the work
 /// tree's git directory and the common one: each stops every later
 /// commit, and only a person may remove it, once no git runs.
-pub(super) fn stale_locks(root: &Path) -> Vec<PathBuf> {
-    let Some(out) = crate::git::run(root, &["rev-parse", "--git-dir", "--git-common-dir"])
-        .ok()
-        .filter(crate::git::Output::ok)
-    else {
-        return Vec::new();
-    };
-    let mut dirs: Vec<PathBuf> = out.text().lines().map(|l| root.join(l.trim())).collect();
+pub(super) fn stale_locks(places: &Places) -> Vec<PathBuf> {
+    let mut dirs = vec![places.git_dir.clone(), places.common_dir.clone()];
     dirs.dedup();
     let mut found = Vec::new();
     for dir in &dirs {
@@ -224,8 +222,8 @@ fn branch_locks(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The line that names git's stale locks in `root`, if there are any.
-pub(super) fn stale_locks_line(root: &Path) -> Option<String> {
-    let locks = stale_locks(root);
+pub(super) fn stale_locks_line(places: &Places) -> Option<String> {
+    let locks = stale_locks(places);
     (!locks.is_empty()).then(|| {
         let shown: Vec<String> = locks.iter().map(|l| l.display().to_string()).collect();
         format!(
@@ -236,21 +234,54 @@ pub(super) fn stale_locks_line(root: &Path) -> Option<String> {
     })
 }
 
+/// Where git keeps what trek's checks of its setup look at, asked of git
+/// in one call: the work tree's git directory, the common one, the hooks
+/// directory (`core.hooksPath` honoured), and whether HEAD is on a branch.
+#[derive(Debug, Clone)]
+pub(super) struct Places {
+    git_dir: PathBuf,
+    common_dir: PathBuf,
+    hooks: PathBuf,
+    /// HEAD names no branch (a detached HEAD).
+    pub detached: bool,
+}
+
+impl Places {
+    /// `None` outside a work tree, or without git.
+    pub(super) fn of(root: &Path) -> Option<Self> {
+        let out = crate::git::run(
+            root,
+            &[
+                "rev-parse",
+                "--git-dir",
+                "--git-common-dir",
+                "--git-path",
+                "hooks",
+                "--symbolic-full-name",
+                "HEAD",
+            ],
+        )
+        .ok()
+        .filter(crate::git::Output::ok)?;
+        let text = out.text();
+        let mut lines = text.lines().map(str::trim);
+        let mut place = || lines.next().map(|l| root.join(l));
+        let (git_dir, common_dir, hooks) = (place()?, place()?, place()?);
+        // `refs/heads/NAME` on a branch, `HEAD` when detached.
+        let detached = lines.next().is_none_or(|l| l == "HEAD");
+        Some(Self {
+            git_dir,
+            common_dir,
+            hooks,
+            detached,
+        })
+    }
+}
+
 /// The hooks git runs around a commit that exist and can run, in the
-/// order git runs them; `core.hooksPath` is honoured.
-pub(super) fn commit_hooks(root: &Path) -> Vec<PathBuf> {
+/// order git runs them.
+pub(super) fn commit_hooks(places: &Places) -> Vec<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
-    let dir = crate::git::run(root, &["rev-parse", "--git-path", "hooks"])
-        .ok()
-        .filter(crate::git::Output::ok)
-        .map(|o| root.join(o.text().trim()));
-    let configured = crate::git::run(root, &["config", "--get", "core.hooksPath"])
-        .ok()
-        .filter(crate::git::Output::ok)
-        .map(|o| root.join(o.text().trim()));
-    let Some(dir) = configured.or(dir) else {
-        return Vec::new();
-    };
     [
         "pre-commit",
         "prepare-commit-msg",
@@ -258,7 +289,7 @@ pub(super) fn commit_hooks(root: &Path) -> Vec<PathBuf> {
         "post-commit",
     ]
     .iter()
-    .map(|name| dir.join(name))
+    .map(|name| places.hooks.join(name))
     .filter(|p| {
         std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
     })
@@ -267,8 +298,8 @@ pub(super) fn commit_hooks(root: &Path) -> Vec<PathBuf> {
 
 /// The hooks of [`commit_hooks`] that git hands the commit message to,
 /// and that may change it: `prepare-commit-msg`, then `commit-msg`.
-pub(super) fn message_hooks(root: &Path) -> Vec<PathBuf> {
-    commit_hooks(root)
+pub(super) fn message_hooks(places: &Places) -> Vec<PathBuf> {
+    commit_hooks(places)
         .into_iter()
         .filter(|p| {
             p.file_name()

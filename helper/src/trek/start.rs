@@ -494,7 +494,8 @@ fn single_session(
     })?;
     // A detached HEAD: every checkpoint would be a commit on no branch,
     // easy to lose at the next checkout.
-    if crate::git::run(&root, &["symbolic-ref", "-q", "HEAD"]).is_ok_and(|o| !o.ok()) {
+    let places = super::git_setup::Places::of(&root);
+    if places.as_ref().is_some_and(|p| p.detached) {
         reply.push(format!(
             "warning: HEAD is detached (at {}): the checkpoint commits will be on no branch, and a later checkout leaves them behind. To keep them on a branch, stop here and create one first: git switch -c NAME",
             head.get(..12).unwrap_or(&head)
@@ -514,7 +515,7 @@ fn single_session(
     // its locks: named now, with the command to remove them.
     reply
         .lines
-        .extend(super::git_setup::stale_locks_line(&root));
+        .extend(places.as_ref().and_then(super::git_setup::stale_locks_line));
     // Every step ends in a checkpoint commit: when git cannot make one
     // (no identity, signing without a key), say so now, not after the
     // first step's work.
@@ -526,7 +527,9 @@ fn single_session(
         reply.push("Nothing was started. Fix git's setup as it says, then run /trekexecute again.");
         return Ok(stopped(reply));
     }
-    reply.lines.extend(message_hook_warning(plan, &root));
+    reply
+        .lines
+        .extend(places.as_ref().and_then(|p| message_hook_warning(plan, p)));
     let location = run_marker::locate(&root).ok_or_else(|| {
         Problem::new(code::TREK_NOT_A_REPO, "the work tree's .git cannot be read")
     })?;
@@ -1039,13 +1042,16 @@ fn scope_fence(plan: &crate::plan::Plan, session: Option<u32>) -> (Vec<String>, 
 /// A hook of the repository that may change a checkpoint's message, when
 /// the plan's manifests hold its commits to patterns: said before the
 /// first step, with what the run does about a rewritten subject.
-fn message_hook_warning(plan: &crate::plan::Plan, root: &Path) -> Option<String> {
+fn message_hook_warning(
+    plan: &crate::plan::Plan,
+    places: &super::git_setup::Places,
+) -> Option<String> {
     let patterns = plan.steps.iter().any(|s| {
         s.manifest
             .as_ref()
             .is_some_and(|m| !m.commit_message_pattern.is_empty())
     });
-    let hooks = super::git_setup::message_hooks(root);
+    let hooks = super::git_setup::message_hooks(places);
     (patterns && !hooks.is_empty()).then(|| {
         format!(
             "warning: {} may change the checkpoints' messages, and the plan holds them to its commit_message_pattern. A subject the hook rewrites so that it no longer matches is said at its step and accepted by the run's audit as an advisory when the plan's own `git commit -m \"…\"` message matches; any other mismatch is drift that ends the run partial.",

@@ -979,7 +979,9 @@ fn rewritten_by_hook(
     subject: &str,
 ) -> Option<(String, Vec<std::path::PathBuf>)> {
     let planned = step.planned_matching_subject()?;
-    let hooks = super::git_setup::message_hooks(&run.root);
+    let hooks = super::git_setup::Places::of(&run.root)
+        .map(|p| super::git_setup::message_hooks(&p))
+        .unwrap_or_default();
     (planned != subject && !hooks.is_empty()).then_some((planned, hooks))
 }
 
