@@ -43,8 +43,11 @@ pub(crate) struct Cli {
 // `defer`: a subcommand's own arguments and subcommands are built only when
 // it is the one being run (or help or completions need them), not on every
 // call: a `progress step` then does not pay for building `run`'s or
-// `plan`'s. A deferred struct's doc comment reaches the command only when
-// it is built, so the variants below that take a struct repeat its first
+// `plan`'s. clap defers only variants that take a struct, so each group of
+// commands (`plan`, `progress`, …) comes wrapped in a [`Group`]; without it
+// every group's whole tree was built for every call, half of what a `run`
+// costs its process. A deferred struct's or group's doc comment reaches the
+// command only when it is built, so the variants below repeat its first
 // line, for the list of commands in `--help` and in completions (as an
 // attribute: a one-line doc comment would lose its final full stop).
 #[derive(Debug, clap::Subcommand)]
@@ -54,14 +57,14 @@ pub(crate) enum Subcommand {
     Run(run::RunArgs),
     #[command(about = "Turn a command's log into the executor skill's short reply.")]
     Verdict(verdict::VerdictArgs),
-    #[command(subcommand)]
-    Plan(plan::Command),
-    #[command(subcommand)]
-    Brief(brief::Command),
-    #[command(subcommand)]
-    Scan(scan::Command),
-    #[command(subcommand)]
-    Hook(scan::HookCommand),
+    #[command(about = "Parse, check and preview trekplans and session specs")]
+    Plan(Group<plan::Command>),
+    #[command(about = "Check a `brief.md`'s front matter")]
+    Brief(Group<brief::Command>),
+    #[command(about = "Check commands against the security denylist before they run")]
+    Scan(Group<scan::Command>),
+    #[command(about = "Claude Code hooks")]
+    Hook(Group<scan::HookCommand>),
     /// Print the JSON Schema of a format the helper reads or writes.
     ///
     /// Without a name, list the names. The schemas describe every `--json`
@@ -73,36 +76,38 @@ pub(crate) enum Subcommand {
     },
     #[command(about = "Replace a file with stdin, atomically")]
     Write(state::WriteArgs),
-    #[command(subcommand)]
-    State(state::Command),
-    #[command(subcommand)]
-    Progress(progress::Command),
-    #[command(subcommand)]
-    Audit(audit::Command),
+    #[command(about = "The session handover pair a run leaves behind (Phase 8)")]
+    State(Group<state::Command>),
+    #[command(about = "The progress file: the ground truth of a run (Phase 3, Phase 6)")]
+    Progress(Group<progress::Command>),
+    #[command(
+        about = "Audit a run against its plan's manifests: files, git and exit codes decide \"done\", never the executor's own word (Sub-steps D2 and F, Phase 7.5)"
+    )]
+    Audit(Group<audit::Command>),
     #[command(about = "Print a run's final report (Phase 8), or its stats record (Phase 9).")]
     Report(report::ReportArgs),
-    #[command(subcommand)]
-    Recovery(recovery::Command),
-    #[command(subcommand)]
-    Stats(stats::Command),
-    #[command(subcommand)]
-    Event(stats::EventCommand),
-    #[command(subcommand)]
-    Criteria(criteria::Command),
-    #[command(subcommand)]
-    Entry(criteria::EntryCommand),
+    #[command(about = "Recovery dispatch (Phase 7.6)")]
+    Recovery(Group<recovery::Command>),
+    #[command(about = "Stats records (Phase 9)")]
+    Stats(Group<stats::Command>),
+    #[command(about = "Lifecycle events (Phase 8 main-merge gate, gates override)")]
+    Event(Group<stats::EventCommand>),
+    #[command(about = "Run a plan's end-to-end checks (trekexecute Phase 7)")]
+    Criteria(Group<criteria::Command>),
+    #[command(about = "Check a session spec's entry condition (trekexecute Phase 4)")]
+    Entry(Group<criteria::EntryCommand>),
     #[command(about = "Decide what the run does at an autonomy boundary")]
     Gate(gate::GateArgs),
-    #[command(subcommand)]
-    Profile(profile::Command),
-    #[command(subcommand)]
-    Workflow(workflow::Command),
-    #[command(subcommand)]
-    Orders(orders::Command),
-    #[command(subcommand)]
-    Wave(wave::Command),
-    #[command(subcommand)]
-    Trek(trek::Command),
+    #[command(about = "Profiles: which model each phase uses")]
+    Profile(Group<profile::Command>),
+    #[command(about = "Run YAML workflows in Executant's format, or have an agent write one")]
+    Workflow(Group<workflow::Command>),
+    #[command(about = "Write and read the session orders of a multi-session run (Phase 2.6).")]
+    Orders(Group<orders::Command>),
+    #[command(about = "Prepare, collect and clean up the waves of a multi-session run.")]
+    Wave(Group<wave::Command>),
+    #[command(about = "Execute a plan with Claude Code, one phase per call (`/trekexecute`).")]
+    Trek(Group<trek::Command>),
     /// Print a shell completion script.
     ///
     /// For bash: `voyage-helper completions bash > ~/.local/share/bash-completion/completions/voyage-helper`.
@@ -113,17 +118,65 @@ pub(crate) enum Subcommand {
     },
 }
 
+// A group of commands (`plan validate`, `plan show`, …) as a struct, so
+// that `defer` reaches it: clap builds a group's subcommands, and their
+// arguments, only when the group is the one being run. Its command line is
+// the group's own, as if the enum stood in the variant. (A `//` comment: a
+// doc comment would become every group's about.)
+#[derive(Debug, clap::Args)]
+#[group(skip)]
+pub(crate) struct Group<C: clap::Subcommand> {
+    #[command(subcommand)]
+    pub command: C,
+}
+
 /// `completions SHELL`: the script for `shell`, drawn from the whole tree.
 /// Rendered whole in memory first: clap_complete panics when its writer
 /// fails, and a reader that stops early (`| head -1`) must get the quiet
 /// exit 0 of `crate::output`, not an abort.
 pub(crate) fn completions(shell: Shell, out: &mut impl Write) -> io::Result<u8> {
-    let mut command = Cli::command();
     let mut script = Vec::new();
-    clap_complete::generate(shell, &mut command, "voyage-helper", &mut script);
+    clap_complete::generate(shell, &mut whole_tree(), "voyage-helper", &mut script);
     out.write_all(&script)?;
     out.flush()?;
     Ok(crate::exit::OK)
+}
+
+/// The tree with every [`Group`]'s subcommands in place before the top is
+/// built. clap's own `help` subcommand is a copy of the tree as it stands
+/// when the top is built, and a deferred group is still empty then: the
+/// completion scripts would lose `help plan validate` and the like.
+fn whole_tree() -> clap::Command {
+    Cli::command().mut_subcommands(|sub| {
+        let expand = match sub.get_name() {
+            "plan" => Group::<plan::Command>::expand,
+            "brief" => Group::<brief::Command>::expand,
+            "scan" => Group::<scan::Command>::expand,
+            "hook" => Group::<scan::HookCommand>::expand,
+            "state" => Group::<state::Command>::expand,
+            "progress" => Group::<progress::Command>::expand,
+            "audit" => Group::<audit::Command>::expand,
+            "recovery" => Group::<recovery::Command>::expand,
+            "stats" => Group::<stats::Command>::expand,
+            "event" => Group::<stats::EventCommand>::expand,
+            "criteria" => Group::<criteria::Command>::expand,
+            "entry" => Group::<criteria::EntryCommand>::expand,
+            "profile" => Group::<profile::Command>::expand,
+            "workflow" => Group::<workflow::Command>::expand,
+            "orders" => Group::<orders::Command>::expand,
+            "wave" => Group::<wave::Command>::expand,
+            "trek" => Group::<trek::Command>::expand,
+            _ => return sub,
+        };
+        expand(sub)
+    })
+}
+
+impl<C: clap::Subcommand> Group<C> {
+    /// The group's deferred part applied now, with nothing left to defer.
+    fn expand(command: clap::Command) -> clap::Command {
+        <Self as clap::Args>::augment_args(command.defer(|c| c))
+    }
 }
 
 #[cfg(test)]
@@ -163,6 +216,30 @@ mod tests {
     #[test]
     fn cli_is_well_formed() {
         Cli::command().debug_assert();
+    }
+
+    /// Completions see each group's subcommands before the top is built,
+    /// as they are once it is: a group added to [`Subcommand`] needs its
+    /// line in `whole_tree`.
+    #[test]
+    fn completions_see_every_group_expanded() {
+        let names = |command: &clap::Command| -> Vec<String> {
+            command
+                .get_subcommands()
+                .map(|c| c.get_name().to_owned())
+                .filter(|name| name != "help")
+                .collect()
+        };
+        let expanded = whole_tree();
+        let mut built = Cli::command();
+        built.build();
+        for command in built.get_subcommands() {
+            let name = command.get_name();
+            let Some(before) = expanded.find_subcommand(name) else {
+                continue;
+            };
+            assert_eq!(names(before), names(command), "{name}");
+        }
     }
 
     /// The list of commands (help, completions) is drawn before a deferred

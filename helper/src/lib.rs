@@ -99,7 +99,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use cli::{Cli, Subcommand};
+use cli::{Cli, Group, Subcommand};
 
 /// The binary's global allocator: the system's, with the hook's answer to
 /// an allocation that fails (`scan/fail_closed.rs`).
@@ -150,27 +150,27 @@ pub(crate) fn dispatch(command: Subcommand, out: &mut impl io::Write) -> io::Res
     match command {
         Subcommand::Run(args) => args.execute(out),
         Subcommand::Verdict(args) => args.execute(out),
-        Subcommand::Plan(command) => command.execute(&criteria::Screening, out),
-        Subcommand::Brief(command) => command.execute(out),
-        Subcommand::Scan(command) => command.execute(out),
-        Subcommand::Hook(command) => command.execute(out),
+        Subcommand::Plan(Group { command }) => command.execute(&criteria::Screening, out),
+        Subcommand::Brief(Group { command }) => command.execute(out),
+        Subcommand::Scan(Group { command }) => command.execute(out),
+        Subcommand::Hook(Group { command }) => command.execute(out),
         Subcommand::Schema { name } => schema::print(name.as_deref(), out),
         Subcommand::Write(args) => args.execute(out),
-        Subcommand::State(command) => command.execute(out),
-        Subcommand::Progress(command) => command.execute(out),
-        Subcommand::Audit(command) => command.execute(out),
+        Subcommand::State(Group { command }) => command.execute(out),
+        Subcommand::Progress(Group { command }) => command.execute(out),
+        Subcommand::Audit(Group { command }) => command.execute(out),
         Subcommand::Report(args) => args.execute(out),
-        Subcommand::Recovery(command) => command.execute(out),
-        Subcommand::Stats(command) => command.execute(out),
-        Subcommand::Event(command) => command.execute(out),
+        Subcommand::Recovery(Group { command }) => command.execute(out),
+        Subcommand::Stats(Group { command }) => command.execute(out),
+        Subcommand::Event(Group { command }) => command.execute(out),
         Subcommand::Gate(args) => args.execute(out),
-        Subcommand::Criteria(command) => command.execute(out),
-        Subcommand::Entry(command) => command.execute(out),
-        Subcommand::Profile(command) => command.execute(out),
-        Subcommand::Workflow(command) => command.execute(out),
-        Subcommand::Orders(command) => command.execute(out),
-        Subcommand::Wave(command) => command.execute(out),
-        Subcommand::Trek(command) => command.execute(out),
+        Subcommand::Criteria(Group { command }) => command.execute(out),
+        Subcommand::Entry(Group { command }) => command.execute(out),
+        Subcommand::Profile(Group { command }) => command.execute(out),
+        Subcommand::Workflow(Group { command }) => command.execute(out),
+        Subcommand::Orders(Group { command }) => command.execute(out),
+        Subcommand::Wave(Group { command }) => command.execute(out),
+        Subcommand::Trek(Group { command }) => command.execute(out),
         Subcommand::Completions { shell } => cli::completions(shell, out),
     }
 }
