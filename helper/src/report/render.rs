@@ -316,39 +316,30 @@ pub(super) fn text_with(r: &Report, detail: Detail<'_>, out: &mut impl Write) ->
     if !r.remaining.is_empty() {
         writeln!(out, "### What Remains")?;
         writeln!(out)?;
-        if detail.brief() && r.remaining.len() > brief::LONG_LIST {
-            for (i, entry) in brief::ranges(&r.remaining).iter().enumerate() {
-                match entry {
-                    Entry::One(s) => {
-                        writeln!(
-                            out,
-                            "{}. Step {}: {} ({})",
-                            i + 1,
-                            s.step,
-                            s.description,
-                            s.status
-                        )?;
-                    }
-                    Entry::Range(run) => writeln!(
-                        out,
-                        "{}. Steps {}: {} steps ({})",
-                        i + 1,
-                        brief::span(run),
-                        run.len(),
-                        run.first().map_or("", |s| s.status)
-                    )?,
-                }
-            }
+        // A long list in brief is ranges; otherwise every step is its own row.
+        let entries = if detail.brief() && r.remaining.len() > brief::LONG_LIST {
+            brief::ranges(&r.remaining)
         } else {
-            for (i, s) in r.remaining.iter().enumerate() {
-                writeln!(
+            r.remaining.iter().map(Entry::One).collect()
+        };
+        for (i, entry) in entries.iter().enumerate() {
+            match entry {
+                Entry::One(s) => writeln!(
                     out,
                     "{}. Step {}: {} ({})",
                     i + 1,
                     s.step,
                     s.description,
                     s.status
-                )?;
+                )?,
+                Entry::Range(run) => writeln!(
+                    out,
+                    "{}. Steps {}: {} steps ({})",
+                    i + 1,
+                    brief::span(run),
+                    run.len(),
+                    run.first().map_or("", |s| s.status)
+                )?,
             }
         }
         writeln!(out)?;

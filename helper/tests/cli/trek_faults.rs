@@ -153,6 +153,18 @@ pub(crate) fn text(reply: &Value) -> String {
         .join("\n")
 }
 
+/// Step 1 of [`slow_plan`] passed with `done` (exit and reply), on its
+/// first attempt, and its commit is the plan's.
+fn assert_committed_on_first_attempt(trek: &Trek, (code, done): &(i32, Value)) {
+    assert_eq!(*code, 0, "{done}");
+    assert!(text(done).contains("Step 1: PASS (committed"), "{done}");
+    assert_eq!(trek.step(1)["attempts"], 1);
+    assert_eq!(
+        git(trek.path(), &["log", "-1", "--format=%s"]).trim(),
+        "feat: add a"
+    );
+}
+
 #[test]
 fn a_verify_interrupted_three_times_spends_no_attempt_and_reverts_nothing() {
     use nix::sys::signal::Signal;
@@ -193,14 +205,7 @@ fn a_verify_interrupted_three_times_spends_no_attempt_and_reverts_nothing() {
 
     // Once the Verify can finish, the same step passes on its first attempt.
     trek.slow(false);
-    let (code, done) = trek.trek(&["step-done", "1"]);
-    assert_eq!(code, 0, "{done}");
-    assert!(text(&done).contains("Step 1: PASS (committed"), "{done}");
-    assert_eq!(trek.step(1)["attempts"], 1);
-    assert_eq!(
-        git(trek.path(), &["log", "-1", "--format=%s"]).trim(),
-        "feat: add a"
-    );
+    assert_committed_on_first_attempt(&trek, &trek.trek(&["step-done", "1"]));
 }
 
 #[test]
@@ -341,14 +346,7 @@ fn a_checkpoint_git_refuses_keeps_the_verified_work_and_spends_nothing() {
     );
 
     trek.with_identity();
-    let (code, reply) = trek.trek_bare(&["step-done", "1"]);
-    assert_eq!(code, 0, "{reply}");
-    assert!(text(&reply).contains("Step 1: PASS (committed"), "{reply}");
-    assert_eq!(trek.step(1)["attempts"], 1);
-    assert_eq!(
-        git(trek.path(), &["log", "-1", "--format=%s"]).trim(),
-        "feat: add a"
-    );
+    assert_committed_on_first_attempt(&trek, &trek.trek_bare(&["step-done", "1"]));
 }
 
 #[test]
