@@ -9,8 +9,8 @@ use clap::{CommandFactory, Parser};
 use clap_complete::Shell;
 
 use crate::{
-    audit, brief, criteria, gate, orders, plan, profile, progress, recovery, report, run, scan,
-    state, stats, trek, verdict, wave, workflow,
+    audit, brief, criteria, fence, gate, orders, plan, profile, progress, recovery, report, run,
+    scan, state, stats, trek, verdict, wave, workflow,
 };
 
 /// The deterministic half of the Voyage Claude Code plugin.
@@ -108,6 +108,8 @@ pub(crate) enum Subcommand {
     Wave(Group<wave::Command>),
     #[command(about = "Execute a plan with Claude Code, one phase per call (`/trekexecute`).")]
     Trek(Group<trek::Command>),
+    #[command(about = "The kernel fence that holds a run's step to its Files")]
+    Scope(Group<fence::Command>),
     /// Print a shell completion script.
     ///
     /// For bash: `voyage-helper completions bash > ~/.local/share/bash-completion/completions/voyage-helper`.
@@ -166,6 +168,7 @@ fn whole_tree() -> clap::Command {
             "orders" => Group::<orders::Command>::expand,
             "wave" => Group::<wave::Command>::expand,
             "trek" => Group::<trek::Command>::expand,
+            "scope" => Group::<fence::Command>::expand,
             _ => return sub,
         };
         expand(sub)

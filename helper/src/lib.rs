@@ -18,6 +18,8 @@
 //! - [`audit`]: `audit step`, `audit checkpoint`, `audit session`.
 //! - [`stats`]: `stats append`, `event emit`, `stats show`.
 //! - [`criteria`]: `criteria run` (Phase 7) and `entry check` (Phase 4).
+//! - [`fence`]: `scope exec` and `scope status`, the kernel fence of a
+//!   run's step.
 //! - [`gate`]: the autonomy gate; [`profile`]: `profile resolve`.
 //! - shared: [`validation`] (validator reports), [`write_reply`] (what
 //!   writers print), [`data_dir`].
@@ -60,6 +62,7 @@ mod claude_session;
 mod cli;
 mod criteria;
 mod data_dir;
+mod fence;
 mod gate;
 mod git_exclude;
 #[doc(hidden)]
@@ -171,6 +174,7 @@ pub(crate) fn dispatch(command: Subcommand, out: &mut impl io::Write) -> io::Res
         Subcommand::Orders(Group { command }) => command.execute(out),
         Subcommand::Wave(Group { command }) => command.execute(out),
         Subcommand::Trek(Group { command }) => command.execute(out),
+        Subcommand::Scope(Group { command }) => command.execute(out),
         Subcommand::Completions { shell } => cli::completions(shell, out),
     }
 }

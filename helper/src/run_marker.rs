@@ -58,6 +58,12 @@ pub struct RunMarker {
     /// opens `~/.claude/projects/*/memory/` (Hard rule 15).
     #[serde(default)]
     pub memory_write: bool,
+    /// The build output directories the fence leaves open during a step,
+    /// relative to `repo_root`: the ignored directories `trek step-begin`
+    /// found, and those it made for a toolchain (`target/` of a Cargo
+    /// project with no build yet).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub build_dirs: Vec<String>,
     /// The session's Touch list (scope fence), relative to `repo_root`.
     #[serde(default)]
     pub touch: Vec<String>,
@@ -253,6 +259,7 @@ mod tests {
             step: Some(2),
             files: vec!["src/a.rs".into()],
             memory_write: false,
+            build_dirs: Vec::new(),
             touch: vec![],
             never_touch: vec!["vendor/".into()],
             started_at: "2026-12-01T00:00:00Z".into(),

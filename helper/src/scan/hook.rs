@@ -49,6 +49,7 @@ use super::hook_input::{self, HookInput};
 use super::run_scope::{self, Verdict};
 use super::scanner::Context;
 use super::write_target::{WriteKind, WriteTarget};
+use crate::fence;
 
 /// Largest hook input read; a call larger than this is denied (unless what
 /// was read shows it is not one the hook judges).
@@ -166,6 +167,14 @@ pub enum Answer {
     Deny(String),
     /// Let the call go on, with this warning.
     Warn(String),
+    /// Run `command` instead (the call fenced), with no decision: the
+    /// user's permission flow judges it as it would have the original.
+    Rewrite {
+        command: String,
+        /// The call's `tool_input` as sent, whose other fields it keeps.
+        input: Option<String>,
+        warning: Option<String>,
+    },
 }
 
 /// Reads stdin, at most one byte more than [`MAX_INPUT_BYTES`] (so that
@@ -247,6 +256,8 @@ fn answer_read(input: &[u8], read_ok: bool, ctx: &Context) -> Answer {
     }
     let mut call = call;
     let cwd = call.cwd.take();
+    let tool_input = call.tool_input.take();
+    let mut bash_command = None;
     let (judgement, writes, ends_run) = match call {
         HookInput {
             tool: Some(tool),
@@ -256,6 +267,7 @@ fn answer_read(input: &[u8], read_ok: bool, ctx: &Context) -> Answer {
             let mut judgement = judge_command(&command, ctx);
             let writes = std::mem::take(&mut judgement.writes);
             let ends_run = judgement.ends_run;
+            bash_command = Some(command);
             (judgement, writes, ends_run)
         }
         HookInput {
@@ -296,9 +308,20 @@ fn answer_read(input: &[u8], read_ok: bool, ctx: &Context) -> Answer {
     {
         return Answer::Deny(GATE_IS_THE_OPERATORS.to_owned());
     }
+    // A Bash call runs inside the kernel fence of the run it belongs to,
+    // where the kernel can hold it; the helper's own `trek` calls do not.
+    let plugin_root = std::env::var("CLAUDE_PLUGIN_ROOT").ok();
+    let helper = std::env::current_exe().ok();
+    let fenced = bash_command.as_deref().is_some_and(|command| {
+        helper
+            .as_deref()
+            .is_some_and(|helper| !fence::is_helper_call(command, plugin_root.as_deref(), helper))
+            && fence::support().holds()
+    });
     // The run's scope only adds denials: a denylist denial stays as it is,
-    // and a call that writes nothing (and ends no run) is never affected.
-    if matches!(answer, Answer::Deny(_)) || (writes.is_empty() && !ends_run) {
+    // and a call that writes nothing (and ends no run, and is not fenced)
+    // is never affected.
+    if matches!(answer, Answer::Deny(_)) || (writes.is_empty() && !ends_run && !fenced) {
         return answer;
     }
     // Only a call that writes needs its directory (most calls do not).
@@ -317,11 +340,44 @@ fn answer_read(input: &[u8], read_ok: bool, ctx: &Context) -> Answer {
         call_dir: &call_dir,
         project_dir: project_dir.as_deref(),
         home: ctx.home.as_deref(),
+        fenced,
     };
     match run_scope::check(&writes, ends_run, &origin) {
-        Verdict::Pass => answer,
+        Verdict::Pass(None) => answer,
+        Verdict::Pass(Some(run)) => {
+            let (Some(command), Some(helper)) = (bash_command, helper) else {
+                return answer;
+            };
+            let cwd_file = fence::run_tmp(&std::env::temp_dir(), &run.marker).join(format!(
+                "cwd-{}-{}",
+                std::process::id(),
+                call_nanos()
+            ));
+            let rewritten = fence::rewrite(&fence::Rewrite {
+                helper: &helper,
+                marker: &run.marker,
+                cwd_file: &cwd_file,
+                call_dirs: &run.dirs,
+                command: &command,
+            });
+            Answer::Rewrite {
+                command: rewritten,
+                input: tool_input,
+                warning: match answer {
+                    Answer::Warn(warning) => Some(warning),
+                    _ => None,
+                },
+            }
+        }
         Verdict::Deny(reason) => Answer::Deny(reason),
     }
+}
+
+/// Nanoseconds of the clock, to tell calls of one hook process apart.
+fn call_nanos() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos())
 }
 
 /// Why `trek finish --gate …` is refused in a session nobody watches.
@@ -378,6 +434,8 @@ struct Specific<'a> {
     permission_decision_reason: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     additional_context: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    updated_input: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 #[derive(Serialize)]
@@ -398,6 +456,7 @@ pub fn render(answer: &Answer, out: &mut impl Write) -> io::Result<()> {
                 permission_decision: Some("deny"),
                 permission_decision_reason: Some(reason),
                 additional_context: None,
+                updated_input: None,
             },
             system_message: None,
         },
@@ -407,9 +466,37 @@ pub fn render(answer: &Answer, out: &mut impl Write) -> io::Result<()> {
                 permission_decision: None,
                 permission_decision_reason: None,
                 additional_context: Some(warning),
+                updated_input: None,
             },
             system_message: Some(warning),
         },
+        Answer::Rewrite {
+            command,
+            input,
+            warning,
+        } => {
+            // Every field the call had, its command replaced; a tool input
+            // serde_json cannot read (deeper than it nests) keeps only the
+            // command, which is all a Bash call needs.
+            let mut fields: serde_json::Map<String, serde_json::Value> = input
+                .as_deref()
+                .and_then(|raw| serde_json::from_str(raw).ok())
+                .unwrap_or_default();
+            fields.insert(
+                "command".to_owned(),
+                serde_json::Value::String(command.clone()),
+            );
+            Output {
+                hook_specific_output: Specific {
+                    hook_event_name: "PreToolUse",
+                    permission_decision: None,
+                    permission_decision_reason: None,
+                    additional_context: warning.as_deref(),
+                    updated_input: Some(fields),
+                },
+                system_message: warning.as_deref(),
+            }
+        }
     };
     serde_json::to_writer(&mut *out, &output)?;
     writeln!(out)

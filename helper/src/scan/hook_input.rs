@@ -43,6 +43,9 @@ pub(crate) struct HookInput {
     pub path: Option<String>,
     pub source: Option<String>,
     pub destination: Option<String>,
+    /// `tool_input` as it was sent (an object's text), so that a rewritten
+    /// call keeps every field it had.
+    pub tool_input: Option<String>,
     /// The text was one JSON object, well formed to its end.
     pub whole: bool,
 }
@@ -72,10 +75,12 @@ pub(crate) fn read(bytes: &[u8]) -> Option<HookInput> {
             input.path = None;
             input.source = None;
             input.destination = None;
+            input.tool_input = None;
             if r.peek() != Some(b'{') {
                 return r.skip_value();
             }
-            r.object(&mut |r, key| match key.as_str() {
+            let start = r.at;
+            let read = r.object(&mut |r, key| match key.as_str() {
                 "command" => r.text().map(|t| input.command = t),
                 "file_path" => r.text().map(|t| input.file_path = t),
                 "notebook_path" => r.text().map(|t| input.notebook_path = t),
@@ -83,7 +88,14 @@ pub(crate) fn read(bytes: &[u8]) -> Option<HookInput> {
                 "source" => r.text().map(|t| input.source = t),
                 "destination" => r.text().map(|t| input.destination = t),
                 _ => r.skip_value(),
-            })
+            });
+            if read.is_ok() {
+                input.tool_input = r
+                    .bytes
+                    .get(start..r.at)
+                    .map(|raw| String::from_utf8_lossy(raw).into_owned());
+            }
+            read
         }
         _ => r.skip_value(),
     });

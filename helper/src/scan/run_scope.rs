@@ -51,10 +51,20 @@ use super::write_target::{Link, WriteDir, WriteKind, WriteTarget};
 /// What the run's scope says about one tool call's writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Verdict {
-    /// No run in progress here, or every write is inside its scope.
-    Pass,
+    /// No run in progress here, or every write is inside its scope; with
+    /// the run the call belongs to when it is to run fenced.
+    Pass(Option<Fenced>),
     /// Refused, with the hook's reason.
     Deny(String),
+}
+
+/// The live run a fenced call belongs to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Fenced {
+    pub marker: std::path::PathBuf,
+    /// The directories (relative to the run's root) of step files this call
+    /// visibly writes, where its fence lets files be made and replaced.
+    pub dirs: Vec<String>,
 }
 
 /// Where a tool call comes from, for finding the runs that judge it.
@@ -66,6 +76,11 @@ pub(crate) struct Origin<'a> {
     pub project_dir: Option<&'a str>,
     /// The home directory, for `~`.
     pub home: Option<&'a str>,
+    /// The call is a Bash call that runs inside the kernel fence of the run
+    /// it belongs to: a write target the text cannot give is left to the
+    /// kernel instead of refused, and the run is found even when the call
+    /// writes nothing visible.
+    pub fenced: bool,
 }
 
 /// Longest piece of a command or path quoted in a reason.
@@ -79,7 +94,7 @@ const MAX_FILES_QUOTED: usize = 400;
 /// [`super::hook::MAX_MESSAGE_CHARS`].
 pub(crate) fn check(writes: &[WriteTarget], ends_run: bool, origin: &Origin<'_>) -> Verdict {
     match judge(writes, ends_run, origin) {
-        Verdict::Pass => Verdict::Pass,
+        Verdict::Pass(fenced) => Verdict::Pass(fenced),
         Verdict::Deny(reason) => Verdict::Deny(clip(
             &one_line_text(&reason),
             super::hook::MAX_MESSAGE_CHARS,
@@ -108,13 +123,18 @@ struct Place {
 }
 
 fn judge(writes: &[WriteTarget], ends_run: bool, origin: &Origin<'_>) -> Verdict {
-    if writes.is_empty() && !ends_run {
-        return Verdict::Pass;
+    if writes.is_empty() && !ends_run && !origin.fenced {
+        return Verdict::Pass(None);
     }
     let fs = real_path::Lookups::default();
     let placed: Vec<(&WriteTarget, Placed)> = writes
         .iter()
-        .map(|w| (w, place_target(w, origin.call_dir, origin.home, &fs)))
+        .map(|w| {
+            if origin.fenced && in_fenced_temp(w) {
+                return (w, Placed::Harmless);
+            }
+            (w, place_target(w, origin.call_dir, origin.home, &fs))
+        })
         .collect();
     // The directories whose runs decide, and every path written.
     let own: Vec<&str> = std::iter::once(origin.call_dir)
@@ -139,6 +159,7 @@ fn judge(writes: &[WriteTarget], ends_run: bool, origin: &Origin<'_>) -> Verdict
         }
     }
     let mut refused = Vec::new();
+    let mut fenced: Option<Fenced> = None;
     for marker_file in &markers {
         let marker_path = marker_file.display().to_string();
         let marker = match run_marker::read(marker_file) {
@@ -163,6 +184,13 @@ fn judge(writes: &[WriteTarget], ends_run: bool, origin: &Origin<'_>) -> Verdict
         }
         let scope = Scope::new(&marker, &marker_path, origin.home, &fs);
         let belongs = own.iter().any(|dir| scope.covers(dir));
+        let fence_here = origin.fenced && belongs && fenced.is_none();
+        if fence_here {
+            fenced = Some(Fenced {
+                marker: marker_file.clone(),
+                dirs: Vec::new(),
+            });
+        }
         if ends_run && belongs {
             refused.push(format!(
                 "voyage: blocked run-release (the run's own guard): `trek release` ends the run in progress ({}) without its checks; only the user may run it, in a terminal. Safer: go on with the run, or end it with `trek finish`.",
@@ -172,23 +200,40 @@ fn judge(writes: &[WriteTarget], ends_run: bool, origin: &Origin<'_>) -> Verdict
         for (write, placed) in &placed {
             match placed {
                 Placed::Harmless => {}
-                Placed::Unknown(reason) if belongs => refused.push(reason.clone()),
+                Placed::Unknown(reason) if belongs && !origin.fenced => {
+                    refused.push(reason.clone());
+                }
                 Placed::Unknown(_) => {}
                 Placed::Path(place) => {
                     if let Some(reason) = scope.judge(write, place, belongs) {
                         refused.push(reason);
-                    } else if let Some(link) = &write.link
+                        continue;
+                    }
+                    if let Some(link) = &write.link
                         && scope.covers(&place.real)
                         && let Some(reason) = judge_link(&scope, write, place, link, origin)
                     {
                         refused.push(reason);
+                        continue;
+                    }
+                    // A step file the call writes where the text shows it:
+                    // its directory lets files be made and replaced
+                    // (`sed -i` writes a new file and renames it over).
+                    if fence_here
+                        && !write.glob
+                        && let Some(dir) = relative(&place.real, &scope.root)
+                            .and_then(|rel| rel.rsplit_once('/').map(|(dir, _)| dir.to_owned()))
+                        && let Some(fenced) = fenced.as_mut()
+                        && !fenced.dirs.contains(&dir)
+                    {
+                        fenced.dirs.push(dir);
                     }
                 }
             }
         }
     }
     let Some(first) = refused.first() else {
-        return Verdict::Pass;
+        return Verdict::Pass(fenced);
     };
     let mut reason = first.clone();
     if refused.len() > 1 {
@@ -564,6 +609,16 @@ impl<'m> Scope<'m> {
                 && !self.named_inodes.contains(&(meta.dev(), meta.ino()))
         })
     }
+}
+
+/// `write` is a name `mktemp` makes up in the temporary directory, which
+/// for a fenced call is the run's own (`TMPDIR`), open to it: the judge,
+/// which cannot see `TMPDIR`, placed it in `/tmp`.
+fn in_fenced_temp(write: &WriteTarget) -> bool {
+    write.path.as_deref().is_some_and(|path| {
+        path.strip_prefix("/tmp/")
+            .is_some_and(|name| !name.contains('/') && name.contains("XXX"))
+    })
 }
 
 /// The reason for a write whose target cannot be known.

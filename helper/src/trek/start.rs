@@ -753,6 +753,8 @@ fn single_session(
         format!("Progress: {} ({total} steps pending)", progress.display())
     });
 
+    reply.push(scope_line(&crate::fence::support()));
+
     // The scope fence: a session spec's, or the session's in the strategy.
     let (touch, never_touch) = scope_fence(plan, decided.session);
     let marker = RunMarker {
@@ -763,6 +765,7 @@ fn single_session(
         step: None,
         files: Vec::new(),
         memory_write: false,
+        build_dirs: Vec::new(),
         touch,
         never_touch,
         started_at: crate::clock::UtcTime::now().rfc3339(),
@@ -968,6 +971,7 @@ fn carry_step(marker: &mut RunMarker, old: RunMarker, progress: &Path) {
         marker.step = Some(n);
         marker.files = old.files;
         marker.memory_write = old.memory_write;
+        marker.build_dirs = old.build_dirs;
         marker.step_start_sha = old.step_start_sha;
     }
     // A checkpoint under way is settled by the next step call.
@@ -1058,4 +1062,18 @@ fn message_hook_warning(
             super::git_setup::hooks_named(&hooks)
         )
     })
+}
+
+/// How the run's scope is held on this machine, said once at the start:
+/// by the kernel, or only judged from the text of each command (`scope
+/// status` says why, at length).
+fn scope_line(support: &crate::fence::Support) -> String {
+    if support.holds() {
+        format!(
+            "Scope: held by the kernel (Landlock ABI {}); `voyage-helper scope status` shows what is open",
+            support.abi
+        )
+    } else {
+        "Scope: judged from each command's text, not held by the kernel (`voyage-helper scope status` says why)".to_owned()
+    }
 }

@@ -288,6 +288,14 @@ fn begin_inner(here: &Path, n: u32) -> Result<Reply, Problem> {
     run.marker.step = Some(n);
     run.marker.files = files;
     run.marker.memory_write = step.manifest.as_ref().is_some_and(|m| m.memory_write);
+    // What the step's builds write by themselves, for the kernel fence.
+    // and Voyage's own log directory, which a fenced call cannot make.
+    run.marker.build_dirs = if crate::fence::support().holds() {
+        let _ = std::fs::create_dir_all(run.root.join(crate::run::LOG_SUBDIR));
+        crate::fence::build_dirs(&run.root, &run.marker)
+    } else {
+        Vec::new()
+    };
     if !kept_base {
         run.marker.step_start_sha = context::head(&run.root);
     }

@@ -108,7 +108,9 @@ impl Run {
         self.repo.join(".git/voyage-run.json")
     }
 
-    /// The hook's reply to `input`, run in `cwd`.
+    /// The hook's reply to `input`, run in `cwd`, with the kernel fence
+    /// turned off: these tests are the text judge's, which is all there is
+    /// where the kernel cannot fence (`scope_fence` tests the fence).
     fn ask(&self, input: &Value, cwd: &Path) -> Reply {
         self.ask_with(input, cwd, &[])
     }
@@ -117,6 +119,7 @@ impl Run {
     fn ask_with(&self, input: &Value, cwd: &Path, env: &[(&str, &str)]) -> Reply {
         let out = helper(cwd, &self.home)
             .args(["hook", "pre-tool-use"])
+            .env("VOYAGE_FENCE", "off")
             .envs(env.iter().copied())
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())

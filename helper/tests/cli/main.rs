@@ -33,6 +33,7 @@ mod run_full_disk;
 mod scan;
 mod scan_corpus;
 mod schemas;
+mod scope_fence;
 mod state;
 mod stats;
 mod toplevel;

@@ -1,0 +1,198 @@
+//! The hook's side of the fence: which Bash calls run fenced, and the
+//! command Claude Code runs in their place (the hook's `updatedInput`).
+//!
+//! The rewritten command runs `voyage-helper scope exec` with the original
+//! command as its last argument, so a permission prompt shows both what runs
+//! and that it runs fenced. The fenced shell is a child of Claude Code's
+//! shell, and Claude Code carries only the working directory from one Bash
+//! call to the next (by reading its shell's directory after the call): so
+//! the fenced shell writes its last directory to a file when it exits, and
+//! the rewritten command ends by changing to it and exiting with the
+//! original's status. A `cd` therefore carries as it did; an `export`
+//! never did.
+//!
+//! The helper's own `trek` calls, written as the command prescribes, run as
+//! they are: they write the progress file, the marker and the checkpoint
+//! commit, which a fence exists to keep from the agent.
+
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+/// Where the fenced calls of the run whose marker is `marker` keep their
+/// temporary files: `<temp>/voyage-fence-<uid>/<run>`, one directory per
+/// run (made by `scope exec`, private to the user).
+pub(crate) fn run_tmp(temp: &Path, marker: &Path) -> PathBuf {
+    let digest = Sha256::digest(marker.as_os_str().as_encoded_bytes());
+    let run: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
+    temp.join(format!("voyage-fence-{}", nix::unistd::geteuid()))
+        .join(run)
+}
+
+/// What the rewritten command is made of.
+pub(crate) struct Rewrite<'a> {
+    /// The helper to run (the hook's own executable).
+    pub helper: &'a Path,
+    pub marker: &'a Path,
+    /// The file the fenced shell leaves its last directory in.
+    pub cwd_file: &'a Path,
+    /// Directories of step files the call visibly rewrites.
+    pub call_dirs: &'a [String],
+    pub command: &'a str,
+}
+
+/// The command Claude Code runs instead of `rewrite.command`.
+pub(crate) fn rewrite(rewrite: &Rewrite<'_>) -> String {
+    let mut text = format!(
+        "{} scope exec --marker {} --cwd-file {}",
+        quote(&rewrite.helper.display().to_string()),
+        quote(&rewrite.marker.display().to_string()),
+        quote(&rewrite.cwd_file.display().to_string()),
+    );
+    for dir in rewrite.call_dirs {
+        text.push_str(&format!(" --dir {}", quote(dir)));
+    }
+    text.push_str(&format!(
+        " -- {}; set -- $? {}; cd -- \"$(cat -- \"$2\" 2>/dev/null || pwd)\"; rm -f -- \"$2\"; (exit \"$1\")",
+        quote(rewrite.command),
+        quote(&rewrite.cwd_file.display().to_string()),
+    ));
+    text
+}
+
+/// `text` as one single-quoted shell word.
+pub(crate) fn quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// `command` is one of the helper's own `trek` calls, written plainly: the
+/// helper named as the command prescribes (`"${CLAUDE_PLUGIN_ROOT}/plugin/
+/// bin/voyage-helper"`) or by the path it runs from, then `trek` and plain
+/// words; at most `2>&1` after. Anything else (a second command, a
+/// substitution, a variable other than the plugin root, a redirection to a
+/// file) is not, and runs fenced.
+pub(crate) fn is_helper_call(command: &str, plugin_root: Option<&str>, helper: &Path) -> bool {
+    let command = command.trim();
+    let command = command.strip_suffix("2>&1").unwrap_or(command).trim_end();
+    let Some(words) = words(command, plugin_root) else {
+        return false;
+    };
+    let Some((program, rest)) = words.split_first() else {
+        return false;
+    };
+    let launcher = plugin_root.map(|root| {
+        Path::new(root)
+            .join("plugin/bin/voyage-helper")
+            .display()
+            .to_string()
+    });
+    let named = Some(program) == launcher.as_ref() || Path::new(program) == helper;
+    named && rest.first().is_some_and(|w| w == "trek")
+}
+
+/// The words of a plain command line: unquoted words of plain characters,
+/// single-quoted words, and double-quoted words holding plain characters,
+/// spaces and `${CLAUDE_PLUGIN_ROOT}`; `None` for anything else.
+fn words(line: &str, plugin_root: Option<&str>) -> Option<Vec<String>> {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_./:=,@%+-".contains(c);
+    let mut words = Vec::new();
+    let mut chars = line.chars().peekable();
+    loop {
+        while chars.next_if(|c| *c == ' ').is_some() {}
+        let Some(&first) = chars.peek() else {
+            return Some(words);
+        };
+        let mut word = String::new();
+        match first {
+            '\'' => {
+                chars.next();
+                loop {
+                    match chars.next()? {
+                        '\'' => break,
+                        c => word.push(c),
+                    }
+                }
+            }
+            '"' => {
+                chars.next();
+                let mut inner = String::new();
+                loop {
+                    match chars.next()? {
+                        '"' => break,
+                        c => inner.push(c),
+                    }
+                }
+                let expanded = match plugin_root {
+                    Some(root) => inner.replace("${CLAUDE_PLUGIN_ROOT}", root),
+                    None => inner,
+                };
+                if !expanded.chars().all(|c| plain(c) || c == ' ') {
+                    return None;
+                }
+                word = expanded;
+            }
+            _ => {
+                while let Some(c) = chars.next_if(|c| *c != ' ') {
+                    if !plain(c) {
+                        return None;
+                    }
+                    word.push(c);
+                }
+            }
+        }
+        if chars.peek().is_some_and(|c| *c != ' ') {
+            return None;
+        }
+        words.push(word);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_helpers_own_trek_calls_are_told_apart() {
+        let root = Some("/p/root");
+        let helper = Path::new("/data/voyage-helper");
+        for call in [
+            r#""${CLAUDE_PLUGIN_ROOT}/plugin/bin/voyage-helper" trek step-done 3"#,
+            r#""${CLAUDE_PLUGIN_ROOT}/plugin/bin/voyage-helper" trek start --plan 'plans/my plan.md' 2>&1"#,
+            "/p/root/plugin/bin/voyage-helper trek finish --gate confirm",
+            "'/data/voyage-helper' trek step-begin 2",
+        ] {
+            assert!(is_helper_call(call, root, helper), "{call}");
+        }
+        for call in [
+            r#""${CLAUDE_PLUGIN_ROOT}/plugin/bin/voyage-helper" trek step-done 3; rm x"#,
+            r#""${CLAUDE_PLUGIN_ROOT}/plugin/bin/voyage-helper" trek step-done 3 > README.md"#,
+            r#""${CLAUDE_PLUGIN_ROOT}/plugin/bin/voyage-helper" trek step-done $(rm x)"#,
+            r#""${CLAUDE_PLUGIN_ROOT}/plugin/bin/voyage-helper" trek step-done "$(rm x)""#,
+            r#""${CLAUDE_PLUGIN_ROOT}/plugin/bin/voyage-helper" run -- cargo fmt"#,
+            "./voyage-helper trek step-done 3",
+            "voyage-helper trek step-done 3",
+            r#""$X/plugin/bin/voyage-helper" trek step-done 3"#,
+            "/p/root/plugin/bin/voyage-helper trek x && touch y",
+            "/p/root/plugin/bin/voyage-helper trek x\ntouch y",
+            "/p/root/plugin/bin/voyage-helper 'trek' x|sh",
+        ] {
+            assert!(!is_helper_call(call, root, helper), "{call}");
+        }
+        assert!(!is_helper_call(
+            r#""${CLAUDE_PLUGIN_ROOT}/plugin/bin/voyage-helper" trek step-done 3"#,
+            None,
+            helper
+        ));
+    }
+
+    #[test]
+    fn quoting_survives_every_character() {
+        assert_eq!(quote("a'b"), r"'a'\''b'");
+        let out = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(format!("printf %s {}", quote("it's $(x) `y` \\ \"z\"")))
+            .output()
+            .unwrap();
+        assert_eq!(out.stdout, b"it's $(x) `y` \\ \"z\"");
+    }
+}

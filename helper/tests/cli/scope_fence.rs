@@ -1,0 +1,437 @@
+//! The kernel fence (`scope exec`), executed for real: a run started and a
+//! step begun through `trek` as `/trekexecute` does, then one command of
+//! every class of write run the way the hook's rewrite runs it, in a real
+//! repository with a home and an outside directory beside it. What
+//! happened on disk is compared with what the step may write: nothing
+//! outside the step's Files (and the build, temporary and cache places the
+//! fence opens) may change, whatever the command is. Ordinary work (a
+//! Cargo build and test in a fresh checkout, npm, Python tests) must
+//! still succeed under it.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::Value;
+
+use crate::common::env::helper;
+use crate::common::repo::{commit_all, git};
+use crate::common::skip::{find_on_path, skip};
+use crate::trek::Repo;
+
+/// A one-step plan whose Files are an existing file, a new file, a
+/// directory and a committed link to README.md.
+const PLAN: &str = r#"---
+plan_version: 1.7
+profile: economy
+---
+# Plan: fenced step
+
+## Context
+
+Writes held by the kernel.
+
+## Implementation Plan
+
+### Step 1: Change the code
+- **Files:** `src/a.rs`, `src/new.rs` (new), `docs/`, `src/link.rs`
+- **Changes:** Edit the code.
+- **Verify:** `git diff --quiet HEAD -- README.md`
+- **On failure:** retry — fix it
+- **Checkpoint:** `git commit -m "feat: change the code"`
+- **Manifest:**
+  ```yaml
+  expected_paths: [src/a.rs]
+  min_file_count: 1
+  commit_message_pattern: "^feat: change the code$"
+  bash_syntax_check: []
+  forbidden_paths: []
+  must_contain: []
+  ```
+
+## Verification
+
+- `git diff --quiet HEAD -- README.md` — README.md untouched
+"#;
+
+/// A run at step 1 in a fresh repository, with a directory outside it.
+struct Fenced {
+    repo: Repo,
+    /// The repository with its links followed.
+    root: PathBuf,
+    outside: tempfile::TempDir,
+    tmp: tempfile::TempDir,
+}
+
+impl Fenced {
+    /// `None` (after saying why) where the kernel cannot fence.
+    fn new() -> Option<Self> {
+        if !fence_holds() {
+            skip("this kernel has no Landlock ABI 3 (`voyage-helper scope status` says why)");
+            return None;
+        }
+        let repo = Repo::new(PLAN);
+        let root = fs::canonicalize(repo.path()).unwrap();
+        crate::common::repo::write(
+            &root,
+            &[
+                ("src/a.rs", "fn a() {}\n"),
+                ("src/b.rs", "fn b() {}\n"),
+                ("lib/other.rs", "fn other() {}\n"),
+                ("docs/guide.md", "# guide\n"),
+                (".voyage/criteria-allow", "git diff\n"),
+            ],
+        );
+        std::os::unix::fs::symlink("../README.md", root.join("src/link.rs")).unwrap();
+        commit_all(&root, "code");
+        fs::create_dir_all(root.join("lib/empty")).unwrap();
+        let (code, reply) = repo.trek(&["start", &repo.plan()]);
+        assert_eq!(code, 0, "{reply}");
+        let (code, reply) = repo.trek(&["step-begin", "1"]);
+        assert_eq!(code, 0, "{reply}");
+        Some(Self {
+            repo,
+            root,
+            outside: tempfile::tempdir().unwrap(),
+            tmp: tempfile::tempdir().unwrap(),
+        })
+    }
+
+    fn marker(&self) -> PathBuf {
+        self.root.join(".git/voyage-run.json")
+    }
+
+    /// Runs `command` as the hook's rewrite runs it, in the repository.
+    fn exec(&self, command: &str, dirs: &[&str]) -> Output {
+        let mut cmd = helper(&self.root, self.repo.home.path());
+        cmd.args(["scope", "exec", "--marker"])
+            .arg(self.marker())
+            .arg("--cwd-file")
+            .arg(self.tmp.path().join("run/cwd"))
+            .env("OUT", self.outside.path());
+        for dir in dirs {
+            cmd.args(["--dir", dir]);
+        }
+        cmd.arg("--").arg(command).output().unwrap()
+    }
+
+    /// Everything a command could change: the repository (its git
+    /// directory too), the home directory and the outside directory, each
+    /// path with its kind, content or link target, and mode.
+    fn snapshot(&self) -> BTreeMap<PathBuf, String> {
+        let mut seen = BTreeMap::new();
+        for top in [
+            self.root.as_path(),
+            self.repo.home.path(),
+            self.outside.path(),
+        ] {
+            walk(top, &mut seen);
+        }
+        seen
+    }
+}
+
+fn walk(dir: &Path, seen: &mut BTreeMap<PathBuf, String>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        // Voyage's own command logs: open to every fenced call.
+        if path.ends_with(".temp/voyage/logs") {
+            continue;
+        }
+        let meta = fs::symlink_metadata(&path).unwrap();
+        let mode = meta.permissions().mode();
+        let what = if meta.file_type().is_symlink() {
+            format!("link {:?}", fs::read_link(&path).unwrap())
+        } else if meta.is_dir() {
+            walk(&path, seen);
+            "dir".to_owned()
+        } else {
+            format!("file {:?}", fs::read(&path).unwrap_or_default())
+        };
+        seen.insert(path, format!("{what} {mode:o}"));
+    }
+}
+
+/// The kernel can hold a step's scope here, as `scope status` reports.
+fn fence_holds() -> bool {
+    let here = std::env::temp_dir();
+    let out = helper(&here, &here)
+        .args(["scope", "status", "--json"])
+        .output()
+        .unwrap();
+    let status: Value = serde_json::from_slice(&out.stdout).unwrap();
+    status["held"] == true
+}
+
+/// One write of each class, outside the step's Files: every redirection
+/// form, the writer table's rows, programs the table does not know, and
+/// ways of hiding the target from the text. `$OUT` is a directory outside
+/// the repository.
+const OUTSIDE_WRITES: &[&str] = &[
+    "echo x > README.md",
+    "echo x >> README.md",
+    "echo x >| README.md",
+    "echo x &> README.md",
+    "echo x 2> README.md",
+    "exec 3>README.md; echo x >&3",
+    "echo x 1<>README.md",
+    "cat > README.md <<'EOF'\nx\nEOF",
+    "cp src/a.rs README.md",
+    "mv README.md moved.md",
+    "rm -f README.md",
+    "ln -sf ../src/a.rs lib/l.rs",
+    "ln src/a.rs lib/hard.rs",
+    "touch lib/made.rs",
+    "mkdir lib/newdir",
+    "rmdir lib/empty",
+    "truncate -s 0 README.md",
+    "echo x | tee README.md",
+    "dd if=/dev/zero of=README.md bs=1 count=1 conv=notrunc",
+    "sed -i s/demo/x/ README.md",
+    "sed -i.bak s/other/x/ lib/other.rs",
+    "perl -pi -e s/demo/x/ README.md",
+    "python3 -c \"open('README.md','w').write('x')\"",
+    "python3 -c \"import os; os.symlink('../README.md', 'lib/x.rs')\"",
+    "git config user.name evil",
+    "git config --file .git/config core.hooksPath /tmp",
+    "git -c core.fsmonitor=false status",
+    "echo '#!/bin/sh' > .git/hooks/pre-commit",
+    "echo x >> README.md; git stash",
+    "git add -A",
+    "git commit -q --allow-empty -m x",
+    "git rm -q README.md",
+    "GIT_WORK_TREE=. git checkout -- README.md",
+    "install -m 644 src/a.rs lib/inst.rs",
+    "cp --backup=numbered src/a.rs lib/other.rs",
+    "script -qc true lib/typescript",
+    "HISTFILE=lib/hist bash -c 'history -s x; history -w'",
+    "exec 3<README.md; echo x > /dev/fd/3",
+    "exec 3<README.md; echo x > /proc/self/fd/3",
+    "echo x > src/link.rs",
+    "cd lib && echo x > ../README.md",
+    "set -P; cd src/..; echo x > README.md",
+    "x=README.md; echo y > \"$x\"",
+    "eval 'echo y > README.md'",
+    "bash -c 'echo y > README.md'",
+    "echo 'echo y > README.md' | sh",
+    "echo $(( $(echo y > README.md; echo 1) ))",
+    "awk 'BEGIN { print \"x\" > \"README.md\" }'",
+    "find . -name README.md -exec sh -c 'echo x > \"$1\"' _ {} \\;",
+    "echo README.md | xargs -I{} sh -c 'echo x > {}'",
+    "sh -c 'echo x > README.md' & wait",
+    "echo x > \"$OUT/escape\"",
+    "echo x > \"$HOME/.bashrc\"",
+    "mkdir -p \"$HOME/.config\" && echo x > \"$HOME/.config/x\"",
+    "printf x > lib/other.rs",
+    "echo x > src/b.rs",
+    "cp -s ../README.md lib/sym.rs",
+];
+
+#[test]
+fn every_write_outside_the_step_fails_in_the_kernel() {
+    let Some(run) = Fenced::new() else { return };
+    let mut reached = Vec::new();
+    for command in OUTSIDE_WRITES {
+        let before = run.snapshot();
+        let out = run.exec(command, &[]);
+        let after = run.snapshot();
+        let changed: Vec<&PathBuf> = before
+            .keys()
+            .chain(after.keys())
+            .filter(|path| before.get(*path) != after.get(*path))
+            .collect();
+        if !changed.is_empty() {
+            reached.push(format!(
+                "{command:?} changed {changed:?}\n  stderr: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
+            // Put the tree back for the next command.
+            git(&run.root, &["checkout", "-q", "--", "."]);
+        }
+    }
+    assert!(
+        reached.is_empty(),
+        "writes outside the step reached the disk:\n{}",
+        reached.join("\n")
+    );
+}
+
+#[test]
+fn the_steps_own_files_and_the_places_a_build_writes_stay_open() {
+    let Some(run) = Fenced::new() else { return };
+    for (command, dirs) in [
+        ("echo more >> src/a.rs", &[][..]),
+        ("echo 'fn n() {}' > src/new.rs", &[]),
+        ("sed -i s/a/c/ src/a.rs", &["src"]),
+        ("mkdir -p docs/sub && echo x > docs/sub/page.md", &[]),
+        ("rm docs/guide.md", &[]),
+        ("f=$(mktemp) && echo x > \"$f\" && rm \"$f\"", &[]),
+        ("echo x > \"$TMPDIR/scratch\"", &[]),
+        ("echo x > /dev/null", &[]),
+    ] {
+        let out = run.exec(command, dirs);
+        assert!(
+            out.status.success(),
+            "{command}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(
+        fs::read_to_string(run.root.join("src/a.rs")).unwrap(),
+        "fn c() {}\nmore\n"
+    );
+    assert!(run.root.join("src/new.rs").is_file());
+    assert!(run.root.join("docs/sub/page.md").is_file());
+    assert!(!run.root.join("docs/guide.md").exists());
+    // The committed link is the step's file: writing through it to
+    // README.md, outside the Files, fails.
+    let out = run.exec("echo x > src/link.rs", &[]);
+    assert!(!out.status.success());
+    assert_eq!(
+        fs::read_to_string(run.root.join("README.md")).unwrap(),
+        "# demo\n"
+    );
+}
+
+#[test]
+fn a_failure_says_the_scope_was_held_and_a_cd_carries_to_the_next_call() {
+    let Some(run) = Fenced::new() else { return };
+    let out = run.exec("cd src && echo x > ../README.md", &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("Permission denied"), "{stderr}");
+    assert!(
+        stderr.contains("voyage: step 1's scope was held by the kernel (Landlock)"),
+        "{stderr}"
+    );
+    let cwd = fs::read_to_string(run.tmp.path().join("run/cwd")).unwrap();
+    assert_eq!(Path::new(&cwd), run.root.join("src"));
+    // The status of `exit` is the command's, and a success says nothing.
+    assert_eq!(run.exec("exit 7", &[]).status.code(), Some(7));
+    let ok = run.exec("true", &[]);
+    assert!(ok.status.success() && ok.stderr.is_empty());
+}
+
+#[test]
+fn between_steps_nothing_in_the_repository_can_be_written() {
+    let Some(run) = Fenced::new() else { return };
+    run.repo.write(&[("src/a.rs", "fn a() { 1 }\n")]);
+    let (code, reply) = run.repo.trek(&["step-done", "1"]);
+    assert_eq!(code, 0, "{reply}");
+    let out = run.exec("echo x >> src/a.rs", &[]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no step is in progress"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        fs::read_to_string(run.root.join("src/a.rs")).unwrap(),
+        "fn a() { 1 }\n"
+    );
+}
+
+#[test]
+fn a_command_is_not_run_when_its_run_is_gone() {
+    let Some(run) = Fenced::new() else { return };
+    let gone = run.root.join(".git/no-such-marker.json");
+    let out = helper(&run.root, run.repo.home.path())
+        .args(["scope", "exec", "--marker"])
+        .arg(&gone)
+        .arg("--cwd-file")
+        .arg(run.tmp.path().join("run/cwd"))
+        .args(["--", "touch ran"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(126));
+    assert!(!run.root.join("ran").exists());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the command was not run"));
+}
+
+/// Ordinary work under the fence: the toolchains write their own output
+/// directories (made by `trek step-begin` when a fresh checkout has none)
+/// and caches, and the tests pass.
+#[test]
+fn builds_and_tests_of_a_project_succeed_under_the_fence() {
+    if !fence_holds() {
+        skip("this kernel has no Landlock ABI 3");
+        return;
+    }
+    let repo = Repo::new(PLAN);
+    let root = fs::canonicalize(repo.path()).unwrap();
+    crate::common::repo::write(
+        &root,
+        &[
+            (
+                ".gitignore",
+                "target/\nnode_modules/\n__pycache__/\n.pytest_cache/\n",
+            ),
+            (
+                "Cargo.toml",
+                "[package]\nname = \"fenced\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[lib]\npath = \"src/a.rs\"\n",
+            ),
+            (
+                "src/a.rs",
+                "pub fn a() -> u8 { 1 }\n\n#[test]\nfn one() { assert_eq!(a(), 1); }\n",
+            ),
+            (
+                "package.json",
+                "{\"name\":\"fenced\",\"version\":\"1.0.0\",\"scripts\":{\"test\":\"node test.js\"}}\n",
+            ),
+            ("test.js", "require('assert').strictEqual(1 + 1, 2);\n"),
+            ("test_one.py", "def test_one():\n    assert 1 + 1 == 2\n"),
+            (".voyage/criteria-allow", "git diff\n"),
+        ],
+    );
+    let tools = [
+        ("cargo", "cargo test -q --offline 2>&1"),
+        ("npm", "npm test 2>&1"),
+        ("python3", "python3 -m unittest -q 2>&1"),
+        ("pytest", "pytest -q 2>&1"),
+    ];
+    if find_on_path("cargo").is_some() {
+        let lock = std::process::Command::new("cargo")
+            .args(["generate-lockfile", "--offline"])
+            .current_dir(&root)
+            .output()
+            .unwrap();
+        assert!(lock.status.success(), "{lock:?}");
+    }
+    commit_all(&root, "project");
+    assert!(!root.join("target").exists());
+    let (code, reply) = repo.trek(&["start", &repo.plan()]);
+    assert_eq!(code, 0, "{reply}");
+    let (code, reply) = repo.trek(&["step-begin", "1"]);
+    assert_eq!(code, 0, "{reply}");
+    let tmp = tempfile::tempdir().unwrap();
+    for (tool, command) in tools {
+        if find_on_path(tool).is_none() {
+            skip(&format!("`{tool}` is not on PATH"));
+            continue;
+        }
+        let out = helper(&root, repo.home.path())
+            // The real caches: the fence opens them where they are.
+            .env("HOME", std::env::var_os("HOME").unwrap())
+            .args(["scope", "exec", "--marker"])
+            .arg(root.join(".git/voyage-run.json"))
+            .arg("--cwd-file")
+            .arg(tmp.path().join("run/cwd"))
+            .args(["--", command])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{command}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(git(&root, &["status", "--porcelain"]), "");
+}
