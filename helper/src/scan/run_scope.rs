@@ -302,8 +302,8 @@ fn judge_link(
         ));
     };
     // A symbolic link's target is read from the link's own directory; a
-    // hard link's from where the command stands.
-    let dir = if link.symbolic {
+    // hard link's (and `ln -sr`'s) from where the command stands.
+    let dir = if !link.from_here {
         let parent = place.lexical.rsplit_once('/').map_or("", |(dir, _)| dir);
         WriteDir::Moved(if parent.is_empty() {
             "/".into()

@@ -186,15 +186,20 @@ fn a_link_planted_during_the_step_is_judged_by_what_it_points_to() {
     // Made by a command the hook reads: refused before it runs.
     for command in [
         "ln -s ../README.md src/new.sh",
+        "ln -sr README.md src/new.sh",
         "ln README.md src/new.sh",
+        "link README.md src/new.sh",
         "cd src && cp -s ../README.md new.sh",
         "cp -l README.md src/new.sh",
+        "python3 -c \"import os; os.symlink('../README.md', 'src/new.sh')\"",
+        "node -e \"require('fs').symlinkSync('../README.md', 'src/new.sh')\"",
     ] {
         outside_step(bash(&repo, command), command, "README.md");
     }
     // A link to a step file is an ordinary write of the link's path.
     for command in [
         "ln -s b.sh src/new.sh",
+        "ln -sr src/b.sh src/new.sh",
         "python3 -c \"import os; os.symlink('b.sh', 'src/new.sh')\"",
     ] {
         assert_eq!(bash(&repo, command), None, "{command}");
