@@ -699,13 +699,21 @@ impl Scanner<'_> {
                     self.report(hit.rule, argv, format!("{call}: {}", hit.detail));
                 }
             }
-            Effect::Write { call, path, write } => {
-                self.record_write(&Arg::literal(&path), write);
-                if let Some((rule, detail)) =
-                    crate::paths::check(&path, write, self.ctx.home.as_deref())
-                {
-                    self.report(rule, argv, format!("{call}: {detail}"));
-                }
+            Effect::Write { call, path, write } => self.inline_write(argv, call, &path, write),
+            // The link's own path, judged as `ln`'s: a link made over a
+            // path replaces it, and what it points to is judged too.
+            Effect::Link {
+                call,
+                path,
+                to,
+                symbolic,
+            } => {
+                self.inline_write(argv, call, &path, crate::paths::Write::Remove);
+                self.record_link(crate::write_target::Link {
+                    to,
+                    symbolic,
+                    from_here: !symbolic,
+                });
             }
             // Where it writes is not known: refused during a run.
             Effect::WriteSomewhere { call } => self.record_write(
@@ -717,6 +725,15 @@ impl Scanner<'_> {
                 argv,
                 "the program forks inside a loop that never ends".into(),
             ),
+        }
+    }
+
+    /// A one-line program's `call` writing `path`, judged as a redirection
+    /// into it.
+    fn inline_write(&mut self, argv: &[Arg], call: &str, path: &str, write: crate::paths::Write) {
+        self.record_write(&Arg::literal(path), write);
+        if let Some((rule, detail)) = crate::paths::check(path, write, self.ctx.home.as_deref()) {
+            self.report(rule, argv, format!("{call}: {detail}"));
         }
     }
 

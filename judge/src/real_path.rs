@@ -50,6 +50,23 @@ impl Lookups {
     pub fn resolve(&self, path: &str) -> Option<String> {
         resolve_with(path, &|p| self.kind(p))
     }
+
+    /// `path` with the links in the directories above its last part
+    /// followed, and the last part kept as written: the path of a link
+    /// itself, not of what it points to. What removing or relinking a path
+    /// changes, and what naming a path in a step's Files opens. A last
+    /// part of `.` or `..` names a directory reached through it, so such
+    /// a path is resolved whole.
+    pub fn resolve_above(&self, path: &str) -> Option<String> {
+        // A trailing `/` makes the kernel follow the last part too.
+        match path.rsplit_once('/') {
+            Some((parent, name)) if !matches!(name, "" | "." | "..") => {
+                let parent = self.resolve(if parent.is_empty() { "/" } else { parent })?;
+                Some(format!("{}/{name}", parent.trim_end_matches('/')))
+            }
+            _ => self.resolve(path),
+        }
+    }
 }
 
 /// `path`, absolute, with its links followed; `None` for a path that is not
@@ -151,6 +168,15 @@ mod tests {
         assert_eq!(r("repo/loop/x"), None);
         assert_eq!(resolve("/../.."), Some("/".into()));
         assert_eq!(resolve("rel"), None);
+        // The link itself: only the directories above it are followed.
+        let above = |p: &str| Lookups::default().resolve_above(&format!("{root}/{p}"));
+        assert_eq!(above("repo/rel"), Some(format!("{root}/repo/rel")));
+        assert_eq!(above("repo/rel/f"), Some(format!("{root}/out/f")));
+        assert_eq!(above("repo/loop"), Some(format!("{root}/repo/loop")));
+        assert_eq!(above("repo/loop/x"), None);
+        assert_eq!(above("repo/rel/.."), Some(root.clone()));
+        assert_eq!(above("repo/rel/"), Some(format!("{root}/out")));
+        assert_eq!(Lookups::default().resolve_above("/"), Some("/".into()));
         Ok(())
     }
 }

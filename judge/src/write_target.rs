@@ -39,7 +39,8 @@ pub struct WriteTarget {
     pub dir: WriteDir,
     /// How it writes: replaced, appended, removed, changed or created.
     pub kind: WriteKind,
-    /// For a link the command makes at `path` (`ln`, `cp -s`, `cp -l`):
+    /// For a link the command makes at `path` (`ln`, `link`, `cp -s`,
+    /// `cp -l`, a one-line program's `os.symlink`):
     /// what the link points to, so that a link made during a step to a
     /// file outside its Files can be refused. `None` for every other write.
     pub link: Option<Link>,
@@ -48,13 +49,16 @@ pub struct WriteTarget {
 /// What a link made by a command points to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Link {
-    /// The link's target as the command gives it: for a symbolic link,
-    /// relative to the link's own directory (as the file system reads it);
-    /// for a hard link, relative to where the command stands. `None` when
-    /// it depends on run time.
+    /// The link's target as the command gives it: relative to the link's
+    /// own directory (as the file system reads a symbolic link), unless
+    /// [`Self::from_here`]. `None` when it depends on run time.
     pub to: Option<String>,
     /// A symbolic link (`ln -s`, `cp -s`); otherwise a hard link.
     pub symbolic: bool,
+    /// `to` is relative to where the command stands: a hard link, or
+    /// `ln -sr` (which makes the link relative to its own directory
+    /// itself).
+    pub from_here: bool,
 }
 
 /// How a command touches a path, for the run-scope check.
@@ -126,5 +130,12 @@ impl Scanner<'_> {
             kind: write.into(),
             link: None,
         });
+    }
+
+    /// Marks the write recorded last as a link the command makes there.
+    pub(super) fn record_link(&mut self, link: Link) {
+        if let Some(last) = self.judgement.writes.last_mut() {
+            last.link = Some(link);
+        }
     }
 }

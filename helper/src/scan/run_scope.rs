@@ -25,11 +25,15 @@
 //! Writes come from the engine ([`super::write_target`]): the path a file
 //! tool names, or the targets the engine found in a Bash command, each
 //! resolved against where the command stands ([`super::real_path`]: `..`,
-//! `.` and links followed). The step's Files are resolved the same way, so
-//! a link inside them pointing elsewhere is judged by where it points, and
-//! a file with other hard links is writable only when the step names it.
-//! A target the text cannot give (`> "$X"`) is refused: where it lands
-//! cannot be checked.
+//! `.` and links followed), so a write through a link lands where the link
+//! points and is judged there. A link in the step's Files is the step's
+//! file, not its target: resolving an entry follows the links in the
+//! directories above its last part only, so the link may be removed or
+//! replaced, but its target stays as closed as any other path, whoever
+//! made the link. A link the command makes is judged by what it points to
+//! ([`judge_link`]). A file with other hard links is writable only when
+//! the step names it. A target the text cannot give (`> "$X"`) is refused:
+//! where it lands cannot be checked.
 //!
 //! The guard fails closed: a marker that cannot be read, or whose progress
 //! file is missing, unreadable or no longer `in_progress`, refuses every
@@ -299,16 +303,10 @@ fn place_target(
     };
     // Removing or relinking a link changes the link, not what it points
     // at: only the directories above it are followed.
-    let resolved = match fixed.rsplit_once('/') {
-        Some((parent, name))
-            if write.kind == WriteKind::Remove
-                && pattern.is_empty()
-                && !matches!(name, "" | "." | "..") =>
-        {
-            fs.resolve(if parent.is_empty() { "/" } else { parent })
-                .map(|p| format!("{}/{name}", p.trim_end_matches('/')))
-        }
-        _ => fs.resolve(&fixed),
+    let resolved = if write.kind == WriteKind::Remove && pattern.is_empty() {
+        fs.resolve_above(&fixed)
+    } else {
+        fs.resolve(&fixed)
     };
     let Some(mut real) = resolved else {
         return Placed::Unknown(unknown(&shown, "its path holds a loop of symbolic links"));
@@ -349,8 +347,8 @@ fn judge_link(
         ));
     };
     // A symbolic link's target is read from the link's own directory; a
-    // hard link's from where the command stands.
-    let dir = if link.symbolic {
+    // hard link's (and `ln -sr`'s) from where the command stands.
+    let dir = if !link.from_here {
         let parent = place.lexical.rsplit_once('/').map_or("", |(dir, _)| dir);
         WriteDir::Moved(if parent.is_empty() {
             "/".into()
@@ -412,12 +410,14 @@ struct Scope<'m> {
     root: String,
     /// The home directory with its links followed.
     home: Option<String>,
-    /// The step's Files as written, and resolved (their links followed,
-    /// relative to the real root).
+    /// The step's Files as written, and resolved relative to the real
+    /// root with the links above each entry's last part followed (never a
+    /// link the entry names: that would open its target).
     files: Vec<Matcher>,
     files_real: Vec<Matcher>,
-    /// The files the step names one by one (not a directory or pattern),
-    /// as device and inode: a hard link may be written only through them.
+    /// The regular files the step names one by one (not a directory,
+    /// pattern or link), as device and inode: a hard link may be written
+    /// only through them.
     named_inodes: Vec<(u64, u64)>,
     never_touch: Vec<Matcher>,
 }
@@ -437,21 +437,29 @@ impl<'m> Scope<'m> {
             (real(&marker.progress), "the run's progress file"),
             (real(&marker.plan), "the plan being executed"),
         ];
-        let resolved = |entry: &str| resolve_entry(entry, &root_written, &root, fs);
+        let resolved =
+            |entry: &str, link: Follow| resolve_entry(entry, &root_written, &root, fs, link);
+        // A Never-touch entry protects the link it names and what the link
+        // points to: closing more is safe.
         let mut never_touch: Vec<Matcher> =
             marker.never_touch.iter().map(|f| Matcher::new(f)).collect();
-        never_touch.extend(
-            marker
-                .never_touch
-                .iter()
-                .filter_map(|f| resolved(f))
-                .map(|f| Matcher::new(&f)),
-        );
+        for link in [Follow::Link, Follow::Through] {
+            never_touch.extend(
+                marker
+                    .never_touch
+                    .iter()
+                    .filter_map(|f| resolved(f, link))
+                    .map(|f| Matcher::new(&f)),
+            );
+        }
         let named_inodes = marker
             .files
             .iter()
             .filter(|f| !f.ends_with('/') && !f.contains(['*', '?', '[']))
-            .filter_map(|f| std::fs::metadata(format!("{root_written}/{}", plain(f))).ok())
+            .filter_map(|f| {
+                let path = format!("{root_written}/{}", plain(f));
+                std::fs::symlink_metadata(fs.resolve_above(&path)?).ok()
+            })
             .filter(|meta| meta.is_file())
             .map(|meta| (meta.dev(), meta.ino()))
             .collect();
@@ -464,7 +472,7 @@ impl<'m> Scope<'m> {
             files_real: marker
                 .files
                 .iter()
-                .filter_map(|f| resolved(f))
+                .filter_map(|f| resolved(f, Follow::Link))
                 .map(|f| Matcher::new(&f))
                 .collect(),
             named_inodes,
@@ -572,8 +580,9 @@ impl<'m> Scope<'m> {
                 "voyage: blocked run-between-steps (Hard rule 2: only the step's Files): `{shown}` writes {named} while no step is in progress. Safer: call `trek step-begin N` first; the step's Files are open until its `trek step-done`."
             ));
         };
-        // Only where the write really lands counts: a link under the
-        // Files pointing elsewhere is judged by its target.
+        // Only where the write really lands counts: a write through a link
+        // in the Files is judged by the link's target, which naming the
+        // link does not open.
         let entries = || self.files.iter().chain(&self.files_real);
         let listed = entries().any(|f| f.matches(main));
         let parent_of_listed = write.kind == WriteKind::Create
@@ -696,20 +705,34 @@ fn holds_rel(dir: &str, path: &str) -> bool {
     dir.is_empty() || path == dir || path.strip_prefix(dir).is_some_and(|r| r.starts_with('/'))
 }
 
+/// Whether resolving an entry follows a link its last part names.
+#[derive(Debug, Clone, Copy)]
+enum Follow {
+    /// The entry is the link: only the directories above it are followed.
+    Link,
+    /// The entry is what the link points to.
+    Through,
+}
+
 /// A Files or Never-touch entry with the links in its fixed part
-/// followed, relative to the real root (a directory entry keeps its
-/// trailing `/`); `None` when it resolves outside the root or through a
-/// loop.
+/// followed (the last part's only with [`Follow::Through`]), relative to
+/// the real root (a directory entry keeps its trailing `/`); `None` when it
+/// resolves outside the root or through a loop.
 fn resolve_entry(
     entry: &str,
     root_written: &str,
     root: &str,
     fs: &real_path::Lookups,
+    follow: Follow,
 ) -> Option<String> {
     let text = plain(entry);
     let dir = entry.trim().ends_with('/');
     let (fixed, pattern) = split_glob(&format!("{root_written}/{text}"))?;
-    let real = fs.resolve(&fixed)?;
+    // With a pattern, the fixed part holds only directories above it.
+    let real = match follow {
+        Follow::Link if pattern.is_empty() => fs.resolve_above(&fixed)?,
+        _ => fs.resolve(&fixed)?,
+    };
     let mut rel = relative(&real, root)?;
     if !pattern.is_empty() {
         rel = if rel.is_empty() {

@@ -869,10 +869,17 @@ fn links_are_judged_by_what_they_point_at() {
     assert_eq!(run.bash("rm src/b.sh"), Reply::Silent);
     assert_eq!(run.bash("echo x > src/a.rs"), Reply::Silent);
     // A step that names the linked file and the link's target: open.
-    run.start(&json!({"files": ["src/hard.md", "README.md", "src/lib/"]}));
+    run.start(&json!({"files": ["src/hard.md", "README.md", "lib/"]}));
     assert_eq!(run.bash("echo x > src/hard.md"), Reply::Silent);
     assert_eq!(run.bash("echo x > src/lib/new.rs"), Reply::Silent);
     assert_eq!(run.bash("echo x > lib/new.rs"), Reply::Silent);
+    // Naming a link to a directory names the link: the directory it
+    // leads to stays closed, written directly or through the link.
+    run.start(&json!({"files": ["src/lib/"]}));
+    for command in ["echo x > lib/new.rs", "echo x > src/lib/new.rs"] {
+        assert!(run.bash(command).denied_as("run-outside-step"), "{command}");
+    }
+    assert_eq!(run.bash("rm src/lib"), Reply::Silent);
 }
 
 /// A denylist denial stays as it is during a run.

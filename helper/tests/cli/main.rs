@@ -30,6 +30,7 @@ mod report;
 mod run;
 mod run_files;
 mod run_full_disk;
+mod run_links;
 mod scan;
 mod scan_corpus;
 mod schemas;

@@ -236,6 +236,15 @@ pub(crate) enum Effect {
         path: String,
         write: Write,
     },
+    /// `call` makes a link at `path` to `to` (`None` when the text does not
+    /// give it): for a symbolic link `to` is read from the link's
+    /// directory, for a hard link from where the program runs.
+    Link {
+        call: &'static str,
+        path: String,
+        to: Option<String>,
+        symbolic: bool,
+    },
     /// `call` writes a path the text does not give (`open(p, 'w')`,
     /// `fs.writeFileSync(name, …)`): an unknown write target.
     WriteSomewhere { call: &'static str },
@@ -277,42 +286,53 @@ const WRITE_CALLS: &[(&str, Write)] = &[
     ("unlink", Write::Remove),
 ];
 
-/// Calls that write their second argument, and whether they also take
-/// the first away: copies, moves, renames and links (Python's `shutil` and
-/// `os`, Node's `fs`, Ruby's `FileUtils` and `File`, Perl's built-ins).
-const TWO_PATH_CALLS: &[(&str, bool)] = &[
-    ("shutil.copy", false),
-    ("shutil.copy2", false),
-    ("shutil.copyfile", false),
-    ("shutil.copytree", false),
-    ("shutil.move", true),
-    ("os.rename", true),
-    ("os.replace", true),
-    ("os.renames", true),
-    ("copyFileSync", false),
-    ("copyFile", false),
-    ("cpSync", false),
-    ("renameSync", true),
-    ("FileUtils.cp", false),
-    ("FileUtils.cp_r", false),
-    ("FileUtils.copy", false),
-    ("FileUtils.mv", true),
-    ("FileUtils.move", true),
-    ("FileUtils.ln_s", false),
-    ("FileUtils.ln", false),
-    ("File.rename", true),
+/// What a call of two paths does with them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pair {
+    /// Writes the second.
+    Copy,
+    /// Writes the second and takes the first away.
+    Move,
+    /// Makes a link at the second pointing to the first.
+    Link { symbolic: bool },
+}
+
+/// Calls of two paths: copies, moves, renames and links (Python's
+/// `shutil` and `os`, Node's `fs`, Ruby's `FileUtils` and `File`, Perl's
+/// built-ins).
+const TWO_PATH_CALLS: &[(&str, Pair)] = &[
+    ("shutil.copy", Pair::Copy),
+    ("shutil.copy2", Pair::Copy),
+    ("shutil.copyfile", Pair::Copy),
+    ("shutil.copytree", Pair::Copy),
+    ("shutil.move", Pair::Move),
+    ("os.rename", Pair::Move),
+    ("os.replace", Pair::Move),
+    ("os.renames", Pair::Move),
+    ("copyFileSync", Pair::Copy),
+    ("copyFile", Pair::Copy),
+    ("cpSync", Pair::Copy),
+    ("renameSync", Pair::Move),
+    ("FileUtils.cp", Pair::Copy),
+    ("FileUtils.cp_r", Pair::Copy),
+    ("FileUtils.copy", Pair::Copy),
+    ("FileUtils.mv", Pair::Move),
+    ("FileUtils.move", Pair::Move),
+    ("FileUtils.ln_s", Pair::Link { symbolic: true }),
+    ("FileUtils.ln", Pair::Link { symbolic: false }),
+    ("File.rename", Pair::Move),
     // Also `os.symlink`, `os.link`, `fs.symlinkSync`, `File.symlink`,
     // Perl's `rename`, `symlink` and `link`.
-    ("symlink", false),
-    ("symlinkSync", false),
-    ("linkSync", false),
-    ("link", false),
-    ("rename", true),
+    ("symlink", Pair::Link { symbolic: true }),
+    ("symlinkSync", Pair::Link { symbolic: true }),
+    ("linkSync", Pair::Link { symbolic: false }),
+    ("link", Pair::Link { symbolic: false }),
+    ("rename", Pair::Move),
 ];
 
 /// Perl's File::Copy calls, read only where the program loads it (their
 /// names are too common otherwise).
-const FILE_COPY_CALLS: &[(&str, bool)] = &[("copy", false), ("move", true)];
+const FILE_COPY_CALLS: &[(&str, Pair)] = &[("copy", Pair::Copy), ("move", Pair::Move)];
 
 /// The home directory as programs spell it (double quotes are read as
 /// single ones).
@@ -378,7 +398,7 @@ pub(crate) fn effects(code: &str) -> Vec<Effect> {
     let two_path = TWO_PATH_CALLS
         .iter()
         .chain(FILE_COPY_CALLS.iter().filter(|_| file_copy));
-    for &(call, moves) in two_path {
+    for &(call, pair) in two_path {
         for rest in call_sites(code, call) {
             if !has_arguments(rest) {
                 continue;
@@ -401,11 +421,34 @@ pub(crate) fn effects(code: &str) -> Vec<Effect> {
                     found.push(effect);
                 }
             };
-            if moves {
-                push(source.map(|(path, _)| path), Write::Remove);
-            }
-            if second.is_some() {
-                push(dest.map(|(path, _)| path), Write::Replace);
+            let source = source.map(|(path, _)| path);
+            let dest = dest.map(|(path, _)| path);
+            match pair {
+                Pair::Copy if second.is_some() => push(dest, Write::Replace),
+                Pair::Move => {
+                    push(source, Write::Remove);
+                    if second.is_some() {
+                        push(dest, Write::Replace);
+                    }
+                }
+                // A link replaces nothing through itself: the link's own
+                // path is written, and what it points to is judged too.
+                Pair::Link { symbolic } => match dest {
+                    Some(path) => {
+                        let effect = Effect::Link {
+                            call,
+                            path,
+                            to: source,
+                            symbolic,
+                        };
+                        if !found.contains(&effect) {
+                            found.push(effect);
+                        }
+                    }
+                    None if second.is_some() => push(None, Write::Replace),
+                    None => {}
+                },
+                Pair::Copy => {}
             }
         }
     }
@@ -1006,9 +1049,31 @@ mod tests {
             effects("use File::Copy; copy('x', \"$ENV{HOME}/.profile\")"),
             [write("copy", "~/.profile", r)]
         );
+        let link = |call, path: &str, to: Option<&str>, symbolic| Effect::Link {
+            call,
+            path: path.into(),
+            to: to.map(str::to_owned),
+            symbolic,
+        };
         assert_eq!(
             effects("os.symlink('/etc/passwd', 'src/a.rs')"),
-            [write("symlink", "src/a.rs", r)]
+            [link("symlink", "src/a.rs", Some("/etc/passwd"), true)]
+        );
+        assert_eq!(
+            effects("os.link('README.md', 'src/a.rs')"),
+            [link("link", "src/a.rs", Some("README.md"), false)]
+        );
+        assert_eq!(
+            effects("require('fs').symlinkSync(t, 'src/a.rs')"),
+            [link("symlinkSync", "src/a.rs", None, true)]
+        );
+        assert_eq!(
+            effects("FileUtils.ln_s('../x', 'src/a.rs')"),
+            [link("FileUtils.ln_s", "src/a.rs", Some("../x"), true)]
+        );
+        assert_eq!(
+            effects("symlink('../x', $f)"),
+            [Effect::WriteSomewhere { call: "symlink" }]
         );
         // Mentions and other calls of the same name are no writes.
         assert!(effects("d = {}; e = d.copy()").is_empty());
@@ -1052,6 +1117,7 @@ mod tests {
                 .filter_map(|e| match e {
                     Effect::Write { path, write, .. } => Some((path, write)),
                     Effect::DeleteTree { .. }
+                    | Effect::Link { .. }
                     | Effect::WriteSomewhere { .. }
                     | Effect::ForkLoop => None,
                 })

@@ -229,6 +229,24 @@ const CP: Spec = Spec::new(
         ("sparse", true),
     ],
 );
+const LN: Spec = Spec::new(
+    "St",
+    &[
+        ("target-directory", true),
+        ("suffix", true),
+        ("backup", false),
+        ("no-target-directory", false),
+        ("force", false),
+        ("interactive", false),
+        ("logical", false),
+        ("physical", false),
+        ("no-dereference", false),
+        ("relative", false),
+        ("symbolic", false),
+        ("verbose", false),
+        ("directory", false),
+    ],
+);
 const INSTALL: Spec = Spec::new(
     "StgmoCZ",
     &[
@@ -823,7 +841,7 @@ const TABLE: &[Writer] = &[
     Writer::new(&["install"], INSTALL, Place::Operands, Kind::Replace)
         .when(flags("d", &["directory"])),
     Writer::new(&["mv"], CP, Place::Read(moves), Kind::Tree),
-    Writer::new(&["ln"], CP, Place::Read(links), Kind::Remove),
+    Writer::new(&["ln", "link"], LN, Place::Read(links), Kind::Remove),
     // rsync and scp: the destination, whatever lands under it.
     Writer::new(
         &["rsync", "scp"],
@@ -1263,12 +1281,15 @@ fn moves(call: &Call<'_>) -> Vec<Found> {
     out
 }
 
-/// `ln`, `cp -s`, `cp -l`: each link made, with what it points to. One
-/// operand (`ln -s ../x`) makes a link of the same base name here.
+/// `ln`, `link`, `cp -s`, `cp -l`: each link made, with what it points
+/// to. One operand (`ln -s ../x`) makes a link of the same base name here.
 fn links(call: &Call<'_>) -> Vec<Found> {
     let symbolic = call.p.has("s", &["symbolic", "symbolic-link"]);
+    // `ln -r` reads the target from here and makes it relative itself.
+    let from_here = !symbolic || (call.name == "ln" && call.p.has("r", &["relative"]));
+    let target_dir = call.p.values(Some('t'), Some("target-directory"));
     let pairs = match call.p.operands.as_slice() {
-        [only] if call.name == "ln" && call.p.values(Some('t'), None).is_empty() => {
+        [only] if call.name == "ln" && target_dir.is_empty() => {
             vec![(*only, base_name(only))]
         }
         _ => destinations(call),
@@ -1281,6 +1302,7 @@ fn links(call: &Call<'_>) -> Vec<Found> {
             link: Some(Link {
                 to: crate::cwd::known_path(source).map(str::to_owned),
                 symbolic,
+                from_here,
             }),
         })
         .collect()
@@ -2857,7 +2879,11 @@ mod tests {
                     s.push_str(&format!(" @{dir}"));
                 }
                 if let Some(link) = &w.link {
-                    let arrow = if link.symbolic { "->" } else { "=>" };
+                    let arrow = match (link.symbolic, link.from_here) {
+                        (true, false) => "->",
+                        (true, true) => "-r>",
+                        (false, _) => "=>",
+                    };
                     s.push_str(&format!(" {arrow} {}", link.to.as_deref().unwrap_or("?")));
                 }
                 s
@@ -3168,6 +3194,13 @@ mod tests {
             ("ln a b", &["r b => a"]),
             ("cp -l a b", &["r b => a"]),
             ("ln -s \"$X\" l", &["r l -> ?"]),
+            ("link a b", &["r b => a"]),
+            (
+                "ln --symbolic --target-directory=src ../README.md",
+                &["r src/README.md -> ../README.md"],
+            ),
+            ("ln -sr src/b.sh src/new.sh", &["r src/new.sh -r> src/b.sh"]),
+            ("ln --sym --rel a dir/", &["r dir/a -r> a"]),
         ]);
     }
 
@@ -3258,8 +3291,9 @@ mod tests {
         let Some((_, path)) = target.split_once(' ') else {
             return false;
         };
-        let path = path.split(" -> ").next().unwrap_or_default();
-        let path = path.split(" => ").next().unwrap_or_default();
+        let path = [" -> ", " -r> ", " => "]
+            .iter()
+            .fold(path, |p, arrow| p.split(arrow).next().unwrap_or_default());
         let path = path.trim_start_matches("./").trim_end_matches('/');
         if path == "." || path == rel {
             return true;
@@ -3309,6 +3343,9 @@ mod tests {
             ("mv", "mkdir dir && mv src/a.txt dir/"),
             ("ln", "ln -s src/a.txt link"),
             ("ln", "ln -s ../src/a.txt"),
+            ("ln", "ln -sr src/a.txt rel"),
+            ("ln", "ln -s --target-directory=src ../lines.txt"),
+            ("link", "link src/a.txt hard.txt"),
             ("install", "mkdir bin && install -t bin src/a.txt"),
             ("sort", "sort -o sorted.txt src/a.txt"),
             ("split", "split -l 1 lines.txt part_"),

@@ -65,10 +65,8 @@ impl Scanner<'_> {
     pub(crate) fn program_writes(&mut self, name: &str, words: &[Arg], args: &[Arg]) {
         for found in writers::find(name, args) {
             self.write_target(words, &found.target, found.write);
-            if found.link.is_some()
-                && let Some(last) = self.judgement.writes.last_mut()
-            {
-                last.link = found.link;
+            if let Some(link) = found.link {
+                self.record_link(link);
             }
         }
     }
