@@ -181,6 +181,15 @@ pub fn conforms(value: &Value) -> bool {
                         && r.get("checkpoint_drift")
                             .is_none_or(|d| d.is_object() || d.is_null())
                         && r.get("reverted").is_none_or(Value::is_object)
+                        && r.get("scope_violations").is_none_or(|v| {
+                            v.as_array().is_some_and(|entries| {
+                                entries.iter().all(|e| {
+                                    e.get("attempt")
+                                        .and_then(Value::as_u64)
+                                        .is_some_and(|n| (1..=3).contains(&n))
+                                })
+                            })
+                        })
                 });
                 key_ok && record_ok
             })

@@ -49,12 +49,12 @@ pub(crate) use file::{load, save};
 pub(crate) use gate::{Gate, completion_gate};
 pub(crate) use gate::{audit_word, stop_signal};
 pub use model::Progress;
-pub(crate) use model::{Left, StepKey, StepRecord};
+pub(crate) use model::{Left, ScopeViolation, StepKey, StepRecord};
 pub use status::StepStatus;
 pub(crate) use status::{ManifestAudit, RunStatus};
 pub use transition::{StepUpdate, apply};
 
 pub(crate) use ops::{
     FinishRequest, GitDone, GitStepRequest, InitRequest, Initialized, StepRequest, edit,
-    finish_run, initialize, note_verify_warning, on_failure_git, record_step,
+    finish_run, initialize, note_scope_violation, note_verify_warning, on_failure_git, record_step,
 };

@@ -97,8 +97,36 @@ pub struct StepRecord {
     /// no test), for the final report. Cleared when the step starts again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify_warning: Option<String>,
+    /// What `trek step-done`'s scope audit put back, one entry per attempt
+    /// that wrote outside the step's Files, in order. Kept across attempts
+    /// (a later attempt that passes does not undo what an earlier one did),
+    /// for the final report and the stats record.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scope_violations: Vec<ScopeViolation>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+/// One attempt's writes outside its step's Files, as the scope audit of
+/// `trek step-done` found them and put them back.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScopeViolation {
+    /// The step's attempt that made them (1 to 3).
+    pub attempt: u32,
+    /// The paths put back as they were when the step began (a new file
+    /// removed; a rename's both names).
+    pub restored: Vec<String>,
+    /// The patch that holds what was put back (`git apply PATCH` at the
+    /// root brings it back); absent when none could be written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patch: Option<String>,
+    /// The paths left where they are (a nested repository, or every path
+    /// when the patch could not be written): the step was escalated.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kept: Vec<String>,
+    /// Why something was left in place.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
 }
 
 /// What `progress revert-step` did to a step's Files.
@@ -140,6 +168,7 @@ impl StepRecord {
             checkpoint_drift: None,
             reverted: None,
             verify_warning: None,
+            scope_violations: Vec::new(),
             extra: Map::new(),
         }
     }

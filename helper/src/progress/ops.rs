@@ -75,6 +75,21 @@ pub(crate) fn note_verify_warning(path: &Path, step: u32, warning: &str) -> Resu
     })
 }
 
+/// Records on step `step` of the file at `path` what the scope audit of
+/// one attempt put back (`scope_violations`), for the final report and the
+/// stats record. Appended: every attempt's entry stays.
+pub(crate) fn note_scope_violation(
+    path: &Path,
+    step: u32,
+    violation: model::ScopeViolation,
+) -> Result<(), Problem> {
+    edit(path, |progress| {
+        if let Some(record) = progress.steps.get_mut(&StepKey(step)) {
+            record.scope_violations.push(violation);
+        }
+    })
+}
+
 pub(super) fn refuse_plain(code: u8, problem: Problem) -> u8 {
     problem::eprint_all(std::slice::from_ref(&problem));
     code

@@ -125,6 +125,7 @@ mod tests {
             on_failure: None,
             error: None,
             left: Vec::new(),
+            scope_violations: Vec::new(),
         }
     }
 

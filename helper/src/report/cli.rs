@@ -28,6 +28,9 @@ use crate::problem::{self, Problem};
 ///   ### Failure Details (each failed or blocked step: On failure, the
 ///     first 20 lines of its error, attempts);
 ///   ### What Remains and the resume/continue lines (unless completed);
+///   ### Scope, only when a step's scope audit caught writes outside its
+///     Files: a line per such step, each attempt's paths put back (or
+///     left in place, and why) and the patch that holds them;
 ///   ### Security Blocks and ### Advisories, only when there are any (the
 ///     plan's commands the denylist blocks or warns about; checkpoint
 ///     drift; a plan edited during the run);
@@ -51,12 +54,13 @@ use crate::problem::{self, Problem};
 /// --stats-record prints instead the Phase 9 record, one JSON line, ready
 /// for `voyage-helper stats append trekexecute`: {ts, plan (file name),
 /// plan_type, mode, result (a blocked run is stopped), steps_total,
-/// steps_passed, steps_failed, steps_skipped, failed_at_step, profile,
-/// phase_models, profile_source}. The profile is --profile, else
-/// $VOYAGE_PROFILE, else the plan's front matter, else premium (sources
-/// flag, env, inheritance, default). A caller that resolved the profile
-/// earlier passes its source with --profile-source (trek does), so a
-/// defaulted profile is not recorded as `flag`.
+/// steps_passed, steps_failed, steps_skipped, failed_at_step,
+/// scope_put_back (the paths the scope audits put back; only when there
+/// were any), profile, phase_models, profile_source}. The profile is
+/// --profile, else $VOYAGE_PROFILE, else the plan's front matter, else
+/// premium (sources flag, env, inheritance, default). A caller that
+/// resolved the profile earlier passes its source with --profile-source
+/// (trek does), so a defaulted profile is not recorded as `flag`.
 ///
 /// Example:
 ///     voyage-helper report --progress .trekexecute-progress-plan.json

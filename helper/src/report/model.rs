@@ -29,6 +29,51 @@ pub(super) struct StepRow {
     /// The step's Files its revert left as they were, each with why
     /// (`reverted.left` in the progress file).
     pub left: Vec<progress::Left>,
+    /// What the scope audit put back, per attempt that wrote outside the
+    /// step's Files (`scope_violations` in the progress file).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scope_violations: Vec<progress::ScopeViolation>,
+}
+
+impl StepRow {
+    /// The report's Scope line of this step, when its scope audit put
+    /// anything back or left anything in place: each attempt's paths and
+    /// patch.
+    pub(super) fn scope_line(&self) -> Option<String> {
+        if self.scope_violations.is_empty() {
+            return None;
+        }
+        let attempts: Vec<String> = self
+            .scope_violations
+            .iter()
+            .map(|v| {
+                let mut parts = Vec::new();
+                if !v.restored.is_empty() {
+                    parts.push(format!("put back {}", v.restored.join(", ")));
+                }
+                if !v.kept.is_empty() {
+                    let why = v
+                        .problem
+                        .as_deref()
+                        .map(|w| format!(" ({w})"))
+                        .unwrap_or_default();
+                    parts.push(format!("left {} in place{why}", v.kept.join(", ")));
+                }
+                let patch = v
+                    .patch
+                    .as_deref()
+                    .map(|p| format!(" — patch {p}"))
+                    .unwrap_or_default();
+                format!("attempt {} {}{patch}", v.attempt, parts.join(", "))
+            })
+            .collect();
+        Some(format!("Step {}: {}", self.step, attempts.join("; ")))
+    }
+
+    /// How many paths the scope audit put back in this step.
+    pub(super) fn put_back(&self) -> usize {
+        self.scope_violations.iter().map(|v| v.restored.len()).sum()
+    }
 }
 
 /// Phase 7's record: the plan verification (trekplans) or the exit
@@ -215,6 +260,7 @@ fn rows(progress: &Progress, plan: Option<&Plan>) -> Vec<StepRow> {
                     .as_ref()
                     .map(|r| r.left.clone())
                     .unwrap_or_default(),
+                scope_violations: record.scope_violations.clone(),
             }
         })
         .collect()
@@ -525,5 +571,63 @@ pub(super) fn place(f: &Flagged) -> String {
     match f.step {
         Some(n) => format!("Step {n} {kind} (line {})", f.line),
         None => format!("{kind} (line {})", f.line),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn violation(attempt: u32, restored: &[&str], patch: Option<&str>) -> progress::ScopeViolation {
+        progress::ScopeViolation {
+            attempt,
+            restored: restored.iter().map(|p| (*p).to_owned()).collect(),
+            patch: patch.map(str::to_owned),
+            kept: Vec::new(),
+            problem: None,
+        }
+    }
+
+    #[test]
+    fn a_scope_line_names_each_attempts_paths_and_patch() {
+        let mut row = StepRow {
+            step: 4,
+            description: "d".into(),
+            result: "PASS",
+            status: "completed",
+            attempts: 3,
+            commit: None,
+            manifest: "pass",
+            on_failure: None,
+            error: None,
+            left: Vec::new(),
+            scope_violations: Vec::new(),
+        };
+        assert_eq!(row.scope_line(), None);
+        assert_eq!(row.put_back(), 0);
+        row.scope_violations = vec![
+            violation(
+                1,
+                &["a.txt", "b/c.md"],
+                Some("/r/.git/voyage-scope/1.patch"),
+            ),
+            progress::ScopeViolation {
+                kept: vec!["vendor/lib/".into()],
+                problem: Some("a nested repository".into()),
+                ..violation(2, &["a.txt"], Some("/r/.git/voyage-scope/2.patch"))
+            },
+            progress::ScopeViolation {
+                kept: vec!["x".into()],
+                problem: Some("the patch could not be written".into()),
+                ..violation(3, &[], None)
+            },
+        ];
+        assert_eq!(
+            row.scope_line().unwrap(),
+            "Step 4: attempt 1 put back a.txt, b/c.md — patch /r/.git/voyage-scope/1.patch; \
+             attempt 2 put back a.txt, left vendor/lib/ in place (a nested repository) — patch /r/.git/voyage-scope/2.patch; \
+             attempt 3 left x in place (the patch could not be written)"
+        );
+        assert_eq!(row.put_back(), 3);
     }
 }

@@ -160,6 +160,7 @@ impl Built {
             &self.report.trekexecute_summary,
             &self.report.mode,
             &fields,
+            self.report.steps.iter().map(model::StepRow::put_back).sum(),
             &UtcTime::now().rfc3339(),
         );
         serde_json::to_value(&record).unwrap_or(Value::Null)

@@ -357,6 +357,20 @@ pub(super) fn text_with(r: &Report, detail: Detail<'_>, out: &mut impl Write) ->
         writeln!(out)?;
     }
 
+    // What the scope audit put back: said even when a later attempt
+    // passed, since the agent did write there.
+    let scope: Vec<String> = r.steps.iter().filter_map(StepRow::scope_line).collect();
+    if !scope.is_empty() {
+        writeln!(out, "### Scope")?;
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Writes outside a step's Files, put back by its scope audit (`git apply PATCH` at the root brings them back):"
+        )?;
+        bullets(&scope, detail, out)?;
+        writeln!(out)?;
+    }
+
     let blocks: Vec<String> = r
         .security_blocks
         .iter()
@@ -407,8 +421,14 @@ fn summarised(r: &Report) -> bool {
         .iter()
         .filter(|s| s.status == "failed" || s.status == "blocked")
         .count();
+    let scoped = r
+        .steps
+        .iter()
+        .filter(|s| !s.scope_violations.is_empty())
+        .count();
     [
         r.steps.len(),
+        scoped,
         r.remaining.len(),
         r.manifest_audit.drift_details.len(),
         r.advisories.len(),

@@ -94,11 +94,14 @@ pub(super) struct ProfileFields {
 
 /// The Phase 9 record: `ts` first (as `stats append` writes it), the plan's
 /// file name only, and Phase 9's result words (a blocked run is `stopped`,
-/// its run status).
+/// its run status). `put_back` is how many paths the steps' scope audits
+/// put back; the record says it only when there were any, so a run that
+/// kept to its steps' Files writes the record it always did.
 pub(super) fn stats_record(
     summary: &Summary,
     mode: &str,
     profile: &ProfileFields,
+    put_back: usize,
     now: &str,
 ) -> Map<String, Value> {
     let file_name = std::path::Path::new(&summary.plan).file_name().map_or_else(
@@ -122,6 +125,9 @@ pub(super) fn stats_record(
         "failed_at_step".into(),
         summary.failed_at_step.map_or(Value::Null, Value::from),
     );
+    if put_back > 0 {
+        record.insert("scope_put_back".into(), put_back.into());
+    }
     record.insert("profile".into(), profile.name.clone().into());
     record.insert("phase_models".into(), profile.phase_models.clone());
     record.insert("profile_source".into(), profile.source.into());

@@ -70,7 +70,9 @@ pub(crate) enum Command {
     /// renamed, untracked; the run's own files and ignored paths aside)
     /// fails the attempt like a manifest FAIL. Those changes are saved as a
     /// patch in <git dir>/voyage-scope/ and put back as they were when the
-    /// step began; `git apply PATCH` brings them back. A nested repository
+    /// step began; `git apply PATCH` brings them back. What was put back
+    /// and the patch are kept per attempt in the step's scope_violations
+    /// (progress file), for the report and the stats record. A nested repository
     /// is left in place and the step escalated. Then the Verify command is judged by the denylist (blocked: escalate),
     /// run through the runner in the work tree (a fresh run, exit code is
     /// truth; 77 from a sandbox pre-flight is the blocked sentinel), then

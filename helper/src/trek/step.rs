@@ -1183,6 +1183,25 @@ fn scope_check(run: &Run, step: &Step, attempt: u32, reply: &mut Reply) -> Resul
             saved.kept.join(", ")
         ));
     }
+    // On the record too, whatever the attempt's end: the report and the
+    // stats record read it from the progress file.
+    let noted = crate::progress::note_scope_violation(
+        &run.progress_path,
+        n,
+        crate::progress::ScopeViolation {
+            attempt,
+            restored: saved.restored.clone(),
+            patch: saved.patch.clone(),
+            kept: saved.kept.clone(),
+            problem: saved.problem.clone(),
+        },
+    );
+    if let Err(p) = noted {
+        reply.push(format!(
+            "warning: the progress file does not record what was put back, so the final report will not say so: {}",
+            p.message
+        ));
+    }
     reply.scope = Some(ScopeReply {
         changes: found.violations,
         patch: saved.patch,

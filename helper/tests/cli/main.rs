@@ -41,6 +41,7 @@ mod toplevel;
 mod trek;
 mod trek_faults;
 mod trek_finish_faults;
+mod trek_scope_record;
 mod trek_verify;
 mod verdict;
 mod verdict_fixtures;

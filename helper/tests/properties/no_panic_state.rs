@@ -164,6 +164,11 @@ fn palette() -> impl Strategy<Value = Value> {
         Just(json!({"status": "passed"})),
         Just(json!({"status": "pending"})),
         Just(json!({"status": "nope"})),
+        Just(json!([{"attempt": 1, "restored": ["a"], "patch": "p"}])),
+        Just(json!([{"attempt": 0, "restored": []}])),
+        Just(json!([{"attempt": 4, "restored": []}])),
+        Just(json!([{"attempt": 2}])),
+        Just(json!([{"attempt": 2, "restored": [], "patch": null, "kept": [1]}])),
     ]
 }
 
@@ -199,6 +204,7 @@ const STEP_KEYS: &[&str] = &[
     "manifest_audit",
     "manifest_drift",
     "checkpoint_drift",
+    "scope_violations",
     "note",
 ];
 const STEP_NAMES: &[&str] = &["1", "2", "0", "01", "1000000000", "999999999", "x"];
