@@ -72,6 +72,10 @@ pub mod stats {
 }
 
 /// The autonomy gate's words.
+pub mod fence {
+    pub use crate::fence::{is_helper_call, quote};
+}
+
 pub mod gate {
     pub use crate::gate::{Effort, Event, GatesFlag, State};
 }

@@ -23,7 +23,8 @@ mod wrap;
 
 pub(crate) use cli::Command;
 pub(crate) use kernel::{Support, support};
-pub(crate) use wrap::{Rewrite, is_helper_call, rewrite, run_tmp};
+pub(crate) use wrap::{Rewrite, rewrite, run_tmp};
+pub use wrap::{is_helper_call, quote};
 
 /// The build output directories of a step (`trek step-begin`).
 pub(crate) use build_dirs::find as build_dirs;

@@ -61,7 +61,7 @@ pub(crate) fn rewrite(rewrite: &Rewrite<'_>) -> String {
 }
 
 /// `text` as one single-quoted shell word.
-pub(crate) fn quote(text: &str) -> String {
+pub fn quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
@@ -71,7 +71,7 @@ pub(crate) fn quote(text: &str) -> String {
 /// words; at most `2>&1` after. Anything else (a second command, a
 /// substitution, a variable other than the plugin root, a redirection to a
 /// file) is not, and runs fenced.
-pub(crate) fn is_helper_call(command: &str, plugin_root: Option<&str>, helper: &Path) -> bool {
+pub fn is_helper_call(command: &str, plugin_root: Option<&str>, helper: &Path) -> bool {
     let command = command.trim();
     let command = command.strip_suffix("2>&1").unwrap_or(command).trim_end();
     let Some(words) = words(command, plugin_root) else {

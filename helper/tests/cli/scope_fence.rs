@@ -435,3 +435,121 @@ fn builds_and_tests_of_a_project_succeed_under_the_fence() {
     }
     assert_eq!(git(&root, &["status", "--porcelain"]), "");
 }
+
+/// The hook's answer to a Bash call `command` in the repository, with
+/// `env` in its environment (Claude Code's).
+fn hook(run: &Fenced, command: &str, env: &[(&str, &str)]) -> Value {
+    use std::io::Write;
+    let input = serde_json::json!({
+        "session_id": "s", "cwd": run.root, "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command, "description": "a call", "timeout": 600000}
+    });
+    let mut child = helper(&run.root, run.repo.home.path())
+        .args(["hook", "pre-tool-use"])
+        .env("CLAUDE_PLUGIN_ROOT", "/plugin/root")
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    if text.is_empty() {
+        return Value::Null;
+    }
+    crate::common::assert_schema("hook-pre-tool-use-output", &text)
+}
+
+/// Runs what the hook answered as Claude Code would: the rewritten command
+/// in a bash standing in the repository, then `pwd` in the same shell (as
+/// Claude Code reads the directory to carry to the next call).
+fn run_rewritten(run: &Fenced, answer: &Value) -> (Option<i32>, String, String) {
+    let command = answer["hookSpecificOutput"]["updatedInput"]["command"]
+        .as_str()
+        .unwrap_or_else(|| panic!("not rewritten: {answer}"));
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!("{command}\necho \"status=$? pwd=$(pwd)\""))
+        .current_dir(&run.root)
+        .env("HOME", run.repo.home.path())
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_hook_rewrites_a_steps_bash_calls_into_the_fence() {
+    let Some(run) = Fenced::new() else { return };
+    // A call the text cannot see into runs fenced, keeps its other fields,
+    // and fails in the kernel; README.md is untouched.
+    let answer = hook(
+        &run,
+        "python3 -c \"import sys; open(sys.argv[1], 'w').write('x')\" README.md",
+        &[],
+    );
+    let input = &answer["hookSpecificOutput"]["updatedInput"];
+    assert_eq!(input["description"], "a call");
+    assert_eq!(input["timeout"], 600000);
+    assert!(answer["hookSpecificOutput"]["permissionDecision"].is_null());
+    let command = input["command"].as_str().unwrap();
+    assert!(command.contains(" scope exec --marker "), "{command}");
+    assert!(
+        command.contains(r#"-- 'python3 -c "import sys; open(sys.argv[1], '\''w'\'').write('\''x'\'')" README.md'"#),
+        "the original, quoted whole: {command}"
+    );
+    let (_, stdout, stderr) = run_rewritten(&run, &answer);
+    assert!(stdout.starts_with("status=1 "), "{stdout}{stderr}");
+    assert!(stderr.contains("Permission denied"), "{stderr}");
+    assert_eq!(
+        fs::read_to_string(run.root.join("README.md")).unwrap(),
+        "# demo\n"
+    );
+    // A write target the text cannot know runs fenced instead of refused;
+    // in the step's Files it succeeds, and a `cd` carries.
+    let unknown = "cd src && echo more >> \"$(git ls-files a.rs)\"";
+    let answer = hook(&run, unknown, &[]);
+    let (_, stdout, stderr) = run_rewritten(&run, &answer);
+    assert_eq!(
+        stdout.trim(),
+        format!("status=0 pwd={}", run.root.join("src").display()),
+        "{stderr}"
+    );
+    assert!(
+        fs::read_to_string(run.root.join("src/a.rs"))
+            .unwrap()
+            .ends_with("more\n")
+    );
+    // With the fence turned off, the text judge alone refuses it.
+    let answer = hook(&run, unknown, &[("VOYAGE_FENCE", "off")]);
+    let reason = answer["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        reason.starts_with("voyage: blocked run-unknown-target "),
+        "{answer}"
+    );
+    // What the text judge refuses is refused, fence or not.
+    let answer = hook(&run, "echo x > README.md", &[]);
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
+    // The helper's own calls, as the command writes them, run as they are.
+    let trek = r#""${CLAUDE_PLUGIN_ROOT}/plugin/bin/voyage-helper" trek step-done 1"#;
+    assert_eq!(hook(&run, trek, &[]), Value::Null);
+    // Anything more than the plain call runs fenced.
+    let chained = format!("{trek}; ls");
+    assert!(
+        hook(&run, &chained, &[])["hookSpecificOutput"]["updatedInput"].is_object(),
+        "{chained}"
+    );
+}
