@@ -7,7 +7,7 @@
 //! Linux Landlock ([`kernel`]) to the places [`grants`] lists and becomes
 //! the shell that runs the command: whatever the command is, a write the
 //! text could not foresee fails in the kernel. `trek step-begin` finds the
-//! build directories a step's builds write ([`build_dirs`]); `scope
+//! build directories a step's builds write ([`mod@build_dirs`]); `scope
 //! status` says what this kernel can do and what is open ([`status`]).
 //!
 //! Implements trekexecute Hard rules 2, 8 and 15 and Sub-step A (the scope
