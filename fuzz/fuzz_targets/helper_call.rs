@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use voyage_helper::internals::fence::{is_helper_call, quote};
+use voyage_helper::internals::fence::{ExecutorCall, executor_call, is_helper_call, quote};
 
 /// The text outside single quotes (which bash reads literally).
 fn unquoted(line: &str) -> String {
@@ -26,6 +26,17 @@ fuzz_target!(|data: &[u8]| {
             "accepted more than a plain call: {line:?}"
         );
         assert!(bare.contains("trek"), "{line:?}");
+    }
+    // The executor's calls: only the first line is shell; the fence's flag
+    // goes in at a word boundary of it, before any here-document.
+    if let Some(call) = executor_call(&line, Some("/plugin")) {
+        let first = line.split('\n').next().unwrap_or_default();
+        let bare = unquoted(first.split("<<").next().unwrap_or_default())
+            .replace("${CLAUDE_PLUGIN_ROOT}", "");
+        assert!(!bare.chars().any(|c| ";|&<>`$".contains(c)), "{line:?}");
+        if let ExecutorCall::Runs { at } = call {
+            assert!(at <= first.len() && first.is_char_boundary(at), "{line:?}");
+        }
     }
     let quoted = quote(&line);
     assert!(quoted.starts_with('\'') && quoted.ends_with('\''));

@@ -73,7 +73,7 @@ pub mod stats {
 
 /// The autonomy gate's words.
 pub mod fence {
-    pub use crate::fence::{is_helper_call, quote};
+    pub use crate::fence::{ExecutorCall, executor_call, is_helper_call, quote};
 }
 
 pub mod gate {

@@ -1266,12 +1266,14 @@ pub(super) fn find_starts(args: &[Arg]) -> Vec<Arg> {
 }
 
 /// The command that `voyage-helper run` or the executor skill's `run.sh`
-/// would run: the words after `--`, or the `command:` label on stdin.
+/// and `execute.sh` would run: the words after `--`, or the `command:`
+/// label on stdin.
 fn executor_run(name: &str, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Option<Arg> {
-    let shim = name == "run.sh"
-        && argv
-            .first()
-            .is_some_and(|a| a.text.ends_with("executor/scripts/run.sh"));
+    let shim = matches!(name, "run.sh" | "execute.sh")
+        && argv.first().is_some_and(|a| {
+            a.text.ends_with("executor/scripts/run.sh")
+                || a.text.ends_with("executor/scripts/execute.sh")
+        });
     let helper = name == "voyage-helper" && args.first().is_some_and(|a| a.is("run"));
     if !shim && !helper {
         return None;

@@ -32,7 +32,8 @@ pub(crate) enum Command {
     ///
     /// When it exits the shell leaves its working directory in the
     /// --cwd-file, which the rewritten command changes to, so a `cd`
-    /// carries to the next call as it does without the fence.
+    /// carries to the next call as it does without the fence. `run
+    /// --fence` runs its command through this too.
     ///
     /// Exit status: COMMAND's; 126 when the fence cannot be built (the
     /// marker is gone or unreadable, the kernel refused), with the reason
@@ -64,7 +65,8 @@ impl Command {
             Self::Exec(args) => {
                 let why = exec::exec(&Request {
                     marker: &args.marker,
-                    cwd_file: &args.cwd_file,
+                    cwd_file: args.cwd_file.as_deref(),
+                    shell: args.shell.as_deref(),
                     call_dirs: &args.dir,
                     command: &args.command,
                 });
@@ -92,9 +94,14 @@ pub(crate) struct ExecArgs {
     #[arg(long, value_name = "FILE")]
     pub marker: PathBuf,
     /// Where the shell leaves its last working directory; its directory is
-    /// the run's private temporary directory.
+    /// the run's private temporary directory (without it, the run's own
+    /// under the system's temporary directory, and nothing is handed back).
     #[arg(long, value_name = "FILE")]
-    pub cwd_file: PathBuf,
+    pub cwd_file: Option<PathBuf>,
+    /// The shell to run COMMAND with (`run --fence` uses bash, as `run`
+    /// always does).
+    #[arg(long, value_name = "PATH")]
+    pub shell: Option<std::ffi::OsString>,
     /// A directory (relative to the repository) where this call rewrites a
     /// step file: files may be made and replaced there. Repeatable.
     #[arg(long, value_name = "DIR")]

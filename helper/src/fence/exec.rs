@@ -14,7 +14,7 @@
 //! (exit 126, the reason on stderr): the hook rewrote the call because it
 //! found a run to hold, and it is not run unheld.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -31,7 +31,11 @@ pub(crate) const REFUSED: u8 = 126;
 /// What `scope exec` is given.
 pub(crate) struct Request<'a> {
     pub marker: &'a Path,
-    pub cwd_file: &'a Path,
+    /// Where the shell leaves its last directory (the hook's rewrite);
+    /// `None` for `run --fence`, which hands nothing back.
+    pub cwd_file: Option<&'a Path>,
+    /// The shell to use instead of Claude Code's.
+    pub shell: Option<&'a OsStr>,
     pub call_dirs: &'a [String],
     pub command: &'a str,
 }
@@ -52,12 +56,14 @@ pub(crate) fn exec(request: &Request<'_>) -> String {
     if let Some(why) = marker.stale_reason() {
         return format!("the run in progress cannot be trusted: {why}");
     }
-    let Some(tmp) = request.cwd_file.parent() else {
-        return format!(
-            "{} is not a file in a directory",
-            request.cwd_file.display()
-        );
+    let tmp = match request.cwd_file {
+        Some(file) => match file.parent() {
+            Some(dir) => dir.to_owned(),
+            None => return format!("{} is not a file in a directory", file.display()),
+        },
+        None => super::wrap::run_tmp(&std::env::temp_dir(), request.marker),
     };
+    let tmp = tmp.as_path();
     if let Err(why) = private_dir(tmp) {
         return why;
     }
@@ -84,13 +90,19 @@ pub(crate) fn exec(request: &Request<'_>) -> String {
         ),
         None => "no step is in progress, and the kernel (Landlock) held every write in the repository: call `trek step-begin N` first; `voyage-helper scope status` lists what is open".to_owned(),
     };
+    let hand_back = request.cwd_file.map_or_else(String::new, |file| {
+        format!(
+            "printf '%s' \"$PWD\" > {} 2>/dev/null; ",
+            quote(&file.display().to_string())
+        )
+    });
     let exit = format!(
-        "voyage_fence_status=$?; printf '%s' \"$PWD\" > {} 2>/dev/null; [ \"$voyage_fence_status\" -eq 0 ] || printf '%s\\n' {} >&2; exit \"$voyage_fence_status\"",
-        quote(&request.cwd_file.display().to_string()),
+        "voyage_fence_status=$?; {hand_back}[ \"$voyage_fence_status\" -eq 0 ] || printf '%s\\n' {} >&2; exit \"$voyage_fence_status\"",
         quote(&format!("voyage: {held}.")),
     );
     let script = format!("trap {} EXIT; eval \"shift; $1\"", quote(&exit));
-    let error = std::process::Command::new(shell())
+    let shell = request.shell.map_or_else(shell, OsStr::to_owned);
+    let error = std::process::Command::new(shell)
         .arg("-c")
         .arg(script)
         .arg("voyage-fence")

@@ -23,8 +23,8 @@ mod wrap;
 
 pub(crate) use cli::Command;
 pub(crate) use kernel::{Support, support};
-pub(crate) use wrap::{Rewrite, rewrite, run_tmp};
-pub use wrap::{is_helper_call, quote};
+pub use wrap::{ExecutorCall, executor_call, is_helper_call, quote};
+pub(crate) use wrap::{Rewrite, fence_executor, rewrite, run_tmp};
 
 /// The build output directories of a step (`trek step-begin`).
 pub(crate) use build_dirs::find as build_dirs;

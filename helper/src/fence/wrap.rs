@@ -147,6 +147,82 @@ fn words(line: &str, plugin_root: Option<&str>) -> Option<Vec<String>> {
     }
 }
 
+/// A call of the executor skill's scripts, written as the skill writes
+/// them: the script (`"${CLAUDE_PLUGIN_ROOT}/skills/executor/scripts/
+/// NAME.sh"` or its absolute path), plain words, and at most a here-document
+/// with a quoted delimiter (its body is data: `label: value` lines).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExecutorCall {
+    /// `verdict.sh`: reads a log, runs nothing, writes nothing.
+    Reads,
+    /// `execute.sh` or `run.sh`: runs a command through `voyage-helper
+    /// run`, which takes `--fence MARKER` at byte `at` of the call (so the
+    /// skill's permission rule, a prefix of the text, still matches).
+    Runs { at: usize },
+}
+
+/// What `command` is, when it is one of the executor skill's calls.
+pub fn executor_call(command: &str, plugin_root: Option<&str>) -> Option<ExecutorCall> {
+    let (first, body) = command.split_once('\n').unwrap_or((command, ""));
+    let (line, delimiter) = match first.split_once("<<") {
+        Some((line, rest)) => {
+            let rest = rest.trim().trim_start_matches('-');
+            let delimiter = rest
+                .strip_prefix('\'')
+                .and_then(|d| d.strip_suffix('\''))
+                .or_else(|| rest.strip_prefix('"').and_then(|d| d.strip_suffix('"')))
+                .or_else(|| rest.strip_prefix('\\'))?;
+            if delimiter.is_empty()
+                || !delimiter
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_')
+            {
+                return None;
+            }
+            (line, Some(delimiter))
+        }
+        None => (first, None),
+    };
+    match delimiter {
+        // The body ends at its delimiter line, and nothing follows it.
+        Some(delimiter) => {
+            let mut lines = body.lines();
+            if !lines.any(|l| l == delimiter) || lines.any(|l| !l.trim().is_empty()) {
+                return None;
+            }
+        }
+        None if !body.is_empty() => return None,
+        None => {}
+    }
+    let words = words(line, plugin_root)?;
+    let (script, rest) = words.split_first()?;
+    let root = plugin_root?;
+    let name = script
+        .strip_prefix(root)?
+        .strip_prefix("/skills/executor/scripts/")?;
+    match name {
+        "verdict.sh" => Some(ExecutorCall::Reads),
+        "execute.sh" | "run.sh" => {
+            // Before `--` (the command's own words), else at the line's end.
+            let at = match rest.iter().position(|w| w == "--") {
+                Some(_) => line.find(" --")?,
+                None => line.trim_end().len(),
+            };
+            Some(ExecutorCall::Runs { at })
+        }
+        _ => None,
+    }
+}
+
+/// The executor's call with `--fence MARKER` put in at byte `at`.
+pub(crate) fn fence_executor(command: &str, at: usize, marker: &Path) -> String {
+    let (before, after) = command.split_at(at.min(command.len()));
+    format!(
+        "{before} --fence {}{after}",
+        quote(&marker.display().to_string())
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,5 +270,40 @@ mod tests {
             .output()
             .unwrap();
         assert_eq!(out.stdout, b"it's $(x) `y` \\ \"z\"");
+    }
+
+    #[test]
+    fn the_executors_calls_take_the_fence_where_their_permission_rule_still_matches() {
+        let root = Some("/p/root");
+        let marker = Path::new("/r/.git/voyage-run.json");
+        let execute = "\"${CLAUDE_PLUGIN_ROOT}/skills/executor/scripts/execute.sh\" <<'EOF'\ncommand: cargo test\nEOF";
+        let Some(ExecutorCall::Runs { at }) = executor_call(execute, root) else {
+            panic!("not the executor's call");
+        };
+        assert_eq!(
+            fence_executor(execute, at, marker),
+            "\"${CLAUDE_PLUGIN_ROOT}/skills/executor/scripts/execute.sh\" --fence '/r/.git/voyage-run.json' <<'EOF'\ncommand: cargo test\nEOF"
+        );
+        let run = "/p/root/skills/executor/scripts/run.sh --timeout 9 -- cargo test";
+        let Some(ExecutorCall::Runs { at }) = executor_call(run, root) else {
+            panic!("not the executor's call");
+        };
+        assert_eq!(
+            fence_executor(run, at, marker),
+            "/p/root/skills/executor/scripts/run.sh --timeout 9 --fence '/r/.git/voyage-run.json' -- cargo test"
+        );
+        let verdict = "\"${CLAUDE_PLUGIN_ROOT}/skills/executor/scripts/verdict.sh\" <<'EOF'\nlog: x\nexit: 0\nEOF\n";
+        assert_eq!(executor_call(verdict, root), Some(ExecutorCall::Reads));
+        for other in [
+            // Expanded here-documents run substitutions in the calling shell.
+            "\"${CLAUDE_PLUGIN_ROOT}/skills/executor/scripts/verdict.sh\" <<EOF\nlog: $(touch x)\nEOF",
+            "\"${CLAUDE_PLUGIN_ROOT}/skills/executor/scripts/verdict.sh\" <<'EOF'\nlog: x\nEOF\ntouch y",
+            "\"${CLAUDE_PLUGIN_ROOT}/skills/executor/scripts/verdict.sh\" <<'EOF' > out\nlog: x\nEOF",
+            "\"${CLAUDE_PLUGIN_ROOT}/skills/executor/scripts/verdict.sh\"; touch y",
+            "/elsewhere/skills/executor/scripts/verdict.sh",
+            "\"${CLAUDE_PLUGIN_ROOT}/skills/executor/scripts/other.sh\"",
+        ] {
+            assert_eq!(executor_call(other, root), None, "{other}");
+        }
     }
 }

@@ -66,6 +66,14 @@ use crate::input_file::read_stdin;
 /// way in one call:
 ///
 ///     printf 'command: cargo test\nexpect: all green\n' | voyage-helper run --reply
+///
+/// FENCE. With `--fence MARKER`, the command runs inside the kernel fence
+/// of the /trekexecute run whose marker that is (`voyage-helper scope exec
+/// --shell bash`: writes only to the step's Files and the places the fence
+/// opens). The PreToolUse hook adds it to the executor skill's calls made
+/// during a run; a marker that cannot be read is not run around: the
+/// command is not run (exit 126, reported as STATUS: error, the reason in
+/// the log).
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub(crate) struct RunArgs {
@@ -94,6 +102,12 @@ pub(crate) struct RunArgs {
     /// (default: stdin's `expect:` label).
     #[arg(long, value_name = "TEXT", requires = "reply")]
     pub expect: Option<String>,
+
+    /// Run the command inside the kernel fence of the run whose marker is
+    /// FILE (added by the PreToolUse hook during a /trekexecute run); the
+    /// last one given counts.
+    #[arg(long, value_name = "FILE", overrides_with = "fence")]
+    pub fence: Option<PathBuf>,
 
     /// The command, after `--`; several words are joined with spaces.
     #[arg(last = true, value_name = "COMMAND")]
@@ -125,6 +139,7 @@ impl RunArgs {
             }),
             pwd,
             stop_with_us: false,
+            fence: self.fence,
         }
     }
 

@@ -45,6 +45,9 @@ pub(crate) struct Options {
     /// Stop the command even when this process is killed outright (a
     /// watchdog, one `sh` more per call): for `trek`, not for `run`.
     pub stop_with_us: bool,
+    /// The run marker whose kernel fence the command runs in (`run
+    /// --fence`); trek's own commands never do.
+    pub fence: Option<PathBuf>,
 }
 
 impl Options {
@@ -146,6 +149,7 @@ pub(crate) fn run_command(
             reply: None,
             pwd,
             stop_with_us,
+            fence: None,
         }),
         Err(e) => Block::PreLaunch {
             reason: format!("working directory missing: {e}"),
@@ -204,6 +208,7 @@ pub(super) fn produce(options: &Options) -> Block {
         timeout,
         log,
         options.stop_with_us,
+        options.fence.as_deref(),
     ) {
         Ok(o) => o,
         Err(e) => {

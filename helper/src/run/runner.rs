@@ -28,17 +28,38 @@ pub(super) struct Outcome {
 
 /// Runs `bash -c <command>` in `cwd` with stdin from `/dev/null`, its output
 /// copied to `log`, for at most `timeout`; with `stop_with_us`, the
-/// command's group is stopped even if this process is killed outright.
+/// command's group is stopped even if this process is killed outright;
+/// with `fence`, inside the kernel fence of the run whose marker that is
+/// (`voyage-helper scope exec --shell bash`, this same binary).
 pub(super) fn run(
     command: &OsStr,
     cwd: &Path,
     timeout: Duration,
     mut log: File,
     stop_with_us: bool,
+    fence: Option<&Path>,
 ) -> io::Result<Outcome> {
     let mut tally = LineTally::new();
+    let helper = match fence {
+        Some(_) => Some(std::env::current_exe()?),
+        None => None,
+    };
+    let argv: Vec<&OsStr> = match (fence, &helper) {
+        (Some(marker), Some(helper)) => vec![
+            helper.as_os_str(),
+            OsStr::new("scope"),
+            OsStr::new("exec"),
+            OsStr::new("--marker"),
+            marker.as_os_str(),
+            OsStr::new("--shell"),
+            OsStr::new("bash"),
+            OsStr::new("--"),
+            command,
+        ],
+        _ => vec![OsStr::new("bash"), OsStr::new("-c"), command],
+    };
     let job = Job {
-        argv: &[OsStr::new("bash"), OsStr::new("-c"), command],
+        argv: &argv,
         cwd: Some(cwd),
         timeout: Some(timeout),
         leftovers: Leftovers::Stop,

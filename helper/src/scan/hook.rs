@@ -312,10 +312,14 @@ fn answer_read(input: &[u8], read_ok: bool, ctx: &Context) -> Answer {
     // where the kernel can hold it; the helper's own `trek` calls do not.
     let plugin_root = std::env::var("CLAUDE_PLUGIN_ROOT").ok();
     let helper = std::env::current_exe().ok();
+    let executor = bash_command
+        .as_deref()
+        .and_then(|command| fence::executor_call(command, plugin_root.as_deref()));
     let fenced = bash_command.as_deref().is_some_and(|command| {
         helper
             .as_deref()
             .is_some_and(|helper| !fence::is_helper_call(command, plugin_root.as_deref(), helper))
+            && executor != Some(fence::ExecutorCall::Reads)
             && fence::support().holds()
     });
     // The run's scope only adds denials: a denylist denial stays as it is,
@@ -353,13 +357,21 @@ fn answer_read(input: &[u8], read_ok: bool, ctx: &Context) -> Answer {
                 std::process::id(),
                 call_nanos()
             ));
-            let rewritten = fence::rewrite(&fence::Rewrite {
-                helper: &helper,
-                marker: &run.marker,
-                cwd_file: &cwd_file,
-                call_dirs: &run.dirs,
-                command: &command,
-            });
+            // The executor's own calls keep their text (the skill's
+            // permission rule matches its start) and take the fence as a
+            // flag of `voyage-helper run`.
+            let rewritten = match executor {
+                Some(fence::ExecutorCall::Runs { at }) => {
+                    fence::fence_executor(&command, at, &run.marker)
+                }
+                _ => fence::rewrite(&fence::Rewrite {
+                    helper: &helper,
+                    marker: &run.marker,
+                    cwd_file: &cwd_file,
+                    call_dirs: &run.dirs,
+                    command: &command,
+                }),
+            };
             Answer::Rewrite {
                 command: rewritten,
                 input: tool_input,

@@ -553,3 +553,78 @@ fn the_hook_rewrites_a_steps_bash_calls_into_the_fence() {
         "{chained}"
     );
 }
+
+/// The executor skill's calls keep their text, so that the skill's
+/// permission rule (`Bash(${CLAUDE_PLUGIN_ROOT}/skills/executor/scripts/
+/// execute.sh:*)`) still matches, and take the fence as a flag of `run`:
+/// the command runs held, and the reply says what happened.
+#[test]
+fn the_executors_calls_run_fenced_through_run() {
+    let Some(run) = Fenced::new() else { return };
+    let plugin = fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join("..")).unwrap();
+    let plugin = plugin.display().to_string();
+    let env = [
+        ("CLAUDE_PLUGIN_ROOT", plugin.as_str()),
+        ("VOYAGE_HELPER", env!("CARGO_BIN_EXE_voyage-helper")),
+    ];
+    let call = |command: &str| {
+        format!(
+            "\"${{CLAUDE_PLUGIN_ROOT}}/skills/executor/scripts/execute.sh\" <<'EOF'\ncommand: {command}\nEOF"
+        )
+    };
+    let ask = |command: &str| {
+        let answer = hook_with_root(&run, &call(command), &plugin);
+        let rewritten = answer["hookSpecificOutput"]["updatedInput"]["command"]
+            .as_str()
+            .unwrap_or_else(|| panic!("not rewritten: {answer}"))
+            .to_owned();
+        assert!(
+            rewritten.starts_with(
+                "\"${CLAUDE_PLUGIN_ROOT}/skills/executor/scripts/execute.sh\" --fence '"
+            ),
+            "{rewritten}"
+        );
+        let out = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(&rewritten)
+            .current_dir(&run.root)
+            .env("HOME", run.repo.home.path())
+            .envs(env)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let reply = ask("python3 -c \"import sys; open(sys.argv[1], 'w').write('x')\" README.md");
+    assert!(reply.starts_with("VERDICT: FAIL"), "{reply}");
+    assert_eq!(
+        fs::read_to_string(run.root.join("README.md")).unwrap(),
+        "# demo\n"
+    );
+    let reply = ask("echo more >> src/a.rs");
+    assert!(reply.starts_with("VERDICT: PASS"), "{reply}");
+    assert!(
+        fs::read_to_string(run.root.join("src/a.rs"))
+            .unwrap()
+            .ends_with("more\n")
+    );
+    // `run --fence` with a marker that cannot be read does not run the
+    // command at all.
+    let out = helper(&run.root, run.repo.home.path())
+        .args([
+            "run",
+            "--fence",
+            "/nonexistent/voyage-run.json",
+            "--",
+            "touch ran",
+        ])
+        .output()
+        .unwrap();
+    let block = String::from_utf8_lossy(&out.stdout);
+    assert!(block.contains("EXIT: 126"), "{block}");
+    assert!(!run.root.join("ran").exists());
+}
+
+/// [`hook`] with the plugin root at `root`.
+fn hook_with_root(run: &Fenced, command: &str, root: &str) -> Value {
+    hook(run, command, &[("CLAUDE_PLUGIN_ROOT", root)])
+}
