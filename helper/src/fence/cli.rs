@@ -47,7 +47,8 @@ pub(crate) enum Command {
     /// is judged from the text of each command alone, and `trek start`
     /// says so), the run in progress in this directory with every place
     /// its fence leaves open now and why, and the table of package-manager
-    /// caches a fenced command may write.
+    /// caches a fenced command may write. --json: one object (schema
+    /// scope-status).
     ///
     /// Example:
     ///     voyage-helper scope status

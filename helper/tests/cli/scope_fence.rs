@@ -166,7 +166,8 @@ fn fence_holds() -> bool {
         .args(["scope", "status", "--json"])
         .output()
         .unwrap();
-    let status: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let status =
+        crate::common::assert_schema("scope-status", String::from_utf8_lossy(&out.stdout).trim());
     status["held"] == true
 }
 
@@ -627,4 +628,46 @@ fn the_executors_calls_run_fenced_through_run() {
 /// [`hook`] with the plugin root at `root`.
 fn hook_with_root(run: &Fenced, command: &str, root: &str) -> Value {
     hook(run, command, &[("CLAUDE_PLUGIN_ROOT", root)])
+}
+
+/// `scope status` during a step names what is open and what was held back,
+/// as the schema says.
+#[test]
+fn status_lists_what_the_fence_of_the_run_here_leaves_open() {
+    let Some(run) = Fenced::new() else { return };
+    let out = helper(&run.root, run.repo.home.path())
+        .args(["scope", "status", "--json"])
+        .output()
+        .unwrap();
+    let status =
+        crate::common::assert_schema("scope-status", String::from_utf8_lossy(&out.stdout).trim());
+    assert_eq!(status["run"]["step"], 1);
+    let open = status["run"]["open"].as_array().unwrap();
+    let has = |path: &Path, rights: &str| {
+        open.iter()
+            .any(|g| g["path"] == path.display().to_string() && g["rights"] == rights)
+    };
+    assert!(has(&run.root.join("src/a.rs"), "file"), "{open:?}");
+    assert!(has(&run.root.join("docs"), "tree"), "{open:?}");
+    assert!(has(&run.root.join("src"), "entries"), "{open:?}");
+    assert!(!has(&run.root, "tree") && !has(&run.root, "entries"));
+    let held = status["run"]["held_back"].as_array().unwrap();
+    assert!(
+        held.iter()
+            .any(|h| h["path"] == run.root.join("src/link.rs").display().to_string()),
+        "{held:?}"
+    );
+    let text = helper(&run.root, run.repo.home.path())
+        .args(["scope", "status"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.starts_with("Kernel fence: holds each step's scope"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Run: ") && text.contains("(step 1;"),
+        "{text}"
+    );
 }
