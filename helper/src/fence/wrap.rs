@@ -203,10 +203,31 @@ pub fn executor_call(command: &str, plugin_root: Option<&str>) -> Option<Executo
     match name {
         "verdict.sh" => Some(ExecutorCall::Reads),
         "execute.sh" | "run.sh" => {
-            // Before `--` (the command's own words), else at the line's end.
+            // The flag goes in among plain words only: after the script's
+            // word, nothing may be quoted, so a `--` found is the word.
+            let line = line.trim_end();
+            let start = line.len() - line.trim_start().len();
+            let script_end = match line.get(start..)?.strip_prefix('"') {
+                Some(rest) => start + 2 + rest.find('"')?,
+                None => line
+                    .get(start..)?
+                    .find(' ')
+                    .map_or(line.len(), |at| start + at),
+            };
+            let after = line.get(script_end..)?;
+            if after.contains(['\'', '"', '\\']) {
+                return None;
+            }
             let at = match rest.iter().position(|w| w == "--") {
-                Some(_) => line.find(" --")?,
-                None => line.trim_end().len(),
+                Some(_) => {
+                    script_end
+                        + after.match_indices(" --").map(|(at, _)| at).find(|at| {
+                            after
+                                .get(at + 3..)
+                                .is_none_or(|r| r.is_empty() || r.starts_with(' '))
+                        })?
+                }
+                None => line.len(),
             };
             Some(ExecutorCall::Runs { at })
         }
@@ -294,6 +315,11 @@ mod tests {
         );
         let verdict = "\"${CLAUDE_PLUGIN_ROOT}/skills/executor/scripts/verdict.sh\" <<'EOF'\nlog: x\nexit: 0\nEOF\n";
         assert_eq!(executor_call(verdict, root), Some(ExecutorCall::Reads));
+        // Quoted words after the script: no place to put the flag in safely.
+        assert_eq!(
+            executor_call("/p/root/skills/executor/scripts/run.sh 'a -- b' -- x", root),
+            None
+        );
         for other in [
             // Expanded here-documents run substitutions in the calling shell.
             "\"${CLAUDE_PLUGIN_ROOT}/skills/executor/scripts/verdict.sh\" <<EOF\nlog: $(touch x)\nEOF",
