@@ -140,6 +140,8 @@ fn writers_the_text_names_are_refused_with_what_they_write() {
             ("cd lib; touch ../README.md", step, "README.md"),
             ("x='$(touch README.md)'; echo ${x@P}", step, "README.md"),
             ("pytest --junitxml=README.md", step, "README.md"),
+            ("npm install lodash", step, "package.json"),
+            ("cargo add serde", step, "Cargo.toml"),
         ],
     );
 }

@@ -47,9 +47,9 @@ mod git_dir;
 mod outputs;
 
 use outputs::{
-    attributes, binutils, capture_file, cargo_target_dir, compiler_output, dos2unix, emitted,
-    esbuild, go_outputs, last_word, markup, npm_config, pip_config, pip_into, pytest_outputs,
-    renames, rsync, script, ssh_keygen, tags_file,
+    attributes, binutils, capture_file, cargo_target_dir, compiler_output, dependency_manifests,
+    dos2unix, emitted, esbuild, go_outputs, last_word, markup, npm_config, pip_config, pip_into,
+    pytest_outputs, renames, rsync, script, ssh_keygen, tags_file,
 };
 
 /// One path a program writes.
@@ -951,6 +951,16 @@ const TABLE: &[Writer] = &[
         Kind::Modify,
     ),
     Writer::new(&["go"], NO_OPTIONS, Place::Read(go_outputs), Kind::Replace),
+    // A dependency added or removed: the manifest and its lock file.
+    Writer::new(
+        &[
+            "npm", "cnpm", "pnpm", "yarn", "bun", "cargo", "go", "poetry", "uv", "bundle",
+            "composer",
+        ],
+        NO_OPTIONS,
+        Place::Read(dependency_manifests),
+        Kind::Modify,
+    ),
     Writer::new(
         &["strip", "objcopy"],
         NO_OPTIONS,
@@ -3877,6 +3887,30 @@ mod tests {
                 "rename .htm .html x.htm",
                 &["r x.htm", "? rename: the new names"],
             ),
+            (
+                "npm install lodash",
+                &["w package.json", "w package-lock.json"],
+            ),
+            (
+                "npm --prefix web i -D jest",
+                &["w web/package.json", "w web/package-lock.json"],
+            ),
+            ("npm install", &[]),
+            ("npm ci", &[]),
+            ("npm install --no-save x", &[]),
+            ("yarn add zod", &["w package.json", "w yarn.lock"]),
+            ("cargo add serde", &["w Cargo.toml", "w Cargo.lock"]),
+            (
+                "cargo --manifest-path x/Cargo.toml add serde",
+                &["w x/Cargo.toml", "w x/Cargo.lock"],
+            ),
+            ("go get example.com/x", &["w go.mod", "w go.sum"]),
+            (
+                "poetry add requests",
+                &["w pyproject.toml", "w poetry.lock"],
+            ),
+            ("uv pip install x", &[]),
+            ("pip install requests", &[]),
             ("chmod +x run.sh", &["w run.sh"]),
             ("chmod -w run.sh", &["w run.sh"]),
             ("chmod -R 755 bin", &["r bin"]),

@@ -656,3 +656,68 @@ pub(super) fn attributes(call: &Call<'_>) -> Vec<Found> {
         })
         .collect()
 }
+
+/// A dependency added or removed (what [`crate::checks::deps`] warns of:
+/// `npm install x`, `cargo add x`, `go get x`, `poetry add x`, …): the
+/// manifest and lock file it rewrites, where it stands or in the
+/// directory its option names (`npm --prefix web`, `cargo
+/// --manifest-path x/Cargo.toml`). `pip install` changes an environment,
+/// not the project's files.
+pub(super) fn dependency_manifests(call: &Call<'_>) -> Vec<Found> {
+    if crate::checks::deps::check(call.name, call.args).is_none() {
+        return Vec::new();
+    }
+    let (dir_options, files): (&[&str], &[&str]) = match call.name {
+        "npm" | "cnpm" => (&["--prefix", "-C"], &["package.json", "package-lock.json"]),
+        "pnpm" => (&["--dir", "-C"], &["package.json", "pnpm-lock.yaml"]),
+        "yarn" => (&["--cwd"], &["package.json", "yarn.lock"]),
+        "bun" => (&["--cwd"], &["package.json", "bun.lock"]),
+        "cargo" => (&[], &["Cargo.toml", "Cargo.lock"]),
+        "go" => (&["-C"], &["go.mod", "go.sum"]),
+        "poetry" => (&["--directory", "-C"], &["pyproject.toml", "poetry.lock"]),
+        "uv" if !call.args.iter().any(|a| a.is("pip")) => (
+            &["--directory", "--project"],
+            &["pyproject.toml", "uv.lock"],
+        ),
+        "bundle" => (&["--gemfile"], &["Gemfile", "Gemfile.lock"]),
+        "composer" => (
+            &["--working-dir", "-d"],
+            &["composer.json", "composer.lock"],
+        ),
+        _ => return Vec::new(),
+    };
+    // `cargo --manifest-path x/Cargo.toml`, `bundle --gemfile x/Gemfile`:
+    // the manifest itself, its lock beside it.
+    if let Some(manifest) = option_values(call.args, &["--manifest-path"], false)
+        .into_iter()
+        .chain(if call.name == "bundle" {
+            option_values(call.args, dir_options, false)
+        } else {
+            Vec::new()
+        })
+        .last()
+    {
+        let lock = Arg {
+            text: format!("{}.lock", manifest.text.trim_end_matches(".toml")),
+            content: None,
+            ..manifest.clone()
+        };
+        return vec![found(manifest, call.kind), found(lock, call.kind)];
+    }
+    let dir = if call.name == "bundle" {
+        None
+    } else {
+        option_values(call.args, dir_options, false).pop()
+    };
+    files
+        .iter()
+        .map(|file| {
+            let file = Arg::literal(file);
+            found(
+                dir.as_ref()
+                    .map_or_else(|| file.clone(), |d| under(d, &file)),
+                call.kind,
+            )
+        })
+        .collect()
+}
