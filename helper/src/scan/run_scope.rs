@@ -231,6 +231,12 @@ fn judge(writes: &[WriteTarget], ends_run: bool, origin: &Origin<'_>) -> Verdict
                         {
                             refused.push(reason.clone());
                         }
+                        Some(_) if fence_here && !write.glob => {
+                            let allowed = places.iter().zip(&reasons).filter(|(_, r)| r.is_none());
+                            for (place, _) in allowed {
+                                open_dir(&mut fenced, &scope, place);
+                            }
+                        }
                         Some(_) => {}
                     }
                 }
@@ -246,17 +252,8 @@ fn judge(writes: &[WriteTarget], ends_run: bool, origin: &Origin<'_>) -> Verdict
                         refused.push(reason);
                         continue;
                     }
-                    // A step file the call writes where the text shows it:
-                    // its directory lets files be made and replaced
-                    // (`sed -i` writes a new file and renames it over).
-                    if fence_here
-                        && !write.glob
-                        && let Some(dir) = relative(&place.real, &scope.root)
-                            .and_then(|rel| rel.rsplit_once('/').map(|(dir, _)| dir.to_owned()))
-                        && let Some(fenced) = fenced.as_mut()
-                        && !fenced.dirs.contains(&dir)
-                    {
-                        fenced.dirs.push(dir);
+                    if fence_here && !write.glob {
+                        open_dir(&mut fenced, &scope, place);
                     }
                 }
             }
@@ -273,6 +270,19 @@ fn judge(writes: &[WriteTarget], ends_run: bool, origin: &Origin<'_>) -> Verdict
         ));
     }
     Verdict::Deny(reason)
+}
+
+/// A step file the call writes where the text shows it: its directory
+/// lets files be made and replaced in the fence (`sed -i` writes a new
+/// file and renames it over).
+fn open_dir(fenced: &mut Option<Fenced>, scope: &Scope<'_>, place: &Place) {
+    if let Some(dir) = relative(&place.real, &scope.root)
+        .and_then(|rel| rel.rsplit_once('/').map(|(dir, _)| dir.to_owned()))
+        && let Some(fenced) = fenced.as_mut()
+        && !fenced.dirs.contains(&dir)
+    {
+        fenced.dirs.push(dir);
+    }
 }
 
 /// Where `write`, made from `call_dir`, lands.

@@ -76,6 +76,17 @@ fn begun() -> Repo {
 /// The hook's answer to a Bash call in the repository: `None` when it
 /// lets the call through (fenced or not), else the reason it refuses it.
 fn bash(repo: &Repo, command: &str) -> Option<String> {
+    let reply = reply(repo, command)?;
+    let specific = &reply["hookSpecificOutput"];
+    match specific["permissionDecision"].as_str() {
+        Some("deny") => Some(specific["permissionDecisionReason"].as_str()?.to_owned()),
+        _ => None,
+    }
+}
+
+/// The hook's whole reply to a Bash call (`None`: no output), checked
+/// against its schema.
+fn reply(repo: &Repo, command: &str) -> Option<serde_json::Value> {
     let input = json!({
         "session_id": "s", "transcript_path": "/dev/null", "cwd": repo.path(),
         "permission_mode": "default", "hook_event_name": "PreToolUse",
@@ -92,12 +103,7 @@ fn bash(repo: &Repo, command: &str) -> Option<String> {
     if stdout.is_empty() {
         return None;
     }
-    let reply = assert_schema("hook-pre-tool-use-output", stdout.trim());
-    let specific = &reply["hookSpecificOutput"];
-    match specific["permissionDecision"].as_str() {
-        Some("deny") => Some(specific["permissionDecisionReason"].as_str()?.to_owned()),
-        _ => None,
-    }
+    Some(assert_schema("hook-pre-tool-use-output", stdout.trim()))
 }
 
 /// Each command is refused before it runs, with a reason that names the
@@ -228,4 +234,22 @@ fn ordinary_calls_beside_them_stay_allowed() {
     ] {
         assert_eq!(bash(&repo, command), None, "{command}");
     }
+}
+
+/// A step file rewritten after a `cd` that may fail (`cd src; sed -i …`)
+/// is the step's wherever the shell is: where the kernel fences the call,
+/// its directory is opened for `sed`'s new file, as after `cd src &&`.
+#[test]
+fn a_rewrite_after_a_cd_in_doubt_opens_its_directory_in_the_fence() {
+    let repo = begun();
+    let answer = reply(&repo, "cd src; sed -i s/a/b/ a.rs");
+    let Some(command) = answer
+        .as_ref()
+        .and_then(|a| a["hookSpecificOutput"]["updatedInput"]["command"].as_str())
+    else {
+        assert_eq!(bash(&repo, "cd src && sed -i s/a/b/ a.rs"), None);
+        eprintln!("no kernel fence here: the rewrite is not checked");
+        return;
+    };
+    assert!(command.contains("--dir 'src'"), "{command}");
 }
