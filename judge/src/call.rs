@@ -157,6 +157,11 @@ impl Scanner<'_> {
     fn named(&mut self, name: &str, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Flow {
         self.evaluating_builtin(name, argv, args);
         if let Some(inner) = wrapper::unwrap(name, args) {
+            // A wrapper may write files of its own (`script`'s log,
+            // `strace -o`); `sudoedit`'s are its files to edit, below.
+            if !matches!(inner, Inner::Edit(_)) {
+                self.program_writes(name, argv, args);
+            }
             return match inner {
                 Inner::Command(at) => {
                     let rest = args.get(at..).unwrap_or_default();
@@ -239,6 +244,8 @@ impl Scanner<'_> {
             }
             "find" => self.find(argv, args),
             "cd" => self.change_dir(args),
+            "set" => self.set_options(args),
+            "history" => self.history_writes(argv, args),
             "pushd" | "popd" | "dirs" => self.dir_stack_call(name, args),
             _ => {}
         }
@@ -271,12 +278,11 @@ impl Scanner<'_> {
             self.report(hit.rule, argv, hit.detail);
         }
         // `GIT_WORK_TREE=/ git clean -f`: the variable is `--work-tree`.
-        if name == "git"
-            && let Some(values) = self.vars.get("GIT_WORK_TREE")
-        {
-            let trees: Vec<String> = values
+        if name == "git" {
+            let trees: Vec<String> = self
+                .env_values("GIT_WORK_TREE")
                 .iter()
-                .filter_map(|v| v.first().exact_text().map(|t| format!("--work-tree={t}")))
+                .filter_map(|v| v.exact_text().map(|t| format!("--work-tree={t}")))
                 .collect();
             for tree in trees {
                 let mut with_tree = vec![Arg::literal(&tree)];
@@ -286,8 +292,90 @@ impl Scanner<'_> {
                 }
             }
         }
-        self.program_writes(name, argv, args);
+        match self.git_env_options(name) {
+            Some(variants) => {
+                for options in variants {
+                    let mut with_env = options;
+                    with_env.extend(args.iter().cloned());
+                    self.program_writes(name, argv, &with_env);
+                }
+            }
+            None => self.program_writes(name, argv, args),
+        }
         self.output(name, args, stdin)
+    }
+
+    /// `history -w|-a [FILE]`: FILE, else each value the command gave
+    /// `HISTFILE` (one it may not have set is the environment's, which
+    /// is bash's default), else bash's default files.
+    fn history_writes(&mut self, argv: &[Arg], args: &[Arg]) {
+        let Some((write, file)) = checks::history::writes(args) else {
+            return;
+        };
+        let mut files: Vec<Arg> = match file {
+            Some(file) => vec![file.clone()],
+            None => self.env_values("HISTFILE"),
+        };
+        // `$HISTFILE` unknown: the environment's, where it is not set.
+        let from_env = |f: &Arg| !f.exact && f.text == "$HISTFILE";
+        let defaults = files.is_empty() || files.iter().any(from_env);
+        files.retain(|f| !from_env(f));
+        if defaults {
+            files.extend(
+                checks::history::DEFAULT_FILES
+                    .iter()
+                    .map(|f| Arg::literal(f)),
+            );
+        }
+        for file in &files {
+            self.write_target(argv, file, write);
+        }
+    }
+
+    /// The values the command gave the variable `name`, each as `$name`
+    /// reads it (empty when the command never set it).
+    pub(super) fn env_values(&self, name: &str) -> Vec<Arg> {
+        self.vars
+            .get(name)
+            .unwrap_or_default()
+            .iter()
+            .map(crate::vars::Value::first)
+            .collect()
+    }
+
+    /// For git, `GIT_DIR=…` and `GIT_WORK_TREE=…` set in the command as the
+    /// options git reads them as (`--git-dir`, `--work-tree`), one set per
+    /// value they can have; `None` when neither is set.
+    fn git_env_options(&self, name: &str) -> Option<Vec<Vec<Arg>>> {
+        if name != "git" {
+            return None;
+        }
+        let dirs = self.env_values("GIT_DIR");
+        let trees = self.env_values("GIT_WORK_TREE");
+        if dirs.is_empty() && trees.is_empty() {
+            return None;
+        }
+        // A value the command may not have set (`GIT_DIR=x git …` for the
+        // commands after it, an assignment in a branch) is the
+        // environment's, where git's variables are not set.
+        let option = |flag: &str, value: Option<&Arg>| -> Vec<Arg> {
+            value
+                .filter(|v| v.exact || !v.text.starts_with("$GIT_"))
+                .map_or_else(Vec::new, |v| vec![Arg::literal(flag), v.clone()])
+        };
+        let mut out = Vec::new();
+        for dir in dirs.iter().map(Some).chain(dirs.is_empty().then_some(None)) {
+            for tree in trees
+                .iter()
+                .map(Some)
+                .chain(trees.is_empty().then_some(None))
+            {
+                let mut options = option("--git-dir", dir);
+                options.extend(option("--work-tree", tree));
+                out.push(options);
+            }
+        }
+        Some(out)
     }
 
     /// What `name` prints, for the next command in the pipeline.

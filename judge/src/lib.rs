@@ -38,6 +38,7 @@ pub mod arg;
 pub mod call;
 pub mod checks;
 pub mod cwd;
+pub mod descriptors;
 pub mod engine;
 mod fault;
 pub mod finding;

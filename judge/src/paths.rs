@@ -19,6 +19,11 @@ pub(super) enum Write {
     /// A directory created (`mkdir`): no protected-path rule applies, only
     /// a run's scope ([`crate::write_target`]).
     Create,
+    /// Mode, owner or attributes changed (`chmod`, `chown`): no
+    /// protected-path rule applies (`chmod 600 ~/.ssh/id_ed25519` is
+    /// ordinary care), only a run's scope; `tree` for everything under the
+    /// path (`chmod -R`).
+    Attributes { tree: bool },
 }
 
 /// The rule a write to `path` breaks, with a few words on why.
@@ -27,7 +32,7 @@ pub(super) fn check(
     write: Write,
     home: Option<&str>,
 ) -> Option<(&'static Rule, String)> {
-    if write == Write::Create {
+    if matches!(write, Write::Create | Write::Attributes { .. }) {
         return None;
     }
     let norm = normalize(path, home);
@@ -48,7 +53,11 @@ pub(super) fn check(
     if HISTORY_FILES.contains(&base) || norm.ends_with("/fish/fish_history") {
         return match write {
             Write::Append => None,
-            Write::Replace | Write::Remove | Write::Modify | Write::Create => {
+            Write::Replace
+            | Write::Remove
+            | Write::Modify
+            | Write::Create
+            | Write::Attributes { .. } => {
                 Some((&rule::HISTORY, format!("{path} is a shell history file")))
             }
         };

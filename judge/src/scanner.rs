@@ -58,6 +58,19 @@ pub(super) struct Scanner<'c> {
     /// known, as with [`Self::cwd_lost`]; the rules that need a place read
     /// [`Self::cwd`], the likelier one.
     pub cwd_doubt: bool,
+    /// While [`Self::cwd_doubt`]: the other places the shell may be in
+    /// (each as [`Self::cwd`] is spelled, `None` the project), where a
+    /// `cd` that may have failed leaves it; `None` when the text does not
+    /// say ([`crate::cwd`]).
+    pub cwd_or: Option<Vec<Option<String>>>,
+    /// `set -P` (`set -o physical`) is on: a `cd` resolves links before
+    /// `..`, as `cd -P` does ([`crate::cwd`]).
+    pub physical: bool,
+    /// [`Self::cwd`] was reached by a physical `cd`: it is a path for the
+    /// file system to resolve (`./src/..`, links before `..`), not the
+    /// directory's logical name, so a logical `..` from it cannot be
+    /// placed.
+    pub cwd_resolved_later: bool,
     /// `pushd`'s directory stack, the top last.
     pub dir_stack: Vec<Option<String>>,
     /// The last `cd` of the pipeline being walked, and whether the shell's
@@ -71,6 +84,8 @@ pub(super) struct Scanner<'c> {
     /// known (`echo 'rm -rf /' > x.sh`), so that running one later is
     /// judged as running that text ([`crate::call`]).
     pub written: Vec<(String, Option<String>)>,
+    /// File descriptors opened on files ([`crate::descriptors`]).
+    pub descriptors: Vec<crate::descriptors::Opened>,
     /// File descriptors opened on a network socket (`exec 3<>/dev/tcp/…`),
     /// so reading one (`<&3`) is reading the network.
     pub sockets: Vec<i32>,
@@ -101,10 +116,14 @@ impl<'c> Scanner<'c> {
             cwd: None,
             cwd_lost: false,
             cwd_doubt: false,
+            cwd_or: Some(Vec::new()),
+            physical: false,
+            cwd_resolved_later: false,
             dir_stack: Vec::new(),
             cd_seen: None,
             downloaded: Vec::new(),
             written: Vec::new(),
+            descriptors: Vec::new(),
             sockets: Vec::new(),
             vars: Vars::default(),
             defined: Vec::new(),
@@ -187,6 +206,14 @@ impl<'c> Scanner<'c> {
     /// that fails to parse, or whose commands merely warn, adds nothing
     /// (nesting past the caps still blocks).
     pub(super) fn blocks_only(&mut self, text: &str, via: &str) {
+        // Nor does it write: `(( x > 5 ))` read as code would write `5`.
+        self.blocks_only_writing(text, via, false);
+    }
+
+    /// [`Self::blocks_only`], keeping the writes of the code when
+    /// `writes` (the text is code that runs, not text read as code in
+    /// case it is).
+    fn blocks_only_writing(&mut self, text: &str, via: &str, writes: bool) {
         // The spaces around `$(( … ))`'s content are no part of the code; a
         // here-document's closing line with one after it would not parse.
         let text = text.trim();
@@ -194,10 +221,11 @@ impl<'c> Scanner<'c> {
             return;
         }
         let start = self.judgement.findings.len();
-        // Nor does it write: `(( x > 5 ))` read as code would write `5`.
-        let writes = self.judgement.writes.len();
+        let written = self.judgement.writes.len();
         self.nested(text, via, &Flow::inherited());
-        self.judgement.writes.truncate(writes);
+        if !writes {
+            self.judgement.writes.truncate(written);
+        }
         let found: Vec<_> = self.judgement.findings.drain(start..).collect();
         for finding in found {
             if finding.rule.severity == rule::Severity::Block {
@@ -237,7 +265,8 @@ impl<'c> Scanner<'c> {
     /// runs when it expands `text` as it expands a double-quoted word (a
     /// prompt, an arithmetic operand, `ENV`): read as the body of an
     /// unquoted here-document, which bash expands the same way. Only blocks
-    /// count, as for [`Self::blocks_only`].
+    /// count, as for [`Self::blocks_only`]; what the substitutions write is
+    /// written (`x='$(touch f)'; echo ${x@P}` writes f).
     pub(super) fn substitutions_in(&mut self, text: &str, via: &str) {
         if !text.contains(['$', '`']) {
             return;
@@ -246,7 +275,7 @@ impl<'c> Scanner<'c> {
         while text.contains(&end) {
             end.push('_');
         }
-        self.blocks_only(&format!(": <<{end}\n{text}\n{end}\n"), via);
+        self.blocks_only_writing(&format!(": <<{end}\n{text}\n{end}\n"), via, true);
     }
 
     /// Judges a whole top-level command.

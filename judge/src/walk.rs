@@ -135,6 +135,7 @@ impl Scanner<'_> {
             return Flow::empty();
         };
         self.cd_seen = None;
+        let start = self.start();
         let mut out = walk(self, first, stdin);
         let mut moved = self.cd_seen.is_some();
         // What follows `&&` or `||` may not run.
@@ -151,7 +152,7 @@ impl Scanner<'_> {
                 // the shell may be anywhere the list has been.
                 self.cd_seen = None;
                 if moved {
-                    self.cwd_doubt = true;
+                    self.may_be_back(&start);
                 }
             }
             certain &= and;
@@ -162,7 +163,7 @@ impl Scanner<'_> {
         // After the list, a `cd` in it may or may not have happened.
         self.cd_seen = None;
         if moved {
-            self.cwd_doubt = true;
+            self.may_be_back(&start);
         }
         out
     }
@@ -207,8 +208,12 @@ impl Scanner<'_> {
         match command {
             Command::Simple(simple) => self.simple(simple, stdin),
             Command::Compound(compound, redirects) => {
+                // A group's descriptors are its own (`{ …; } 3<f`).
+                let saved = self.save_descriptors();
                 let stdin = self.redirect_list(redirects.as_ref(), "", stdin);
-                self.compound(compound, &stdin)
+                let out = self.compound(compound, &stdin);
+                self.restore_descriptors(saved);
+                out
             }
             Command::Function(definition) => {
                 let name = self.expand(&definition.fname.value);
@@ -229,7 +234,9 @@ impl Scanner<'_> {
             }
             Command::ExtendedTest(test, redirects) => {
                 self.test_expr(&test.expr);
+                let saved = self.save_descriptors();
                 self.redirect_list(redirects.as_ref(), "[[", stdin);
+                self.restore_descriptors(saved);
                 Flow::empty()
             }
         }
@@ -243,11 +250,13 @@ impl Scanner<'_> {
         let FunctionBody(body, redirects) = body;
         self.functions.push(name.to_owned());
         let outer = std::mem::replace(&mut self.fanned_out, false);
+        let saved = self.save_descriptors();
         let stdin = self.redirect_list(redirects.as_ref(), "", &Flow::inherited());
         let maybe = usize::from(!runs);
         self.vars.branching += maybe;
         let out = self.compound(body, &stdin);
         self.vars.branching -= maybe;
+        self.restore_descriptors(saved);
         self.fanned_out = outer;
         self.functions.pop();
         out
@@ -439,6 +448,11 @@ impl Scanner<'_> {
                             .filter_map(|fields| fields.into_iter().next())
                             .collect();
                         let arg = targets.first().cloned().unwrap_or_default();
+                        let reads = matches!(
+                            kind,
+                            IoFileRedirectKind::Read | IoFileRedirectKind::ReadAndWrite
+                        );
+                        self.opened(fd.unwrap_or(if reads { 0 } else { 1 }), &targets);
                         if is_socket(&arg.text)
                             && let Some(fd) = fd.filter(|fd| *fd > 2)
                             && !self.sockets.contains(&fd)
@@ -452,7 +466,11 @@ impl Scanner<'_> {
                             None => None,
                         }
                     }
-                    IoFileRedirectTarget::Fd(_) => None,
+                    IoFileRedirectTarget::Fd(from) => {
+                        let input = matches!(kind, IoFileRedirectKind::DuplicateInput);
+                        self.copy_descriptor(fd.unwrap_or(if input { 0 } else { 1 }), Some(*from));
+                        None
+                    }
                     IoFileRedirectTarget::Duplicate(word)
                         if matches!(kind, IoFileRedirectKind::DuplicateOutput)
                             && fd.is_none_or(|fd| fd == 1) =>
@@ -469,10 +487,15 @@ impl Scanner<'_> {
                             .filter_map(|fields| fields.into_iter().next())
                             .collect();
                         let socket = variants.iter().any(|t| is_socket(&t.text));
+                        self.duplicated(1, &variants);
                         let files: Vec<Arg> = variants
                             .into_iter()
                             .filter(|t| !(t.exact && names_descriptor(&t.text)))
                             .collect();
+                        if !files.is_empty() {
+                            self.opened(1, &files);
+                            self.opened(2, &files);
+                        }
                         if files.is_empty() {
                             socket.then_some(Redirect::Socket)
                         } else {
@@ -481,6 +504,8 @@ impl Scanner<'_> {
                     }
                     IoFileRedirectTarget::Duplicate(word) => {
                         let target = self.expand(&word.value);
+                        let input = matches!(kind, IoFileRedirectKind::DuplicateInput);
+                        self.duplicated(fd.unwrap_or(if input { 0 } else { 1 }), &target);
                         let socket_fd = |t: &Arg| {
                             t.exact_text()
                                 .and_then(|n| n.parse::<i32>().ok())
@@ -491,20 +516,27 @@ impl Scanner<'_> {
                             .any(|t| is_socket(&t.text) || socket_fd(t))
                             .then_some(Redirect::Socket)
                     }
-                    IoFileRedirectTarget::ProcessSubstitution(kind, subshell) => match kind {
-                        ProcessSubstitutionKind::Read => {
-                            let flow = self.subshell(|s| {
-                                s.inside("<(...)", |s| s.list(&subshell.list, &Flow::inherited()))
-                            });
-                            reads_stdin(fd).then_some(Redirect::Input(flow))
+                    IoFileRedirectTarget::ProcessSubstitution(kind, subshell) => {
+                        let reads = matches!(kind, ProcessSubstitutionKind::Read);
+                        self.close_descriptor(fd.unwrap_or(if reads { 0 } else { 1 }));
+                        match kind {
+                            ProcessSubstitutionKind::Read => {
+                                let flow = self.subshell(|s| {
+                                    s.inside("<(...)", |s| {
+                                        s.list(&subshell.list, &Flow::inherited())
+                                    })
+                                });
+                                reads_stdin(fd).then_some(Redirect::Input(flow))
+                            }
+                            ProcessSubstitutionKind::Write => {
+                                Some(Redirect::IntoProcess(subshell.clone()))
+                            }
                         }
-                        ProcessSubstitutionKind::Write => {
-                            Some(Redirect::IntoProcess(subshell.clone()))
-                        }
-                    },
+                    }
                 }
             }
             IoRedirect::HereDocument(fd, doc) => {
+                self.close_descriptor(fd.unwrap_or(0));
                 let body = self.expand_heredoc(&doc.doc.value, doc.requires_expansion);
                 let flow = if body.exact {
                     Flow::literal(body.text)
@@ -514,6 +546,7 @@ impl Scanner<'_> {
                 reads_stdin(fd).then_some(Redirect::Input(flow))
             }
             IoRedirect::HereString(fd, word) => {
+                self.close_descriptor(fd.unwrap_or(0));
                 // Each value the word can have is a line of the text.
                 let variants = self.expand_all(&word.value);
                 let words = || variants.iter().flatten();
@@ -541,8 +574,43 @@ impl Scanner<'_> {
                 } else {
                     Write::Replace
                 };
+                self.opened(1, &targets);
+                self.opened(2, &targets);
                 Some(Redirect::Write(targets, write))
             }
+        }
+    }
+
+    /// A redirection opened descriptor `fd` on `targets` (each word it
+    /// can be): a file, or another descriptor reopened (`4</dev/fd/3`).
+    fn opened(&mut self, fd: i32, targets: &[Arg]) {
+        let reopened = targets
+            .iter()
+            .find_map(|t| t.exact_text().and_then(crate::descriptors::descriptor_of));
+        match reopened {
+            Some(from) => self.copy_descriptor(fd, Some(from)),
+            None => self.open_descriptor(fd, targets.to_vec()),
+        }
+    }
+
+    /// `fd>&WORD`, `fd<&WORD`: a copy of the descriptor WORD names
+    /// (`3>&1`, `3<&5-` which also closes 5), or `fd` closed (`3>&-`); a
+    /// word the text does not give leaves `fd` unknown.
+    fn duplicated(&mut self, fd: i32, words: &[Arg]) {
+        let Some(word) = words.first().filter(|w| w.exact) else {
+            self.close_descriptor(fd);
+            return;
+        };
+        let moved = word.text.strip_suffix('-');
+        let digits = moved.unwrap_or(&word.text);
+        match digits.parse::<i32>() {
+            Ok(from) if names_descriptor(&word.text) && !digits.is_empty() => {
+                self.copy_descriptor(fd, Some(from));
+                if moved.is_some() {
+                    self.close_descriptor(from);
+                }
+            }
+            _ => self.close_descriptor(fd),
         }
     }
 
@@ -619,15 +687,41 @@ impl Scanner<'_> {
         // Each command line the words can make, built word by word.
         let mut lines: Vec<Vec<Arg>> = vec![Vec::new()];
         let mut redirects = Vec::new();
-        // `X=v cmd` sets X for cmd alone; a later use may not see it.
-        let scoped = usize::from(command.word_or_name.is_some());
+        // A command's redirections open descriptors for it alone; `exec`'s
+        // without a command, for the rest of the shell.
+        let descriptors = self.save_descriptors();
+        // `X=v cmd` sets X for cmd alone: cmd sees v, what comes after may
+        // not (and the words of the line are expanded before it is set).
+        let scoped = command.word_or_name.is_some();
+        let mut for_the_command: Vec<(String, Option<Vec<Value>>)> = Vec::new();
         let prefix = command.prefix.iter().flat_map(|p| p.0.iter());
         for item in prefix {
             match item {
                 CommandPrefixOrSuffixItem::AssignmentWord(assignment, _) => {
-                    self.vars.branching += scoped;
-                    self.assignment(assignment);
-                    self.vars.branching -= scoped;
+                    match (&assignment.name, scoped) {
+                        (AssignmentName::VariableName(name), true) => {
+                            let name = self.nameref_target(name);
+                            let before = self.vars.take(&name);
+                            let outer = self.vars.branching;
+                            self.vars.branching = 0;
+                            self.vars.put(&name, before.clone());
+                            self.assignment(assignment);
+                            self.vars.branching = outer;
+                            let certain = self.vars.take(&name);
+                            self.vars.put(&name, before);
+                            if let Some(values) = certain.clone() {
+                                self.vars.branching += 1;
+                                self.vars.assign(&name, values, false);
+                                self.vars.branching -= 1;
+                            }
+                            for_the_command.push((name, certain));
+                        }
+                        (_, scoped) => {
+                            self.vars.branching += usize::from(scoped);
+                            self.assignment(assignment);
+                            self.vars.branching -= usize::from(scoped);
+                        }
+                    }
                 }
                 other => self.item(other, &mut lines, &mut redirects),
             }
@@ -667,7 +761,21 @@ impl Scanner<'_> {
                 ..Taint::default()
             });
         }
+        let mut after: Vec<(String, Option<Vec<Value>>)> = Vec::new();
+        for (name, certain) in for_the_command {
+            after.push((name.clone(), self.vars.take(&name)));
+            self.vars.put(&name, certain);
+        }
         let out = self.run_lines(&lines, &input);
+        for (name, values) in after {
+            self.vars.put(&name, values);
+        }
+        let exec_alone = lines
+            .iter()
+            .all(|line| matches!(line.as_slice(), [word] if word.is("exec")));
+        if !exec_alone {
+            self.restore_descriptors(descriptors);
+        }
         // `curl URL > f`, `curl URL | cat > f`: the file holds a download.
         if out.taint.download {
             for target in writes.iter().filter_map(Arg::exact_text) {

@@ -179,8 +179,10 @@ pub(crate) enum HookCommand {
     /// with its own reason:
     ///
     ///     run-outside-repo       outside the repository root (Hard rule 15);
-    ///                            ~/.claude/ and /dev/null, /dev/stdout,
-    ///                            /dev/stderr, /dev/tty, /dev/fd/N are open
+    ///                            ~/.claude/ and /dev/null, /dev/tty and the
+    ///                            standard streams (/dev/stdout, /dev/fd/0-2)
+    ///                            are open; /dev/fd/N of a descriptor the
+    ///                            command opened is the file it opened
     ///     run-memory-write       ~/.claude/projects/*/memory/ without the
     ///                            step's memory_write: true
     ///     run-never-touch        a Never-touch path (Hard rule 8)

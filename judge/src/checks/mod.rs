@@ -23,6 +23,7 @@ use super::arg::Arg;
 use super::rule::Rule;
 use super::scanner::Context;
 
+pub(super) use writers::SCRIPT;
 pub(super) use writes::{remote_names, targets as write_targets};
 
 /// A rule that fired, and why.

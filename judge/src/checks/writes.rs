@@ -56,8 +56,11 @@ impl Scanner<'_> {
     /// Judges a write of `target` by the command `words`.
     pub(crate) fn write_target(&mut self, words: &[Arg], target: &Arg, write: Write) {
         self.record_write(target, write);
-        if let Some((rule, detail)) = paths::check(&target.text, write, self.ctx.home.as_deref()) {
-            self.report(rule, words, detail);
+        for (file, _) in self.landing(target) {
+            if let Some((rule, detail)) = paths::check(&file.text, write, self.ctx.home.as_deref())
+            {
+                self.report(rule, words, detail);
+            }
         }
     }
 
@@ -67,6 +70,9 @@ impl Scanner<'_> {
             self.write_target(words, &found.target, found.write);
             if let Some(link) = found.link {
                 self.record_link(link);
+            }
+            if found.git_dir {
+                self.record_git_dir(words);
             }
         }
     }
