@@ -435,3 +435,84 @@ fn builds_and_tests_of_a_project_succeed_under_the_fence() {
     }
     assert_eq!(git(&root, &["status", "--porcelain"]), "");
 }
+
+/// The hook's side, as Claude Code calls it during step 1: a Bash call is
+/// answered with the call rewritten into `scope exec` (its other fields
+/// kept, no decision), and the rewritten command, run by bash as Claude
+/// Code's shell runs it, hands a `cd` back; the helper's own plain `trek`
+/// call is left alone, and one run with other commands is refused.
+#[test]
+fn the_hook_rewrites_a_call_into_the_fence_and_refuses_trek_in_a_pipe() {
+    let Some(run) = Fenced::new() else { return };
+    let plugin = run.root.join("plugin-root");
+    let launcher = format!("\"{}/plugin/bin/voyage-helper\"", plugin.display());
+    let ask = |command: &str| -> Option<Value> {
+        let input = serde_json::json!({
+            "session_id": "s", "cwd": run.root, "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command, "description": "a call"}
+        });
+        let mut child = helper(&run.root, run.repo.home.path())
+            .args(["hook", "pre-tool-use"])
+            .env("CLAUDE_PLUGIN_ROOT", &plugin)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.to_string().as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        (!stdout.is_empty())
+            .then(|| crate::common::assert_schema("hook-pre-tool-use-output", &stdout))
+    };
+
+    let reply = ask("cd src").unwrap();
+    let specific = &reply["hookSpecificOutput"];
+    assert!(specific.get("permissionDecision").is_none(), "{reply}");
+    assert_eq!(specific["updatedInput"]["description"], "a call");
+    let rewritten = specific["updatedInput"]["command"].as_str().unwrap();
+    let exe = fs::canonicalize(env!("CARGO_BIN_EXE_voyage-helper")).unwrap();
+    assert!(
+        rewritten.starts_with(&format!(
+            "'{}' scope exec --marker '{}' ",
+            exe.display(),
+            run.marker().display()
+        )) && rewritten.contains(" -- 'cd src';"),
+        "{rewritten}"
+    );
+    let shell = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!("{rewritten}\npwd -P"))
+        .current_dir(&run.root)
+        .env("HOME", run.repo.home.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&shell.stdout).trim_end(),
+        run.root.join("src").display().to_string(),
+        "{}",
+        String::from_utf8_lossy(&shell.stderr)
+    );
+
+    assert_eq!(ask(&format!("{launcher} trek step-done 1 2>&1")), None);
+    for command in [
+        format!("{launcher} trek step-done 1 2>&1 | tail -n 20"),
+        format!("cd src && {launcher} trek step-done 1"),
+    ] {
+        let reply = ask(&command).unwrap();
+        let reason = reply["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(
+            reason.starts_with("voyage: blocked run-trek-alone "),
+            "{command}: {reply}"
+        );
+    }
+}
