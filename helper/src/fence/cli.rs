@@ -31,8 +31,9 @@ pub(crate) enum Command {
     /// when COMMAND fails, one line on stderr says the scope was held.
     ///
     /// When it exits the shell leaves its working directory in the
-    /// --cwd-file, which the rewritten command changes to, so a `cd`
-    /// carries to the next call as it does without the fence.
+    /// --cwd-file, if given, which the rewritten command changes to, so a
+    /// `cd` carries to the next call as it does without the fence (the
+    /// hook gives one only to a command whose text may change directory).
     ///
     /// Exit status: COMMAND's; 126 when the fence cannot be built (the
     /// marker is gone or unreadable, the kernel refused), with the reason
@@ -64,7 +65,7 @@ impl Command {
             Self::Exec(args) => {
                 let why = exec::exec(&Request {
                     marker: &args.marker,
-                    cwd_file: &args.cwd_file,
+                    cwd_file: args.cwd_file.as_deref(),
                     call_dirs: &args.dir,
                     command: &args.command,
                 });
@@ -91,10 +92,11 @@ pub(crate) struct ExecArgs {
     /// The run marker whose step holds the command.
     #[arg(long, value_name = "FILE")]
     pub marker: PathBuf,
-    /// Where the shell leaves its last working directory; its directory is
-    /// the run's private temporary directory.
+    /// Where the shell leaves its last working directory, for a command
+    /// that may change it; its directory is the run's private temporary
+    /// directory (without it: <temp dir>/voyage-fence-<uid>/<run>).
     #[arg(long, value_name = "FILE")]
-    pub cwd_file: PathBuf,
+    pub cwd_file: Option<PathBuf>,
     /// A directory (relative to the repository) where this call rewrites a
     /// step file: files may be made and replaced there. Repeatable.
     #[arg(long, value_name = "DIR")]

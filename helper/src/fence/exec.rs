@@ -6,9 +6,10 @@
 //!
 //! The shell runs the command as Claude Code's would, with `TMPDIR` set to
 //! the run's private temporary directory, and on its way out it leaves its
-//! directory in the call's file (see [`super::wrap`]) and, when the
-//! command failed, one line on stderr saying the step's scope was held by
-//! the kernel, so the agent knows what a `Permission denied` meant.
+//! directory in the call's file, when it is given one (see
+//! [`super::wrap`]), and, when the command failed, one line on stderr
+//! saying the step's scope was held by the kernel, so the agent knows what
+//! a `Permission denied` meant.
 //!
 //! Anything that keeps the fence from being built refuses the command
 //! (exit 126, the reason on stderr): the hook rewrote the call because it
@@ -31,7 +32,9 @@ pub(crate) const REFUSED: u8 = 126;
 /// What `scope exec` is given.
 pub(crate) struct Request<'a> {
     pub marker: &'a Path,
-    pub cwd_file: &'a Path,
+    /// Where the shell leaves its last directory (in the run's temporary
+    /// directory); `None` for a command that does not move.
+    pub cwd_file: Option<&'a Path>,
     pub call_dirs: &'a [String],
     pub command: &'a str,
 }
@@ -52,12 +55,16 @@ pub(crate) fn exec(request: &Request<'_>) -> String {
     if let Some(why) = marker.stale_reason() {
         return format!("the run in progress cannot be trusted: {why}");
     }
-    let Some(tmp) = request.cwd_file.parent() else {
-        return format!(
-            "{} is not a file in a directory",
-            request.cwd_file.display()
-        );
+    // The run's temporary directory: the cwd file's, which the hook put
+    // there, else found from the marker as the hook finds it.
+    let tmp = match request.cwd_file {
+        Some(file) => match file.parent() {
+            Some(dir) => dir.to_owned(),
+            None => return format!("{} is not a file in a directory", file.display()),
+        },
+        None => super::wrap::run_tmp(&std::env::temp_dir(), request.marker),
     };
+    let tmp = tmp.as_path();
     if let Err(why) = private_dir(tmp) {
         return why;
     }
@@ -84,9 +91,14 @@ pub(crate) fn exec(request: &Request<'_>) -> String {
         ),
         None => "no step is in progress, and the kernel (Landlock) held every write in the repository: call `trek step-begin N` first; `voyage-helper scope status` lists what is open".to_owned(),
     };
+    let leave_cwd = request.cwd_file.map_or_else(String::new, |file| {
+        format!(
+            "printf '%s' \"$PWD\" > {} 2>/dev/null; ",
+            quote(&file.display().to_string())
+        )
+    });
     let exit = format!(
-        "voyage_fence_status=$?; printf '%s' \"$PWD\" > {} 2>/dev/null; [ \"$voyage_fence_status\" -eq 0 ] || printf '%s\\n' {} >&2; exit \"$voyage_fence_status\"",
-        quote(&request.cwd_file.display().to_string()),
+        "voyage_fence_status=$?; {leave_cwd}[ \"$voyage_fence_status\" -eq 0 ] || printf '%s\\n' {} >&2; exit \"$voyage_fence_status\"",
         quote(&format!("voyage: {held}.")),
     );
     let script = format!("trap {} EXIT; eval \"shift; $1\"", quote(&exit));

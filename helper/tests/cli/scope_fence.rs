@@ -438,9 +438,10 @@ fn builds_and_tests_of_a_project_succeed_under_the_fence() {
 
 /// The hook's side, as Claude Code calls it during step 1: a Bash call is
 /// answered with the call rewritten into `scope exec` (its other fields
-/// kept, no decision), and the rewritten command, run by bash as Claude
-/// Code's shell runs it, hands a `cd` back; the helper's own plain `trek`
-/// call is left alone, and one run with other commands is refused.
+/// kept, no decision); the rewritten command, run by bash as Claude Code's
+/// shell runs it, hands a `cd` back, and a call that does not move is the
+/// `scope exec` call alone. The helper's own plain `trek` call is left
+/// alone, and one run with other commands is refused.
 #[test]
 fn the_hook_rewrites_a_call_into_the_fence_and_refuses_trek_in_a_pipe() {
     let Some(run) = Fenced::new() else { return };
@@ -499,6 +500,17 @@ fn the_hook_rewrites_a_call_into_the_fence_and_refuses_trek_in_a_pipe() {
         run.root.join("src").display().to_string(),
         "{}",
         String::from_utf8_lossy(&shell.stderr)
+    );
+
+    // A call that does not move: the `scope exec` call alone.
+    let reply = ask("ls src").unwrap();
+    assert_eq!(
+        reply["hookSpecificOutput"]["updatedInput"]["command"],
+        format!(
+            "'{}' scope exec --marker '{}' -- 'ls src'",
+            exe.display(),
+            run.marker().display()
+        )
     );
 
     assert_eq!(ask(&format!("{launcher} trek step-done 1 2>&1")), None);

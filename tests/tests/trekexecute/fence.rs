@@ -237,7 +237,7 @@ fn in_the_default_mode_a_call_that_needs_approval_still_needs_it() {
         let helper = helper_binary().unwrap();
         assert!(
             on.starts_with(&format!("'{}' scope exec ", helper.display()))
-                && on.contains(&format!(" -- '{write}';")),
+                && on.ends_with(&format!(" -- '{write}'")),
             "the prompt shows the fenced call: {on}"
         );
     }
