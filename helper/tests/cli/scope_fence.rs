@@ -107,7 +107,17 @@ impl Fenced {
 
     /// Runs `command` as the hook's rewrite runs it, in the repository.
     fn exec(&self, command: &str, dirs: &[&str]) -> Output {
+        self.exec_in_env(command, dirs, &[])
+    }
+
+    /// [`Self::exec`] with `env` in the helper's environment.
+    fn exec_with(&self, command: &str, env: &[(&str, &Path)]) -> Output {
+        self.exec_in_env(command, &[], env)
+    }
+
+    fn exec_in_env(&self, command: &str, dirs: &[&str], env: &[(&str, &Path)]) -> Output {
         let mut cmd = helper(&self.root, self.repo.home.path());
+        cmd.envs(env.iter().copied());
         cmd.args(["scope", "exec", "--marker"])
             .arg(self.marker())
             .arg("--cwd-file")
@@ -527,4 +537,31 @@ fn the_hook_rewrites_a_call_into_the_fence_and_refuses_trek_in_a_pipe() {
             "{command}: {reply}"
         );
     }
+}
+
+/// A variable that moves a cache decides where the fence opens it, but
+/// never into the repository: `CARGO_HOME` pointed at a directory of the
+/// repository leaves it closed. A Cargo target directory moved out of the
+/// repository (`CARGO_TARGET_DIR`) is open, so a build still writes there.
+#[test]
+fn a_cache_moved_into_the_repository_stays_closed() {
+    let Some(run) = Fenced::new() else { return };
+    let target = run.outside.path().join("target");
+    fs::create_dir_all(&target).unwrap();
+    let out = run.exec_with(
+        "echo x > lib/evil.rs",
+        &[("CARGO_HOME", run.root.join("lib").as_path())],
+    );
+    assert!(!out.status.success());
+    assert!(!run.root.join("lib/evil.rs").exists());
+    let out = run.exec_with(
+        "echo x > \"$CARGO_TARGET_DIR/built\"",
+        &[("CARGO_TARGET_DIR", target.as_path())],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(target.join("built").is_file());
 }
