@@ -191,14 +191,7 @@ pub(crate) fn build(inputs: &Inputs<'_>) -> Fence {
     );
     for (name, path) in caches(inputs.home, inputs.env) {
         // A variable can move a cache anywhere, into the step's tree too.
-        if real(&path).starts_with(&root) {
-            fence.hold(
-                &path,
-                &format!("{name}: inside the repository, where the step's Files and build directories decide"),
-            );
-            continue;
-        }
-        fence.open(&path, Rights::Tree, &format!("{name} cache"));
+        fence.open_outside(&path, &format!("{name} cache"));
     }
     if let Some(home) = inputs.home {
         fence.claude_dir(&home.join(".claude"), marker.memory_write);
@@ -299,6 +292,17 @@ impl Builder {
     /// Opens `path` for a grant, without following a final link, unless it
     /// would reach what holds the run.
     fn open(&mut self, path: &Path, rights: Rights, why: &str) {
+        self.open_where(path, rights, why, false);
+    }
+
+    /// Opens a cache's directory for every write beneath it, unless it is
+    /// in the repository, where the step's Files and build directories
+    /// decide.
+    fn open_outside(&mut self, path: &Path, why: &str) {
+        self.open_where(path, Rights::Tree, why, true);
+    }
+
+    fn open_where(&mut self, path: &Path, rights: Rights, why: &str, outside_only: bool) {
         let opened = std::fs::OpenOptions::new()
             .read(true)
             .custom_flags(nix::libc::O_PATH | nix::libc::O_NOFOLLOW)
@@ -315,6 +319,12 @@ impl Builder {
         let reaches = |held: &PathBuf| {
             landed.starts_with(held) || (meta.is_dir() && held.starts_with(&landed))
         };
+        if outside_only && landed.starts_with(&self.root) {
+            return self.hold(
+                path,
+                "a cache inside the repository: the step's Files and build directories decide there",
+            );
+        }
         if meta.is_dir() && rights != Rights::File && landed == self.root {
             return self.hold(
                 path,
