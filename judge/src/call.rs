@@ -95,11 +95,12 @@ impl Scanner<'_> {
         {
             return out;
         }
-        // `voyage-helper trek release`, however the helper is reached (a
-        // name on PATH, the plugin's launcher by its path).
+        // `voyage-helper trek …`, however the helper is reached (a name on
+        // PATH, the plugin's launcher by its path); `trek release` above all.
         if first.text.rsplit('/').next() == Some("voyage-helper")
             && args.first().is_some_and(|a| a.is("trek"))
         {
+            self.judgement.runs_trek = true;
             let sub = args.get(1);
             if sub.is_some_and(|a| a.is("release") || !a.exact) {
                 self.judgement.ends_run = true;

@@ -191,7 +191,11 @@ pub(crate) enum HookCommand {
     ///     run-between-steps      any write while no step is in progress
     ///     run-marker-write       the marker, the progress file, the plan
     ///     run-release            the agent running `trek release`
-    ///     run-unknown-target     a target only known at run time (> "$X")
+    ///     run-unknown-target     a target only known at run time (> "$X"),
+    ///                            where the kernel cannot fence
+    ///     run-trek-alone         a `voyage-helper trek` call run with other
+    ///                            commands while the kernel fences the run
+    ///                            (`| tail`, `&&`): run it on its own
     ///     run-marker-unreadable  a marker that cannot be read or parsed, or
     ///                            whose progress file is missing, unreadable
     ///                            or not in_progress (the guard fails closed
@@ -206,6 +210,14 @@ pub(crate) enum HookCommand {
     ///
     /// A call that writes nothing is never affected, and a denylist denial
     /// stays as it is.
+    ///
+    /// WHERE THE KERNEL FENCES THE RUN (`voyage-helper scope status`), a
+    /// Bash call the judge lets through is rewritten instead of answered:
+    /// the reply's hookSpecificOutput.updatedInput holds the call with its
+    /// command run by `voyage-helper scope exec` (no permissionDecision, so
+    /// the user's permission flow judges the rewritten call), and a target
+    /// only known at run time is left to the kernel. The helper's own plain
+    /// `trek` calls are not rewritten.
     ///
     /// IN A SESSION NOBODY WATCHES (CLAUDE_CODE_ENTRYPOINT sdk-cli for
     /// `claude -p`, sdk-ts, sdk-py, claude-code-github-action, mcp), a Bash
