@@ -714,6 +714,7 @@ impl Scanner<'_> {
                     symbolic,
                     from_here: !symbolic,
                 });
+                self.link_made(argv);
             }
             // Where it writes is not known: refused during a run.
             Effect::WriteSomewhere { call } => self.record_write(
@@ -732,7 +733,7 @@ impl Scanner<'_> {
     /// into it.
     fn inline_write(&mut self, argv: &[Arg], call: &str, path: &str, write: crate::paths::Write) {
         self.record_write(&Arg::literal(path), write);
-        if let Some((rule, detail)) = crate::paths::check(path, write, self.ctx.home.as_deref()) {
+        if let Some((rule, detail)) = self.protected(path, write) {
             self.report(rule, argv, format!("{call}: {detail}"));
         }
     }

@@ -115,6 +115,9 @@ rules! {
     GIT_HOOKS: "git-hooks-write", Block, "Git hook injection",
         "Writing into .git/hooks/, where git runs any file it finds as code on the next commit, checkout or push.",
         "Keep hooks as versioned files in the repository (e.g. scripts/hooks/) and let a person install them.";
+    GIT_CONFIG: "git-config-write", Block, "Git configuration injection",
+        "Writing, moving or deleting a git configuration file with a shell command or a file tool: .git/config (and a submodule's or worktree's under .git/), ~/.gitconfig, ~/.config/git/config, $XDG_CONFIG_HOME/git/config, /etc/gitconfig, or .gitmodules; their keys make git run programs (core.fsmonitor, core.sshCommand, filters, aliases) as surely as a hook.",
+        "Set a plain option with git config NAME VALUE, or tell the person which setting the project needs.";
     CREDENTIALS: "credentials-write", Block, "Credential store modification",
         "Writing, moving or deleting anything under ~/.ssh, ~/.aws or ~/.gnupg.",
         "Leave credential stores to a person; read keys through the tools that own them (ssh-agent, aws configure).";
@@ -125,8 +128,11 @@ rules! {
         "Writing to a shell startup file: ~/.bashrc, ~/.bash_profile, ~/.profile, ~/.zshrc, ~/.zshenv, /etc/profile and their kin.",
         "Put the setting in a project script (scripts/env.sh) and tell the person to source it.";
     CLAUDE_CONFIG: "claude-config-write", Block, "Agent infrastructure self-modification",
-        "Writing to .claude/settings.json, .claude/settings.local.json or anything under .claude/hooks/.",
+        "Writing to .claude/settings.json, .claude/settings.local.json, anything under .claude/hooks/ (creating the directory included), or anything under ~/.claude/plugins/, where Claude Code keeps its installed plugins and their hooks.",
         "Propose the settings change to the person instead of making it.";
+    GUARD_FILES: "guard-files-write", Block, "Guard self-modification",
+        "Writing, moving or deleting the Voyage plugin's own files ($CLAUDE_PLUGIN_ROOT: the hooks file, the launcher, the pinned checksums) or its data directory ($CLAUDE_PLUGIN_DATA or $VOYAGE_DATA_DIR, where the launcher installs the voyage-helper binary that judges these commands).",
+        "Leave the guard's files alone; if it refuses something the work needs, tell the person, who can change the plugin or run the command themselves.";
     UNSCANNABLE: "unscannable", Block, "Command that cannot be checked",
         "A command the shell parser rejects, or one nested or sized beyond what the scanner checks, so what it would run is unknown.",
         "Split the command into plain, separate steps without deep nesting.";
