@@ -910,11 +910,11 @@ if [[ -z "$only" || "$only" == hook ]]; then
     [[ -z "$started" && -x "$sdata/helper/voyage-helper-$plugin_version" ]] ||
       { echo "bench.sh: the session start did not accept its own installed helper: $started" >&2; exit 2; }
     section "6e. hook session-start, the installed helper checked against its pin  vs  the same start unchecked (3 x 30 runs each)"
-    files=()
+    files=() env_bin=$(command -v env)
     for ((round = 1; round <= 3; round++)); do
       py stdin "$tmp/start-$round.json" "$WARMUP" 30 \
-        "$tmp/start.json" "env CLAUDE_PLUGIN_DATA=$(q "$sdata") $(q "$sroot/plugin/bin/voyage-helper") hook session-start" \
-        "$tmp/start.json" "env CLAUDE_PLUGIN_DATA=$(q "$sdata") VOYAGE_HELPER=$(q "$helper") $(q "$sroot/plugin/bin/voyage-helper") hook session-start"
+        "$tmp/start.json" "$env_bin CLAUDE_PLUGIN_DATA=$(q "$sdata") $(q "$sroot/plugin/bin/voyage-helper") hook session-start" \
+        "$tmp/start.json" "$env_bin CLAUDE_PLUGIN_DATA=$(q "$sdata") VOYAGE_HELPER=$(q "$helper") $(q "$sroot/plugin/bin/voyage-helper") hook session-start"
       files+=("$tmp/start-$round.json")
     done
     py pool "$results" session_start "${files[@]}"

@@ -98,7 +98,7 @@ rules! {
         "shutdown, reboot, halt, poweroff, init 0/6 and systemctl poweroff/reboot/halt.",
         "Stop only the process you started (kill PID), or ask a person to restart the machine.";
     FORK_BOMB: "fork-bomb", Block, "Fork bomb",
-        "A function that calls itself through a pipe or in the background, such as :(){ :|:& };:, or a one-line program that forks in a loop without end (perl -e 'fork while 1').",
+        "A function that calls itself through a pipe or in the background, such as :(){ :|:& };:, unless a counter, a shrinking argument list or a directory listing bounds the recursion and it runs one copy at a time ([ $1 -gt 0 ] && f $(( $1 - 1 )) &), or a one-line program that forks in a loop without end (perl -e 'fork while 1').",
         "Bound the work: a loop with a fixed count, or xargs -P N for parallelism.";
     CRON: "cron-persistence", Block, "Persistence via cron",
         "crontab -e, installing or removing a crontab, and any write under /etc/cron*, /etc/anacrontab or /var/spool/cron.",
@@ -137,7 +137,7 @@ rules! {
         "A command the shell parser rejects, or one nested or sized beyond what the scanner checks, so what it would run is unknown.",
         "Split the command into plain, separate steps without deep nesting.";
     DEPENDENCY_CHANGE: "dependency-change", Warn, "Dependency changes during execution",
-        "Adding or removing dependencies: npm/pnpm/yarn/bun install or add with packages, pip install, cargo add, go get, poetry add, uv add, gem install.",
+        "Adding dependencies: npm/pnpm/yarn/bun install or add with packages, pip install, cargo add, go get, poetry add, uv add, gem install (removing one, npm uninstall or pip uninstall, brings no new code in and does not warn).",
         "Make dependency changes a planned step of their own, with the manifest and lock file in its Files: list.";
     GIT_FORCE_PUSH: "git-force-push", Warn, "History rewrite",
         "git push --force, -f, --force-with-lease, --force-if-includes, --mirror or a +refspec, which overwrites the remote branch (a lease only checks that nobody pushed since).",
@@ -149,7 +149,7 @@ rules! {
         "git clean -f, which deletes untracked files with no way back.",
         "Look first with git clean -n, then delete the paths by name.";
     FIND_DELETE: "find-delete", Warn, "Bulk delete by search",
-        "find ... -delete, which deletes everything the expression matches without asking.",
+        "find ... -delete, which deletes everything the expression matches without asking; inside the project, matched by name (find . -name '*.pyc' -delete), it is fine.",
         "Run the same find with -print first and check the list.";
     OPAQUE: "opaque-command", Warn, "Command computed at run time",
         "A command name, shell script text or piped input that is only known when the command runs ($VAR, $(...), unknown output fed to a shell), so it could not be checked.",
