@@ -88,6 +88,21 @@ impl Places {
     }
 }
 
+/// The part of `norm` under a user's home directory: this user's (`~`),
+/// root's, or another's under `/home` or `/Users`.
+fn in_a_home(norm: &str) -> Option<&str> {
+    if let Some(rest) = norm
+        .strip_prefix("~/")
+        .or_else(|| norm.strip_prefix("/root/"))
+    {
+        return Some(rest);
+    }
+    ["/home/", "/Users/"].iter().find_map(|h| {
+        let (user, rest) = norm.strip_prefix(h)?.split_once('/')?;
+        (!user.is_empty()).then_some(rest)
+    })
+}
+
 /// Whether `norm` is `dir` or under it.
 fn under(norm: &str, dir: &str) -> bool {
     norm.strip_prefix(dir)
@@ -185,7 +200,7 @@ pub(super) fn check_in(
             format!("{path} is Claude Code's own configuration"),
         ));
     }
-    if under(&norm, "~/.claude/plugins") {
+    if in_a_home(&norm).is_some_and(|rest| under(rest, ".claude/plugins")) {
         return Some((
             &rule::CLAUDE_CONFIG,
             format!(
@@ -206,18 +221,8 @@ fn git_config(norm: &str, base: &str, in_git: bool, places: &Places) -> Option<&
     if base == ".gitmodules" {
         return Some("git's list of submodules and where they come from");
     }
-    let home_dir = |dir: &str| {
-        dir == "~"
-            || dir == "/root"
-            || ["/home/", "/Users/"].iter().any(|h| {
-                dir.strip_prefix(h)
-                    .is_some_and(|u| !u.is_empty() && !u.contains('/'))
-            })
-    };
-    let global = (base == ".gitconfig" && norm.rsplit_once('/').is_some_and(|(d, _)| home_dir(d)))
-        || norm
-            .strip_suffix("/.config/git/config")
-            .is_some_and(home_dir)
+    let global = in_a_home(norm)
+        .is_some_and(|rest| rest == ".gitconfig" || rest == ".config/git/config")
         || norm == "/etc/gitconfig"
         || places.git_config.iter().any(|f| f == norm);
     global.then_some("git's global configuration")
@@ -483,6 +488,11 @@ mod tests {
             id("~/.claude/plugins/data/voyage/helper/voyage-helper-0.1.0"),
             Some("claude-config-write")
         );
+        assert_eq!(
+            id("/home/bob/.claude/plugins/installed_plugins.json"),
+            Some("claude-config-write")
+        );
+        assert_eq!(id("/home/.claude/plugins/x"), None);
         for path in [
             "/opt/voyage-docs/x",
             "/opt/x",
