@@ -106,7 +106,7 @@ fn harmless_look_alikes_pass_and_their_dangerous_twins_do_not() {
         "walk() { for d in \"$1\"/*/; do [ -d \"$d\" ] && walk \"$d\" & done; wait; }; walk src",
         "tree() { ls \"$1\" | while read -r e; do [ -d \"$1/$e\" ] && tree \"$1/$e\"; done; }; tree .",
         // The project's own script, trimmed on its way into a shell.
-        "sed 's/\\r$//' scripts/build.sh | bash",
+        "sed 's/\\r$//' scripts/build-helper.sh | bash",
         "sed -e 's/\\r$//' ./run.sh | sh",
         "tr -d '\\r' < ./run.sh | sh",
         "cat build.sh | sed '/^#/d' | bash",
