@@ -67,6 +67,10 @@ pub(super) struct Scanner<'c> {
     /// `wget -O f`, `curl … > f`), so running one later is running the
     /// download ([`crate::call`]).
     pub downloaded: Vec<String>,
+    /// Links the command made earlier: where each sits and where it leads,
+    /// normalized ([`crate::cwd::resolve`]), so a write through one is
+    /// judged where it lands.
+    pub links: Vec<(String, String)>,
     /// Files the command wrote earlier, with the text written when it is
     /// known (`echo 'rm -rf /' > x.sh`), so that running one later is
     /// judged as running that text ([`crate::call`]).
@@ -104,6 +108,7 @@ impl<'c> Scanner<'c> {
             dir_stack: Vec::new(),
             cd_seen: None,
             downloaded: Vec::new(),
+            links: Vec::new(),
             written: Vec::new(),
             sockets: Vec::new(),
             vars: Vars::default(),

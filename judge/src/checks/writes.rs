@@ -90,6 +90,9 @@ impl Scanner<'_> {
             return Some(hit);
         }
         let here = (!self.cwd_lost).then_some(self.cwd.as_deref()).flatten();
+        if here.is_none() && self.links.is_empty() {
+            return None;
+        }
         let mut seen = cwd::resolve(path, here, home)?;
         if here.is_some()
             && let Some((rule, detail)) = paths::check(&seen, write, home)
@@ -112,22 +115,16 @@ impl Scanner<'_> {
     /// `path` (normalized, [`cwd::resolve`]) with a link the command made
     /// earlier replaced by where it leads: the link and the new path.
     fn through_link(&self, path: &str) -> Option<(String, String)> {
-        let home = self.ctx.home.as_deref();
-        self.judgement.writes.iter().rev().find_map(|w| {
-            let link = w.link.as_ref()?;
-            let at = link_place(w.path.as_deref()?, &w.dir, home)?;
+        self.links.iter().rev().find_map(|(at, to)| {
             let rest = path.strip_prefix(at.as_str())?;
-            if !(rest.is_empty() || rest.starts_with('/')) {
-                return None;
-            }
-            let to = link_target(&at, link, &w.dir, home)?;
-            Some((at, format!("{to}{rest}")))
+            (rest.is_empty() || rest.starts_with('/')).then(|| (at.clone(), format!("{to}{rest}")))
         })
     }
 
-    /// The link recorded last was just made: what it points to is judged
-    /// as a write too, since every later write through it lands there
-    /// (`ln -s ~/.ssh k`, `ln .git/config c`).
+    /// The link recorded last was just made: it is kept for the writes
+    /// after it ([`Self::protected`]), and what it points to is judged as
+    /// a write too, since every later write through it lands there (`ln
+    /// -s ~/.ssh k`, `ln .git/config c`).
     pub(crate) fn link_made(&mut self, words: &[Arg]) {
         let home = self.ctx.home.as_deref();
         let Some(last) = self.judgement.writes.last() else {
@@ -136,12 +133,16 @@ impl Scanner<'_> {
         let (Some(path), Some(link)) = (last.path.as_deref(), last.link.as_ref()) else {
             return;
         };
-        let Some(to) = link_place(path, &last.dir, home)
-            .and_then(|at| link_target(&at, link, &last.dir, home))
-        else {
+        let Some((at, to)) = link_place(path, &last.dir, home).and_then(|at| {
+            let to = link_target(&at, link, &last.dir, home)?;
+            Some((at, to))
+        }) else {
             return;
         };
-        if let Some((rule, detail)) = paths::check(&to, Write::Replace, home) {
+        let path = path.to_owned();
+        let hit = paths::check(&to, Write::Replace, home);
+        self.links.push((at, to));
+        if let Some((rule, detail)) = hit {
             self.report(
                 rule,
                 words,
