@@ -488,6 +488,13 @@ def hook_rows(d, row):
             v, b = d[key]
             row(name + ", mean wall", f"{v['mean_ms']:.2f} ms", f"{b['mean_ms']:.2f} ms",
                 f"{v['mean_ms'] / b['mean_ms']:.2f}x", "info", None)
+    if "session_start" in d:
+        v, b = d["session_start"]
+        row("6e. `hook session-start`, installed helper checked against its pin, vs unchecked, mean wall",
+            f"{v['mean_ms']:.2f} ms", f"{b['mean_ms']:.2f} ms", f"{v['mean_ms'] - b['mean_ms']:+.2f} ms",
+            "info", None)
+        row("6f. same, CPU time (user+sys, all processes)", f"{v['cpu_ms']:.2f} ms",
+            f"{b['cpu_ms']:.2f} ms", f"{v['cpu_ms'] - b['cpu_ms']:+.2f} ms", "info", None)
     for key, fig, cpu, what in (
             ("hook_run_write", "21", "21b", "the hook, live run marker, Write in the step's Files"),
             ("hook_run_bash", "21a", "21c", "same, Bash `echo x > src/a.rs`")):
@@ -973,6 +980,35 @@ if [[ -z "$only" || "$only" == hook ]]; then
     ROUNDS=3 hook_pair hook_launcher "$tmp/typical.json" "$(q "$(pwd)/plugin/bin/voyage-helper")"
   else
     VOYAGE_HELPER="$helper" ROUNDS=3 hook_pair hook_launcher "$tmp/typical.json" "$(q "$(pwd)/plugin/bin/voyage-helper")"
+  fi
+
+  # --- 6e. the session start's check of the installed helper -----------------------
+  # A plugin with the helper installed in its data dir and pinned, as after
+  # a download: every SessionStart hashes the binary against
+  # plugin/checksums.txt (the launcher's verify_installed). The same start
+  # with VOYAGE_HELPER set skips the check, so the difference is its cost.
+  sroot="$tmp/installed-plugin" sdata="$tmp/installed-data"
+  plugin_version=$(sed -n 's/^version=//p' plugin/bin/voyage-helper)
+  if release_name=$(VOYAGE_LAUNCHER_TASK=platform sh plugin/bin/voyage-helper 2>/dev/null); then
+    mkdir -p "$sroot/plugin/bin" "$sdata/helper"
+    cp plugin/bin/voyage-helper "$sroot/plugin/bin/voyage-helper"
+    cp "$helper" "$sdata/helper/voyage-helper-$plugin_version"
+    helper_sum=$({ sha256sum || shasum -a 256; } <"$helper")
+    printf '%s  v%s/voyage-helper-%s/voyage-helper\n' "${helper_sum%% *}" "$plugin_version" "$release_name" \
+      >"$sroot/plugin/checksums.txt"
+    printf '{"hook_event_name":"SessionStart","source":"startup"}\n' >"$tmp/start.json"
+    started=$(env CLAUDE_PLUGIN_DATA="$sdata" "$sroot/plugin/bin/voyage-helper" hook session-start <"$tmp/start.json")
+    [[ -z "$started" && -x "$sdata/helper/voyage-helper-$plugin_version" ]] ||
+      { echo "bench.sh: the session start did not accept its own installed helper: $started" >&2; exit 2; }
+    section "6e. hook session-start, the installed helper checked against its pin  vs  the same start unchecked (3 x 30 runs each)"
+    files=() env_bin=$(command -v env)
+    for ((round = 1; round <= 3; round++)); do
+      py stdin "$tmp/start-$round.json" "$WARMUP" 30 \
+        "$tmp/start.json" "$env_bin CLAUDE_PLUGIN_DATA=$(q "$sdata") $(q "$sroot/plugin/bin/voyage-helper") hook session-start" \
+        "$tmp/start.json" "$env_bin CLAUDE_PLUGIN_DATA=$(q "$sdata") VOYAGE_HELPER=$(q "$helper") $(q "$sroot/plugin/bin/voyage-helper") hook session-start"
+      files+=("$tmp/start-$round.json")
+    done
+    py pool "$results" session_start "${files[@]}"
   fi
 
   # --- 21. the hook while a /trekexecute run is in progress ----------------------

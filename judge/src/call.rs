@@ -414,6 +414,20 @@ impl Scanner<'_> {
                 Text::File | Text::Inherited if !stdin.taint.is_hostile() => stdin.clone(),
                 _ => Flow::tainted(decode.union(stdin.taint)),
             },
+            // Over the project's own file, a sed that only trims what it
+            // reads (`sed 's/\r$//' build.sh | bash`) is `cat`.
+            "sed" => match checks::sed::trimming_files(args) {
+                Some(files) if files.is_empty() => match stdin.text {
+                    Text::File | Text::Inherited if !stdin.taint.is_hostile() => stdin.clone(),
+                    _ => Flow::unknown(),
+                },
+                Some(files) => files
+                    .iter()
+                    .map(|f| self.file_flow(f))
+                    .find(|f| f.taint.download)
+                    .unwrap_or_else(Flow::file),
+                None => Flow::unknown(),
+            },
             "xxd" if has(&["-r", "-revert", "-rp", "-r -p"]) => Flow::tainted(decode),
             "openssl" | "gpg" | "gpg2"
                 if has(&["-d", "-decrypt", "--decrypt", "-a", "-base64"]) =>
@@ -803,6 +817,7 @@ impl Scanner<'_> {
                     symbolic,
                     from_here: !symbolic,
                 });
+                self.link_made(argv);
             }
             // Where it writes is not known: refused during a run.
             Effect::WriteSomewhere { call } => self.record_write(
@@ -821,7 +836,7 @@ impl Scanner<'_> {
     /// into it.
     fn inline_write(&mut self, argv: &[Arg], call: &str, path: &str, write: crate::paths::Write) {
         self.record_write(&Arg::literal(path), write);
-        if let Some((rule, detail)) = crate::paths::check(path, write, self.ctx.home.as_deref()) {
+        if let Some((rule, detail)) = self.protected(path, write) {
             self.report(rule, argv, format!("{call}: {detail}"));
         }
     }
@@ -1275,6 +1290,7 @@ impl Scanner<'_> {
                     Some(hit) => {
                         self.report(hit.rule, argv, format!("find -delete: {}", hit.detail))
                     }
+                    None if self.in_project(&starts) && narrowed_by_name(args) => {}
                     None => self.report(
                         &rule::FIND_DELETE,
                         argv,
@@ -1285,6 +1301,53 @@ impl Scanner<'_> {
             }
         }
     }
+}
+
+impl Scanner<'_> {
+    /// Whether every one of `starts` (none: `.`) is a known place inside
+    /// the project: a relative path that does not climb out of it, with no
+    /// `cd` having moved the command elsewhere.
+    fn in_project(&self, starts: &[Arg]) -> bool {
+        if self.cwd.is_some() || self.cwd_lost {
+            return false;
+        }
+        let dot = [Arg::literal(".")];
+        let starts = if starts.is_empty() { &dot[..] } else { starts };
+        starts.iter().all(|start| {
+            start.exact_text().is_some_and(|path| {
+                let norm = crate::paths::normalize(path, self.ctx.home.as_deref());
+                norm == "." || (norm.starts_with("./") && !norm.starts_with("./.."))
+            })
+        })
+    }
+}
+
+/// Whether `find`'s expression only matches files by name or emptiness
+/// (`-name '*.pyc'`, `-path './build/*'`, `-empty`), with nothing that could
+/// widen it again (`-o`, `!`, `-not`, `,`): what `find . -name '*.o' -exec rm
+/// {} +` deletes, which is allowed, spelled with `-delete`. A pattern
+/// without a letter or digit (`-name '*'`) names nothing.
+fn narrowed_by_name(args: &[Arg]) -> bool {
+    const NAMES: &[&str] = &[
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "-regex",
+        "-iregex",
+    ];
+    let widens = args
+        .iter()
+        .any(|a| ["-o", "-or", "!", "-not", ","].iter().any(|w| a.is(w)));
+    let named = args.windows(2).any(|w| {
+        w.first().is_some_and(|o| NAMES.iter().any(|n| o.is(n)))
+            && w.get(1)
+                .and_then(Arg::exact_text)
+                .is_some_and(|p| p.chars().any(char::is_alphanumeric))
+    });
+    !widens && (named || args.iter().any(|a| a.is("-empty")))
 }
 
 /// `find`'s start points: the words before its expression, after the

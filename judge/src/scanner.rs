@@ -80,6 +80,10 @@ pub(super) struct Scanner<'c> {
     /// `wget -O f`, `curl … > f`), so running one later is running the
     /// download ([`crate::call`]).
     pub downloaded: Vec<String>,
+    /// Links the command made earlier: where each sits and where it leads,
+    /// normalized ([`crate::cwd::resolve`]), so a write through one is
+    /// judged where it lands.
+    pub links: Vec<(String, String)>,
     /// Files the command wrote earlier, with the text written when it is
     /// known (`echo 'rm -rf /' > x.sh`), so that running one later is
     /// judged as running that text ([`crate::call`]).
@@ -122,6 +126,7 @@ impl<'c> Scanner<'c> {
             dir_stack: Vec::new(),
             cd_seen: None,
             downloaded: Vec::new(),
+            links: Vec::new(),
             written: Vec::new(),
             descriptors: Vec::new(),
             sockets: Vec::new(),

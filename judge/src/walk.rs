@@ -272,7 +272,10 @@ impl Scanner<'_> {
             .rev()
             .find(|(n, _)| n == name)
             .map(|(_, body)| body.clone())?;
-        let depth = self.functions.iter().filter(|f| *f == name).count();
+        // Counted on the nesting trail, which substitutions keep (a call
+        // through `$(f …)` is as deep as a direct one).
+        let marker = format!("{name}()");
+        let depth = self.via.iter().filter(|v| **v == marker).count();
         if depth >= MAX_FUNCTION_DEPTH || self.function_calls >= MAX_FUNCTION_CALLS {
             return Some(Flow::unknown());
         }
@@ -282,9 +285,19 @@ impl Scanner<'_> {
             args: args.to_vec(),
         };
         let outer = self.vars.positional.replace(positional);
-        let out = self.inside(&format!("{name}()"), |s| s.function_body(name, &body, true));
+        let out = self.inside(&marker, |s| s.function_body(name, &body, true));
         self.vars.positional = outer;
         Some(out)
+    }
+
+    /// Whether the function `name` (the last definition of it) recurses
+    /// only in a bounded way ([`fork_bomb::bounded`]).
+    fn bounded_recursion(&self, name: &str) -> bool {
+        self.defined
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .is_some_and(|(_, body)| fork_bomb::bounded(name, body))
     }
 
     fn test_expr(&mut self, expr: &ExtendedTestExpr) {
@@ -801,6 +814,7 @@ impl Scanner<'_> {
             if let Some(name) = argv.first().and_then(Arg::exact_text)
                 && self.functions.iter().any(|f| f == name)
                 && self.fanned_out
+                && !self.bounded_recursion(name)
             {
                 self.report(&crate::rule::FORK_BOMB, argv, fork_bomb::detail(name));
             }

@@ -97,8 +97,9 @@ pub(crate) struct ScanPlanArgs {
 /// download-to-shell, decode-to-shell, eval-expansion, disk-format (not
 /// for a regular file such as disk.img), disk-write, system-power,
 /// fork-bomb, cron-persistence,
-/// kill-all, kernel-control, history-erase, git-hooks-write, credentials-write,
-/// env-file-write, shell-config-write, claude-config-write, and unscannable
+/// kill-all, kernel-control, history-erase, git-hooks-write, git-config-write,
+/// credentials-write, env-file-write, shell-config-write, claude-config-write,
+/// guard-files-write, and unscannable
 /// (the parser rejects the command, or it nests deeper than the scanner
 /// checks: it fails closed). Warned: dependency-change, git-force-push,
 /// git-reset-hard, git-clean-force, find-delete, opaque-command (a command

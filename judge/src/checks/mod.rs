@@ -16,6 +16,7 @@ mod kill;
 mod power;
 pub(super) mod rm;
 mod rsync;
+pub(super) mod sed;
 mod writers;
 mod writes;
 
