@@ -458,31 +458,10 @@ fn the_hook_rewrites_a_call_into_the_fence_and_refuses_trek_in_a_pipe() {
     let Some(run) = Fenced::new() else { return };
     let plugin = run.root.join("plugin-root");
     let launcher = format!("\"{}/plugin/bin/voyage-helper\"", plugin.display());
+    let plugin_root = plugin.display().to_string();
     let ask = |command: &str| -> Option<Value> {
-        let input = serde_json::json!({
-            "session_id": "s", "cwd": run.root, "hook_event_name": "PreToolUse",
-            "tool_name": "Bash",
-            "tool_input": {"command": command, "description": "a call"}
-        });
-        let mut child = helper(&run.root, run.repo.home.path())
-            .args(["hook", "pre-tool-use"])
-            .env("CLAUDE_PLUGIN_ROOT", &plugin)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.to_string().as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        assert_eq!(out.status.code(), Some(0));
-        let stdout = String::from_utf8(out.stdout).unwrap();
-        (!stdout.is_empty())
-            .then(|| crate::common::assert_schema("hook-pre-tool-use-output", &stdout))
+        let answer = hook(&run, command, &[("CLAUDE_PLUGIN_ROOT", &plugin_root)]);
+        (!answer.is_null()).then_some(answer)
     };
 
     let reply = ask("cd src").unwrap();
@@ -704,7 +683,7 @@ fn the_executors_calls_run_fenced_through_run() {
         )
     };
     let ask = |command: &str| {
-        let answer = hook_with_root(&run, &call(command), &plugin);
+        let answer = hook(&run, &call(command), &[("CLAUDE_PLUGIN_ROOT", &plugin)]);
         let rewritten = answer["hookSpecificOutput"]["updatedInput"]["command"]
             .as_str()
             .unwrap_or_else(|| panic!("not rewritten: {answer}"))
@@ -753,11 +732,6 @@ fn the_executors_calls_run_fenced_through_run() {
     let block = String::from_utf8_lossy(&out.stdout);
     assert!(block.contains("EXIT: 126"), "{block}");
     assert!(!run.root.join("ran").exists());
-}
-
-/// [`hook`] with the plugin root at `root`.
-fn hook_with_root(run: &Fenced, command: &str, root: &str) -> Value {
-    hook(run, command, &[("CLAUDE_PLUGIN_ROOT", root)])
 }
 
 /// `scope status` during a step names what is open and what was held back,

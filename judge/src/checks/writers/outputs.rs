@@ -12,6 +12,15 @@ use super::{
 use crate::arg::Arg;
 use crate::paths::Write;
 
+/// The files a call's options `names` name (see [`option_values`]), each
+/// written as the call writes.
+fn named_by(call: &Call<'_>, names: &[&str], attached: bool) -> Vec<Found> {
+    option_values(call.args, names, attached)
+        .into_iter()
+        .map(|file| found(file, call.kind))
+        .collect()
+}
+
 /// The values of the options `names` in `args` (`-o F`, `--out F`,
 /// `-name=F`, and with `attached`, `-oF` for a one-letter name), read
 /// without the program's whole option table: for programs whose other
@@ -266,10 +275,7 @@ pub(super) fn rsync(call: &Call<'_>) -> Vec<Found> {
 /// A compiler's or linker's `-o FILE` (`rustc --out-dir DIR`, a tree).
 /// What it writes without `-o` (`a.out`, `x.o`) is a build's own output.
 pub(super) fn compiler_output(call: &Call<'_>) -> Vec<Found> {
-    let mut out: Vec<Found> = option_values(call.args, &["-o"], true)
-        .into_iter()
-        .map(|f| found(f, call.kind))
-        .collect();
+    let mut out: Vec<Found> = named_by(call, &["-o"], true);
     if call.name == "rustc" {
         out.extend(
             option_values(call.args, &["--out-dir"], false)
@@ -282,10 +288,7 @@ pub(super) fn compiler_output(call: &Call<'_>) -> Vec<Found> {
 
 /// `tcpdump -w FILE`, `tshark -w FILE`.
 pub(super) fn capture_file(call: &Call<'_>) -> Vec<Found> {
-    option_values(call.args, &["-w"], true)
-        .into_iter()
-        .map(|f| found(f, call.kind))
-        .collect()
+    named_by(call, &["-w"], true)
 }
 
 /// `convert IN… OUT`, `magick IN… OUT`, `ffmpeg -i IN … OUT`: the last
@@ -495,10 +498,7 @@ pub(super) fn pytest_outputs(call: &Call<'_>) -> Vec<Found> {
 
 /// `esbuild --outfile=F` (`--outdir=DIR`, a tree).
 pub(super) fn esbuild(call: &Call<'_>) -> Vec<Found> {
-    let mut out: Vec<Found> = option_values(call.args, &["--outfile"], false)
-        .into_iter()
-        .map(|f| found(f, call.kind))
-        .collect();
+    let mut out: Vec<Found> = named_by(call, &["--outfile"], false);
     out.extend(
         option_values(call.args, &["--outdir"], false)
             .into_iter()
@@ -554,15 +554,9 @@ pub(super) fn emitted(call: &Call<'_>) -> Vec<Found> {
 /// `xmllint --output F`, `tidy -o F`, `tidy -m FILE…` (in place).
 pub(super) fn markup(call: &Call<'_>) -> Vec<Found> {
     if call.name == "xmllint" {
-        return option_values(call.args, &["--output", "-o"], false)
-            .into_iter()
-            .map(|f| found(f, call.kind))
-            .collect();
+        return named_by(call, &["--output", "-o"], false);
     }
-    let mut out: Vec<Found> = option_values(call.args, &["-o", "-output", "--output-file"], false)
-        .into_iter()
-        .map(|f| found(f, call.kind))
-        .collect();
+    let mut out: Vec<Found> = named_by(call, &["-o", "-output", "--output-file"], false);
     if call
         .args
         .iter()
@@ -595,10 +589,7 @@ pub(super) fn pip_into(call: &Call<'_>) -> Vec<Found> {
 
 /// Any cargo command's `--target-dir DIR`: its builds go there.
 pub(super) fn cargo_target_dir(call: &Call<'_>) -> Vec<Found> {
-    option_values(call.args, &["--target-dir"], false)
-        .into_iter()
-        .map(|d| found(d, call.kind))
-        .collect()
+    named_by(call, &["--target-dir"], false)
 }
 
 /// `rename EXPR FILE…` (perl's) and `rename FROM TO FILE…`
