@@ -157,6 +157,7 @@ impl Scanner<'_> {
 
     fn named(&mut self, name: &str, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Flow {
         self.evaluating_builtin(name, argv, args);
+        self.delayed(name, argv, args);
         if let Some(inner) = wrapper::unwrap(name, args) {
             // A wrapper may write files of its own (`script`'s log,
             // `strace -o`); `sudoedit`'s are its files to edit, below.
@@ -226,13 +227,7 @@ impl Scanner<'_> {
             }
             "make" | "gmake" | "bmake" if reads_makefile_on_stdin(args) => {
                 if let Some(makefile) = stdin.literal_text() {
-                    for recipe in recipes(makefile) {
-                        self.nested(
-                            &recipe,
-                            &format!("{name} -f - (recipe)"),
-                            &Flow::inherited(),
-                        );
-                    }
+                    self.makefile(makefile, &format!("{name} -f -"));
                 } else {
                     self.code_on_stdin(name, argv, stdin, true);
                 }
@@ -1535,7 +1530,7 @@ fn reads_makefile_on_stdin(args: &[Arg]) -> bool {
 /// The recipe lines of a makefile, as shell code: lines that start with a
 /// tab, and what follows `;` on a rule's line (`all: ; rm -rf x`), with the
 /// `@`, `-` and `+` prefixes taken off.
-fn recipes(makefile: &str) -> Vec<String> {
+pub(super) fn recipes(makefile: &str) -> Vec<String> {
     let strip = |line: &str| {
         line.trim_start()
             .trim_start_matches(['@', '-', '+'])

@@ -38,6 +38,7 @@ pub mod arg;
 pub mod call;
 pub mod checks;
 pub mod cwd;
+mod delayed;
 pub mod descriptors;
 pub mod engine;
 mod fault;

@@ -584,24 +584,6 @@ fn git(args: &[Arg]) -> Vec<Also> {
                 found.extend(option_values(sub_args, "", filter).map(Also::Code));
             }
         }
-        // `git config alias.x '!CODE'` stores code git runs later.
-        "config" => {
-            for pair in sub_args.windows(2) {
-                if let [key, value] = pair
-                    && key.text.len() > 6
-                    && key
-                        .text
-                        .get(..6)
-                        .is_some_and(|k| k.eq_ignore_ascii_case("alias."))
-                    && let Some(code) = value.text.strip_prefix('!')
-                {
-                    found.push(Also::Code(vec![Arg {
-                        text: code.to_owned(),
-                        ..value.clone()
-                    }]));
-                }
-            }
-        }
         _ => {}
     }
     found
@@ -661,7 +643,7 @@ fn tar(args: &[Arg]) -> Vec<Also> {
 
 /// Every value of the option spelled `short` (`-x V`, `-xV`) or `long`
 /// (`--exec V`, `--exec=V`), each as one word keeping its exactness.
-fn option_values<'a>(
+pub(crate) fn option_values<'a>(
     args: &'a [Arg],
     short: &'a str,
     long: &'a str,

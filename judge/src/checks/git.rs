@@ -80,16 +80,6 @@ const CLEAN: Spec = Spec::new(
 
 pub(super) fn check(args: &[Arg], ctx: &Context, cwd: Option<&str>) -> Option<Hit> {
     let global = getopt::parse(args, &GLOBAL);
-    if let Some(value) = global
-        .values(Some('c'), None)
-        .into_iter()
-        .find(|v| v.to_ascii_lowercase().starts_with("core.hookspath="))
-    {
-        return Some(Hit::new(
-            &rule::GIT_HOOKS,
-            format!("-c {value} runs hooks from another directory"),
-        ));
-    }
     let rest = args.get(global.rest..).unwrap_or_default();
     let (sub, sub_args) = rest.split_first()?;
     match sub.exact_text()? {
@@ -113,19 +103,6 @@ pub(super) fn check(args: &[Arg], ctx: &Context, cwd: Option<&str>) -> Option<Hi
                     )
                 })
         }
-        "config" => sub_args
-            .iter()
-            .any(|a| a.text.eq_ignore_ascii_case("core.hooksPath"))
-            .then(|| {
-                let unset = sub_args.iter().any(|a| a.is("--unset") || a.is("--get"));
-                (!unset).then(|| {
-                    Hit::new(
-                        &rule::GIT_HOOKS,
-                        "core.hooksPath makes git run hooks from another directory",
-                    )
-                })
-            })
-            .flatten(),
         "reset" => getopt::parse(sub_args, &RESET).has_long("hard").then(|| {
             Hit::new(
                 &rule::GIT_RESET_HARD,

@@ -13,6 +13,7 @@ pub(super) mod history;
 pub(super) mod inline;
 pub(super) mod kernel;
 mod kill;
+pub(super) mod later;
 mod power;
 pub(super) mod rm;
 mod rsync;

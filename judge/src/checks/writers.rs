@@ -1855,11 +1855,35 @@ fn backup_name(file: &Arg, suffix: &str) -> Option<Arg> {
 }
 
 /// The files a sed script writes: the `w FILE` and `W FILE` commands and
-/// the `w FILE` flag of `s`. The script is read as GNU sed reads it
+/// the `w FILE` flag of `s`.
+pub(super) fn sed_script_writes(script: &str) -> Vec<String> {
+    sed_script(script).writes
+}
+
+/// What a sed script does besides editing text.
+#[derive(Debug, Default)]
+pub(super) struct SedEffects {
+    /// Files it writes (`w FILE`, `W FILE`, the `w FILE` flag of `s`).
+    pub writes: Vec<String>,
+    /// Commands it runs (GNU sed's `e` and the `e` flag of `s`).
+    pub runs: Vec<SedRun>,
+}
+
+/// A command a sed script runs.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum SedRun {
+    /// `e COMMAND`: the text after `e`.
+    Command(String),
+    /// `e` alone, or `s///e`: the line sed holds, run as a command; for
+    /// `s`, its replacement (part of that line).
+    Line(Option<String>),
+}
+
+/// What a sed script writes and runs, read as GNU sed reads it
 /// (addresses, blocks, the commands whose argument runs to the end of the
 /// line); reading stops at what it does not know.
-pub(super) fn sed_script_writes(script: &str) -> Vec<String> {
-    let mut out = Vec::new();
+pub(super) fn sed_script(script: &str) -> SedEffects {
+    let mut out = SedEffects::default();
     let chars: Vec<char> = script.chars().collect();
     let mut i = 0;
     let to_eol = |i: &mut usize| -> String {
@@ -1963,14 +1987,23 @@ pub(super) fn sed_script_writes(script: &str) -> Vec<String> {
                 }
             }
             // Their argument runs to the end of the line.
-            '#' | 'a' | 'i' | 'c' | 'r' | 'R' | 'e' => {
+            '#' | 'a' | 'i' | 'c' | 'r' | 'R' => {
                 to_eol(&mut i);
+            }
+            'e' => {
+                skip_blank(&mut i);
+                let command = to_eol(&mut i);
+                out.runs.push(if command.trim().is_empty() {
+                    SedRun::Line(None)
+                } else {
+                    SedRun::Command(command)
+                });
             }
             'w' | 'W' => {
                 skip_blank(&mut i);
                 let file = to_eol(&mut i);
                 if !file.is_empty() {
-                    out.push(file);
+                    out.writes.push(file);
                 }
             }
             's' | 'y' => {
@@ -1981,17 +2014,29 @@ pub(super) fn sed_script_writes(script: &str) -> Vec<String> {
                     return out;
                 }
                 i += 1;
-                if !past(&mut i, delim) || !past(&mut i, delim) {
+                if !past(&mut i, delim) {
+                    return out;
+                }
+                let start = i;
+                if !past(&mut i, delim) {
                     return out;
                 }
                 if command == 's' {
+                    let replacement: String = chars
+                        .get(start..i.saturating_sub(1))
+                        .unwrap_or_default()
+                        .iter()
+                        .collect();
                     while let Some(&flag) = chars.get(i) {
+                        if flag == 'e' {
+                            out.runs.push(SedRun::Line(Some(replacement.clone())));
+                        }
                         if flag == 'w' {
                             i += 1;
                             skip_blank(&mut i);
                             let file = to_eol(&mut i);
                             if !file.is_empty() {
-                                out.push(file);
+                                out.writes.push(file);
                             }
                             break;
                         }
