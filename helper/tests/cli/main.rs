@@ -11,6 +11,7 @@ mod common;
 mod areas;
 mod audit;
 mod criteria;
+mod delayed;
 mod entry;
 mod gate;
 mod hook_input;
