@@ -167,17 +167,18 @@ impl Scanner<'_> {
             return match inner {
                 Inner::Command(at) => {
                     let rest = args.get(at..).unwrap_or_default();
+                    let before = args.get(..at).unwrap_or_default();
                     // `env -C DIR CMD`: CMD runs in DIR, or not at all.
-                    let chdir = (name == "env")
-                        .then(|| env_chdir(args.get(..at).unwrap_or_default()))
-                        .flatten();
-                    match chdir {
-                        Some(dir) => self.subshell(|s| {
+                    let chdir = (name == "env").then(|| env_chdir(before)).flatten();
+                    // `env NAME=VALUE CMD`: CMD sees NAME set.
+                    let set = if name == "env" { before } else { &[] };
+                    self.with_env_words(set, |s| match chdir {
+                        Some(dir) => s.subshell(|s| {
                             s.run_in(&dir);
                             s.inside(name, |s| s.call(rest, stdin))
                         }),
-                        None => self.inside(name, |s| s.call(rest, stdin)),
-                    }
+                        None => s.inside(name, |s| s.call(rest, stdin)),
+                    })
                 }
                 Inner::Code(words) => self.code(&format!("{name} (shell code)"), &words, stdin),
                 Inner::Edit(files) => {

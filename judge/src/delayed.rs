@@ -8,6 +8,7 @@ use crate::checks::later::{self, Later};
 use crate::flow::Flow;
 use crate::rule;
 use crate::scanner::Scanner;
+use crate::vars::Value;
 
 impl Scanner<'_> {
     /// Judges what `name` run with `args` (the whole command: `argv`) sets
@@ -37,5 +38,39 @@ impl Scanner<'_> {
         for line in code {
             self.nested(&line, via, &Flow::inherited());
         }
+    }
+
+    /// Runs `walk` with each `NAME=VALUE` of `words` set (as `env
+    /// NAME=VALUE CMD` sets them for CMD alone, so that what CMD reads from
+    /// its environment, `GIT_PAGER` or `GIT_SSH_COMMAND`, is judged), then
+    /// puts back what the names held.
+    pub(super) fn with_env_words<T>(
+        &mut self,
+        words: &[Arg],
+        walk: impl FnOnce(&mut Self) -> T,
+    ) -> T {
+        let mut saved = Vec::new();
+        for word in words {
+            let Some((name, value)) = later::split_setting(word) else {
+                continue;
+            };
+            let valid = name.exact
+                && !name.text.starts_with(|c: char| c.is_ascii_digit())
+                && name
+                    .text
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !valid || name.text.is_empty() {
+                continue;
+            }
+            let before = self.vars.take(&name.text);
+            self.vars.put(&name.text, Some(vec![Value::Scalar(value)]));
+            saved.push((name.text, before));
+        }
+        let out = walk(self);
+        for (name, before) in saved.into_iter().rev() {
+            self.vars.put(&name, before);
+        }
+        out
     }
 }

@@ -75,9 +75,13 @@ pub(crate) fn runs(name: &str, args: &[Arg], env: &dyn Fn(&str) -> Vec<Arg>) -> 
     match name {
         "git" => git(args, env, &mut found),
         "ssh" | "scp" | "sftp" | "slogin" => ssh(name, args, &mut found),
+        // `-e` runs here; `--rsync-path` on the host, judged as `ssh host
+        // CMD` is.
         "rsync" => {
-            for value in option_values(args, "-e", "--rsh") {
-                found.extend(value.into_iter().map(|v| Later::Code(v, "rsync -e".into())));
+            for (short, long) in [(Some('e'), "rsh"), (None, "rsync-path")] {
+                for value in values(args, &super::rsync::SPEC, short, long) {
+                    found.push(Later::Code(value, format!("rsync --{long}")));
+                }
             }
         }
         "zip" => {
@@ -87,7 +91,25 @@ pub(crate) fn runs(name: &str, args: &[Arg], env: &dyn Fn(&str) -> Vec<Arg>) -> 
         }
         "sed" | "gsed" => sed(args, &mut found),
         "make" | "gmake" | "bmake" => {
-            for value in option_values(args, "-E", "--eval").flatten() {
+            const MAKE: Spec = Spec::new(
+                "CEfIjlLoOW",
+                &[
+                    ("directory", true),
+                    ("eval", true),
+                    ("file", true),
+                    ("makefile", true),
+                    ("include-dir", true),
+                    ("jobs", false),
+                    ("load-average", false),
+                    ("old-file", true),
+                    ("assume-old", true),
+                    ("output-sync", false),
+                    ("what-if", true),
+                    ("new-file", true),
+                    ("assume-new", true),
+                ],
+            );
+            for value in values(args, &MAKE, Some('E'), "eval") {
                 found.push(Later::Makefile(value, "make --eval".into()));
             }
             // `make -f <(printf …)`: a makefile whose text is in the line.
@@ -124,6 +146,31 @@ pub(crate) fn runs(name: &str, args: &[Arg], env: &dyn Fn(&str) -> Vec<Arg>) -> 
     found
 }
 
+/// Every value of the option `-short`/`--long` as `spec` reads `args`
+/// (clusters such as `rsync -avze CMD` included), each as the part of its
+/// word it is, so that what is unknown in it stays unknown.
+fn values(args: &[Arg], spec: &Spec, short: Option<char>, long: &str) -> Vec<Arg> {
+    let long = (!long.is_empty()).then_some(long);
+    let p = getopt::parse(args, spec);
+    p.values(short, long)
+        .into_iter()
+        .filter_map(|value| {
+            // The word the value is a slice of, and where in it.
+            let at = value.as_ptr() as usize;
+            args.iter().find_map(|word| {
+                let start = word.text.as_ptr() as usize;
+                let offset = at.checked_sub(start)?;
+                (offset + value.len() <= word.text.len()).then(|| Arg {
+                    text: value.to_owned(),
+                    known_from: word.known_from.saturating_sub(offset),
+                    content: None,
+                    ..word.clone()
+                })
+            })
+        })
+        .collect()
+}
+
 /// git's options before the subcommand, as in [`super::git::GLOBAL`].
 fn git(args: &[Arg], env: &dyn Fn(&str) -> Vec<Arg>, found: &mut Vec<Later>) {
     let global = getopt::parse(args, &super::git::GLOBAL);
@@ -148,6 +195,16 @@ fn git(args: &[Arg], env: &dyn Fn(&str) -> Vec<Arg>, found: &mut Vec<Later>) {
         }
     }
     settings.extend(env_settings(env));
+    for var in ["GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG"] {
+        for file in env(var) {
+            if file.text != "/dev/null" {
+                found.push(Later::Unseen(format!(
+                    "{var}={} makes git read settings from a file this command does not show, which may name programs it runs",
+                    file.text
+                )));
+            }
+        }
+    }
     let rest = args.get(global.rest..).unwrap_or_default();
     if let Some((sub, sub_args)) = rest.split_first()
         && let Some(sub_name) = sub.exact_text()
@@ -170,12 +227,13 @@ fn git(args: &[Arg], env: &dyn Fn(&str) -> Vec<Arg>, found: &mut Vec<Later>) {
 }
 
 /// `KEY=VALUE` split at the first `=`, each part keeping what is known.
-fn split_setting(word: &Arg) -> Option<(Arg, Arg)> {
+pub(crate) fn split_setting(word: &Arg) -> Option<(Arg, Arg)> {
     let (key, value) = word.text.split_once('=')?;
     let at = key.len() + 1;
     let key_arg = Arg {
         text: key.to_owned(),
-        exact: word.exact || word.known_from == 0,
+        // Unknown parts keep their source spelling (`$X`, `$(cmd)`).
+        exact: word.exact || !key.contains(['$', '`']),
         known_from: 0,
         content: None,
         ..word.clone()
@@ -457,6 +515,14 @@ fn setting(key: &Arg, value: &Arg, how: &str, found: &mut Vec<Later>) {
             )));
             return;
         }
+        // Another file's settings, which this command does not show.
+        ("include" | "includeif", _, "path") if value.text != "/dev/null" => {
+            found.push(Later::Unseen(format!(
+                "{how} {key_text}={} makes git read settings from a file this command does not show, which may name programs it runs",
+                value.text
+            )));
+            return;
+        }
         ("core", None, "fsmonitor") | ("pager", _, _) if boolean => return,
         (
             "core",
@@ -502,7 +568,13 @@ fn setting(key: &Arg, value: &Arg, how: &str, found: &mut Vec<Later>) {
 /// `LocalCommand`, `KnownHostsCommand`) or on the host (`RemoteCommand`,
 /// judged as `ssh host CMD` is); and `scp -S`/`sftp -S PROGRAM`.
 fn ssh(name: &str, args: &[Arg], found: &mut Vec<Later>) {
-    for value in option_values(args, "-o", "").flatten() {
+    // The short options of each that take a value (OpenSSH's manuals).
+    let spec = match name {
+        "scp" => Spec::new("cDFiJloPSX", &[]),
+        "sftp" => Spec::new("BbcDFiJloPRSsX", &[]),
+        _ => Spec::new("BbcDEeFIiJLlmOopQRSWw", &[]).posix(),
+    };
+    for value in values(args, &spec, Some('o'), "") {
         let text = value.text.trim_start();
         let split = text
             .find(|c: char| c == '=' || c.is_whitespace())
@@ -533,7 +605,7 @@ fn ssh(name: &str, args: &[Arg], found: &mut Vec<Later>) {
         }
     }
     if name != "ssh" && name != "slogin" {
-        for value in option_values(args, "-S", "").flatten() {
+        for value in values(args, &spec, Some('S'), "") {
             found.push(Later::Command(vec![value], format!("{name} -S")));
         }
     }
