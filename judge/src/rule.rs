@@ -113,7 +113,7 @@ rules! {
         "history -c, and truncating, removing or relinking a shell history file such as ~/.bash_history.",
         "Leave shell history alone; nothing in a plan needs it erased.";
     GIT_HOOKS: "git-hooks-write", Block, "Git hook injection",
-        "Writing into .git/hooks/, where git runs any file it finds as code on the next commit, checkout or push.",
+        "Writing into .git/hooks/, where git runs any file it finds as code on the next commit, checkout or push, or pointing git at hooks kept elsewhere (core.hooksPath, a template directory by init.templateDir, --template or GIT_TEMPLATE_DIR).",
         "Keep hooks as versioned files in the repository (e.g. scripts/hooks/) and let a person install them.";
     GIT_CONFIG: "git-config-write", Block, "Git configuration injection",
         "Writing, moving or deleting a git configuration file with a shell command or a file tool: .git/config (and a submodule's or worktree's under .git/), ~/.gitconfig, ~/.config/git/config, $XDG_CONFIG_HOME/git/config, /etc/gitconfig, or .gitmodules; their keys make git run programs (core.fsmonitor, core.sshCommand, filters, aliases) as surely as a hook.",

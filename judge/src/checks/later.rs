@@ -54,6 +54,8 @@ pub(crate) const ENV_PROGRAMS: &[(&str, &[&str])] = &[
         ],
     ),
     ("man", &["MANPAGER", "PAGER"]),
+    ("rsync", &["RSYNC_RSH", "RSYNC_CONNECT_PROG"]),
+    ("sudoedit", &["SUDO_EDITOR", "VISUAL", "EDITOR"]),
     ("ssh", &["SSH_ASKPASS"]),
     ("scp", &["SSH_ASKPASS"]),
     ("sftp", &["SSH_ASKPASS"]),
@@ -136,6 +138,7 @@ pub(crate) fn runs(name: &str, args: &[Arg], env: &dyn Fn(&str) -> Vec<Arg>) -> 
                 }
             }
         }
+        "fc" => fc(args, env, &mut found),
         "man" => {
             for value in option_values(args, "-P", "--pager") {
                 found.extend(value.into_iter().map(|v| Later::Code(v, "man -P".into())));
@@ -171,6 +174,33 @@ fn values(args: &[Arg], spec: &Spec, short: Option<char>, long: &str) -> Vec<Arg
         .collect()
 }
 
+/// bash's `fc`: without `-l` it hands commands of the history to an
+/// editor (`-e EDITOR`, else `FCEDIT`, else `EDITOR`) and runs what it
+/// leaves; `-s` runs them again as they were. Neither is in the command.
+fn fc(args: &[Arg], env: &dyn Fn(&str) -> Vec<Arg>, found: &mut Vec<Later>) {
+    const FC: Spec = Spec::new("e", &[]).posix();
+    let p = getopt::parse(args, &FC);
+    if p.has("l", &[]) {
+        return;
+    }
+    if !p.has("s", &[]) {
+        let editors = values(args, &FC, Some('e'), "");
+        let editors = if editors.is_empty() {
+            let mut from_env = env("FCEDIT");
+            from_env.extend(env("EDITOR"));
+            from_env
+        } else {
+            editors
+        };
+        for editor in editors {
+            found.push(Later::Code(editor, "fc -e".into()));
+        }
+    }
+    found.push(Later::Unseen(
+        "fc runs commands from the shell's history, which the command does not show".into(),
+    ));
+}
+
 /// git's options before the subcommand, as in [`super::git::GLOBAL`].
 fn git(args: &[Arg], env: &dyn Fn(&str) -> Vec<Arg>, found: &mut Vec<Later>) {
     let global = getopt::parse(args, &super::git::GLOBAL);
@@ -195,6 +225,14 @@ fn git(args: &[Arg], env: &dyn Fn(&str) -> Vec<Arg>, found: &mut Vec<Later>) {
         }
     }
     settings.extend(env_settings(env));
+    for dir in env("GIT_TEMPLATE_DIR") {
+        if !dir.text.is_empty() {
+            found.push(Later::Hooks(format!(
+                "GIT_TEMPLATE_DIR={} makes git init and clone copy that directory's hooks into .git/hooks",
+                dir.text
+            )));
+        }
+    }
     for var in ["GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG"] {
         for file in env(var) {
             if file.text != "/dev/null" {
@@ -213,6 +251,27 @@ fn git(args: &[Arg], env: &dyn Fn(&str) -> Vec<Arg>, found: &mut Vec<Later>) {
             && let Some((key, value)) = config_setting(sub_args)
         {
             settings.push((key, value, "git config"));
+        }
+        // `git clone -c KEY=VALUE` writes the setting into the new
+        // repository's configuration, where the checkout and every later
+        // command read it.
+        if sub_name == "clone" {
+            for word in option_values(sub_args, "-c", "--config").flatten() {
+                if let Some((key, value)) = split_setting(&word) {
+                    settings.push((key, value, "git clone -c"));
+                }
+            }
+        }
+        // A template directory's `hooks/` is copied into the new `.git/`.
+        if matches!(sub_name, "clone" | "init") {
+            for dir in option_values(sub_args, "", "--template").flatten() {
+                if !dir.text.is_empty() {
+                    found.push(Later::Hooks(format!(
+                        "git {sub_name} --template={} copies that directory's hooks into .git/hooks",
+                        dir.text
+                    )));
+                }
+            }
         }
         subcommand(sub_name, sub_args, found);
         // Any URL or value spelled `ext::…` (clone, fetch, ls-remote,
@@ -503,6 +562,12 @@ fn setting(key: &Arg, value: &Arg, how: &str, found: &mut Vec<Later>) {
         ("core", None, "hookspath") => {
             found.push(Later::Hooks(format!(
                 "{how} core.hooksPath makes git run hooks from another directory"
+            )));
+            return;
+        }
+        ("init", None, "templatedir") if !value.text.is_empty() => {
+            found.push(Later::Hooks(format!(
+                "{how} init.templateDir makes git init and clone copy that directory's hooks into .git/hooks"
             )));
             return;
         }
