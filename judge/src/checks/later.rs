@@ -737,10 +737,17 @@ fn vim(args: &[Arg], found: &mut Vec<Later>) {
         };
         for call in ["system(", "systemlist("] {
             for code in string_arguments(&command.text, call) {
-                found.push(Later::Code(
-                    code_from(&command, code),
-                    "vim system()".into(),
-                ));
+                match code {
+                    Some(code) => {
+                        found.push(Later::Code(
+                            code_from(&command, code),
+                            "vim system()".into(),
+                        ));
+                    }
+                    None => found.push(Later::Unseen(format!(
+                        "vim's {call}…) runs a command given by an expression, not a literal string"
+                    ))),
+                }
             }
         }
         let text = command.text.trim_start_matches([':', ' ']);
@@ -769,50 +776,110 @@ fn vim(args: &[Arg], found: &mut Vec<Later>) {
     }
 }
 
-/// `emacs --eval EXPR` (also `-eval`, `--eval=EXPR`, `--batch`'s kin):
-/// `shell-command` and kin run their string as shell code,
-/// `call-process` and kin their strings as a command.
+/// `emacs --eval EXPR` (also `-eval`, `--eval=EXPR`): `shell-command`
+/// and kin run a string as shell code, `call-process` and kin run a
+/// program with arguments; one given by an expression (a variable, a
+/// `concat`) is not in the command and warns.
 fn emacs(args: &[Arg], found: &mut Vec<Later>) {
+    // Each function, the argument that is shell code or the program, and
+    // where the program's own arguments start (`None`: shell code).
+    const CALLS: &[(&str, usize, Option<usize>)] = &[
+        ("shell-command", 0, None),
+        ("shell-command-to-string", 0, None),
+        ("async-shell-command", 0, None),
+        ("call-process-shell-command", 0, None),
+        ("process-file-shell-command", 0, None),
+        ("start-process-shell-command", 2, None),
+        ("start-file-process-shell-command", 2, None),
+        ("call-process", 0, Some(4)),
+        ("process-file", 0, Some(4)),
+        ("process-lines", 0, Some(1)),
+        ("start-process", 2, Some(3)),
+        ("start-file-process", 2, Some(3)),
+    ];
     let mut exprs: Vec<Arg> = option_values(args, "", "--eval").flatten().collect();
     exprs.extend(option_values(args, "", "-eval").flatten());
     for expr in exprs {
-        for call in [
-            "(shell-command ",
-            "(shell-command-to-string ",
-            "(async-shell-command ",
-            "(start-process-shell-command ",
-            "(call-process-shell-command ",
-        ] {
-            for code in string_arguments(&expr.text, call) {
-                found.push(Later::Code(code_from(&expr, code), "emacs --eval".into()));
-            }
-        }
-        for call in ["(call-process ", "(start-process ", "(process-lines "] {
-            if expr.text.contains(call) {
-                let words: Vec<Arg> = lisp_strings(&expr.text, call)
-                    .into_iter()
-                    .map(|w| code_from(&expr, w))
-                    .collect();
-                if !words.is_empty() {
-                    found.push(Later::Command(words, "emacs --eval".into()));
+        for (name, at, rest) in CALLS {
+            let open = format!("({name} ");
+            for (start, _) in expr.text.match_indices(&open) {
+                let form = expr.text.get(start + open.len()..).unwrap_or_default();
+                let items = lisp_arguments(form);
+                let string = |i: usize| items.get(i).cloned().flatten();
+                let via = format!("emacs --eval ({name} …)");
+                match (string(*at), rest) {
+                    (Some(code), None) => found.push(Later::Code(code_from(&expr, code), via)),
+                    (Some(program), Some(from)) => {
+                        let mut words = vec![code_from(&expr, program)];
+                        for item in items.iter().skip(*from) {
+                            words.push(match item {
+                                Some(text) => code_from(&expr, text.clone()),
+                                None => Arg::unknown("$EXPR", crate::arg::Taint::OPAQUE),
+                            });
+                        }
+                        found.push(Later::Command(words, via));
+                    }
+                    (None, _) => found.push(Later::Unseen(format!(
+                        "emacs --eval runs ({name} …) with a command given by an expression, not a literal string"
+                    ))),
                 }
             }
         }
-        if [
-            "(shell-command",
-            "(call-process",
-            "(start-process",
-            "(process-lines",
-        ]
-        .iter()
-        .any(|c| expr.text.contains(c))
-            && !expr.text.contains("\"")
-        {
-            found.push(Later::Unseen(
-                "emacs --eval runs a command given by an expression, not a literal string".into(),
-            ));
+    }
+}
+
+/// The arguments of a Lisp form, from just after its function's name to
+/// its closing parenthesis: each string literal's text, or `None` for
+/// anything else (a symbol, a number, a nested form).
+fn lisp_arguments(form: &str) -> Vec<Option<String>> {
+    let mut items = Vec::new();
+    let mut rest = form;
+    // Each pass takes one argument or ends, so the loop is bounded.
+    for _ in 0..=form.len() {
+        rest = rest.trim_start();
+        let end = match rest.chars().next() {
+            None | Some(')') => break,
+            Some('"') => {
+                items.push(string_literal(rest));
+                closing_quote(rest).unwrap_or(rest.len())
+            }
+            Some('(') => {
+                items.push(None);
+                form_end(rest)
+            }
+            Some(_) => {
+                items.push(None);
+                rest.find(|c: char| c.is_whitespace() || c == ')' || c == '(')
+                    .unwrap_or(rest.len())
+            }
+        };
+        rest = rest.get(end..).unwrap_or_default();
+    }
+    items
+}
+
+/// The byte just past the parenthesis that closes the form `text` starts
+/// with (strings inside it skipped); the end of `text` if none does.
+fn form_end(text: &str) -> usize {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (i, c) in text.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if in_string => escaped = true,
+            '"' => in_string = !in_string,
+            '(' if !in_string => depth += 1,
+            ')' if !in_string => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            _ => {}
         }
     }
+    text.len()
 }
 
 /// An argument of `code` read as shell code, keeping what `from` knows.
@@ -825,52 +892,13 @@ fn code_from(from: &Arg, code: String) -> Arg {
     }
 }
 
-/// The first string literal after each `call` in `text` (`system("x")`,
-/// `(shell-command "x")`), quotes and backslash escapes undone.
-fn string_arguments(text: &str, call: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for (at, _) in text.match_indices(call) {
-        let after = text.get(at + call.len()..).unwrap_or_default().trim_start();
-        if let Some(s) = string_literal(after) {
-            out.push(s);
-        }
-    }
-    out
-}
-
-/// The string literals inside the form opened by `call` (up to its
-/// closing parenthesis, nested ones included).
-fn lisp_strings(text: &str, call: &str) -> Vec<String> {
-    let Some(at) = text.find(call) else {
-        return Vec::new();
-    };
-    let mut rest = text.get(at + call.len()..).unwrap_or_default();
-    let mut out = Vec::new();
-    let mut depth = 1usize;
-    while let Some(c) = rest.chars().next() {
-        match c {
-            '"' => {
-                if let Some(s) = string_literal(rest) {
-                    // The literal's length as written: find its closing quote.
-                    let len = closing_quote(rest).unwrap_or(rest.len());
-                    out.push(s);
-                    rest = rest.get(len..).unwrap_or_default();
-                    continue;
-                }
-                break;
-            }
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    break;
-                }
-            }
-            _ => {}
-        }
-        rest = rest.get(c.len_utf8()..).unwrap_or_default();
-    }
-    out
+/// What follows each `call` in `text` (`system("x")`): the string
+/// literal's text, quotes and escapes undone, or `None` when it is not a
+/// literal (`system(cmd)`).
+fn string_arguments(text: &str, call: &str) -> Vec<Option<String>> {
+    text.match_indices(call)
+        .map(|(at, _)| string_literal(text.get(at + call.len()..).unwrap_or_default().trim_start()))
+        .collect()
 }
 
 /// The byte just past the closing quote of the literal `text` starts with.
@@ -969,6 +997,14 @@ mod tests {
         };
         let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
         assert_eq!(texts, ["sh", "-c", "rm -rf ~"]);
+    }
+
+    #[test]
+    fn lisp_arguments_are_strings_or_unknown() {
+        assert_eq!(
+            lisp_arguments(r#""x" nil (concat "a" "b") "c\"d") "after""#),
+            vec![Some("x".to_owned()), None, None, Some("c\"d".to_owned())]
+        );
     }
 
     #[test]
