@@ -138,6 +138,18 @@ const CARRIERS: &[Carrier] = &[
         "git config alias.zz '!{CODE}' && git zz",
         "git config alias.zz status && git zz",
     ),
+    carrier(
+        "git clone -c",
+        &["git"],
+        "git clone -q -c core.fsmonitor='{CODE}' . copy && git -C copy status",
+        "git clone -q -c core.autocrlf=false . copy && git -C copy status",
+    ),
+    carrier(
+        "git clone --template",
+        &["git"],
+        "mkdir -p t/hooks && printf '#!/bin/sh\\n{CODE}\\n' > t/hooks/post-checkout && chmod +x t/hooks/post-checkout && git clone -q --template=t . copy",
+        "git clone -q --template= . copy",
+    ),
     Carrier {
         name: "ext:: transport",
         needs: &["git"],
