@@ -157,7 +157,7 @@ impl Scanner<'_> {
 
     fn named(&mut self, name: &str, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Flow {
         self.evaluating_builtin(name, argv, args);
-        self.delayed(name, argv, args);
+        self.delayed(name, argv, args, stdin);
         if let Some(inner) = wrapper::unwrap(name, args) {
             // A wrapper may write files of its own (`script`'s log,
             // `strace -o`); `sudoedit`'s are its files to edit, below.
@@ -591,7 +591,7 @@ impl Scanner<'_> {
     }
 
     /// Blocks `taint` from a download or decoder reaching code.
-    fn refuse_hostile(&mut self, taint: Taint, words: &[Arg], what: &str) -> bool {
+    pub(super) fn refuse_hostile(&mut self, taint: Taint, words: &[Arg], what: &str) -> bool {
         if taint.download {
             self.report(
                 &rule::DOWNLOAD_TO_SHELL,

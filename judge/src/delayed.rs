@@ -13,8 +13,15 @@ use crate::vars::Value;
 impl Scanner<'_> {
     /// Judges what `name` run with `args` (the whole command: `argv`) sets
     /// up to run later.
-    pub(super) fn delayed(&mut self, name: &str, argv: &[Arg], args: &[Arg]) {
-        let found = later::runs(name, args, &|var| self.env_values(var));
+    pub(super) fn delayed(&mut self, name: &str, argv: &[Arg], args: &[Arg], stdin: &Flow) {
+        let mut found = later::runs(name, args, &|var| self.env_values(var));
+        // vim in Ex mode (`ex`, `vim -es`) runs the Ex commands it reads.
+        if later::reads_ex_commands(name, args)
+            && !self.refuse_hostile(stdin.taint, argv, "runs it as editor commands")
+            && let Some(text) = stdin.literal_text()
+        {
+            found.extend(later::ex_commands(name, text));
+        }
         for item in found {
             match item {
                 Later::Code(code, via) => {

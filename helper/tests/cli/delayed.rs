@@ -212,6 +212,12 @@ const CARRIERS: &[Carrier] = &[
         "vim -u NONE -i NONE -N -es -c 'set nu' -c 'qa!'",
     ),
     carrier(
+        "vim -es reading Ex commands",
+        &["vim"],
+        "printf '%s\\n' '!{CODE}' 'qa!' | vim -u NONE -i NONE -N -es",
+        "printf '%s\\n' 'set nu' 'qa!' | vim -u NONE -i NONE -N -es",
+    ),
+    carrier(
         "LESSOPEN",
         &["less"],
         "LESSOPEN='|{CODE}; cat %s' less notes.txt",

@@ -475,6 +475,12 @@ fn subcommand(sub: &str, args: &[Arg], found: &mut Vec<Later>) {
         "push" | "send-pack" => &[("", "--receive-pack"), ("", "--exec")],
         "archive" => &[("", "--exec")],
         "difftool" => &[("-x", "--extcmd")],
+        "send-email" => &[
+            ("", "--sendmail-cmd"),
+            ("", "--to-cmd"),
+            ("", "--cc-cmd"),
+            ("", "--header-cmd"),
+        ],
         _ => &[],
     };
     for (short, long) in options {
@@ -603,7 +609,7 @@ fn setting(key: &Arg, value: &Arg, how: &str, found: &mut Vec<Later>) {
         | ("remote", Some(_), "uploadpack" | "receivepack")
         | ("gpg", _, "program")
         | ("gpg", Some("ssh"), "defaultkeycommand")
-        | ("sendemail", _, "sendmailcmd" | "tocmd" | "cccmd")
+        | ("sendemail", _, "sendmailcmd" | "tocmd" | "cccmd" | "headercmd")
         | ("pager", _, _) => value.clone(),
         // `!code` is shell code; an absolute path is a program run by the
         // shell; a plain name is git's own `git credential-NAME`.
@@ -774,6 +780,46 @@ fn vim(args: &[Arg], found: &mut Vec<Later>) {
             ));
         }
     }
+}
+
+/// Whether vim (by the name `name`) runs Ex commands read from stdin:
+/// `ex`, or `-e`/`-E` (alone or with `-s`: `-es`), when no file or `-`
+/// names stdin as text to edit.
+pub(crate) fn reads_ex_commands(name: &str, args: &[Arg]) -> bool {
+    let ex_mode = name == "ex"
+        || args.iter().any(|a| {
+            a.exact && matches!(a.text.as_str(), "-e" | "-E" | "-es" | "-Es" | "-se" | "-sE")
+        });
+    ex_mode
+        && matches!(
+            name,
+            "vim" | "vi" | "nvim" | "ex" | "view" | "gvim" | "vimdiff" | "rvim"
+        )
+}
+
+/// What Ex commands read from stdin run: each line judged as `-c LINE`
+/// would be (`!cmd`, `r !cmd`, `system("…")`).
+pub(crate) fn ex_commands(name: &str, text: &str) -> Vec<Later> {
+    let mut pseudo = Vec::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        pseudo.push(Arg::literal("-c"));
+        pseudo.push(Arg::derived(line));
+    }
+    let mut found: Vec<Later> = crate::wrapper::also_runs(name, &pseudo)
+        .into_iter()
+        .filter_map(|also| match also {
+            crate::wrapper::Also::Code(words) => {
+                let code = crate::arg::display_plain(&words);
+                Some(Later::Code(
+                    Arg::derived(&code),
+                    format!("{name} (Ex commands on stdin)"),
+                ))
+            }
+            crate::wrapper::Also::Command(_) => None,
+        })
+        .collect();
+    vim(&pseudo, &mut found);
+    found
 }
 
 /// `emacs --eval EXPR` (also `-eval`, `--eval=EXPR`): `shell-command`
