@@ -1561,7 +1561,7 @@ pub(super) fn recipes(makefile: &str) -> Vec<String> {
 
 /// xargs's reading of its input into words: blanks and newlines separate
 /// them and quotes group them, or only `delimiter` does (`-0`, `-d`).
-fn input_words(text: &str, delimiter: Option<char>) -> Vec<String> {
+pub(super) fn input_words(text: &str, delimiter: Option<char>) -> Vec<String> {
     const MAX_WORDS: usize = 256;
     if let Some(d) = delimiter {
         return text

@@ -498,12 +498,12 @@ pub(super) enum Also {
 /// The code a program hands to a shell (or the command it runs) while it
 /// goes on with its own work, which is judged as well: git's `submodule
 /// foreach`, `rebase --exec`, `bisect run`, `filter-branch` filters and
-/// aliases (inline with `-c alias.x=…`, or defined with `git config`), and
-/// tar's `--checkpoint-action=exec=`, `--to-command` and compressor.
+/// aliases given inline with `-c alias.x=…`, and vim's `-c '!…'`. (What
+/// a program is set up to run later, tar's compressor or git's
+/// configuration, is [`crate::checks::later`]'s.)
 pub(super) fn also_runs(name: &str, args: &[Arg]) -> Vec<Also> {
     match name {
         "git" => git(args),
-        "tar" | "gtar" | "bsdtar" => tar(args),
         "vim" | "vi" | "nvim" | "ex" | "view" | "gvim" | "vimdiff" => editor(args),
         _ => Vec::new(),
     }
@@ -612,29 +612,6 @@ fn editor(args: &[Arg]) -> Vec<Also> {
             found.push(Also::Code(vec![Arg {
                 text: code.to_owned(),
                 ..command.clone()
-            }]));
-        }
-    }
-    found
-}
-
-/// tar's options whose value is run by a shell.
-fn tar(args: &[Arg]) -> Vec<Also> {
-    let mut found = Vec::new();
-    for (short, long) in [
-        ("-I", "--use-compress-program"),
-        ("", "--to-command"),
-        ("-F", "--info-script"),
-        ("", "--new-volume-script"),
-        ("", "--rsh-command"),
-    ] {
-        found.extend(option_values(args, short, long).map(Also::Code));
-    }
-    for action in option_values(args, "", "--checkpoint-action") {
-        if let Some(code) = action.first().and_then(|a| a.text.strip_prefix("exec=")) {
-            found.push(Also::Code(vec![Arg {
-                text: code.to_owned(),
-                ..action.first().cloned().unwrap_or_default()
             }]));
         }
     }

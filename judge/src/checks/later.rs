@@ -4,7 +4,8 @@
 //! config`, `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`, `GIT_CONFIG_PARAMETERS`),
 //! the environment variables git, man and less read a program from, git's
 //! `ext::` transport and its `--upload-pack`-style options, ssh's
-//! `ProxyCommand` and kin, `rsync -e`, `zip -TT`, sed's `e`, `make --eval`
+//! `ProxyCommand` and kin, `rsync -e`, tar's compressor and `--to-command`,
+//! `zip -TT`, sed's `e`, `make --eval`
 //! and editors in batch mode. What such a value runs is judged as if the
 //! command ran it now: git hands these values to `sh -c`, so a destructive
 //! command or a download in one is as bad there as typed directly.
@@ -86,6 +87,7 @@ pub(crate) fn runs(name: &str, args: &[Arg], env: &dyn Fn(&str) -> Vec<Arg>) -> 
                 }
             }
         }
+        "tar" | "gtar" | "bsdtar" => tar(args, env, &mut found),
         "zip" => {
             for value in option_values(args, "-TT", "--unzip-command") {
                 found.extend(value.into_iter().map(|v| Later::Code(v, "zip -TT".into())));
@@ -172,6 +174,108 @@ fn values(args: &[Arg], spec: &Spec, short: Option<char>, long: &str) -> Vec<Arg
             })
         })
         .collect()
+}
+
+/// tar's options whose value a shell runs (`-I`/`--use-compress-program`,
+/// `--to-command`, `-F`/`--info-script`, `--new-volume-script`,
+/// `--rsh-command`, `--checkpoint-action=exec=`), read in every spelling
+/// tar takes: clusters (`-xvI CMD`), abbreviations (`--use-comp=CMD`), the
+/// old style (`tar xIf CMD x.tar`) and `TAR_OPTIONS`.
+fn tar(args: &[Arg], env: &dyn Fn(&str) -> Vec<Arg>, found: &mut Vec<Later>) {
+    const SHORT_WITH_VALUE: &str = "bCfFgHIKLNTVX";
+    const TAR: Spec = Spec::new(
+        SHORT_WITH_VALUE,
+        &[
+            ("use-compress-program", true),
+            ("to-command", true),
+            ("info-script", true),
+            ("new-volume-script", true),
+            ("rsh-command", true),
+            ("checkpoint-action", true),
+            ("checkpoint", false),
+            ("file", true),
+            ("directory", true),
+            ("files-from", true),
+            ("exclude", true),
+            ("exclude-from", true),
+            ("transform", true),
+            ("xform", true),
+            ("format", true),
+            ("owner", true),
+            ("group", true),
+            ("mode", true),
+            ("mtime", true),
+            ("listed-incremental", true),
+            ("label", true),
+            ("tape-length", true),
+            ("blocking-factor", true),
+            ("newer", true),
+            ("after-date", true),
+            ("newer-mtime", true),
+            ("starting-file", true),
+            ("suffix", true),
+            ("sort", true),
+            ("totals", false),
+            ("to-stdout", false),
+        ],
+    );
+    let mut words: Vec<Arg> = Vec::new();
+    // `TAR_OPTIONS` comes before the command line's own options, split
+    // at blanks with quotes grouping.
+    for options in env("TAR_OPTIONS") {
+        words.extend(
+            crate::call::input_words(&options.text, None)
+                .into_iter()
+                .map(|w| Arg {
+                    text: w,
+                    content: None,
+                    ..options.clone()
+                }),
+        );
+    }
+    // The old style: `tar xIf CMD x.tar` gives each letter that takes a
+    // value the next word, in order.
+    let mut rest = args.iter();
+    if let Some(first) = args.first()
+        && first.exact
+        && !first.text.starts_with('-')
+        && first.text.chars().all(|c| c.is_ascii_alphabetic())
+    {
+        rest.next();
+        for letter in first.text.chars() {
+            words.push(Arg::literal(&format!("-{letter}")));
+            if SHORT_WITH_VALUE.contains(letter)
+                && let Some(value) = rest.next()
+            {
+                words.push(value.clone());
+            }
+        }
+    }
+    words.extend(rest.cloned());
+    for (short, long) in [
+        (Some('I'), "use-compress-program"),
+        (None, "to-command"),
+        (Some('F'), "info-script"),
+        (None, "new-volume-script"),
+        (None, "rsh-command"),
+    ] {
+        for value in values(&words, &TAR, short, long) {
+            found.push(Later::Code(value, format!("tar --{long}")));
+        }
+    }
+    for action in values(&words, &TAR, None, "checkpoint-action") {
+        if let Some(code) = action.text.strip_prefix("exec=") {
+            let at = action.text.len() - code.len();
+            found.push(Later::Code(
+                Arg {
+                    text: code.to_owned(),
+                    known_from: action.known_from.saturating_sub(at),
+                    ..action.clone()
+                },
+                "tar --checkpoint-action=exec=".into(),
+            ));
+        }
+    }
 }
 
 /// bash's `fc`: without `-l` it hands commands of the history to an
