@@ -637,11 +637,13 @@ fn setting(key: &Arg, value: &Arg, how: &str, found: &mut Vec<Later>) {
     // A URL rewrite or remote URL naming an `ext::` command.
     ext(value, &via, found);
     let Some(key_text) = key.exact_text() else {
-        // A key only known at run time could be any of those below.
+        // A key only known at run time could be any of those below, so
+        // its value is judged as the code it may be.
         found.push(Later::Unseen(format!(
             "{how} sets a key only known at run time ({}), which may name a program git runs",
             key.text
         )));
+        found.push(Later::Code(value.clone(), via));
         return;
     };
     let lower = key_text.to_ascii_lowercase();
