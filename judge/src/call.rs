@@ -12,12 +12,15 @@ use crate::getopt::{self, Spec};
 use crate::program::{Program, program};
 use crate::rule;
 use crate::scanner::Scanner;
+use crate::shells;
 use crate::word::ansi_c;
 use crate::wrapper::{self, Inner};
 
+/// Shells whose code is bash's, or close enough to be judged as bash (the
+/// others are [`crate::shells`]').
 const SHELLS: &[&str] = &[
-    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "yash", "posh",
-    "rbash", "pdksh", "oksh",
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "rbash", "pdksh", "oksh",
+    "hush", "loksh", "ksh93",
 ];
 
 const INTERPRETERS: &[&str] = &[
@@ -199,6 +202,12 @@ impl Scanner<'_> {
         let base = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
         match name {
             _ if SHELLS.contains(&name) => return self.shell(name, argv, args, stdin),
+            _ if shells::POWERSHELLS.contains(&name) => {
+                return self.powershell(name, argv, args, stdin);
+            }
+            _ if shells::OTHER_SHELLS.contains(&name) => {
+                return self.other_shell(name, argv, args, stdin);
+            }
             _ if INTERPRETERS.contains(&base) => return self.interpreter(name, argv, args, stdin),
             "eval" => return self.eval(argv, args, stdin),
             "source" | "." => return self.source(argv, args, stdin),
@@ -579,7 +588,7 @@ impl Scanner<'_> {
         true
     }
 
-    fn run_download(&mut self, file: &Arg, argv: &[Arg], what: &str) -> bool {
+    pub(super) fn run_download(&mut self, file: &Arg, argv: &[Arg], what: &str) -> bool {
         let Some(path) = file.exact_text().map(same_file) else {
             return false;
         };
@@ -595,7 +604,7 @@ impl Scanner<'_> {
     }
 
     /// Blocks `taint` from a download or decoder reaching code.
-    fn refuse_hostile(&mut self, taint: Taint, words: &[Arg], what: &str) -> bool {
+    pub(super) fn refuse_hostile(&mut self, taint: Taint, words: &[Arg], what: &str) -> bool {
         if taint.download {
             self.report(
                 &rule::DOWNLOAD_TO_SHELL,
@@ -767,7 +776,7 @@ impl Scanner<'_> {
     /// `input of perl`): the shell commands it hands to system() and kin
     /// are judged as shell, and what it does itself as the shell command
     /// that would do the same.
-    fn program_text(&mut self, name: &str, via: &str, code: &str, argv: &[Arg]) {
+    pub(super) fn program_text(&mut self, name: &str, via: &str, code: &str, argv: &[Arg]) {
         let backticks = matches!(base_name(name), "perl" | "ruby" | "php" | "irb");
         for command in checks::inline::shell_strings(code, backticks) {
             self.nested(&command, &format!("{via} (shell call)"), &Flow::inherited());

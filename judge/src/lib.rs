@@ -54,6 +54,7 @@ pub mod render;
 pub mod rule;
 pub mod scanner;
 pub mod setters;
+pub mod shells;
 pub mod vars;
 pub mod walk;
 pub mod word;
