@@ -35,6 +35,7 @@ const INTERPRETERS: &[&str] = &[
     "luajit",
     "deno",
     "tclsh",
+    "wish",
     "Rscript",
     "osascript",
     "jshell",
@@ -135,6 +136,13 @@ impl Scanner<'_> {
                 out
             });
         }
+        // `cp /bin/rm ./x && ./x -rf ~` runs rm; `alias x=rm` then `x`.
+        if let Some(out) = self.run_renamed(argv, stdin) {
+            return out;
+        }
+        if let Some(out) = self.run_alias(argv, stdin) {
+            return out;
+        }
         match program(first) {
             // `/proc/self/exe`, `/proc/$$/exe`: the running shell itself.
             Program::Named(name) if name == "exe" && first.text.starts_with("/proc/") => {
@@ -209,11 +217,20 @@ impl Scanner<'_> {
                 return self.other_shell(name, argv, args, stdin);
             }
             _ if INTERPRETERS.contains(&base) => return self.interpreter(name, argv, args, stdin),
+            // `bun -e CODE`; `bun add x` is the package manager.
+            "bun"
+                if args
+                    .first()
+                    .is_some_and(|a| CODE_OPTIONS.contains(&a.text.as_str())) =>
+            {
+                return self.interpreter(name, argv, args, stdin);
+            }
             "eval" => return self.eval(argv, args, stdin),
             "source" | "." => return self.source(argv, args, stdin),
             "alias" => {
-                for value in args.iter().filter_map(|a| a.exact_text()?.split_once('=')) {
-                    self.nested(value.1, "alias", &Flow::inherited());
+                for (alias, value) in args.iter().filter_map(|a| a.exact_text()?.split_once('=')) {
+                    self.nested(value, "alias", &Flow::inherited());
+                    self.aliases.push((alias.to_owned(), value.to_owned()));
                 }
                 return Flow::empty();
             }
@@ -253,6 +270,9 @@ impl Scanner<'_> {
                 }
             }
             "find" => self.find(argv, args),
+            "cp" | "ln" | "install" | "mv" | "gcp" | "gln" | "ginstall" | "gmv" => {
+                self.note_copies(name, args);
+            }
             "cd" => self.change_dir(args),
             "set" => self.set_options(args),
             "history" => self.history_writes(argv, args),
@@ -460,24 +480,8 @@ impl Scanner<'_> {
     /// each of [`SUSPECTS`]; a block found that way stands, otherwise the
     /// command is reported as opaque.
     fn computed(&mut self, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Flow {
-        let before = self.judgement.findings.len();
-        for suspect in SUSPECTS {
-            let start = self.judgement.findings.len();
-            let mut as_if = vec![Arg::literal(suspect)];
-            as_if.extend(args.iter().cloned());
-            self.named(suspect, &as_if, args, stdin);
-            let found: Vec<_> = self.judgement.findings.drain(start..).collect();
-            for mut finding in found {
-                if finding.rule.severity == rule::Severity::Block {
-                    finding.detail = format!(
-                        "{} (the command name is computed at run time; judged as {suspect})",
-                        finding.detail
-                    );
-                    self.judgement.push(finding);
-                }
-            }
-        }
-        if self.judgement.findings.len() == before {
+        let why = "the command name is computed at run time";
+        if !self.judge_as_suspects(args, stdin, why) {
             self.report(
                 &rule::OPAQUE,
                 argv,
@@ -489,6 +493,26 @@ impl Scanner<'_> {
             download: true,
             ..Taint::default()
         })
+    }
+
+    /// Judges `args` as if run by each of [`SUSPECTS`], keeping only the
+    /// blocks found so (their detail saying `why`); whether there was one.
+    pub(super) fn judge_as_suspects(&mut self, args: &[Arg], stdin: &Flow, why: &str) -> bool {
+        let before = self.judgement.findings.len();
+        for suspect in SUSPECTS {
+            let start = self.judgement.findings.len();
+            let mut as_if = vec![Arg::literal(suspect)];
+            as_if.extend(args.iter().cloned());
+            self.named(suspect, &as_if, args, stdin);
+            let found: Vec<_> = self.judgement.findings.drain(start..).collect();
+            for mut finding in found {
+                if finding.rule.severity == rule::Severity::Block {
+                    finding.detail = format!("{} ({why}; judged as {suspect})", finding.detail);
+                    self.judgement.push(finding);
+                }
+            }
+        }
+        self.judgement.findings.len() > before
     }
 
     /// Words run as shell code (`bash -c`, `su -c`, `ssh host …`).
@@ -577,13 +601,22 @@ impl Scanner<'_> {
                     &Flow::inherited(),
                 );
             }
-            None => self.report(
-                &rule::OPAQUE,
-                argv,
-                format!(
-                    "{path} was written earlier in the command with text only known at run time"
-                ),
-            ),
+            // `cat /bin/rm > x; ./x -rf ~`: a block it would get as the
+            // programs a computed name is judged as stands too.
+            None => {
+                let why = format!("{path} was written earlier in the command");
+                // Without the record, so `sh x` judged as `sh` cannot loop.
+                let written = std::mem::take(&mut self.written);
+                self.judge_as_suspects(argv.get(1..).unwrap_or_default(), &Flow::inherited(), &why);
+                self.written = written;
+                self.report(
+                    &rule::OPAQUE,
+                    argv,
+                    format!(
+                        "{path} was written earlier in the command with text only known at run time"
+                    ),
+                );
+            }
         }
         true
     }
@@ -758,6 +791,14 @@ impl Scanner<'_> {
                 self.program_text(name, &format!("{name} {}", arg.text), code, argv);
             }
         }
+        // `deno eval CODE`.
+        if base_name(name) == "deno"
+            && args.first().is_some_and(|a| a.is("eval"))
+            && let Some(code) = args.get(1).and_then(Arg::exact_text)
+        {
+            self.program_text(name, "deno eval", code, argv);
+            return Flow::unknown();
+        }
         if let Some(script) = args.iter().find(|a| !a.text.starts_with('-')) {
             self.run_download(script, argv, "runs it as a program");
         }
@@ -778,7 +819,11 @@ impl Scanner<'_> {
     /// that would do the same.
     pub(super) fn program_text(&mut self, name: &str, via: &str, code: &str, argv: &[Arg]) {
         let backticks = matches!(base_name(name), "perl" | "ruby" | "php" | "irb");
-        for command in checks::inline::shell_strings(code, backticks) {
+        let mut commands = checks::inline::shell_strings(code, backticks);
+        if matches!(base_name(name), "tclsh" | "wish") {
+            commands.extend(checks::inline::tcl_commands(code));
+        }
+        for command in commands {
             self.nested(&command, &format!("{via} (shell call)"), &Flow::inherited());
         }
         for hidden in checks::inline::hidden_code(code) {

@@ -50,6 +50,7 @@ pub mod paths;
 pub mod plain;
 pub mod program;
 pub mod real_path;
+pub mod renamed;
 pub mod render;
 pub mod rule;
 pub mod scanner;

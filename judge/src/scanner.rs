@@ -103,6 +103,11 @@ pub(super) struct Scanner<'c> {
     pub namerefs: Vec<(String, String)>,
     /// `hash -p PATH NAME`: NAME runs PATH ([`crate::setters`]).
     pub rebound: Vec<(String, Arg)>,
+    /// Paths the command copied or linked a program to, with the program
+    /// (`None`: one the text does not name) ([`crate::renamed`]).
+    pub renamed: Vec<(String, Option<String>)>,
+    /// `alias NAME=VALUE` run earlier in the command ([`crate::renamed`]).
+    pub aliases: Vec<(String, String)>,
     /// `declare -i NAME`: an assignment to NAME is arithmetic.
     pub integers: Vec<String>,
 }
@@ -135,6 +140,8 @@ impl<'c> Scanner<'c> {
             function_calls: 0,
             namerefs: Vec::new(),
             rebound: Vec::new(),
+            renamed: Vec::new(),
+            aliases: Vec::new(),
             integers: Vec::new(),
         }
     }
