@@ -6,7 +6,9 @@
 //! is walked ([`walk`]) to find every simple command that would run, with
 //! its words expanded as far as that is possible without running anything
 //! ([`word`], [`arg`]). Each is then judged by the program it runs
-//! ([`call`], [`program`]): wrappers come off ([`wrapper`]), code handed
+//! ([`call`], [`program`]): wrappers come off ([`wrapper`]), PowerShell's
+//! and other shells' code is read ([`shells`]), a program copied or aliased
+//! under another name is judged as itself ([`renamed`]), code handed
 //! to a shell, `eval` or a substitution is parsed and judged in turn
 //! ([`scanner`], depth-capped), text moving along pipes is tracked
 //! ([`flow`]) so that downloads and decoded text never reach a shell, `cd`
