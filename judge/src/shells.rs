@@ -555,6 +555,25 @@ fn words(text: &str) -> Vec<String> {
     words
 }
 
+/// nu's code with the caret of an external call taken off (`^rm -rf ~`
+/// runs the program `rm`).
+fn external_calls(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at_command = true;
+    for c in text.chars() {
+        if c == '^' && at_command {
+            continue;
+        }
+        if !c.is_whitespace() {
+            at_command = matches!(c, ';' | '|' | '(' | '{');
+        } else if c == '\n' {
+            at_command = true;
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// The parts of another shell's code read as bash: the whole text when
 /// it parses, else each line, else each `;`-separated part of a line,
 /// that does (fish's `end`, nu's `^cmd`: the caret taken off).
@@ -771,6 +790,12 @@ impl Scanner<'_> {
     }
 
     fn other_shell_text(&mut self, name: &str, text: &str, via: &str, argv: &[Arg]) {
+        let text = if base(name) == "nu" {
+            external_calls(text)
+        } else {
+            text.to_owned()
+        };
+        let text = text.as_str();
         for part in bash_parts(text) {
             self.nested(&part, via, &Flow::inherited());
         }
@@ -883,5 +908,10 @@ mod tests {
             ["ls | where size > 1kb"]
         );
         assert!(bash_parts("print((1)").is_empty());
+        assert_eq!(
+            external_calls("^rm -rf ~; ls | ^sh -c x"),
+            "rm -rf ~; ls | sh -c x"
+        );
+        assert_eq!(external_calls("echo a^b"), "echo a^b");
     }
 }
