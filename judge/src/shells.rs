@@ -25,7 +25,13 @@ use crate::rule;
 use crate::scanner::Scanner;
 
 /// PowerShell under its names.
-pub(super) const POWERSHELLS: &[&str] = &["pwsh", "powershell", "pwsh-preview"];
+pub(super) const POWERSHELLS: &[&str] = &[
+    "pwsh",
+    "powershell",
+    "pwsh-preview",
+    "pwsh.exe",
+    "powershell.exe",
+];
 
 /// Shells whose code is judged command by command where it is not bash.
 pub(super) const OTHER_SHELLS: &[&str] = &["fish", "csh", "tcsh", "nu", "xonsh", "elvish"];
@@ -224,8 +230,24 @@ fn deeds(text: &str) -> Vec<Deed> {
                 found.push(Deed::RunsDecoded);
             }
         }
+        let mut listed: Option<String> = None;
         for stage in &stages {
-            cmdlet(stage, &mut found);
+            cmdlet(stage, listed.as_deref(), &mut found);
+            listed = listing(stage);
+        }
+        // .NET's recursive delete: `[IO.Directory]::Delete($HOME, $true)`.
+        if let Some(at) = lower.find("directory]::delete(") {
+            let args = statement
+                .get(at + "directory]::delete(".len()..)
+                .unwrap_or_default();
+            if let Some((path, flag)) = args.split_once(',')
+                && flag.trim_start().to_ascii_lowercase().starts_with("$true")
+            {
+                found.push(Deed::Bash(format!(
+                    "rm -r -f -- {}",
+                    bash_path(path.trim())
+                )));
+            }
         }
     }
     found
@@ -263,7 +285,7 @@ fn base(name: &str) -> &str {
 }
 
 /// One pipeline stage: a cmdlet the rules are about, or a native program.
-fn cmdlet(stage: &str, found: &mut Vec<Deed>) {
+fn cmdlet(stage: &str, listed: Option<&str>, found: &mut Vec<Deed>) {
     let mut words = words(stage);
     // The call operators `& cmd` and `. cmd`.
     if words.first().is_some_and(|w| w == "&" || w == ".") {
@@ -301,7 +323,18 @@ fn cmdlet(stage: &str, found: &mut Vec<Deed>) {
             let p = parameters(args, &["path", "literalpath", "lp", "pspath"]);
             let recurse = p.switch("recurse", 1);
             let force = p.switch("force", 2);
-            for path in p.paths() {
+            if p.switch("whatif", 2) {
+                return;
+            }
+            let mut paths = p.paths();
+            // `gci ~ | Remove-Item -Recurse -Force`: what the stage before
+            // lists is deleted.
+            if paths.is_empty()
+                && let Some(listed) = listed
+            {
+                paths.push(format!("{}/*", listed.trim_end_matches(['/', '\\'])));
+            }
+            for path in paths {
                 let mut bash = String::from("rm");
                 if recurse {
                     bash.push_str(" -r");
@@ -346,6 +379,22 @@ fn cmdlet(stage: &str, found: &mut Vec<Deed>) {
             || name.chars().next().is_some_and(|c| c.is_ascii_digit()) => {}
         _ => found.push(Deed::Bash(stage.trim().to_owned())),
     }
+}
+
+/// The directory a listing stage lists (`Get-ChildItem ~`, `gci -Path /`,
+/// `ls ~`), for a `Remove-Item` it pipes into.
+fn listing(stage: &str) -> Option<String> {
+    let words = words(stage);
+    let (first, args) = words.split_first()?;
+    let name = first.to_ascii_lowercase();
+    if !matches!(
+        base(&name),
+        "get-childitem" | "gci" | "ls" | "dir" | "get-item" | "gi"
+    ) {
+        return None;
+    }
+    let p = parameters(args, &["path", "literalpath", "lp", "pspath"]);
+    Some(p.paths().into_iter().next().unwrap_or_else(|| ".".into()))
 }
 
 /// PowerShell's own aliases of cmdlets that are no program on Linux.
@@ -404,6 +453,21 @@ fn parameters(args: &[String], path_names: &[&str]) -> Parameters {
         "inputobject",
         "width",
         "variable",
+        // The common parameters that take a value.
+        "erroraction",
+        "ea",
+        "warningaction",
+        "wa",
+        "informationaction",
+        "infa",
+        "errorvariable",
+        "ev",
+        "outvariable",
+        "ov",
+        "outbuffer",
+        "ob",
+        "pipelinevariable",
+        "pv",
     ];
     let mut p = Parameters {
         named: Vec::new(),
@@ -488,7 +552,7 @@ fn quote(text: &str) -> String {
     if !text.is_empty()
         && text
             .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+=,:@%".contains(c))
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+=,:@%*?".contains(c))
     {
         text.to_owned()
     } else {
@@ -893,7 +957,19 @@ mod tests {
         );
         assert_eq!(deeds("reboot"), [Deed::Bash("reboot".into())]);
         assert!(deeds("Get-ChildItem; Write-Host 'rm -rf ~'").is_empty());
-        assert!(deeds("Remove-Item -WhatIf").is_empty());
+        assert!(deeds("Remove-Item ~ -Recurse -Force -WhatIf").is_empty());
+        assert_eq!(
+            deeds("Remove-Item -r -fo -ea 0 ~"),
+            [Deed::Bash("rm -r -f -- ~".into())]
+        );
+        assert_eq!(
+            deeds("gci ~ | Remove-Item -Recurse -Force"),
+            [Deed::Bash("rm -r -f -- ~/*".into())]
+        );
+        assert_eq!(
+            deeds("[IO.Directory]::Delete($HOME, $true)"),
+            [Deed::Bash("rm -r -f -- ~".into())]
+        );
     }
 
     #[test]

@@ -188,6 +188,10 @@ pub(crate) fn shell_strings(code: &str, backticks: bool) -> Vec<String> {
         .chain(aliases(code).iter().map(String::as_str))
     {
         for rest in call_sites(code, call) {
+            // `'system')(…)` is the name as a string, read below.
+            if rest.starts_with(['\'', '"', ')', ']']) {
+                continue;
+            }
             // `os.spawnlp(os.P_WAIT, "rm", …)`: the mode comes first.
             let rest = match call.starts_with("os.spawn") {
                 true => open_paren(rest)
@@ -202,6 +206,31 @@ pub(crate) fn shell_strings(code: &str, backticks: bool) -> Vec<String> {
             }
             if found.len() >= MAX_STRINGS {
                 return found;
+            }
+        }
+    }
+    // A call by its name as a string: `getattr(os, 'system')('…')`,
+    // `require('child_process')['execSync']('…')`.
+    let mut names: Vec<&str> = CALLS
+        .iter()
+        .filter_map(|c| c.rsplit('.').next())
+        .filter(|n| n.chars().all(|c| c.is_alphanumeric() || c == '_'))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    for name in names {
+        for close in [")(", "](", ")\n(", "] ("] {
+            for quote in ['\'', '"'] {
+                let pattern = format!("{quote}{name}{quote}{close}");
+                for (at, _) in code.match_indices(&pattern).take(MAX_STRINGS) {
+                    let rest = code.get(at + pattern.len() - 1..).unwrap_or_default();
+                    if let Some(words) = arguments(rest)
+                        && !found.contains(&words)
+                        && found.len() < MAX_STRINGS
+                    {
+                        found.push(words);
+                    }
+                }
             }
         }
     }
@@ -1315,6 +1344,14 @@ mod tests {
             ["rm rm -rf x"]
         );
         assert_eq!(shell_strings("await Bun.$`rm -rf x`", false), ["rm -rf x"]);
+        assert_eq!(
+            shell_strings("getattr(__import__('os'), 'system')('rm -rf x')", false),
+            ["rm -rf x"]
+        );
+        assert_eq!(
+            shell_strings("require('child_process')['execSync']('rm -rf x')", false),
+            ["rm -rf x"]
+        );
         assert_eq!(
             tcl_commands("puts [exec ls -la]; exec rm -rf x"),
             ["ls -la", "rm -rf x"]
