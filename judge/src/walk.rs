@@ -391,11 +391,21 @@ impl Scanner<'_> {
                 self.vars.branching -= 1;
                 out
             }
-            CompoundCommand::WhileClause(clause) | CompoundCommand::UntilClause(clause) => self
-                .repeated(|s| {
+            CompoundCommand::WhileClause(clause) | CompoundCommand::UntilClause(clause) => {
+                let until = matches!(compound, CompoundCommand::UntilClause(_));
+                if fork_bomb::endless_spawner(&clause.0, &clause.1.list, until) {
+                    self.report_text(
+                        &crate::rule::FORK_BOMB,
+                        &compound.to_string(),
+                        "a loop without end starts a process in the background at every turn"
+                            .into(),
+                    );
+                }
+                self.repeated(|s| {
                     let out = s.list(&clause.0, stdin);
                     out.then(s.list(&clause.1.list, stdin))
-                }),
+                })
+            }
             CompoundCommand::Coprocess(coprocess) => {
                 if let Some(name) = &coprocess.name {
                     self.expand(&name.value);
