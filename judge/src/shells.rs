@@ -846,9 +846,17 @@ impl Scanner<'_> {
         if self.refuse_hostile(stdin.taint, argv, "runs its input as shell code") {
             return Flow::unknown();
         }
-        if let Text::Literal(text) = &stdin.text {
-            let text = text.clone();
-            self.other_shell_text(name, &text, &format!("input of {name}"), argv);
+        match &stdin.text {
+            Text::Literal(text) => {
+                let text = text.clone();
+                self.other_shell_text(name, &text, &format!("input of {name}"), argv);
+            }
+            Text::Unknown => self.report(
+                &rule::OPAQUE,
+                argv,
+                "a shell reads code that is only known at run time".into(),
+            ),
+            Text::Inherited | Text::File => {}
         }
         Flow::unknown()
     }

@@ -1093,10 +1093,11 @@ fn fork_loop(code: &str) -> bool {
     // spawn of `process.execPath`, `__filename`, `sys.executable`.
     const ITSELF: &[&str] = &[
         "process.execPath",
-        "process.argv",
+        "process.argv[0]",
+        "process.argv[1]",
         "__filename",
         "sys.executable",
-        "sys.argv",
+        "sys.argv[0]",
         "__FILE__",
         "$0",
         "$PROGRAM_NAME",
@@ -1583,6 +1584,11 @@ mod tests {
             assert_eq!(effects(code), [Effect::ForkLoop], "{code}");
         }
         assert!(effects("import os\nfor i in range(4): os.fork()").is_empty());
+        // A watch loop runs what it is given, not itself.
+        assert!(
+            effects("import os, sys, time\nwhile True: os.system(sys.argv[1]); time.sleep(2)")
+                .is_empty()
+        );
         assert!(
             effects("import os, itertools; [os.fork() for _ in itertools.repeat(0, 3)]").is_empty()
         );
