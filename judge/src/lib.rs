@@ -15,7 +15,8 @@
 //! ([`vars`], filled by assignments, loops and the builtins of
 //! [`setters`]), and the per-program checks ([`checks`], options read by
 //! [`getopt`]) and protected paths ([`paths`]) apply. The rules themselves
-//! are data ([`rule`]); results are [`finding`]s, with the files a command
+//! are data ([`rule`], each with examples that [`examples`] checks);
+//! results are [`finding`]s, with the files a command
 //! writes ([`write_target`], resolved by [`real_path`]).
 //!
 //! The API is [`judge_command`] (and [`judge_path`] for a file a tool
@@ -40,6 +41,7 @@ pub mod checks;
 pub mod cwd;
 pub mod descriptors;
 pub mod engine;
+pub mod examples;
 mod fault;
 pub mod finding;
 pub mod flow;
