@@ -214,7 +214,7 @@ rules! {
         block: [
             ":(){ : | : & }; :",
             "spawn() { spawn & spawn; }; spawn",
-            "ruby -e 'loop { fork }'",
+            "ruby -e 'loop { Process.fork }'",
         ],
         allow: [
             "f() { echo hi; }; f",
@@ -233,7 +233,7 @@ rules! {
     KILL_ALL: "kill-all", "Kill all user processes",
         "kill, pkill or killall aimed at process -1 (every process you may signal), such as kill -9 -1; killall5; and pkill or killall of every process of a user (pkill -u USER with no pattern).",
         "Signal the exact process: kill PID, or pkill -f 'exact pattern' for one program.",
-        block: ["kill -s KILL -1", "sudo killall5 -15", r#"pkill -u "$USER""#],
+        block: ["kill -s SIGKILL -- -1", "sudo killall5 -15", r#"pkill -u "$USER""#],
         allow: ["kill -9 4242", "pkill -f 'vite --port 5173'", r#"killall -u "$USER" node"#];
     KERNEL: "kernel-control", "Kernel control",
         "Writing to /proc/sysrq-trigger (which reboots, powers off or crashes the machine at once) or to a setting under /proc/sys/, and sysctl setting a value (-w, KEY=VALUE, -p, --system).",

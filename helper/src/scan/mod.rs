@@ -24,7 +24,8 @@
 //! `scan command` subcommand renders a judgement ([`render`]); `scan plan`
 //! judges every command of a plan ([`plan`], on the plan area's model); the
 //! PreToolUse hook answers Claude Code ([`hook`], reading its input with
-//! [`hook_input`]). [`cli`] has the flags, each subcommand run by an
+//! [`hook_input`]); `scan rules` lists the rule table and checks its
+//! examples ([`rules`]). [`cli`] has the flags, each subcommand run by an
 //! `execute` there (the hook's own edge is [`hook::execute`], and
 //! [`fail_closed`] makes anything that stops it a denial).
 //!
@@ -48,6 +49,7 @@ mod fail_closed;
 pub(crate) mod hook;
 mod hook_input;
 mod plan;
+mod rules;
 mod run_scope;
 
 // The judge's modules, under the names this area's own modules and the
@@ -60,6 +62,8 @@ pub(crate) use cli::{Command, HookCommand};
 pub use fail_closed::Allocator;
 pub(crate) use plan::Scan as PlanScan;
 pub use voyage_judge::Context;
+/// The rule table's examples and how they are held to it.
+pub use voyage_judge::examples;
 pub use voyage_judge::judge_command;
 /// The shell parser the engine uses, for readers of a command's shape
 /// (the criteria runner's allowlist).

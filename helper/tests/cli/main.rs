@@ -27,6 +27,7 @@ mod progress_git;
 mod recovery;
 mod regressions;
 mod report;
+mod rule_examples;
 mod run;
 mod run_files;
 mod run_full_disk;
