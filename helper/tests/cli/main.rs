@@ -33,6 +33,7 @@ mod run_files;
 mod run_full_disk;
 mod run_links;
 mod run_writers;
+mod safety_doc;
 mod scan;
 mod scan_corpus;
 mod schemas;
