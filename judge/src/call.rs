@@ -156,6 +156,7 @@ impl Scanner<'_> {
 
     fn named(&mut self, name: &str, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Flow {
         self.evaluating_builtin(name, argv, args);
+        self.names_taken(name, args);
         if let Some(inner) = wrapper::unwrap(name, args) {
             return match inner {
                 Inner::Command(at) => {
@@ -492,7 +493,7 @@ impl Scanner<'_> {
     }
 
     /// Blocks `taint` from a download or decoder reaching code.
-    fn refuse_hostile(&mut self, taint: Taint, words: &[Arg], what: &str) -> bool {
+    pub(super) fn refuse_hostile(&mut self, taint: Taint, words: &[Arg], what: &str) -> bool {
         if taint.download {
             self.report(
                 &rule::DOWNLOAD_TO_SHELL,
@@ -524,7 +525,16 @@ impl Scanner<'_> {
                 break;
             }
             match text {
-                "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file" => i += 1,
+                // The start-up file an interactive shell sources instead of
+                // `~/.bashrc`: `--rcfile <(…)` runs what it holds.
+                "--rcfile" | "--init-file" => {
+                    if let Some(file) = args.get(i) {
+                        let file = file.clone();
+                        self.source(argv, std::slice::from_ref(&file), stdin);
+                    }
+                    i += 1;
+                }
+                "-o" | "+o" | "-O" | "+O" => i += 1,
                 _ if text.starts_with("--") => {}
                 _ => {
                     command_mode |= text.contains('c');
@@ -535,6 +545,12 @@ impl Scanner<'_> {
         let operand = args.get(i);
         if stdin_mode && !command_mode {
             return self.code_on_stdin(name, argv, stdin, true);
+        }
+        // `BASH_ENV=/dev/stdin bash -c …`: before its code, the shell
+        // sources the file `BASH_ENV` (`ENV` for `sh`) names, here its
+        // own input.
+        if (command_mode || operand.is_some()) && self.start_up_file_is_stdin() {
+            self.code_on_stdin(name, argv, stdin, true);
         }
         if command_mode {
             let Some(code) = operand else {
@@ -552,7 +568,7 @@ impl Scanner<'_> {
             return flow;
         }
         match operand {
-            Some(script) if !matches!(script.text.as_str(), "-" | "/dev/stdin" | "/dev/fd/0") => {
+            Some(script) if script.text != "-" && !is_stdin_path(&script.text) => {
                 if let Some(code) = &script.content {
                     return self.nested(code, &format!("{name} <(...)"), &Flow::inherited());
                 }
@@ -577,6 +593,16 @@ impl Scanner<'_> {
             }
             _ => self.code_on_stdin(name, argv, stdin, true),
         }
+    }
+
+    /// Whether `BASH_ENV` or `ENV`, as the command set them, may name the
+    /// shell's own input.
+    fn start_up_file_is_stdin(&self) -> bool {
+        ["BASH_ENV", "ENV"].iter().any(|name| {
+            self.variable_values(name)
+                .iter()
+                .any(|value| value.first().exact_text().is_some_and(is_stdin_path))
+        })
     }
 
     /// A shell or interpreter that reads its program from `stdin`.
@@ -765,7 +791,7 @@ impl Scanner<'_> {
     /// `source FILE` / `. FILE`: fine for a file, refused for a download.
     pub(super) fn source(&mut self, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Flow {
         match args.first() {
-            Some(file) if matches!(file.text.as_str(), "/dev/stdin" | "-" | "/dev/fd/0") => {
+            Some(file) if file.text == "-" || is_stdin_path(&file.text) => {
                 self.code_on_stdin("source", argv, stdin, true)
             }
             Some(file) => match &file.content {
@@ -891,7 +917,7 @@ impl Scanner<'_> {
         match name {
             "let" => {
                 for arg in args {
-                    self.arithmetic(&arg.text);
+                    self.evaluate(&arg.text, arg.exact);
                 }
             }
             "mapfile" | "readarray" => {
@@ -1368,7 +1394,7 @@ fn environment_tool(path: &str) -> Option<&str> {
 /// `make -f -`, `make --file=-`, `make -f /dev/stdin`: the makefile is read
 /// from stdin.
 fn reads_makefile_on_stdin(args: &[Arg]) -> bool {
-    let stdin = |v: &str| matches!(v, "-" | "/dev/stdin" | "/dev/fd/0");
+    let stdin = |v: &str| v == "-" || is_stdin_path(v);
     args.iter().enumerate().any(|(i, a)| {
         let text = a.text.as_str();
         match text {
@@ -1459,6 +1485,14 @@ fn input_words(text: &str, delimiter: Option<char>) -> Vec<String> {
         words.push(word);
     }
     words
+}
+
+/// The paths that read a process's own stdin.
+fn is_stdin_path(path: &str) -> bool {
+    matches!(
+        path,
+        "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "/proc/thread-self/fd/0"
+    )
 }
 
 /// `./f` and `f` are the same file.

@@ -35,6 +35,7 @@
 #![allow(rustdoc::private_intra_doc_links)]
 
 pub mod arg;
+pub mod arith;
 pub mod call;
 pub mod checks;
 pub mod cwd;

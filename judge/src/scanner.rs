@@ -193,17 +193,10 @@ impl<'c> Scanner<'c> {
         if parse::parse(text).is_err() {
             return;
         }
-        let start = self.judgement.findings.len();
         // Nor does it write: `(( x > 5 ))` read as code would write `5`.
         let writes = self.judgement.writes.len();
-        self.nested(text, via, &Flow::inherited());
+        self.blocks_from(|s| s.nested(text, via, &Flow::inherited()));
         self.judgement.writes.truncate(writes);
-        let found: Vec<_> = self.judgement.findings.drain(start..).collect();
-        for finding in found {
-            if finding.rule.severity == rule::Severity::Block {
-                self.judgement.push(finding);
-            }
-        }
     }
 
     /// Every write into the kernel's controls (`/proc/sysrq-trigger`,

@@ -59,7 +59,7 @@ impl Scanner<'_> {
         }
         // `declare -i n; n=EXPR` evaluates EXPR as arithmetic.
         if self.integers.iter().any(|n| n == name) {
-            self.arithmetic(&value.text);
+            self.evaluate(&value.text, value.exact);
         }
         match name {
             "PROMPT_COMMAND" => {

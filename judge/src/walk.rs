@@ -9,7 +9,7 @@ use brush_parser::ast::{
     CommandPrefixOrSuffixItem, CompoundCommand, CompoundList, CompoundListItem, ExtendedTestExpr,
     FunctionBody, IoFileRedirectKind, IoFileRedirectTarget, IoRedirect, Pipeline,
     ProcessSubstitutionKind, Program, RedirectList, SeparatorOperator, SimpleCommand,
-    SubshellCommand,
+    SubshellCommand, UnaryPredicate,
 };
 
 use crate::arg::{self, Arg, Taint};
@@ -285,6 +285,17 @@ impl Scanner<'_> {
                 self.test_expr(b);
             }
             ExtendedTestExpr::Not(a) | ExtendedTestExpr::Parenthesized(a) => self.test_expr(a),
+            // `-v NAME` and `-R NAME` evaluate NAME's subscript; `[[ ]]`
+            // does not split the word.
+            ExtendedTestExpr::UnaryTest(
+                UnaryPredicate::ShellVariableIsSetAndAssigned
+                | UnaryPredicate::ShellVariableIsSetAndNameRef,
+                word,
+            ) => {
+                for name in self.expand_value(&word.value) {
+                    self.name_taken(&name);
+                }
+            }
             ExtendedTestExpr::UnaryTest(_, word) => {
                 self.expand(&word.value);
             }
@@ -296,7 +307,7 @@ impl Scanner<'_> {
                     // `[[ ]]` does not split words: one operand is one text.
                     for words in &operands {
                         let text: Vec<&str> = words.iter().map(|a| a.text.as_str()).collect();
-                        self.arithmetic(&text.join(" "));
+                        self.evaluate(&text.join(" "), words.iter().all(|a| a.exact));
                     }
                 }
             }
@@ -551,7 +562,8 @@ impl Scanner<'_> {
         let (name, index) = match &assignment.name {
             AssignmentName::VariableName(name) => (name.as_str(), None),
             AssignmentName::ArrayElementName(name, index) => {
-                self.embedded(index);
+                // An indexed array's subscript is arithmetic.
+                self.arithmetic(index);
                 (name.as_str(), Some(index.as_str()))
             }
         };
@@ -571,8 +583,9 @@ impl Scanner<'_> {
             AssignmentValue::Array(items) => {
                 let mut arrays: Vec<Vec<Arg>> = vec![Vec::new()];
                 for (key, value) in items {
+                    // `a=([i]=v)`: an indexed array's key is arithmetic.
                     if let Some(key) = key {
-                        self.expand(&key.value);
+                        self.arithmetic(&key.value);
                     }
                     let variants = self.expand_all(&value.value);
                     combine(&mut arrays, variants);
