@@ -136,7 +136,15 @@ impl Scanner<'_> {
             Program::Named(name) if name == "exe" && first.text.starts_with("/proc/") => {
                 self.named("bash", argv, args, stdin)
             }
-            Program::Named(name) => self.named(&name, argv, args, stdin),
+            Program::Named(name) => {
+                // `/tmp/x`, `~/bin/x`, or `x` on PATH, just downloaded.
+                if first.text.contains('/') {
+                    self.run_download(first, argv, "runs it");
+                } else {
+                    self.runs_download_by_name(&name, argv);
+                }
+                self.named(&name, argv, args, stdin)
+            }
             Program::Local if let Some(tool) = environment_tool(&first.text) => {
                 self.named(tool, argv, args, stdin)
             }
@@ -265,6 +273,7 @@ impl Scanner<'_> {
                 self.note_download(&path);
             }
         }
+        self.note_download_copies(name, args);
         if let Some(detail) = network_shell(name, args) {
             self.report(&rule::DOWNLOAD_TO_SHELL, argv, detail);
         }
@@ -410,11 +419,13 @@ impl Scanner<'_> {
     /// Remembers that a downloader wrote `path`.
     pub(super) fn note_download(&mut self, path: &str) {
         let path = same_file(path);
-        if !matches!(path, "" | "-")
-            && !path.starts_with("/dev/")
-            && !self.downloaded.iter().any(|d| d == path)
-        {
-            self.downloaded.push(path.to_owned());
+        if matches!(path, "" | "-") || path.starts_with("/dev/") {
+            return;
+        }
+        for spelling in crate::downloads::spellings(path, self.known_cwd()) {
+            if !self.downloaded.contains(&spelling) {
+                self.downloaded.push(spelling);
+            }
         }
     }
 
@@ -423,7 +434,7 @@ impl Scanner<'_> {
     pub(super) fn file_flow(&self, file: &Arg) -> Flow {
         let fetched = file
             .exact_text()
-            .is_some_and(|path| self.downloaded.iter().any(|d| d == same_file(path)));
+            .is_some_and(|path| self.is_downloaded(path));
         if fetched {
             Flow::tainted(Taint {
                 download: true,
@@ -434,8 +445,6 @@ impl Scanner<'_> {
         }
     }
 
-    /// Blocks running `file` when a downloader wrote it earlier in the
-    /// command (`curl -o f URL && sh f`): the same as piping it in.
     /// Records that the command wrote `path`, with `text` when the text
     /// written is known (the last write decides; an append adds to it).
     pub(super) fn note_written(&mut self, path: &str, text: Option<&str>) {
@@ -477,11 +486,14 @@ impl Scanner<'_> {
         true
     }
 
+    /// Blocks running `file` when a downloader wrote it earlier in the
+    /// command (`curl -o f URL && sh f`): the same as piping it in.
     fn run_download(&mut self, file: &Arg, argv: &[Arg], what: &str) -> bool {
-        let Some(path) = file.exact_text().map(same_file) else {
+        let Some(path) = crate::downloads::known_path(file) else {
             return false;
         };
-        let fetched = self.downloaded.iter().any(|d| d == path);
+        let path = same_file(path);
+        let fetched = self.is_downloaded(path);
         if fetched {
             self.report(
                 &rule::DOWNLOAD_TO_SHELL,
@@ -635,6 +647,10 @@ impl Scanner<'_> {
                     argv,
                     "a shell reads code that is only known at run time".into(),
                 );
+                // The parts that are known run whatever the rest is.
+                for part in stdin.known.clone() {
+                    self.blocks_only(&part, &format!("input of {name}"));
+                }
                 Flow::unknown()
             }
         }
@@ -834,6 +850,25 @@ impl Scanner<'_> {
         )
         .posix();
         let p = getopt::parse(args, &XARGS);
+        // `-a FILE`: the words come from FILE (`-a <(…)`: what that
+        // prints), not from stdin.
+        let stdin = &match p.values(Some('a'), Some("arg-file")).last() {
+            Some(file) => {
+                let file = args
+                    .iter()
+                    .rev()
+                    .find(|a| a.text == *file || a.text.ends_with(&format!("={file}")))
+                    .cloned()
+                    .unwrap_or_else(|| Arg::derived(file));
+                match &file.content {
+                    Some(text) => Flow::literal(text.clone()),
+                    None if file.taint.is_hostile() => Flow::tainted(file.taint),
+                    None if file.text == "-" || is_stdin_path(&file.text) => stdin.clone(),
+                    None => self.file_flow(&file),
+                }
+            }
+            None => stdin.clone(),
+        };
         let placeholder = p
             .values(Some('I'), Some("replace"))
             .first()
@@ -864,7 +899,6 @@ impl Scanner<'_> {
         let delimiter = delimiter.or_else(|| placeholder.is_some().then_some('\n'));
         let known = stdin
             .literal_text()
-            .filter(|_| !p.has("a", &["arg-file"]))
             .map(|text| input_words(text, delimiter));
         if let Some(words) = known.filter(|w| !w.is_empty()) {
             let words: Vec<Arg> = words.iter().map(|w| Arg::derived(w)).collect();
@@ -1227,7 +1261,7 @@ impl Scanner<'_> {
 /// `find`'s start points: the words before its expression, after the
 /// options that may come first (`-H`, `-L`, `-P`, `-D LIST`, `-O3`).
 /// `command` with its wrappers taken off (`sudo rm …` is `rm …`).
-fn without_wrappers(command: &[Arg]) -> &[Arg] {
+pub(super) fn without_wrappers(command: &[Arg]) -> &[Arg] {
     let mut command = command;
     while let Some((first, args)) = command.split_first()
         && let Program::Named(name) = program(first)

