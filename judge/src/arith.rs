@@ -36,8 +36,9 @@ impl Scanner<'_> {
             self.evaluate(source, true);
             return;
         }
-        let expanded = self.expand_heredoc(source, true);
-        self.evaluate(&expanded.text, expanded.exact);
+        for expanded in self.expand_quoted(source) {
+            self.evaluate(&expanded.text, expanded.exact);
+        }
     }
 
     /// Bash's evaluation of arithmetic text already expanded (`let`'s
@@ -65,10 +66,11 @@ impl Scanner<'_> {
                     if !sub.contains(['$', '`']) {
                         continue;
                     }
-                    let value = self.blocks_from(|s| {
-                        s.inside("array subscript", |s| s.expand_heredoc(sub, true))
-                    });
-                    pending.push((value.text, value.exact, depth + 1));
+                    let values =
+                        self.blocks_from(|s| s.inside("array subscript", |s| s.expand_quoted(sub)));
+                    for value in values {
+                        pending.push((value.text, value.exact, depth + 1));
+                    }
                 }
             }
             for name in identifiers(&text) {

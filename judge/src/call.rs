@@ -794,7 +794,11 @@ impl Scanner<'_> {
             );
             let taint = args.iter().fold(Taint::default(), |t, a| t.union(a.taint));
             self.refuse_hostile(taint, argv, "runs it as shell code");
-            return Flow::unknown();
+            // Text the command gives whole (`eval "$(cat <<'EOF' … EOF)"`)
+            // is still the code that runs: judged as well.
+            if !args.iter().all(|a| a.exact) {
+                return Flow::unknown();
+            }
         }
         let text = args
             .iter()
@@ -900,7 +904,15 @@ impl Scanner<'_> {
         let known = stdin
             .literal_text()
             .map(|text| input_words(text, delimiter));
-        if let Some(words) = known.filter(|w| !w.is_empty()) {
+        // No input at all: the command runs once without words added
+        // (unless `-r`), and with `-I` not at all.
+        if known.as_ref().is_some_and(Vec::is_empty) {
+            if placeholder.is_none() && !p.has("r", &["no-run-if-empty"]) {
+                self.inside("xargs", |s| s.call(&command, &Flow::inherited()));
+            }
+            return Flow::unknown();
+        }
+        if let Some(words) = known {
             let words: Vec<Arg> = words.iter().map(|w| Arg::derived(w)).collect();
             match &placeholder {
                 // One command per input line, the placeholder replaced.

@@ -311,13 +311,20 @@ impl Scanner<'_> {
         if !expands {
             return Arg::literal(body);
         }
+        join_variants(self.expand_quoted(body))
+    }
+
+    /// Every text `text` can expand to when bash expands it as inside
+    /// double quotes, where quotes are plain characters (a here-document's
+    /// body, an arithmetic expression): one per value of the variables in
+    /// it.
+    pub(super) fn expand_quoted(&mut self, text: &str) -> Vec<Arg> {
         let mut builder = Builder::new();
-        match word::parse_heredoc(&spelled_for_parser(body), &ParserOptions::default()) {
-            Ok(pieces) => self.pieces(body, &pieces, true, false, &mut builder),
-            Err(_) => self.unparsable_word(body, &mut builder),
+        match word::parse_heredoc(&spelled_for_parser(text, false), &ParserOptions::default()) {
+            Ok(pieces) => self.pieces(text, &pieces, true, false, &mut builder),
+            Err(_) => self.unparsable_word(text, &mut builder),
         }
-        let variants: Vec<Arg> = builder.finish().into_iter().flatten().collect();
-        join_variants(variants)
+        builder.finish().into_iter().flatten().collect()
     }
 
     /// Judges the substitutions in `text` (a default value, an arithmetic
@@ -1136,55 +1143,122 @@ fn parse_word(raw: &str) -> Option<Vec<WordPieceWithSource>> {
     if huge_tilde {
         return None;
     }
-    word::parse(&spelled_for_parser(raw), &ParserOptions::default()).ok()
+    word::parse(&spelled_for_parser(raw, true), &ParserOptions::default()).ok()
 }
 
 /// `raw` as brush-parser can read it: bash's case-toggle operators
 /// (`${x~}`, `${x~~}`), which it has no grammar for, spelled as the
 /// case operators of the same length (`${x^}`, `${x^^}`), so that every
 /// piece keeps its place in `raw`; [`Scanner::parameter_values`] reads the
-/// operator back from the source.
-fn spelled_for_parser(raw: &str) -> std::borrow::Cow<'_, str> {
+/// operator back from the source. Only the expansions of this word are
+/// respelled: not text in single quotes (when `quotes` count: in a
+/// here-document's body they are plain characters), nor the code of a
+/// substitution, whose own words are respelled when they are expanded.
+fn spelled_for_parser(raw: &str, quotes: bool) -> std::borrow::Cow<'_, str> {
     if !raw.contains("${") || !raw.contains('~') {
         return std::borrow::Cow::Borrowed(raw);
     }
     let mut bytes = raw.as_bytes().to_vec();
-    let mut at = 0;
-    while let Some(found) = raw.get(at..).and_then(|rest| rest.find("${")) {
-        let mut i = at + found + 2;
-        at = i;
-        if bytes.get(i) == Some(&b'!') {
-            i += 1;
-        }
-        let name_start = i;
-        while bytes
-            .get(i)
-            .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
-        {
-            i += 1;
-        }
-        if i == name_start && bytes.get(i).is_some_and(|b| b"@*#?-$!0".contains(b)) {
-            i += 1;
-        }
-        if i == name_start {
-            continue;
-        }
-        if bytes.get(i) == Some(&b'[') {
-            match raw.get(i..).and_then(|rest| rest.find(']')) {
-                Some(close) => i += close + 1,
-                None => continue,
+    let mut i = 0;
+    let mut double = false;
+    while let Some(&b) = bytes.get(i) {
+        let next = bytes.get(i + 1).copied();
+        i += match (b, next) {
+            (b'\\', _) => 2,
+            (b'\'', _) if quotes && !double => skip_quoted(&bytes, i + 1, b'\'') + 1,
+            (b'$', Some(b'\'')) if quotes && !double => skip_quoted(&bytes, i + 2, b'\'') + 2,
+            (b'"', _) if quotes => {
+                double = !double;
+                1
             }
-        }
-        for _ in 0..2 {
-            match bytes.get_mut(i) {
-                Some(b) if *b == b'~' => *b = b'^',
-                _ => break,
+            (b'`', _) => skip_quoted(&bytes, i + 1, b'`') + 1,
+            (b'$', Some(b'(')) => skip_parens(&bytes, i + 1) + 1,
+            (b'$', Some(b'{')) => {
+                toggle_to_caret(&mut bytes, i + 2);
+                2
             }
-            i += 1;
-        }
+            _ => 1,
+        };
     }
     // Only ASCII `~` became ASCII `^`: still UTF-8.
     String::from_utf8(bytes).map_or(std::borrow::Cow::Borrowed(raw), std::borrow::Cow::Owned)
+}
+
+/// How many bytes from `from` the quoted text closed by `quote` takes,
+/// its closing quote included (a backslash escapes the next byte, but in
+/// single quotes).
+fn skip_quoted(bytes: &[u8], from: usize, quote: u8) -> usize {
+    let mut i = from;
+    while let Some(&b) = bytes.get(i) {
+        if b == b'\\' && quote != b'\'' {
+            i += 2;
+            continue;
+        }
+        i += 1;
+        if b == quote {
+            break;
+        }
+    }
+    i.saturating_sub(from)
+}
+
+/// How many bytes the parenthesised text opening at `open` takes, its
+/// closing parenthesis included.
+fn skip_parens(bytes: &[u8], open: usize) -> usize {
+    let mut depth = 0usize;
+    let mut i = open;
+    while let Some(&b) = bytes.get(i) {
+        i += 1;
+        match b {
+            b'(' => depth += 1,
+            b')' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    i.saturating_sub(open)
+}
+
+/// In `${NAME~…}` (NAME starting at `at`), `~` and `~~` become `^` and
+/// `^^`.
+fn toggle_to_caret(bytes: &mut [u8], at: usize) {
+    let mut i = at;
+    if bytes.get(i) == Some(&b'!') {
+        i += 1;
+    }
+    let name_start = i;
+    while bytes
+        .get(i)
+        .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+    {
+        i += 1;
+    }
+    if i == name_start && bytes.get(i).is_some_and(|b| b"@*#?-$!0".contains(b)) {
+        i += 1;
+    }
+    if i == name_start {
+        return;
+    }
+    if bytes.get(i) == Some(&b'[') {
+        match bytes
+            .get(i..)
+            .and_then(|rest| rest.iter().position(|b| *b == b']'))
+        {
+            Some(close) => i += close + 1,
+            None => return,
+        }
+    }
+    for _ in 0..2 {
+        match bytes.get_mut(i) {
+            Some(b) if *b == b'~' => *b = b'^',
+            _ => break,
+        }
+        i += 1;
+    }
 }
 
 /// `${x~}` and `${x~~}`: the case of the first character, or of every
@@ -1518,10 +1592,16 @@ mod tests {
         assert_eq!(toggle_case("rM -Rf", true), "Rm -rF");
         assert_eq!(toggle_case("Rm", false), "rm");
         assert_eq!(
-            spelled_for_parser("${x~~}a~${y[1]~}${!z~~}"),
+            spelled_for_parser("${x~~}a~${y[1]~}${!z~~}", true),
             "${x^^}a~${y[1]^}${!z^^}"
         );
-        assert_eq!(spelled_for_parser("~/${HOME}/~"), "~/${HOME}/~");
+        assert_eq!(spelled_for_parser("~/${HOME}/~", true), "~/${HOME}/~");
+        // Quoted text and the code of a substitution keep their spelling.
+        let kept = r#"'${x~}'$'${x~}'"$(echo ${x~})"`echo ${x~}`"\${x~}""#;
+        assert_eq!(spelled_for_parser(kept, true), kept);
+        assert_eq!(spelled_for_parser(r#""${x~}""#, true), r#""${x^}""#);
+        assert_eq!(spelled_for_parser("'${x~}'", false), "'${x^}'");
+
         let ctx = Context::default();
         let mut scanner = Scanner::new(&ctx);
         scanner
