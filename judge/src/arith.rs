@@ -257,29 +257,38 @@ fn closing_bracket(text: &str, open: usize) -> Option<usize> {
 
 /// The subscripts of the array references in arithmetic text: what is
 /// between `name[` and its closing `]`, outermost only (an inner one is
-/// found when the outer one's expansion is evaluated).
+/// found when the outer one's expansion is evaluated; inside an unclosed
+/// one, each closed one counts). One pass, so that long text of unclosed
+/// brackets costs no more than its length.
 fn subscripts(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut from = 0;
-    while let Some(at) = text.get(from..).and_then(|rest| rest.find('[')) {
-        let open = from + at;
-        let named = text
-            .get(..open)
-            .and_then(|before| before.chars().next_back())
-            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
-        let close = closing_bracket(text, open);
-        match close {
-            Some(close) if named => {
-                out.extend(text.get(open + 1..close));
-                from = close + 1;
+    // The closed ones so far, in order, none inside another.
+    let mut closed: Vec<(usize, usize)> = Vec::new();
+    // The brackets open: where, and whether a name comes before.
+    let mut open: Vec<(usize, bool)> = Vec::new();
+    let mut before = None;
+    for (i, c) in text.char_indices() {
+        match c {
+            '[' => {
+                let named = before.is_some_and(|b: char| b.is_ascii_alphanumeric() || b == '_');
+                open.push((i, named));
             }
-            _ => from = open + 1,
+            ']' => {
+                if let Some((at, true)) = open.pop() {
+                    while closed.last().is_some_and(|(inner, _)| *inner > at) {
+                        closed.pop();
+                    }
+                    closed.push((at, i));
+                }
+            }
+            _ => {}
         }
-        if out.len() >= MAX_SUBSCRIPTS {
-            break;
-        }
+        before = Some(c);
     }
-    out
+    closed
+        .into_iter()
+        .take(MAX_SUBSCRIPTS)
+        .filter_map(|(at, end)| text.get(at + 1..end))
+        .collect()
 }
 
 /// The names of variables an arithmetic expression reads.
@@ -335,6 +344,7 @@ mod tests {
         assert_eq!(split_assignment("r=a[1]"), ("r", Some("a[1]")));
         assert_eq!(subscripts("a[1] + b[c[2]] + [3]"), ["1", "c[2]"]);
         assert_eq!(subscripts("a[$(x)"), Vec::<&str>::new());
+        assert_eq!(subscripts("a[b[c] + d[1]"), ["c", "1"]);
         assert_eq!(identifiers("x + $y + 16#ff + a[i]"), ["x", "a", "i"]);
     }
 

@@ -42,10 +42,23 @@ pub(super) fn known_path(file: &Arg) -> Option<&str> {
 
 impl Scanner<'_> {
     /// Whether `path` names a file a downloader wrote earlier in the command.
+    /// (Asked of every operand of a command: it allocates nothing.)
     pub(super) fn is_downloaded(&self, path: &str) -> bool {
-        spellings(path, self.known_cwd())
+        if self.downloaded.is_empty() {
+            return false;
+        }
+        let path = path.trim_start_matches("./");
+        let under_cwd = |noted: &str| {
+            let relative = !path.is_empty() && !path.starts_with(['/', '~']);
+            self.known_cwd()
+                .filter(|_| relative)
+                .and_then(|dir| noted.strip_prefix(dir.trim_end_matches('/')))
+                .and_then(|rest| rest.strip_prefix('/'))
+                .is_some_and(|rest| rest == path)
+        };
+        self.downloaded
             .iter()
-            .any(|p| self.downloaded.iter().any(|d| d == p))
+            .any(|noted| noted == path || under_cwd(noted))
     }
 
     /// Where the command stands, when the text says so for certain.

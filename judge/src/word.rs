@@ -1223,6 +1223,9 @@ fn skip_parens(bytes: &[u8], open: usize) -> usize {
     i.saturating_sub(open)
 }
 
+/// Longest subscript [`toggle_to_caret`] looks through.
+const MAX_SUBSCRIPT_SCAN: usize = 256;
+
 /// In `${NAME~…}` (NAME starting at `at`), `~` and `~~` become `^` and
 /// `^^`.
 fn toggle_to_caret(bytes: &mut [u8], at: usize) {
@@ -1243,11 +1246,13 @@ fn toggle_to_caret(bytes: &mut [u8], at: usize) {
     if i == name_start {
         return;
     }
+    // A subscript is looked at within a bound, so that text of many
+    // unclosed ones costs no more than its length (past it, the operator
+    // stays unread: only known at run time).
     if bytes.get(i) == Some(&b'[') {
-        match bytes
-            .get(i..)
-            .and_then(|rest| rest.iter().position(|b| *b == b']'))
-        {
+        let window = bytes.get(i..).unwrap_or_default();
+        let window = window.get(..MAX_SUBSCRIPT_SCAN).unwrap_or(window);
+        match window.iter().position(|b| *b == b']') {
             Some(close) => i += close + 1,
             None => return,
         }
