@@ -7,6 +7,7 @@
 
 use crate::arg::{self, Arg, Taint};
 use crate::checks;
+use crate::descriptors::descriptor_path;
 use crate::flow::{Flow, Text};
 use crate::getopt::{self, Spec};
 use crate::program::{Program, program};
@@ -560,9 +561,14 @@ impl Scanner<'_> {
         }
         // `BASH_ENV=/dev/stdin bash -c …`: before its code, the shell
         // sources the file `BASH_ENV` (`ENV` for `sh`) names, here its
-        // own input.
-        if (command_mode || operand.is_some()) && self.start_up_file_is_stdin() {
-            self.code_on_stdin(name, argv, stdin, true);
+        // own input or another descriptor.
+        if command_mode || operand.is_some() {
+            for fd in self.start_up_descriptors() {
+                match fd {
+                    0 => self.code_on_stdin(name, argv, stdin, true),
+                    fd => self.code_from_descriptor(name, argv, fd),
+                };
+            }
         }
         if command_mode {
             let Some(code) = operand else {
@@ -580,6 +586,10 @@ impl Scanner<'_> {
             return flow;
         }
         match operand {
+            // `bash /dev/fd/3 3<<< …`: the code descriptor 3 holds.
+            Some(script) if let Some(fd) = descriptor_path(&script.text).filter(|fd| *fd != 0) => {
+                self.code_from_descriptor(name, argv, fd)
+            }
             Some(script) if script.text != "-" && !is_stdin_path(&script.text) => {
                 if let Some(code) = &script.content {
                     return self.nested(code, &format!("{name} <(...)"), &Flow::inherited());
@@ -607,18 +617,30 @@ impl Scanner<'_> {
         }
     }
 
-    /// Whether `BASH_ENV` or `ENV`, as the command set them, may name the
-    /// shell's own input.
-    fn start_up_file_is_stdin(&self) -> bool {
-        ["BASH_ENV", "ENV"].iter().any(|name| {
-            self.variable_values(name)
-                .iter()
-                .any(|value| value.first().exact_text().is_some_and(is_stdin_path))
-        })
+    /// The descriptors `BASH_ENV` or `ENV`, as the command set them, may
+    /// name (`/dev/stdin`, `/dev/fd/3`).
+    fn start_up_descriptors(&self) -> Vec<i32> {
+        let mut fds = Vec::new();
+        for name in ["BASH_ENV", "ENV"] {
+            for value in self.variable_values(name) {
+                if let Some(fd) = value.first().exact_text().and_then(descriptor_path)
+                    && !fds.contains(&fd)
+                {
+                    fds.push(fd);
+                }
+            }
+        }
+        fds
     }
 
     /// A shell or interpreter that reads its program from `stdin`.
-    fn code_on_stdin(&mut self, name: &str, argv: &[Arg], stdin: &Flow, is_shell: bool) -> Flow {
+    pub(super) fn code_on_stdin(
+        &mut self,
+        name: &str,
+        argv: &[Arg],
+        stdin: &Flow,
+        is_shell: bool,
+    ) -> Flow {
         let what = if is_shell {
             "runs its input as shell code"
         } else {
@@ -811,6 +833,9 @@ impl Scanner<'_> {
     /// `source FILE` / `. FILE`: fine for a file, refused for a download.
     pub(super) fn source(&mut self, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Flow {
         match args.first() {
+            Some(file) if let Some(fd) = descriptor_path(&file.text).filter(|fd| *fd != 0) => {
+                self.code_from_descriptor("source", argv, fd)
+            }
             Some(file) if file.text == "-" || is_stdin_path(&file.text) => {
                 self.code_on_stdin("source", argv, stdin, true)
             }
@@ -1535,10 +1560,7 @@ fn input_words(text: &str, delimiter: Option<char>) -> Vec<String> {
 
 /// The paths that read a process's own stdin.
 fn is_stdin_path(path: &str) -> bool {
-    matches!(
-        path,
-        "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "/proc/thread-self/fd/0"
-    )
+    descriptor_path(path) == Some(0)
 }
 
 /// `./f` and `f` are the same file.

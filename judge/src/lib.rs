@@ -39,6 +39,7 @@ pub mod arith;
 pub mod call;
 pub mod checks;
 pub mod cwd;
+pub mod descriptors;
 pub mod downloads;
 pub mod engine;
 mod fault;

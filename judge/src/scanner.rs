@@ -86,20 +86,14 @@ pub(super) struct Scanner<'c> {
     pub rebound: Vec<(String, Arg)>,
     /// `declare -i NAME`: an assignment to NAME is arithmetic.
     pub integers: Vec<String>,
-    /// The processes `exec > >(cmd)` made the shell's stdout, innermost
-    /// last ([`crate::walk`]).
-    pub sinks: Vec<Sink>,
+    /// The processes `exec` made of the shell's output on a descriptor,
+    /// innermost last ([`crate::descriptors`]).
+    pub sinks: Vec<crate::descriptors::Sink>,
+    /// What descriptors other than stdin hold for reading, last set last
+    /// ([`crate::descriptors`]).
+    pub descriptors: Vec<(i32, Flow)>,
     /// How many lists deep the walk is.
     pub list_depth: usize,
-}
-
-/// A process the shell's stdout goes into (`exec > >(sh)`), with what the
-/// shell printed since.
-pub(super) struct Sink {
-    pub code: brush_parser::ast::SubshellCommand,
-    pub fed: Flow,
-    /// The depth of the list `exec` ran in ([`Scanner::list_depth`]).
-    pub level: usize,
 }
 
 impl<'c> Scanner<'c> {
@@ -127,6 +121,7 @@ impl<'c> Scanner<'c> {
             rebound: Vec::new(),
             integers: Vec::new(),
             sinks: Vec::new(),
+            descriptors: Vec::new(),
             list_depth: 0,
         }
     }

@@ -80,6 +80,9 @@ impl Scanner<'_> {
                 Some(code) => {
                     self.nested(code, &format!("{name}=<(...)"), &Flow::inherited());
                 }
+                // A descriptor (`/dev/stdin`, `/dev/fd/3`) is read by the
+                // shell that starts, with the descriptors it is given.
+                None if crate::descriptors::descriptor_path(&value.text).is_some() => {}
                 None => {
                     let argv = [Arg::literal(name), value.clone()];
                     self.source(&argv, std::slice::from_ref(value), &Flow::inherited());

@@ -43,6 +43,10 @@ enum Redirect {
     /// `>(cmd)` as an argument: a file the command may write (`tee
     /// >(sh)` writes its input there), walked once the command is.
     ProcessArgument(SubshellCommand),
+    /// Descriptor `fd` (not stdin) opened for reading what `Flow` holds.
+    DescriptorInput(i32, Flow),
+    /// stdout sent to descriptor `fd` (`>&3`).
+    ToDescriptor(i32),
     /// stdin from a network socket (`< /dev/tcp/HOST/PORT`).
     Socket,
 }
@@ -91,7 +95,7 @@ impl Scanner<'_> {
         out
     }
 
-    fn list(&mut self, list: &CompoundList, stdin: &Flow) -> Flow {
+    pub(super) fn list(&mut self, list: &CompoundList, stdin: &Flow) -> Flow {
         self.list_depth += 1;
         let depth = self.list_depth;
         let mut out = Flow::empty();
@@ -101,7 +105,7 @@ impl Scanner<'_> {
                 SeparatorOperator::Sequence => false,
             };
             let flow = self.and_or(and_or, stdin, background);
-            out = match self.sink_at(depth) {
+            out = match self.stdout_sink_at(depth) {
                 Some(sink) => {
                     sink.fed = std::mem::replace(&mut sink.fed, Flow::empty()).then(flow);
                     out
@@ -111,25 +115,6 @@ impl Scanner<'_> {
         }
         self.list_depth -= 1;
         out
-    }
-
-    /// The process `exec > >(cmd)` made the shell's stdout, for a list
-    /// `depth` deep: one set up in it or in a list around it (a list
-    /// inside it prints into whatever it is part of, a pipe or a
-    /// substitution, and hands its output up).
-    fn sink_at(&mut self, depth: usize) -> Option<&mut crate::scanner::Sink> {
-        self.sinks.iter_mut().rev().find(|sink| sink.level >= depth)
-    }
-
-    /// Walks the processes `exec > >(cmd)` set up since there were `keep`,
-    /// each reading what the shell printed into it.
-    pub(super) fn flush_sinks(&mut self, keep: usize) {
-        while self.sinks.len() > keep {
-            let Some(sink) = self.sinks.pop() else {
-                break;
-            };
-            self.subshell(|s| s.inside("exec > >(...)", |s| s.list(&sink.code.list, &sink.fed)));
-        }
     }
 
     fn and_or(&mut self, list: &AndOrList, stdin: &Flow, background: bool) -> Flow {
@@ -456,7 +441,10 @@ impl Scanner<'_> {
                         s.inside(">(...)", |s| s.list(&subshell.list, &Flow::unknown()))
                     });
                 }
-                Some(Redirect::Socket) | None => {}
+                Some(
+                    Redirect::Socket | Redirect::DescriptorInput(..) | Redirect::ToDescriptor(_),
+                )
+                | None => {}
             }
         }
         stdin
@@ -492,7 +480,9 @@ impl Scanner<'_> {
                             Some(write) => Some(Redirect::Write(targets, write)),
                             None if is_socket(&arg.text) => Some(Redirect::Socket),
                             None if reads_stdin(fd) => Some(Redirect::Input(self.file_flow(&arg))),
-                            None => None,
+                            None => {
+                                fd.map(|fd| Redirect::DescriptorInput(fd, self.file_flow(&arg)))
+                            }
                         }
                     }
                     IoFileRedirectTarget::Fd(_) => None,
@@ -516,11 +506,32 @@ impl Scanner<'_> {
                             .into_iter()
                             .filter(|t| !(t.exact && names_descriptor(&t.text)))
                             .collect();
+                        let descriptor = || {
+                            let word = word.value.trim_end_matches('-');
+                            word.parse::<i32>().ok().map(Redirect::ToDescriptor)
+                        };
                         if files.is_empty() {
-                            socket.then_some(Redirect::Socket)
+                            if socket {
+                                Some(Redirect::Socket)
+                            } else {
+                                descriptor()
+                            }
                         } else {
                             Some(Redirect::Write(files, Write::Replace))
                         }
+                    }
+                    // `<&3`: stdin is what descriptor 3 holds.
+                    IoFileRedirectTarget::Duplicate(word)
+                        if matches!(kind, IoFileRedirectKind::DuplicateInput)
+                            && reads_stdin(fd)
+                            && let Some(flow) = word
+                                .value
+                                .trim_end_matches('-')
+                                .parse::<i32>()
+                                .ok()
+                                .and_then(|n| self.descriptor_text(n)) =>
+                    {
+                        Some(Redirect::Input(flow))
                     }
                     IoFileRedirectTarget::Duplicate(word) => {
                         let target = self.expand(&word.value);
@@ -539,7 +550,10 @@ impl Scanner<'_> {
                             let flow = self.subshell(|s| {
                                 s.inside("<(...)", |s| s.list(&subshell.list, &Flow::inherited()))
                             });
-                            reads_stdin(fd).then_some(Redirect::Input(flow))
+                            Some(match fd {
+                                Some(fd) if *fd != 0 => Redirect::DescriptorInput(*fd, flow),
+                                _ => Redirect::Input(flow),
+                            })
                         }
                         ProcessSubstitutionKind::Write => {
                             Some(Redirect::IntoProcess(*fd, subshell.clone()))
@@ -554,7 +568,10 @@ impl Scanner<'_> {
                 } else {
                     Flow::tainted(body.taint)
                 };
-                reads_stdin(fd).then_some(Redirect::Input(flow))
+                Some(match fd {
+                    Some(fd) if *fd != 0 => Redirect::DescriptorInput(*fd, flow),
+                    _ => Redirect::Input(flow),
+                })
             }
             IoRedirect::HereString(fd, word) => {
                 // Each value the word can have is a line of the text.
@@ -571,7 +588,10 @@ impl Scanner<'_> {
                 } else {
                     Flow::tainted(taint)
                 };
-                reads_stdin(fd).then_some(Redirect::Input(flow))
+                Some(match fd {
+                    Some(fd) if *fd != 0 => Redirect::DescriptorInput(*fd, flow),
+                    _ => Redirect::Input(flow),
+                })
             }
             IoRedirect::OutputAndError(word, append) => {
                 let targets: Vec<Arg> = self
@@ -693,6 +713,8 @@ impl Scanner<'_> {
         let mut input = stdin.clone();
         let mut into_process = Vec::new();
         let mut arguments = Vec::new();
+        let mut to_descriptors = Vec::new();
+        let descriptors = self.descriptors.len();
         let mut socket = false;
         let mut writes = Vec::new();
         for redirect in redirects {
@@ -706,16 +728,26 @@ impl Scanner<'_> {
                 }
                 Redirect::Input(flow) => input = flow,
                 Redirect::Socket => socket = true,
-                // `exec > >(sh)`: all the shell prints from here on.
-                Redirect::IntoProcess(None | Some(1), subshell) if bare_exec => {
-                    self.sinks.push(crate::scanner::Sink {
+                // `exec > >(sh)`: all the shell prints from here on;
+                // `exec 3> >(sh)`: what is written to descriptor 3, which
+                // the text may not show all of.
+                Redirect::IntoProcess(fd, subshell) if bare_exec => {
+                    let fd = fd.unwrap_or(1);
+                    self.sinks.push(crate::descriptors::Sink {
                         code: subshell,
-                        fed: Flow::empty(),
+                        fed: if fd == 1 {
+                            Flow::empty()
+                        } else {
+                            Flow::unknown()
+                        },
+                        fd,
                         level: self.list_depth,
                     });
                 }
                 Redirect::IntoProcess(_, subshell) => into_process.push(subshell),
                 Redirect::ProcessArgument(subshell) => arguments.push(subshell),
+                Redirect::DescriptorInput(fd, flow) => self.descriptors.push((fd, flow)),
+                Redirect::ToDescriptor(fd) => to_descriptors.push(fd),
             }
         }
         if socket {
@@ -729,8 +761,20 @@ impl Scanner<'_> {
         let out = if bare_exec {
             Flow::empty()
         } else {
-            self.run_lines(&lines, &input)
+            let out = self.run_lines(&lines, &input);
+            // A descriptor opened for one command closes after it.
+            self.descriptors.truncate(descriptors);
+            out
         };
+        // `>&3`, `> /dev/fd/3`: into the process `exec 3> >(…)` made.
+        let written_fds = writes
+            .iter()
+            .filter_map(|w| w.exact_text().and_then(crate::descriptors::descriptor_path));
+        for fd in to_descriptors.into_iter().chain(written_fds) {
+            if fd != 1 {
+                self.feed_descriptor(fd, &out);
+            }
+        }
         // `curl URL > f`, `curl URL | cat > f`: the file holds a download.
         if out.taint.download {
             for target in writes.iter().filter_map(Arg::exact_text) {

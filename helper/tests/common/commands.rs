@@ -160,6 +160,14 @@ const POINTS: &[&str] = &[
     "xargs -a <(echo @A) @N",
     "echo @A | xargs @N",
     "echo '@@' | xargs -I{} sh -c '{}'",
+    // Code through another descriptor.
+    "bash /dev/fd/3 3<<< '@@'",
+    "source /dev/fd/3 3<<< '@@'",
+    "BASH_ENV=/dev/fd/3 bash -c : 3<<< '@@'",
+    "exec 3<<< '@@'; sh <&3",
+    "exec 3< <(echo '@@'); source /dev/fd/3",
+    "exec 3> >(sh); echo '@@' >&3",
+    "exec 4> >(bash); echo '@@' > /dev/fd/4",
 ];
 
 /// What is put around the evaluation point (`%%`): nothing, or a
