@@ -370,6 +370,8 @@ mod tests {
             "readonly 'a[$(rm -rf ~)]=1'",
             "declare -n r='a[$(rm -rf ~)]'; echo $r",
             "x='a[$(rm -rf ~)]'; echo ${!x}",
+            "x='a[$(rm -rf ~)]'; echo \"${!x:-}\"",
+            "x='a[$(rm -rf ~)]'; echo \"${!x#a}\"",
             "x='$(rm -rf ~)'; printf -v \"a[$x]\" 1",
         ] {
             let (decision, rules) = judged(command);

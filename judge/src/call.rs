@@ -266,7 +266,7 @@ impl Scanner<'_> {
         // `wget URL`, `curl -O URL`, and `tee f` or `dd of=f` reading one.
         if DOWNLOADERS.contains(&name) || stdin.taint.download {
             for (file, _) in checks::write_targets(name, args) {
-                if let Some(path) = file.exact_text() {
+                if let Some(path) = crate::downloads::known_path(&file) {
                     self.note_download(path);
                 }
             }
@@ -433,9 +433,8 @@ impl Scanner<'_> {
     /// What reading `file` gives: a download when a downloader wrote it
     /// earlier in the command, else the project's own file.
     pub(super) fn file_flow(&self, file: &Arg) -> Flow {
-        let fetched = file
-            .exact_text()
-            .is_some_and(|path| self.is_downloaded(path));
+        let fetched =
+            crate::downloads::known_path(file).is_some_and(|path| self.is_downloaded(path));
         if fetched {
             Flow::tainted(Taint {
                 download: true,

