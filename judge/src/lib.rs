@@ -9,12 +9,15 @@
 //! ([`call`], [`program`]): wrappers come off ([`wrapper`]), code handed
 //! to a shell, `eval` or a substitution is parsed and judged in turn
 //! ([`scanner`], depth-capped), text moving along pipes is tracked
-//! ([`flow`]) so that downloads and decoded text never reach a shell, `cd`
-//! is followed ([`cwd`]) so a command is judged where it runs, what the
-//! command puts in variables and arrays is followed to where it is used
-//! ([`vars`], filled by assignments, loops and the builtins of
-//! [`setters`]), and the per-program checks ([`checks`], options read by
-//! [`getopt`]) and protected paths ([`paths`]) apply. The rules themselves
+//! ([`flow`]), through other descriptors and the processes `exec` makes
+//! of them ([`descriptors`]), and into files run later ([`downloads`]) so
+//! that downloads and decoded text never reach a shell, `cd` is followed
+//! ([`cwd`]) so a command is judged where it runs, what the command puts
+//! in variables and arrays is followed to where it is used ([`vars`],
+//! filled by assignments, loops and the builtins of [`setters`]), bash's
+//! arithmetic and the subscripts it expands a second time are evaluated
+//! as bash does ([`arith`]), and the per-program checks ([`checks`],
+//! options read by [`getopt`]) and protected paths ([`paths`]) apply. The rules themselves
 //! are data ([`rule`]); results are [`finding`]s, with the files a command
 //! writes ([`write_target`], resolved by [`real_path`]).
 //!
