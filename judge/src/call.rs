@@ -880,21 +880,13 @@ impl Scanner<'_> {
         let p = getopt::parse(args, &XARGS);
         // `-a FILE`: the words come from FILE (`-a <(…)`: what that
         // prints), not from stdin.
-        let stdin = &match p.values(Some('a'), Some("arg-file")).last() {
-            Some(file) => {
-                let file = args
-                    .iter()
-                    .rev()
-                    .find(|a| a.text == *file || a.text.ends_with(&format!("={file}")))
-                    .cloned()
-                    .unwrap_or_else(|| Arg::derived(file));
-                match &file.content {
-                    Some(text) => Flow::literal(text.clone()),
-                    None if file.taint.is_hostile() => Flow::tainted(file.taint),
-                    None if file.text == "-" || is_stdin_path(&file.text) => stdin.clone(),
-                    None => self.file_flow(&file),
-                }
-            }
+        let stdin = &match arg_file(args.get(..p.rest).unwrap_or_default()) {
+            Some(file) => match &file.content {
+                Some(text) => Flow::literal(text.clone()),
+                None if file.taint.is_hostile() => Flow::tainted(file.taint),
+                None if file.text == "-" || is_stdin_path(&file.text) => stdin.clone(),
+                None => self.file_flow(&file),
+            },
             None => stdin.clone(),
         };
         let placeholder = p
@@ -1459,6 +1451,28 @@ fn environment_tool(path: &str) -> Option<&str> {
             | "del-cli"
     );
     (package_bin || env_bin || (in_bin && tool)).then_some(base)
+}
+
+/// xargs's `-a FILE` (`-aFILE`, `--arg-file FILE`, `--arg-file=FILE`)
+/// among its options, the last one given.
+fn arg_file(options: &[Arg]) -> Option<Arg> {
+    let mut found = None;
+    let mut words = options.iter();
+    while let Some(word) = words.next() {
+        if word.is("-a") || word.is("--arg-file") {
+            found = words.next().cloned();
+        } else if let Some(file) = word
+            .exact_text()
+            .and_then(|t| {
+                t.strip_prefix("--arg-file=")
+                    .or_else(|| t.strip_prefix("-a"))
+            })
+            .filter(|f| !f.is_empty())
+        {
+            found = Some(Arg::derived(file));
+        }
+    }
+    found
 }
 
 /// `make -f -`, `make --file=-`, `make -f /dev/stdin`: the makefile is read

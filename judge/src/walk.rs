@@ -448,7 +448,12 @@ impl Scanner<'_> {
                 }
                 Some(Redirect::Input(flow)) => stdin = flow,
                 Some(Redirect::IntoProcess(fd, subshell)) => into.push((fd, subshell)),
-                Some(Redirect::ProcessArgument(subshell)) => into.push((Some(-1), subshell)),
+                // (Only a simple command has arguments.)
+                Some(Redirect::ProcessArgument(subshell)) => {
+                    self.subshell(|s| {
+                        s.inside(">(...)", |s| s.list(&subshell.list, &Flow::unknown()))
+                    });
+                }
                 Some(
                     Redirect::Socket | Redirect::DescriptorInput(..) | Redirect::ToDescriptor(_),
                 )
