@@ -12,8 +12,8 @@
 #                                           when hyperfine is installed
 #   VOYAGE_BENCH_ONLY=state scripts/bench.sh      only figures 7 and 8 (progress step, its floor,
 #                                           stats append)
-#   VOYAGE_BENCH_ONLY=hook scripts/bench.sh       only figures 6 and 21 (the hook; 21 with a
-#                                           live run marker), about 25 s;
+#   VOYAGE_BENCH_ONLY=hook scripts/bench.sh       only figures 6, 21 and 30 (the hook; 21 with a
+#                                           live run marker; 30 a call it fences), about 40 s;
 #                                           run and plan pick figures 1-3 and 4-5,
 #                                           workflow figures 9-13 (workflow run),
 #                                           scan figures 14-15 (hostile command lines),
@@ -26,6 +26,8 @@
 #                                           the replies' bytes, trek start; scope: figure 27
 #                                           alone, replies: figure 28 alone, start: figure 29)
 #                                           telemetry figure 22 (workflow run with OTLP on vs off)
+#                                           fence figure 30 alone (a Bash call fenced by the
+#                                           kernel vs the same call unfenced)
 #
 # Needs bash, python3 and cargo. Uses hyperfine when installed (figures 1
 # and 2; a python3 timing loop otherwise) and /usr/bin/time when installed
@@ -54,6 +56,7 @@ POLL_RUNS=3       # runs of the simulated original run.sh poll loop (~1 s each)
 BIG_RUNS=2        # runs of each side of figure 3 (each writes 1 GiB)
 STATE_RUNS=30     # runs of each command per round for figures 7 and 8 (300 in all)
 HOOK_RUNS=30      # runs of each command per round for figure 4 (300 in all)
+FENCE_RUNS=30     # runs of each side per round for figure 30 (300 in all)
 PLAN_ROUNDS=6     # rounds of figure 5 (10 runs of each plan size per round)
 WF_ROUNDS=5       # rounds of the workflow figures 9 to 11
 WF_RUNS=10        # runs of each command per round for figures 9 to 11
@@ -204,6 +207,57 @@ def cmd_stdin(out, warmup, runs, stdin_a, cmd_a, stdin_b, cmd_b):
         return wall, usage.ru_utime, usage.ru_stime
     alternate(out, warmup, runs, commands, once)
 
+def cmd_fenced(out, warmup, runs, bash, helper, norun_input, live_input, repo):
+    """Figure 30: one Bash call as Claude Code makes it, the hook first and
+    then the command the hook leaves, run as Claude Code's shell runs it
+    (`bash -c "eval CMD < /dev/null && pwd -P >| FILE"`), both started
+    with posix_spawn in `repo`. Unfenced: the hook's (empty) answer for
+    `true` outside any run, then CMD `true`. Fenced: the hook's answer for
+    `true` during a live step, then CMD the command its updatedInput holds.
+    Wall and CPU are the sums of the two processes (reading the answer's
+    JSON, Claude Code's work, is not timed); the parts go to
+    OUT-parts.json. Writes hyperfine's JSON shape."""
+    commands = ["hook (live step) + the rewritten true", "hook (no run) + true"]
+    parts = {"hook_live": [], "hook_none": [], "shell_fenced": [], "shell_bare": []}
+    def spawn(argv, stdin):
+        actions = [(os.POSIX_SPAWN_OPEN, 0, stdin, os.O_RDONLY, 0),
+                   (os.POSIX_SPAWN_OPEN, 1, f"{out}.stdout", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600),
+                   (os.POSIX_SPAWN_OPEN, 2, "/dev/null", os.O_WRONLY, 0)]
+        t0 = time.perf_counter()
+        pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=actions)
+        _, status, usage = os.wait4(pid, 0)
+        wall = time.perf_counter() - t0
+        if os.waitstatus_to_exitcode(status) != 0:
+            sys.exit(f"figure 30: {argv!r} exited {os.waitstatus_to_exitcode(status)}")
+        with open(f"{out}.stdout") as f:
+            return wall, usage.ru_utime + usage.ru_stime, f.read()
+    os.chdir(repo)
+    def once(i):
+        fenced = i == 0
+        hw, hc, answer = spawn([helper, "hook", "pre-tool-use"], live_input if fenced else norun_input)
+        if fenced:
+            command = json.loads(answer)["hookSpecificOutput"]["updatedInput"]["command"]
+        elif answer:
+            sys.exit(f"figure 30: the hook answered the call outside a run: {answer}")
+        else:
+            command = "true"
+        wrapped = f"eval {shlex.quote(command)} < /dev/null && pwd -P >| {shlex.quote(out + '.cwd')}"
+        sw, sc, _ = spawn([bash, "-c", wrapped], "/dev/null")
+        parts["hook_live" if fenced else "hook_none"].append(hw)
+        parts["shell_fenced" if fenced else "shell_bare"].append(sw)
+        return hw + sw, hc + sc, 0.0  # CPU as one figure (user+sys)
+    alternate(out, warmup, runs, commands, once)
+    with open(f"{out}-parts.json", "w") as f:
+        json.dump(parts, f)
+
+def cmd_pool_parts(results, key, *files):
+    """Pools figure 30's per-process times (cmd_fenced's OUT-parts.json)."""
+    pooled = {}
+    for path in files:
+        for name, times in load(path).items():
+            pooled.setdefault(name, []).extend(times)
+    save_result(results, key, {name: statistics.fmean(t) * 1e3 for name, t in pooled.items()})
+
 def cmd_pool(results, key, *files):
     """Pools the per-command times of several hyperfine JSON files (one per round)."""
     pooled, names, cpu = {}, {}, {}
@@ -282,6 +336,8 @@ def cmd_table(results, big_bytes):
         plan_rows(d, row)
     if "hook" in d:
         hook_rows(d, row)
+    if "fence" in d:
+        fence_rows(d, row)
     state_rows(d, row)
     if "wf_one" in d:
         workflow_rows(d, row)
@@ -432,6 +488,13 @@ def hook_rows(d, row):
             v, b = d[key]
             row(name + ", mean wall", f"{v['mean_ms']:.2f} ms", f"{b['mean_ms']:.2f} ms",
                 f"{v['mean_ms'] / b['mean_ms']:.2f}x", "info", None)
+    if "session_start" in d:
+        v, b = d["session_start"]
+        row("6e. `hook session-start`, installed helper checked against its pin, vs unchecked, mean wall",
+            f"{v['mean_ms']:.2f} ms", f"{b['mean_ms']:.2f} ms", f"{v['mean_ms'] - b['mean_ms']:+.2f} ms",
+            "info", None)
+        row("6f. same, CPU time (user+sys, all processes)", f"{v['cpu_ms']:.2f} ms",
+            f"{b['cpu_ms']:.2f} ms", f"{v['cpu_ms'] - b['cpu_ms']:+.2f} ms", "info", None)
     for key, fig, cpu, what in (
             ("hook_run_write", "21", "21b", "the hook, live run marker, Write in the step's Files"),
             ("hook_run_bash", "21a", "21c", "same, Bash `echo x > src/a.rs`")):
@@ -443,6 +506,23 @@ def hook_rows(d, row):
             f"{b['mean_ms']:.2f} ms", f"{ratio:.2f}x", "≤ 1.1x", ratio <= 1.1)
         row(f"{cpu}. {fig}, CPU time of the process (user+sys)", f"{v['cpu_ms']:.2f} ms",
             f"{b['cpu_ms']:.2f} ms", f"{v['cpu_ms'] / b['cpu_ms']:.2f}x", "info", None)
+
+def fence_rows(d, row):
+    v, b = d["fence"]
+    diff = v["mean_ms"] - b["mean_ms"]
+    row("30. a fenced Bash call `true` (hook rewrite + `scope exec`) vs unfenced, mean wall",
+        f"{v['mean_ms']:.2f} ms",
+        f"{b['mean_ms']:.2f} ms", f"{diff:+.2f} ms", "≤ +1.5 ms", diff <= 1.5)
+    row("30a. same, CPU time of the processes (user+sys)", f"{v['cpu_ms']:.2f} ms",
+        f"{b['cpu_ms']:.2f} ms", f"{v['cpu_ms'] - b['cpu_ms']:+.2f} ms", "info", None)
+    if "fence_parts" in d:
+        p = d["fence_parts"]
+        row("30b. 30's hook: answer with the rewrite (live step) vs no answer (no run), mean wall",
+            f"{p['hook_live']:.2f} ms", f"{p['hook_none']:.2f} ms",
+            f"{p['hook_live'] - p['hook_none']:+.2f} ms", "info", None)
+        row("30c. 30's shell: the rewritten call (`scope exec`, the fenced bash) vs `true`, mean wall",
+            f"{p['shell_fenced']:.2f} ms", f"{p['shell_bare']:.2f} ms",
+            f"{p['shell_fenced'] - p['shell_bare']:+.2f} ms", "info", None)
 
 def run_rows(d, row, big_bytes):
     v, b = d["true"]
@@ -845,6 +925,24 @@ if [[ -z "$only" || "$only" == plan ]]; then
   py pool "$results" plan_sizes "${files[@]}"
 fi
 
+# A repository with a live run marker (its progress file in_progress, step 2
+# of a plan whose Files are src/a.rs and docs/): every write is then resolved
+# and held to the run's scope on top of the denylist, and where the kernel can
+# fence, each Bash call is rewritten to run inside the fence. Figures 21 and 30.
+live_run_repo() {
+  rrepo="$tmp/run-repo"
+  [[ -e "$rrepo/.git/voyage-run.json" ]] && return
+  mkdir -p "$rrepo/.git" "$rrepo/src" "$rrepo/.claude"
+  printf '{"status":"in_progress"}\n' >"$rrepo/.claude/progress.json"
+  printf '{"schema_version":1,"plan":"%s/plan.md","progress":"%s/.claude/progress.json","repo_root":"%s","step":2,"files":["src/a.rs","docs/"],"memory_write":false,"touch":["src/","docs/"],"never_touch":["vendor/"],"started_at":"2026-12-01T10:00:00Z"}\n' \
+    "$rrepo" "$rrepo" "$rrepo" >"$rrepo/.git/voyage-run.json"
+}
+run_input() { # CWD TOOL TOOL-INPUT-JSON: a hook input as Claude Code sends it
+  printf '{"session_id":"abc123","transcript_path":"/home/user/.claude/projects/p/t.jsonl",'
+  printf '"cwd":"%s","permission_mode":"default","hook_event_name":"PreToolUse",' "$1"
+  printf '"tool_name":"%s","tool_input":%s,"tool_use_id":"toolu_01ABC"}\n' "$2" "$3"
+}
+
 # --- 6. the PreToolUse hook: one process per tool call ---------------------------
 
 if [[ -z "$only" || "$only" == hook ]]; then
@@ -884,25 +982,44 @@ if [[ -z "$only" || "$only" == hook ]]; then
     VOYAGE_HELPER="$helper" ROUNDS=3 hook_pair hook_launcher "$tmp/typical.json" "$(q "$(pwd)/plugin/bin/voyage-helper")"
   fi
 
+  # --- 6e. the session start's check of the installed helper -----------------------
+  # A plugin with the helper installed in its data dir and pinned, as after
+  # a download: every SessionStart hashes the binary against
+  # plugin/checksums.txt (the launcher's verify_installed). The same start
+  # with VOYAGE_HELPER set skips the check, so the difference is its cost.
+  sroot="$tmp/installed-plugin" sdata="$tmp/installed-data"
+  plugin_version=$(sed -n 's/^version=//p' plugin/bin/voyage-helper)
+  if release_name=$(VOYAGE_LAUNCHER_TASK=platform sh plugin/bin/voyage-helper 2>/dev/null); then
+    mkdir -p "$sroot/plugin/bin" "$sdata/helper"
+    cp plugin/bin/voyage-helper "$sroot/plugin/bin/voyage-helper"
+    cp "$helper" "$sdata/helper/voyage-helper-$plugin_version"
+    helper_sum=$({ sha256sum || shasum -a 256; } <"$helper")
+    printf '%s  v%s/voyage-helper-%s/voyage-helper\n' "${helper_sum%% *}" "$plugin_version" "$release_name" \
+      >"$sroot/plugin/checksums.txt"
+    printf '{"hook_event_name":"SessionStart","source":"startup"}\n' >"$tmp/start.json"
+    started=$(env CLAUDE_PLUGIN_DATA="$sdata" "$sroot/plugin/bin/voyage-helper" hook session-start <"$tmp/start.json")
+    [[ -z "$started" && -x "$sdata/helper/voyage-helper-$plugin_version" ]] ||
+      { echo "bench.sh: the session start did not accept its own installed helper: $started" >&2; exit 2; }
+    section "6e. hook session-start, the installed helper checked against its pin  vs  the same start unchecked (3 x 30 runs each)"
+    files=() env_bin=$(command -v env)
+    for ((round = 1; round <= 3; round++)); do
+      py stdin "$tmp/start-$round.json" "$WARMUP" 30 \
+        "$tmp/start.json" "$env_bin CLAUDE_PLUGIN_DATA=$(q "$sdata") $(q "$sroot/plugin/bin/voyage-helper") hook session-start" \
+        "$tmp/start.json" "$env_bin CLAUDE_PLUGIN_DATA=$(q "$sdata") VOYAGE_HELPER=$(q "$helper") $(q "$sroot/plugin/bin/voyage-helper") hook session-start"
+      files+=("$tmp/start-$round.json")
+    done
+    py pool "$results" session_start "${files[@]}"
+  fi
+
   # --- 21. the hook while a /trekexecute run is in progress ----------------------
-  # A repository with a live run marker (its progress file in_progress, step
-  # 2 of a plan whose Files are src/a.rs and docs/): every write is then
-  # resolved and held to the run's scope on top of the denylist.
-  rrepo="$tmp/run-repo"
-  mkdir -p "$rrepo/.git" "$rrepo/src" "$rrepo/.claude"
-  printf '{"status":"in_progress"}\n' >"$rrepo/.claude/progress.json"
-  printf '{"schema_version":1,"plan":"%s/plan.md","progress":"%s/.claude/progress.json","repo_root":"%s","step":2,"files":["src/a.rs","docs/"],"memory_write":false,"touch":["src/","docs/"],"never_touch":["vendor/"],"started_at":"2026-12-01T10:00:00Z"}\n' \
-    "$rrepo" "$rrepo" "$rrepo" >"$rrepo/.git/voyage-run.json"
-  run_input() { # TOOL TOOL-INPUT-JSON
-    printf '{"session_id":"abc123","transcript_path":"/home/user/.claude/projects/p/t.jsonl",'
-    printf '"cwd":"%s","permission_mode":"default","hook_event_name":"PreToolUse",' "$rrepo"
-    printf '"tool_name":"%s","tool_input":%s,"tool_use_id":"toolu_01ABC"}\n' "$1" "$2"
-  }
-  run_input Write "{\"file_path\":\"$rrepo/src/a.rs\",\"content\":\"fn a() {}\\n\"}" >"$tmp/run-write.json"
-  run_input Bash '{"command":"echo x > src/a.rs","description":"Write a"}' >"$tmp/run-bash.json"
-  run_input Bash '{"command":"echo x > src/b.rs","description":"Write b"}' >"$tmp/run-out.json"
+  live_run_repo
+  run_input "$rrepo" Write "{\"file_path\":\"$rrepo/src/a.rs\",\"content\":\"fn a() {}\\n\"}" >"$tmp/run-write.json"
+  run_input "$rrepo" Bash '{"command":"echo x > src/a.rs","description":"Write a"}' >"$tmp/run-bash.json"
+  run_input "$rrepo" Bash '{"command":"echo x > src/b.rs","description":"Write b"}' >"$tmp/run-out.json"
+  # Let through: no answer, or (where the kernel fences the run) the call
+  # rewritten into `scope exec` with no decision.
   for key in write bash; do
-    [[ -z "$("$helper" hook pre-tool-use <"$tmp/run-$key.json")" ]] ||
+    ! "$helper" hook pre-tool-use <"$tmp/run-$key.json" | grep -q permissionDecision ||
       { echo "bench.sh: the hook did not let the in-scope run-$key call through" >&2; exit 2; }
   done
   "$helper" hook pre-tool-use <"$tmp/run-out.json" | grep -q 'run-outside-step' ||
@@ -910,6 +1027,31 @@ if [[ -z "$only" || "$only" == hook ]]; then
   section "21. the hook with a live run marker (Write in the step's Files; Bash echo x > file)  vs  bash -c true  ($ROUNDS x $HOOK_RUNS runs each)"
   hook_pair hook_run_write "$tmp/run-write.json" "$(q "$helper")"
   hook_pair hook_run_bash "$tmp/run-bash.json" "$(q "$helper")"
+fi
+
+# --- 30. a Bash call fenced by the kernel vs the same call unfenced ----------------
+
+if [[ -z "$only" || "$only" == hook || "$only" == fence ]]; then
+  live_run_repo
+  run_input "$tmp" Bash '{"command":"true","description":"Run true"}' >"$tmp/fence-none.json"
+  run_input "$rrepo" Bash '{"command":"true","description":"Run true"}' >"$tmp/fence-live.json"
+  fence_bash="$(command -v bash)"
+  if "$helper" scope status --json | grep -q '"held":true'; then
+    # TMPDIR: the run's private temporary directory (the fence's) under $tmp.
+    TMPDIR="$tmp" "$helper" hook pre-tool-use <"$tmp/fence-live.json" | grep -q ' scope exec ' ||
+      { echo "bench.sh: the hook did not rewrite the call of a live step into scope exec" >&2; exit 2; }
+    section "30. a fenced Bash call (hook rewrite + scope exec)  vs  the same call unfenced  ($ROUNDS x $FENCE_RUNS runs each)"
+    files=() parts=()
+    for ((round = 1; round <= ROUNDS; round++)); do
+      TMPDIR="$tmp" py fenced "$tmp/fence-$round.json" "$WARMUP" "$FENCE_RUNS" "$fence_bash" "$helper" \
+        "$tmp/fence-none.json" "$tmp/fence-live.json" "$rrepo"
+      files+=("$tmp/fence-$round.json") parts+=("$tmp/fence-$round.json-parts.json")
+    done
+    py pool "$results" fence "${files[@]}"
+    py pool_parts "$results" fence_parts "${parts[@]}"
+  else
+    echo "note: figure 30 skipped: $("$helper" scope status | head -n 1)"
+  fi
 fi
 
 # --- 14 and 15. judging hostile command lines ------------------------------------

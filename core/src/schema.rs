@@ -103,6 +103,10 @@ pub const SCHEMAS: &[(&str, &str)] = &[
         include_str!("../../schemas/scan-plan.schema.json"),
     ),
     (
+        "scope-status",
+        include_str!("../../schemas/scope-status.schema.json"),
+    ),
+    (
         "session-state",
         include_str!("../../schemas/session-state.schema.json"),
     ),

@@ -7,7 +7,7 @@
 
 use crate::arg::{self, Arg, Taint};
 use crate::checks;
-use crate::descriptors::descriptor_path;
+use crate::descriptors::descriptor_of;
 use crate::flow::{Flow, Text};
 use crate::getopt::{self, Spec};
 use crate::program::{Program, program};
@@ -96,11 +96,12 @@ impl Scanner<'_> {
         {
             return out;
         }
-        // `voyage-helper trek release`, however the helper is reached (a
-        // name on PATH, the plugin's launcher by its path).
+        // `voyage-helper trek …`, however the helper is reached (a name on
+        // PATH, the plugin's launcher by its path); `trek release` above all.
         if first.text.rsplit('/').next() == Some("voyage-helper")
             && args.first().is_some_and(|a| a.is("trek"))
         {
+            self.judgement.runs_trek = true;
             let sub = args.get(1);
             if sub.is_some_and(|a| a.is("release") || !a.exact) {
                 self.judgement.ends_run = true;
@@ -167,6 +168,11 @@ impl Scanner<'_> {
         self.evaluating_builtin(name, argv, args);
         self.names_taken(name, args);
         if let Some(inner) = wrapper::unwrap(name, args) {
+            // A wrapper may write files of its own (`script`'s log,
+            // `strace -o`); `sudoedit`'s are its files to edit, below.
+            if !matches!(inner, Inner::Edit(_)) {
+                self.program_writes(name, argv, args);
+            }
             return match inner {
                 Inner::Command(at) => {
                     let rest = args.get(at..).unwrap_or_default();
@@ -249,6 +255,8 @@ impl Scanner<'_> {
             }
             "find" => self.find(argv, args),
             "cd" => self.change_dir(args),
+            "set" => self.set_options(args),
+            "history" => self.history_writes(argv, args),
             "pushd" | "popd" | "dirs" => self.dir_stack_call(name, args),
             _ => {}
         }
@@ -282,12 +290,11 @@ impl Scanner<'_> {
             self.report(hit.rule, argv, hit.detail);
         }
         // `GIT_WORK_TREE=/ git clean -f`: the variable is `--work-tree`.
-        if name == "git"
-            && let Some(values) = self.vars.get("GIT_WORK_TREE")
-        {
-            let trees: Vec<String> = values
+        if name == "git" {
+            let trees: Vec<String> = self
+                .env_values("GIT_WORK_TREE")
                 .iter()
-                .filter_map(|v| v.first().exact_text().map(|t| format!("--work-tree={t}")))
+                .filter_map(|v| v.exact_text().map(|t| format!("--work-tree={t}")))
                 .collect();
             for tree in trees {
                 let mut with_tree = vec![Arg::literal(&tree)];
@@ -297,8 +304,90 @@ impl Scanner<'_> {
                 }
             }
         }
-        self.program_writes(name, argv, args);
+        match self.git_env_options(name) {
+            Some(variants) => {
+                for options in variants {
+                    let mut with_env = options;
+                    with_env.extend(args.iter().cloned());
+                    self.program_writes(name, argv, &with_env);
+                }
+            }
+            None => self.program_writes(name, argv, args),
+        }
         self.output(name, args, stdin)
+    }
+
+    /// `history -w|-a [FILE]`: FILE, else each value the command gave
+    /// `HISTFILE` (one it may not have set is the environment's, which
+    /// is bash's default), else bash's default files.
+    fn history_writes(&mut self, argv: &[Arg], args: &[Arg]) {
+        let Some((write, file)) = checks::history::writes(args) else {
+            return;
+        };
+        let mut files: Vec<Arg> = match file {
+            Some(file) => vec![file.clone()],
+            None => self.env_values("HISTFILE"),
+        };
+        // `$HISTFILE` unknown: the environment's, where it is not set.
+        let from_env = |f: &Arg| !f.exact && f.text == "$HISTFILE";
+        let defaults = files.is_empty() || files.iter().any(from_env);
+        files.retain(|f| !from_env(f));
+        if defaults {
+            files.extend(
+                checks::history::DEFAULT_FILES
+                    .iter()
+                    .map(|f| Arg::literal(f)),
+            );
+        }
+        for file in &files {
+            self.write_target(argv, file, write);
+        }
+    }
+
+    /// The values the command gave the variable `name`, each as `$name`
+    /// reads it (empty when the command never set it).
+    pub(super) fn env_values(&self, name: &str) -> Vec<Arg> {
+        self.vars
+            .get(name)
+            .unwrap_or_default()
+            .iter()
+            .map(crate::vars::Value::first)
+            .collect()
+    }
+
+    /// For git, `GIT_DIR=…` and `GIT_WORK_TREE=…` set in the command as the
+    /// options git reads them as (`--git-dir`, `--work-tree`), one set per
+    /// value they can have; `None` when neither is set.
+    fn git_env_options(&self, name: &str) -> Option<Vec<Vec<Arg>>> {
+        if name != "git" {
+            return None;
+        }
+        let dirs = self.env_values("GIT_DIR");
+        let trees = self.env_values("GIT_WORK_TREE");
+        if dirs.is_empty() && trees.is_empty() {
+            return None;
+        }
+        // A value the command may not have set (`GIT_DIR=x git …` for the
+        // commands after it, an assignment in a branch) is the
+        // environment's, where git's variables are not set.
+        let option = |flag: &str, value: Option<&Arg>| -> Vec<Arg> {
+            value
+                .filter(|v| v.exact || !v.text.starts_with("$GIT_"))
+                .map_or_else(Vec::new, |v| vec![Arg::literal(flag), v.clone()])
+        };
+        let mut out = Vec::new();
+        for dir in dirs.iter().map(Some).chain(dirs.is_empty().then_some(None)) {
+            for tree in trees
+                .iter()
+                .map(Some)
+                .chain(trees.is_empty().then_some(None))
+            {
+                let mut options = option("--git-dir", dir);
+                options.extend(option("--work-tree", tree));
+                out.push(options);
+            }
+        }
+        Some(out)
     }
 
     /// What `name` prints, for the next command in the pipeline.
@@ -335,6 +424,20 @@ impl Scanner<'_> {
                 _ if name == "rev" && files => read,
                 Text::File | Text::Inherited if !stdin.taint.is_hostile() => stdin.clone(),
                 _ => Flow::tainted(decode.union(stdin.taint)),
+            },
+            // Over the project's own file, a sed that only trims what it
+            // reads (`sed 's/\r$//' build.sh | bash`) is `cat`.
+            "sed" => match checks::sed::trimming_files(args) {
+                Some(files) if files.is_empty() => match stdin.text {
+                    Text::File | Text::Inherited if !stdin.taint.is_hostile() => stdin.clone(),
+                    _ => Flow::unknown(),
+                },
+                Some(files) => files
+                    .iter()
+                    .map(|f| self.file_flow(f))
+                    .find(|f| f.taint.download)
+                    .unwrap_or_else(Flow::file),
+                None => Flow::unknown(),
             },
             "xxd" if has(&["-r", "-revert", "-rp", "-r -p"]) => Flow::tainted(decode),
             "openssl" | "gpg" | "gpg2"
@@ -586,7 +689,7 @@ impl Scanner<'_> {
         }
         match operand {
             // `bash /dev/fd/3 3<<< …`: the code descriptor 3 holds.
-            Some(script) if let Some(fd) = descriptor_path(&script.text).filter(|fd| *fd != 0) => {
+            Some(script) if let Some(fd) = descriptor_of(&script.text).filter(|fd| *fd != 0) => {
                 self.code_from_descriptor(name, argv, fd)
             }
             Some(script) if script.text != "-" && !is_stdin_path(&script.text) => {
@@ -622,7 +725,7 @@ impl Scanner<'_> {
         let mut fds = Vec::new();
         for name in ["BASH_ENV", "ENV"] {
             for value in self.variable_values(name) {
-                if let Some(fd) = value.first().exact_text().and_then(descriptor_path)
+                if let Some(fd) = value.first().exact_text().and_then(descriptor_of)
                     && !fds.contains(&fd)
                 {
                     fds.push(fd);
@@ -777,6 +880,7 @@ impl Scanner<'_> {
                     symbolic,
                     from_here: !symbolic,
                 });
+                self.link_made(argv);
             }
             // Where it writes is not known: refused during a run.
             Effect::WriteSomewhere { call } => self.record_write(
@@ -795,7 +899,7 @@ impl Scanner<'_> {
     /// into it.
     fn inline_write(&mut self, argv: &[Arg], call: &str, path: &str, write: crate::paths::Write) {
         self.record_write(&Arg::literal(path), write);
-        if let Some((rule, detail)) = crate::paths::check(path, write, self.ctx.home.as_deref()) {
+        if let Some((rule, detail)) = self.protected(path, write) {
             self.report(rule, argv, format!("{call}: {detail}"));
         }
     }
@@ -832,7 +936,7 @@ impl Scanner<'_> {
     /// `source FILE` / `. FILE`: fine for a file, refused for a download.
     pub(super) fn source(&mut self, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Flow {
         match args.first() {
-            Some(file) if let Some(fd) = descriptor_path(&file.text).filter(|fd| *fd != 0) => {
+            Some(file) if let Some(fd) = descriptor_of(&file.text).filter(|fd| *fd != 0) => {
                 self.code_from_descriptor("source", argv, fd)
             }
             Some(file) if file.text == "-" || is_stdin_path(&file.text) => {
@@ -1274,6 +1378,7 @@ impl Scanner<'_> {
                     Some(hit) => {
                         self.report(hit.rule, argv, format!("find -delete: {}", hit.detail))
                     }
+                    None if self.in_project(&starts) && narrowed_by_name(args) => {}
                     None => self.report(
                         &rule::FIND_DELETE,
                         argv,
@@ -1284,6 +1389,53 @@ impl Scanner<'_> {
             }
         }
     }
+}
+
+impl Scanner<'_> {
+    /// Whether every one of `starts` (none: `.`) is a known place inside
+    /// the project: a relative path that does not climb out of it, with no
+    /// `cd` having moved the command elsewhere.
+    fn in_project(&self, starts: &[Arg]) -> bool {
+        if self.cwd.is_some() || self.cwd_lost {
+            return false;
+        }
+        let dot = [Arg::literal(".")];
+        let starts = if starts.is_empty() { &dot[..] } else { starts };
+        starts.iter().all(|start| {
+            start.exact_text().is_some_and(|path| {
+                let norm = crate::paths::normalize(path, self.ctx.home.as_deref());
+                norm == "." || (norm.starts_with("./") && !norm.starts_with("./.."))
+            })
+        })
+    }
+}
+
+/// Whether `find`'s expression only matches files by name or emptiness
+/// (`-name '*.pyc'`, `-path './build/*'`, `-empty`), with nothing that could
+/// widen it again (`-o`, `!`, `-not`, `,`): what `find . -name '*.o' -exec rm
+/// {} +` deletes, which is allowed, spelled with `-delete`. A pattern
+/// without a letter or digit (`-name '*'`) names nothing.
+fn narrowed_by_name(args: &[Arg]) -> bool {
+    const NAMES: &[&str] = &[
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "-regex",
+        "-iregex",
+    ];
+    let widens = args
+        .iter()
+        .any(|a| ["-o", "-or", "!", "-not", ","].iter().any(|w| a.is(w)));
+    let named = args.windows(2).any(|w| {
+        w.first().is_some_and(|o| NAMES.iter().any(|n| o.is(n)))
+            && w.get(1)
+                .and_then(Arg::exact_text)
+                .is_some_and(|p| p.chars().any(char::is_alphanumeric))
+    });
+    !widens && (named || args.iter().any(|a| a.is("-empty")))
 }
 
 /// `find`'s start points: the words before its expression, after the
@@ -1573,7 +1725,7 @@ fn input_words(text: &str, delimiter: Option<char>) -> Vec<String> {
 
 /// The paths that read a process's own stdin.
 fn is_stdin_path(path: &str) -> bool {
-    descriptor_path(path) == Some(0)
+    descriptor_of(path) == Some(0)
 }
 
 /// `./f` and `f` are the same file.

@@ -10,23 +10,42 @@
 //! where it was: what follows it is in doubt ([`Scanner::cwd_doubt`]), so
 //! relative writes there cannot be placed, unless `&&` after the `cd`
 //! guards them. `CDPATH` (set in the command or the environment) may send a
-//! relative `cd` elsewhere; `cd -P` through `..` resolves links first; a
-//! directory the text does not give (`cd "$DIR"`, `cd -`, `popd` of an
-//! unknown stack) forgets where the command is. Until the first `cd`, it
-//! is the project ([`None`]).
+//! relative `cd` elsewhere. `cd -P` (and every `cd` after `set -P` or `set
+//! -o physical`) resolves links before `..`: its directory is kept as the
+//! path for the file system to resolve (`./src/..`), which the run's scope
+//! does, and a logical `..` after it is not followed. A directory the text
+//! does not give (`cd "$DIR"`, `cd -`, `popd` of an unknown stack) forgets
+//! where the command is. Until the first `cd`, it is the project
+//! ([`None`]).
 
 use crate::arg::Arg;
 use crate::checks::rm;
 use crate::paths;
 use crate::scanner::Scanner;
 
+/// Most places the shell may be in that are followed; past this, where it
+/// is counts as unknown.
+const MAX_PLACES: usize = 4;
+
+/// Where the shell was when a list began ([`Scanner::start`]).
+pub(super) struct Start {
+    cwd: Option<String>,
+    lost: bool,
+    doubt: bool,
+    or: Option<Vec<Option<String>>>,
+}
+
 /// What a subshell saves of its parent's place, to give it back.
 struct Place {
     cwd: Option<String>,
     lost: bool,
     doubt: bool,
+    or: Option<Vec<Option<String>>>,
     stack: Vec<Option<String>>,
     cd_seen: Option<bool>,
+    descriptors: Vec<crate::descriptors::Opened>,
+    physical: bool,
+    resolved_later: bool,
 }
 
 impl Scanner<'_> {
@@ -36,15 +55,23 @@ impl Scanner<'_> {
             cwd: self.cwd.clone(),
             lost: self.cwd_lost,
             doubt: self.cwd_doubt,
+            or: self.cwd_or.clone(),
             stack: self.dir_stack.clone(),
             cd_seen: self.cd_seen,
+            descriptors: self.save_descriptors(),
+            physical: self.physical,
+            resolved_later: self.cwd_resolved_later,
         };
         let out = walk(self);
         self.cwd = saved.cwd;
         self.cwd_lost = saved.lost;
         self.cwd_doubt = saved.doubt;
+        self.cwd_or = saved.or;
         self.dir_stack = saved.stack;
         self.cd_seen = saved.cd_seen;
+        self.restore_descriptors(saved.descriptors);
+        self.physical = saved.physical;
+        self.cwd_resolved_later = saved.resolved_later;
         out
     }
 
@@ -54,11 +81,42 @@ impl Scanner<'_> {
             .iter()
             .take_while(|a| a.exact && a.text.starts_with('-') && a.text != "-")
             .collect();
+        // The last of `-L` and `-P` counts; without either, `set -P`.
         let physical = options
             .iter()
-            .any(|a| a.text != "--" && a.text.contains('P'));
+            .filter(|a| a.text != "--")
+            .flat_map(|a| a.text.chars().rev())
+            .find(|c| *c == 'P' || *c == 'L')
+            .map_or(self.physical, |c| c == 'P');
         let dir = args.get(options.len());
         self.move_to(dir, physical);
+    }
+
+    /// `set -P`, `set -o physical` (and `+P`, `+o physical`): whether later
+    /// `cd`s are physical. Options end at the first word that is none.
+    pub(super) fn set_options(&mut self, args: &[Arg]) {
+        let mut words = args.iter();
+        while let Some(word) = words.next() {
+            let Some(text) = word.exact_text() else {
+                return;
+            };
+            let on = match text.chars().next() {
+                Some('-') if text != "-" && text != "--" => true,
+                Some('+') if text != "+" => false,
+                _ => return,
+            };
+            let letters = text.get(1..).unwrap_or_default();
+            if letters.contains('P') {
+                self.physical = on;
+            }
+            // `-o NAME`, also at the end of a cluster (`-eo physical`).
+            if letters.contains('o')
+                && let Some(name) = words.next()
+                && name.is("physical")
+            {
+                self.physical = on;
+            }
+        }
     }
 
     /// `pushd ARGS`, `popd ARGS` and `dirs -c`: the directory stack.
@@ -84,6 +142,7 @@ impl Scanner<'_> {
                     self.cwd_lost = false;
                     self.cd_seen = Some(self.cwd_doubt);
                     self.cwd_doubt = true;
+                    self.cwd_or = None;
                 }
                 // An empty stack: popd fails and the shell stays, but
                 // which stack bash had the text may not show.
@@ -105,6 +164,7 @@ impl Scanner<'_> {
         self.move_to(Some(dir), false);
         if !self.cwd_lost {
             self.cwd_doubt = doubt && !(dir.text.starts_with('/') || dir.text.starts_with('~'));
+            self.cwd_or = None;
         }
         self.cd_seen = None;
     }
@@ -113,16 +173,81 @@ impl Scanner<'_> {
     fn lose_place(&mut self) {
         self.cwd = None;
         self.cwd_lost = true;
+        self.cwd_or = None;
         self.cd_seen = None;
+    }
+
+    /// Where the shell may be besides [`Scanner::cwd`] once a `cd` from
+    /// here may fail: here, and where here may itself be. A relative `cd`
+    /// from a place in doubt may land anywhere those places lead, which is
+    /// not followed.
+    fn places_if_it_fails(&self, anchored: bool) -> Option<Vec<Option<String>>> {
+        if self.cwd_lost || (self.cwd_doubt && !anchored) {
+            return None;
+        }
+        let mut places = if self.cwd_doubt {
+            self.cwd_or.clone()?
+        } else {
+            Vec::new()
+        };
+        if !places.contains(&self.cwd) {
+            places.push(self.cwd.clone());
+        }
+        (places.len() <= MAX_PLACES).then_some(places)
+    }
+
+    /// The shell may also be where `start` (saved earlier) left it: after
+    /// a list whose `cd`s may not all have run.
+    pub(super) fn may_be_back(&mut self, start: &Start) {
+        if self.cwd_lost {
+            return;
+        }
+        let now = if self.cwd_doubt {
+            self.cwd_or.clone()
+        } else {
+            Some(Vec::new())
+        };
+        let then = match (start.lost, start.doubt) {
+            (true, _) => None,
+            (false, true) => start.or.clone().map(|mut places| {
+                places.push(start.cwd.clone());
+                places
+            }),
+            (false, false) => Some(vec![start.cwd.clone()]),
+        };
+        self.cwd_or = match (now, then) {
+            (Some(mut places), Some(more)) => {
+                for place in more {
+                    if !places.contains(&place) && place != self.cwd {
+                        places.push(place);
+                    }
+                }
+                (places.len() <= MAX_PLACES).then_some(places)
+            }
+            _ => None,
+        };
+        self.cwd_doubt = true;
+    }
+
+    /// Where the shell is now, for [`Self::may_be_back`].
+    pub(super) fn start(&self) -> Start {
+        Start {
+            cwd: self.cwd.clone(),
+            lost: self.cwd_lost,
+            doubt: self.cwd_doubt,
+            or: self.cwd_or.clone(),
+        }
     }
 
     /// Moves to `dir` (`None`: the home), as `cd` would.
     fn move_to(&mut self, dir: Option<&Arg>, physical: bool) {
         let Some(dir) = dir else {
+            self.cwd_or = self.places_if_it_fails(true);
             self.cd_seen = Some(self.cwd_doubt);
             self.cwd = Some("~".to_owned());
             self.cwd_lost = false;
             self.cwd_doubt = true;
+            self.cwd_resolved_later = false;
             return;
         };
         let Some(text) = known_path(dir).filter(|text| *text != "-") else {
@@ -135,13 +260,24 @@ impl Scanner<'_> {
         let dotted =
             text == "." || text == ".." || text.starts_with("./") || text.starts_with("../");
         let searched = !anchored && !dotted && self.cdpath_set();
-        let climbs = physical && text.split('/').any(|part| part == "..");
-        if searched || climbs || (self.cwd_lost && !anchored) {
+        let climbs = text.split('/').any(|part| part == "..");
+        // From a directory a physical `cd` reached, a logical `..` climbs
+        // from the name bash keeps for it, which the text does not give.
+        let unplaced = !physical && climbs && self.cwd_resolved_later && !anchored;
+        if searched || unplaced || (self.cwd_lost && !anchored) {
             self.lose_place();
             return;
         }
         let doubted_before = self.cwd_doubt && !anchored;
-        self.cwd = resolve(text, self.cwd.as_deref(), self.ctx.home.as_deref());
+        let places = self.places_if_it_fails(anchored);
+        let home = self.ctx.home.as_deref();
+        self.cwd = if physical || (self.cwd_resolved_later && !anchored) {
+            Some(join_unresolved(text, self.cwd.as_deref(), home))
+        } else {
+            resolve(text, self.cwd.as_deref(), home)
+        };
+        self.cwd_resolved_later = physical || (self.cwd_resolved_later && !anchored);
+        self.cwd_or = places;
         self.cwd_lost = self.cwd.is_none();
         self.cd_seen = Some(doubted_before);
         self.cwd_doubt = true;
@@ -164,6 +300,9 @@ impl Scanner<'_> {
     pub(super) fn settle_cd(&mut self) {
         if let Some(doubted_before) = self.cd_seen.take() {
             self.cwd_doubt = doubted_before;
+            if doubted_before {
+                self.cwd_or = None;
+            }
         }
     }
 }
@@ -189,6 +328,31 @@ pub(super) fn resolve(text: &str, cwd: Option<&str>, home: Option<&str>) -> Opti
         _ => text.to_owned(),
     };
     Some(paths::normalize(&joined, home))
+}
+
+/// `text`, a directory, seen from `cwd` as [`resolve`] gives it, but with
+/// its `..` parts kept for the file system to resolve after the links
+/// before them (a physical `cd`): `.` and empty parts only are taken out.
+fn join_unresolved(text: &str, cwd: Option<&str>, home: Option<&str>) -> String {
+    let anchored = text.starts_with('/') || text == "~" || text.starts_with("~/");
+    let (base, rest) = match cwd {
+        _ if anchored => {
+            // The anchor as `resolve` spells it (`~` for the home).
+            let (root, rest) = match text.strip_prefix('~') {
+                Some(rest) => ("~".to_owned(), rest),
+                None => (paths::normalize("/", home), text),
+            };
+            (root, rest.to_owned())
+        }
+        Some(cwd) => (cwd.to_owned(), text.to_owned()),
+        None => (".".to_owned(), text.to_owned()),
+    };
+    let mut out = base.trim_end_matches('/').to_owned();
+    for part in rest.split('/').filter(|p| !p.is_empty() && *p != ".") {
+        out.push('/');
+        out.push_str(part);
+    }
+    if out.is_empty() { "/".to_owned() } else { out }
 }
 
 /// Why deleting everything under `dir` (a path, seen from `cwd`) would

@@ -1,20 +1,46 @@
-//! The shell's file descriptors besides stdin and stdout, as far as the
-//! command shows them: text a descriptor holds for reading (`3<<< '…'`,
-//! `3< <(…)`, `exec 3< file`), read back as code through its path
-//! (`bash /dev/fd/3`, `source /dev/fd/3`, `BASH_ENV=/dev/fd/3`) or as
-//! stdin (`sh <&3`); and the processes the shell's output goes into after
-//! `exec > >(cmd)` (stdout: everything it prints from then on, list by
-//! list) or `exec 3> >(cmd)` (what is written to descriptor 3: `>&3`,
-//! `> /dev/fd/3`), each walked when the shell ends with what it was fed.
-//! A descriptor set up for one command lasts for it; one set up by a bare
-//! `exec`, for the rest of the shell.
+//! The shell's file descriptors, as far as the command shows them.
+//!
+//! A descriptor open on a file: a write through a path that reopens it
+//! lands on the file. `exec 3<README.md; echo x > /dev/fd/3` writes
+//! README.md, although the descriptor was opened to read (the kernel opens
+//! the file anew, for writing). The paths that reopen one are `/dev/fd/N`,
+//! `/proc/self/fd/N` and `/dev/stdin`, `/dev/stdout`, `/dev/stderr`.
+//!
+//! What a descriptor holds for reading (`3<<< '…'`, `3< <(…)`, `exec 3<
+//! file`), read back as code through its path (`bash /dev/fd/3`, `source
+//! /dev/fd/3`, `BASH_ENV=/dev/fd/3`) or as stdin (`sh <&3`).
+//!
+//! And the processes the shell's output goes into after `exec > >(cmd)`
+//! (stdout: everything it prints from then on, list by list) or after
+//! `exec 3> >(cmd)` (what is written to descriptor 3: `>&3`, `>
+//! /dev/fd/3`), each walked when the shell ends with what it was fed.
+//!
+//! A descriptor is opened by a redirection: `exec`'s last for the rest of
+//! the shell, a command's own for that command (a group's, `{ …; } 3<f`,
+//! for the group). A subshell's are undone when it ends, with its place
+//! ([`crate::cwd`]). A descriptor the text does not open is the shell's
+//! own for 0, 1 and 2 (a terminal or pipe, harmless) and unknown above
+//! them.
 
 use brush_parser::ast::SubshellCommand;
 
-use crate::arg::Arg;
+use crate::arg::{Arg, Taint};
 use crate::flow::Flow;
 use crate::rule;
 use crate::scanner::Scanner;
+use crate::write_target::WriteDir;
+
+/// A descriptor the command opens: each file it can be open on (none for
+/// a here-document, a pipe or a process), where the shell stood when it
+/// opened it (a relative path is read from there), and the text it holds
+/// for reading when the command shows it.
+#[derive(Debug, Clone)]
+pub(super) struct Opened {
+    fd: i32,
+    files: Vec<Arg>,
+    dir: WriteDir,
+    text: Option<Flow>,
+}
 
 /// A process the shell's output on a descriptor goes into (`exec >
 /// >(sh)`), with what the shell wrote there since.
@@ -27,30 +53,111 @@ pub(super) struct Sink {
     pub level: usize,
 }
 
-/// The descriptor a path names: `/dev/fd/N`, `/proc/self/fd/N`,
-/// `/dev/stdin` (0), `/dev/stdout` (1), `/dev/stderr` (2).
-pub(super) fn descriptor_path(path: &str) -> Option<i32> {
-    match path {
+/// The descriptor `path` reopens, if it is one of the paths that do.
+pub(super) fn descriptor_of(path: &str) -> Option<i32> {
+    let number = match path {
         "/dev/stdin" => return Some(0),
         "/dev/stdout" => return Some(1),
         "/dev/stderr" => return Some(2),
-        _ => {}
+        _ => ["/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"]
+            .iter()
+            .find_map(|prefix| path.strip_prefix(prefix))?,
+    };
+    if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
     }
-    ["/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"]
-        .iter()
-        .find_map(|prefix| path.strip_prefix(prefix))
-        .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-        .and_then(|n| n.parse().ok())
+    number.parse().ok()
 }
 
 impl Scanner<'_> {
+    /// Descriptor `fd` now reads or writes `files` (each path it can be).
+    pub(super) fn open_descriptor(&mut self, fd: i32, files: Vec<Arg>) {
+        let dir = self.write_dir();
+        self.close_descriptor(fd);
+        self.descriptors.push(Opened {
+            fd,
+            files,
+            dir,
+            text: None,
+        });
+    }
+
+    /// Descriptor `fd` now holds `text` for reading (`3<<< '…'`, `3<
+    /// <(…)`; `3< file` keeps the file beside what it holds).
+    pub(super) fn hold_text(&mut self, fd: i32, text: Flow) {
+        match self.descriptors.iter_mut().rev().find(|o| o.fd == fd) {
+            Some(opened) => opened.text = Some(text),
+            None => {
+                let dir = self.write_dir();
+                self.descriptors.push(Opened {
+                    fd,
+                    files: Vec::new(),
+                    dir,
+                    text: Some(text),
+                });
+            }
+        }
+    }
+
+    /// `N>&M`, `N<&M`: descriptor `fd` is now what `from` is; `N>&-`
+    /// (`from` `None`) closes it.
+    pub(super) fn copy_descriptor(&mut self, fd: i32, from: Option<i32>) {
+        let copied = from.and_then(|from| self.descriptors.iter().find(|o| o.fd == from).cloned());
+        self.close_descriptor(fd);
+        if let Some(opened) = copied {
+            self.descriptors.push(Opened { fd, ..opened });
+        }
+    }
+
+    /// Descriptor `fd` no longer names a file the text knows (closed, or
+    /// a here-document, a pipe, a process).
+    pub(super) fn close_descriptor(&mut self, fd: i32) {
+        self.descriptors.retain(|o| o.fd != fd);
+    }
+
+    /// What the descriptors are, to hand back with [`Self::restore_descriptors`]
+    /// when what opened them ends.
+    pub(super) fn save_descriptors(&self) -> Vec<Opened> {
+        self.descriptors.clone()
+    }
+
+    pub(super) fn restore_descriptors(&mut self, saved: Vec<Opened>) {
+        self.descriptors = saved;
+    }
+
+    /// Where a write of `target` lands, and from where a relative path is
+    /// read: the file a reopened descriptor was opened on, a target the
+    /// text cannot know for a descriptor above 2 it did not open, else
+    /// `target` itself where the shell stands.
+    pub(super) fn landing(&self, target: &Arg) -> Vec<(Arg, WriteDir)> {
+        let here = || vec![(target.clone(), self.write_dir())];
+        let Some(fd) = target.exact_text().and_then(descriptor_of) else {
+            return here();
+        };
+        match self.descriptors.iter().find(|o| o.fd == fd) {
+            Some(opened) => opened
+                .files
+                .iter()
+                .map(|f| (f.clone(), opened.dir.clone()))
+                .collect(),
+            None if fd <= 2 => here(),
+            None => vec![(
+                Arg::unknown(
+                    &format!("{} (a descriptor the command does not open)", target.text),
+                    Taint::default(),
+                ),
+                self.write_dir(),
+            )],
+        }
+    }
+
     /// What descriptor `fd` holds for reading, where the command set it.
     pub(super) fn descriptor_text(&self, fd: i32) -> Option<Flow> {
         self.descriptors
             .iter()
             .rev()
-            .find(|(n, _)| *n == fd)
-            .map(|(_, flow)| flow.clone())
+            .find(|o| o.fd == fd)
+            .and_then(|o| o.text.clone())
     }
 
     /// A shell running the code in descriptor `fd` (`bash /dev/fd/3`,
@@ -110,13 +217,16 @@ mod tests {
     use crate::scanner::Context;
 
     #[test]
-    fn descriptor_paths() {
-        assert_eq!(descriptor_path("/dev/fd/3"), Some(3));
-        assert_eq!(descriptor_path("/proc/self/fd/0"), Some(0));
-        assert_eq!(descriptor_path("/dev/stdin"), Some(0));
-        assert_eq!(descriptor_path("/dev/fd/"), None);
-        assert_eq!(descriptor_path("/dev/fd/3x"), None);
-        assert_eq!(descriptor_path("./fd/3"), None);
+    fn paths_that_reopen_a_descriptor() {
+        assert_eq!(descriptor_of("/dev/fd/3"), Some(3));
+        assert_eq!(descriptor_of("/proc/self/fd/10"), Some(10));
+        assert_eq!(descriptor_of("/proc/thread-self/fd/4"), Some(4));
+        assert_eq!(descriptor_of("/dev/stdout"), Some(1));
+        assert_eq!(descriptor_of("/dev/stdin"), Some(0));
+        assert_eq!(descriptor_of("/dev/fd/"), None);
+        assert_eq!(descriptor_of("/dev/fd/3/x"), None);
+        assert_eq!(descriptor_of("/dev/null"), None);
+        assert_eq!(descriptor_of("/proc/1/fd/3"), None);
     }
 
     fn judged(command: &str) -> (Decision, Vec<&'static str>) {

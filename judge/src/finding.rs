@@ -106,6 +106,10 @@ pub struct Judgement {
     /// the main-merge gate, which in a session nobody watches only the
     /// operator may do.
     pub answers_gate: bool,
+    /// The command runs `voyage-helper trek …` (any subcommand), however
+    /// the helper is reached: while a step is fenced such a call works only
+    /// on its own, outside the fence (see the hook).
+    pub runs_trek: bool,
 }
 
 impl Judgement {

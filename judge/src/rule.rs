@@ -98,7 +98,7 @@ rules! {
         "shutdown, reboot, halt, poweroff, init 0/6 and systemctl poweroff/reboot/halt.",
         "Stop only the process you started (kill PID), or ask a person to restart the machine.";
     FORK_BOMB: "fork-bomb", Block, "Fork bomb",
-        "A function that calls itself through a pipe or in the background, such as :(){ :|:& };:, or a one-line program that forks in a loop without end (perl -e 'fork while 1').",
+        "A function that calls itself through a pipe or in the background, such as :(){ :|:& };:, unless a counter, a shrinking argument list or a directory listing bounds the recursion and it runs one copy at a time ([ $1 -gt 0 ] && f $(( $1 - 1 )) &), or a one-line program that forks in a loop without end (perl -e 'fork while 1').",
         "Bound the work: a loop with a fixed count, or xargs -P N for parallelism.";
     CRON: "cron-persistence", Block, "Persistence via cron",
         "crontab -e, installing or removing a crontab, and any write under /etc/cron*, /etc/anacrontab or /var/spool/cron.",
@@ -115,6 +115,9 @@ rules! {
     GIT_HOOKS: "git-hooks-write", Block, "Git hook injection",
         "Writing into .git/hooks/, where git runs any file it finds as code on the next commit, checkout or push.",
         "Keep hooks as versioned files in the repository (e.g. scripts/hooks/) and let a person install them.";
+    GIT_CONFIG: "git-config-write", Block, "Git configuration injection",
+        "Writing, moving or deleting a git configuration file with a shell command or a file tool: .git/config (and a submodule's or worktree's under .git/), ~/.gitconfig, ~/.config/git/config, $XDG_CONFIG_HOME/git/config, /etc/gitconfig, or .gitmodules; their keys make git run programs (core.fsmonitor, core.sshCommand, filters, aliases) as surely as a hook.",
+        "Set a plain option with git config NAME VALUE, or tell the person which setting the project needs.";
     CREDENTIALS: "credentials-write", Block, "Credential store modification",
         "Writing, moving or deleting anything under ~/.ssh, ~/.aws or ~/.gnupg.",
         "Leave credential stores to a person; read keys through the tools that own them (ssh-agent, aws configure).";
@@ -125,13 +128,16 @@ rules! {
         "Writing to a shell startup file: ~/.bashrc, ~/.bash_profile, ~/.profile, ~/.zshrc, ~/.zshenv, /etc/profile and their kin.",
         "Put the setting in a project script (scripts/env.sh) and tell the person to source it.";
     CLAUDE_CONFIG: "claude-config-write", Block, "Agent infrastructure self-modification",
-        "Writing to .claude/settings.json, .claude/settings.local.json or anything under .claude/hooks/.",
+        "Writing to .claude/settings.json, .claude/settings.local.json, anything under .claude/hooks/ (creating the directory included), or anything under ~/.claude/plugins/, where Claude Code keeps its installed plugins and their hooks.",
         "Propose the settings change to the person instead of making it.";
+    GUARD_FILES: "guard-files-write", Block, "Guard self-modification",
+        "Writing, moving or deleting the Voyage plugin's own files ($CLAUDE_PLUGIN_ROOT: the hooks file, the launcher, the pinned checksums) or its data directory ($CLAUDE_PLUGIN_DATA or $VOYAGE_DATA_DIR, where the launcher installs the voyage-helper binary that judges these commands).",
+        "Leave the guard's files alone; if it refuses something the work needs, tell the person, who can change the plugin or run the command themselves.";
     UNSCANNABLE: "unscannable", Block, "Command that cannot be checked",
         "A command the shell parser rejects, or one nested or sized beyond what the scanner checks, so what it would run is unknown.",
         "Split the command into plain, separate steps without deep nesting.";
     DEPENDENCY_CHANGE: "dependency-change", Warn, "Dependency changes during execution",
-        "Adding or removing dependencies: npm/pnpm/yarn/bun install or add with packages, pip install, cargo add, go get, poetry add, uv add, gem install.",
+        "Adding dependencies: npm/pnpm/yarn/bun install or add with packages, pip install, cargo add, go get, poetry add, uv add, gem install (removing one, npm uninstall or pip uninstall, brings no new code in and does not warn).",
         "Make dependency changes a planned step of their own, with the manifest and lock file in its Files: list.";
     GIT_FORCE_PUSH: "git-force-push", Warn, "History rewrite",
         "git push --force, -f, --force-with-lease, --force-if-includes, --mirror or a +refspec, which overwrites the remote branch (a lease only checks that nobody pushed since).",
@@ -143,7 +149,7 @@ rules! {
         "git clean -f, which deletes untracked files with no way back.",
         "Look first with git clean -n, then delete the paths by name.";
     FIND_DELETE: "find-delete", Warn, "Bulk delete by search",
-        "find ... -delete, which deletes everything the expression matches without asking.",
+        "find ... -delete, which deletes everything the expression matches without asking; inside the project, matched by name (find . -name '*.pyc' -delete), it is fine.",
         "Run the same find with -print first and check the list.";
     OPAQUE: "opaque-command", Warn, "Command computed at run time",
         "A command name, shell script text or piped input that is only known when the command runs ($VAR, $(...), unknown output fed to a shell), so it could not be checked.",

@@ -58,6 +58,19 @@ pub(super) struct Scanner<'c> {
     /// known, as with [`Self::cwd_lost`]; the rules that need a place read
     /// [`Self::cwd`], the likelier one.
     pub cwd_doubt: bool,
+    /// While [`Self::cwd_doubt`]: the other places the shell may be in
+    /// (each as [`Self::cwd`] is spelled, `None` the project), where a
+    /// `cd` that may have failed leaves it; `None` when the text does not
+    /// say ([`crate::cwd`]).
+    pub cwd_or: Option<Vec<Option<String>>>,
+    /// `set -P` (`set -o physical`) is on: a `cd` resolves links before
+    /// `..`, as `cd -P` does ([`crate::cwd`]).
+    pub physical: bool,
+    /// [`Self::cwd`] was reached by a physical `cd`: it is a path for the
+    /// file system to resolve (`./src/..`, links before `..`), not the
+    /// directory's logical name, so a logical `..` from it cannot be
+    /// placed.
+    pub cwd_resolved_later: bool,
     /// `pushd`'s directory stack, the top last.
     pub dir_stack: Vec<Option<String>>,
     /// The last `cd` of the pipeline being walked, and whether the shell's
@@ -67,10 +80,17 @@ pub(super) struct Scanner<'c> {
     /// `wget -O f`, `curl … > f`), so running one later is running the
     /// download ([`crate::call`]).
     pub downloaded: Vec<String>,
+    /// Links the command made earlier: where each sits and where it leads,
+    /// normalized ([`crate::cwd::resolve`]), so a write through one is
+    /// judged where it lands.
+    pub links: Vec<(String, String)>,
     /// Files the command wrote earlier, with the text written when it is
     /// known (`echo 'rm -rf /' > x.sh`), so that running one later is
     /// judged as running that text ([`crate::call`]).
     pub written: Vec<(String, Option<String>)>,
+    /// The descriptors the command opened, on files or on text
+    /// ([`crate::descriptors`]).
+    pub descriptors: Vec<crate::descriptors::Opened>,
     /// File descriptors opened on a network socket (`exec 3<>/dev/tcp/…`),
     /// so reading one (`<&3`) is reading the network.
     pub sockets: Vec<i32>,
@@ -89,9 +109,6 @@ pub(super) struct Scanner<'c> {
     /// The processes `exec` made of the shell's output on a descriptor,
     /// innermost last ([`crate::descriptors`]).
     pub sinks: Vec<crate::descriptors::Sink>,
-    /// What descriptors other than stdin hold for reading, last set last
-    /// ([`crate::descriptors`]).
-    pub descriptors: Vec<(i32, Flow)>,
     /// How many lists deep the walk is.
     pub list_depth: usize,
 }
@@ -109,10 +126,15 @@ impl<'c> Scanner<'c> {
             cwd: None,
             cwd_lost: false,
             cwd_doubt: false,
+            cwd_or: Some(Vec::new()),
+            physical: false,
+            cwd_resolved_later: false,
             dir_stack: Vec::new(),
             cd_seen: None,
             downloaded: Vec::new(),
+            links: Vec::new(),
             written: Vec::new(),
+            descriptors: Vec::new(),
             sockets: Vec::new(),
             vars: Vars::default(),
             defined: Vec::new(),
@@ -121,7 +143,6 @@ impl<'c> Scanner<'c> {
             rebound: Vec::new(),
             integers: Vec::new(),
             sinks: Vec::new(),
-            descriptors: Vec::new(),
             list_depth: 0,
         }
     }
@@ -204,16 +225,25 @@ impl<'c> Scanner<'c> {
     /// that fails to parse, or whose commands merely warn, adds nothing
     /// (nesting past the caps still blocks).
     pub(super) fn blocks_only(&mut self, text: &str, via: &str) {
+        // Nor does it write: `(( x > 5 ))` read as code would write `5`.
+        self.blocks_only_writing(text, via, false);
+    }
+
+    /// [`Self::blocks_only`], keeping the writes of the code when
+    /// `writes` (the text is code that runs, not text read as code in
+    /// case it is).
+    fn blocks_only_writing(&mut self, text: &str, via: &str, writes: bool) {
         // The spaces around `$(( … ))`'s content are no part of the code; a
         // here-document's closing line with one after it would not parse.
         let text = text.trim();
         if parse::parse(text).is_err() {
             return;
         }
-        // Nor does it write: `(( x > 5 ))` read as code would write `5`.
-        let writes = self.judgement.writes.len();
+        let written = self.judgement.writes.len();
         self.blocks_from(|s| s.nested(text, via, &Flow::inherited()));
-        self.judgement.writes.truncate(writes);
+        if !writes {
+            self.judgement.writes.truncate(written);
+        }
     }
 
     /// Every write into the kernel's controls (`/proc/sysrq-trigger`,
@@ -247,7 +277,8 @@ impl<'c> Scanner<'c> {
     /// runs when it expands `text` as it expands a double-quoted word (a
     /// prompt, an arithmetic operand, `ENV`): read as the body of an
     /// unquoted here-document, which bash expands the same way. Only blocks
-    /// count, as for [`Self::blocks_only`].
+    /// count, as for [`Self::blocks_only`]; what the substitutions write is
+    /// written (`x='$(touch f)'; echo ${x@P}` writes f).
     pub(super) fn substitutions_in(&mut self, text: &str, via: &str) {
         if !text.contains(['$', '`']) {
             return;
@@ -256,7 +287,7 @@ impl<'c> Scanner<'c> {
         while text.contains(&end) {
             end.push('_');
         }
-        self.blocks_only(&format!(": <<{end}\n{text}\n{end}\n"), via);
+        self.blocks_only_writing(&format!(": <<{end}\n{text}\n{end}\n"), via, true);
     }
 
     /// Judges a whole top-level command.

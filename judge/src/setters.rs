@@ -82,7 +82,7 @@ impl Scanner<'_> {
                 }
                 // A descriptor (`/dev/stdin`, `/dev/fd/3`) is read by the
                 // shell that starts, with the descriptors it is given.
-                None if crate::descriptors::descriptor_path(&value.text).is_some() => {}
+                None if crate::descriptors::descriptor_of(&value.text).is_some() => {}
                 None => {
                     let argv = [Arg::literal(name), value.clone()];
                     self.source(&argv, std::slice::from_ref(value), &Flow::inherited());

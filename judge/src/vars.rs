@@ -126,6 +126,24 @@ impl Vars {
         self.values.get(name).map(Vec::as_slice)
     }
 
+    /// Takes out what `name` holds (`None`: never set), to [`Self::put`]
+    /// back later.
+    pub(super) fn take(&mut self, name: &str) -> Option<Vec<Value>> {
+        self.values.remove(name)
+    }
+
+    /// Puts back what [`Self::take`] took out.
+    pub(super) fn put(&mut self, name: &str, values: Option<Vec<Value>>) {
+        match values {
+            Some(values) => {
+                self.values.insert(name.to_owned(), values);
+            }
+            None => {
+                self.values.remove(name);
+            }
+        }
+    }
+
     /// Records `name = each of values` (`+=` when `append`).
     pub(super) fn assign(&mut self, name: &str, values: Vec<Value>, append: bool) {
         if values.is_empty() {

@@ -152,6 +152,7 @@ impl Scanner<'_> {
             return Flow::empty();
         };
         self.cd_seen = None;
+        let start = self.start();
         let mut out = walk(self, first, stdin);
         let mut moved = self.cd_seen.is_some();
         // What follows `&&` or `||` may not run.
@@ -168,7 +169,7 @@ impl Scanner<'_> {
                 // the shell may be anywhere the list has been.
                 self.cd_seen = None;
                 if moved {
-                    self.cwd_doubt = true;
+                    self.may_be_back(&start);
                 }
             }
             certain &= and;
@@ -179,7 +180,7 @@ impl Scanner<'_> {
         // After the list, a `cd` in it may or may not have happened.
         self.cd_seen = None;
         if moved {
-            self.cwd_doubt = true;
+            self.may_be_back(&start);
         }
         out
     }
@@ -224,9 +225,12 @@ impl Scanner<'_> {
         match command {
             Command::Simple(simple) => self.simple(simple, stdin),
             Command::Compound(compound, redirects) => {
+                // A group's descriptors are its own (`{ …; } 3<f`).
+                let saved = self.save_descriptors();
                 let (stdin, into) = self.redirect_list(redirects.as_ref(), "", stdin);
                 let out = self.compound(compound, &stdin);
                 self.feed_processes(into, &out);
+                self.restore_descriptors(saved);
                 out
             }
             Command::Function(definition) => {
@@ -248,8 +252,10 @@ impl Scanner<'_> {
             }
             Command::ExtendedTest(test, redirects) => {
                 self.test_expr(&test.expr);
+                let saved = self.save_descriptors();
                 let (_, into) = self.redirect_list(redirects.as_ref(), "[[", stdin);
                 self.feed_processes(into, &Flow::empty());
+                self.restore_descriptors(saved);
                 Flow::empty()
             }
         }
@@ -263,12 +269,14 @@ impl Scanner<'_> {
         let FunctionBody(body, redirects) = body;
         self.functions.push(name.to_owned());
         let outer = std::mem::replace(&mut self.fanned_out, false);
+        let saved = self.save_descriptors();
         let (stdin, into) = self.redirect_list(redirects.as_ref(), "", &Flow::inherited());
         let maybe = usize::from(!runs);
         self.vars.branching += maybe;
         let out = self.compound(body, &stdin);
         self.feed_processes(into, &out);
         self.vars.branching -= maybe;
+        self.restore_descriptors(saved);
         self.fanned_out = outer;
         self.functions.pop();
         out
@@ -284,7 +292,10 @@ impl Scanner<'_> {
             .rev()
             .find(|(n, _)| n == name)
             .map(|(_, body)| body.clone())?;
-        let depth = self.functions.iter().filter(|f| *f == name).count();
+        // Counted on the nesting trail, which substitutions keep (a call
+        // through `$(f …)` is as deep as a direct one).
+        let marker = format!("{name}()");
+        let depth = self.via.iter().filter(|v| **v == marker).count();
         if depth >= MAX_FUNCTION_DEPTH || self.function_calls >= MAX_FUNCTION_CALLS {
             return Some(Flow::unknown());
         }
@@ -294,9 +305,19 @@ impl Scanner<'_> {
             args: args.to_vec(),
         };
         let outer = self.vars.positional.replace(positional);
-        let out = self.inside(&format!("{name}()"), |s| s.function_body(name, &body, true));
+        let out = self.inside(&marker, |s| s.function_body(name, &body, true));
         self.vars.positional = outer;
         Some(out)
+    }
+
+    /// Whether the function `name` (the last definition of it) recurses
+    /// only in a bounded way ([`fork_bomb::bounded`]).
+    fn bounded_recursion(&self, name: &str) -> bool {
+        self.defined
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .is_some_and(|(_, body)| fork_bomb::bounded(name, body))
     }
 
     fn test_expr(&mut self, expr: &ExtendedTestExpr) {
@@ -454,10 +475,10 @@ impl Scanner<'_> {
                         s.inside(">(...)", |s| s.list(&subshell.list, &Flow::unknown()))
                     });
                 }
-                Some(
-                    Redirect::Socket | Redirect::DescriptorInput(..) | Redirect::ToDescriptor(_),
-                )
-                | None => {}
+                // `{ bash /dev/fd/3; } 3<<< '…'`: the group's own, undone
+                // after it by the caller.
+                Some(Redirect::DescriptorInput(fd, flow)) => self.hold_text(fd, flow),
+                Some(Redirect::Socket | Redirect::ToDescriptor(_)) | None => {}
             }
         }
         (stdin, into)
@@ -496,6 +517,11 @@ impl Scanner<'_> {
                             .filter_map(|fields| fields.into_iter().next())
                             .collect();
                         let arg = targets.first().cloned().unwrap_or_default();
+                        let reads = matches!(
+                            kind,
+                            IoFileRedirectKind::Read | IoFileRedirectKind::ReadAndWrite
+                        );
+                        self.opened(fd.unwrap_or(if reads { 0 } else { 1 }), &targets);
                         if is_socket(&arg.text)
                             && let Some(fd) = fd.filter(|fd| *fd > 2)
                             && !self.sockets.contains(&fd)
@@ -511,7 +537,16 @@ impl Scanner<'_> {
                             }
                         }
                     }
-                    IoFileRedirectTarget::Fd(_) => None,
+                    IoFileRedirectTarget::Fd(from) => {
+                        let input = matches!(kind, IoFileRedirectKind::DuplicateInput);
+                        self.copy_descriptor(fd.unwrap_or(if input { 0 } else { 1 }), Some(*from));
+                        // `<&3`: stdin is what descriptor 3 holds.
+                        if input && reads_stdin(fd) {
+                            self.descriptor_text(*from).map(Redirect::Input)
+                        } else {
+                            None
+                        }
+                    }
                     IoFileRedirectTarget::Duplicate(word)
                         if matches!(kind, IoFileRedirectKind::DuplicateOutput)
                             && fd.is_none_or(|fd| fd == 1) =>
@@ -528,10 +563,15 @@ impl Scanner<'_> {
                             .filter_map(|fields| fields.into_iter().next())
                             .collect();
                         let socket = variants.iter().any(|t| is_socket(&t.text));
+                        self.duplicated(1, &variants);
                         let files: Vec<Arg> = variants
                             .into_iter()
                             .filter(|t| !(t.exact && names_descriptor(&t.text)))
                             .collect();
+                        if !files.is_empty() {
+                            self.opened(1, &files);
+                            self.opened(2, &files);
+                        }
                         let descriptor = || {
                             let word = word.value.trim_end_matches('-');
                             word.parse::<i32>().ok().map(Redirect::ToDescriptor)
@@ -557,10 +597,14 @@ impl Scanner<'_> {
                                 .ok()
                                 .and_then(|n| self.descriptor_text(n)) =>
                     {
+                        let target = self.expand(&word.value);
+                        self.duplicated(0, &target);
                         Some(Redirect::Input(flow))
                     }
                     IoFileRedirectTarget::Duplicate(word) => {
                         let target = self.expand(&word.value);
+                        let input = matches!(kind, IoFileRedirectKind::DuplicateInput);
+                        self.duplicated(fd.unwrap_or(if input { 0 } else { 1 }), &target);
                         let socket_fd = |t: &Arg| {
                             t.exact_text()
                                 .and_then(|n| n.parse::<i32>().ok())
@@ -571,23 +615,30 @@ impl Scanner<'_> {
                             .any(|t| is_socket(&t.text) || socket_fd(t))
                             .then_some(Redirect::Socket)
                     }
-                    IoFileRedirectTarget::ProcessSubstitution(kind, subshell) => match kind {
-                        ProcessSubstitutionKind::Read => {
-                            let flow = self.subshell(|s| {
-                                s.inside("<(...)", |s| s.list(&subshell.list, &Flow::inherited()))
-                            });
-                            Some(match fd {
-                                Some(fd) if *fd != 0 => Redirect::DescriptorInput(*fd, flow),
-                                _ => Redirect::Input(flow),
-                            })
+                    IoFileRedirectTarget::ProcessSubstitution(kind, subshell) => {
+                        let reads = matches!(kind, ProcessSubstitutionKind::Read);
+                        self.close_descriptor(fd.unwrap_or(if reads { 0 } else { 1 }));
+                        match kind {
+                            ProcessSubstitutionKind::Read => {
+                                let flow = self.subshell(|s| {
+                                    s.inside("<(...)", |s| {
+                                        s.list(&subshell.list, &Flow::inherited())
+                                    })
+                                });
+                                Some(match fd {
+                                    Some(fd) if *fd != 0 => Redirect::DescriptorInput(*fd, flow),
+                                    _ => Redirect::Input(flow),
+                                })
+                            }
+                            ProcessSubstitutionKind::Write => {
+                                Some(Redirect::IntoProcess(*fd, subshell.clone()))
+                            }
                         }
-                        ProcessSubstitutionKind::Write => {
-                            Some(Redirect::IntoProcess(*fd, subshell.clone()))
-                        }
-                    },
+                    }
                 }
             }
             IoRedirect::HereDocument(fd, doc) => {
+                self.close_descriptor(fd.unwrap_or(0));
                 let body = self.expand_heredoc(&doc.doc.value, doc.requires_expansion);
                 let flow = if body.exact {
                     Flow::literal(body.text)
@@ -600,6 +651,7 @@ impl Scanner<'_> {
                 })
             }
             IoRedirect::HereString(fd, word) => {
+                self.close_descriptor(fd.unwrap_or(0));
                 // Each value the word can have is a line of the text.
                 let variants = self.expand_all(&word.value);
                 let words = || variants.iter().flatten();
@@ -630,8 +682,43 @@ impl Scanner<'_> {
                 } else {
                     Write::Replace
                 };
+                self.opened(1, &targets);
+                self.opened(2, &targets);
                 Some(Redirect::Write(targets, write))
             }
+        }
+    }
+
+    /// A redirection opened descriptor `fd` on `targets` (each word it
+    /// can be): a file, or another descriptor reopened (`4</dev/fd/3`).
+    fn opened(&mut self, fd: i32, targets: &[Arg]) {
+        let reopened = targets
+            .iter()
+            .find_map(|t| t.exact_text().and_then(crate::descriptors::descriptor_of));
+        match reopened {
+            Some(from) => self.copy_descriptor(fd, Some(from)),
+            None => self.open_descriptor(fd, targets.to_vec()),
+        }
+    }
+
+    /// `fd>&WORD`, `fd<&WORD`: a copy of the descriptor WORD names
+    /// (`3>&1`, `3<&5-` which also closes 5), or `fd` closed (`3>&-`); a
+    /// word the text does not give leaves `fd` unknown.
+    fn duplicated(&mut self, fd: i32, words: &[Arg]) {
+        let Some(word) = words.first().filter(|w| w.exact) else {
+            self.close_descriptor(fd);
+            return;
+        };
+        let moved = word.text.strip_suffix('-');
+        let digits = moved.unwrap_or(&word.text);
+        match digits.parse::<i32>() {
+            Ok(from) if names_descriptor(&word.text) && !digits.is_empty() => {
+                self.copy_descriptor(fd, Some(from));
+                if moved.is_some() {
+                    self.close_descriptor(from);
+                }
+            }
+            _ => self.close_descriptor(fd),
         }
     }
 
@@ -710,15 +797,41 @@ impl Scanner<'_> {
         // Each command line the words can make, built word by word.
         let mut lines: Vec<Vec<Arg>> = vec![Vec::new()];
         let mut redirects = Vec::new();
-        // `X=v cmd` sets X for cmd alone; a later use may not see it.
-        let scoped = usize::from(command.word_or_name.is_some());
+        // A command's redirections open descriptors for it alone; `exec`'s
+        // without a command, for the rest of the shell.
+        let descriptors = self.save_descriptors();
+        // `X=v cmd` sets X for cmd alone: cmd sees v, what comes after may
+        // not (and the words of the line are expanded before it is set).
+        let scoped = command.word_or_name.is_some();
+        let mut for_the_command: Vec<(String, Option<Vec<Value>>)> = Vec::new();
         let prefix = command.prefix.iter().flat_map(|p| p.0.iter());
         for item in prefix {
             match item {
                 CommandPrefixOrSuffixItem::AssignmentWord(assignment, _) => {
-                    self.vars.branching += scoped;
-                    self.assignment(assignment);
-                    self.vars.branching -= scoped;
+                    match (&assignment.name, scoped) {
+                        (AssignmentName::VariableName(name), true) => {
+                            let name = self.nameref_target(name);
+                            let before = self.vars.take(&name);
+                            let outer = self.vars.branching;
+                            self.vars.branching = 0;
+                            self.vars.put(&name, before.clone());
+                            self.assignment(assignment);
+                            self.vars.branching = outer;
+                            let certain = self.vars.take(&name);
+                            self.vars.put(&name, before);
+                            if let Some(values) = certain.clone() {
+                                self.vars.branching += 1;
+                                self.vars.assign(&name, values, false);
+                                self.vars.branching -= 1;
+                            }
+                            for_the_command.push((name, certain));
+                        }
+                        (_, scoped) => {
+                            self.vars.branching += usize::from(scoped);
+                            self.assignment(assignment);
+                            self.vars.branching -= usize::from(scoped);
+                        }
+                    }
                 }
                 other => self.item(other, &mut lines, &mut redirects),
             }
@@ -740,7 +853,6 @@ impl Scanner<'_> {
         let mut into_process = Vec::new();
         let mut arguments = Vec::new();
         let mut to_descriptors = Vec::new();
-        let descriptors = self.descriptors.len();
         let mut socket = false;
         let mut writes = Vec::new();
         for redirect in redirects {
@@ -772,7 +884,7 @@ impl Scanner<'_> {
                 }
                 Redirect::IntoProcess(_, subshell) => into_process.push(subshell),
                 Redirect::ProcessArgument(subshell) => arguments.push(subshell),
-                Redirect::DescriptorInput(fd, flow) => self.descriptors.push((fd, flow)),
+                Redirect::DescriptorInput(fd, flow) => self.hold_text(fd, flow),
                 Redirect::ToDescriptor(fd) => to_descriptors.push(fd),
             }
         }
@@ -787,15 +899,23 @@ impl Scanner<'_> {
         let out = if bare_exec {
             Flow::empty()
         } else {
+            let mut after: Vec<(String, Option<Vec<Value>>)> = Vec::new();
+            for (name, certain) in for_the_command {
+                after.push((name.clone(), self.vars.take(&name)));
+                self.vars.put(&name, certain);
+            }
             let out = self.run_lines(&lines, &input);
+            for (name, values) in after {
+                self.vars.put(&name, values);
+            }
             // A descriptor opened for one command closes after it.
-            self.descriptors.truncate(descriptors);
+            self.restore_descriptors(descriptors);
             out
         };
         // `>&3`, `> /dev/fd/3`: into the process `exec 3> >(…)` made.
         let written_fds = writes
             .iter()
-            .filter_map(|w| w.exact_text().and_then(crate::descriptors::descriptor_path));
+            .filter_map(|w| w.exact_text().and_then(crate::descriptors::descriptor_of));
         for fd in to_descriptors.into_iter().chain(written_fds) {
             if fd != 1 {
                 self.feed_descriptor(fd, &out);
@@ -859,6 +979,7 @@ impl Scanner<'_> {
             if let Some(name) = argv.first().and_then(Arg::exact_text)
                 && self.functions.iter().any(|f| f == name)
                 && self.fanned_out
+                && !self.bounded_recursion(name)
             {
                 self.report(&crate::rule::FORK_BOMB, argv, fork_bomb::detail(name));
             }

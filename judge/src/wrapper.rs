@@ -121,7 +121,6 @@ const WATCH: Spec = Spec::new(
     &[("interval", true), ("exec", false), ("differences", false)],
 )
 .posix();
-const SCRIPT: Spec = Spec::new("cEIOBTm", &[("command", true), ("log-out", true)]).posix();
 const SSH: Spec = Spec::new("BbcDEeFIiJLlmOopQRSWw", &[]).posix();
 const STRACE: Spec = Spec::new("abeEIOoPpSsUuX", &[("output", true), ("signal", true)]).posix();
 const PKEXEC: Spec = Spec::new("", &[("user", true), ("disable-internal-agent", false)]).posix();
@@ -466,7 +465,8 @@ pub(super) fn unwrap(name: &str, args: &[Arg]) -> Option<Inner> {
             }
         }
         "script" => {
-            let p = getopt::parse(args, &SCRIPT);
+            // Options may follow the file: `script -q log -c CMD`.
+            let p = getopt::parse(args, &crate::checks::SCRIPT);
             match p.values(Some('c'), Some("command")).first() {
                 Some(code) => Inner::Code(vec![code_arg(args, code)]),
                 None => Inner::Nothing,

@@ -23,6 +23,10 @@ pub enum WriteDir {
     Moved(String),
     /// Somewhere the text does not say (`cd "$DIR"`, `cd -`).
     Unknown,
+    /// A `cd` before it may have failed (`cd src; echo x > f`): the first
+    /// of these places if it succeeded, else one of the others (each
+    /// [`Self::Call`] or [`Self::Moved`]).
+    InDoubt(Vec<WriteDir>),
 }
 
 /// One path a command would write.
@@ -44,6 +48,12 @@ pub struct WriteTarget {
     /// what the link points to, so that a link made during a step to a
     /// file outside its Files can be refused. `None` for every other write.
     pub link: Option<Link>,
+    /// `path` is `DIR/.git` for the directory DIR a git command runs in:
+    /// what it writes is the git directory of the repository holding DIR,
+    /// found as git finds it (the nearest `.git` at or above DIR, a
+    /// `gitdir:` file followed), which only the file system can say
+    /// (`cd src && git add a.rs` writes the top's `.git`, not `src/.git`).
+    pub git_dir: bool,
 }
 
 /// What a link made by a command points to.
@@ -83,6 +93,7 @@ impl WriteTarget {
             dir: WriteDir::Call,
             kind: WriteKind::Write,
             link: None,
+            git_dir: false,
         }
     }
 
@@ -110,32 +121,63 @@ impl From<Write> for WriteKind {
             Write::Replace | Write::Append | Write::Modify => Self::Write,
             Write::Remove => Self::Remove,
             Write::Create => Self::Create,
+            // A tree's attributes: everything under it changes.
+            Write::Attributes { tree: true } => Self::Remove,
+            Write::Attributes { tree: false } => Self::Write,
         }
     }
 }
 
 impl Scanner<'_> {
-    /// Records that the command writes `target` (a word) this way.
+    /// Where the shell stands for a write made now.
+    pub(super) fn write_dir(&self) -> WriteDir {
+        let at = |cwd: &Option<String>| cwd.clone().map_or(WriteDir::Call, WriteDir::Moved);
+        if self.cwd_lost {
+            return WriteDir::Unknown;
+        }
+        if !self.cwd_doubt {
+            return at(&self.cwd);
+        }
+        match &self.cwd_or {
+            Some(others) if !others.is_empty() => {
+                WriteDir::InDoubt(std::iter::once(&self.cwd).chain(others).map(at).collect())
+            }
+            _ => WriteDir::Unknown,
+        }
+    }
+
+    /// Records that the command writes `target` (a word) this way: the
+    /// file a descriptor path (`/dev/fd/3`) reopens, where it names one
+    /// ([`Scanner::landing`]).
     pub(super) fn record_write(&mut self, target: &Arg, write: Write) {
-        let dir = if self.cwd_lost || self.cwd_doubt {
-            WriteDir::Unknown
-        } else {
-            self.cwd.clone().map_or(WriteDir::Call, WriteDir::Moved)
-        };
-        self.judgement.writes.push(WriteTarget {
-            path: known_path(target).map(str::to_owned),
-            spelled: target.text.clone(),
-            glob: target.glob,
-            dir,
-            kind: write.into(),
-            link: None,
-        });
+        for (target, dir) in self.landing(target) {
+            self.judgement.writes.push(WriteTarget {
+                path: known_path(&target).map(str::to_owned),
+                spelled: target.text.clone(),
+                glob: target.glob,
+                dir,
+                kind: write.into(),
+                link: None,
+                git_dir: false,
+            });
+        }
     }
 
     /// Marks the write recorded last as a link the command makes there.
     pub(super) fn record_link(&mut self, link: Link) {
         if let Some(last) = self.judgement.writes.last_mut() {
             last.link = Some(link);
+        }
+    }
+
+    /// Marks the write recorded last as a write of the git directory of
+    /// the repository its directory is in ([`WriteTarget::git_dir`]), made
+    /// by the git command `words` (what a message names, as `.git` alone
+    /// says little).
+    pub(super) fn record_git_dir(&mut self, words: &[Arg]) {
+        if let Some(last) = self.judgement.writes.last_mut() {
+            last.git_dir = true;
+            last.spelled = crate::arg::display(words);
         }
     }
 }

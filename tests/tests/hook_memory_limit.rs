@@ -173,10 +173,16 @@ fn a_command_too_deep_for_the_memory_left_is_denied_not_let_through() {
         Reply::Allowed
     );
     // Under 200 MiB the scan gets a 64 MiB stack, which this command
-    // overflows: the overflow itself (SIGSEGV on the guard page) is caught.
+    // overflows: the overflow itself (SIGSEGV on the guard page) is caught,
+    // unless the heap runs out first (the judge's model of each level,
+    // descriptors and physical `cd` included, takes memory too): either way
+    // the call is denied, never let through.
     let Reply::Denied(reason) = reply(&hook_under(Some(200), &deep("ls")), "deep ls, 200 MiB")
     else {
         panic!("deep ls under 200 MiB was let through");
     };
-    assert!(reason.contains("the check crashed"), "{reason}");
+    assert!(
+        reason.contains("the check crashed") || short_of_memory(&reason),
+        "{reason}"
+    );
 }

@@ -1,8 +1,11 @@
 //! The launcher's install of the release binary (issue 28): the first
 //! SessionStart downloads the archive for this platform from a release
-//! layout served on 127.0.0.1, checks it against the sha256 the plugin tree
-//! pins (`plugin/checksums.txt`), and renames it into the data dir; what
-//! cannot be verified is refused, the guard failing closed meanwhile.
+//! layout served on 127.0.0.1, checks it and the binary in it against the
+//! sha256s the plugin tree pins (`plugin/checksums.txt`), and renames it
+//! into the data dir; what cannot be verified is refused, the guard failing
+//! closed meanwhile. Every later SessionStart checks the installed binary
+//! against its pin again (issue 39): one that changed is set aside, never
+//! run, and installed anew.
 //!
 //! The archives are made by `scripts/package.sh` for the host, as the
 //! release and `.ci/run` make them. Most tests pack a small fake helper
@@ -55,8 +58,8 @@ const DEFAULT: Setup = Setup {
 
 /// The setups every scenario is checked under: the host's `sh` with curl
 /// and sha256sum; dash with only Perl's `shasum`; dash with wget; bash as
-/// `sh` with `shasum`, as on macOS (which has no sha256sum). A setup whose
-/// tools the host lacks is skipped, saying so.
+/// `sh` with `shasum`, as on macOS (which has no sha256sum); dash with only
+/// `openssl`. A setup whose tools the host lacks is skipped, saying so.
 fn setups() -> Vec<Setup> {
     [
         DEFAULT,
@@ -74,6 +77,12 @@ fn setups() -> Vec<Setup> {
             shell: "bash",
             fetch: "curl",
             hash: "shasum",
+        },
+        // openssl, which the launcher prefers where it is (it is faster).
+        Setup {
+            shell: "dash",
+            fetch: "curl",
+            hash: "openssl",
         },
     ]
     .into_iter()
@@ -190,9 +199,25 @@ fn archive() -> String {
     format!("voyage-helper-{}.tar.gz", target())
 }
 
+/// The two sums plugin/checksums.txt pins for a platform: the archive's and
+/// the binary's in it.
+struct Sums {
+    archive: String,
+    binary: String,
+}
+
+/// The sha256 of `path`'s bytes as 64 lowercase hex digits.
+fn sha256_hex(path: &Path) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(fs::read(path).unwrap())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 /// Packs `binary` with scripts/package.sh into `<release>/v<version>/`;
-/// returns the sum it wrote beside the archive.
-fn pack(release: &Path, version: &str, binary: &Path) -> String {
+/// returns the sum it wrote beside the archive and the binary's.
+fn pack(release: &Path, version: &str, binary: &Path) -> Sums {
     let out_dir = release.join(format!("v{version}"));
     let out = Command::new("sh")
         .arg(repo_root().join("scripts/package.sh"))
@@ -213,7 +238,11 @@ fn pack(release: &Path, version: &str, binary: &Path) -> String {
         .unwrap()
         .to_owned();
     assert_eq!(sum.len(), 64, "{sum}");
-    sum
+    assert_eq!(sum, sha256_hex(&path));
+    Sums {
+        archive: sum,
+        binary: sha256_hex(binary),
+    }
 }
 
 /// One scratch machine: tools, a plugin root with the launcher (of a
@@ -277,17 +306,22 @@ impl Scratch {
         write_executable(&self.root().join("plugin/bin/voyage-helper"), &text).unwrap();
     }
 
-    /// Pins `sum` for `version`'s archive in the plugin's checksums.txt,
-    /// keeping the lines already there.
-    fn pin(&self, version: &str, sum: &str) {
+    /// Pins `sums` for `version`'s archive and its binary in the plugin's
+    /// checksums.txt, keeping the lines already there.
+    fn pin(&self, version: &str, sums: &Sums) {
         let file = self.root().join("plugin/checksums.txt");
         let mut text = fs::read_to_string(&file).unwrap_or_default();
-        text.push_str(&format!("{sum}  v{version}/{}\n", archive()));
+        text.push_str(&format!("{}  v{version}/{}\n", sums.archive, archive()));
+        text.push_str(&format!(
+            "{}  v{version}/voyage-helper-{}/voyage-helper\n",
+            sums.binary,
+            target()
+        ));
         fs::write(file, text).unwrap();
     }
 
-    /// Packs a fake helper of `version` into the release and pins its sum.
-    fn release_fake(&self, version: &str) -> String {
+    /// Packs a fake helper of `version` into the release and pins its sums.
+    fn release_fake(&self, version: &str) -> Sums {
         let fake = self.path(&format!("fake-{version}/voyage-helper"));
         write_executable(&fake, &fake_helper(version)).unwrap();
         let sum = pack(&self.release(), version, &fake);
@@ -495,6 +529,87 @@ fn first_session_start_installs_the_real_helper_and_the_next_hook_call_is_judged
     assert_eq!(server.count(&archive()), 1);
 }
 
+/// The installed binary is the guard itself: a session start finds one
+/// that changed since it was installed, sets it aside where nothing runs
+/// it, says so, and installs the verified release again; meanwhile the
+/// guard fails closed.
+#[test]
+fn a_session_start_sets_aside_an_installed_helper_that_no_longer_matches_its_pin() {
+    for setup in setups() {
+        let s = Scratch::new(setup);
+        let version = launcher_version().unwrap();
+        s.release_fake(&version);
+        let server = Server::start(&s.release());
+        let url = server.url("ok");
+        system_message(&s.session_start(&url));
+        s.wait_for_install(&version);
+        let genuine = fs::read(s.installed(&version)).unwrap();
+        // Intact: silent, nothing fetched again.
+        let out = s.session_start(&url);
+        assert!(out.stdout.is_empty(), "{setup:?}: {}", text(&out.stdout));
+
+        // Overwritten in place, as a command might (`cp x "$DATA/helper/…"`).
+        let evil = fake_helper(&version).replace("judged", "owned");
+        write_executable(&s.installed(&version), &evil).unwrap();
+        let message = system_message(&s.session_start(&url));
+        let aside = s
+            .data()
+            .join(format!("helper/rejected-voyage-helper-{version}"));
+        for part in [
+            "is not the binary plugin/checksums.txt pins",
+            "its sha256 is",
+            &aside.display().to_string(),
+            "to reinstall it by hand, remove",
+            "downloading voyage-helper",
+        ] {
+            assert!(message.contains(part), "{setup:?}: {part}: {message}");
+        }
+        assert_eq!(fs::read_to_string(&aside).unwrap(), evil);
+        // Never run again: not executable, not under a name the launcher runs.
+        assert!(
+            !s.runnable_files().contains(&aside),
+            "{setup:?}: {:?}",
+            s.runnable_files()
+        );
+        s.wait_for_install(&version);
+        assert_eq!(fs::read(s.installed(&version)).unwrap(), genuine);
+        let out = s.pre_tool_use(&url);
+        assert!(
+            text(&out.stdout).starts_with(&format!("judged by {version}")),
+            "{setup:?}: {}",
+            text(&out.stdout)
+        );
+        assert_eq!(server.count(&archive()), 2, "{setup:?}");
+    }
+
+    // No pin for it any more (checksums.txt edited): it cannot be checked,
+    // so it is not trusted either; with nothing to download, both ways in.
+    let s = Scratch::new(DEFAULT);
+    let version = launcher_version().unwrap();
+    s.release_fake(&version);
+    let server = Server::start(&s.release());
+    let url = server.url("ok");
+    system_message(&s.session_start(&url));
+    s.wait_for_install(&version);
+    let checksums = s.root().join("plugin/checksums.txt");
+    let kept: String = fs::read_to_string(&checksums)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.ends_with("/voyage-helper"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    fs::write(&checksums, kept).unwrap();
+    let message = system_message(&s.session_start(&url));
+    assert!(message.contains("no sha256 is pinned for it"), "{message}");
+    assert!(
+        message.contains("cargo install --locked --path"),
+        "{message}"
+    );
+    assert!(s.runnable_files().is_empty(), "{:?}", s.runnable_files());
+    let (answer, reason) = decision(&s.pre_tool_use(&url));
+    assert_eq!(answer, "ask", "{reason}");
+}
+
 #[test]
 fn installs_verify_and_a_version_bump_installs_the_new_one_under_each_shell_and_tool() {
     for setup in setups() {
@@ -583,10 +698,32 @@ fn a_tampered_archive_a_wrong_pinned_sum_or_a_wrong_binary_is_refused() {
         let s = Scratch::new(setup);
         let fake = s.path("fake/voyage-helper");
         write_executable(&fake, &fake_helper(&version)).unwrap();
-        pack(&s.release(), &version, &fake);
-        s.pin(&version, &"0".repeat(64));
+        let sums = pack(&s.release(), &version, &fake);
+        s.pin(
+            &version,
+            &Sums {
+                archive: "0".repeat(64),
+                ..sums
+            },
+        );
         let server = Server::start(&s.release());
         assert_refused(&s, &server.url("ok"), "pins");
+
+        // The archive is the one pinned, the binary in it is not (a pin of
+        // another build, or a pin-release.sh run on other archives).
+        let s = Scratch::new(setup);
+        let fake = s.path("fake/voyage-helper");
+        write_executable(&fake, &fake_helper(&version)).unwrap();
+        let sums = pack(&s.release(), &version, &fake);
+        s.pin(
+            &version,
+            &Sums {
+                binary: "1".repeat(64),
+                ..sums
+            },
+        );
+        let server = Server::start(&s.release());
+        assert_refused(&s, &server.url("ok"), "the voyage-helper in it has sha256");
 
         // Pinned, but not a helper of this version (or not one that runs
         // here): refused before it is renamed into place.
@@ -787,13 +924,28 @@ fn pin_release_pins_the_published_sums_and_the_launcher_installs_that_archive() 
     assert!(text(&out.stderr).contains("no "), "{}", text(&out.stderr));
     assert!(!checksums.exists());
 
-    // As cargo-dist writes them for the other targets.
-    let other = "ab".repeat(32);
+    // The other targets' archives, as cargo-dist publishes them: each with
+    // its binary under voyage-helper-TARGET/, and its .sha256 beside it.
+    let other_binary = s.path("other-binary");
     for t in targets.iter().filter(|t| **t != target()) {
         let name = format!("voyage-helper-{t}.tar.gz");
+        let stage = s.path(&format!("stage/voyage-helper-{t}"));
+        fs::create_dir_all(&stage).unwrap();
+        fs::write(stage.join("voyage-helper"), format!("binary for {t}\n")).unwrap();
+        fs::copy(stage.join("voyage-helper"), &other_binary).unwrap();
+        let status = Command::new("tar")
+            .arg("-czf")
+            .arg(published.join(&name))
+            .arg("-C")
+            .arg(s.path("stage"))
+            .arg(format!("voyage-helper-{t}"))
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let archive_sum = sha256_hex(&published.join(&name));
         fs::write(
             published.join(format!("{name}.sha256")),
-            format!("{other} *{name}\n"),
+            format!("{archive_sum} *{name}\n"),
         )
         .unwrap();
     }
@@ -801,11 +953,43 @@ fn pin_release_pins_the_published_sums_and_the_launcher_installs_that_archive() 
     assert!(out.status.success(), "{}", text(&out.stderr));
     let pinned = fs::read_to_string(&checksums).unwrap();
     let lines: Vec<&str> = pinned.lines().filter(|l| !l.starts_with('#')).collect();
-    assert_eq!(lines.len(), targets.len(), "{pinned}");
+    assert_eq!(lines.len(), 2 * targets.len(), "{pinned}");
     assert!(
-        lines.contains(&format!("{sum}  v{version}/{}", archive()).as_str()),
+        lines.contains(&format!("{}  v{version}/{}", sum.archive, archive()).as_str()),
         "{pinned}"
     );
+    let binary_line = format!(
+        "{}  v{version}/voyage-helper-{}/voyage-helper",
+        sum.binary,
+        target()
+    );
+    assert!(lines.contains(&binary_line.as_str()), "{pinned}");
+    let last = targets.iter().rfind(|t| **t != target()).unwrap();
+    assert!(
+        lines.contains(
+            &format!(
+                "{}  v{version}/voyage-helper-{last}/voyage-helper",
+                sha256_hex(&other_binary)
+            )
+            .as_str()
+        ),
+        "{pinned}"
+    );
+
+    // An archive that is not the one its .sha256 names pins nothing.
+    let bad = s.root().join("bad-checksums.txt");
+    let sums_file = published.join(format!("{}.sha256", archive()));
+    let good = fs::read_to_string(&sums_file).unwrap();
+    fs::write(&sums_file, format!("{}{}", "cd".repeat(32), &good[64..])).unwrap();
+    let out = pin(&bad);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("does not match"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!bad.exists());
+    fs::write(&sums_file, good).unwrap();
 
     let server = Server::start(&s.release());
     system_message(&s.session_start(&server.url("ok")));
@@ -824,12 +1008,16 @@ fn the_shipped_checksums_pin_only_this_versions_release_archives() {
             sum.len() == 64 && sum.bytes().all(|b| b.is_ascii_hexdigit()),
             "{line:?}"
         );
+        // An archive, or the binary in it.
         let name = path
             .strip_prefix(&format!("v{version}/voyage-helper-"))
-            .and_then(|n| n.strip_suffix(".tar.gz"));
+            .and_then(|n| {
+                n.strip_suffix(".tar.gz")
+                    .or_else(|| n.strip_suffix("/voyage-helper"))
+            });
         assert!(
             name.is_some_and(|t| targets.iter().any(|known| known == t)),
-            "{line:?}: not an archive of v{version} (scripts/pin-release.sh)"
+            "{line:?}: not an archive of v{version} or its binary (scripts/pin-release.sh)"
         );
     }
 }

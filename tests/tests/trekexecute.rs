@@ -16,6 +16,10 @@
 #[path = "../../helper/tests/workflow/mock_api.rs"]
 mod mock_api;
 
+/// Bash calls of a step held by the kernel fence, through the real CLI.
+#[path = "trekexecute/fence.rs"]
+mod fence;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -96,6 +100,12 @@ impl Session {
     /// The same, started in `dir` (a session's worktree) as a user starts
     /// a session there.
     fn run_in(&self, dir: &Path, mock: &MockApi, prompt: &str) -> Output {
+        self.claude_run(dir, mock, prompt, &Claude::bypass())
+    }
+
+    /// `claude -p PROMPT` in `dir` with the plugin loaded, offline against
+    /// `mock`, in the permission mode and with the environment `how` says.
+    fn claude_run(&self, dir: &Path, mock: &MockApi, prompt: &str, how: &Claude) -> Output {
         let path = format!(
             "{}:{}",
             self.home.path().join("bin").display(),
@@ -116,13 +126,18 @@ impl Session {
             "CLAUDE_ENV_FILE",
             "VOYAGE_DATA_DIR",
             "XDG_DATA_HOME",
+            // The user's switch for the kernel fence: a test sets it itself.
+            "VOYAGE_FENCE",
         ] {
             cmd.env_remove(key);
         }
         cmd.args(["-p", prompt, "--output-format", "stream-json", "--verbose"])
             .arg("--plugin-dir")
-            .arg(repo_root())
-            .args(["--permission-mode", "bypassPermissions"])
+            .arg(repo_root());
+        if let Some(mode) = how.permission_mode {
+            cmd.args(["--permission-mode", mode]);
+        }
+        cmd.envs(how.env.iter().copied())
             .current_dir(dir)
             .env("HOME", self.home.path())
             .env("PATH", path)
@@ -202,6 +217,24 @@ impl Session {
             .lines()
             .map(str::to_owned)
             .collect()
+    }
+}
+
+/// How a session runs `claude`.
+struct Claude {
+    /// `--permission-mode`; `None` is the user's default mode.
+    permission_mode: Option<&'static str>,
+    /// Added to the CLI's environment (and so its hooks').
+    env: Vec<(&'static str, &'static str)>,
+}
+
+impl Claude {
+    /// As `/trekexecute` runs unattended: every tool call allowed.
+    fn bypass() -> Self {
+        Self {
+            permission_mode: Some("bypassPermissions"),
+            env: Vec::new(),
+        }
     }
 }
 

@@ -31,9 +31,10 @@ pub(crate) enum Command {
     /// when COMMAND fails, one line on stderr says the scope was held.
     ///
     /// When it exits the shell leaves its working directory in the
-    /// --cwd-file, which the rewritten command changes to, so a `cd`
-    /// carries to the next call as it does without the fence. `run
-    /// --fence` runs its command through this too.
+    /// --cwd-file, if given, which the rewritten command changes to, so a
+    /// `cd` carries to the next call as it does without the fence (the
+    /// hook gives one only to a command whose text may change directory).
+    /// `run --fence` runs its command through this too.
     ///
     /// Exit status: COMMAND's; 126 when the fence cannot be built (the
     /// marker is gone or unreadable, the kernel refused), with the reason
@@ -47,7 +48,8 @@ pub(crate) enum Command {
     /// is judged from the text of each command alone, and `trek start`
     /// says so), the run in progress in this directory with every place
     /// its fence leaves open now and why, and the table of package-manager
-    /// caches a fenced command may write.
+    /// caches a fenced command may write. --json: one object (schema
+    /// scope-status).
     ///
     /// Example:
     ///     voyage-helper scope status
@@ -93,9 +95,9 @@ pub(crate) struct ExecArgs {
     /// The run marker whose step holds the command.
     #[arg(long, value_name = "FILE")]
     pub marker: PathBuf,
-    /// Where the shell leaves its last working directory; its directory is
-    /// the run's private temporary directory (without it, the run's own
-    /// under the system's temporary directory, and nothing is handed back).
+    /// Where the shell leaves its last working directory, for a command
+    /// that may change it; its directory is the run's private temporary
+    /// directory (without it: <temp dir>/voyage-fence-<uid>/<run>).
     #[arg(long, value_name = "FILE")]
     pub cwd_file: Option<PathBuf>,
     /// The shell to run COMMAND with (`run --fence` uses bash, as `run`

@@ -6,9 +6,10 @@
 //!
 //! The shell runs the command as Claude Code's would, with `TMPDIR` set to
 //! the run's private temporary directory, and on its way out it leaves its
-//! directory in the call's file (see [`super::wrap`]) and, when the
-//! command failed, one line on stderr saying the step's scope was held by
-//! the kernel, so the agent knows what a `Permission denied` meant.
+//! directory in the call's file, when it is given one (see
+//! [`super::wrap`]), and, when the command failed, one line on stderr
+//! saying the step's scope was held by the kernel, so the agent knows what
+//! a `Permission denied` meant.
 //!
 //! Anything that keeps the fence from being built refuses the command
 //! (exit 126, the reason on stderr): the hook rewrote the call because it
@@ -31,8 +32,9 @@ pub(crate) const REFUSED: u8 = 126;
 /// What `scope exec` is given.
 pub(crate) struct Request<'a> {
     pub marker: &'a Path,
-    /// Where the shell leaves its last directory (the hook's rewrite);
-    /// `None` for `run --fence`, which hands nothing back.
+    /// Where the shell leaves its last directory (in the run's temporary
+    /// directory); `None` for a command that does not move, and for `run
+    /// --fence`, which hands nothing back.
     pub cwd_file: Option<&'a Path>,
     /// The shell to use instead of Claude Code's.
     pub shell: Option<&'a OsStr>,
@@ -56,6 +58,8 @@ pub(crate) fn exec(request: &Request<'_>) -> String {
     if let Some(why) = marker.stale_reason() {
         return format!("the run in progress cannot be trusted: {why}");
     }
+    // The run's temporary directory: the cwd file's, which the hook put
+    // there, else found from the marker as the hook finds it.
     let tmp = match request.cwd_file {
         Some(file) => match file.parent() {
             Some(dir) => dir.to_owned(),

@@ -73,24 +73,32 @@ pub(crate) struct Held {
 /// The places package managers and toolchains write outside the
 /// repository by themselves, open to every fenced call that finds them:
 /// the name shown, the environment variable that moves it, and where it
-/// is under the home directory otherwise.
-pub(crate) const CACHES: &[(&str, Option<&str>, &str)] = &[
-    ("cargo", Some("CARGO_HOME"), ".cargo"),
-    ("go build cache", Some("GOCACHE"), ".cache/go-build"),
-    ("go modules", Some("GOMODCACHE"), "go/pkg/mod"),
-    ("npm", Some("npm_config_cache"), ".npm"),
-    ("yarn", Some("YARN_CACHE_FOLDER"), ".cache/yarn"),
-    ("pnpm", Some("PNPM_HOME"), ".local/share/pnpm"),
-    ("pnpm cache", None, ".cache/pnpm"),
-    ("pip", Some("PIP_CACHE_DIR"), ".cache/pip"),
-    ("uv", Some("UV_CACHE_DIR"), ".cache/uv"),
-    ("poetry", None, ".cache/pypoetry"),
-    ("pre-commit", Some("PRE_COMMIT_HOME"), ".cache/pre-commit"),
-    ("gradle", Some("GRADLE_USER_HOME"), ".gradle"),
-    ("maven", None, ".m2/repository"),
-    ("node-gyp", None, ".cache/node-gyp"),
-    ("deno", Some("DENO_DIR"), ".cache/deno"),
-    ("bun", None, ".bun/install/cache"),
+/// is under the home directory otherwise (a build directory moved out of
+/// the repository has no such place). One inside the repository is not
+/// opened: there the step's Files and build directories decide.
+pub(crate) const CACHES: &[(&str, Option<&str>, Option<&str>)] = &[
+    ("cargo", Some("CARGO_HOME"), Some(".cargo")),
+    ("cargo target", Some("CARGO_TARGET_DIR"), None),
+    ("cargo target", Some("CARGO_BUILD_TARGET_DIR"), None),
+    ("go build cache", Some("GOCACHE"), Some(".cache/go-build")),
+    ("go modules", Some("GOMODCACHE"), Some("go/pkg/mod")),
+    ("npm", Some("npm_config_cache"), Some(".npm")),
+    ("yarn", Some("YARN_CACHE_FOLDER"), Some(".cache/yarn")),
+    ("pnpm", Some("PNPM_HOME"), Some(".local/share/pnpm")),
+    ("pnpm cache", None, Some(".cache/pnpm")),
+    ("pip", Some("PIP_CACHE_DIR"), Some(".cache/pip")),
+    ("uv", Some("UV_CACHE_DIR"), Some(".cache/uv")),
+    ("poetry", None, Some(".cache/pypoetry")),
+    (
+        "pre-commit",
+        Some("PRE_COMMIT_HOME"),
+        Some(".cache/pre-commit"),
+    ),
+    ("gradle", Some("GRADLE_USER_HOME"), Some(".gradle")),
+    ("maven", None, Some(".m2/repository")),
+    ("node-gyp", None, Some(".cache/node-gyp")),
+    ("deno", Some("DENO_DIR"), Some(".cache/deno")),
+    ("bun", None, Some(".bun/install/cache")),
 ];
 
 /// Where each cache of [`CACHES`] is: its variable's value when that is
@@ -106,7 +114,7 @@ pub(crate) fn caches(
                 .and_then(env)
                 .filter(|p| p.starts_with('/'))
                 .map(PathBuf::from)
-                .or_else(|| home.map(|h| h.join(under_home)))?;
+                .or_else(|| Some(home?.join((*under_home)?)))?;
             Some((*name, path))
         })
         .collect()
@@ -182,7 +190,8 @@ pub(crate) fn build(inputs: &Inputs<'_>) -> Fence {
         "the run's temporary directory (TMPDIR)",
     );
     for (name, path) in caches(inputs.home, inputs.env) {
-        fence.open(&path, Rights::Tree, &format!("{name} cache"));
+        // A variable can move a cache anywhere, into the step's tree too.
+        fence.open_outside(&path, &format!("{name} cache"));
     }
     if let Some(home) = inputs.home {
         fence.claude_dir(&home.join(".claude"), marker.memory_write);
@@ -283,6 +292,17 @@ impl Builder {
     /// Opens `path` for a grant, without following a final link, unless it
     /// would reach what holds the run.
     fn open(&mut self, path: &Path, rights: Rights, why: &str) {
+        self.open_where(path, rights, why, false);
+    }
+
+    /// Opens a cache's directory for every write beneath it, unless it is
+    /// in the repository, where the step's Files and build directories
+    /// decide.
+    fn open_outside(&mut self, path: &Path, why: &str) {
+        self.open_where(path, Rights::Tree, why, true);
+    }
+
+    fn open_where(&mut self, path: &Path, rights: Rights, why: &str, outside_only: bool) {
         let opened = std::fs::OpenOptions::new()
             .read(true)
             .custom_flags(nix::libc::O_PATH | nix::libc::O_NOFOLLOW)
@@ -299,6 +319,12 @@ impl Builder {
         let reaches = |held: &PathBuf| {
             landed.starts_with(held) || (meta.is_dir() && held.starts_with(&landed))
         };
+        if outside_only && landed.starts_with(&self.root) {
+            return self.hold(
+                path,
+                "a cache inside the repository: the step's Files and build directories decide there",
+            );
+        }
         if meta.is_dir() && rights != Rights::File && landed == self.root {
             return self.hold(
                 path,

@@ -6,10 +6,17 @@
 //! and that it runs fenced. The fenced shell is a child of Claude Code's
 //! shell, and Claude Code carries only the working directory from one Bash
 //! call to the next (by reading its shell's directory after the call): so
-//! the fenced shell writes its last directory to a file when it exits, and
-//! the rewritten command ends by changing to it and exiting with the
-//! original's status. A `cd` therefore carries as it did; an `export`
-//! never did.
+//! for a command that may change directory ([`may_change_dir`]) the fenced
+//! shell writes its last directory to a file when it exits, and the
+//! rewritten command ends by changing to it and exiting with the original's
+//! status. A `cd` therefore carries as it did; an `export` never did.
+//!
+//! Any other command is rewritten to the `scope exec` call alone: one
+//! simple command with no expansion, whose status is the original's, and
+//! which starts no process after the fenced shell. Handing a directory
+//! back costs Claude Code's shell a few processes (`rm`, a command
+//! substitution), several milliseconds on a loaded machine
+//! (benches/README.md, figure 30), and most calls never move.
 //!
 //! The helper's own `trek` calls, written as the command prescribes, run as
 //! they are: they write the progress file, the marker and the checkpoint
@@ -43,21 +50,63 @@ pub(crate) struct Rewrite<'a> {
 
 /// The command Claude Code runs instead of `rewrite.command`.
 pub(crate) fn rewrite(rewrite: &Rewrite<'_>) -> String {
+    let moves = may_change_dir(rewrite.command);
     let mut text = format!(
-        "{} scope exec --marker {} --cwd-file {}",
+        "{} scope exec --marker {}",
         quote(&rewrite.helper.display().to_string()),
         quote(&rewrite.marker.display().to_string()),
-        quote(&rewrite.cwd_file.display().to_string()),
     );
+    let cwd_file = quote(&rewrite.cwd_file.display().to_string());
+    if moves {
+        text.push_str(&format!(" --cwd-file {cwd_file}"));
+    }
     for dir in rewrite.call_dirs {
         text.push_str(&format!(" --dir {}", quote(dir)));
     }
-    text.push_str(&format!(
-        " -- {}; set -- $? {}; cd -- \"$(cat -- \"$2\" 2>/dev/null || pwd)\"; rm -f -- \"$2\"; (exit \"$1\")",
-        quote(rewrite.command),
-        quote(&rewrite.cwd_file.display().to_string()),
-    ));
+    text.push_str(&format!(" -- {}", quote(rewrite.command)));
+    if moves {
+        // Builtins but the one `rm`: `read` takes the directory (an empty
+        // one, or none, stays), and a function returns the status, which
+        // `(exit N)` would fork for.
+        text.push_str(&format!(
+            "; set -- $? {cwd_file}; voyage_cwd=; {{ IFS= read -r voyage_cwd < \"$2\"; }} 2>/dev/null; cd -- \"${{voyage_cwd:-.}}\"; rm -f -- \"$2\"; voyage_status() {{ return \"$1\"; }}; voyage_status \"$1\""
+        ));
+    }
     text
+}
+
+/// Whether `command` may leave the shell that runs it in another
+/// directory, judged from its text and erring towards yes: it names `cd`,
+/// `pushd` or `popd`, or runs text as code in the same shell (`eval`,
+/// `source`, `.`). A `cd` hidden from the text (`c\d`, `$X`) is not seen;
+/// its only cost is the directory Claude Code's next call starts in.
+pub(crate) fn may_change_dir(command: &str) -> bool {
+    ["cd", "pushd", "popd", "eval", "source"]
+        .iter()
+        .any(|word| command.contains(word))
+        || runs_dot(command)
+}
+
+/// `.` as a command: at the start of a command (after a separator or a
+/// keyword that starts one) and followed by a blank or the end.
+fn runs_dot(command: &str) -> bool {
+    command.match_indices('.').any(|(at, _)| {
+        let after = command.get(at + 1..).unwrap_or_default();
+        if !(after.is_empty() || after.starts_with([' ', '\t', '\n'])) {
+            return false;
+        }
+        let before = command
+            .get(..at)
+            .unwrap_or_default()
+            .trim_end_matches([' ', '\t']);
+        before.is_empty()
+            || before.ends_with([';', '&', '|', '(', '{', '\n', '`', '!'])
+            || ["then", "do", "else"].iter().any(|keyword| {
+                before
+                    .strip_suffix(keyword)
+                    .is_some_and(|rest| rest.is_empty() || rest.ends_with([' ', '\t', '\n', ';']))
+            })
+    })
 }
 
 /// `text` as one single-quoted shell word.
@@ -203,10 +252,31 @@ pub fn executor_call(command: &str, plugin_root: Option<&str>) -> Option<Executo
     match name {
         "verdict.sh" => Some(ExecutorCall::Reads),
         "execute.sh" | "run.sh" => {
-            // Before `--` (the command's own words), else at the line's end.
+            // The flag goes in among plain words only: after the script's
+            // word, nothing may be quoted, so a `--` found is the word.
+            let line = line.trim_end();
+            let start = line.len() - line.trim_start().len();
+            let script_end = match line.get(start..)?.strip_prefix('"') {
+                Some(rest) => start + 2 + rest.find('"')?,
+                None => line
+                    .get(start..)?
+                    .find(' ')
+                    .map_or(line.len(), |at| start + at),
+            };
+            let after = line.get(script_end..)?;
+            if after.contains(['\'', '"', '\\']) {
+                return None;
+            }
             let at = match rest.iter().position(|w| w == "--") {
-                Some(_) => line.find(" --")?,
-                None => line.trim_end().len(),
+                Some(_) => {
+                    script_end
+                        + after.match_indices(" --").map(|(at, _)| at).find(|at| {
+                            after
+                                .get(at + 3..)
+                                .is_none_or(|r| r.is_empty() || r.starts_with(' '))
+                        })?
+                }
+                None => line.len(),
             };
             Some(ExecutorCall::Runs { at })
         }
@@ -262,6 +332,83 @@ mod tests {
     }
 
     #[test]
+    fn a_command_that_may_move_is_told_by_its_text() {
+        for command in [
+            "cd src",
+            "cd src && cargo test",
+            "pushd /tmp",
+            "popd",
+            "eval \"$X\"",
+            "source env.sh",
+            ". ./env.sh",
+            "true; . ./env.sh",
+            "if true; then . ./env.sh; fi",
+            "(true) && . x",
+        ] {
+            assert!(may_change_dir(command), "{command}");
+        }
+        for command in [
+            "cargo test -q",
+            "find . -name '*.rs'",
+            "ls .",
+            "ls ./src",
+            "echo done.",
+            "git status",
+            "ls ..",
+        ] {
+            assert!(!may_change_dir(command), "{command}");
+        }
+    }
+
+    /// Both forms, run as Claude Code's shell runs them with the helper's
+    /// place taken by a shell that moves or fails: the status is the
+    /// command's, and only the form that may move hands a directory back.
+    #[test]
+    fn the_rewritten_command_keeps_the_status_and_hands_a_move_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let fake = dir.path().join("helper");
+        // Stands for `scope exec`: goes to /, leaves that in the cwd file
+        // when it is given one, and exits 3.
+        std::fs::write(
+            &fake,
+            "#!/bin/sh\ncd /\nwhile [ \"$1\" != -- ]; do [ \"$1\" = --cwd-file ] && printf %s \"$PWD\" > \"$2\"; shift; done\nexit 3\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let cwd_file = dir.path().join("cwd");
+        let run = |command: &str| {
+            let text = rewrite(&Rewrite {
+                helper: &fake,
+                marker: Path::new("/m"),
+                cwd_file: &cwd_file,
+                call_dirs: &[],
+                command,
+            });
+            let out = std::process::Command::new("bash")
+                .arg("-c")
+                .arg(format!("{text} && true; echo \"$? $PWD\""))
+                .current_dir(dir.path())
+                .output()
+                .unwrap();
+            (text, String::from_utf8(out.stdout).unwrap())
+        };
+        let (text, out) = run("cd /");
+        assert_eq!(out, "3 /\n", "{text}");
+        assert!(!cwd_file.exists(), "the file is removed: {text}");
+        let (text, out) = run("true");
+        assert_eq!(
+            text,
+            format!(
+                "{} scope exec --marker '/m' -- 'true'",
+                quote(&fake.display().to_string())
+            )
+        );
+        let here = std::fs::canonicalize(dir.path()).unwrap();
+        assert_eq!(out, format!("3 {}\n", here.display()));
+    }
+
+    #[test]
     fn quoting_survives_every_character() {
         assert_eq!(quote("a'b"), r"'a'\''b'");
         let out = std::process::Command::new("bash")
@@ -294,6 +441,11 @@ mod tests {
         );
         let verdict = "\"${CLAUDE_PLUGIN_ROOT}/skills/executor/scripts/verdict.sh\" <<'EOF'\nlog: x\nexit: 0\nEOF\n";
         assert_eq!(executor_call(verdict, root), Some(ExecutorCall::Reads));
+        // Quoted words after the script: no place to put the flag in safely.
+        assert_eq!(
+            executor_call("/p/root/skills/executor/scripts/run.sh 'a -- b' -- x", root),
+            None
+        );
         for other in [
             // Expanded here-documents run substitutions in the calling shell.
             "\"${CLAUDE_PLUGIN_ROOT}/skills/executor/scripts/verdict.sh\" <<EOF\nlog: $(touch x)\nEOF",

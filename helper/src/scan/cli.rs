@@ -97,8 +97,9 @@ pub(crate) struct ScanPlanArgs {
 /// download-to-shell, decode-to-shell, eval-expansion, disk-format (not
 /// for a regular file such as disk.img), disk-write, system-power,
 /// fork-bomb, cron-persistence,
-/// kill-all, kernel-control, history-erase, git-hooks-write, credentials-write,
-/// env-file-write, shell-config-write, claude-config-write, and unscannable
+/// kill-all, kernel-control, history-erase, git-hooks-write, git-config-write,
+/// credentials-write, env-file-write, shell-config-write, claude-config-write,
+/// guard-files-write, and unscannable
 /// (the parser rejects the command, or it nests deeper than the scanner
 /// checks: it fails closed). Warned: dependency-change, git-force-push,
 /// git-reset-hard, git-clean-force, find-delete, opaque-command (a command
@@ -179,8 +180,10 @@ pub(crate) enum HookCommand {
     /// with its own reason:
     ///
     ///     run-outside-repo       outside the repository root (Hard rule 15);
-    ///                            ~/.claude/ and /dev/null, /dev/stdout,
-    ///                            /dev/stderr, /dev/tty, /dev/fd/N are open
+    ///                            ~/.claude/ and /dev/null, /dev/tty and the
+    ///                            standard streams (/dev/stdout, /dev/fd/0-2)
+    ///                            are open; /dev/fd/N of a descriptor the
+    ///                            command opened is the file it opened
     ///     run-memory-write       ~/.claude/projects/*/memory/ without the
     ///                            step's memory_write: true
     ///     run-never-touch        a Never-touch path (Hard rule 8)
@@ -189,7 +192,11 @@ pub(crate) enum HookCommand {
     ///     run-between-steps      any write while no step is in progress
     ///     run-marker-write       the marker, the progress file, the plan
     ///     run-release            the agent running `trek release`
-    ///     run-unknown-target     a target only known at run time (> "$X")
+    ///     run-unknown-target     a target only known at run time (> "$X"),
+    ///                            where the kernel cannot fence
+    ///     run-trek-alone         a `voyage-helper trek` call run with other
+    ///                            commands while the kernel fences the run
+    ///                            (`| tail`, `&&`): run it on its own
     ///     run-marker-unreadable  a marker that cannot be read or parsed, or
     ///                            whose progress file is missing, unreadable
     ///                            or not in_progress (the guard fails closed
@@ -204,6 +211,14 @@ pub(crate) enum HookCommand {
     ///
     /// A call that writes nothing is never affected, and a denylist denial
     /// stays as it is.
+    ///
+    /// WHERE THE KERNEL FENCES THE RUN (`voyage-helper scope status`), a
+    /// Bash call the judge lets through is rewritten instead of answered:
+    /// the reply's hookSpecificOutput.updatedInput holds the call with its
+    /// command run by `voyage-helper scope exec` (no permissionDecision, so
+    /// the user's permission flow judges the rewritten call), and a target
+    /// only known at run time is left to the kernel. The helper's own plain
+    /// `trek` calls are not rewritten.
     ///
     /// IN A SESSION NOBODY WATCHES (CLAUDE_CODE_ENTRYPOINT sdk-cli for
     /// `claude -p`, sdk-ts, sdk-py, claude-code-github-action, mcp), a Bash

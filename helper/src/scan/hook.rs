@@ -348,6 +348,11 @@ fn answer_read(input: &[u8], read_ok: bool, ctx: &Context) -> Answer {
     };
     match run_scope::check(&writes, ends_run, &origin) {
         Verdict::Pass(None) => answer,
+        // The helper's own `trek` call, run with something else: fenced, it
+        // could write none of what it must (the progress file, the marker,
+        // the checkpoint), and a call that fails half way leaves a run
+        // that says to stop. Refused before anything runs, with the way.
+        Verdict::Pass(Some(_)) if judgement.runs_trek => Answer::Deny(TREK_RUNS_ALONE.to_owned()),
         Verdict::Pass(Some(run)) => {
             let (Some(command), Some(helper)) = (bash_command, helper) else {
                 return answer;
@@ -394,6 +399,10 @@ fn call_nanos() -> u128 {
 
 /// Why `trek finish --gate …` is refused in a session nobody watches.
 const GATE_IS_THE_OPERATORS: &str = "voyage: blocked gate-operator (the main-merge gate is a person's): `trek finish --gate` answers the question only the user may answer, and nobody can be asked in this session (claude -p, an SDK). Safer: stop and say the run waits at the main-merge gate; the operator answers with `voyage-helper trek finish --gate confirm|decline` (and `--plan PLAN` for a multi-session plan) in a shell.";
+
+/// Why a `trek` call inside a longer command is refused while a step is
+/// fenced.
+const TREK_RUNS_ALONE: &str = "voyage: blocked run-trek-alone (the helper's trek calls run on their own): this command runs `voyage-helper trek` together with something else (a pipe such as `| tail`, `&&`, `;`, a redirection to a file), so it would run inside the step's kernel fence, where trek cannot write the progress file, the run marker or the checkpoint commit. Safer: run the trek call alone, exactly as /trekexecute writes it (`2>&1` after it is fine), and read its whole reply.";
 
 /// The denial of a call whose input could not be read to its end.
 fn deny_unreadable(call: &HookInput, why: Unread, ctx: &Context) -> Answer {

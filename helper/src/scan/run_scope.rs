@@ -114,6 +114,10 @@ enum Placed {
     /// to.
     Unknown(String),
     Path(Place),
+    /// One of these, as a `cd` before it succeeded or failed
+    /// ([`WriteDir::InDoubt`]); the reason is for when they are judged
+    /// apart.
+    Either(Vec<Place>, String),
 }
 
 /// Where one write lands.
@@ -146,7 +150,12 @@ fn judge(writes: &[WriteTarget], ends_run: bool, origin: &Origin<'_>) -> Verdict
         .collect();
     let mut searched: Vec<String> = own.iter().map(|d| (*d).to_owned()).collect();
     for (_, placed) in &placed {
-        if let Placed::Path(place) = placed {
+        let places = match placed {
+            Placed::Path(place) => std::slice::from_ref(place),
+            Placed::Either(places, _) => places.as_slice(),
+            Placed::Harmless | Placed::Unknown(_) => &[],
+        };
+        for place in places {
             searched.push(place.real.clone());
             searched.push(place.lexical.clone());
         }
@@ -208,6 +217,29 @@ fn judge(writes: &[WriteTarget], ends_run: bool, origin: &Origin<'_>) -> Verdict
                     refused.push(reason.clone());
                 }
                 Placed::Unknown(_) => {}
+                // Refused when it is refused wherever it lands; where it
+                // may be allowed, it is a target the text cannot know.
+                Placed::Either(places, reason) => {
+                    let reasons: Vec<Option<String>> = places
+                        .iter()
+                        .map(|place| scope.judge(write, place, belongs))
+                        .collect();
+                    match reasons.iter().position(Option::is_none) {
+                        None => refused.extend(reasons.into_iter().flatten().take(1)),
+                        Some(_)
+                            if reasons.iter().any(Option::is_some) && belongs && !origin.fenced =>
+                        {
+                            refused.push(reason.clone());
+                        }
+                        Some(_) if fence_here && !write.glob => {
+                            let allowed = places.iter().zip(&reasons).filter(|(_, r)| r.is_none());
+                            for (place, _) in allowed {
+                                open_dir(&mut fenced, &scope, place);
+                            }
+                        }
+                        Some(_) => {}
+                    }
+                }
                 Placed::Path(place) => {
                     if let Some(reason) = scope.judge(write, place, belongs) {
                         refused.push(reason);
@@ -220,17 +252,8 @@ fn judge(writes: &[WriteTarget], ends_run: bool, origin: &Origin<'_>) -> Verdict
                         refused.push(reason);
                         continue;
                     }
-                    // A step file the call writes where the text shows it:
-                    // its directory lets files be made and replaced
-                    // (`sed -i` writes a new file and renames it over).
-                    if fence_here
-                        && !write.glob
-                        && let Some(dir) = relative(&place.real, &scope.root)
-                            .and_then(|rel| rel.rsplit_once('/').map(|(dir, _)| dir.to_owned()))
-                        && let Some(fenced) = fenced.as_mut()
-                        && !fenced.dirs.contains(&dir)
-                    {
-                        fenced.dirs.push(dir);
+                    if fence_here && !write.glob {
+                        open_dir(&mut fenced, &scope, place);
                     }
                 }
             }
@@ -247,6 +270,19 @@ fn judge(writes: &[WriteTarget], ends_run: bool, origin: &Origin<'_>) -> Verdict
         ));
     }
     Verdict::Deny(reason)
+}
+
+/// A step file the call writes where the text shows it: its directory
+/// lets files be made and replaced in the fence (`sed -i` writes a new
+/// file and renames it over).
+fn open_dir(fenced: &mut Option<Fenced>, scope: &Scope<'_>, place: &Place) {
+    if let Some(dir) = relative(&place.real, &scope.root)
+        .and_then(|rel| rel.rsplit_once('/').map(|(dir, _)| dir.to_owned()))
+        && let Some(fenced) = fenced.as_mut()
+        && !fenced.dirs.contains(&dir)
+    {
+        fenced.dirs.push(dir);
+    }
 }
 
 /// Where `write`, made from `call_dir`, lands.
@@ -270,6 +306,7 @@ fn place_target(
         WriteDir::Call => Some(call_dir.to_owned()),
         WriteDir::Moved(dir) => absolute(dir, call_dir, home),
         WriteDir::Unknown => None,
+        WriteDir::InDoubt(dirs) => return place_in_doubt(write, dirs, call_dir, home, fs),
     };
     let joined = match base {
         Some(base) => absolute(text, &base, home),
@@ -281,12 +318,22 @@ fn place_target(
             ));
         }
     };
-    let Some(joined) = joined else {
+    let Some(mut joined) = joined else {
         return Placed::Unknown(unknown(&shown, "the home directory is not known"));
     };
+    if write.git_dir {
+        joined = git_dir_of(&joined, fs);
+    }
     let lexical = paths::normalize(&joined, None);
     if is_device(&lexical) {
         return Placed::Harmless;
+    }
+    // Above 2, a descriptor the text did not open: whatever file it is.
+    if descriptor(&lexical).is_some() {
+        return Placed::Unknown(unknown(
+            &shown,
+            "it reopens a file descriptor the command does not open",
+        ));
     }
     let (fixed, pattern) = if write.glob {
         match split_glob(&joined) {
@@ -322,6 +369,88 @@ fn place_target(
         lexical,
         real,
     })
+}
+
+/// `write`, made after a `cd` that may have failed, placed from each of
+/// `dirs`: one place wherever they agree, else each (a link the command
+/// makes, or a target that cannot be placed from one of them, cannot be
+/// judged apart).
+fn place_in_doubt(
+    write: &WriteTarget,
+    dirs: &[WriteDir],
+    call_dir: &str,
+    home: Option<&str>,
+    fs: &real_path::Lookups,
+) -> Placed {
+    let shown = clip(&one_line_text(&write.spelled), MAX_QUOTED);
+    let why = unknown(
+        &shown,
+        "a `cd` before it goes where the command does not say, or may fail",
+    );
+    if write.link.is_some() {
+        return Placed::Unknown(why);
+    }
+    let mut places: Vec<Place> = Vec::new();
+    for dir in dirs {
+        let one = WriteTarget {
+            dir: match dir {
+                WriteDir::InDoubt(_) => WriteDir::Unknown,
+                other => other.clone(),
+            },
+            ..write.clone()
+        };
+        match place_target(&one, call_dir, home, fs) {
+            Placed::Path(place) => {
+                if !places.iter().any(|p| p.real == place.real) {
+                    places.push(place);
+                }
+            }
+            _ => return Placed::Unknown(why),
+        }
+    }
+    match places.len() {
+        1 => places
+            .pop()
+            .map_or(Placed::Unknown(why.clone()), Placed::Path),
+        _ => Placed::Either(places, why),
+    }
+}
+
+/// The git directory a git command that runs in DIR writes, for the
+/// target `DIR/.git` ([`WriteTarget::git_dir`]): the nearest `.git` at or
+/// above DIR, as git finds it, a `gitdir:` file (a linked work tree, a
+/// submodule) followed; the target as it is when there is none (git then
+/// finds no repository, and writes nothing).
+fn git_dir_of(target: &str, fs: &real_path::Lookups) -> String {
+    let dir = target.strip_suffix("/.git").unwrap_or(target);
+    let Some(mut at) = fs.resolve(if dir.is_empty() { "/" } else { dir }) else {
+        return target.to_owned();
+    };
+    loop {
+        let candidate = format!("{}/.git", at.trim_end_matches('/'));
+        match std::fs::symlink_metadata(&candidate) {
+            Ok(meta) if meta.is_file() => {
+                let text = std::fs::read_to_string(&candidate).unwrap_or_default();
+                return match text.lines().next().and_then(|l| l.strip_prefix("gitdir:")) {
+                    Some(path) if path.trim().starts_with('/') => path.trim().to_owned(),
+                    Some(path) => format!("{}/{}", at.trim_end_matches('/'), path.trim()),
+                    None => candidate,
+                };
+            }
+            Ok(_) => return candidate,
+            Err(_) => {}
+        }
+        match at.rsplit_once('/') {
+            Some((parent, _)) if at != "/" => {
+                at = if parent.is_empty() {
+                    "/".to_owned()
+                } else {
+                    parent.to_owned()
+                };
+            }
+            _ => return target.to_owned(),
+        }
+    }
 }
 
 /// Why a link made at `place`, inside the run's tree, is refused: what it
@@ -365,10 +494,11 @@ fn judge_link(
         dir,
         kind: WriteKind::Write,
         link: None,
+        git_dir: false,
     };
     match place_target(&target, origin.call_dir, origin.home, scope.fs) {
         Placed::Harmless => None,
-        Placed::Unknown(reason) => Some(reason),
+        Placed::Unknown(reason) | Placed::Either(_, reason) => Some(reason),
         Placed::Path(mut to_place) => {
             to_place.shown = shown;
             scope.judge(&target, &to_place, true)
@@ -575,6 +705,33 @@ impl<'m> Scope<'m> {
                 ));
             }
         }
+        let files = || {
+            if self.marker.files.is_empty() {
+                "none".to_owned()
+            } else {
+                clip(
+                    &one_line_text(&self.marker.files.join(", ")),
+                    MAX_FILES_QUOTED,
+                )
+            }
+        };
+        // A git command's own directory: staging, commits and refs are the
+        // helper's, whatever the step.
+        if write.git_dir && !self.files.iter().any(|f| f.matches(main)) {
+            let (id, whose) = match self.marker.step {
+                Some(step) => (
+                    "run-outside-step",
+                    format!("which is not in step {step}'s Files ({})", files()),
+                ),
+                None => (
+                    "run-between-steps",
+                    "while no step is in progress".to_owned(),
+                ),
+            };
+            return Some(format!(
+                "voyage: blocked {id} (Hard rule 2: only the step's Files): `{shown}` writes the repository's git directory {named} (its index, refs, objects or config), {whose}. Safer: leave staging and commits to the helper (`trek step-done` stages the step's Files and makes the checkpoint commit); to undo a change to a step file, rewrite it with Edit or Write."
+            ));
+        }
         let Some(step) = self.marker.step else {
             return Some(format!(
                 "voyage: blocked run-between-steps (Hard rule 2: only the step's Files): `{shown}` writes {named} while no step is in progress. Safer: call `trek step-begin N` first; the step's Files are open until its `trek step-done`."
@@ -596,14 +753,7 @@ impl<'m> Scope<'m> {
                 "voyage: blocked run-outside-step (Hard rule 2: only the step's Files): `{shown}` writes {named}, a file with other hard links, which step {step} does not name one by one: writing it changes them too. Safer: leave the file alone and record the change it seems to need as a finding for the final report."
             ));
         }
-        let files = if self.marker.files.is_empty() {
-            "none".to_owned()
-        } else {
-            clip(
-                &one_line_text(&self.marker.files.join(", ")),
-                MAX_FILES_QUOTED,
-            )
-        };
+        let files = files();
         Some(format!(
             "voyage: blocked run-outside-step (Hard rule 2: only the step's Files): `{shown}` touches {named}, which is not in step {step}'s Files ({files}). Safer: leave the file alone and record the change it seems to need as a finding for the final report."
         ))
@@ -637,15 +787,24 @@ fn unknown(shown: &str, why: &str) -> String {
     )
 }
 
-/// The device files a shell redirection writes: `/dev/null`,
-/// `/dev/stdout`, `/dev/stderr`, `/dev/tty`, `/dev/fd/N`.
+/// The device files a shell redirection writes: `/dev/null`, `/dev/tty`,
+/// and the shell's own standard streams (`/dev/stdout`, `/dev/fd/2`), which
+/// the judge leaves as they are only where the command did not open them
+/// on a file (it reads `exec 1>f; echo x > /dev/stdout` as a write of f).
 fn is_device(path: &str) -> bool {
     matches!(
         path,
-        "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty"
-    ) || path
-        .strip_prefix("/dev/fd/")
-        .is_some_and(|fd| !fd.is_empty() && !fd.contains('/'))
+        "/dev/null" | "/dev/stdin" | "/dev/stdout" | "/dev/stderr" | "/dev/tty"
+    ) || descriptor(path).is_some_and(|fd| fd <= 2)
+}
+
+/// The descriptor a path reopens (`/dev/fd/N`, `/proc/self/fd/N`).
+fn descriptor(path: &str) -> Option<u32> {
+    ["/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"]
+        .iter()
+        .find_map(|prefix| path.strip_prefix(prefix))
+        .filter(|fd| !fd.is_empty() && fd.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|fd| fd.parse().ok())
 }
 
 /// A glob target split into the directory before its first pattern part
@@ -762,12 +921,26 @@ mod tests {
 
     #[test]
     fn devices_globs_and_relative_paths() {
-        for dev in ["/dev/null", "/dev/stderr", "/dev/tty", "/dev/fd/3"] {
+        for dev in [
+            "/dev/null",
+            "/dev/stderr",
+            "/dev/tty",
+            "/dev/fd/2",
+            "/proc/self/fd/1",
+        ] {
             assert!(is_device(dev), "{dev}");
         }
-        for other in ["/dev/sda", "/dev/fd/", "/dev/fd/3/x", "/dev/nullx"] {
+        for other in [
+            "/dev/sda",
+            "/dev/fd/",
+            "/dev/fd/3",
+            "/dev/fd/3/x",
+            "/dev/nullx",
+        ] {
             assert!(!is_device(other), "{other}");
         }
+        assert_eq!(descriptor("/dev/fd/10"), Some(10));
+        assert_eq!(descriptor("/proc/self/fd/x"), None);
         assert_eq!(
             split_glob("/r/src/*.o"),
             Some(("/r/src".into(), "*.o".into()))
@@ -783,5 +956,41 @@ mod tests {
         assert_eq!(relative("/rx/a", "/r"), None);
         assert_eq!(relative("/a", "/").as_deref(), Some("a"));
         assert!(holds_rel("", "a") && holds_rel("src", "src/a") && !holds_rel("sr", "src/a"));
+    }
+
+    #[test]
+    fn a_git_command_writes_the_git_directory_git_finds() -> Result<(), Box<dyn std::error::Error>>
+    {
+        let tmp = tempfile::tempdir()?;
+        let fs = real_path::Lookups::default();
+        let root = fs
+            .resolve(&tmp.path().display().to_string())
+            .ok_or("no root")?;
+        std::fs::create_dir_all(format!("{root}/repo/.git"))?;
+        std::fs::create_dir_all(format!("{root}/repo/src/deep"))?;
+        // A linked work tree (or a submodule): `.git` is a file naming it.
+        std::fs::create_dir_all(format!("{root}/wt/src"))?;
+        std::fs::write(
+            format!("{root}/wt/.git"),
+            "gitdir: ../repo/.git/worktrees/wt\n",
+        )?;
+        std::fs::create_dir_all(format!("{root}/plain"))?;
+        let dir = |rel: &str| git_dir_of(&format!("{root}/{rel}/.git"), &fs);
+        assert_eq!(dir("repo"), format!("{root}/repo/.git"));
+        assert_eq!(dir("repo/src/deep"), format!("{root}/repo/.git"));
+        assert_eq!(
+            dir("wt/src"),
+            format!("{root}/wt/../repo/.git/worktrees/wt")
+        );
+        // No repository above: git finds none, and the target stays (where
+        // the temporary directory is itself in no repository).
+        let none = format!("{root}/plain/.git");
+        let in_a_repository = std::path::Path::new(&root)
+            .ancestors()
+            .any(|dir| dir.join(".git").exists());
+        if !in_a_repository {
+            assert_eq!(git_dir_of(&none, &fs), none);
+        }
+        Ok(())
     }
 }

@@ -31,6 +31,7 @@ mod run;
 mod run_files;
 mod run_full_disk;
 mod run_links;
+mod run_writers;
 mod scan;
 mod scan_corpus;
 mod schemas;

@@ -136,6 +136,20 @@ fn file_tools_are_held_to_the_protected_paths() {
             "/home/user/.zshrc",
             "shell-config-write",
         ),
+        ("Edit", "file_path", "/p/.git/config", "git-config-write"),
+        ("Write", "file_path", "/p/.gitmodules", "git-config-write"),
+        (
+            "Edit",
+            "file_path",
+            "/home/user/.gitconfig",
+            "git-config-write",
+        ),
+        (
+            "Write",
+            "file_path",
+            "/home/user/.claude/plugins/cache/m/voyage/0.1.0/hooks/hooks.json",
+            "claude-config-write",
+        ),
     ] {
         let out = decision(&hook(write(tool, key, path)));
         let reason = out["hookSpecificOutput"]["permissionDecisionReason"]
@@ -158,6 +172,59 @@ fn file_tools_are_held_to_the_protected_paths() {
             "{tool} {path}"
         );
     }
+}
+
+/// The guard's own files are where Claude Code's environment for hooks
+/// says (`CLAUDE_PLUGIN_ROOT`, `CLAUDE_PLUGIN_DATA`), which no command of
+/// the agent can change: writing them, by a file tool or a command, is
+/// refused; without that environment the same paths are ordinary.
+#[test]
+fn the_guards_own_files_are_protected_where_the_hooks_environment_puts_them() {
+    let root = "/opt/plugins/voyage";
+    let data = "/var/lib/claude/data/voyage";
+    let guarded = |input: String| {
+        Case::new(&["hook", "pre-tool-use"])
+            .env("CLAUDE_PLUGIN_ROOT", root)
+            .env("CLAUDE_PLUGIN_DATA", data)
+            .stdin(input)
+            .run()
+    };
+    let write = |path: &str| {
+        json!({"hook_event_name": "PreToolUse", "tool_name": "Write",
+            "tool_input": {"file_path": path, "content": "{}"}})
+        .to_string()
+    };
+    for input in [
+        write(&format!("{root}/hooks/hooks.json")),
+        write(&format!("{root}/plugin/bin/voyage-helper")),
+        bash_input(&format!("cp /tmp/x {data}/helper/voyage-helper-0.1.0")).to_string(),
+        bash_input(&format!(
+            "cd {data}/helper && cat /tmp/x > voyage-helper-0.1.0"
+        ))
+        .to_string(),
+        bash_input(&format!("rm -r {root}/hooks")).to_string(),
+        bash_input("echo x > \"$VOYAGE_DATA_DIR/helper/voyage-helper-0.1.0\"").to_string(),
+    ] {
+        let ran = guarded(input.clone());
+        let out = decision(&ran);
+        let reason = out["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap();
+        assert!(
+            reason.starts_with("voyage: blocked guard-files-write"),
+            "{input}: {reason}"
+        );
+    }
+    // Reading and running them is fine; so is a write where no
+    // environment names the plugin.
+    for input in [
+        bash_input(&format!("cat {root}/hooks/hooks.json")).to_string(),
+        bash_input(&format!("{root}/plugin/bin/voyage-helper stats show")).to_string(),
+        bash_input("cp /tmp/x /opt/plugins/voyage-docs/x").to_string(),
+    ] {
+        assert_eq!(guarded(input.clone()).stdout, "", "{input}");
+    }
+    assert_eq!(hook(write(&format!("{root}/hooks/hooks.json"))).stdout, "");
 }
 
 #[test]

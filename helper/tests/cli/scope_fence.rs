@@ -107,7 +107,17 @@ impl Fenced {
 
     /// Runs `command` as the hook's rewrite runs it, in the repository.
     fn exec(&self, command: &str, dirs: &[&str]) -> Output {
+        self.exec_in_env(command, dirs, &[])
+    }
+
+    /// [`Self::exec`] with `env` in the helper's environment.
+    fn exec_with(&self, command: &str, env: &[(&str, &Path)]) -> Output {
+        self.exec_in_env(command, &[], env)
+    }
+
+    fn exec_in_env(&self, command: &str, dirs: &[&str], env: &[(&str, &Path)]) -> Output {
         let mut cmd = helper(&self.root, self.repo.home.path());
+        cmd.envs(env.iter().copied());
         cmd.args(["scope", "exec", "--marker"])
             .arg(self.marker())
             .arg("--cwd-file")
@@ -166,7 +176,8 @@ fn fence_holds() -> bool {
         .args(["scope", "status", "--json"])
         .output()
         .unwrap();
-    let status: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let status =
+        crate::common::assert_schema("scope-status", String::from_utf8_lossy(&out.stdout).trim());
     status["held"] == true
 }
 
@@ -436,6 +447,105 @@ fn builds_and_tests_of_a_project_succeed_under_the_fence() {
     assert_eq!(git(&root, &["status", "--porcelain"]), "");
 }
 
+/// The hook's side, as Claude Code calls it during step 1: a Bash call is
+/// answered with the call rewritten into `scope exec` (its other fields
+/// kept, no decision); the rewritten command, run by bash as Claude Code's
+/// shell runs it, hands a `cd` back, and a call that does not move is the
+/// `scope exec` call alone. The helper's own plain `trek` call is left
+/// alone, and one run with other commands is refused.
+#[test]
+fn the_hook_rewrites_a_call_into_the_fence_and_refuses_trek_in_a_pipe() {
+    let Some(run) = Fenced::new() else { return };
+    let plugin = run.root.join("plugin-root");
+    let launcher = format!("\"{}/plugin/bin/voyage-helper\"", plugin.display());
+    let plugin_root = plugin.display().to_string();
+    let ask = |command: &str| -> Option<Value> {
+        let answer = hook(&run, command, &[("CLAUDE_PLUGIN_ROOT", &plugin_root)]);
+        (!answer.is_null()).then_some(answer)
+    };
+
+    let reply = ask("cd src").unwrap();
+    let specific = &reply["hookSpecificOutput"];
+    assert!(specific.get("permissionDecision").is_none(), "{reply}");
+    assert_eq!(specific["updatedInput"]["description"], "a call");
+    let rewritten = specific["updatedInput"]["command"].as_str().unwrap();
+    let exe = fs::canonicalize(env!("CARGO_BIN_EXE_voyage-helper")).unwrap();
+    assert!(
+        rewritten.starts_with(&format!(
+            "'{}' scope exec --marker '{}' ",
+            exe.display(),
+            run.marker().display()
+        )) && rewritten.contains(" -- 'cd src';"),
+        "{rewritten}"
+    );
+    let shell = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!("{rewritten}\npwd -P"))
+        .current_dir(&run.root)
+        .env("HOME", run.repo.home.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&shell.stdout).trim_end(),
+        run.root.join("src").display().to_string(),
+        "{}",
+        String::from_utf8_lossy(&shell.stderr)
+    );
+
+    // A call that does not move: the `scope exec` call alone.
+    let reply = ask("ls src").unwrap();
+    assert_eq!(
+        reply["hookSpecificOutput"]["updatedInput"]["command"],
+        format!(
+            "'{}' scope exec --marker '{}' -- 'ls src'",
+            exe.display(),
+            run.marker().display()
+        )
+    );
+
+    assert_eq!(ask(&format!("{launcher} trek step-done 1 2>&1")), None);
+    for command in [
+        format!("{launcher} trek step-done 1 2>&1 | tail -n 20"),
+        format!("cd src && {launcher} trek step-done 1"),
+    ] {
+        let reply = ask(&command).unwrap();
+        let reason = reply["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(
+            reason.starts_with("voyage: blocked run-trek-alone "),
+            "{command}: {reply}"
+        );
+    }
+}
+
+/// A variable that moves a cache decides where the fence opens it, but
+/// never into the repository: `CARGO_HOME` pointed at a directory of the
+/// repository leaves it closed. A Cargo target directory moved out of the
+/// repository (`CARGO_TARGET_DIR`) is open, so a build still writes there.
+#[test]
+fn a_cache_moved_into_the_repository_stays_closed() {
+    let Some(run) = Fenced::new() else { return };
+    let target = run.outside.path().join("target");
+    fs::create_dir_all(&target).unwrap();
+    let out = run.exec_with(
+        "echo x > lib/evil.rs",
+        &[("CARGO_HOME", run.root.join("lib").as_path())],
+    );
+    assert!(!out.status.success());
+    assert!(!run.root.join("lib/evil.rs").exists());
+    let out = run.exec_with(
+        "echo x > \"$CARGO_TARGET_DIR/built\"",
+        &[("CARGO_TARGET_DIR", target.as_path())],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(target.join("built").is_file());
+}
+
 /// The hook's answer to a Bash call `command` in the repository, with
 /// `env` in its environment (Claude Code's).
 fn hook(run: &Fenced, command: &str, env: &[(&str, &str)]) -> Value {
@@ -546,11 +656,11 @@ fn the_hook_rewrites_a_steps_bash_calls_into_the_fence() {
     // The helper's own calls, as the command writes them, run as they are.
     let trek = r#""${CLAUDE_PLUGIN_ROOT}/plugin/bin/voyage-helper" trek step-done 1"#;
     assert_eq!(hook(&run, trek, &[]), Value::Null);
-    // Anything more than the plain call runs fenced.
+    // Anything more than the plain call is refused (run-trek-alone).
     let chained = format!("{trek}; ls");
-    assert!(
-        hook(&run, &chained, &[])["hookSpecificOutput"]["updatedInput"].is_object(),
-        "{chained}"
+    assert_eq!(
+        hook(&run, &chained, &[])["hookSpecificOutput"]["permissionDecision"],
+        "deny"
     );
 }
 
@@ -573,7 +683,7 @@ fn the_executors_calls_run_fenced_through_run() {
         )
     };
     let ask = |command: &str| {
-        let answer = hook_with_root(&run, &call(command), &plugin);
+        let answer = hook(&run, &call(command), &[("CLAUDE_PLUGIN_ROOT", &plugin)]);
         let rewritten = answer["hookSpecificOutput"]["updatedInput"]["command"]
             .as_str()
             .unwrap_or_else(|| panic!("not rewritten: {answer}"))
@@ -624,7 +734,44 @@ fn the_executors_calls_run_fenced_through_run() {
     assert!(!run.root.join("ran").exists());
 }
 
-/// [`hook`] with the plugin root at `root`.
-fn hook_with_root(run: &Fenced, command: &str, root: &str) -> Value {
-    hook(run, command, &[("CLAUDE_PLUGIN_ROOT", root)])
+/// `scope status` during a step names what is open and what was held back,
+/// as the schema says.
+#[test]
+fn status_lists_what_the_fence_of_the_run_here_leaves_open() {
+    let Some(run) = Fenced::new() else { return };
+    let out = helper(&run.root, run.repo.home.path())
+        .args(["scope", "status", "--json"])
+        .output()
+        .unwrap();
+    let status =
+        crate::common::assert_schema("scope-status", String::from_utf8_lossy(&out.stdout).trim());
+    assert_eq!(status["run"]["step"], 1);
+    let open = status["run"]["open"].as_array().unwrap();
+    let has = |path: &Path, rights: &str| {
+        open.iter()
+            .any(|g| g["path"] == path.display().to_string() && g["rights"] == rights)
+    };
+    assert!(has(&run.root.join("src/a.rs"), "file"), "{open:?}");
+    assert!(has(&run.root.join("docs"), "tree"), "{open:?}");
+    assert!(has(&run.root.join("src"), "entries"), "{open:?}");
+    assert!(!has(&run.root, "tree") && !has(&run.root, "entries"));
+    let held = status["run"]["held_back"].as_array().unwrap();
+    assert!(
+        held.iter()
+            .any(|h| h["path"] == run.root.join("src/link.rs").display().to_string()),
+        "{held:?}"
+    );
+    let text = helper(&run.root, run.repo.home.path())
+        .args(["scope", "status"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.starts_with("Kernel fence: holds each step's scope"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Run: ") && text.contains("(step 1;"),
+        "{text}"
+    );
 }

@@ -281,16 +281,28 @@ pub(crate) fn compare_in(command: &str, nested: bool) -> Result<Option<(Sets, bo
         if path.starts_with("/dev/") {
             continue;
         }
-        let base = match &target.dir {
-            WriteDir::Call => from.clone(),
-            WriteDir::Moved(dir) => from.join(dir),
+        let bases = match &target.dir {
+            WriteDir::Call => vec![from.clone()],
+            WriteDir::Moved(dir) => vec![from.join(dir)],
+            // After a `cd` that may fail, every place it may be is judged.
+            WriteDir::InDoubt(dirs) if nested => dirs
+                .iter()
+                .map(|dir| match dir {
+                    WriteDir::Moved(dir) => from.join(dir),
+                    _ => from.clone(),
+                })
+                .collect(),
             WriteDir::Unknown if nested => {
                 unplaced = true;
                 continue;
             }
-            WriteDir::Unknown => return Err(format!("`{command}`: the engine lost the cwd")),
+            WriteDir::Unknown | WriteDir::InDoubt(_) => {
+                return Err(format!("`{command}`: the engine lost the cwd"));
+            }
         };
-        named.insert(tidy(&base.join(path)));
+        for base in bases {
+            named.insert(tidy(&base.join(path)));
+        }
     }
     Ok(Some((
         (

@@ -1,6 +1,9 @@
 //! Dependency changes in the middle of a plan (trekexecute Phase 2.4 WARN:
 //! "npm install --save, pip install, cargo add"), for the package managers an
-//! agent reaches for.
+//! agent reaches for. What the warning is for is code coming in: a new
+//! package and whatever its install scripts run. Removing one
+//! (`npm uninstall`, `pip uninstall`, `cargo remove`) brings nothing in, and
+//! does not warn.
 
 use super::Hit;
 use crate::arg::Arg;
@@ -137,25 +140,20 @@ pub(crate) fn check(name: &str, args: &[Arg]) -> Option<Hit> {
         "npm" | "cnpm" => match sub {
             "install" | "i" | "in" | "ins" | "inst" | "insta" | "instal" | "isnt" | "isnta"
             | "isntal" | "isntall" | "add" => (packages || saves) && !no_save,
-            "uninstall" | "remove" | "rm" | "r" | "un" | "unlink" => packages,
             _ => false,
         },
         "pnpm" | "yarn" | "bun" => match sub {
-            "add" | "remove" | "rm" => true,
+            "add" => true,
             "install" | "i" => packages,
             _ => false,
         },
-        "pip" | "pipenv" => matches!(sub, "install" | "uninstall"),
-        "uv" => {
-            matches!(sub, "add" | "remove")
-                || (sub == "pip" && matches!(operands.get(1), Some(&("install" | "uninstall"))))
-        }
-        "poetry" => matches!(sub, "add" | "remove"),
-        "cargo" => matches!(sub, "add" | "remove" | "rm"),
+        "pip" | "pipenv" => sub == "install",
+        "uv" => sub == "add" || (sub == "pip" && operands.get(1) == Some(&"install")),
+        "poetry" | "bundle" => sub == "add",
+        "cargo" => sub == "add",
         "go" => sub == "get",
-        "gem" => matches!(sub, "install" | "uninstall"),
-        "bundle" => matches!(sub, "add" | "remove"),
-        "composer" => matches!(sub, "require" | "remove"),
+        "gem" => sub == "install",
+        "composer" => sub == "require",
         _ => false,
     };
     fires.then(|| {
@@ -217,6 +215,19 @@ mod tests {
             "cargo install ripgrep",
             "pip list",
             "go build ./...",
+            "pip uninstall requests",
+            "pip uninstall -y requests",
+            "pip3 uninstall -r requirements-dev.txt",
+            "npm uninstall lodash",
+            "npm rm lodash",
+            "yarn remove react",
+            "pnpm remove vitest",
+            "cargo remove serde",
+            "poetry remove x",
+            "uv remove httpx",
+            "uv pip uninstall x",
+            "gem uninstall rails",
+            "composer remove x/y",
         ] {
             assert!(!fires(line), "{line}");
         }

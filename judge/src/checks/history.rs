@@ -4,6 +4,7 @@
 
 use super::Hit;
 use crate::arg::Arg;
+use crate::paths::Write;
 use crate::rule;
 
 pub(crate) fn check(args: &[Arg]) -> Option<Hit> {
@@ -13,6 +14,45 @@ pub(crate) fn check(args: &[Arg]) -> Option<Hit> {
         .any(|t| t.starts_with('-') && !t.starts_with("--") && t.contains('c'))
         .then(|| Hit::new(&rule::HISTORY, "history -c clears the shell history"))
 }
+
+/// `history -w [FILE]` (the history written over FILE) and `history -a
+/// [FILE]` (appended to it): how it writes, and FILE when given; without
+/// it bash writes `$HISTFILE`, or, where that is not set, the file its
+/// readline library names (`~/.history`; an interactive shell sets
+/// `~/.bash_history`).
+pub(crate) fn writes(args: &[Arg]) -> Option<(Write, Option<&Arg>)> {
+    let mut write = None;
+    let mut words = args.iter();
+    let mut file = None;
+    while let Some(word) = words.next() {
+        match word.exact_text() {
+            Some("--") => {
+                file = words.next();
+                break;
+            }
+            Some(flags) if flags.starts_with('-') && flags.len() > 1 => {
+                if flags.contains('w') {
+                    write = Some(Write::Replace);
+                } else if flags.contains('a') && write.is_none() {
+                    write = Some(Write::Append);
+                }
+                // `-d OFFSET`, `-p ARGS`, `-s ARGS`: no file follows.
+                if flags.contains(['d', 'p', 's']) {
+                    return None;
+                }
+            }
+            _ => {
+                file = Some(word);
+                break;
+            }
+        }
+    }
+    write.map(|w| (w, file))
+}
+
+/// Where bash writes its history when neither `history -w FILE` nor
+/// `HISTFILE` says: see [`writes`].
+pub(crate) const DEFAULT_FILES: &[&str] = &["~/.bash_history", "~/.history"];
 
 /// `unset HISTFILE`, `set +o history`: history switched off.
 pub(crate) fn check_switch(name: &str, args: &[Arg]) -> Option<Hit> {

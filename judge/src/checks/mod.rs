@@ -16,6 +16,7 @@ mod kill;
 mod power;
 pub(super) mod rm;
 mod rsync;
+pub(super) mod sed;
 mod writers;
 mod writes;
 
@@ -23,6 +24,7 @@ use super::arg::Arg;
 use super::rule::Rule;
 use super::scanner::Context;
 
+pub(super) use writers::SCRIPT;
 pub(super) use writes::{remote_names, targets as write_targets};
 
 /// A rule that fired, and why.

@@ -12,7 +12,7 @@ use crate::rule;
 use crate::scanner::Context;
 
 /// rsync's options that take a value, so that the value is no operand.
-const SPEC: Spec = Spec::new(
+pub(super) const SPEC: Spec = Spec::new(
     "efTBM@",
     &[
         ("rsh", true),
@@ -75,8 +75,24 @@ const SPEC: Spec = Spec::new(
         ("delete-missing-args", false),
         ("dry-run", false),
         ("list-only", false),
+        ("remove-source-files", false),
+        ("backup", false),
+        ("recursive", false),
+        ("archive", false),
     ],
 );
+
+/// A source or destination on another machine (`host:path`, `host::mod`,
+/// `rsync://…`): nothing here is written there.
+pub(super) fn is_remote(word: &str) -> bool {
+    if word.starts_with("rsync://") {
+        return true;
+    }
+    match word.split_once(':') {
+        Some((host, _)) => !host.is_empty() && !host.contains('/'),
+        None => false,
+    }
+}
 
 pub(super) fn check(args: &[Arg], ctx: &Context, cwd: Option<&str>) -> Option<Hit> {
     let parsed = getopt::parse(args, &SPEC);

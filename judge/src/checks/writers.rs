@@ -17,6 +17,10 @@
 //!   scripts' `w FILE`; the subcommands of git);
 //! - somewhere the text does not say ([`Place::Unknown`]).
 //!
+//! The readings of what git writes outside its work tree are in
+//! [`git_dir`]; those of the programs told where to write by an option
+//! (`script`, `ssh-keygen`, `gcc -o`, `chmod`, …) in [`outputs`].
+//!
 //! How they are written ([`Kind`]): most as in [`Write`]; a **tree** write
 //! (an extraction, a formatter run on a directory, a checkout of
 //! pathspecs) is recorded as the directory with [`Write::Remove`], so that
@@ -39,6 +43,15 @@ use crate::paths::Write;
 use crate::word::is_pattern;
 use crate::write_target::Link;
 
+mod git_dir;
+mod outputs;
+
+use outputs::{
+    attributes, binutils, capture_file, cargo_target_dir, compiler_output, dependency_manifests,
+    dos2unix, emitted, esbuild, go_outputs, last_word, markup, npm_config, pip_config, pip_into,
+    pytest_outputs, renames, rsync, script, ssh_keygen, tags_file,
+};
+
 /// One path a program writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Found {
@@ -46,6 +59,9 @@ pub(crate) struct Found {
     pub write: Write,
     /// For a link: what it points to.
     pub link: Option<Link>,
+    /// The target is `DIR/.git`: the git directory of the repository DIR
+    /// is in ([`crate::write_target::WriteTarget::git_dir`]).
+    pub git_dir: bool,
 }
 
 /// How a row's targets are written.
@@ -58,6 +74,8 @@ enum Kind {
     Create,
     /// Anything under the path may be created, changed or removed.
     Tree,
+    /// Mode, owner or attributes changed ([`Write::Attributes`]).
+    Attributes,
 }
 
 impl Kind {
@@ -68,6 +86,7 @@ impl Kind {
             Self::Modify => Write::Modify,
             Self::Remove | Self::Tree => Write::Remove,
             Self::Create => Write::Create,
+            Self::Attributes => Write::Attributes { tree: false },
         }
     }
 }
@@ -725,6 +744,33 @@ const BIOME: Spec = Spec::new(
     ],
 );
 const CHECK_ONLY: Spec = Spec::new("", &[("check", false)]);
+/// util-linux `script`: `-t` takes its file only attached (`-tFILE`,
+/// `--timing=FILE`), so it is read apart ([`script`]).
+pub(crate) const SCRIPT: Spec = Spec::new(
+    "cEIOBTmo",
+    &[
+        ("command", true),
+        ("echo", true),
+        ("log-in", true),
+        ("log-out", true),
+        ("log-io", true),
+        ("log-timing", true),
+        ("logging-format", true),
+        ("output-limit", true),
+        ("timing", false),
+        ("append", false),
+        ("flush", false),
+        ("force", false),
+        ("quiet", false),
+        ("return", false),
+    ],
+);
+/// OpenSSH's `scp`: the options that take a value.
+const SCP: Spec = Spec::new("cDFiJloPSX", &[]);
+/// OpenSSH's `ssh-keygen`: the options that take a value.
+const SSH_KEYGEN: Spec = Spec::new("CDEFIMNOPRVYZabfgmnrstwz", &[]);
+const STRACE_OUT: Spec =
+    Spec::new("abeEIOoPpSsUuXA", &[("output", true), ("signal", true)]).posix();
 
 // --- The table --------------------------------------------------------
 
@@ -796,6 +842,196 @@ const TABLE: &[Writer] = &[
         Place::Read(sqlite),
         Kind::Modify,
     ),
+    // `script [FILE]`: the session's log (`typescript` by default) and
+    // the logs its options name.
+    Writer::new(&["script"], SCRIPT, Place::Read(script), Kind::Replace),
+    Writer::new(
+        &["ssh-keygen"],
+        SSH_KEYGEN,
+        Place::Read(ssh_keygen),
+        Kind::Replace,
+    ),
+    // Tracers: the trace goes to `-o FILE` (the traced command is judged
+    // as a command of its own).
+    Writer::new(
+        &["strace", "ltrace"],
+        STRACE_OUT,
+        Place::Value(Some('o'), Some("output")),
+        Kind::Replace,
+    ),
+    // Outputs named by a flag: compilers and linkers (`-o FILE`), packet
+    // captures (`-w FILE`), converters.
+    Writer::new(
+        &[
+            "gcc", "cc", "g++", "c++", "clang", "clang++", "tcc", "gfortran", "nvcc", "ld",
+            "ld.lld", "ld.gold", "as", "rustc",
+        ],
+        NO_OPTIONS,
+        Place::Read(compiler_output),
+        Kind::Replace,
+    ),
+    Writer::new(
+        &["tcpdump", "tshark", "dumpcap"],
+        NO_OPTIONS,
+        Place::Read(capture_file),
+        Kind::Replace,
+    ),
+    Writer::new(
+        &["shuf"],
+        Spec::new(
+            "inoe",
+            &[
+                ("output", true),
+                ("head-count", true),
+                ("input-range", true),
+                ("random-source", true),
+            ],
+        ),
+        Place::Value(Some('o'), Some("output")),
+        Kind::Replace,
+    ),
+    Writer::new(
+        &["pandoc"],
+        Spec::new(
+            "oftrwMVAHBcd",
+            &[
+                ("output", true),
+                ("from", true),
+                ("to", true),
+                ("read", true),
+                ("write", true),
+                ("metadata", true),
+                ("variable", true),
+                ("template", true),
+                ("css", true),
+                ("lua-filter", true),
+                ("filter", true),
+                ("defaults", true),
+                ("resource-path", true),
+                ("extract-media", true),
+            ],
+        ),
+        Place::Value(Some('o'), Some("output")),
+        Kind::Replace,
+    ),
+    Writer::new(
+        &["convert", "magick", "ffmpeg"],
+        NO_OPTIONS,
+        Place::Read(last_word),
+        Kind::Replace,
+    ),
+    Writer::new(
+        &["dos2unix", "unix2dos", "mac2unix", "unix2mac"],
+        NO_OPTIONS,
+        Place::Read(dos2unix),
+        Kind::Modify,
+    ),
+    Writer::new(
+        &["fallocate"],
+        Spec::new("loz", &[("length", true), ("offset", true)]),
+        Place::Operands,
+        Kind::Modify,
+    ),
+    Writer::new(
+        &["ctags", "etags", "uctags"],
+        NO_OPTIONS,
+        Place::Read(tags_file),
+        Kind::Replace,
+    ),
+    Writer::new(
+        &["npm", "pnpm"],
+        NO_OPTIONS,
+        Place::Read(npm_config),
+        Kind::Modify,
+    ),
+    Writer::new(
+        &["pip", "pip3"],
+        NO_OPTIONS,
+        Place::Read(pip_config),
+        Kind::Modify,
+    ),
+    Writer::new(&["go"], NO_OPTIONS, Place::Read(go_outputs), Kind::Replace),
+    // A dependency added or removed: the manifest and its lock file.
+    Writer::new(
+        &[
+            "npm", "cnpm", "pnpm", "yarn", "bun", "cargo", "go", "poetry", "uv", "bundle",
+            "composer",
+        ],
+        NO_OPTIONS,
+        Place::Read(dependency_manifests),
+        Kind::Modify,
+    ),
+    Writer::new(
+        &["strip", "objcopy"],
+        NO_OPTIONS,
+        Place::Read(binutils),
+        Kind::Modify,
+    ),
+    Writer::new(
+        &["javac", "tsc"],
+        NO_OPTIONS,
+        Place::Read(emitted),
+        Kind::Replace,
+    ),
+    Writer::new(
+        &["xmllint", "tidy"],
+        NO_OPTIONS,
+        Place::Read(markup),
+        Kind::Replace,
+    ),
+    Writer::new(
+        &["pip", "pip3"],
+        NO_OPTIONS,
+        Place::Read(pip_into),
+        Kind::Tree,
+    ),
+    Writer::new(
+        &["cargo"],
+        NO_OPTIONS,
+        Place::Read(cargo_target_dir),
+        Kind::Tree,
+    ),
+    Writer::new(
+        &["rename", "prename", "file-rename"],
+        NO_OPTIONS,
+        Place::Read(renames),
+        Kind::Tree,
+    ),
+    Writer::new(
+        &["pytest", "py.test"],
+        NO_OPTIONS,
+        Place::Read(pytest_outputs),
+        Kind::Replace,
+    ),
+    Writer::new(
+        &["esbuild"],
+        NO_OPTIONS,
+        Place::Read(esbuild),
+        Kind::Replace,
+    ),
+    // Mode, owner and attributes (which the kernel fence cannot hold).
+    Writer::new(
+        &["chmod", "chown", "chgrp"],
+        Spec::new("", &[("reference", true), ("from", true)]),
+        Place::Read(attributes),
+        Kind::Attributes,
+    ),
+    Writer::new(
+        &["chattr", "setfacl"],
+        Spec::new(
+            "mMxXpv",
+            &[
+                ("modify", true),
+                ("remove", true),
+                ("set", true),
+                ("modify-file", true),
+                ("remove-file", true),
+                ("set-file", true),
+            ],
+        ),
+        Place::Read(attributes),
+        Kind::Attributes,
+    ),
     Writer::new(&["mkfifo"], MKFIFO, Place::Operands, Kind::Create),
     Writer::new(&["mknod"], MKFIFO, Place::Read(first_operand), Kind::Create),
     Writer::new(&["mktemp"], MKTEMP, Place::Read(mktemp), Kind::Create)
@@ -844,11 +1080,13 @@ const TABLE: &[Writer] = &[
     Writer::new(&["ln", "link"], LN, Place::Read(links), Kind::Remove),
     // rsync and scp: the destination, whatever lands under it.
     Writer::new(
-        &["rsync", "scp"],
-        CP,
-        Place::Read(last_of_two),
+        &["rsync"],
+        super::rsync::SPEC,
+        Place::Read(rsync),
         Kind::Replace,
-    ),
+    )
+    .unless(flags("n", &["dry-run", "list-only"])),
+    Writer::new(&["scp"], SCP, Place::Read(last_of_two), Kind::Replace),
     // In-place editors.
     Writer::new(&["sed", "gsed"], SED, Place::Read(sed), Kind::Modify),
     Writer::new(
@@ -1064,9 +1302,14 @@ fn program_name(name: &str) -> &str {
     if name.starts_with("clang-format") {
         return "clang-format";
     }
-    match name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.') {
-        base @ ("perl" | "ruby" | "gawk") => base,
-        _ => name,
+    let base = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    match base {
+        "perl" | "ruby" | "gawk" => base,
+        // `gcc-13`, `clang++-17`.
+        _ => match base.strip_suffix('-') {
+            Some(compiler @ ("gcc" | "g++" | "clang" | "clang++")) => compiler,
+            _ => name,
+        },
     }
 }
 
@@ -1132,6 +1375,7 @@ fn found(target: Arg, kind: Kind) -> Found {
         target,
         write: kind.write(),
         link: None,
+        git_dir: false,
     }
 }
 
@@ -1304,6 +1548,7 @@ fn links(call: &Call<'_>) -> Vec<Found> {
                 symbolic,
                 from_here,
             }),
+            git_dir: false,
         })
         .collect()
 }
@@ -2543,13 +2788,19 @@ const GIT_OUTPUT: Spec = Spec::new(
     ],
 );
 
-/// The git subcommands that rewrite the work tree: the paths they name
+/// What a git command writes: the work tree's paths its subcommand names
 /// where the text names them (`checkout -- f`, `restore f`, `rm`, `mv`,
 /// `worktree add PATH`, `clone SRC DEST`), else the work tree as an unknown
 /// target (`checkout BRANCH`, `switch`, `stash`, `reset --hard`, `apply`,
-/// `am`, `merge`, `pull`, `rebase`, `clean` without pathspecs). Paths are
-/// placed under `-C DIR`; with `--work-tree` or `--git-dir` no path is
-/// known.
+/// `am`, `merge`, `pull`, `rebase`, `clean` without pathspecs); and what
+/// it writes outside the work tree ([`git_dir`]): the repository's git
+/// directory (`add`, `commit`, `tag v1`, …) and the files `git config`
+/// names. Paths are placed under `-C DIR`. With `--work-tree=TREE`, a
+/// pathspec is read from where git runs when that is inside TREE, else
+/// from TREE: a subdirectory TREE is the second, `.` or `..` the first,
+/// and an absolute TREE may be either (both are recorded); an unknown
+/// TREE leaves the paths unknown. The git directory is `--git-dir`'s, else
+/// the one of the repository git runs in.
 fn git(call: &Call<'_>) -> Vec<Found> {
     let global = getopt::parse(call.args, &super::git::GLOBAL);
     let rest = call.args.get(global.rest..).unwrap_or_default();
@@ -2563,31 +2814,75 @@ fn git(call: &Call<'_>) -> Vec<Found> {
             Kind::Tree,
         )];
     };
-    let found_here = git_sub(name, args);
-    let elsewhere = global.has("", &["work-tree", "git-dir"]);
+    let trees: Vec<Arg> = global
+        .values(None, Some("work-tree"))
+        .last()
+        .map(|t| value_arg(call.args, t))
+        .into_iter()
+        .collect();
+    let mut out: Vec<Found> = Vec::new();
+    for f in git_sub(name, args) {
+        let known = f.target.exact_text().is_some() || crate::cwd::known_path(&f.target).is_some();
+        match trees.first() {
+            Some(tree) if known => out.extend(in_work_tree(name, tree, f)),
+            _ => out.push(f),
+        }
+    }
+    let outside = git_dir::outside(name, args);
+    out.extend(outside.files.into_iter().map(|f| found(f, Kind::Modify)));
+    if outside.git_dir {
+        out.push(match global.values(None, Some("git-dir")).last() {
+            Some(dir) => found(value_arg(call.args, dir), Kind::Modify),
+            None => Found {
+                git_dir: true,
+                ..found(Arg::literal(".git"), Kind::Modify)
+            },
+        });
+    }
     let dirs: Vec<Arg> = global
         .values(Some('C'), None)
         .into_iter()
         .map(|d| value_arg(call.args, d))
         .collect();
-    found_here
-        .into_iter()
-        .map(|mut f| {
-            if f.target.exact_text().is_some() || crate::cwd::known_path(&f.target).is_some() {
-                if elsewhere {
-                    f.target = Arg::unknown(
-                        &format!("git {name}: {} (in another work tree)", f.target.text),
-                        Taint::default(),
-                    );
-                } else {
-                    for dir in dirs.iter().rev() {
-                        f.target = under(dir, &f.target);
-                    }
-                }
+    for f in &mut out {
+        if f.target.exact_text().is_some() || crate::cwd::known_path(&f.target).is_some() {
+            for dir in dirs.iter().rev() {
+                f.target = under(dir, &f.target);
             }
-            f
-        })
-        .collect()
+        }
+    }
+    out
+}
+
+/// `f`, a path `git NAME` writes, placed in the work tree `tree`: see
+/// [`git`].
+fn in_work_tree(name: &str, tree: &Arg, f: Found) -> Vec<Found> {
+    let Some(text) = crate::cwd::known_path(tree) else {
+        return vec![Found {
+            target: Arg::unknown(
+                &format!("git {name}: {} (in another work tree)", f.target.text),
+                Taint::default(),
+            ),
+            ..f
+        }];
+    };
+    let norm = crate::paths::normalize(text, None);
+    let above = norm == "."
+        || norm
+            .strip_prefix("./")
+            .is_some_and(|up| up.split('/').all(|p| p == ".."));
+    if above {
+        return vec![f];
+    }
+    let placed = Found {
+        target: under(tree, &f.target),
+        ..f.clone()
+    };
+    if text.starts_with('/') || text.starts_with('~') {
+        vec![f, placed]
+    } else {
+        vec![placed]
+    }
 }
 
 /// A git subcommand's own writes, relative to where it runs.
@@ -2708,8 +3003,13 @@ fn git_sub(name: &str, args: &[Arg]) -> Vec<Found> {
                 whole("the files named in the patch")
             }
         }
-        "am" | "merge" | "pull" | "rebase" | "cherry-pick" | "revert" | "bisect"
-        | "checkout-index" | "sparse-checkout" | "filter-branch" | "filter-repo" => {
+        "am" | "merge" | "pull" | "rebase" | "cherry-pick" | "revert" | "checkout-index"
+        | "sparse-checkout" | "filter-branch" | "filter-repo" => whole("the work tree"),
+        "bisect"
+            if !args.first().is_some_and(|a| {
+                a.is("log") || a.is("view") || a.is("visualize") || a.is("help") || a.is("terms")
+            }) =>
+        {
             whole("the work tree")
         }
         "read-tree" if args.iter().any(|a| a.is("-u") || a.is("--reset")) => whole("the work tree"),
@@ -2719,6 +3019,16 @@ fn git_sub(name: &str, args: &[Arg]) -> Vec<Found> {
                 .is_some_and(|a| a.is("pull") || a.is("checkout")) =>
         {
             whole("the work tree's large files")
+        }
+        // `git lfs track '*.bin'`: the patterns go to `.gitattributes`
+        // (alone, it lists them).
+        "lfs"
+            if args
+                .first()
+                .is_some_and(|a| a.is("track") || a.is("untrack"))
+                && args.iter().skip(1).any(|a| !a.text.starts_with('-')) =>
+        {
+            vec![found(Arg::literal(".gitattributes"), Kind::Modify)]
         }
         "submodule" => match args.iter().find(|a| !a.text.starts_with('-')) {
             Some(a) if a.is("status") || a.is("summary") || a.is("init") => Vec::new(),
@@ -2856,7 +3166,9 @@ mod tests {
     use crate::{Context, judge_command};
 
     /// The targets the engine records for `line`, each as `KIND PATH`:
-    /// `w` written, `r` removed (or a tree), `c` created; an unknown
+    /// `w` written, `r` removed (or a tree), `c` created, `g` the git
+    /// directory of the repository `PATH` (`DIR/.git`) is in; `@A|B` when a
+    /// `cd` before it may have failed (`.` where the call runs); an unknown
     /// target as `? SPELLING`; `@DIR` after a `cd`; `-> TO` for a link.
     fn writes(line: &str) -> Vec<String> {
         let ctx = Context {
@@ -2871,12 +3183,23 @@ mod tests {
                     WriteKind::Remove => "r",
                     WriteKind::Create => "c",
                 };
+                let kind = if w.git_dir { "g" } else { kind };
                 let mut s = match &w.path {
                     Some(path) => format!("{kind} {path}"),
                     None => format!("? {}", w.spelled),
                 };
-                if let WriteDir::Moved(dir) = &w.dir {
-                    s.push_str(&format!(" @{dir}"));
+                let at = |dir: &WriteDir| match dir {
+                    WriteDir::Moved(dir) => dir.clone(),
+                    WriteDir::Call => ".".to_owned(),
+                    WriteDir::Unknown | WriteDir::InDoubt(_) => "?".to_owned(),
+                };
+                match &w.dir {
+                    WriteDir::Moved(dir) => s.push_str(&format!(" @{dir}")),
+                    WriteDir::InDoubt(dirs) => {
+                        let dirs: Vec<String> = dirs.iter().map(at).collect();
+                        s.push_str(&format!(" @{}", dirs.join("|")));
+                    }
+                    WriteDir::Call | WriteDir::Unknown => {}
                 }
                 if let Some(link) = &w.link {
                     let arrow = match (link.symbolic, link.from_here) {
@@ -2899,69 +3222,225 @@ mod tests {
     }
 
     const WORK_TREE: &str = "? git checkout: the work tree, for the branch or commit it checks out";
+    /// The git directory of the repository the command runs in.
+    const GIT_DIR: &str = "g .git";
 
     #[test]
     fn git_subcommands_that_rewrite_the_work_tree() {
         check(&[
-            ("git checkout -- a.txt b/", &["r a.txt", "r b/"]),
-            ("git checkout main -- src/a.rs", &["r src/a.rs"]),
-            ("git checkout main", &[WORK_TREE]),
-            ("git checkout src/a.rs", &[WORK_TREE]),
-            ("git checkout .", &["r ."]),
-            ("git checkout ./src", &["r ./src"]),
-            ("git checkout -b new", &[]),
-            ("git checkout -b new origin/main", &[WORK_TREE]),
-            ("git -C sub restore x.rs", &["r sub/x.rs"]),
-            ("git restore --staged x", &[]),
-            ("git restore --staged --worktree x", &["r x"]),
-            ("git restore -s HEAD~1 -- 'src/*.rs'", &["r src/*.rs"]),
-            ("git stash", &["? git stash: the work tree's changes"]),
-            ("git stash -u", &["? git stash: the work tree's changes"]),
-            ("git stash pop", &["? git stash: the work tree's changes"]),
+            ("git checkout -- a.txt b/", &["r a.txt", "r b/", GIT_DIR]),
+            ("git checkout main -- src/a.rs", &["r src/a.rs", GIT_DIR]),
+            ("git checkout main", &[WORK_TREE, GIT_DIR]),
+            ("git checkout src/a.rs", &[WORK_TREE, GIT_DIR]),
+            ("git checkout .", &["r .", GIT_DIR]),
+            ("git checkout ./src", &["r ./src", GIT_DIR]),
+            ("git checkout -b new", &[GIT_DIR]),
+            ("git checkout -b new origin/main", &[WORK_TREE, GIT_DIR]),
+            ("git -C sub restore x.rs", &["r sub/x.rs", "g sub/.git"]),
+            ("git restore --staged x", &[GIT_DIR]),
+            ("git restore --staged --worktree x", &["r x", GIT_DIR]),
+            (
+                "git restore -s HEAD~1 -- 'src/*.rs'",
+                &["r src/*.rs", GIT_DIR],
+            ),
+            (
+                "git stash",
+                &["? git stash: the work tree's changes", GIT_DIR],
+            ),
+            (
+                "git stash -u",
+                &["? git stash: the work tree's changes", GIT_DIR],
+            ),
+            (
+                "git stash pop",
+                &["? git stash: the work tree's changes", GIT_DIR],
+            ),
             ("git stash list", &[]),
-            ("git lfs pull", &["? git lfs: the work tree's large files"]),
+            ("git stash show -p", &[]),
+            ("git stash drop", &[GIT_DIR]),
+            ("git stash clear", &[GIT_DIR]),
+            (
+                "git lfs pull",
+                &["? git lfs: the work tree's large files", GIT_DIR],
+            ),
+            ("git lfs track '*.bin'", &["w .gitattributes", GIT_DIR]),
+            ("git lfs track", &[GIT_DIR]),
             ("git lfs ls-files", &[]),
-            ("git stash push -- src/a.rs", &["r src/a.rs"]),
-            ("git reset --hard HEAD~1", &["? git reset: the work tree"]),
-            ("git reset HEAD~1", &[]),
-            ("git mv a.rs b.rs", &["r a.rs", "r b.rs"]),
+            ("git stash push -- src/a.rs", &["r src/a.rs", GIT_DIR]),
+            (
+                "git reset --hard HEAD~1",
+                &["? git reset: the work tree", GIT_DIR],
+            ),
+            ("git reset HEAD~1", &[GIT_DIR]),
+            ("git mv a.rs b.rs", &["r a.rs", "r b.rs", GIT_DIR]),
+            ("git mv -n a.rs b.rs", &[]),
             (
                 "git mv a.rs b.rs dir/",
-                &["r a.rs", "r dir/a.rs", "r b.rs", "r dir/b.rs"],
+                &["r a.rs", "r dir/a.rs", "r b.rs", "r dir/b.rs", GIT_DIR],
             ),
-            ("git rm -r old/", &["r old/"]),
-            ("git rm --cached x", &[]),
+            ("git rm -r old/", &["r old/", GIT_DIR]),
+            ("git rm --cached x", &[GIT_DIR]),
+            ("git rm -n x", &[]),
             (
                 "git apply fix.patch",
                 &["? git apply: the files named in the patch"],
             ),
             ("git apply --check fix.patch", &[]),
-            ("git apply --cached fix.patch", &[]),
-            ("git am x.mbox", &["? git am: the work tree"]),
-            ("git merge main", &["? git merge: the work tree"]),
-            ("git pull --rebase", &["? git pull: the work tree"]),
-            ("git worktree add ../wt", &["r ../wt"]),
-            ("git worktree add -b topic ../wt main", &["r ../wt"]),
+            ("git apply --cached fix.patch", &[GIT_DIR]),
+            (
+                "git apply --index fix.patch",
+                &["? git apply: the files named in the patch", GIT_DIR],
+            ),
+            ("git am x.mbox", &["? git am: the work tree", GIT_DIR]),
+            ("git merge main", &["? git merge: the work tree", GIT_DIR]),
+            ("git pull --rebase", &["? git pull: the work tree", GIT_DIR]),
+            ("git worktree add ../wt", &["r ../wt", GIT_DIR]),
+            (
+                "git worktree add -b topic ../wt main",
+                &["r ../wt", GIT_DIR],
+            ),
             ("git worktree list", &[]),
             ("git clone . OUT", &["r OUT"]),
             ("git clone https://x.invalid/y/repo.git", &["r repo"]),
             ("git clone --bare git@x.invalid:y/repo", &["r repo.git"]),
             (
                 "git switch main",
-                &["? git switch: the work tree, for the branch it switches to"],
+                &[
+                    "? git switch: the work tree, for the branch it switches to",
+                    GIT_DIR,
+                ],
             ),
-            ("git switch -c new", &[]),
+            ("git switch -c new", &[GIT_DIR]),
             ("git clean -fd", &["? git clean: the untracked files"]),
             ("git clean -n", &[]),
             ("git clean -f build/", &["r build/"]),
             ("git init nested2", &["c nested2/.git"]),
             ("git archive -o out.tgz HEAD", &["w out.tgz"]),
-            ("git status", &[]),
-            ("git log --oneline", &[]),
             (
                 "git --work-tree=/tmp/o checkout -- a",
-                &["? git checkout: a (in another work tree)"],
+                &["r a", "r /tmp/o/a", GIT_DIR],
             ),
+            ("git --work-tree=out checkout -- a", &["r out/a", GIT_DIR]),
+            ("git --work-tree=.. checkout -- a", &["r a", GIT_DIR]),
+            (
+                "git --work-tree \"$T\" checkout -- a",
+                &["? git checkout: a (in another work tree)", GIT_DIR],
+            ),
+            (
+                "git --git-dir=/tmp/g.git checkout -- a",
+                &["r a", "w /tmp/g.git"],
+            ),
+            ("GIT_DIR=other.git git add a", &["w other.git"]),
+            (
+                "GIT_DIR=other.git git add a; git add b",
+                &["w other.git", GIT_DIR, "w other.git"],
+            ),
+            ("GIT_WORK_TREE=/srv/w git add a", &[GIT_DIR]),
+        ]);
+    }
+
+    #[test]
+    fn git_writes_its_own_directory_only_when_it_changes_something() {
+        check(&[
+            ("git add -A", &[GIT_DIR]),
+            ("git add -n .", &[]),
+            ("git commit -qm x", &[GIT_DIR]),
+            ("git commit --dry-run", &[]),
+            ("cd src && git add a.rs", &["g .git @./src"]),
+            ("git -C sub -C deeper commit", &["g sub/deeper/.git"]),
+            ("git tag v1", &[GIT_DIR]),
+            ("git tag -d v1", &[GIT_DIR]),
+            ("git tag -a v1 -m note", &[GIT_DIR]),
+            ("git tag", &[]),
+            ("git tag -l 'v*'", &[]),
+            ("git branch topic", &[GIT_DIR]),
+            ("git branch -D topic", &[GIT_DIR]),
+            ("git branch -m old new", &[GIT_DIR]),
+            ("git branch -u origin/main", &[GIT_DIR]),
+            ("git branch", &[]),
+            ("git branch -a", &[]),
+            ("git branch --list 'x*'", &[]),
+            ("git branch --show-current", &[]),
+            ("git update-index --refresh", &[GIT_DIR]),
+            ("git update-ref refs/heads/x HEAD", &[GIT_DIR]),
+            ("git symbolic-ref HEAD", &[]),
+            ("git symbolic-ref HEAD refs/heads/x", &[GIT_DIR]),
+            ("git notes add -m x", &[GIT_DIR]),
+            ("git notes", &[]),
+            ("git notes show", &[]),
+            ("git gc --prune=now", &[GIT_DIR]),
+            ("git fetch origin", &[GIT_DIR]),
+            ("git fetch --dry-run", &[]),
+            ("git remote add up https://x.invalid/r", &[GIT_DIR]),
+            ("git remote -v", &[]),
+            ("git remote show origin", &[]),
+            ("git reflog", &[]),
+            ("git reflog expire --all", &[GIT_DIR]),
+            (
+                "git submodule update --init",
+                &["? git submodule: the submodules' work trees", GIT_DIR],
+            ),
+            ("git submodule status", &[]),
+            ("git hash-object -w a", &[GIT_DIR]),
+            ("git hash-object a", &[]),
+            (
+                "git bisect start",
+                &["? git bisect: the work tree", GIT_DIR],
+            ),
+            ("git bisect log", &[]),
+            ("git worktree prune", &[GIT_DIR]),
+            ("git status", &[]),
+            ("git -c core.fsmonitor=false status --short", &[]),
+            ("git diff HEAD", &[]),
+            ("git log --oneline", &[]),
+            ("git show HEAD", &[]),
+            ("git grep x", &[]),
+            ("git ls-files", &[]),
+            ("git rev-parse HEAD", &[]),
+            ("git blame a", &[]),
+            ("git describe --always", &[]),
+            ("git cat-file -p HEAD", &[]),
+            ("git push origin main", &[]),
+        ]);
+    }
+
+    #[test]
+    fn git_config_writes_the_file_it_names() {
+        check(&[
+            ("git config user.name x", &[GIT_DIR]),
+            ("git config --add user.name x", &[GIT_DIR]),
+            ("git config --unset user.name", &[GIT_DIR]),
+            ("git config --unset-all user.name", &[GIT_DIR]),
+            ("git config --replace-all user.name x", &[GIT_DIR]),
+            ("git config --rename-section user person", &[GIT_DIR]),
+            ("git config --remove-section user", &[GIT_DIR]),
+            ("git config -e", &[GIT_DIR]),
+            ("git config --local a.b c", &[GIT_DIR]),
+            ("git config --worktree a.b c", &[GIT_DIR]),
+            ("git config set user.name x", &[GIT_DIR]),
+            ("git config unset user.name", &[GIT_DIR]),
+            ("git config rename-section user person", &[GIT_DIR]),
+            ("git config remove-section user", &[GIT_DIR]),
+            ("git config edit", &[GIT_DIR]),
+            ("git config --file lib/x.cfg a.b c", &["w lib/x.cfg"]),
+            ("git config -f lib/x.cfg --unset a.b", &["w lib/x.cfg"]),
+            ("git config --file=x.cfg a.b c", &["w x.cfg"]),
+            ("git -C sub config -f x.cfg a.b c", &["w sub/x.cfg"]),
+            ("git config --global user.name x", &["w ~/.gitconfig"]),
+            ("git config set --global user.name x", &["w ~/.gitconfig"]),
+            ("git config --system core.editor vi", &["w /etc/gitconfig"]),
+            ("git --git-dir=g.git config a.b c", &["w g.git"]),
+            ("git -C sub config a.b c", &["g sub/.git"]),
+            ("git config user.name", &[]),
+            ("git config --get user.name", &[]),
+            ("git config --get-all user.name", &[]),
+            ("git config --get-regexp user", &[]),
+            ("git config -l", &[]),
+            ("git config --list --show-origin", &[]),
+            ("git config --global --list", &[]),
+            ("git config get user.name", &[]),
+            ("git config list", &[]),
+            ("git config --blob HEAD:.gitmodules a.b c", &[]),
         ]);
     }
 
@@ -3257,6 +3736,264 @@ mod tests {
         ]);
     }
 
+    #[test]
+    fn script_keys_history_and_rsync() {
+        check(&[
+            ("script out.log", &["w out.log"]),
+            ("script -q", &["w typescript"]),
+            ("script -q -c 'echo hi'", &["w typescript"]),
+            ("script -q log.txt -c true", &["w log.txt"]),
+            ("script -a log.txt -c true", &["w log.txt"]),
+            ("script -O out.log -c true", &["w out.log"]),
+            ("script --log-out=out.log -q -c true", &["w out.log"]),
+            ("script -I in.log -q -c true", &["w in.log"]),
+            ("script -B io.log -c true", &["w io.log"]),
+            ("script -T tim.log -c true", &["w tim.log", "w typescript"]),
+            ("script -qttim.log -c true", &["w tim.log", "w typescript"]),
+            (
+                "script --timing=tim.log -c true",
+                &["w tim.log", "w typescript"],
+            ),
+            ("script -q log -c 'touch x'", &["w log", "w x"]),
+            ("ssh-keygen -q -N '' -f k", &["w k", "w k.pub"]),
+            (
+                "ssh-keygen -t ed25519 -f ~/.ssh/id_x",
+                &["w ~/.ssh/id_x", "w ~/.ssh/id_x.pub"],
+            ),
+            (
+                "ssh-keygen -t ed25519",
+                &["w ~/.ssh/id_*", "w ~/.ssh/id_*.pub"],
+            ),
+            ("ssh-keygen -R host -f kh", &["w kh", "w kh.old"]),
+            (
+                "ssh-keygen -R host",
+                &["w ~/.ssh/known_hosts", "w ~/.ssh/known_hosts.old"],
+            ),
+            ("ssh-keygen -H -f kh", &["w kh"]),
+            ("ssh-keygen -p -N a -P b -f k", &["w k"]),
+            ("ssh-keygen -c -C note -f k", &["w k", "w k.pub"]),
+            ("ssh-keygen -s ca -I id k.pub", &["w k-cert.pub"]),
+            ("ssh-keygen -Y sign -f k -n file doc", &["w doc.sig"]),
+            (
+                "ssh-keygen -Y verify -f allowed -I x -n file -s doc.sig",
+                &[],
+            ),
+            ("ssh-keygen -l -f k", &[]),
+            ("ssh-keygen -y -f k", &[]),
+            ("ssh-keygen -F host -f kh", &[]),
+            ("ssh-keygen -B -f k.pub", &[]),
+            ("history -w h.txt", &["w h.txt"]),
+            ("history -a h.txt", &["w h.txt"]),
+            ("history -w", &["w ~/.bash_history", "w ~/.history"]),
+            ("HISTFILE=h.txt bash -c 'history -w'", &["w h.txt"]),
+            ("export HISTFILE=h.txt; history -a", &["w h.txt"]),
+            ("history -c", &[]),
+            ("history -r h.txt", &[]),
+            ("history -d 3", &[]),
+            ("history", &[]),
+            ("rsync -a src/ out/", &["w out/"]),
+            ("rsync -avt a b", &["w b"]),
+            (
+                "rsync --remove-source-files a b dest/",
+                &["r a", "r b", "w dest/"],
+            ),
+            ("rsync --remove-source-files host:a dest/", &["w dest/"]),
+            ("rsync -a src/ host:/srv/", &[]),
+            (
+                "rsync -a --remove-source-files src/ host:/srv/",
+                &["r src/"],
+            ),
+            ("rsync --log-file=sync.log a b", &["w sync.log", "w b"]),
+            ("rsync --write-batch=bt a b", &["w bt", "w bt.sh", "w b"]),
+            ("rsync -b a b", &["w b", "w b~"]),
+            ("rsync -b --suffix=.old a b", &["w b", "w b.old"]),
+            (
+                "rsync -ab --backup-dir=old src/ dst/",
+                &["w dst/", "r dst/old"],
+            ),
+            ("rsync -n --remove-source-files a b", &[]),
+            ("scp -P 22 a host:b", &["w host:b"]),
+        ]);
+    }
+
+    #[test]
+    fn outputs_named_by_a_flag_and_attributes() {
+        check(&[
+            ("gcc -o app main.c", &["w app"]),
+            ("gcc main.c -o app", &["w app"]),
+            ("gcc -oapp main.c", &["w app"]),
+            ("gcc-13 -O2 -o app main.c", &["w app"]),
+            ("clang++ -o app a.cc", &["w app"]),
+            ("gcc -c main.c", &[]),
+            ("rustc -o app main.rs", &["w app"]),
+            ("rustc --out-dir out main.rs", &["r out"]),
+            ("ld -o app a.o", &["w app"]),
+            ("strace -o trace.txt true", &["w trace.txt"]),
+            ("strace -f -o t.txt sh -c 'touch x'", &["w t.txt", "w x"]),
+            ("tcpdump -i any -w cap.pcap", &["w cap.pcap"]),
+            ("tshark -w cap.pcapng", &["w cap.pcapng"]),
+            ("shuf -o out.txt in.txt", &["w out.txt"]),
+            ("pandoc -o out.html in.md", &["w out.html"]),
+            ("convert in.png -resize 50% out.jpg", &["w out.jpg"]),
+            ("convert in.png png:out.png", &["w out.png"]),
+            ("convert in.png info:", &[]),
+            ("ffmpeg -i in.mp4 -c copy out.mkv", &["w out.mkv"]),
+            ("ffmpeg -i in.mp4", &[]),
+            ("dos2unix a.txt b.txt", &["w a.txt", "w b.txt"]),
+            ("dos2unix -n in.txt out.txt", &["w out.txt"]),
+            ("dos2unix -i a.txt", &[]),
+            ("fallocate -l 1M big.img", &["w big.img"]),
+            ("ctags -R .", &["w tags"]),
+            ("ctags -f out.tags a.c", &["w out.tags"]),
+            ("ctags -x a.c", &[]),
+            ("ctags --version", &[]),
+            ("etags a.c", &["w TAGS"]),
+            ("npm config set registry https://x.invalid", &["w ~/.npmrc"]),
+            ("npm set registry https://x.invalid", &["w ~/.npmrc"]),
+            ("npm config set a b --location=project", &["w .npmrc"]),
+            ("npm config get registry", &[]),
+            ("npm test", &[]),
+            (
+                "pip config set global.timeout 5",
+                &["w ~/.config/pip/pip.conf"],
+            ),
+            ("pip config list", &[]),
+            ("pip install -r req.txt", &[]),
+            ("pip install --target vendor x", &["r vendor"]),
+            ("pip download -d dl x", &["r dl"]),
+            ("go build -o bin/app .", &["w bin/app"]),
+            ("go test -coverprofile=c.out ./...", &["w c.out"]),
+            ("go test -run TestX ./...", &[]),
+            ("pytest --junitxml=report.xml", &["w report.xml"]),
+            ("pytest --cov-report=xml:cov.xml", &["w cov.xml"]),
+            ("pytest --basetemp=tmp", &["r tmp"]),
+            ("pytest -q tests/", &[]),
+            ("esbuild a.js --bundle --outfile=out.js", &["w out.js"]),
+            ("javac -d classes A.java", &["r classes"]),
+            ("tsc --outDir dist", &["r dist"]),
+            ("tsc", &[]),
+            ("xmllint --format --output out.xml in.xml", &["w out.xml"]),
+            ("tidy -m page.html", &["w page.html"]),
+            ("strip app", &["w app"]),
+            ("strip -o small app", &["w small"]),
+            ("objcopy app app.bin", &["w app.bin"]),
+            ("cargo build --target-dir out", &["r out"]),
+            ("cargo build", &[]),
+            (
+                "rename 's/a/b/' a.txt",
+                &["r a.txt", "? rename: the new names"],
+            ),
+            (
+                "rename .htm .html x.htm",
+                &["r x.htm", "? rename: the new names"],
+            ),
+            (
+                "npm install lodash",
+                &["w package.json", "w package-lock.json"],
+            ),
+            (
+                "npm --prefix web i -D jest",
+                &["w web/package.json", "w web/package-lock.json"],
+            ),
+            ("npm install", &[]),
+            ("npm ci", &[]),
+            ("npm install --no-save x", &[]),
+            ("yarn add zod", &["w package.json", "w yarn.lock"]),
+            ("cargo add serde", &["w Cargo.toml", "w Cargo.lock"]),
+            (
+                "cargo --manifest-path x/Cargo.toml add serde",
+                &["w x/Cargo.toml", "w x/Cargo.lock"],
+            ),
+            ("go get example.com/x", &["w go.mod", "w go.sum"]),
+            (
+                "poetry add requests",
+                &["w pyproject.toml", "w poetry.lock"],
+            ),
+            ("uv pip install x", &[]),
+            ("pip install requests", &[]),
+            ("chmod +x run.sh", &["w run.sh"]),
+            ("chmod -w run.sh", &["w run.sh"]),
+            ("chmod -R 755 bin", &["r bin"]),
+            ("chmod --reference=a b", &["w b"]),
+            ("chown user:group f", &["w f"]),
+            ("chgrp -R staff dir", &["r dir"]),
+            ("chattr +i f", &["w f"]),
+            ("setfacl -m u:x:rw f", &["w f"]),
+        ]);
+    }
+
+    #[test]
+    fn descriptors_reopened_through_dev_fd() {
+        check(&[
+            ("exec 3<README.md; echo x > /dev/fd/3", &["w README.md"]),
+            (
+                "exec 3<README.md; echo x > /proc/self/fd/3",
+                &["w README.md"],
+            ),
+            ("{ echo x > /dev/fd/3; } 3<README.md", &["w README.md"]),
+            ("echo x > /dev/fd/3 3<README.md", &["w README.md"]),
+            ("exec 4<>f; echo x > /dev/fd/4", &["w f", "w f"]),
+            ("exec 3<a; exec 5<&3; echo x > /dev/fd/5", &["w a"]),
+            (
+                "exec 3<a; exec 3<&-; echo x > /dev/fd/3",
+                &["? /dev/fd/3 (a descriptor the command does not open)"],
+            ),
+            ("exec 3<README.md; echo x | tee /dev/fd/3", &["w README.md"]),
+            ("exec 3<README.md; sort -o /dev/fd/3 a", &["w README.md"]),
+            (
+                "exec 3<README.md; cd src; echo x > /dev/fd/3",
+                &["w README.md"],
+            ),
+            (
+                "( exec 3<a ); echo x > /dev/fd/3",
+                &["? /dev/fd/3 (a descriptor the command does not open)"],
+            ),
+            ("{ echo x > /dev/stdout; } 1<README.md", &["w README.md"]),
+            ("cat a 0<README.md > /dev/stdin", &["w README.md"]),
+            (
+                "f() { echo x > /dev/fd/3; }; f 3<README.md",
+                &[
+                    "? /dev/fd/3 (a descriptor the command does not open)",
+                    "w README.md",
+                ],
+            ),
+            ("echo x > /dev/fd/1", &["w /dev/fd/1"]),
+            ("echo x > /dev/stderr", &["w /dev/stderr"]),
+            ("echo x 2>&1 > /dev/null", &["w /dev/null"]),
+            // A here-string is a pipe or a temporary file bash has
+            // already unlinked: nothing on disk to write.
+            ("exec 3<<< hi; echo x > /dev/fd/3", &[]),
+            (
+                "echo x > /dev/fd/7",
+                &["? /dev/fd/7 (a descriptor the command does not open)"],
+            ),
+        ]);
+    }
+
+    #[test]
+    fn physical_cd_and_a_cd_that_may_fail() {
+        check(&[
+            ("cd src && echo x > f", &["w f @./src"]),
+            ("cd src; echo x > f", &["w f @./src|."]),
+            ("cd a && cd b; echo x > f", &["w f @./a/b|./a|."]),
+            ("cd /tmp || exit; echo x > f", &["w f @/tmp|."]),
+            ("cd \"$D\"; echo x > f", &["w f"]),
+            ("cd -P src/.. && echo x > f", &["w f @./src/.."]),
+            ("set -P; cd src/..; echo x > f", &["w f @./src/..|."]),
+            (
+                "set -o physical; cd src/.. && echo x > f",
+                &["w f @./src/.."],
+            ),
+            ("set -eP; cd lib/.. && rm f", &["r f @./lib/.."]),
+            ("set -P; cd src && cd .. && echo x > f", &["w f @./src/.."]),
+            ("set -P; set +P; cd src/.. && echo x > f", &["w f @."]),
+            ("cd -P src && cd .. && echo x > f", &["w f"]),
+            ("(set -P); cd src/.. && echo x > f", &["w f @."]),
+            ("x='$(touch made)'; echo ${x@P}", &["w made"]),
+            ("x='`echo y > f`'; y=\"${x@P}\"", &["w f"]),
+        ]);
+    }
+
     /// Every file under `dir`, with its content (a directory as `None`).
     fn snapshot(dir: &std::path::Path) -> std::collections::BTreeMap<String, Option<Vec<u8>>> {
         let mut out = std::collections::BTreeMap::new();
@@ -3273,10 +4010,15 @@ mod tests {
                     out.insert(rel, None);
                     stack.push(path);
                 } else {
-                    let content = std::fs::read_link(&path)
+                    let mut content = std::fs::read_link(&path)
                         .map(|t| t.display().to_string().into_bytes())
                         .or_else(|_| std::fs::read(&path))
                         .unwrap_or_default();
+                    // A changed mode is a change (`chmod`).
+                    let mode = meta.map_or(0, |m| {
+                        std::os::unix::fs::PermissionsExt::mode(&m.permissions())
+                    });
+                    content.extend(format!("\0mode {mode:o}").into_bytes());
                     out.insert(rel, Some(content));
                 }
             }
@@ -3284,18 +4026,57 @@ mod tests {
         out
     }
 
-    /// Whether the engine's `target` (as [`writes`] spells it) covers the
-    /// changed path `rel`: the same path, a tree or directory holding it,
-    /// or a pattern matching it.
-    fn covers(target: &str, rel: &str) -> bool {
-        let Some((_, path)) = target.split_once(' ') else {
-            return false;
+    /// Where the engine's `target` (as [`writes`] spells it) lands in
+    /// `root`, relative to it: its path, read from the directory the
+    /// command stood in (the first of `@A|B`, a `cd` that succeeded),
+    /// whose links the file system resolves (`cd -P`).
+    fn landed(target: &str, root: &std::path::Path) -> (String, String) {
+        let (kind, rest) = target.split_once(' ').unwrap_or_default();
+        let (path, dir) = match rest.split_once(" @") {
+            Some((path, dirs)) => (path, dirs.split('|').next().unwrap_or(".")),
+            None => (rest, "."),
         };
         let path = [" -> ", " -r> ", " => "]
             .iter()
             .fold(path, |p, arrow| p.split(arrow).next().unwrap_or_default());
-        let path = path.trim_start_matches("./").trim_end_matches('/');
-        if path == "." || path == rel {
+        let base = std::fs::canonicalize(root).unwrap();
+        let dir = std::fs::canonicalize(root.join(dir)).unwrap_or_else(|_| root.join(dir));
+        let prefix = dir
+            .strip_prefix(&base)
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        let joined = if prefix.is_empty() || path.starts_with('/') {
+            path.to_owned()
+        } else {
+            format!("{prefix}/{path}")
+        };
+        let norm = crate::paths::normalize(&joined, None);
+        let norm = norm.trim_start_matches("./").trim_end_matches('/');
+        (
+            kind.to_owned(),
+            if norm == "." {
+                String::new()
+            } else {
+                norm.to_owned()
+            },
+        )
+    }
+
+    /// Whether the engine's `target` (as [`writes`] spells it) covers the
+    /// changed path `rel`: the same path, a tree or directory holding it,
+    /// or a pattern matching it; a git directory target, everything in
+    /// `.git`; a target the engine says it cannot know, anything.
+    fn covers(target: &str, rel: &str, root: &std::path::Path) -> bool {
+        let (kind, path) = landed(target, root);
+        // A target the engine says it cannot know (`git stash`'s work tree).
+        if kind == "?" {
+            return true;
+        }
+        if kind == "g" {
+            return rel == ".git" || rel.starts_with(".git/");
+        }
+        let path = path.as_str();
+        if path.is_empty() || path == rel {
             return true;
         }
         if rel.starts_with(&format!("{path}/")) {
@@ -3389,6 +4170,56 @@ mod tests {
             ("git", "git clone -q . cloned"),
             ("git", "git worktree add -q wt"),
             ("git", "git restore src/a.txt"),
+            ("git", "git add -A"),
+            ("git", "git -C src add a.txt"),
+            ("git", "git -c user.name=t -c user.email=t@t commit -qam x"),
+            ("git", "git -c user.name=t -c user.email=t@t stash -q"),
+            ("git", "git tag v1"),
+            ("git", "git branch topic"),
+            ("git", "git checkout -q -b topic"),
+            ("git", "git reset -q"),
+            ("git", "git rm -q --cached src/b.txt"),
+            ("git", "git update-ref refs/heads/x HEAD"),
+            ("git", "git gc -q"),
+            ("git", "git config user.name x"),
+            ("git", "git config set user.email x@x"),
+            ("git", "git config --file cfg.ini a.b c"),
+            ("git", "git config core.bare"),
+            ("git", "git diff --stat"),
+            ("git", "git log --oneline"),
+            ("script", "script -q -c true"),
+            ("script", "script -q log.txt -c true"),
+            ("script", "script -q -O out.log -I in.log -c true"),
+            ("script", "script -q -T tim.log -c true"),
+            ("script", "script -q --timing=t.log -c 'touch made.txt'"),
+            ("ssh-keygen", "ssh-keygen -q -N '' -t ed25519 -f newkey"),
+            ("ssh-keygen", "ssh-keygen -q -R host1 -f kh"),
+            ("ssh-keygen", "ssh-keygen -q -c -C note -f sk"),
+            ("ssh-keygen", "ssh-keygen -q -s sk -I id sk.pub"),
+            (
+                "ssh-keygen",
+                "ssh-keygen -q -Y sign -f sk -n file lines.txt",
+            ),
+            ("ssh-keygen", "ssh-keygen -l -f sk"),
+            ("bash", "history -w hist.txt"),
+            ("bash", "export HISTFILE=h2.txt; history -w"),
+            (
+                "rsync",
+                "rsync -q --remove-source-files src/a.txt lines.txt dest",
+            ),
+            ("rsync", "rsync -q --log-file=sync.log src/a.txt copy.txt"),
+            ("bash", "exec 3<lines.txt; echo x > /dev/fd/3"),
+            ("bash", "{ echo x > /dev/fd/4; } 4<src/b.txt"),
+            ("tee", "tee /dev/fd/5 < src/a.txt 5<lines.txt > /dev/null"),
+            ("bash", "set -P; cd lnk/..; echo x > phys.txt"),
+            ("bash", "cd lnk/..; echo x > logi.txt"),
+            ("bash", "x='$(touch made.txt)'; echo \"${x@P}\" > /dev/null"),
+            ("strace", "strace -o trace.txt true"),
+            ("gcc", "gcc -o prog m.c"),
+            ("chmod", "chmod +x lines.txt"),
+            ("fallocate", "fallocate -l 4096 big.img"),
+            ("shuf", "shuf -o shuffled.txt lines.txt"),
+            ("ctags", "ctags m.c"),
         ];
         let on_path = |tool: &str| {
             std::process::Command::new("sh")
@@ -3404,6 +4235,11 @@ mod tests {
             && { command -v tar >/dev/null && tar -cf a.tar z || true; } \
             && { command -v zip >/dev/null && zip -q a.zip z/z.txt || true; } \
             && rm -r z \
+            && printf 'int main(void) { return 0; }\\n' > m.c \
+            && mkdir -p deep/inner && ln -s deep/inner lnk \
+            && { command -v ssh-keygen >/dev/null \
+                 && ssh-keygen -q -N '' -t ed25519 -f sk \
+                 && printf 'host1 %s\\n' \"$(cut -d' ' -f1,2 sk.pub)\" > kh || true; } \
             && git init -q . && git -c user.name=t -c user.email=t@t add -A \
             && git -c user.name=t -c user.email=t@t commit -qm start \
             && printf 'changed\\n' > src/a.txt";
@@ -3434,7 +4270,6 @@ mod tests {
                 .keys()
                 .chain(after.keys())
                 .filter(|k| before.get(*k) != after.get(*k))
-                .filter(|k| !k.starts_with(".git/") && *k != ".git")
                 .collect();
             // The setup's `mkdir DIR &&` is no part of what is judged.
             let judged = command.rsplit("&& ").next().unwrap_or(command);
@@ -3448,20 +4283,24 @@ mod tests {
                     }
                 }
                 assert!(
-                    targets.iter().any(|t| covers(t, rel)),
+                    targets.iter().any(|t| covers(t, rel, dir.path())),
                     "{command}: {rel} changed, targets {targets:?}"
                 );
             }
             for target in &targets {
-                let Some(path) = target.strip_prefix("w ") else {
-                    continue;
-                };
-                let path = path.trim_start_matches("./");
-                if path.contains('*') || path == "-" || path.starts_with('/') {
+                let (kind, path) = landed(target, dir.path());
+                let outside = target.contains(" /") || target.contains(" ~");
+                if kind == "g" {
+                    assert!(
+                        changed.iter().any(|c| c.starts_with(".git/")),
+                        "{command}: the engine names the git directory, which did not change"
+                    );
+                }
+                if kind != "w" || path.contains('*') || path == "-" || outside {
                     continue;
                 }
                 assert!(
-                    changed.iter().any(|c| *c == path),
+                    changed.iter().any(|c| **c == path),
                     "{command}: the engine names {path}, which did not change ({changed:?})"
                 );
             }

@@ -3,13 +3,21 @@
 //! and where they write are the table of [`super::writers`]; this module
 //! hands its rows to the scanner, which records each target
 //! ([`crate::write_target`]) and judges it against the protected
-//! paths.
+//! paths, as written, from where a `cd` moved the command, and through a
+//! link the command made earlier (`ln -s .git/hooks h; echo x >
+//! h/pre-commit`).
 
 use super::writers::{self, CURL, WGET};
 use crate::arg::Arg;
+use crate::cwd;
 use crate::getopt;
 use crate::paths::{self, Write};
+use crate::rule::Rule;
 use crate::scanner::Scanner;
+use crate::write_target::{Link, WriteDir};
+
+/// Links followed from one write, as a chain (`ln -s a b; ln -s b c`).
+const MAX_LINKS: usize = 8;
 
 /// The paths `name` writes with `args`, and how.
 pub(crate) fn targets(name: &str, args: &[Arg]) -> Vec<(Arg, Write)> {
@@ -56,8 +64,19 @@ impl Scanner<'_> {
     /// Judges a write of `target` by the command `words`.
     pub(crate) fn write_target(&mut self, words: &[Arg], target: &Arg, write: Write) {
         self.record_write(target, write);
-        if let Some((rule, detail)) = paths::check(&target.text, write, self.ctx.home.as_deref()) {
-            self.report(rule, words, detail);
+        // git writing its own configuration (`git config --global k v`) is
+        // judged by what the key does (the git checks), not as a write of
+        // a protected file; a run's scope still holds it.
+        let by_git = words
+            .first()
+            .is_some_and(|w| w.text == "git" || w.text.ends_with("/git"))
+            && words.iter().any(|w| w.text == "config");
+        for (file, _) in self.landing(target) {
+            if let Some((rule, detail)) = self.protected(&file.text, write)
+                && !(by_git && rule.id == "git-config-write")
+            {
+                self.report(rule, words, detail);
+            }
         }
     }
 
@@ -67,9 +86,109 @@ impl Scanner<'_> {
             self.write_target(words, &found.target, found.write);
             if let Some(link) = found.link {
                 self.record_link(link);
+                self.link_made(words);
+            }
+            if found.git_dir {
+                self.record_git_dir(words);
             }
         }
     }
+
+    /// The protected-path rule a write of `path` breaks, with why: the
+    /// path as written, the path a `cd` or `pushd` earlier in the command
+    /// makes of a relative one (`cd .git/hooks && echo x > pre-commit`),
+    /// and the path a link the command made earlier leads to.
+    pub(crate) fn protected(&self, path: &str, write: Write) -> Option<(&'static Rule, String)> {
+        let home = self.ctx.home.as_deref();
+        if let Some(hit) = paths::check(path, write, home) {
+            return Some(hit);
+        }
+        let here = (!self.cwd_lost).then_some(self.cwd.as_deref()).flatten();
+        if here.is_none() && self.links.is_empty() {
+            return None;
+        }
+        let mut seen = cwd::resolve(path, here, home)?;
+        if here.is_some()
+            && let Some((rule, detail)) = paths::check(&seen, write, home)
+        {
+            return Some((rule, format!("{detail} (where the command moved with cd)")));
+        }
+        for _ in 0..MAX_LINKS {
+            let (link, through) = self.through_link(&seen)?;
+            if let Some((rule, detail)) = paths::check(&through, write, home) {
+                return Some((
+                    rule,
+                    format!("{detail}, reached through the link {link} the command made"),
+                ));
+            }
+            seen = through;
+        }
+        None
+    }
+
+    /// `path` (normalized, [`cwd::resolve`]) with a link the command made
+    /// earlier replaced by where it leads: the link and the new path.
+    fn through_link(&self, path: &str) -> Option<(String, String)> {
+        self.links.iter().rev().find_map(|(at, to)| {
+            let rest = path.strip_prefix(at.as_str())?;
+            (rest.is_empty() || rest.starts_with('/')).then(|| (at.clone(), format!("{to}{rest}")))
+        })
+    }
+
+    /// The link recorded last was just made: it is kept for the writes
+    /// after it ([`Self::protected`]), and what it points to is judged as
+    /// a write too, since every later write through it lands there (`ln
+    /// -s ~/.ssh k`, `ln .git/config c`).
+    pub(crate) fn link_made(&mut self, words: &[Arg]) {
+        let home = self.ctx.home.as_deref();
+        let Some(last) = self.judgement.writes.last() else {
+            return;
+        };
+        let (Some(path), Some(link)) = (last.path.as_deref(), last.link.as_ref()) else {
+            return;
+        };
+        let Some((at, to)) = link_place(path, &last.dir, home).and_then(|at| {
+            let to = link_target(&at, link, &last.dir, home)?;
+            Some((at, to))
+        }) else {
+            return;
+        };
+        let path = path.to_owned();
+        let hit = paths::check(&to, Write::Replace, home);
+        self.links.push((at, to));
+        if let Some((rule, detail)) = hit {
+            self.report(
+                rule,
+                words,
+                format!("{detail}: the link {path} leads there, so writes through it land there"),
+            );
+        }
+    }
+}
+
+/// Where a link at `path`, made from `dir`, sits, normalized.
+fn link_place(path: &str, dir: &WriteDir, home: Option<&str>) -> Option<String> {
+    let from = match dir {
+        WriteDir::Call => None,
+        WriteDir::Moved(d) => Some(d.as_str()),
+        // After a `cd` that may fail the link is in one of several places;
+        // the write through it is judged where it lands.
+        WriteDir::Unknown | WriteDir::InDoubt(_) => return None,
+    };
+    cwd::resolve(path, from, home)
+}
+
+/// Where the link at `at` (normalized) leads, normalized: a symbolic link's
+/// relative target is read from the link's own directory, a hard link's
+/// (and `ln -sr`'s) from where the command stood.
+fn link_target(at: &str, link: &Link, dir: &WriteDir, home: Option<&str>) -> Option<String> {
+    let to = link.to.as_deref()?;
+    if link.from_here {
+        return link_place(to, dir, home);
+    }
+    let parent = at.rsplit_once('/').map_or(".", |(parent, _)| parent);
+    let parent = if parent.is_empty() { "/" } else { parent };
+    cwd::resolve(to, Some(parent), home)
 }
 
 #[cfg(test)]
@@ -103,6 +222,86 @@ mod tests {
         assert_eq!(paths("curl -fsSL -o out.sh https://x"), ["out.sh"]);
         assert_eq!(paths("wget -qO- https://x"), ["-"]);
         assert_eq!(paths("truncate -s 0 f"), ["f"]);
+    }
+
+    fn rules(command: &str) -> Vec<&'static str> {
+        let ctx = crate::scanner::Context {
+            home: Some("/home/ann".into()),
+        };
+        crate::engine::judge_command(command, &ctx)
+            .findings
+            .iter()
+            .map(|f| f.rule.id)
+            .collect()
+    }
+
+    /// A relative write after `cd`/`pushd` is judged where it lands, and
+    /// so is a write through a link the command made, and the link itself.
+    #[test]
+    fn writes_are_judged_where_they_land() {
+        for (command, rule) in [
+            ("cd .git/hooks && echo x > pre-commit", "git-hooks-write"),
+            (
+                "cd .git/hooks; cp ../../h.sh post-checkout",
+                "git-hooks-write",
+            ),
+            ("cd .git && printf '[core]' >> config", "git-config-write"),
+            (
+                "pushd .git/hooks >/dev/null; tee pre-push < h",
+                "git-hooks-write",
+            ),
+            (
+                "cd ~ && echo 'alias ls=rm' >> .bashrc",
+                "shell-config-write",
+            ),
+            (
+                "cd .claude && sed -i s/a/b/ settings.json",
+                "claude-config-write",
+            ),
+            (
+                "cd .git/hooks && python3 -c \"open('pre-commit','w')\"",
+                "git-hooks-write",
+            ),
+            (
+                "ln -s .git/hooks h; echo x > h/pre-commit",
+                "git-hooks-write",
+            ),
+            (
+                "ln -s .git g && echo x > g/hooks/pre-commit",
+                "git-hooks-write",
+            ),
+            ("ln -s .git g && echo x >> g/config", "git-config-write"),
+            (
+                "ln -s ~/.ssh k; cp id.pub k/authorized_keys",
+                "credentials-write",
+            ),
+            (
+                "mkdir d && cd d && ln -s ../.git g && echo x > g/hooks/x",
+                "git-hooks-write",
+            ),
+            (
+                "ln -s ~ h; ln -s h/.ssh s; echo x > s/config",
+                "credentials-write",
+            ),
+            ("ln .git/config c", "git-config-write"),
+            ("ln -s \"$HOME/.ssh\" keys", "credentials-write"),
+        ] {
+            assert!(
+                rules(command).contains(&rule),
+                "{command}: {:?}",
+                rules(command)
+            );
+        }
+        for command in [
+            "cd src && echo x > config",
+            "cd build && echo x > hooks",
+            "ln -s ../README.md docs/readme.md; echo x > docs/readme.md",
+            "ln -s build/out o && echo x > o/hooks",
+            "cd .git && git log --oneline > ../log.txt",
+            "cd docs; pushd sub; popd; echo x > config",
+        ] {
+            assert_eq!(rules(command), Vec::<&str>::new(), "{command}");
+        }
     }
 
     #[test]
