@@ -1145,7 +1145,7 @@ mod tests {
             "exec > >(logger -t ci); make",
             "x=$(exec > >(cat); echo hi); echo \"$x\"",
             "xargs -a <(echo a b) echo",
-            "xargs -a files.txt grep -l TODO",
+            "xargs -a files.txt grep -l main",
             "diff <(sort a) <(sort b)",
             "{ echo a; echo b; } > >(sort)",
             "dd if=build.sh of=>(sh)",
