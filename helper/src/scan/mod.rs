@@ -11,11 +11,13 @@
 //! ([`call`], [`program`]): wrappers come off ([`wrapper`]), code handed to
 //! a shell, `eval` or a substitution is parsed and judged in turn
 //! ([`scanner`], depth-capped), text moving along pipes is tracked
-//! ([`flow`]) so that downloads and decoded text never reach a shell, `cd`
-//! is followed ([`cwd`]) so a command is judged where it runs, what the
-//! command puts in variables and arrays is followed to where it is used
-//! ([`vars`], filled by assignments, loops and the builtins of
-//! [`setters`]), and
+//! ([`flow`]), through other descriptors ([`descriptors`]) and into files
+//! run later ([`downloads`]) so that downloads and decoded text never
+//! reach a shell, `cd` is followed ([`cwd`]) so a command is judged where
+//! it runs, what the command puts in variables and arrays is followed to
+//! where it is used ([`vars`], filled by assignments, loops and the
+//! builtins of [`setters`]), bash's arithmetic and the subscripts it
+//! expands again are evaluated as bash does ([`arith`]), and
 //! the per-program checks ([`checks`], options read by [`getopt`]) and
 //! protected paths ([`paths`]) apply. The rules themselves are data
 //! ([`rule`]); results are [`finding`]s.
@@ -38,6 +40,9 @@
 //! [`program`]: voyage_judge::program
 //! [`wrapper`]: voyage_judge::wrapper
 //! [`flow`]: voyage_judge::flow
+//! [`descriptors`]: voyage_judge::descriptors
+//! [`downloads`]: voyage_judge::downloads
+//! [`arith`]: voyage_judge::arith
 //! [`cwd`]: voyage_judge::cwd
 //! [`vars`]: voyage_judge::vars
 //! [`setters`]: voyage_judge::setters
