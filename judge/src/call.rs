@@ -7,6 +7,7 @@
 
 use crate::arg::{self, Arg, Taint};
 use crate::checks;
+use crate::descriptors::descriptor_of;
 use crate::flow::{Flow, Text};
 use crate::getopt::{self, Spec};
 use crate::program::{Program, program};
@@ -148,7 +149,15 @@ impl Scanner<'_> {
             Program::Named(name) if name == "exe" && first.text.starts_with("/proc/") => {
                 self.named("bash", argv, args, stdin)
             }
-            Program::Named(name) => self.named(&name, argv, args, stdin),
+            Program::Named(name) => {
+                // `/tmp/x`, `~/bin/x`, or `x` on PATH, just downloaded.
+                if first.text.contains('/') {
+                    self.run_download(first, argv, "runs it");
+                } else {
+                    self.runs_download_by_name(&name, argv);
+                }
+                self.named(&name, argv, args, stdin)
+            }
             Program::Local if let Some(tool) = environment_tool(&first.text) => {
                 self.named(tool, argv, args, stdin)
             }
@@ -168,6 +177,7 @@ impl Scanner<'_> {
 
     fn named(&mut self, name: &str, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Flow {
         self.evaluating_builtin(name, argv, args);
+        self.names_taken(name, args);
         if let Some(inner) = wrapper::unwrap(name, args) {
             // A wrapper may write files of its own (`script`'s log,
             // `strace -o`); `sudoedit`'s are its files to edit, below.
@@ -293,7 +303,7 @@ impl Scanner<'_> {
         // `wget URL`, `curl -O URL`, and `tee f` or `dd of=f` reading one.
         if DOWNLOADERS.contains(&name) || stdin.taint.download {
             for (file, _) in checks::write_targets(name, args) {
-                if let Some(path) = file.exact_text() {
+                if let Some(path) = crate::downloads::known_path(&file) {
                     self.note_download(path);
                 }
             }
@@ -301,6 +311,7 @@ impl Scanner<'_> {
                 self.note_download(&path);
             }
         }
+        self.note_download_copies(name, args);
         if let Some(detail) = network_shell(name, args) {
             self.report(&rule::DOWNLOAD_TO_SHELL, argv, detail);
         }
@@ -545,20 +556,21 @@ impl Scanner<'_> {
     /// Remembers that a downloader wrote `path`.
     pub(super) fn note_download(&mut self, path: &str) {
         let path = same_file(path);
-        if !matches!(path, "" | "-")
-            && !path.starts_with("/dev/")
-            && !self.downloaded.iter().any(|d| d == path)
-        {
-            self.downloaded.push(path.to_owned());
+        if matches!(path, "" | "-") || path.starts_with("/dev/") {
+            return;
+        }
+        for spelling in crate::downloads::spellings(path, self.known_cwd()) {
+            if !self.downloaded.contains(&spelling) {
+                self.downloaded.push(spelling);
+            }
         }
     }
 
     /// What reading `file` gives: a download when a downloader wrote it
     /// earlier in the command, else the project's own file.
     pub(super) fn file_flow(&self, file: &Arg) -> Flow {
-        let fetched = file
-            .exact_text()
-            .is_some_and(|path| self.downloaded.iter().any(|d| d == same_file(path)));
+        let fetched =
+            crate::downloads::known_path(file).is_some_and(|path| self.is_downloaded(path));
         if fetched {
             Flow::tainted(Taint {
                 download: true,
@@ -569,8 +581,6 @@ impl Scanner<'_> {
         }
     }
 
-    /// Blocks running `file` when a downloader wrote it earlier in the
-    /// command (`curl -o f URL && sh f`): the same as piping it in.
     /// Records that the command wrote `path`, with `text` when the text
     /// written is known (the last write decides; an append adds to it).
     pub(super) fn note_written(&mut self, path: &str, text: Option<&str>) {
@@ -621,11 +631,14 @@ impl Scanner<'_> {
         true
     }
 
+    /// Blocks running `file` when a downloader wrote it earlier in the
+    /// command (`curl -o f URL && sh f`): the same as piping it in.
     pub(super) fn run_download(&mut self, file: &Arg, argv: &[Arg], what: &str) -> bool {
-        let Some(path) = file.exact_text().map(same_file) else {
+        let Some(path) = crate::downloads::known_path(file) else {
             return false;
         };
-        let fetched = self.downloaded.iter().any(|d| d == path);
+        let path = same_file(path);
+        let fetched = self.is_downloaded(path);
         if fetched {
             self.report(
                 &rule::DOWNLOAD_TO_SHELL,
@@ -669,7 +682,16 @@ impl Scanner<'_> {
                 break;
             }
             match text {
-                "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file" => i += 1,
+                // The start-up file an interactive shell sources instead of
+                // `~/.bashrc`: `--rcfile <(…)` runs what it holds.
+                "--rcfile" | "--init-file" => {
+                    if let Some(file) = args.get(i) {
+                        let file = file.clone();
+                        self.source(argv, std::slice::from_ref(&file), stdin);
+                    }
+                    i += 1;
+                }
+                "-o" | "+o" | "-O" | "+O" => i += 1,
                 _ if text.starts_with("--") => {}
                 _ => {
                     command_mode |= text.contains('c');
@@ -680,6 +702,17 @@ impl Scanner<'_> {
         let operand = args.get(i);
         if stdin_mode && !command_mode {
             return self.code_on_stdin(name, argv, stdin, true);
+        }
+        // `BASH_ENV=/dev/stdin bash -c …`: before its code, the shell
+        // sources the file `BASH_ENV` (`ENV` for `sh`) names, here its
+        // own input or another descriptor.
+        if command_mode || operand.is_some() {
+            for fd in self.start_up_descriptors() {
+                match fd {
+                    0 => self.code_on_stdin(name, argv, stdin, true),
+                    fd => self.code_from_descriptor(name, argv, fd),
+                };
+            }
         }
         if command_mode {
             let Some(code) = operand else {
@@ -697,7 +730,11 @@ impl Scanner<'_> {
             return flow;
         }
         match operand {
-            Some(script) if !matches!(script.text.as_str(), "-" | "/dev/stdin" | "/dev/fd/0") => {
+            // `bash /dev/fd/3 3<<< …`: the code descriptor 3 holds.
+            Some(script) if let Some(fd) = descriptor_of(&script.text).filter(|fd| *fd != 0) => {
+                self.code_from_descriptor(name, argv, fd)
+            }
+            Some(script) if script.text != "-" && !is_stdin_path(&script.text) => {
                 if let Some(code) = &script.content {
                     return self.nested(code, &format!("{name} <(...)"), &Flow::inherited());
                 }
@@ -724,8 +761,30 @@ impl Scanner<'_> {
         }
     }
 
+    /// The descriptors `BASH_ENV` or `ENV`, as the command set them, may
+    /// name (`/dev/stdin`, `/dev/fd/3`).
+    fn start_up_descriptors(&self) -> Vec<i32> {
+        let mut fds = Vec::new();
+        for name in ["BASH_ENV", "ENV"] {
+            for value in self.variable_values(name) {
+                if let Some(fd) = value.first().exact_text().and_then(descriptor_of)
+                    && !fds.contains(&fd)
+                {
+                    fds.push(fd);
+                }
+            }
+        }
+        fds
+    }
+
     /// A shell or interpreter that reads its program from `stdin`.
-    fn code_on_stdin(&mut self, name: &str, argv: &[Arg], stdin: &Flow, is_shell: bool) -> Flow {
+    pub(super) fn code_on_stdin(
+        &mut self,
+        name: &str,
+        argv: &[Arg],
+        stdin: &Flow,
+        is_shell: bool,
+    ) -> Flow {
         let what = if is_shell {
             "runs its input as shell code"
         } else {
@@ -754,6 +813,10 @@ impl Scanner<'_> {
                     argv,
                     "a shell reads code that is only known at run time".into(),
                 );
+                // The parts that are known run whatever the rest is.
+                for part in stdin.known.clone() {
+                    self.blocks_only(&part, &format!("input of {name}"));
+                }
                 Flow::unknown()
             }
         }
@@ -910,7 +973,11 @@ impl Scanner<'_> {
             );
             let taint = args.iter().fold(Taint::default(), |t, a| t.union(a.taint));
             self.refuse_hostile(taint, argv, "runs it as shell code");
-            return Flow::unknown();
+            // Text the command gives whole (`eval "$(cat <<'EOF' … EOF)"`)
+            // is still the code that runs: judged as well.
+            if !args.iter().all(|a| a.exact) {
+                return Flow::unknown();
+            }
         }
         let text = args
             .iter()
@@ -923,7 +990,10 @@ impl Scanner<'_> {
     /// `source FILE` / `. FILE`: fine for a file, refused for a download.
     pub(super) fn source(&mut self, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Flow {
         match args.first() {
-            Some(file) if matches!(file.text.as_str(), "/dev/stdin" | "-" | "/dev/fd/0") => {
+            Some(file) if let Some(fd) = descriptor_of(&file.text).filter(|fd| *fd != 0) => {
+                self.code_from_descriptor("source", argv, fd)
+            }
+            Some(file) if file.text == "-" || is_stdin_path(&file.text) => {
                 self.code_on_stdin("source", argv, stdin, true)
             }
             Some(file) => match &file.content {
@@ -966,6 +1036,17 @@ impl Scanner<'_> {
         )
         .posix();
         let p = getopt::parse(args, &XARGS);
+        // `-a FILE`: the words come from FILE (`-a <(…)`: what that
+        // prints), not from stdin.
+        let stdin = &match arg_file(args.get(..p.rest).unwrap_or_default()) {
+            Some(file) => match &file.content {
+                Some(text) => Flow::literal(text.clone()),
+                None if file.taint.is_hostile() => Flow::tainted(file.taint),
+                None if file.text == "-" || is_stdin_path(&file.text) => stdin.clone(),
+                None => self.file_flow(&file),
+            },
+            None => stdin.clone(),
+        };
         let placeholder = p
             .values(Some('I'), Some("replace"))
             .first()
@@ -996,9 +1077,16 @@ impl Scanner<'_> {
         let delimiter = delimiter.or_else(|| placeholder.is_some().then_some('\n'));
         let known = stdin
             .literal_text()
-            .filter(|_| !p.has("a", &["arg-file"]))
             .map(|text| input_words(text, delimiter));
-        if let Some(words) = known.filter(|w| !w.is_empty()) {
+        // No input at all: the command runs once without words added
+        // (unless `-r`), and with `-I` not at all.
+        if known.as_ref().is_some_and(Vec::is_empty) {
+            if placeholder.is_none() && !p.has("r", &["no-run-if-empty"]) {
+                self.inside("xargs", |s| s.call(&command, &Flow::inherited()));
+            }
+            return Flow::unknown();
+        }
+        if let Some(words) = known {
             let words: Vec<Arg> = words.iter().map(|w| Arg::derived(w)).collect();
             match &placeholder {
                 // One command per input line, the placeholder replaced.
@@ -1049,7 +1137,7 @@ impl Scanner<'_> {
         match name {
             "let" => {
                 for arg in args {
-                    self.arithmetic(&arg.text);
+                    self.evaluate(&arg.text, arg.exact);
                 }
             }
             "mapfile" | "readarray" => {
@@ -1407,7 +1495,7 @@ fn narrowed_by_name(args: &[Arg]) -> bool {
 /// `find`'s start points: the words before its expression, after the
 /// options that may come first (`-H`, `-L`, `-P`, `-D LIST`, `-O3`).
 /// `command` with its wrappers taken off (`sudo rm …` is `rm …`).
-fn without_wrappers(command: &[Arg]) -> &[Arg] {
+pub(super) fn without_wrappers(command: &[Arg]) -> &[Arg] {
     let mut command = command;
     while let Some((first, args)) = command.split_first()
         && let Program::Named(name) = program(first)
@@ -1571,10 +1659,32 @@ fn environment_tool(path: &str) -> Option<&str> {
     (package_bin || env_bin || (in_bin && tool)).then_some(base)
 }
 
+/// xargs's `-a FILE` (`-aFILE`, `--arg-file FILE`, `--arg-file=FILE`)
+/// among its options, the last one given.
+fn arg_file(options: &[Arg]) -> Option<Arg> {
+    let mut found = None;
+    let mut words = options.iter();
+    while let Some(word) = words.next() {
+        if word.is("-a") || word.is("--arg-file") {
+            found = words.next().cloned();
+        } else if let Some(file) = word
+            .exact_text()
+            .and_then(|t| {
+                t.strip_prefix("--arg-file=")
+                    .or_else(|| t.strip_prefix("-a"))
+            })
+            .filter(|f| !f.is_empty())
+        {
+            found = Some(Arg::derived(file));
+        }
+    }
+    found
+}
+
 /// `make -f -`, `make --file=-`, `make -f /dev/stdin`: the makefile is read
 /// from stdin.
 fn reads_makefile_on_stdin(args: &[Arg]) -> bool {
-    let stdin = |v: &str| matches!(v, "-" | "/dev/stdin" | "/dev/fd/0");
+    let stdin = |v: &str| v == "-" || is_stdin_path(v);
     args.iter().enumerate().any(|(i, a)| {
         let text = a.text.as_str();
         match text {
@@ -1665,6 +1775,11 @@ fn input_words(text: &str, delimiter: Option<char>) -> Vec<String> {
         words.push(word);
     }
     words
+}
+
+/// The paths that read a process's own stdin.
+fn is_stdin_path(path: &str) -> bool {
+    descriptor_of(path) == Some(0)
 }
 
 /// `./f` and `f` are the same file.

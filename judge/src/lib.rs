@@ -11,13 +11,17 @@
 //! under another name is judged as itself ([`renamed`]), code handed
 //! to a shell, `eval` or a substitution is parsed and judged in turn
 //! ([`scanner`], depth-capped), text moving along pipes is tracked
-//! ([`flow`]) so that downloads and decoded text never reach a shell, `cd`
-//! is followed ([`cwd`]) so a command is judged where it runs, what the
-//! command puts in variables and arrays is followed to where it is used
-//! ([`vars`], filled by assignments, loops and the builtins of
-//! [`setters`]), and the per-program checks ([`checks`], options read by
-//! [`getopt`]) and protected paths ([`paths`]) apply. The rules themselves
-//! are data ([`rule`]); results are [`finding`]s, with the files a command
+//! ([`flow`]), through other descriptors and the processes `exec` makes
+//! of them ([`descriptors`]), and into files run later ([`downloads`]) so
+//! that downloads and decoded text never reach a shell, `cd` is followed
+//! ([`cwd`]) so a command is judged where it runs, what the command puts
+//! in variables and arrays is followed to where it is used ([`vars`],
+//! filled by assignments, loops and the builtins of [`setters`]), bash's
+//! arithmetic and the subscripts it expands a second time are evaluated
+//! as bash does ([`arith`]), and the per-program checks ([`checks`],
+//! options read by [`getopt`]) and protected paths ([`paths`]) apply. The
+//! rules themselves are data ([`rule`], each with examples that
+//! [`examples`] checks); results are [`finding`]s, with the files a command
 //! writes ([`write_target`], resolved by [`real_path`]).
 //!
 //! The API is [`judge_command`] (and [`judge_path`] for a file a tool
@@ -37,11 +41,14 @@
 #![allow(rustdoc::private_intra_doc_links)]
 
 pub mod arg;
+pub mod arith;
 pub mod call;
 pub mod checks;
 pub mod cwd;
 pub mod descriptors;
+pub mod downloads;
 pub mod engine;
+pub mod examples;
 mod fault;
 pub mod finding;
 pub mod flow;

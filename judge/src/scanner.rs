@@ -88,7 +88,8 @@ pub(super) struct Scanner<'c> {
     /// known (`echo 'rm -rf /' > x.sh`), so that running one later is
     /// judged as running that text ([`crate::call`]).
     pub written: Vec<(String, Option<String>)>,
-    /// File descriptors opened on files ([`crate::descriptors`]).
+    /// The descriptors the command opened, on files or on text
+    /// ([`crate::descriptors`]).
     pub descriptors: Vec<crate::descriptors::Opened>,
     /// File descriptors opened on a network socket (`exec 3<>/dev/tcp/…`),
     /// so reading one (`<&3`) is reading the network.
@@ -110,6 +111,11 @@ pub(super) struct Scanner<'c> {
     pub aliases: Vec<(String, String)>,
     /// `declare -i NAME`: an assignment to NAME is arithmetic.
     pub integers: Vec<String>,
+    /// The processes `exec` made of the shell's output on a descriptor,
+    /// innermost last ([`crate::descriptors`]).
+    pub sinks: Vec<crate::descriptors::Sink>,
+    /// How many lists deep the walk is.
+    pub list_depth: usize,
 }
 
 impl<'c> Scanner<'c> {
@@ -143,6 +149,8 @@ impl<'c> Scanner<'c> {
             renamed: Vec::new(),
             aliases: Vec::new(),
             integers: Vec::new(),
+            sinks: Vec::new(),
+            list_depth: 0,
         }
     }
 
@@ -206,7 +214,13 @@ impl<'c> Scanner<'c> {
         let flow = if same_shell {
             self.inside(via, |s| s.parsed(&program, stdin))
         } else {
-            self.subshell(|s| s.inside(via, |s| s.parsed(&program, stdin)))
+            // A child shell's `exec > >(cmd)` ends with it.
+            let sinks = self.sinks.len();
+            self.subshell(|s| {
+                let flow = s.inside(via, |s| s.parsed(&program, stdin));
+                s.flush_sinks(sinks);
+                flow
+            })
         };
         self.functions = functions;
         self.fanned_out = fanned_out;
@@ -232,17 +246,10 @@ impl<'c> Scanner<'c> {
         if parse::parse(text).is_err() {
             return;
         }
-        let start = self.judgement.findings.len();
         let written = self.judgement.writes.len();
-        self.nested(text, via, &Flow::inherited());
+        self.blocks_from(|s| s.nested(text, via, &Flow::inherited()));
         if !writes {
             self.judgement.writes.truncate(written);
-        }
-        let found: Vec<_> = self.judgement.findings.drain(start..).collect();
-        for finding in found {
-            if finding.rule.severity == rule::Severity::Block {
-                self.judgement.push(finding);
-            }
         }
     }
 
@@ -296,6 +303,7 @@ impl<'c> Scanner<'c> {
         match parse::parse(text) {
             Ok(program) => {
                 self.parsed(&program, &Flow::inherited());
+                self.flush_sinks(0);
                 self.kernel_writes();
             }
             Err(failure) => {
