@@ -103,6 +103,10 @@ pub const SCHEMAS: &[(&str, &str)] = &[
         include_str!("../../schemas/scan-plan.schema.json"),
     ),
     (
+        "scan-rules",
+        include_str!("../../schemas/scan-rules.schema.json"),
+    ),
+    (
         "scope-status",
         include_str!("../../schemas/scope-status.schema.json"),
     ),

@@ -37,12 +37,12 @@ pub mod brief {
 pub mod scan {
     pub use crate::scan::{
         Context, Decision, Judgement, MAX_EXCERPT_CHARS, RULES, WriteDir, WriteKind, WriteTarget,
-        find, judge_command, render_json, render_text,
+        examples, find, judge_command, render_json, render_text,
     };
 
     /// The `hook pre-tool-use` answer.
     pub mod hook {
-        pub use crate::scan::hook::{Answer, answer, render};
+        pub use crate::scan::hook::{Answer, answer, outcome, render};
     }
 }
 

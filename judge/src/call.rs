@@ -7,17 +7,21 @@
 
 use crate::arg::{self, Arg, Taint};
 use crate::checks;
+use crate::descriptors::descriptor_of;
 use crate::flow::{Flow, Text};
 use crate::getopt::{self, Spec};
 use crate::program::{Program, program};
 use crate::rule;
 use crate::scanner::Scanner;
+use crate::shells;
 use crate::word::ansi_c;
 use crate::wrapper::{self, Inner};
 
+/// Shells whose code is bash's, or close enough to be judged as bash (the
+/// others are [`crate::shells`]').
 const SHELLS: &[&str] = &[
-    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "yash", "posh",
-    "rbash", "pdksh", "oksh",
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "rbash", "pdksh", "oksh",
+    "hush", "loksh", "ksh93",
 ];
 
 const INTERPRETERS: &[&str] = &[
@@ -32,6 +36,7 @@ const INTERPRETERS: &[&str] = &[
     "luajit",
     "deno",
     "tclsh",
+    "wish",
     "Rscript",
     "osascript",
     "jshell",
@@ -132,12 +137,27 @@ impl Scanner<'_> {
                 out
             });
         }
+        // `cp /bin/rm ./x && ./x -rf ~` runs rm; `alias x=rm` then `x`.
+        if let Some(out) = self.run_renamed(argv, stdin) {
+            return out;
+        }
+        if let Some(out) = self.run_alias(argv, stdin) {
+            return out;
+        }
         match program(first) {
             // `/proc/self/exe`, `/proc/$$/exe`: the running shell itself.
             Program::Named(name) if name == "exe" && first.text.starts_with("/proc/") => {
                 self.named("bash", argv, args, stdin)
             }
-            Program::Named(name) => self.named(&name, argv, args, stdin),
+            Program::Named(name) => {
+                // `/tmp/x`, `~/bin/x`, or `x` on PATH, just downloaded.
+                if first.text.contains('/') {
+                    self.run_download(first, argv, "runs it");
+                } else {
+                    self.runs_download_by_name(&name, argv);
+                }
+                self.named(&name, argv, args, stdin)
+            }
             Program::Local if let Some(tool) = environment_tool(&first.text) => {
                 self.named(tool, argv, args, stdin)
             }
@@ -158,6 +178,7 @@ impl Scanner<'_> {
     fn named(&mut self, name: &str, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Flow {
         self.evaluating_builtin(name, argv, args);
         self.delayed(name, argv, args, stdin);
+        self.names_taken(name, args);
         if let Some(inner) = wrapper::unwrap(name, args) {
             // A wrapper may write files of its own (`script`'s log,
             // `strace -o`); `sudoedit`'s are its files to edit, below.
@@ -201,12 +222,27 @@ impl Scanner<'_> {
         let base = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
         match name {
             _ if SHELLS.contains(&name) => return self.shell(name, argv, args, stdin),
+            _ if shells::POWERSHELLS.contains(&name) => {
+                return self.powershell(name, argv, args, stdin);
+            }
+            _ if shells::OTHER_SHELLS.contains(&name) => {
+                return self.other_shell(name, argv, args, stdin);
+            }
             _ if INTERPRETERS.contains(&base) => return self.interpreter(name, argv, args, stdin),
+            // `bun -e CODE`; `bun add x` is the package manager.
+            "bun"
+                if args
+                    .first()
+                    .is_some_and(|a| CODE_OPTIONS.contains(&a.text.as_str())) =>
+            {
+                return self.interpreter(name, argv, args, stdin);
+            }
             "eval" => return self.eval(argv, args, stdin),
             "source" | "." => return self.source(argv, args, stdin),
             "alias" => {
-                for value in args.iter().filter_map(|a| a.exact_text()?.split_once('=')) {
-                    self.nested(value.1, "alias", &Flow::inherited());
+                for (alias, value) in args.iter().filter_map(|a| a.exact_text()?.split_once('=')) {
+                    self.nested(value, "alias", &Flow::inherited());
+                    self.aliases.push((alias.to_owned(), value.to_owned()));
                 }
                 return Flow::empty();
             }
@@ -240,6 +276,9 @@ impl Scanner<'_> {
                 }
             }
             "find" => self.find(argv, args),
+            "cp" | "ln" | "install" | "mv" | "gcp" | "gln" | "ginstall" | "gmv" => {
+                self.note_copies(name, args);
+            }
             "cd" => self.change_dir(args),
             "set" => self.set_options(args),
             "history" => self.history_writes(argv, args),
@@ -260,7 +299,7 @@ impl Scanner<'_> {
         // `wget URL`, `curl -O URL`, and `tee f` or `dd of=f` reading one.
         if DOWNLOADERS.contains(&name) || stdin.taint.download {
             for (file, _) in checks::write_targets(name, args) {
-                if let Some(path) = file.exact_text() {
+                if let Some(path) = crate::downloads::known_path(&file) {
                     self.note_download(path);
                 }
             }
@@ -268,6 +307,7 @@ impl Scanner<'_> {
                 self.note_download(&path);
             }
         }
+        self.note_download_copies(name, args);
         if let Some(detail) = network_shell(name, args) {
             self.report(&rule::DOWNLOAD_TO_SHELL, argv, detail);
         }
@@ -447,24 +487,8 @@ impl Scanner<'_> {
     /// each of [`SUSPECTS`]; a block found that way stands, otherwise the
     /// command is reported as opaque.
     fn computed(&mut self, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Flow {
-        let before = self.judgement.findings.len();
-        for suspect in SUSPECTS {
-            let start = self.judgement.findings.len();
-            let mut as_if = vec![Arg::literal(suspect)];
-            as_if.extend(args.iter().cloned());
-            self.named(suspect, &as_if, args, stdin);
-            let found: Vec<_> = self.judgement.findings.drain(start..).collect();
-            for mut finding in found {
-                if finding.rule.severity == rule::Severity::Block {
-                    finding.detail = format!(
-                        "{} (the command name is computed at run time; judged as {suspect})",
-                        finding.detail
-                    );
-                    self.judgement.push(finding);
-                }
-            }
-        }
-        if self.judgement.findings.len() == before {
+        let why = "the command name is computed at run time";
+        if !self.judge_as_suspects(args, stdin, why) {
             self.report(
                 &rule::OPAQUE,
                 argv,
@@ -476,6 +500,26 @@ impl Scanner<'_> {
             download: true,
             ..Taint::default()
         })
+    }
+
+    /// Judges `args` as if run by each of [`SUSPECTS`], keeping only the
+    /// blocks found so (their detail saying `why`); whether there was one.
+    pub(super) fn judge_as_suspects(&mut self, args: &[Arg], stdin: &Flow, why: &str) -> bool {
+        let before = self.judgement.findings.len();
+        for suspect in SUSPECTS {
+            let start = self.judgement.findings.len();
+            let mut as_if = vec![Arg::literal(suspect)];
+            as_if.extend(args.iter().cloned());
+            self.named(suspect, &as_if, args, stdin);
+            let found: Vec<_> = self.judgement.findings.drain(start..).collect();
+            for mut finding in found {
+                if finding.rule.severity == rule::Severity::Block {
+                    finding.detail = format!("{} ({why}; judged as {suspect})", finding.detail);
+                    self.judgement.push(finding);
+                }
+            }
+        }
+        self.judgement.findings.len() > before
     }
 
     /// Words run as shell code (`bash -c`, `su -c`, `ssh host …`).
@@ -508,20 +552,21 @@ impl Scanner<'_> {
     /// Remembers that a downloader wrote `path`.
     pub(super) fn note_download(&mut self, path: &str) {
         let path = same_file(path);
-        if !matches!(path, "" | "-")
-            && !path.starts_with("/dev/")
-            && !self.downloaded.iter().any(|d| d == path)
-        {
-            self.downloaded.push(path.to_owned());
+        if matches!(path, "" | "-") || path.starts_with("/dev/") {
+            return;
+        }
+        for spelling in crate::downloads::spellings(path, self.known_cwd()) {
+            if !self.downloaded.contains(&spelling) {
+                self.downloaded.push(spelling);
+            }
         }
     }
 
     /// What reading `file` gives: a download when a downloader wrote it
     /// earlier in the command, else the project's own file.
     pub(super) fn file_flow(&self, file: &Arg) -> Flow {
-        let fetched = file
-            .exact_text()
-            .is_some_and(|path| self.downloaded.iter().any(|d| d == same_file(path)));
+        let fetched =
+            crate::downloads::known_path(file).is_some_and(|path| self.is_downloaded(path));
         if fetched {
             Flow::tainted(Taint {
                 download: true,
@@ -532,8 +577,6 @@ impl Scanner<'_> {
         }
     }
 
-    /// Blocks running `file` when a downloader wrote it earlier in the
-    /// command (`curl -o f URL && sh f`): the same as piping it in.
     /// Records that the command wrote `path`, with `text` when the text
     /// written is known (the last write decides; an append adds to it).
     pub(super) fn note_written(&mut self, path: &str, text: Option<&str>) {
@@ -564,22 +607,34 @@ impl Scanner<'_> {
                     &Flow::inherited(),
                 );
             }
-            None => self.report(
-                &rule::OPAQUE,
-                argv,
-                format!(
-                    "{path} was written earlier in the command with text only known at run time"
-                ),
-            ),
+            // `cat /bin/rm > x; ./x -rf ~`: a block it would get as the
+            // programs a computed name is judged as stands too.
+            None => {
+                let why = format!("{path} was written earlier in the command");
+                // Without the record, so `sh x` judged as `sh` cannot loop.
+                let written = std::mem::take(&mut self.written);
+                self.judge_as_suspects(argv.get(1..).unwrap_or_default(), &Flow::inherited(), &why);
+                self.written = written;
+                self.report(
+                    &rule::OPAQUE,
+                    argv,
+                    format!(
+                        "{path} was written earlier in the command with text only known at run time"
+                    ),
+                );
+            }
         }
         true
     }
 
-    fn run_download(&mut self, file: &Arg, argv: &[Arg], what: &str) -> bool {
-        let Some(path) = file.exact_text().map(same_file) else {
+    /// Blocks running `file` when a downloader wrote it earlier in the
+    /// command (`curl -o f URL && sh f`): the same as piping it in.
+    pub(super) fn run_download(&mut self, file: &Arg, argv: &[Arg], what: &str) -> bool {
+        let Some(path) = crate::downloads::known_path(file) else {
             return false;
         };
-        let fetched = self.downloaded.iter().any(|d| d == path);
+        let path = same_file(path);
+        let fetched = self.is_downloaded(path);
         if fetched {
             self.report(
                 &rule::DOWNLOAD_TO_SHELL,
@@ -623,7 +678,16 @@ impl Scanner<'_> {
                 break;
             }
             match text {
-                "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file" => i += 1,
+                // The start-up file an interactive shell sources instead of
+                // `~/.bashrc`: `--rcfile <(…)` runs what it holds.
+                "--rcfile" | "--init-file" => {
+                    if let Some(file) = args.get(i) {
+                        let file = file.clone();
+                        self.source(argv, std::slice::from_ref(&file), stdin);
+                    }
+                    i += 1;
+                }
+                "-o" | "+o" | "-O" | "+O" => i += 1,
                 _ if text.starts_with("--") => {}
                 _ => {
                     command_mode |= text.contains('c');
@@ -634,6 +698,17 @@ impl Scanner<'_> {
         let operand = args.get(i);
         if stdin_mode && !command_mode {
             return self.code_on_stdin(name, argv, stdin, true);
+        }
+        // `BASH_ENV=/dev/stdin bash -c …`: before its code, the shell
+        // sources the file `BASH_ENV` (`ENV` for `sh`) names, here its
+        // own input or another descriptor.
+        if command_mode || operand.is_some() {
+            for fd in self.start_up_descriptors() {
+                match fd {
+                    0 => self.code_on_stdin(name, argv, stdin, true),
+                    fd => self.code_from_descriptor(name, argv, fd),
+                };
+            }
         }
         if command_mode {
             let Some(code) = operand else {
@@ -651,7 +726,11 @@ impl Scanner<'_> {
             return flow;
         }
         match operand {
-            Some(script) if !matches!(script.text.as_str(), "-" | "/dev/stdin" | "/dev/fd/0") => {
+            // `bash /dev/fd/3 3<<< …`: the code descriptor 3 holds.
+            Some(script) if let Some(fd) = descriptor_of(&script.text).filter(|fd| *fd != 0) => {
+                self.code_from_descriptor(name, argv, fd)
+            }
+            Some(script) if script.text != "-" && !is_stdin_path(&script.text) => {
                 if let Some(code) = &script.content {
                     return self.nested(code, &format!("{name} <(...)"), &Flow::inherited());
                 }
@@ -678,8 +757,30 @@ impl Scanner<'_> {
         }
     }
 
+    /// The descriptors `BASH_ENV` or `ENV`, as the command set them, may
+    /// name (`/dev/stdin`, `/dev/fd/3`).
+    fn start_up_descriptors(&self) -> Vec<i32> {
+        let mut fds = Vec::new();
+        for name in ["BASH_ENV", "ENV"] {
+            for value in self.variable_values(name) {
+                if let Some(fd) = value.first().exact_text().and_then(descriptor_of)
+                    && !fds.contains(&fd)
+                {
+                    fds.push(fd);
+                }
+            }
+        }
+        fds
+    }
+
     /// A shell or interpreter that reads its program from `stdin`.
-    fn code_on_stdin(&mut self, name: &str, argv: &[Arg], stdin: &Flow, is_shell: bool) -> Flow {
+    pub(super) fn code_on_stdin(
+        &mut self,
+        name: &str,
+        argv: &[Arg],
+        stdin: &Flow,
+        is_shell: bool,
+    ) -> Flow {
         let what = if is_shell {
             "runs its input as shell code"
         } else {
@@ -708,6 +809,10 @@ impl Scanner<'_> {
                     argv,
                     "a shell reads code that is only known at run time".into(),
                 );
+                // The parts that are known run whatever the rest is.
+                for part in stdin.known.clone() {
+                    self.blocks_only(&part, &format!("input of {name}"));
+                }
                 Flow::unknown()
             }
         }
@@ -745,6 +850,14 @@ impl Scanner<'_> {
                 self.program_text(name, &format!("{name} {}", arg.text), code, argv);
             }
         }
+        // `deno eval CODE`.
+        if base_name(name) == "deno"
+            && args.first().is_some_and(|a| a.is("eval"))
+            && let Some(code) = args.get(1).and_then(Arg::exact_text)
+        {
+            self.program_text(name, "deno eval", code, argv);
+            return Flow::unknown();
+        }
         if let Some(script) = args.iter().find(|a| !a.text.starts_with('-')) {
             self.run_download(script, argv, "runs it as a program");
         }
@@ -763,9 +876,13 @@ impl Scanner<'_> {
     /// `input of perl`): the shell commands it hands to system() and kin
     /// are judged as shell, and what it does itself as the shell command
     /// that would do the same.
-    fn program_text(&mut self, name: &str, via: &str, code: &str, argv: &[Arg]) {
+    pub(super) fn program_text(&mut self, name: &str, via: &str, code: &str, argv: &[Arg]) {
         let backticks = matches!(base_name(name), "perl" | "ruby" | "php" | "irb");
-        for command in checks::inline::shell_strings(code, backticks) {
+        let mut commands = checks::inline::shell_strings(code, backticks);
+        if matches!(base_name(name), "tclsh" | "wish") {
+            commands.extend(checks::inline::tcl_commands(code));
+        }
+        for command in commands {
             self.nested(&command, &format!("{via} (shell call)"), &Flow::inherited());
         }
         for hidden in checks::inline::hidden_code(code) {
@@ -852,7 +969,11 @@ impl Scanner<'_> {
             );
             let taint = args.iter().fold(Taint::default(), |t, a| t.union(a.taint));
             self.refuse_hostile(taint, argv, "runs it as shell code");
-            return Flow::unknown();
+            // Text the command gives whole (`eval "$(cat <<'EOF' … EOF)"`)
+            // is still the code that runs: judged as well.
+            if !args.iter().all(|a| a.exact) {
+                return Flow::unknown();
+            }
         }
         let text = args
             .iter()
@@ -865,7 +986,10 @@ impl Scanner<'_> {
     /// `source FILE` / `. FILE`: fine for a file, refused for a download.
     pub(super) fn source(&mut self, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Flow {
         match args.first() {
-            Some(file) if matches!(file.text.as_str(), "/dev/stdin" | "-" | "/dev/fd/0") => {
+            Some(file) if let Some(fd) = descriptor_of(&file.text).filter(|fd| *fd != 0) => {
+                self.code_from_descriptor("source", argv, fd)
+            }
+            Some(file) if file.text == "-" || is_stdin_path(&file.text) => {
                 self.code_on_stdin("source", argv, stdin, true)
             }
             Some(file) => match &file.content {
@@ -908,6 +1032,17 @@ impl Scanner<'_> {
         )
         .posix();
         let p = getopt::parse(args, &XARGS);
+        // `-a FILE`: the words come from FILE (`-a <(…)`: what that
+        // prints), not from stdin.
+        let stdin = &match arg_file(args.get(..p.rest).unwrap_or_default()) {
+            Some(file) => match &file.content {
+                Some(text) => Flow::literal(text.clone()),
+                None if file.taint.is_hostile() => Flow::tainted(file.taint),
+                None if file.text == "-" || is_stdin_path(&file.text) => stdin.clone(),
+                None => self.file_flow(&file),
+            },
+            None => stdin.clone(),
+        };
         let placeholder = p
             .values(Some('I'), Some("replace"))
             .first()
@@ -938,9 +1073,16 @@ impl Scanner<'_> {
         let delimiter = delimiter.or_else(|| placeholder.is_some().then_some('\n'));
         let known = stdin
             .literal_text()
-            .filter(|_| !p.has("a", &["arg-file"]))
             .map(|text| input_words(text, delimiter));
-        if let Some(words) = known.filter(|w| !w.is_empty()) {
+        // No input at all: the command runs once without words added
+        // (unless `-r`), and with `-I` not at all.
+        if known.as_ref().is_some_and(Vec::is_empty) {
+            if placeholder.is_none() && !p.has("r", &["no-run-if-empty"]) {
+                self.inside("xargs", |s| s.call(&command, &Flow::inherited()));
+            }
+            return Flow::unknown();
+        }
+        if let Some(words) = known {
             let words: Vec<Arg> = words.iter().map(|w| Arg::derived(w)).collect();
             match &placeholder {
                 // One command per input line, the placeholder replaced.
@@ -991,7 +1133,7 @@ impl Scanner<'_> {
         match name {
             "let" => {
                 for arg in args {
-                    self.arithmetic(&arg.text);
+                    self.evaluate(&arg.text, arg.exact);
                 }
             }
             "mapfile" | "readarray" => {
@@ -1349,7 +1491,7 @@ fn narrowed_by_name(args: &[Arg]) -> bool {
 /// `find`'s start points: the words before its expression, after the
 /// options that may come first (`-H`, `-L`, `-P`, `-D LIST`, `-O3`).
 /// `command` with its wrappers taken off (`sudo rm …` is `rm …`).
-fn without_wrappers(command: &[Arg]) -> &[Arg] {
+pub(super) fn without_wrappers(command: &[Arg]) -> &[Arg] {
     let mut command = command;
     while let Some((first, args)) = command.split_first()
         && let Program::Named(name) = program(first)
@@ -1513,10 +1655,32 @@ fn environment_tool(path: &str) -> Option<&str> {
     (package_bin || env_bin || (in_bin && tool)).then_some(base)
 }
 
+/// xargs's `-a FILE` (`-aFILE`, `--arg-file FILE`, `--arg-file=FILE`)
+/// among its options, the last one given.
+fn arg_file(options: &[Arg]) -> Option<Arg> {
+    let mut found = None;
+    let mut words = options.iter();
+    while let Some(word) = words.next() {
+        if word.is("-a") || word.is("--arg-file") {
+            found = words.next().cloned();
+        } else if let Some(file) = word
+            .exact_text()
+            .and_then(|t| {
+                t.strip_prefix("--arg-file=")
+                    .or_else(|| t.strip_prefix("-a"))
+            })
+            .filter(|f| !f.is_empty())
+        {
+            found = Some(Arg::derived(file));
+        }
+    }
+    found
+}
+
 /// `make -f -`, `make --file=-`, `make -f /dev/stdin`: the makefile is read
 /// from stdin.
 fn reads_makefile_on_stdin(args: &[Arg]) -> bool {
-    let stdin = |v: &str| matches!(v, "-" | "/dev/stdin" | "/dev/fd/0");
+    let stdin = |v: &str| v == "-" || is_stdin_path(v);
     args.iter().enumerate().any(|(i, a)| {
         let text = a.text.as_str();
         match text {
@@ -1607,6 +1771,11 @@ pub(super) fn input_words(text: &str, delimiter: Option<char>) -> Vec<String> {
         words.push(word);
     }
     words
+}
+
+/// The paths that read a process's own stdin.
+fn is_stdin_path(path: &str) -> bool {
+    descriptor_of(path) == Some(0)
 }
 
 /// `./f` and `f` are the same file.

@@ -1,27 +1,56 @@
-//! The file descriptors a command opens on files, so that a write through
-//! a path that reopens a descriptor lands on the file: `exec 3<README.md;
-//! echo x > /dev/fd/3` writes README.md, although the descriptor was
-//! opened to read (the kernel opens the file anew, for writing).
+//! The shell's file descriptors, as far as the command shows them.
+//!
+//! A descriptor open on a file: a write through a path that reopens it
+//! lands on the file. `exec 3<README.md; echo x > /dev/fd/3` writes
+//! README.md, although the descriptor was opened to read (the kernel opens
+//! the file anew, for writing). The paths that reopen one are `/dev/fd/N`,
+//! `/proc/self/fd/N` and `/dev/stdin`, `/dev/stdout`, `/dev/stderr`.
+//!
+//! What a descriptor holds for reading (`3<<< '…'`, `3< <(…)`, `exec 3<
+//! file`), read back as code through its path (`bash /dev/fd/3`, `source
+//! /dev/fd/3`, `BASH_ENV=/dev/fd/3`) or as stdin (`sh <&3`).
+//!
+//! And the processes the shell's output goes into after `exec > >(cmd)`
+//! (stdout: everything it prints from then on, list by list) or after
+//! `exec 3> >(cmd)` (what is written to descriptor 3: `>&3`, `>
+//! /dev/fd/3`), each walked when the shell ends with what it was fed.
 //!
 //! A descriptor is opened by a redirection: `exec`'s last for the rest of
 //! the shell, a command's own for that command (a group's, `{ …; } 3<f`,
 //! for the group). A subshell's are undone when it ends, with its place
-//! ([`crate::cwd`]). The paths that reopen one are `/dev/fd/N`,
-//! `/proc/self/fd/N` and `/dev/stdin`, `/dev/stdout`, `/dev/stderr`. A
-//! descriptor the text does not open is the shell's own for 0, 1 and 2 (a
-//! terminal or pipe, harmless) and unknown above them.
+//! ([`crate::cwd`]). A descriptor the text does not open is the shell's
+//! own for 0, 1 and 2 (a terminal or pipe, harmless) and unknown above
+//! them.
+
+use brush_parser::ast::SubshellCommand;
 
 use crate::arg::{Arg, Taint};
+use crate::flow::Flow;
+use crate::rule;
 use crate::scanner::Scanner;
 use crate::write_target::WriteDir;
 
-/// A descriptor open on a file: each path it can be, and where the shell
-/// stood when it opened it (a relative path is read from there).
+/// A descriptor the command opens: each file it can be open on (none for
+/// a here-document, a pipe or a process), where the shell stood when it
+/// opened it (a relative path is read from there), and the text it holds
+/// for reading when the command shows it.
 #[derive(Debug, Clone)]
 pub(super) struct Opened {
     fd: i32,
     files: Vec<Arg>,
     dir: WriteDir,
+    text: Option<Flow>,
+}
+
+/// A process the shell's output on a descriptor goes into (`exec >
+/// >(sh)`), with what the shell wrote there since.
+pub(super) struct Sink {
+    pub code: SubshellCommand,
+    pub fed: Flow,
+    /// The descriptor: 1 for stdout.
+    pub fd: i32,
+    /// The depth of the list `exec` ran in ([`Scanner::list_depth`]).
+    pub level: usize,
 }
 
 /// The descriptor `path` reopens, if it is one of the paths that do.
@@ -45,7 +74,29 @@ impl Scanner<'_> {
     pub(super) fn open_descriptor(&mut self, fd: i32, files: Vec<Arg>) {
         let dir = self.write_dir();
         self.close_descriptor(fd);
-        self.descriptors.push(Opened { fd, files, dir });
+        self.descriptors.push(Opened {
+            fd,
+            files,
+            dir,
+            text: None,
+        });
+    }
+
+    /// Descriptor `fd` now holds `text` for reading (`3<<< '…'`, `3<
+    /// <(…)`; `3< file` keeps the file beside what it holds).
+    pub(super) fn hold_text(&mut self, fd: i32, text: Flow) {
+        match self.descriptors.iter_mut().rev().find(|o| o.fd == fd) {
+            Some(opened) => opened.text = Some(text),
+            None => {
+                let dir = self.write_dir();
+                self.descriptors.push(Opened {
+                    fd,
+                    files: Vec::new(),
+                    dir,
+                    text: Some(text),
+                });
+            }
+        }
     }
 
     /// `N>&M`, `N<&M`: descriptor `fd` is now what `from` is; `N>&-`
@@ -99,11 +150,71 @@ impl Scanner<'_> {
             )],
         }
     }
+
+    /// What descriptor `fd` holds for reading, where the command set it.
+    pub(super) fn descriptor_text(&self, fd: i32) -> Option<Flow> {
+        self.descriptors
+            .iter()
+            .rev()
+            .find(|o| o.fd == fd)
+            .and_then(|o| o.text.clone())
+    }
+
+    /// A shell running the code in descriptor `fd` (`bash /dev/fd/3`,
+    /// `source /dev/fd/3`, `BASH_ENV=/dev/fd/3`): the text it holds, or,
+    /// for one the command does not set, code nobody can check.
+    pub(super) fn code_from_descriptor(&mut self, name: &str, argv: &[Arg], fd: i32) -> Flow {
+        match self.descriptor_text(fd) {
+            Some(flow) => self.code_on_stdin(name, argv, &flow, true),
+            None => {
+                self.report(
+                    &rule::OPAQUE,
+                    argv,
+                    format!(
+                        "{name} runs code from descriptor {fd}, which the command does not show"
+                    ),
+                );
+                Flow::unknown()
+            }
+        }
+    }
+
+    /// `flow` written to descriptor `fd` (`>&3`, `> /dev/fd/3`): into the
+    /// process `exec` made of it, if any.
+    pub(super) fn feed_descriptor(&mut self, fd: i32, flow: &Flow) {
+        if let Some(sink) = self.sinks.iter_mut().rev().find(|s| s.fd == fd) {
+            sink.fed = std::mem::replace(&mut sink.fed, Flow::empty()).then(flow.clone());
+        }
+    }
+
+    /// The process `exec > >(cmd)` made the shell's stdout, for a list
+    /// `depth` deep: one set up in it or in a list around it (a list
+    /// inside it prints into whatever it is part of, a pipe or a
+    /// substitution, and hands its output up).
+    pub(super) fn stdout_sink_at(&mut self, depth: usize) -> Option<&mut Sink> {
+        self.sinks
+            .iter_mut()
+            .rev()
+            .find(|sink| sink.fd == 1 && sink.level >= depth)
+    }
+
+    /// Walks the processes `exec` set up since there were `keep`, each
+    /// reading what the shell wrote into it.
+    pub(super) fn flush_sinks(&mut self, keep: usize) {
+        while self.sinks.len() > keep {
+            let Some(sink) = self.sinks.pop() else {
+                break;
+            };
+            self.subshell(|s| s.inside("exec > >(...)", |s| s.list(&sink.code.list, &sink.fed)));
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::finding::Decision;
+    use crate::scanner::Context;
 
     #[test]
     fn paths_that_reopen_a_descriptor() {
@@ -116,5 +227,44 @@ mod tests {
         assert_eq!(descriptor_of("/dev/fd/3/x"), None);
         assert_eq!(descriptor_of("/dev/null"), None);
         assert_eq!(descriptor_of("/proc/1/fd/3"), None);
+    }
+
+    fn judged(command: &str) -> (Decision, Vec<&'static str>) {
+        let judgement = crate::judge_command(command, &Context::default());
+        let rules = judgement.findings.iter().map(|f| f.rule.id).collect();
+        (judgement.decision(), rules)
+    }
+
+    /// Code a shell reads through another descriptor (checked against
+    /// bash 5.2 with a stand-in).
+    #[test]
+    fn code_through_another_descriptor_is_judged() {
+        for command in [
+            "BASH_ENV=/dev/fd/3 bash -c : 3<<< 'reboot'",
+            "bash /dev/fd/3 3<<< 'reboot'",
+            "source /dev/fd/3 3<<< 'reboot'",
+            ". /dev/fd/5 5<<END\nreboot\nEND",
+            "exec 3<<< 'reboot'; bash /dev/fd/3",
+            "exec 3< <(echo reboot); source /dev/fd/3",
+            "exec 3<<< reboot; sh <&3",
+            "exec 3> >(sh); echo reboot >&3",
+            "exec 4> >(bash); printf 'reboot\\n' > /dev/fd/4",
+        ] {
+            let (decision, rules) = judged(command);
+            assert_eq!(decision, Decision::Block, "{command}: {rules:?}");
+            assert!(rules.contains(&"system-power"), "{command}: {rules:?}");
+        }
+        // A descriptor the command does not set: code nobody can check.
+        assert_eq!(judged("bash /dev/fd/3").0, Decision::Warn);
+        assert_eq!(judged("exec 3> >(sh)").0, Decision::Warn);
+        for command in [
+            "exec 3<<< 'hello'; cat <&3",
+            "exec 3> >(logger -t ci); echo done >&3",
+            "exec 3<<< 'export CI=1'; source /dev/fd/3",
+            "diff <(sort a) /dev/fd/3 3< b",
+        ] {
+            let (decision, rules) = judged(command);
+            assert_eq!(decision, Decision::Allow, "{command}: {rules:?}");
+        }
     }
 }

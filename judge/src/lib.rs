@@ -6,16 +6,22 @@
 //! is walked ([`walk`]) to find every simple command that would run, with
 //! its words expanded as far as that is possible without running anything
 //! ([`word`], [`arg`]). Each is then judged by the program it runs
-//! ([`call`], [`program`]): wrappers come off ([`wrapper`]), code handed
+//! ([`call`], [`program`]): wrappers come off ([`wrapper`]), PowerShell's
+//! and other shells' code is read ([`shells`]), a program copied or aliased
+//! under another name is judged as itself ([`renamed`]), code handed
 //! to a shell, `eval` or a substitution is parsed and judged in turn
 //! ([`scanner`], depth-capped), text moving along pipes is tracked
-//! ([`flow`]) so that downloads and decoded text never reach a shell, `cd`
-//! is followed ([`cwd`]) so a command is judged where it runs, what the
-//! command puts in variables and arrays is followed to where it is used
-//! ([`vars`], filled by assignments, loops and the builtins of
-//! [`setters`]), and the per-program checks ([`checks`], options read by
-//! [`getopt`]) and protected paths ([`paths`]) apply. The rules themselves
-//! are data ([`rule`]); results are [`finding`]s, with the files a command
+//! ([`flow`]), through other descriptors and the processes `exec` makes
+//! of them ([`descriptors`]), and into files run later ([`downloads`]) so
+//! that downloads and decoded text never reach a shell, `cd` is followed
+//! ([`cwd`]) so a command is judged where it runs, what the command puts
+//! in variables and arrays is followed to where it is used ([`vars`],
+//! filled by assignments, loops and the builtins of [`setters`]), bash's
+//! arithmetic and the subscripts it expands a second time are evaluated
+//! as bash does ([`arith`]), and the per-program checks ([`checks`],
+//! options read by [`getopt`]) and protected paths ([`paths`]) apply. The
+//! rules themselves are data ([`rule`], each with examples that
+//! [`examples`] checks); results are [`finding`]s, with the files a command
 //! writes ([`write_target`], resolved by [`real_path`]).
 //!
 //! The API is [`judge_command`] (and [`judge_path`] for a file a tool
@@ -35,12 +41,15 @@
 #![allow(rustdoc::private_intra_doc_links)]
 
 pub mod arg;
+pub mod arith;
 pub mod call;
 pub mod checks;
 pub mod cwd;
 mod delayed;
 pub mod descriptors;
+pub mod downloads;
 pub mod engine;
+pub mod examples;
 mod fault;
 pub mod finding;
 pub mod flow;
@@ -51,10 +60,12 @@ pub mod paths;
 pub mod plain;
 pub mod program;
 pub mod real_path;
+pub mod renamed;
 pub mod render;
 pub mod rule;
 pub mod scanner;
 pub mod setters;
+pub mod shells;
 pub mod vars;
 pub mod walk;
 pub mod word;

@@ -88,7 +88,8 @@ pub(super) struct Scanner<'c> {
     /// known (`echo 'rm -rf /' > x.sh`), so that running one later is
     /// judged as running that text ([`crate::call`]).
     pub written: Vec<(String, Option<String>)>,
-    /// File descriptors opened on files ([`crate::descriptors`]).
+    /// The descriptors the command opened, on files or on text
+    /// ([`crate::descriptors`]).
     pub descriptors: Vec<crate::descriptors::Opened>,
     /// File descriptors opened on a network socket (`exec 3<>/dev/tcp/…`),
     /// so reading one (`<&3`) is reading the network.
@@ -103,8 +104,18 @@ pub(super) struct Scanner<'c> {
     pub namerefs: Vec<(String, String)>,
     /// `hash -p PATH NAME`: NAME runs PATH ([`crate::setters`]).
     pub rebound: Vec<(String, Arg)>,
+    /// Paths the command copied or linked a program to, with the program
+    /// (`None`: one the text does not name) ([`crate::renamed`]).
+    pub renamed: Vec<(String, Option<String>)>,
+    /// `alias NAME=VALUE` run earlier in the command ([`crate::renamed`]).
+    pub aliases: Vec<(String, String)>,
     /// `declare -i NAME`: an assignment to NAME is arithmetic.
     pub integers: Vec<String>,
+    /// The processes `exec` made of the shell's output on a descriptor,
+    /// innermost last ([`crate::descriptors`]).
+    pub sinks: Vec<crate::descriptors::Sink>,
+    /// How many lists deep the walk is.
+    pub list_depth: usize,
 }
 
 impl<'c> Scanner<'c> {
@@ -135,7 +146,11 @@ impl<'c> Scanner<'c> {
             function_calls: 0,
             namerefs: Vec::new(),
             rebound: Vec::new(),
+            renamed: Vec::new(),
+            aliases: Vec::new(),
             integers: Vec::new(),
+            sinks: Vec::new(),
+            list_depth: 0,
         }
     }
 
@@ -199,7 +214,13 @@ impl<'c> Scanner<'c> {
         let flow = if same_shell {
             self.inside(via, |s| s.parsed(&program, stdin))
         } else {
-            self.subshell(|s| s.inside(via, |s| s.parsed(&program, stdin)))
+            // A child shell's `exec > >(cmd)` ends with it.
+            let sinks = self.sinks.len();
+            self.subshell(|s| {
+                let flow = s.inside(via, |s| s.parsed(&program, stdin));
+                s.flush_sinks(sinks);
+                flow
+            })
         };
         self.functions = functions;
         self.fanned_out = fanned_out;
@@ -225,17 +246,10 @@ impl<'c> Scanner<'c> {
         if parse::parse(text).is_err() {
             return;
         }
-        let start = self.judgement.findings.len();
         let written = self.judgement.writes.len();
-        self.nested(text, via, &Flow::inherited());
+        self.blocks_from(|s| s.nested(text, via, &Flow::inherited()));
         if !writes {
             self.judgement.writes.truncate(written);
-        }
-        let found: Vec<_> = self.judgement.findings.drain(start..).collect();
-        for finding in found {
-            if finding.rule.severity == rule::Severity::Block {
-                self.judgement.push(finding);
-            }
         }
     }
 
@@ -289,6 +303,7 @@ impl<'c> Scanner<'c> {
         match parse::parse(text) {
             Ok(program) => {
                 self.parsed(&program, &Flow::inherited());
+                self.flush_sinks(0);
                 self.kernel_writes();
             }
             Err(failure) => {

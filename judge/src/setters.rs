@@ -59,7 +59,7 @@ impl Scanner<'_> {
         }
         // `declare -i n; n=EXPR` evaluates EXPR as arithmetic.
         if self.integers.iter().any(|n| n == name) {
-            self.arithmetic(&value.text);
+            self.evaluate(&value.text, value.exact);
         }
         match name {
             "PROMPT_COMMAND" => {
@@ -80,6 +80,9 @@ impl Scanner<'_> {
                 Some(code) => {
                     self.nested(code, &format!("{name}=<(...)"), &Flow::inherited());
                 }
+                // A descriptor (`/dev/stdin`, `/dev/fd/3`) is read by the
+                // shell that starts, with the descriptors it is given.
+                None if crate::descriptors::descriptor_of(&value.text).is_some() => {}
                 None => {
                     let argv = [Arg::literal(name), value.clone()];
                     self.source(&argv, std::slice::from_ref(value), &Flow::inherited());

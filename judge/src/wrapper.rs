@@ -313,10 +313,9 @@ pub(super) fn unwrap(name: &str, args: &[Arg]) -> Option<Inner> {
                 command_at(args, p.rest)
             }
         }
-        "builtin" | "nohup" | "unbuffer" | "busybox" | "caffeinate" | "fakeroot" | "chronic"
-        | "catchsegv" | "proxychains" | "proxychains4" | "torsocks" | "firejail" | "bwrap" => {
-            run(&PLAIN)
-        }
+        "builtin" | "nohup" | "unbuffer" | "busybox" | "toybox" | "caffeinate" | "fakeroot"
+        | "chronic" | "catchsegv" | "proxychains" | "proxychains4" | "torsocks" | "firejail"
+        | "bwrap" => run(&PLAIN),
         "setsid" => run(&SETSID),
         "strace" | "ltrace" => run(&STRACE),
         "pkexec" => run(&PKEXEC),

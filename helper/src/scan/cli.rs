@@ -23,10 +23,51 @@ use crate::problem::{Coded, Format};
 /// known is taken as what it could be).
 /// Text that is only data (echo 'rm -rf /', a commit message, a grep
 /// pattern) is never judged as a command.
+// `scan command` is the subcommand's name, not a repeat of the enum's.
+#[allow(clippy::enum_variant_names)]
 #[derive(Debug, clap::Subcommand)]
 pub(crate) enum Command {
     Command(ScanCommandArgs),
     Plan(ScanPlanArgs),
+    Rules(ScanRulesArgs),
+}
+
+/// List the rules, or check that each judges its own examples as it says.
+///
+/// Every rule of the denylist carries commands it must report (at its
+/// severity) and harmless look-alikes it must not: `rm -rf ~/old-project`
+/// beside `rm -r build/tmp`, `git push --force origin main` beside `git
+/// push origin HEAD`. OUTPUT, one line per rule, in the order the engine
+/// reports them:
+///
+///     <rule-id>  <block|warn>  <pattern name>
+///
+/// `--check` judges every example as the PreToolUse hook would (the
+/// engine, then the hook's wording of its judgement), in this
+/// environment ($HOME included), and prints instead one line per example
+/// judged wrong, then the result:
+///
+///     FAIL <rule-id> (engine|hook): `<command>` should be reported
+///          (block) as <rule-id>, got <decision> (<rules named>)
+///     RESULT: PASS|FAILED (<n> examples of <n> rules, <n> failed)
+///
+/// `--json` prints one object: {"rules": [{"id", "severity", "name",
+/// "catches", "instead", "reports": [...], "allows": [...]}]}, and with
+/// `--check` also "check": {"examples", "failures": [{"rule", "command",
+/// "wants", "got", "rules", "through", "message"}]} (schema: scan-rules).
+///
+/// Exit status: 0 listed, or every example judged as its rule says; 1 an
+/// example judged wrong (a bug in the engine: report it with the FAIL line).
+#[derive(Debug, Clone, clap::Args)]
+#[command(verbatim_doc_comment)]
+pub(crate) struct ScanRulesArgs {
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Judge every rule's examples and exit 1 if any is judged wrong.
+    #[arg(long)]
+    pub check: bool,
 }
 
 /// Scan every command of a plan before it runs (trekexecute Phase 2.4).
@@ -92,22 +133,9 @@ pub(crate) struct ScanPlanArgs {
 /// "block"|"warn"|"allow", "findings": [{"rule", "severity", "name",
 /// "command", "detail", "via", "instead"}]} (schema: scan-command).
 ///
-/// RULES. Blocked: rm-recursive-force, rm-critical-path,
-/// git-clean-critical, rsync-delete-critical, chmod-world-writable,
-/// download-to-shell, decode-to-shell, eval-expansion, disk-format (not
-/// for a regular file such as disk.img), disk-write, system-power,
-/// fork-bomb, cron-persistence,
-/// kill-all, kernel-control, history-erase, git-hooks-write, git-config-write,
-/// credentials-write, env-file-write, shell-config-write, claude-config-write,
-/// guard-files-write, and unscannable
-/// (the parser rejects the command, or it nests deeper than the scanner
-/// checks: it fails closed). Warned: dependency-change, git-force-push,
-/// git-reset-hard, git-clean-force, find-delete, opaque-command (a command
-/// name or shell code only known at run time).
-///
 /// Exit status: 0 PASS or WARNING, 1 BLOCKED, 2 no command given.
 #[derive(Debug, Clone, clap::Args)]
-#[command(verbatim_doc_comment)]
+#[command(verbatim_doc_comment, after_long_help = super::rules::help_lines())]
 pub(crate) struct ScanCommandArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
@@ -137,6 +165,7 @@ impl Command {
         match self {
             Self::Command(args) => execute_command(&args, &ctx, out),
             Self::Plan(args) => execute_plan(&args, &ctx, out),
+            Self::Rules(args) => super::rules::execute(args.json, args.check, &ctx, out),
         }
     }
 }

@@ -43,6 +43,7 @@ use std::io::{self, Read, Write};
 use serde::Serialize;
 
 use super::engine::{judge_command, judge_path, unreadable};
+use super::examples::Outcome;
 use super::fail_closed;
 use super::finding::{Decision, Finding, Judgement, clip};
 use super::hook_input::{self, HookInput};
@@ -424,6 +425,42 @@ fn decide(judgement: &Judgement) -> Answer {
         Decision::Warn => Answer::Warn(message("warning", judgement)),
         Decision::Block => Answer::Deny(message("blocked", judgement)),
     }
+}
+
+/// The hook's answer to `judgement`, before the run's scope is asked:
+/// what `scan rules --check` holds the rule table's examples to.
+pub(crate) fn denylist_answer(judgement: &Judgement) -> Answer {
+    decide(judgement)
+}
+
+/// What an answer says, read back from its text: the decision and the
+/// rules its message names (the deciding one, then any `(also: …)`), so the
+/// rule table's examples can be held to what the hook tells Claude.
+pub fn outcome(answer: &Answer) -> Outcome {
+    let (decision, text) = match answer {
+        Answer::Silent => (Decision::Allow, None),
+        Answer::Deny(reason) => (Decision::Block, Some(reason.as_str())),
+        Answer::Warn(warning) => (Decision::Warn, Some(warning.as_str())),
+        Answer::Rewrite { warning, .. } => match warning {
+            Some(warning) => (Decision::Warn, Some(warning.as_str())),
+            None => (Decision::Allow, None),
+        },
+    };
+    let mut rules = Vec::new();
+    if let Some(text) = text {
+        let first = text
+            .strip_prefix("voyage: blocked ")
+            .or_else(|| text.strip_prefix("voyage: warning "))
+            .and_then(|rest| rest.split(' ').next());
+        rules.extend(first.map(str::to_owned));
+        if let Some(also) = text
+            .rsplit_once(" (also: ")
+            .and_then(|(_, tail)| tail.strip_suffix(')'))
+        {
+            rules.extend(also.split(", ").map(str::to_owned));
+        }
+    }
+    Outcome { decision, rules }
 }
 
 /// `voyage: blocked rm-recursive-force (…): `rm -rf x` - … Safer: …`, with

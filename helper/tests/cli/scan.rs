@@ -1045,3 +1045,50 @@ fn every_place_bash_evaluates_text_as_code() {
         ],
     );
 }
+
+/// `scan rules` lists the table, one rule a line in the engine's order;
+/// `--check` judges every example and says so in its last line; `--help`
+/// of `scan command` lists the same ids, drawn from the table.
+#[test]
+fn scan_rules_lists_the_table_and_checks_its_examples() {
+    let rules = voyage_helper::internals::scan::RULES;
+    let listed = Case::new(&["scan", "rules"]).run();
+    assert_eq!(listed.status, 0);
+    let ids: Vec<&str> = listed
+        .stdout
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    let expected: Vec<&str> = rules.iter().map(|r| r.id).collect();
+    assert_eq!(ids, expected);
+    assert!(
+        listed
+            .stdout
+            .contains("git-force-push         warn   History rewrite")
+    );
+
+    let checked = Case::new(&["scan", "rules", "--check"]).run();
+    assert_eq!(checked.status, 0, "{}", checked.stdout);
+    let total = rules
+        .iter()
+        .map(|r| r.reports.len() + r.allows.len())
+        .sum::<usize>();
+    assert_eq!(
+        checked.stdout,
+        format!(
+            "RESULT: PASS ({total} examples of {} rules, 0 failed)\n",
+            rules.len()
+        )
+    );
+
+    let help = Case::new(&["scan", "command", "--help"]).run();
+    for rule in rules {
+        assert!(
+            help.stdout
+                .lines()
+                .any(|l| l.split_whitespace().next() == Some(rule.id)),
+            "{} missing from --help",
+            rule.id
+        );
+    }
+}

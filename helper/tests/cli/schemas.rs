@@ -108,20 +108,89 @@ fn scan_plan_json_validates() {
     }
 }
 
+/// Every enum of rule ids in `schemas/` (any `enum` that names a rule) is
+/// the rule table's list, in its order: the ids are never kept by hand.
+/// `VOYAGE_BLESS=1` rewrites the schema files from the table instead.
 #[test]
-fn scan_command_schema_lists_every_rule() {
-    let schema = schema_file("scan-command");
-    let listed: Vec<&str> = schema["$defs"]["finding"]["properties"]["rule"]["enum"]
-        .as_array()
-        .unwrap()
+fn every_schema_lists_the_rule_ids_of_the_table() {
+    let rules: Vec<Value> = voyage_helper::internals::scan::RULES
         .iter()
-        .map(|v| v.as_str().unwrap())
+        .map(|r| Value::from(r.id))
         .collect();
-    let rules: Vec<&str> = voyage_helper::internals::scan::RULES
-        .iter()
-        .map(|r| r.id)
-        .collect();
-    assert_eq!(listed, rules);
+    /// Puts `rules` in every enum under `value` that names one of them;
+    /// returns how many there were.
+    fn regenerate(value: &mut Value, rules: &[Value]) -> usize {
+        match value {
+            Value::Object(map) => {
+                let mut found = 0;
+                for (key, child) in map.iter_mut() {
+                    let names_a_rule = key == "enum"
+                        && child
+                            .as_array()
+                            .is_some_and(|listed| listed.iter().any(|v| rules.contains(v)));
+                    if names_a_rule {
+                        *child = Value::Array(rules.to_vec());
+                        found += 1;
+                    } else {
+                        found += regenerate(child, rules);
+                    }
+                }
+                found
+            }
+            Value::Array(items) => items.iter_mut().map(|v| regenerate(v, rules)).sum(),
+            _ => 0,
+        }
+    }
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas");
+    let mut found = Vec::new();
+    let mut stale = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let on_disk = std::fs::read_to_string(&path).unwrap();
+        let mut schema: Value = serde_json::from_str(&on_disk).unwrap();
+        let lists = regenerate(&mut schema, &rules);
+        if lists == 0 {
+            continue;
+        }
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        found.push((name.clone(), lists));
+        let generated = serde_json::to_string_pretty(&schema).unwrap() + "\n";
+        if std::env::var_os("VOYAGE_BLESS").is_some() {
+            std::fs::write(&path, &generated).unwrap();
+        } else if generated != on_disk {
+            stale.push(name);
+        }
+    }
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            ("scan-command.schema.json".to_owned(), 1),
+            ("scan-plan.schema.json".to_owned(), 1),
+            ("scan-rules.schema.json".to_owned(), 2),
+        ]
+    );
+    assert!(
+        stale.is_empty(),
+        "{stale:?} list other rule ids than judge/src/rule.rs: run \
+         `VOYAGE_BLESS=1 cargo nextest run -p voyage-helper --test cli -- schemas::every_schema_lists` \
+         and commit the result"
+    );
+}
+
+#[test]
+fn scan_rules_json_validates() {
+    for args in [
+        &["scan", "rules", "--json"][..],
+        &["scan", "rules", "--json", "--check"],
+    ] {
+        let ran = Case::new(args).run();
+        let reply = crate::common::assert_schema("scan-rules", &ran.stdout);
+        assert_eq!(
+            reply["rules"].as_array().unwrap().len(),
+            voyage_helper::internals::scan::RULES.len()
+        );
+    }
 }
 
 #[test]

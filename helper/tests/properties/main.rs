@@ -1,6 +1,7 @@
 //! Properties that hold for any input and any interruption: no parser or
 //! subcommand panics on random or hostile input, the denylist engine's
-//! invariants, and writers killed at random moments leave a whole file.
+//! invariants (and its differentials against the real bash), and writers
+//! killed at random moments leave a whole file.
 //!
 //! proptest keeps the seeds of past failures in
 //! `../proptest-regressions/<module>.txt` (its default place for a test
@@ -10,6 +11,7 @@
 mod common;
 
 mod branch_slug;
+mod command_bash;
 mod crash;
 mod criteria_no_panic;
 mod no_panic;

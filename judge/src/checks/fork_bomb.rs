@@ -35,6 +35,42 @@ pub(crate) fn looks_like(text: &str) -> bool {
     !name.is_empty() && squeezed.contains(&format!("{name}|{name}&"))
 }
 
+/// A loop without end that starts a process in the background at every
+/// turn and never waits (`while :; do $0 & done`, `while true; do sh -c
+/// x & done`, `until false; do sleep 9 & done`): processes pile up as fast
+/// as the shell can fork, as a self-calling function's do. A loop that can
+/// end (`break`, `exit`, `return`) or that waits (`wait`, `sleep` in the
+/// foreground) is not one.
+pub(crate) fn endless_spawner(condition: &CompoundList, body: &CompoundList, until: bool) -> bool {
+    let test = condition.to_string();
+    let test = test.trim().trim_end_matches(';').trim();
+    let endless = if until {
+        matches!(test, "false" | "! :" | "! true")
+    } else {
+        matches!(test, ":" | "true" | "/bin/true" | "/usr/bin/true")
+    };
+    if !endless {
+        return false;
+    }
+    let text = body.to_string();
+    let ends_or_waits = ["break", "exit", "return", "wait", "read", "sleep"]
+        .iter()
+        .any(|word| {
+            text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .any(|w| w == *word)
+        });
+    let foreground_waits = body
+        .0
+        .iter()
+        .any(|CompoundListItem(_, separator)| !matches!(separator, SeparatorOperator::Async));
+    let background = body
+        .0
+        .iter()
+        .any(|CompoundListItem(_, separator)| matches!(separator, SeparatorOperator::Async));
+    // `sleep 1 &` alone still forks without end; `sleep 1; x &` waits.
+    background && !(ends_or_waits && foreground_waits)
+}
+
 /// Whether the function `name` with `body` only recurses in a bounded way
 /// (the module's documentation says which).
 pub(crate) fn bounded(name: &str, body: &FunctionBody) -> bool {

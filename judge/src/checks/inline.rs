@@ -41,6 +41,27 @@ const CALLS: &[&str] = &[
     "Open3.capture2",
     "Open3.capture3",
     "Open3.popen3",
+    "Open3.capture2e",
+    "Open3.popen2",
+    "Open3.popen2e",
+    "Open3.pipeline",
+    "commands.getoutput",
+    "commands.getstatusoutput",
+    "os.posix_spawn",
+    "os.posix_spawnp",
+    "os.execvpe",
+    "os.execve",
+    "os.execle",
+    "os.execlpe",
+    "os.spawnv",
+    "os.spawnve",
+    "os.spawnvpe",
+    "os.spawnl",
+    "os.spawnle",
+    "os.spawnlpe",
+    "Bun.spawn",
+    "Bun.spawnSync",
+    "Deno.Command",
     "proc_open",
     "os.execute",
     "io.popen",
@@ -51,9 +72,11 @@ const CALLS: &[&str] = &[
     "system",
     "exec",
     "popen",
-    "qx",
-    "%x",
 ];
+
+/// Ruby's and Perl's quote-like operators that run their text in a shell:
+/// `%x(…)`, `qx{…}`, with any delimiter.
+const QUOTE_LIKE: &[&str] = &["%x", "qx"];
 
 /// Calls that run their argument as code of the program's own language.
 const EVALS: &[&str] = &[
@@ -159,8 +182,23 @@ const MAX_STRINGS: usize = 32;
 /// `backticks`, also the text between backticks (Perl, Ruby, PHP).
 pub(crate) fn shell_strings(code: &str, backticks: bool) -> Vec<String> {
     let mut found = Vec::new();
-    for call in CALLS {
+    for call in CALLS
+        .iter()
+        .copied()
+        .chain(aliases(code).iter().map(String::as_str))
+    {
         for rest in call_sites(code, call) {
+            // `'system')(…)` is the name as a string, read below.
+            if rest.starts_with(['\'', '"', ')', ']']) {
+                continue;
+            }
+            // `os.spawnlp(os.P_WAIT, "rm", …)`: the mode comes first.
+            let rest = match call.starts_with("os.spawn") {
+                true => open_paren(rest)
+                    .and_then(after_first_argument)
+                    .unwrap_or(rest),
+                false => rest,
+            };
             if let Some(words) = arguments(rest)
                 && !found.contains(&words)
             {
@@ -168,6 +206,31 @@ pub(crate) fn shell_strings(code: &str, backticks: bool) -> Vec<String> {
             }
             if found.len() >= MAX_STRINGS {
                 return found;
+            }
+        }
+    }
+    // A call by its name as a string: `getattr(os, 'system')('…')`,
+    // `require('child_process')['execSync']('…')`.
+    let mut names: Vec<&str> = CALLS
+        .iter()
+        .filter_map(|c| c.rsplit('.').next())
+        .filter(|n| n.chars().all(|c| c.is_alphanumeric() || c == '_'))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    for name in names {
+        for close in [")(", "](", ")\n(", "] ("] {
+            for quote in ['\'', '"'] {
+                let pattern = format!("{quote}{name}{quote}{close}");
+                for (at, _) in code.match_indices(&pattern).take(MAX_STRINGS) {
+                    let rest = code.get(at + pattern.len() - 1..).unwrap_or_default();
+                    if let Some(words) = arguments(rest)
+                        && !found.contains(&words)
+                        && found.len() < MAX_STRINGS
+                    {
+                        found.push(words);
+                    }
+                }
             }
         }
     }
@@ -184,7 +247,8 @@ pub(crate) fn shell_strings(code: &str, backticks: bool) -> Vec<String> {
         while let Some(at) = code.get(from..).and_then(|r| r.find(method)) {
             let rest = code.get(from + at + method.len()..).unwrap_or_default();
             from += at + method.len();
-            if rest.trim_start().starts_with('[')
+            let shell = code.contains("shell=True") || code.contains("shell = True");
+            if (rest.trim_start().starts_with('[') || shell)
                 && let Some(words) = arguments(rest)
                 && !found.contains(&words)
                 && found.len() < MAX_STRINGS
@@ -193,8 +257,60 @@ pub(crate) fn shell_strings(code: &str, backticks: bool) -> Vec<String> {
             }
         }
     }
+    // zx's and Bun's shell templates: `` $`rm -rf x` ``, `` Bun.$`…` ``.
+    for inside in call_sites(code, "$`").filter_map(|rest| rest.split_once('`')) {
+        if !inside.0.trim().is_empty() && found.len() < MAX_STRINGS {
+            found.push(inside.0.to_owned());
+        }
+    }
     if !backticks {
         return found;
+    }
+    for op in QUOTE_LIKE {
+        for inside in quote_like(code, op) {
+            if !found.contains(&inside) && found.len() < MAX_STRINGS {
+                found.push(inside);
+            }
+        }
+    }
+    // Perl's and Ruby's `open(F, "cmd |")`, `open(F, "| cmd")`,
+    // `open(my $f, "-|", "cmd")`: a pipe to or from a command.
+    for rest in call_sites(code, "open") {
+        let Some(args) = open_paren(rest) else {
+            continue;
+        };
+        let mut pieces = Vec::new();
+        let mut next = Some(args);
+        while let Some(text) = next.take().filter(|_| pieces.len() < 3) {
+            let text = text.trim_start();
+            match literal(text) {
+                Some((word, after)) => {
+                    pieces.push(Some(word));
+                    next = after.trim_start().strip_prefix(',');
+                }
+                None => {
+                    pieces.push(None);
+                    next = after_first_argument(text);
+                }
+            }
+        }
+        let command = match pieces.as_slice() {
+            [_, Some(mode), Some(command), ..] if matches!(mode.trim(), "-|" | "|-") => {
+                Some(command.clone())
+            }
+            [_, Some(pipe)] | [Some(pipe)] => pipe
+                .trim()
+                .strip_prefix('|')
+                .or_else(|| pipe.trim().strip_suffix('|'))
+                .map(str::to_owned),
+            _ => None,
+        };
+        if let Some(command) = command.filter(|c| !c.trim().is_empty())
+            && !found.contains(&command)
+            && found.len() < MAX_STRINGS
+        {
+            found.push(command);
+        }
     }
     // Perl, Ruby and PHP backticks run their content in a shell.
     let mut parts = code.split('`');
@@ -205,6 +321,167 @@ pub(crate) fn shell_strings(code: &str, backticks: bool) -> Vec<String> {
         }
     }
     found
+}
+
+/// The text of each `op(…)` in `code` (`%x{…}`, `qx/…/`): any
+/// delimiter that is no letter, digit or blank, brackets closed by their
+/// pair and counted when nested.
+fn quote_like(code: &str, op: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for rest in call_sites(code, op) {
+        // Inside a string literal it is text: `puts "%x(…) is slow"`.
+        let before = code.get(..code.len() - rest.len()).unwrap_or_default();
+        if ['"', '\'']
+            .iter()
+            .any(|q| before.matches(*q).count() % 2 == 1)
+        {
+            continue;
+        }
+        let rest = if op == "qx" { rest.trim_start() } else { rest };
+        let mut chars = rest.char_indices();
+        let Some((_, open)) = chars
+            .next()
+            .filter(|(_, c)| !c.is_alphanumeric() && !c.is_whitespace() && *c != '_' && *c != ',')
+        else {
+            continue;
+        };
+        // `qx => 1` is a hash key, `qx = 1` an assignment.
+        if op == "qx" && matches!(open, '=' | ';' | ')') {
+            continue;
+        }
+        let close = match open {
+            '(' => ')',
+            '{' => '}',
+            '[' => ']',
+            '<' => '>',
+            c => c,
+        };
+        let mut depth = 0usize;
+        let mut inside = String::new();
+        let mut escaped = false;
+        for (_, c) in chars {
+            if escaped {
+                inside.push(c);
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+                inside.push(c);
+            } else if c == close && depth == 0 {
+                if !inside.trim().is_empty() {
+                    found.push(std::mem::take(&mut inside));
+                }
+                break;
+            } else {
+                if c == open && open != close {
+                    depth += 1;
+                } else if c == close {
+                    depth -= 1;
+                }
+                inside.push(c);
+            }
+        }
+    }
+    found
+}
+
+/// Shell-running calls the program names otherwise: Node's
+/// `const {execSync: run} = require('child_process')`, Python's
+/// `from os import system as run`, and `run = require('child_process').execSync`.
+fn aliases(code: &str) -> Vec<String> {
+    const RUNNERS: &[&str] = &[
+        "execSync",
+        "exec",
+        "spawnSync",
+        "spawn",
+        "execFileSync",
+        "execFile",
+        "system",
+        "popen",
+        "getoutput",
+        "check_output",
+        "run",
+        "call",
+        "Popen",
+    ];
+    let name_end = |t: &str| {
+        t.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+            .unwrap_or(t.len())
+    };
+    let mut found = Vec::new();
+    for runner in RUNNERS {
+        for rest in call_sites(code, runner) {
+            let after = rest.trim_start();
+            let alias = after
+                .strip_prefix(':')
+                .or_else(|| after.strip_prefix("as "))
+                .map(str::trim_start)
+                .map(|t| t.get(..name_end(t)).unwrap_or_default());
+            if let Some(alias) = alias.filter(|a| !a.is_empty() && a != runner) {
+                found.push(alias.to_owned());
+                continue;
+            }
+            // `x = require('child_process').execSync;`, `s = os.system`.
+            let start = code.len() - rest.len() - runner.len();
+            let before = code.get(..start).unwrap_or_default();
+            let statement = before.rsplit([';', '\n']).next().unwrap_or_default();
+            let named_not_called = after.is_empty() || after.starts_with([';', '\n', ',', ')']);
+            if before.ends_with('.')
+                && named_not_called
+                && let Some((left, _)) = statement.split_once('=')
+            {
+                let left = left.trim_end();
+                let at = left
+                    .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+                    .map_or(0, |i| i + 1);
+                let name = left.get(at..).unwrap_or_default();
+                if !name.is_empty() {
+                    found.push(name.to_owned());
+                }
+            }
+        }
+    }
+    // `from subprocess import run`: the bare names are the calls.
+    for (module, names) in [
+        (
+            "from subprocess import",
+            &[
+                "run",
+                "call",
+                "Popen",
+                "check_output",
+                "check_call",
+                "getoutput",
+            ][..],
+        ),
+        (
+            "from os import",
+            &["system", "popen", "execvp", "execlp", "execv", "execl"][..],
+        ),
+    ] {
+        if code.contains(module) {
+            found.extend(names.iter().map(|n| (*n).to_owned()));
+        }
+    }
+    found.retain(|a| !CALLS.contains(&a.as_str()));
+    found.sort();
+    found.dedup();
+    found.truncate(MAX_NAMES);
+    found
+}
+
+/// Tcl's `exec PROGRAM ARGS…` (also inside `[…]`): its words to the end
+/// of the command, as a shell command (Tcl's words are close enough to
+/// the shell's; `|` between them is a pipe in both).
+pub(crate) fn tcl_commands(code: &str) -> Vec<String> {
+    call_sites(code, "exec")
+        .filter(|rest| rest.starts_with([' ', '\t']))
+        .map(|rest| {
+            let end = rest.find([']', ';', '\n']).unwrap_or(rest.len());
+            rest.get(..end).unwrap_or_default().trim().to_owned()
+        })
+        .filter(|c| !c.is_empty() && !c.starts_with('-'))
+        .take(MAX_STRINGS)
+        .collect()
 }
 
 /// The text after each place `call` is named in `code`, as a whole name:
@@ -801,13 +1078,48 @@ fn fork_loop(code: &str) -> bool {
         "forkuntil",
         "1whilefork",
         "redo",
+        // Iterators without end: `for _ in iter(int, 1)`,
+        // `itertools.count()`, `cycle(…)`, `repeat(x)`; Ruby's `1.step`.
+        "iter(int,1)",
+        "iter(int,",
+        "count()",
+        "count(1)",
+        "cycle(",
+        ".step{",
+        ".stepdo",
+        "1.step",
+    ];
+    // A process of its own program started again: Node's and Python's
+    // spawn of `process.execPath`, `__filename`, `sys.executable`.
+    const ITSELF: &[&str] = &[
+        "process.execPath",
+        "process.argv[0]",
+        "process.argv[1]",
+        "__filename",
+        "sys.executable",
+        "sys.argv[0]",
+        "__FILE__",
+        "$0",
+        "$PROGRAM_NAME",
     ];
     let squeezed: String = code.chars().filter(|c| !c.is_whitespace()).collect();
-    let forks = call_sites(code, "fork").next().is_some();
-    forks && FOREVER.iter().any(|f| squeezed.contains(f))
+    let forks = call_sites(code, "fork").next().is_some()
+        || (["spawn", "exec", "Popen", "system"]
+            .iter()
+            .any(|c| call_sites(code, c).next().is_some())
+            && ITSELF.iter().any(|i| code.contains(i)));
+    // `repeat(x)` without a count runs forever; `repeat(x, 3)` does not.
+    let repeats = code.match_indices("repeat(").any(|(at, _)| {
+        code.get(at + "repeat(".len()..)
+            .and_then(|r| r.split_once(')'))
+            .is_some_and(|(inside, _)| !inside.contains(','))
+    });
+    forks && (repeats || FOREVER.iter().any(|f| squeezed.contains(f)))
 }
 
-/// The string literal (or list of them, joined by spaces) after a call name.
+/// The shell command after a call name: a string literal as it is, or a
+/// program and its arguments (a list, separate arguments, `{args: […]}`)
+/// as a command line, each word quoted for the shell.
 fn arguments(text: &str) -> Option<String> {
     let rest = text.trim_start();
     let rest = rest
@@ -815,37 +1127,82 @@ fn arguments(text: &str) -> Option<String> {
         .or_else(|| rest.strip_prefix('{'))
         .unwrap_or(rest)
         .trim_start();
+    // `Deno.run({cmd: […]})`.
+    let rest = rest.strip_prefix('{').map_or(rest, |r| {
+        let r = r.trim_start();
+        r.strip_prefix("cmd:").unwrap_or(r).trim_start()
+    });
     if let Some(list) = rest.strip_prefix('[') {
-        let mut words = Vec::new();
-        let mut rest = list.trim_start();
-        while let Some((word, after)) = literal(rest) {
-            words.push(word);
-            rest = after.trim_start();
-            match rest.strip_prefix(',') {
-                Some(after) => rest = after.trim_start(),
-                None => break,
-            }
-        }
-        return (!words.is_empty()).then(|| words.join(" "));
+        let words = word_list(list);
+        return (!words.is_empty()).then(|| command_line(&words));
     }
-    // `spawnSync('rm', ['-rf', '/'])`, `execFile("rm", ["-rf", x])`: the
-    // program, then its arguments.
+    // `spawnSync('rm', ['-rf', '/'])`, `system("rm", "-rf", "/")`,
+    // `new Deno.Command("rm", {args: ["-rf", "/"]})`: the program, then
+    // its arguments.
     let (program, after) = literal(rest)?;
+    // A command line for a shell (`popen("cmd", "r")`, `run("cmd",
+    // shell=True)`), or a program alone.
+    let more = after.trim_start().strip_prefix(',').map(str::trim_start);
+    let Some(more) = more.filter(|_| !program.contains(char::is_whitespace)) else {
+        return Some(program);
+    };
+    let more = more.strip_prefix('{').map_or(more, |m| {
+        let m = m.trim_start();
+        m.strip_prefix("args:").unwrap_or(m).trim_start()
+    });
     let mut words = vec![program];
-    if let Some(list) = after.trim_start().strip_prefix(',').map(str::trim_start)
-        && let Some(list) = list.strip_prefix('[')
-    {
-        let mut rest = list.trim_start();
-        while let Some((word, after)) = literal(rest) {
-            words.push(word);
-            rest = after.trim_start();
-            match rest.strip_prefix(',') {
-                Some(after) => rest = after.trim_start(),
+    match more.strip_prefix('[') {
+        Some(list) => words.extend(word_list(list)),
+        None => words.extend(word_list(more)),
+    }
+    if words.len() == 1 {
+        return words.pop();
+    }
+    Some(command_line(&words))
+}
+
+/// The words of a comma-separated list of literals (the home directory in
+/// its usual spellings read as `~`), up to the first other item.
+fn word_list(text: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut rest = text.trim_start();
+    while words.len() < MAX_STRINGS {
+        let (word, after) = match literal(rest) {
+            Some(found) => found,
+            None => match HOMES.iter().find(|h| starts_with_quotes(rest, h)) {
+                Some(home) => ("~".to_owned(), rest.get(home.len()..).unwrap_or_default()),
                 None => break,
-            }
+            },
+        };
+        words.push(word);
+        rest = after.trim_start();
+        match rest.strip_prefix(',') {
+            Some(after) => rest = after.trim_start(),
+            None => break,
         }
     }
-    Some(words.join(" "))
+    words
+}
+
+/// Words run without a shell, as the shell command that runs the same:
+/// each quoted where the shell would read it otherwise (`~` read from the
+/// home directory's names stays as it is).
+fn command_line(words: &[String]) -> String {
+    words
+        .iter()
+        .map(|w| {
+            let plain = w == "~"
+                || (!w.is_empty()
+                    && w.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "/._-+=,:@%".contains(c)));
+            if plain {
+                w.clone()
+            } else {
+                format!("'{}'", w.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A quoted string at the start of `text`, unescaped, and what follows it.
@@ -940,6 +1297,66 @@ mod tests {
         assert!(shell_strings("print('rm -rf /')", false).is_empty());
         assert!(shell_strings("console.log(`rm -rf /`)", false).is_empty());
         assert!(shell_strings("mysystem('x')", true).is_empty());
+    }
+
+    #[test]
+    fn finds_quote_like_operators_argument_lists_and_aliases() {
+        assert_eq!(shell_strings("puts %x(rm -rf ~)", true), ["rm -rf ~"]);
+        assert_eq!(shell_strings("%x{a {b} c}", true), ["a {b} c"]);
+        assert_eq!(shell_strings("print qx/ls -la/", true), ["ls -la"]);
+        assert!(shell_strings("puts \"%x(rm) is slow\"", true).is_empty());
+        assert_eq!(
+            shell_strings(r#"system("rm", "-rf", Dir.home)"#, true),
+            ["rm -rf ~"]
+        );
+        assert_eq!(
+            shell_strings(r#"spawnSync("sh", ["-c", "rm -rf ~"])"#, false),
+            ["sh -c 'rm -rf ~'"]
+        );
+        assert_eq!(
+            shell_strings(r#"popen("rm -rf x", "r")"#, false),
+            ["rm -rf x"]
+        );
+        assert_eq!(
+            shell_strings(r#"open(my $f, "-|", "rm -rf x")"#, true),
+            ["rm -rf x"]
+        );
+        assert_eq!(
+            shell_strings(r#"open(F, "rm -rf x |")"#, true),
+            ["rm -rf x "]
+        );
+        assert!(shell_strings(r#"open(F, "<", "x.txt")"#, true).is_empty());
+        assert_eq!(
+            shell_strings(
+                r#"const {execSync: run} = require("child_process"); run("rm -rf x")"#,
+                false
+            ),
+            ["rm -rf x"]
+        );
+        assert_eq!(
+            shell_strings(
+                r#"from subprocess import run; run("rm -rf x", shell=True)"#,
+                false
+            ),
+            ["rm -rf x"]
+        );
+        assert_eq!(
+            shell_strings(r#"os.spawnlp(os.P_WAIT, "rm", "rm", "-rf", "x")"#, false),
+            ["rm rm -rf x"]
+        );
+        assert_eq!(shell_strings("await Bun.$`rm -rf x`", false), ["rm -rf x"]);
+        assert_eq!(
+            shell_strings("getattr(__import__('os'), 'system')('rm -rf x')", false),
+            ["rm -rf x"]
+        );
+        assert_eq!(
+            shell_strings("require('child_process')['execSync']('rm -rf x')", false),
+            ["rm -rf x"]
+        );
+        assert_eq!(
+            tcl_commands("puts [exec ls -la]; exec rm -rf x"),
+            ["ls -la", "rm -rf x"]
+        );
     }
 
     fn tree(call: &'static str, path: &str) -> Effect {
@@ -1157,6 +1574,24 @@ mod tests {
         assert_eq!(effects("fork while 1"), [Effect::ForkLoop]);
         assert_eq!(effects("fork while fork"), [Effect::ForkLoop]);
         assert_eq!(effects("loop { fork }"), [Effect::ForkLoop]);
+        for code in [
+            "import os\nfor _ in iter(int, 1): os.fork()",
+            "import os, itertools; [os.fork() for _ in itertools.count()]",
+            "import os; from itertools import repeat; [os.fork() for _ in repeat(0)]",
+            "1.step { fork }",
+            "for (;;) require('child_process').spawn(process.execPath, [__filename])",
+        ] {
+            assert_eq!(effects(code), [Effect::ForkLoop], "{code}");
+        }
+        assert!(effects("import os\nfor i in range(4): os.fork()").is_empty());
+        // A watch loop runs what it is given, not itself.
+        assert!(
+            effects("import os, sys, time\nwhile True: os.system(sys.argv[1]); time.sleep(2)")
+                .is_empty()
+        );
+        assert!(
+            effects("import os, itertools; [os.fork() for _ in itertools.repeat(0, 3)]").is_empty()
+        );
         assert!(effects("import os; pid = os.fork()").is_empty());
         assert!(effects("for (1..3) { fork }").is_empty());
         assert!(effects("while (1) { print 1; last }").is_empty());

@@ -4005,9 +4005,12 @@ mod tests {
             ("echo x > /dev/fd/1", &["w /dev/fd/1"]),
             ("echo x > /dev/stderr", &["w /dev/stderr"]),
             ("echo x 2>&1 > /dev/null", &["w /dev/null"]),
+            // A here-string is a pipe or a temporary file bash has
+            // already unlinked: nothing on disk to write.
+            ("exec 3<<< hi; echo x > /dev/fd/3", &[]),
             (
-                "exec 3<<< hi; echo x > /dev/fd/3",
-                &["? /dev/fd/3 (a descriptor the command does not open)"],
+                "echo x > /dev/fd/7",
+                &["? /dev/fd/7 (a descriptor the command does not open)"],
             ),
         ]);
     }
