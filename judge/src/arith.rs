@@ -41,6 +41,34 @@ impl Scanner<'_> {
         }
     }
 
+    /// The key of an indexed array's compound assignment (`a=([KEY]=v)`,
+    /// `declare -a a=([KEY]=v)`, `a+=(…)`): bash expands KEY, then expands
+    /// what that gave once more before it evaluates it, so a value holding
+    /// a substitution runs it (`n='$(cmd)'; a=([$n]=1)` runs cmd, where
+    /// `a[$n]=1` does not; checked against bash 5.2). What the second
+    /// expansion runs counts only when it blocks, as in [`Self::evaluate`].
+    pub(super) fn compound_key(&mut self, source: &str) {
+        if !source.contains(['$', '`']) {
+            self.evaluate(source, true);
+            return;
+        }
+        for expanded in self.expand_quoted(source) {
+            if expanded.exact && expanded.text.contains(['$', '`']) {
+                self.blocks_from(|s| {
+                    s.inside("array subscript", |s| s.arithmetic(&expanded.text));
+                });
+            } else if expanded.exact {
+                self.evaluate(&expanded.text, true);
+            } else {
+                self.refuse_hostile(
+                    expanded.taint,
+                    std::slice::from_ref(&expanded),
+                    "expands it as an array subscript",
+                );
+            }
+        }
+    }
+
     /// Bash's evaluation of arithmetic text already expanded (`let`'s
     /// arguments, the operands of `[[ -eq ]]`, a value given to a `declare
     /// -i` variable, an expression's expansion): each array subscript in it
@@ -399,6 +427,11 @@ mod tests {
             "x='a[$(rm -rf ~)]'; b=([x]=1)",
             "x='a[$(rm -rf ~)]'; case 1 in $((x))) ;; esac",
             "i=j; j='a[$(rm -rf ~)]'; (( i ))",
+            "n='$(rm -rf ~)'; a=([$n]=1)",
+            "n='$(rm -rf ~)'; a=([\"$n\"]=1)",
+            "n='1+`rm -rf ~`'; a+=([$n]=1)",
+            "n='$(rm -rf ~)'; declare -a c=([$n]=1)",
+            "n='$(rm -rf ~)'; f() { local -a e=([$n]=1); }; f",
         ] {
             let (decision, rules) = judged(command);
             assert_eq!(decision, Decision::Block, "{command}: {rules:?}");
@@ -425,6 +458,8 @@ mod tests {
             "x='$(rm -rf ~)'; echo \"$x\"",
             "let 'n = 1 + 2'",
             "declare -n r=a; a=1; echo $r",
+            "n='$(rm -rf ~)'; b[$n]=1",
+            "n=2; a=([$n]=x [1]=y)",
         ] {
             let (decision, rules) = judged(command);
             assert_eq!(decision, Decision::Allow, "{command}: {rules:?}");

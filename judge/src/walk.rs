@@ -748,9 +748,10 @@ impl Scanner<'_> {
             AssignmentValue::Array(items) => {
                 let mut arrays: Vec<Vec<Arg>> = vec![Vec::new()];
                 for (key, value) in items {
-                    // `a=([i]=v)`: an indexed array's key is arithmetic.
+                    // `a=([i]=v)`: an indexed array's key is arithmetic,
+                    // over text expanded twice.
                     if let Some(key) = key {
-                        self.arithmetic(&key.value);
+                        self.compound_key(&key.value);
                     }
                     let variants = self.expand_all(&value.value);
                     combine(&mut arrays, variants);
