@@ -294,7 +294,7 @@ impl Scanner<'_> {
             let trees: Vec<String> = self
                 .env_values("GIT_WORK_TREE")
                 .iter()
-                .filter_map(|v| v.exact_text().map(|t| format!("--work-tree={t}")))
+                .filter_map(|v| crate::cwd::known_path(v).map(|t| format!("--work-tree={t}")))
                 .collect();
             for tree in trees {
                 let mut with_tree = vec![Arg::literal(&tree)];
@@ -1378,7 +1378,8 @@ impl Scanner<'_> {
                     Some(hit) => {
                         self.report(hit.rule, argv, format!("find -delete: {}", hit.detail))
                     }
-                    None if self.in_project(&starts) && narrowed_by_name(args) => {}
+                    None if self.in_project(&starts)
+                        && crate::find_expr::deletes_only_named(find_parts(args).1) => {}
                     None => self.report(
                         &rule::FIND_DELETE,
                         argv,
@@ -1408,34 +1409,6 @@ impl Scanner<'_> {
             })
         })
     }
-}
-
-/// Whether `find`'s expression only matches files by name or emptiness
-/// (`-name '*.pyc'`, `-path './build/*'`, `-empty`), with nothing that could
-/// widen it again (`-o`, `!`, `-not`, `,`): what `find . -name '*.o' -exec rm
-/// {} +` deletes, which is allowed, spelled with `-delete`. A pattern
-/// without a letter or digit (`-name '*'`) names nothing.
-fn narrowed_by_name(args: &[Arg]) -> bool {
-    const NAMES: &[&str] = &[
-        "-name",
-        "-iname",
-        "-path",
-        "-ipath",
-        "-wholename",
-        "-iwholename",
-        "-regex",
-        "-iregex",
-    ];
-    let widens = args
-        .iter()
-        .any(|a| ["-o", "-or", "!", "-not", ","].iter().any(|w| a.is(w)));
-    let named = args.windows(2).any(|w| {
-        w.first().is_some_and(|o| NAMES.iter().any(|n| o.is(n)))
-            && w.get(1)
-                .and_then(Arg::exact_text)
-                .is_some_and(|p| p.chars().any(char::is_alphanumeric))
-    });
-    !widens && (named || args.iter().any(|a| a.is("-empty")))
 }
 
 /// `find`'s start points: the words before its expression, after the
@@ -1490,6 +1463,12 @@ fn find_match(starts: &[Arg], args: &[Arg]) -> Arg {
 }
 
 pub(super) fn find_starts(args: &[Arg]) -> Vec<Arg> {
+    find_parts(args).0.to_vec()
+}
+
+/// `find`'s start points and its expression, after the options that may
+/// come first.
+fn find_parts(args: &[Arg]) -> (&[Arg], &[Arg]) {
     let mut rest = args;
     while let Some((first, after)) = rest.split_first() {
         rest = match first.exact_text() {
@@ -1499,10 +1478,11 @@ pub(super) fn find_starts(args: &[Arg]) -> Vec<Arg> {
             _ => break,
         };
     }
-    rest.iter()
+    let starts = rest
+        .iter()
         .take_while(|a| !a.text.starts_with(['-', '(', '!']))
-        .cloned()
-        .collect()
+        .count();
+    rest.split_at(starts)
 }
 
 /// The command that `voyage-helper run` or the executor skill's `run.sh`

@@ -286,12 +286,17 @@ const ENV_TEMPLATES: &[&str] = &[
     "example", "sample", "template", "dist", "defaults", "schema",
 ];
 
+/// `.env`, `.env.local`, `.env.production.local`; not a template nor a copy
+/// of one (`.env.example`, `.env.local.sample`, `.env.example.bak`). A
+/// name ending in `.local` is read by the tools that load `.env.MODE.local`
+/// whatever MODE is, so it stays a secrets file.
 fn is_env_file(base: &str) -> bool {
     match base.strip_prefix(".env") {
         Some("") => true,
-        Some(rest) => rest
-            .strip_prefix('.')
-            .is_some_and(|suffix| !suffix.is_empty() && !ENV_TEMPLATES.contains(&suffix)),
+        Some(rest) => rest.strip_prefix('.').is_some_and(|suffix| {
+            let template = suffix.split('.').any(|part| ENV_TEMPLATES.contains(&part));
+            !suffix.is_empty() && (!template || suffix.ends_with(".local"))
+        }),
         None => false,
     }
 }
@@ -380,6 +385,11 @@ mod tests {
         assert_eq!(id(".env"), Some("env-file-write"));
         assert_eq!(id("app/.env.production"), Some("env-file-write"));
         assert_eq!(id(".env.example"), None);
+        assert_eq!(id(".env.example.bak"), None);
+        assert_eq!(id("app/.env.production.sample"), None);
+        assert_eq!(id(".env.example.local"), Some("env-file-write"));
+        assert_eq!(id(".env.production.local"), Some("env-file-write"));
+        assert_eq!(id(".env.bak"), Some("env-file-write"));
         assert_eq!(id(".envrc"), None);
         assert_eq!(id("/home/ann/.bashrc"), Some("shell-config-write"));
         assert_eq!(id("~/.zshrc"), Some("shell-config-write"));

@@ -119,7 +119,14 @@ rules! {
     GIT_CLEAN_CRITICAL: "git-clean-critical", "Delete untracked files of a root or home directory",
         "git clean -f run at /, ~, $HOME, a top-level system directory or above the project (by -C, --work-tree or after cd), which deletes every file git does not track there.",
         "Run git clean -n inside the project's own repository, then delete the paths it lists by name.",
-        block: ["cd ~ && git clean -fdx", "git -C / clean -fd", "git --work-tree=~ clean -f"],
+        block: [
+            "cd ~ && git clean -fdx",
+            "git -C / clean -fd",
+            "git --work-tree=~ clean -f",
+            r#"git --work-tree="$HOME" clean -fd"#,
+            "GIT_WORK_TREE=$HOME git clean -f",
+            "export GIT_WORK_TREE=$HOME; git clean -f",
+        ],
         allow: ["git clean -n -d src/", "git -C ~/src/app status", "git clean -ndx"];
     RSYNC_DELETE_CRITICAL: "rsync-delete-critical", "Mirror deletion onto a root or home directory",
         "rsync with --delete (or --del, --delete-after, ...) whose destination is /, ~, $HOME, a top-level system directory or above the project, which deletes everything there the source lacks.",
@@ -305,6 +312,7 @@ rules! {
             "cp .env.example .env.sample",
             "grep -c = .env",
             "echo 'API_KEY=' >> .env.example",
+            "cp .env.example .env.example.bak",
         ];
     SHELL_RC: "shell-config-write", "Shell configuration modification",
         "Writing to a shell startup file: ~/.bashrc, ~/.bash_profile, ~/.profile, ~/.zshrc, ~/.zshenv, /etc/profile and their kin.",
@@ -386,11 +394,16 @@ rules! {
         warn: ["git clean -f -d -x", "git clean -xdf"],
         allow: ["git clean -n -x", "git clean --dry-run -d", "git stash push -u"];
     FIND_DELETE: "find-delete", "Bulk delete by search",
-        "find ... -delete, which deletes everything the expression matches without asking; inside the project, matched by name (find . -name '*.pyc' -delete), it is fine.",
+        "find ... -delete, which deletes everything the expression matches without asking; inside the project, with a test by name before -delete on its own branch of the expression (find . -name '*.pyc' -delete, find . -name .venv -prune -o -name '*.pyc' -delete), it is fine.",
         "Run the same find with -print first and check the list.",
-        warn: ["find /tmp -type f -mtime +7 -delete", "find .. -delete"],
+        warn: [
+            "find /tmp -type f -mtime +7 -delete",
+            "find .. -delete",
+            "find . -name '*.pyc' -o -delete",
+        ],
         allow: [
             "find . -type f -name '*.orig' -delete",
+            "find . -name '__pycache__' -prune -o -name '*.pyc' -delete",
             "find . -name '*.log' -print",
             "find build -type f",
         ];
