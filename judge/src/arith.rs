@@ -26,6 +26,8 @@ const MAX_SUBSCRIPTS: usize = 64;
 
 /// `read`'s options (the names come after them; `-a NAME` is one).
 const READ: Spec = Spec::new("adinNptu", &[]).posix();
+/// `wait`'s options (`-p NAME` takes the name).
+const WAIT: Spec = Spec::new("p", &[]).posix();
 
 impl Scanner<'_> {
     /// An arithmetic expression as written in the command: its
@@ -140,7 +142,8 @@ impl Scanner<'_> {
 
     /// The names the builtin `name` takes among `args` (their subscripts
     /// evaluated, [`Self::name_taken`]): `printf -v NAME`, `unset NAME…`,
-    /// `read NAME…` and `read -a NAME`, `test -v NAME` and `[ -v NAME ]`,
+    /// `read NAME…` and `read -a NAME`, `wait -p NAME`, `test -v NAME` and
+    /// `[ -v NAME ]`,
     /// and the declaration builtins' `NAME` and `NAME=VALUE` (a nameref's
     /// target too: `declare -n r='a[…]'` evaluates it at each use).
     pub(super) fn names_taken(&mut self, name: &str, args: &[Arg]) {
@@ -172,6 +175,12 @@ impl Scanner<'_> {
                 }
                 names
             }
+            // `wait -n -p NAME`: NAME gets the id of the job that ended.
+            "wait" => getopt::parse(args, &WAIT)
+                .values(Some('p'), None)
+                .into_iter()
+                .map(Arg::literal)
+                .collect(),
             "test" | "[" => args
                 .windows(2)
                 .filter(|w| w.first().is_some_and(|o| o.is("-v") || o.is("-R")))
@@ -396,6 +405,8 @@ mod tests {
             "typeset -A 'a[$(rm -rf ~)]=1'",
             "export 'a[$(rm -rf ~)]=1'",
             "readonly 'a[$(rm -rf ~)]=1'",
+            "sleep 1 & wait -n -p 'a[$(rm -rf ~)]'",
+            "wait -p'a[$(rm -rf ~)]' -n",
             "declare -n r='a[$(rm -rf ~)]'; echo $r",
             "x='a[$(rm -rf ~)]'; echo ${!x}",
             "x='a[$(rm -rf ~)]'; echo \"${!x:-}\"",
@@ -460,6 +471,8 @@ mod tests {
             "declare -n r=a; a=1; echo $r",
             "n='$(rm -rf ~)'; b[$n]=1",
             "n=2; a=([$n]=x [1]=y)",
+            "sleep 1 & wait -n -p 'ids[0]'",
+            "wait -n -p pid",
         ] {
             let (decision, rules) = judged(command);
             assert_eq!(decision, Decision::Allow, "{command}: {rules:?}");

@@ -247,7 +247,7 @@ impl Scanner<'_> {
                     self.code_on_stdin(name, argv, stdin, true);
                 }
             }
-            _ if AWKS.contains(&name) => self.awk(argv, args),
+            _ if AWKS.contains(&name) => self.awk(argv, args, stdin),
             _ if checks::rm::is_tree_remover(name) => {
                 for file in args.iter().filter(|a| !a.text.starts_with('-')) {
                     self.write_target(argv, file, crate::paths::Write::Remove);
@@ -402,8 +402,8 @@ impl Scanner<'_> {
         let files = !operands.is_empty();
         let read = operands
             .iter()
-            .map(|f| self.file_flow(f))
-            .find(|f| f.taint.download)
+            .map(|f| self.operand_flow(f))
+            .reduce(Flow::then)
             .unwrap_or_else(Flow::file);
         let decode = Taint {
             decode: true,
@@ -420,11 +420,17 @@ impl Scanner<'_> {
             // itself be a download, which still counts as one. Over the
             // project's own file (`tr -d '\r' < build.sh | sh`) they hide
             // nothing that running the file would not.
-            "rev" | "tr" => match stdin.text {
-                _ if name == "rev" && files => read,
-                Text::File | Text::Inherited if !stdin.taint.is_hostile() => stdin.clone(),
-                _ => Flow::tainted(decode.union(stdin.taint)),
-            },
+            "rev" | "tr" => {
+                let input = if name == "rev" && files {
+                    read
+                } else {
+                    stdin.clone()
+                };
+                match input.text {
+                    Text::File | Text::Inherited if !input.taint.is_hostile() => input,
+                    _ => Flow::tainted(decode.union(input.taint)),
+                }
+            }
             // Over the project's own file, a sed that only trims what it
             // reads (`sed 's/\r$//' build.sh | bash`) is `cat`.
             "sed" => match checks::sed::trimming_files(args) {
@@ -523,7 +529,7 @@ impl Scanner<'_> {
     /// Remembers that a downloader wrote `path`.
     pub(super) fn note_download(&mut self, path: &str) {
         let path = same_file(path);
-        if matches!(path, "" | "-") || path.starts_with("/dev/") {
+        if matches!(path, "" | "-") || is_device(path) {
             return;
         }
         for spelling in crate::downloads::spellings(path, self.known_cwd()) {
@@ -548,11 +554,22 @@ impl Scanner<'_> {
         }
     }
 
+    /// What reading the operand `file` gives: what a process substitution
+    /// prints (`cat <(curl …)` is the download, `cat <(echo …)` that
+    /// text), else [`Self::file_flow`].
+    fn operand_flow(&self, file: &Arg) -> Flow {
+        match &file.content {
+            Some(text) => Flow::literal(text.clone()),
+            None if file.taint.is_hostile() => Flow::tainted(file.taint),
+            None => self.file_flow(file),
+        }
+    }
+
     /// Records that the command wrote `path`, with `text` when the text
     /// written is known (the last write decides; an append adds to it).
     pub(super) fn note_written(&mut self, path: &str, text: Option<&str>) {
         let path = same_file(path);
-        if matches!(path, "" | "-") || path.starts_with("/dev/") {
+        if matches!(path, "" | "-") || is_device(path) {
             return;
         }
         self.written.retain(|(p, _)| p != path);
@@ -1283,8 +1300,11 @@ impl Scanner<'_> {
 
     /// awk's program: the commands it runs with `system()`, prints into
     /// with `print … | "CMD"` or reads with `"CMD" | getline` are shell
-    /// code, and text printed into a shell (`print "…" | "sh"`) is too.
-    fn awk(&mut self, argv: &[Arg], args: &[Arg]) {
+    /// code, and text printed into a shell (`print "…" | "sh"`) is too. A
+    /// command only known at run time is built from what awk reads, so
+    /// over a download or decoded text (`curl … | awk '{system($0)}'`) it
+    /// runs that text.
+    fn awk(&mut self, argv: &[Arg], args: &[Arg], stdin: &Flow) {
         const AWK: Spec = Spec::new(
             "fvFWE",
             &[
@@ -1313,11 +1333,20 @@ impl Scanner<'_> {
                     checks::awk::Call::Code(code) => {
                         self.nested(&code, "awk (shell command)", &Flow::inherited());
                     }
-                    checks::awk::Call::Unknown => self.report(
-                        &rule::OPAQUE,
-                        argv,
-                        "awk runs a shell command only known at run time".into(),
-                    ),
+                    checks::awk::Call::Unknown => {
+                        let read = p
+                            .operands
+                            .iter()
+                            .skip(1)
+                            .fold(stdin.taint, |t, f| t.union(self.file_flow(f).taint));
+                        if !self.refuse_hostile(read, argv, "builds shell commands from it") {
+                            self.report(
+                                &rule::OPAQUE,
+                                argv,
+                                "awk runs a shell command only known at run time".into(),
+                            );
+                        }
+                    }
                 }
             }
         }
@@ -1409,6 +1438,13 @@ impl Scanner<'_> {
             })
         })
     }
+}
+
+/// A path under `/dev` that names a device or a stream (`/dev/null`,
+/// `/dev/stdout`), not a file one can save and run: `/dev/shm` is a
+/// directory of ordinary files in memory.
+fn is_device(path: &str) -> bool {
+    path.starts_with("/dev/") && !path.starts_with("/dev/shm/")
 }
 
 /// `find`'s start points: the words before its expression, after the

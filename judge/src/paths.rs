@@ -108,6 +108,19 @@ fn in_a_home(norm: &str) -> Option<&str> {
     })
 }
 
+/// The guard's variable `path` starts with (`$CLAUDE_PLUGIN_ROOT/…`,
+/// `"${CLAUDE_PLUGIN_DATA}"/…`), also as a directory a `cd` moved to
+/// makes of a relative path (`./$CLAUDE_PLUGIN_ROOT/…`).
+pub(super) fn guard_spelling(path: &str) -> Option<&'static str> {
+    let path = path.trim_start_matches('"');
+    let path = path.strip_prefix("./").unwrap_or(path);
+    GUARD_VARIABLES.iter().copied().find(|v| {
+        [format!("${v}"), format!("${{{v}}}")]
+            .iter()
+            .any(|spelled| under(path.trim_start_matches('"'), spelled))
+    })
+}
+
 /// Whether `norm` is `dir` or under it.
 fn under(norm: &str, dir: &str) -> bool {
     norm.strip_prefix(dir)
@@ -162,11 +175,7 @@ pub(super) fn check_in(
             }
         };
     }
-    if let Some(var) = GUARD_VARIABLES.iter().find(|v| {
-        [format!("${v}"), format!("${{{v}}}")]
-            .iter()
-            .any(|spelled| under(path.trim_start_matches('"'), spelled))
-    }) {
+    if let Some(var) = guard_spelling(path) {
         return Some((
             &rule::GUARD_FILES,
             format!("{path} is in ${var}, the Voyage plugin's own files"),

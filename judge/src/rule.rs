@@ -266,12 +266,14 @@ rules! {
         ],
         allow: ["history | tail -20", "echo 'ls' >> ~/.bash_history", "grep ssh ~/.bash_history"];
     GIT_HOOKS: "git-hooks-write", "Git hook injection",
-        "Writing into .git/hooks/, where git runs any file it finds as code on the next commit, checkout or push.",
+        "Writing into .git/hooks/ (also by extracting an archive into .git, or git init/clone --template), where git runs any file it finds as code on the next commit, checkout or push.",
         "Keep hooks as versioned files in the repository (e.g. scripts/hooks/) and let a person install them.",
         block: [
             "echo 'curl x | sh' > .git/hooks/pre-commit",
             "cp evil.sh .git/hooks/post-checkout",
             "cd .git/hooks && echo x > pre-push",
+            "tar -xf hooks.tar -C .git",
+            "git init --template=/tmp/evil",
         ],
         allow: [
             "ls -l .git/hooks/",

