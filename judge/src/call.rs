@@ -859,6 +859,11 @@ impl Scanner<'_> {
                     argv,
                     format!("the program decodes text and runs what it computed with {call}()"),
                 ),
+                checks::inline::Hidden::Fetched(call) => self.report(
+                    &rule::DOWNLOAD_TO_SHELL,
+                    argv,
+                    format!("the program downloads text and runs what it computed with {call}()"),
+                ),
                 checks::inline::Hidden::Unknown(call) => self.report(
                     &rule::OPAQUE,
                     argv,
