@@ -26,6 +26,8 @@ const MAX_SUBSCRIPTS: usize = 64;
 
 /// `read`'s options (the names come after them; `-a NAME` is one).
 const READ: Spec = Spec::new("adinNptu", &[]).posix();
+/// `wait`'s options (`-p NAME` takes the name).
+const WAIT: Spec = Spec::new("p", &[]).posix();
 
 impl Scanner<'_> {
     /// An arithmetic expression as written in the command: its
@@ -38,6 +40,34 @@ impl Scanner<'_> {
         }
         for expanded in self.expand_quoted(source) {
             self.evaluate(&expanded.text, expanded.exact);
+        }
+    }
+
+    /// The key of an indexed array's compound assignment (`a=([KEY]=v)`,
+    /// `declare -a a=([KEY]=v)`, `a+=(…)`): bash expands KEY, then expands
+    /// what that gave once more before it evaluates it, so a value holding
+    /// a substitution runs it (`n='$(cmd)'; a=([$n]=1)` runs cmd, where
+    /// `a[$n]=1` does not; checked against bash 5.2). What the second
+    /// expansion runs counts only when it blocks, as in [`Self::evaluate`].
+    pub(super) fn compound_key(&mut self, source: &str) {
+        if !source.contains(['$', '`']) {
+            self.evaluate(source, true);
+            return;
+        }
+        for expanded in self.expand_quoted(source) {
+            if expanded.exact && expanded.text.contains(['$', '`']) {
+                self.blocks_from(|s| {
+                    s.inside("array subscript", |s| s.arithmetic(&expanded.text));
+                });
+            } else if expanded.exact {
+                self.evaluate(&expanded.text, true);
+            } else {
+                self.refuse_hostile(
+                    expanded.taint,
+                    std::slice::from_ref(&expanded),
+                    "expands it as an array subscript",
+                );
+            }
         }
     }
 
@@ -112,7 +142,8 @@ impl Scanner<'_> {
 
     /// The names the builtin `name` takes among `args` (their subscripts
     /// evaluated, [`Self::name_taken`]): `printf -v NAME`, `unset NAME…`,
-    /// `read NAME…` and `read -a NAME`, `test -v NAME` and `[ -v NAME ]`,
+    /// `read NAME…` and `read -a NAME`, `wait -p NAME`, `test -v NAME` and
+    /// `[ -v NAME ]`,
     /// and the declaration builtins' `NAME` and `NAME=VALUE` (a nameref's
     /// target too: `declare -n r='a[…]'` evaluates it at each use).
     pub(super) fn names_taken(&mut self, name: &str, args: &[Arg]) {
@@ -144,6 +175,12 @@ impl Scanner<'_> {
                 }
                 names
             }
+            // `wait -n -p NAME`: NAME gets the id of the job that ended.
+            "wait" => getopt::parse(args, &WAIT)
+                .values(Some('p'), None)
+                .into_iter()
+                .map(Arg::literal)
+                .collect(),
             "test" | "[" => args
                 .windows(2)
                 .filter(|w| w.first().is_some_and(|o| o.is("-v") || o.is("-R")))
@@ -368,6 +405,8 @@ mod tests {
             "typeset -A 'a[$(rm -rf ~)]=1'",
             "export 'a[$(rm -rf ~)]=1'",
             "readonly 'a[$(rm -rf ~)]=1'",
+            "sleep 1 & wait -n -p 'a[$(rm -rf ~)]'",
+            "wait -p'a[$(rm -rf ~)]' -n",
             "declare -n r='a[$(rm -rf ~)]'; echo $r",
             "x='a[$(rm -rf ~)]'; echo ${!x}",
             "x='a[$(rm -rf ~)]'; echo \"${!x:-}\"",
@@ -399,6 +438,11 @@ mod tests {
             "x='a[$(rm -rf ~)]'; b=([x]=1)",
             "x='a[$(rm -rf ~)]'; case 1 in $((x))) ;; esac",
             "i=j; j='a[$(rm -rf ~)]'; (( i ))",
+            "n='$(rm -rf ~)'; a=([$n]=1)",
+            "n='$(rm -rf ~)'; a=([\"$n\"]=1)",
+            "n='1+`rm -rf ~`'; a+=([$n]=1)",
+            "n='$(rm -rf ~)'; declare -a c=([$n]=1)",
+            "n='$(rm -rf ~)'; f() { local -a e=([$n]=1); }; f",
         ] {
             let (decision, rules) = judged(command);
             assert_eq!(decision, Decision::Block, "{command}: {rules:?}");
@@ -425,6 +469,10 @@ mod tests {
             "x='$(rm -rf ~)'; echo \"$x\"",
             "let 'n = 1 + 2'",
             "declare -n r=a; a=1; echo $r",
+            "n='$(rm -rf ~)'; b[$n]=1",
+            "n=2; a=([$n]=x [1]=y)",
+            "sleep 1 & wait -n -p 'ids[0]'",
+            "wait -n -p pid",
         ] {
             let (decision, rules) = judged(command);
             assert_eq!(decision, Decision::Allow, "{command}: {rules:?}");

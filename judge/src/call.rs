@@ -269,7 +269,7 @@ impl Scanner<'_> {
                     self.code_on_stdin(name, argv, stdin, true);
                 }
             }
-            _ if AWKS.contains(&name) => self.awk(argv, args),
+            _ if AWKS.contains(&name) => self.awk(argv, args, stdin),
             _ if checks::rm::is_tree_remover(name) => {
                 for file in args.iter().filter(|a| !a.text.starts_with('-')) {
                     self.write_target(argv, file, crate::paths::Write::Remove);
@@ -319,7 +319,7 @@ impl Scanner<'_> {
             let trees: Vec<String> = self
                 .env_values("GIT_WORK_TREE")
                 .iter()
-                .filter_map(|v| v.exact_text().map(|t| format!("--work-tree={t}")))
+                .filter_map(|v| crate::cwd::known_path(v).map(|t| format!("--work-tree={t}")))
                 .collect();
             for tree in trees {
                 let mut with_tree = vec![Arg::literal(&tree)];
@@ -427,8 +427,8 @@ impl Scanner<'_> {
         let files = !operands.is_empty();
         let read = operands
             .iter()
-            .map(|f| self.file_flow(f))
-            .find(|f| f.taint.download)
+            .map(|f| self.operand_flow(f))
+            .reduce(Flow::then)
             .unwrap_or_else(Flow::file);
         let decode = Taint {
             decode: true,
@@ -445,11 +445,17 @@ impl Scanner<'_> {
             // itself be a download, which still counts as one. Over the
             // project's own file (`tr -d '\r' < build.sh | sh`) they hide
             // nothing that running the file would not.
-            "rev" | "tr" => match stdin.text {
-                _ if name == "rev" && files => read,
-                Text::File | Text::Inherited if !stdin.taint.is_hostile() => stdin.clone(),
-                _ => Flow::tainted(decode.union(stdin.taint)),
-            },
+            "rev" | "tr" => {
+                let input = if name == "rev" && files {
+                    read
+                } else {
+                    stdin.clone()
+                };
+                match input.text {
+                    Text::File | Text::Inherited if !input.taint.is_hostile() => input,
+                    _ => Flow::tainted(decode.union(input.taint)),
+                }
+            }
             // Over the project's own file, a sed that only trims what it
             // reads (`sed 's/\r$//' build.sh | bash`) is `cat`.
             "sed" => match checks::sed::trimming_files(args) {
@@ -552,7 +558,7 @@ impl Scanner<'_> {
     /// Remembers that a downloader wrote `path`.
     pub(super) fn note_download(&mut self, path: &str) {
         let path = same_file(path);
-        if matches!(path, "" | "-") || path.starts_with("/dev/") {
+        if matches!(path, "" | "-") || is_device(path) {
             return;
         }
         for spelling in crate::downloads::spellings(path, self.known_cwd()) {
@@ -577,11 +583,22 @@ impl Scanner<'_> {
         }
     }
 
+    /// What reading the operand `file` gives: what a process substitution
+    /// prints (`cat <(curl …)` is the download, `cat <(echo …)` that
+    /// text), else [`Self::file_flow`].
+    fn operand_flow(&self, file: &Arg) -> Flow {
+        match &file.content {
+            Some(text) => Flow::literal(text.clone()),
+            None if file.taint.is_hostile() => Flow::tainted(file.taint),
+            None => self.file_flow(file),
+        }
+    }
+
     /// Records that the command wrote `path`, with `text` when the text
     /// written is known (the last write decides; an append adds to it).
     pub(super) fn note_written(&mut self, path: &str, text: Option<&str>) {
         let path = same_file(path);
-        if matches!(path, "" | "-") || path.starts_with("/dev/") {
+        if matches!(path, "" | "-") || is_device(path) {
             return;
         }
         self.written.retain(|(p, _)| p != path);
@@ -891,6 +908,11 @@ impl Scanner<'_> {
                     &rule::DECODE_TO_SHELL,
                     argv,
                     format!("the program decodes text and runs what it computed with {call}()"),
+                ),
+                checks::inline::Hidden::Fetched(call) => self.report(
+                    &rule::DOWNLOAD_TO_SHELL,
+                    argv,
+                    format!("the program downloads text and runs what it computed with {call}()"),
                 ),
                 checks::inline::Hidden::Unknown(call) => self.report(
                     &rule::OPAQUE,
@@ -1333,8 +1355,11 @@ impl Scanner<'_> {
 
     /// awk's program: the commands it runs with `system()`, prints into
     /// with `print … | "CMD"` or reads with `"CMD" | getline` are shell
-    /// code, and text printed into a shell (`print "…" | "sh"`) is too.
-    fn awk(&mut self, argv: &[Arg], args: &[Arg]) {
+    /// code, and text printed into a shell (`print "…" | "sh"`) is too. A
+    /// command only known at run time is built from what awk reads, so
+    /// over a download or decoded text (`curl … | awk '{system($0)}'`) it
+    /// runs that text.
+    fn awk(&mut self, argv: &[Arg], args: &[Arg], stdin: &Flow) {
         const AWK: Spec = Spec::new(
             "fvFWE",
             &[
@@ -1363,11 +1388,20 @@ impl Scanner<'_> {
                     checks::awk::Call::Code(code) => {
                         self.nested(&code, "awk (shell command)", &Flow::inherited());
                     }
-                    checks::awk::Call::Unknown => self.report(
-                        &rule::OPAQUE,
-                        argv,
-                        "awk runs a shell command only known at run time".into(),
-                    ),
+                    checks::awk::Call::Unknown => {
+                        let read = p
+                            .operands
+                            .iter()
+                            .skip(1)
+                            .fold(stdin.taint, |t, f| t.union(self.file_flow(f).taint));
+                        if !self.refuse_hostile(read, argv, "builds shell commands from it") {
+                            self.report(
+                                &rule::OPAQUE,
+                                argv,
+                                "awk runs a shell command only known at run time".into(),
+                            );
+                        }
+                    }
                 }
             }
         }
@@ -1428,7 +1462,8 @@ impl Scanner<'_> {
                     Some(hit) => {
                         self.report(hit.rule, argv, format!("find -delete: {}", hit.detail))
                     }
-                    None if self.in_project(&starts) && narrowed_by_name(args) => {}
+                    None if self.in_project(&starts)
+                        && crate::find_expr::deletes_only_named(find_parts(args).1) => {}
                     None => self.report(
                         &rule::FIND_DELETE,
                         argv,
@@ -1460,32 +1495,11 @@ impl Scanner<'_> {
     }
 }
 
-/// Whether `find`'s expression only matches files by name or emptiness
-/// (`-name '*.pyc'`, `-path './build/*'`, `-empty`), with nothing that could
-/// widen it again (`-o`, `!`, `-not`, `,`): what `find . -name '*.o' -exec rm
-/// {} +` deletes, which is allowed, spelled with `-delete`. A pattern
-/// without a letter or digit (`-name '*'`) names nothing.
-fn narrowed_by_name(args: &[Arg]) -> bool {
-    const NAMES: &[&str] = &[
-        "-name",
-        "-iname",
-        "-path",
-        "-ipath",
-        "-wholename",
-        "-iwholename",
-        "-regex",
-        "-iregex",
-    ];
-    let widens = args
-        .iter()
-        .any(|a| ["-o", "-or", "!", "-not", ","].iter().any(|w| a.is(w)));
-    let named = args.windows(2).any(|w| {
-        w.first().is_some_and(|o| NAMES.iter().any(|n| o.is(n)))
-            && w.get(1)
-                .and_then(Arg::exact_text)
-                .is_some_and(|p| p.chars().any(char::is_alphanumeric))
-    });
-    !widens && (named || args.iter().any(|a| a.is("-empty")))
+/// A path under `/dev` that names a device or a stream (`/dev/null`,
+/// `/dev/stdout`), not a file one can save and run: `/dev/shm` is a
+/// directory of ordinary files in memory.
+fn is_device(path: &str) -> bool {
+    path.starts_with("/dev/") && !path.starts_with("/dev/shm/")
 }
 
 /// `find`'s start points: the words before its expression, after the
@@ -1540,6 +1554,12 @@ fn find_match(starts: &[Arg], args: &[Arg]) -> Arg {
 }
 
 pub(super) fn find_starts(args: &[Arg]) -> Vec<Arg> {
+    find_parts(args).0.to_vec()
+}
+
+/// `find`'s start points and its expression, after the options that may
+/// come first.
+fn find_parts(args: &[Arg]) -> (&[Arg], &[Arg]) {
     let mut rest = args;
     while let Some((first, after)) = rest.split_first() {
         rest = match first.exact_text() {
@@ -1549,10 +1569,11 @@ pub(super) fn find_starts(args: &[Arg]) -> Vec<Arg> {
             _ => break,
         };
     }
-    rest.iter()
+    let starts = rest
+        .iter()
         .take_while(|a| !a.text.starts_with(['-', '(', '!']))
-        .cloned()
-        .collect()
+        .count();
+    rest.split_at(starts)
 }
 
 /// The command that `voyage-helper run` or the executor skill's `run.sh`

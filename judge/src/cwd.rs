@@ -250,6 +250,22 @@ impl Scanner<'_> {
             self.cwd_resolved_later = false;
             return;
         };
+        // `cd "$CLAUDE_PLUGIN_ROOT"`: the guard's own tree, kept by the
+        // name the command spells it with, so a relative write there is
+        // judged as one into it; a `..` after it loses the place.
+        if known_path(dir).is_none()
+            && !dir.taint.is_hostile()
+            && !dir.text.split('/').any(|part| part == "..")
+            && crate::paths::guard_spelling(&dir.text).is_some()
+        {
+            self.cwd_or = self.places_if_it_fails(true);
+            self.cd_seen = Some(self.cwd_doubt);
+            self.cwd = Some(dir.text.trim_matches('"').to_owned());
+            self.cwd_lost = false;
+            self.cwd_doubt = true;
+            self.cwd_resolved_later = true;
+            return;
+        }
         let Some(text) = known_path(dir).filter(|text| *text != "-") else {
             self.lose_place();
             return;

@@ -51,6 +51,7 @@ pub mod downloads;
 pub mod engine;
 pub mod examples;
 mod fault;
+pub mod find_expr;
 pub mod finding;
 pub mod flow;
 pub mod getopt;

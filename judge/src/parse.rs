@@ -140,11 +140,27 @@ pub fn parse_with_brush(text: &str) -> Result<Program, Failure> {
 ///
 /// `case` and `esac` count as keywords only where a command may start, as
 /// bash has it, so `echo esac` is left alone.
+///
+/// `{NAME[N]}>&-` (a descriptor kept in an array element, as `coproc`
+/// makes them: `exec {COPROC[1]}>&-`) becomes `{NAME}>&-`. brush-parser
+/// reads neither as a redirection's variable, but `{NAME}` is a plain
+/// word, where the subscript made a glob the engine must take for a
+/// command computed at run time. A subscript of digits only evaluates
+/// nothing, so nothing bash would run is lost.
 fn rewrite_for_parser(tokens: &[Token]) -> Option<Vec<Token>> {
     let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
     let mut open_cases = 0usize;
     let mut inserted = false;
     for (i, token) in tokens.iter().enumerate() {
+        if let Token::Word(word, span) = token
+            && let Some(name) = descriptor_element(word)
+            && matches!(tokens.get(i + 1), Some(Token::Operator(op, next))
+                if op.starts_with(['<', '>']) && span.end.index == next.start.index)
+        {
+            out.push(Token::Word(format!("{{{name}}}"), span.clone()));
+            inserted = true;
+            continue;
+        }
         if let Token::Word(word, span) = token
             && word == "select"
             && starts_command(out.last())
@@ -180,6 +196,14 @@ fn rewrite_for_parser(tokens: &[Token]) -> Option<Vec<Token>> {
         out.push(token.clone());
     }
     inserted.then_some(out)
+}
+
+/// NAME of `{NAME[N]}`, an array element of digits only.
+fn descriptor_element(word: &str) -> Option<&str> {
+    let inner = word.strip_prefix('{')?.strip_suffix("]}")?;
+    let (name, index) = inner.split_once('[')?;
+    (is_name(name) && !index.is_empty() && index.chars().all(|c| c.is_ascii_digit()))
+        .then_some(name)
 }
 
 /// A shell variable name: a letter or `_`, then letters, digits or `_`.
@@ -386,5 +410,22 @@ mod tests {
         assert_eq!(words("echo select x"), ["echo", "select", "x"]);
         assert_eq!(words("select 'x' in a"), ["select", "'x'", "in", "a"]);
         assert_eq!(words("my_select x"), ["my_select", "x"]);
+    }
+
+    /// A descriptor kept in an array element, as `coproc` makes them, is
+    /// read as one kept in a variable; other words stay as written.
+    #[test]
+    fn a_descriptor_in_an_array_element_reads_as_a_variable() {
+        assert_eq!(
+            words("exec {COPROC[1]}>&-"),
+            ["exec", "{COPROC}", ">&", "-"]
+        );
+        assert_eq!(
+            words("read <&\"${COPROC[0]}\""),
+            ["read", "<&", "\"${COPROC[0]}\""]
+        );
+        assert_eq!(words("echo {a[1]} >x"), ["echo", "{a[1]}", ">", "x"]);
+        assert_eq!(words("exec {a[$i]}>&-")[1], "{a[$i]}");
+        assert_eq!(words("exec {a[]}>&-")[1], "{a[]}");
     }
 }

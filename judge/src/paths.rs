@@ -108,6 +108,19 @@ fn in_a_home(norm: &str) -> Option<&str> {
     })
 }
 
+/// The guard's variable `path` starts with (`$CLAUDE_PLUGIN_ROOT/…`,
+/// `"${CLAUDE_PLUGIN_DATA}"/…`), also as a directory a `cd` moved to
+/// makes of a relative path (`./$CLAUDE_PLUGIN_ROOT/…`).
+pub(super) fn guard_spelling(path: &str) -> Option<&'static str> {
+    let path = path.trim_start_matches('"');
+    let path = path.strip_prefix("./").unwrap_or(path);
+    GUARD_VARIABLES.iter().copied().find(|v| {
+        [format!("${v}"), format!("${{{v}}}")]
+            .iter()
+            .any(|spelled| under(path.trim_start_matches('"'), spelled))
+    })
+}
+
 /// Whether `norm` is `dir` or under it.
 fn under(norm: &str, dir: &str) -> bool {
     norm.strip_prefix(dir)
@@ -162,11 +175,7 @@ pub(super) fn check_in(
             }
         };
     }
-    if let Some(var) = GUARD_VARIABLES.iter().find(|v| {
-        [format!("${v}"), format!("${{{v}}}")]
-            .iter()
-            .any(|spelled| under(path.trim_start_matches('"'), spelled))
-    }) {
+    if let Some(var) = guard_spelling(path) {
         return Some((
             &rule::GUARD_FILES,
             format!("{path} is in ${var}, the Voyage plugin's own files"),
@@ -286,12 +295,17 @@ const ENV_TEMPLATES: &[&str] = &[
     "example", "sample", "template", "dist", "defaults", "schema",
 ];
 
+/// `.env`, `.env.local`, `.env.production.local`; not a template nor a copy
+/// of one (`.env.example`, `.env.local.sample`, `.env.example.bak`). A
+/// name ending in `.local` is read by the tools that load `.env.MODE.local`
+/// whatever MODE is, so it stays a secrets file.
 fn is_env_file(base: &str) -> bool {
     match base.strip_prefix(".env") {
         Some("") => true,
-        Some(rest) => rest
-            .strip_prefix('.')
-            .is_some_and(|suffix| !suffix.is_empty() && !ENV_TEMPLATES.contains(&suffix)),
+        Some(rest) => rest.strip_prefix('.').is_some_and(|suffix| {
+            let template = suffix.split('.').any(|part| ENV_TEMPLATES.contains(&part));
+            !suffix.is_empty() && (!template || suffix.ends_with(".local"))
+        }),
         None => false,
     }
 }
@@ -380,6 +394,11 @@ mod tests {
         assert_eq!(id(".env"), Some("env-file-write"));
         assert_eq!(id("app/.env.production"), Some("env-file-write"));
         assert_eq!(id(".env.example"), None);
+        assert_eq!(id(".env.example.bak"), None);
+        assert_eq!(id("app/.env.production.sample"), None);
+        assert_eq!(id(".env.example.local"), Some("env-file-write"));
+        assert_eq!(id(".env.production.local"), Some("env-file-write"));
+        assert_eq!(id(".env.bak"), Some("env-file-write"));
         assert_eq!(id(".envrc"), None);
         assert_eq!(id("/home/ann/.bashrc"), Some("shell-config-write"));
         assert_eq!(id("~/.zshrc"), Some("shell-config-write"));

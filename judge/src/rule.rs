@@ -119,7 +119,14 @@ rules! {
     GIT_CLEAN_CRITICAL: "git-clean-critical", "Delete untracked files of a root or home directory",
         "git clean -f run at /, ~, $HOME, a top-level system directory or above the project (by -C, --work-tree or after cd), which deletes every file git does not track there.",
         "Run git clean -n inside the project's own repository, then delete the paths it lists by name.",
-        block: ["cd ~ && git clean -fdx", "git -C / clean -fd", "git --work-tree=~ clean -f"],
+        block: [
+            "cd ~ && git clean -fdx",
+            "git -C / clean -fd",
+            "git --work-tree=~ clean -f",
+            r#"git --work-tree="$HOME" clean -fd"#,
+            "GIT_WORK_TREE=$HOME git clean -f",
+            "export GIT_WORK_TREE=$HOME; git clean -f",
+        ],
         allow: ["git clean -n -d src/", "git -C ~/src/app status", "git clean -ndx"];
     RSYNC_DELETE_CRITICAL: "rsync-delete-critical", "Mirror deletion onto a root or home directory",
         "rsync with --delete (or --del, --delete-after, ...) whose destination is /, ~, $HOME, a top-level system directory or above the project, which deletes everything there the source lacks.",
@@ -259,7 +266,7 @@ rules! {
         ],
         allow: ["history | tail -20", "echo 'ls' >> ~/.bash_history", "grep ssh ~/.bash_history"];
     GIT_HOOKS: "git-hooks-write", "Git hook injection",
-        "Writing into .git/hooks/, where git runs any file it finds as code on the next commit, checkout or push, or pointing git at hooks kept elsewhere (core.hooksPath, a template directory by init.templateDir, --template or GIT_TEMPLATE_DIR).",
+        "Writing into .git/hooks/ (also by extracting an archive into .git), where git runs any file it finds as code on the next commit, checkout or push, or pointing git at hooks kept elsewhere (core.hooksPath, a template directory by init.templateDir, git init or clone --template, or GIT_TEMPLATE_DIR).",
         "Keep hooks as versioned files in the repository (e.g. scripts/hooks/) and let a person install them.",
         block: [
             "echo 'curl x | sh' > .git/hooks/pre-commit",
@@ -267,12 +274,14 @@ rules! {
             "cd .git/hooks && echo x > pre-push",
             "git config init.templateDir ~/.tpl && git init -q app",
             "export GIT_TEMPLATE_DIR=/var/tmp/tpl; git init -q",
+            "tar -xf hooks.tar -C .git",
+            "git init --template=/tmp/evil",
         ],
         allow: [
             "ls -l .git/hooks/",
             "cp scripts/hooks/pre-commit.sample docs/",
             "cat .git/hooks/pre-commit.sample",
-            "git init",
+            "git init -b main scratch",
             "git init -q --template= demo",
         ];
     GIT_CONFIG: "git-config-write", "Git configuration injection",
@@ -309,6 +318,7 @@ rules! {
             "cp .env.example .env.sample",
             "grep -c = .env",
             "echo 'API_KEY=' >> .env.example",
+            "cp .env.example .env.example.bak",
         ];
     SHELL_RC: "shell-config-write", "Shell configuration modification",
         "Writing to a shell startup file: ~/.bashrc, ~/.bash_profile, ~/.profile, ~/.zshrc, ~/.zshenv, /etc/profile and their kin.",
@@ -390,11 +400,16 @@ rules! {
         warn: ["git clean -f -d -x", "git clean -xdf"],
         allow: ["git clean -n -x", "git clean --dry-run -d", "git stash push -u"];
     FIND_DELETE: "find-delete", "Bulk delete by search",
-        "find ... -delete, which deletes everything the expression matches without asking; inside the project, matched by name (find . -name '*.pyc' -delete), it is fine.",
+        "find ... -delete, which deletes everything the expression matches without asking; inside the project, with a test by name before -delete on its own branch of the expression (find . -name '*.pyc' -delete, find . -name .venv -prune -o -name '*.pyc' -delete), it is fine.",
         "Run the same find with -print first and check the list.",
-        warn: ["find /tmp -type f -mtime +7 -delete", "find .. -delete"],
+        warn: [
+            "find /tmp -type f -mtime +7 -delete",
+            "find .. -delete",
+            "find . -name '*.pyc' -o -delete",
+        ],
         allow: [
             "find . -type f -name '*.orig' -delete",
+            "find . -name '__pycache__' -prune -o -name '*.pyc' -delete",
             "find . -name '*.log' -print",
             "find build -type f",
         ];

@@ -79,6 +79,8 @@ const CLEAN: Spec = Spec::new(
 );
 
 pub(super) fn check(args: &[Arg], ctx: &Context, cwd: Option<&str>) -> Option<Hit> {
+    let args: Vec<Arg> = args.iter().map(home_work_tree).collect();
+    let args = args.as_slice();
     let global = getopt::parse(args, &GLOBAL);
     let rest = args.get(global.rest..).unwrap_or_default();
     let (sub, sub_args) = rest.split_first()?;
@@ -130,6 +132,23 @@ pub(super) fn check(args: &[Arg], ctx: &Context, cwd: Option<&str>) -> Option<Hi
     }
 }
 
+/// `--work-tree="$HOME"` (or `=$HOME/x`) as the option it is: the word is
+/// only known in part (the home), so option parsing would take it for an
+/// operand, yet its value is a path as known as `-C "$HOME"`'s.
+fn home_work_tree(arg: &Arg) -> Arg {
+    const PREFIX: &str = "--work-tree=";
+    let value = arg.text.strip_prefix(PREFIX).map(|value| Arg {
+        text: value.to_owned(),
+        exact: false,
+        known_from: arg.known_from.saturating_sub(PREFIX.len()),
+        ..arg.clone()
+    });
+    match value.as_ref().and_then(cwd::known_path) {
+        Some(path) if !arg.exact => Arg::literal(&format!("{PREFIX}{path}")),
+        _ => arg.clone(),
+    }
+}
+
 /// The work tree git acts on: `cwd`, moved by each `-C` in turn, then
 /// replaced by `--work-tree` (read from there); `None` when unknown.
 fn work_tree(global: &getopt::Parsed<'_>, cwd: Option<&str>, home: Option<&str>) -> Option<String> {
@@ -170,6 +189,8 @@ mod tests {
         assert_eq!(id("-C repo push -uf origin x"), Some("git-force-push"));
         assert_eq!(id("push origin +main"), Some("git-force-push"));
         assert_eq!(id("reset --hard HEAD~1"), Some("git-reset-hard"));
+        assert_eq!(id("init"), None);
+        assert_eq!(id("clone --depth 1 https://x.example/r.git"), None);
         assert_eq!(id("-c a=b reset --hard"), Some("git-reset-hard"));
         assert_eq!(id("clean -fdx"), Some("git-clean-force"));
         assert_eq!(id("push --force-with-lease"), Some("git-force-push"));
@@ -216,5 +237,38 @@ mod tests {
         assert_eq!(id_in("clean -nfdx", Some("/")), None);
         assert_eq!(id("-C /tmp/build clean -fdx"), Some("git-clean-force"));
         assert_eq!(id("-C sub clean -fdx"), Some("git-clean-force"));
+    }
+
+    /// `--work-tree="$HOME"`: the word is known from the home on, so it is
+    /// read as the option it is; an unknown value is no home.
+    #[test]
+    fn a_work_tree_in_the_home_variable_is_the_home() {
+        let ctx = Context {
+            home: Some("/home/ann".into()),
+        };
+        let judged = |tree: Arg| {
+            let args = [tree, Arg::literal("clean"), Arg::literal("-fd")];
+            check(&args, &ctx, None).map(|h| h.rule.id)
+        };
+        let partly = |text: &str, known_from: usize| Arg {
+            known_from,
+            ..Arg::unknown(text, crate::arg::Taint::default())
+        };
+        assert_eq!(
+            judged(partly("--work-tree=~", 13)),
+            Some("git-clean-critical")
+        );
+        assert_eq!(
+            judged(partly("--work-tree=~/", 13)),
+            Some("git-clean-critical")
+        );
+        assert_eq!(
+            judged(partly("--work-tree=~/app", 13)),
+            Some("git-clean-force")
+        );
+        assert_ne!(
+            judged(partly("--work-tree=$D", 14)),
+            Some("git-clean-critical")
+        );
     }
 }

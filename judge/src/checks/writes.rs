@@ -16,6 +16,17 @@ use crate::rule::Rule;
 use crate::scanner::Scanner;
 use crate::write_target::{Link, WriteDir};
 
+/// The programs that extract an archive into a directory (a tree the
+/// writers table records as [`Write::Remove`]).
+const EXTRACTORS: &[&str] = &[
+    "tar", "bsdtar", "gtar", "unzip", "7z", "7za", "7zz", "cpio", "jar", "unrar",
+];
+
+/// The names under an extraction directory that are protected in some
+/// directory an archive may be extracted into (`.git`, `.claude`,
+/// `~/.claude`).
+const ARCHIVE_REACHES: &[&str] = &["hooks/x", "config", "settings.json", "plugins/x"];
+
 /// Links followed from one write, as a chain (`ln -s a b; ln -s b c`).
 const MAX_LINKS: usize = 8;
 
@@ -84,12 +95,37 @@ impl Scanner<'_> {
     pub(crate) fn program_writes(&mut self, name: &str, words: &[Arg], args: &[Arg]) {
         for found in writers::find(name, args) {
             self.write_target(words, &found.target, found.write);
+            if EXTRACTORS.contains(&name) && found.write == Write::Remove {
+                self.extracted_into(words, &found.target);
+            }
             if let Some(link) = found.link {
                 self.record_link(link);
                 self.link_made(words);
             }
             if found.git_dir {
                 self.record_git_dir(words);
+            }
+        }
+    }
+
+    /// An archive extracted into `dir` writes whatever names the archive
+    /// holds, so into a git directory or a `.claude` directory it may be
+    /// their hooks or settings (`tar -xf x.tar -C .git` installs hooks as
+    /// `cp x .git/hooks/` does). Judged as a write of each protected name
+    /// such a directory holds, from where the command moved and through
+    /// its links; a project directory holds none of them.
+    fn extracted_into(&mut self, words: &[Arg], dir: &Arg) {
+        if !dir.exact {
+            return;
+        }
+        let dir = dir.text.trim_end_matches('/');
+        let dir = if dir.is_empty() { "/" } else { dir };
+        for child in ARCHIVE_REACHES {
+            let path = format!("{dir}/{child}");
+            if let Some((rule, detail)) = self.protected(&path, Write::Replace) {
+                let detail = format!("the archive may hold {child}: {detail}");
+                self.report(rule, words, detail);
+                return;
             }
         }
     }
@@ -235,6 +271,35 @@ mod tests {
             .collect()
     }
 
+    /// An archive extracted into a git or `.claude` directory may hold
+    /// their hooks and settings; into the project or elsewhere it is an
+    /// ordinary extraction.
+    #[test]
+    fn an_archive_extracted_into_a_hooks_parent_is_a_hooks_write() {
+        for (command, rule) in [
+            ("tar -xf h.tar -C .git", "git-hooks-write"),
+            ("cd .git && tar xf /tmp/h.tar", "git-hooks-write"),
+            ("unzip -o h.zip -d .git/modules/sub/", "git-hooks-write"),
+            ("tar -xzf c.tgz -C .claude", "claude-config-write"),
+            ("bsdtar -xf p.tar -C ~/.claude", "claude-config-write"),
+        ] {
+            assert!(
+                rules(command).contains(&rule),
+                "{command}: {:?}",
+                rules(command)
+            );
+        }
+        for command in [
+            "tar xzf archive.tar.gz",
+            "tar -xf a.tar -C vendor",
+            "unzip x.zip -d /tmp/x",
+            "tar -xzf node.tgz -C ~/opt",
+            "rm -r .git",
+        ] {
+            assert!(rules(command).is_empty(), "{command}: {:?}", rules(command));
+        }
+    }
+
     /// A relative write after `cd`/`pushd` is judged where it lands, and
     /// so is a write through a link the command made, and the link itself.
     #[test]
@@ -246,6 +311,14 @@ mod tests {
                 "git-hooks-write",
             ),
             ("cd .git && printf '[core]' >> config", "git-config-write"),
+            (
+                "cd \"$CLAUDE_PLUGIN_ROOT\" && echo '{}' > hooks/hooks.json",
+                "guard-files-write",
+            ),
+            (
+                "pushd ${CLAUDE_PLUGIN_DATA}/bin; cp /tmp/x voyage-helper",
+                "guard-files-write",
+            ),
             (
                 "pushd .git/hooks >/dev/null; tee pre-push < h",
                 "git-hooks-write",
@@ -299,6 +372,8 @@ mod tests {
             "ln -s build/out o && echo x > o/hooks",
             "cd .git && git log --oneline > ../log.txt",
             "cd docs; pushd sub; popd; echo x > config",
+            "cd \"$CLAUDE_PLUGIN_ROOT\" && cat hooks/hooks.json",
+            "cd \"$CLAUDE_PLUGIN_ROOT\" && cd - && echo x > notes.txt",
         ] {
             assert_eq!(rules(command), Vec::<&str>::new(), "{command}");
         }

@@ -73,7 +73,24 @@ pub(super) fn carriers(args: &[Arg], env: &dyn Fn(&str) -> Vec<Arg>, found: &mut
         }
         // A template directory's `hooks/` is copied into the new `.git/`.
         if matches!(sub_name, "clone" | "init") {
-            for dir in option_values(sub_args, "", "--template").flatten() {
+            // git takes any unambiguous prefix of a long option (`--temp=`,
+            // even `--te`; checked with git 2.39).
+            let spelled: Vec<Arg> = sub_args
+                .iter()
+                .map(|word| match word.text.split_once('=') {
+                    _ if !word.exact => word.clone(),
+                    Some((option, dir)) if is_template_option(option) => Arg {
+                        text: format!("--template={dir}"),
+                        ..word.clone()
+                    },
+                    None if is_template_option(&word.text) => Arg {
+                        text: "--template".to_owned(),
+                        ..word.clone()
+                    },
+                    _ => word.clone(),
+                })
+                .collect();
+            for dir in option_values(&spelled, "", "--template").flatten() {
                 if !dir.text.is_empty() {
                     found.push(Later::Hooks(format!(
                         "git {sub_name} --template={} copies that directory's hooks into .git/hooks",
@@ -444,6 +461,11 @@ fn setting(key: &Arg, value: &Arg, how: &str, found: &mut Vec<Later>) {
         _ => return,
     };
     found.push(Later::Code(shell, via));
+}
+
+/// `--template` or a prefix of it git still reads as that option.
+fn is_template_option(option: &str) -> bool {
+    option.len() >= "--te".len() && "--template".starts_with(option)
 }
 
 #[cfg(test)]
