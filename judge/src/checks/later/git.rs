@@ -449,6 +449,15 @@ fn setting(key: &Arg, value: &Arg, how: &str, found: &mut Vec<Later>) {
             None if value.text.starts_with('/') => value.clone(),
             None => return,
         },
+        // `submodule.NAME.update=!code`: `git submodule update` runs code
+        // in a shell (git ignores it from .gitmodules, not from a config).
+        ("submodule", Some(_), "update") => match value.text.strip_prefix('!') {
+            Some(code) => Arg {
+                text: code.to_owned(),
+                ..value.clone()
+            },
+            None => return,
+        },
         // `!code` runs in a shell; other aliases are git's own commands,
         // judged where they are used (`crate::wrapper`).
         ("alias", Some(_), _) | ("alias", None, _) => match value.text.strip_prefix('!') {
