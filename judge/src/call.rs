@@ -179,6 +179,7 @@ impl Scanner<'_> {
         self.evaluating_builtin(name, argv, args);
         self.delayed(name, argv, args, stdin);
         self.names_taken(name, args);
+        self.note_fifos(name, args);
         if let Some(inner) = wrapper::unwrap(name, args) {
             // A wrapper may write files of its own (`script`'s log,
             // `strace -o`); `sudoedit`'s are its files to edit, below.
@@ -569,10 +570,21 @@ impl Scanner<'_> {
     }
 
     /// What reading `file` gives: a download when a downloader wrote it
-    /// earlier in the command, else the project's own file.
+    /// earlier in the command, the text the command wrote there (unknown
+    /// when only known at run time), else the project's own file.
     pub(super) fn file_flow(&self, file: &Arg) -> Flow {
-        let fetched =
-            crate::downloads::known_path(file).is_some_and(|path| self.is_downloaded(path));
+        let path = crate::downloads::known_path(file);
+        let fetched = path.is_some_and(|path| self.is_downloaded(path));
+        let written = path.and_then(|path| {
+            let path = same_file(path);
+            self.written.iter().rev().find(|(p, _)| p == path)
+        });
+        if let (false, Some((_, text))) = (fetched, written) {
+            return match text {
+                Some(text) => Flow::literal(text.clone()),
+                None => Flow::unknown(),
+            };
+        }
         if fetched {
             Flow::tainted(Taint {
                 download: true,

@@ -121,6 +121,17 @@ fn spawn_walk(
                 crate::fault::fail_at("scan");
                 let mut scanner = Scanner::new(&owned);
                 scanner.top(&text);
+                // A FIFO's reader may come first in the text: walk again
+                // with what the first walk saw written into it.
+                let (downloads, texts) = scanner.fifo_feeds();
+                if !downloads.is_empty() || !texts.is_empty() {
+                    let fifos = std::mem::take(&mut scanner.fifos);
+                    scanner = Scanner::new(&owned);
+                    scanner.fifos = fifos;
+                    scanner.downloaded = downloads;
+                    scanner.written = texts;
+                    scanner.top(&text);
+                }
                 let _ = tx.send(scanner.judgement);
             })
             .ok()

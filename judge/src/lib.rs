@@ -12,7 +12,8 @@
 //! to a shell, `eval` or a substitution is parsed and judged in turn
 //! ([`scanner`], depth-capped), text moving along pipes is tracked
 //! ([`flow`]), through other descriptors and the processes `exec` makes
-//! of them ([`descriptors`]), and into files run later ([`downloads`]) so
+//! of them ([`descriptors`]), through named pipes ([`fifos`]), and into
+//! files run later ([`downloads`]) so
 //! that downloads and decoded text never reach a shell, `cd` is followed
 //! ([`cwd`]) so a command is judged where it runs, what the command puts
 //! in variables and arrays is followed to where it is used ([`vars`],
@@ -51,6 +52,7 @@ pub mod downloads;
 pub mod engine;
 pub mod examples;
 mod fault;
+pub mod fifos;
 pub mod find_expr;
 pub mod finding;
 pub mod flow;

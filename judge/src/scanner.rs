@@ -88,6 +88,8 @@ pub(super) struct Scanner<'c> {
     /// known (`echo 'rm -rf /' > x.sh`), so that running one later is
     /// judged as running that text ([`crate::call`]).
     pub written: Vec<(String, Option<String>)>,
+    /// The named pipes the command made ([`crate::fifos`]).
+    pub fifos: Vec<String>,
     /// The descriptors the command opened, on files or on text
     /// ([`crate::descriptors`]).
     pub descriptors: Vec<crate::descriptors::Opened>,
@@ -139,6 +141,7 @@ impl<'c> Scanner<'c> {
             downloaded: Vec::new(),
             links: Vec::new(),
             written: Vec::new(),
+            fifos: Vec::new(),
             descriptors: Vec::new(),
             sockets: Vec::new(),
             vars: Vars::default(),
