@@ -469,7 +469,25 @@ fn setting(key: &Arg, value: &Arg, how: &str, found: &mut Vec<Later>) {
         },
         _ => return,
     };
+    if let Some(program) = unseen_program(&shell) {
+        found.push(Later::Unseen(format!(
+            "{via}={} makes git run {program}, a program this command does not show, every time git needs it",
+            shell.text
+        )));
+    }
     found.push(Later::Code(shell, via));
+}
+
+/// The program a value runs when it is a file named by its path outside
+/// the system's program directories (`./x`, `~/bin/hook`, `/tmp/m`): its
+/// code is nowhere in the command, and git runs it later unasked. A
+/// program found on `PATH` (`less`, `delta`, `code --wait`) or installed
+/// under `/usr`, `/bin`, `/opt` is the user's known tool.
+fn unseen_program(value: &Arg) -> Option<&str> {
+    const SYSTEM: &[&str] = &["/usr/", "/bin/", "/sbin/", "/opt/", "/nix/", "/snap/"];
+    let program = value.exact_text()?.split_whitespace().next()?;
+    let program = program.trim_matches(['"', '\'']);
+    (program.contains('/') && !SYSTEM.iter().any(|dir| program.starts_with(dir))).then_some(program)
 }
 
 /// `--template` or a prefix of it git still reads as that option.
@@ -480,6 +498,21 @@ fn is_template_option(option: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_program_named_by_a_path_the_command_does_not_show_is_unseen() {
+        for (value, program) in [
+            ("./x", Some("./x")),
+            ("~/bin/page.sh -R", Some("~/bin/page.sh")),
+            ("'/tmp/m' --flag", Some("/tmp/m")),
+            ("less -R", None),
+            ("code --wait", None),
+            ("/usr/bin/ssh -o IdentitiesOnly=yes", None),
+            ("/opt/homebrew/bin/delta", None),
+        ] {
+            assert_eq!(unseen_program(&Arg::literal(value)), program, "{value}");
+        }
+    }
 
     #[test]
     fn git_config_parameters_are_read_as_git_writes_them() {
