@@ -35,7 +35,7 @@ const MAX_EXCERPT: usize = 200;
 
 /// How long a judgement may take before the engine gives up and blocks.
 /// Under the hook's 10 s timeout in `hooks/hooks.json` (a hook that times
-/// out lets the call through), well over the 0.3 s a 1 MB command takes.
+/// out lets the call through), well over the 0.1 s a 1 MB command takes.
 /// Debug builds (the test suite) run about ten times slower and get more.
 pub(super) const WATCHDOG: Duration = if cfg!(debug_assertions) {
     Duration::from_secs(120)
