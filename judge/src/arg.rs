@@ -118,11 +118,14 @@ fn quote(text: &str, exact: bool) -> String {
 
 /// The words joined by single spaces, as `echo` prints them.
 pub(super) fn display_plain(words: &[Arg]) -> String {
-    words
-        .iter()
-        .map(|w| w.text.as_str())
-        .collect::<Vec<_>>()
-        .join(" ")
+    let mut out = String::with_capacity(words.iter().map(|w| w.text.len() + 1).sum());
+    for (i, word) in words.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(&word.text);
+    }
+    out
 }
 
 #[cfg(test)]

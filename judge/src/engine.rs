@@ -35,7 +35,7 @@ const MAX_EXCERPT: usize = 200;
 
 /// How long a judgement may take before the engine gives up and blocks.
 /// Under the hook's 10 s timeout in `hooks/hooks.json` (a hook that times
-/// out lets the call through), well over the 0.3 s a 1 MB command takes.
+/// out lets the call through), well over the 0.1 s a 1 MB command takes.
 /// Debug builds (the test suite) run about ten times slower and get more.
 pub(super) const WATCHDOG: Duration = if cfg!(debug_assertions) {
     Duration::from_secs(120)
@@ -78,7 +78,7 @@ pub fn judge_command(command: &str, ctx: &Context) -> Judgement {
             ctx,
         );
     }
-    let Some((rx, handle)) = spawn_walk(command, ctx) else {
+    let Some(rx) = spawn_walk(command, ctx) else {
         let mut judgement = Judgement::default();
         judgement.push(
             Finding::new(
@@ -92,10 +92,9 @@ pub fn judge_command(command: &str, ctx: &Context) -> Judgement {
         return judgement;
     };
     let why = match rx.recv_timeout(WATCHDOG) {
-        Ok(judgement) => {
-            let _ = handle.join();
-            return judgement;
-        }
+        // The thread goes on to free what it parsed, and ends by itself;
+        // the caller has its answer meanwhile (a hook's process may exit).
+        Ok(judgement) => return judgement,
         Err(RecvTimeoutError::Timeout) => "the scan took too long",
         Err(RecvTimeoutError::Disconnected) => "internal error while scanning",
     };
@@ -106,10 +105,9 @@ pub fn judge_command(command: &str, ctx: &Context) -> Judgement {
 
 /// Starts the walk of `command` on a thread of its own, with the largest
 /// of [`STACKS`] that can be had; `None` when not even the smallest can.
-fn spawn_walk(
-    command: &str,
-    ctx: &Context,
-) -> Option<(Receiver<Judgement>, thread::JoinHandle<()>)> {
+/// The thread is never joined: it sends its judgement, then frees what it
+/// parsed and ends.
+fn spawn_walk(command: &str, ctx: &Context) -> Option<Receiver<Judgement>> {
     STACKS.into_iter().find_map(|stack| {
         let (tx, rx) = mpsc::channel();
         let text = command.to_owned();
@@ -120,7 +118,7 @@ fn spawn_walk(
             .spawn(move || {
                 crate::fault::fail_at("scan");
                 let mut scanner = Scanner::new(&owned);
-                scanner.top(&text);
+                let mut parsed = scanner.top(&text);
                 // A FIFO's reader may come first in the text: walk again
                 // with what the first walk saw written into it.
                 let (downloads, texts) = scanner.fifo_feeds();
@@ -130,12 +128,14 @@ fn spawn_walk(
                     scanner.fifos = fifos;
                     scanner.downloaded = downloads;
                     scanner.written = texts;
-                    scanner.top(&text);
+                    parsed = scanner.top(&text);
                 }
                 let _ = tx.send(scanner.judgement);
+                // Only now: the answer does not wait for this.
+                drop(parsed);
             })
             .ok()
-            .map(|handle| (rx, handle))
+            .map(|_| rx)
     })
 }
 

@@ -34,66 +34,87 @@ fn word_byte(b: u8) -> bool {
 
 #[derive(Debug, PartialEq, Eq)]
 enum Token<'t> {
-    Word(&'t str),
+    /// A word as written, and whether it holds a quote to remove.
+    Word(&'t str, bool),
     Op(&'static str),
 }
 
-/// The tokens of `text`, or `None` when it leaves the plain subset.
-fn tokens(text: &str) -> Option<Vec<Token<'_>>> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        match b {
-            b' ' | b'\t' => i += 1,
-            b'\n' => {
-                out.push(Token::Op("\n"));
-                i += 1;
-            }
-            b';' | b'&' | b'|' => {
-                let next = bytes.get(i + 1).copied();
-                let op = match (b, next) {
-                    (b'&', Some(b'&')) => "&&",
-                    (b'|', Some(b'|')) => "||",
-                    // `;;`, `;&`, `|&`, `&>`: outside the subset.
-                    (b';', Some(b';' | b'&')) | (b'|', Some(b'&')) | (b'&', Some(b'>')) => {
-                        return None;
-                    }
-                    (b';', _) => ";",
-                    (b'&', _) => "&",
-                    _ => "|",
-                };
-                i += op.len();
-                out.push(Token::Op(op));
-            }
-            _ => {
-                let start = i;
-                while let Some(&c) = bytes.get(i) {
-                    match c {
-                        _ if word_byte(c) => i += 1,
-                        b'\'' => {
-                            let close = bytes.get(i + 1..)?.iter().position(|&q| q == b'\'')?;
-                            i += close + 2;
-                        }
-                        b'"' => {
-                            let rest = bytes.get(i + 1..)?;
-                            let close = rest.iter().position(|&q| q == b'"')?;
-                            // Inside double quotes, `$`, backquote, `\` and
-                            // `!` still mean something.
-                            if rest.get(..close)?.iter().any(|q| b"$`\\!".contains(q)) {
-                                return None;
-                            }
-                            i += close + 2;
-                        }
-                        b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' => break,
-                        _ => return None,
-                    }
+/// The tokens of a text, read one at a time as [`parse`] asks for them
+/// (one pass, no list of them all): `Some(None)` when the text leaves the
+/// plain subset there.
+struct Tokens<'t> {
+    text: &'t str,
+    at: usize,
+}
+
+impl<'t> Iterator for Tokens<'t> {
+    type Item = Option<Token<'t>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let bytes = self.text.as_bytes();
+        loop {
+            let b = *bytes.get(self.at)?;
+            match b {
+                b' ' | b'\t' => self.at += 1,
+                b'\n' => {
+                    self.at += 1;
+                    return Some(Some(Token::Op("\n")));
                 }
-                out.push(Token::Word(text.get(start..i)?));
+                b';' | b'&' | b'|' => {
+                    let next = bytes.get(self.at + 1).copied();
+                    let op = match (b, next) {
+                        (b'&', Some(b'&')) => "&&",
+                        (b'|', Some(b'|')) => "||",
+                        // `;;`, `;&`, `|&`, `&>`: outside the subset.
+                        (b';', Some(b';' | b'&')) | (b'|', Some(b'&')) | (b'&', Some(b'>')) => {
+                            return Some(None);
+                        }
+                        (b';', _) => ";",
+                        (b'&', _) => "&",
+                        _ => "|",
+                    };
+                    self.at += op.len();
+                    return Some(Some(Token::Op(op)));
+                }
+                _ => return Some(self.word()),
             }
         }
     }
-    Some(out)
+}
+
+impl<'t> Tokens<'t> {
+    /// The word starting here, or `None` when it leaves the subset.
+    fn word(&mut self) -> Option<Token<'t>> {
+        let bytes = self.text.as_bytes();
+        let start = self.at;
+        let mut i = start;
+        let mut quoted = false;
+        while let Some(&c) = bytes.get(i) {
+            match c {
+                _ if word_byte(c) => i += 1,
+                b'\'' => {
+                    let close = bytes.get(i + 1..)?.iter().position(|&q| q == b'\'')?;
+                    i += close + 2;
+                    quoted = true;
+                }
+                b'"' => {
+                    let rest = bytes.get(i + 1..)?;
+                    let close = rest.iter().position(|&q| q == b'"')?;
+                    // Inside double quotes, `$`, backquote, `\` and
+                    // `!` still mean something.
+                    if rest.get(..close)?.iter().any(|q| b"$`\\!".contains(q)) {
+                        return None;
+                    }
+                    i += close + 2;
+                    quoted = true;
+                }
+                b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' => break,
+                _ => return None,
+            }
+        }
+        self.at = i;
+        Some(Token::Word(self.text.get(start..i)?, quoted))
+    }
 }
 
 /// `NAME=…`: an assignment word, which brush-parser reads apart.
@@ -119,12 +140,12 @@ fn unquote(word: &str) -> Arg {
     Arg::literal(&text)
 }
 
-/// The lists `text` holds, when it is in the plain subset.
 /// Most simple commands a plain text may hold: each is judged on its own,
 /// at some hundreds of bytes of memory, so a text of many tiny commands
 /// (`a;a;a;…`) goes to brush-parser, whose token cap refuses it.
 const MAX_COMMANDS: usize = 16 << 10;
 
+/// The lists `text` holds, when it is in the plain subset.
 pub(super) fn parse(text: &str) -> Option<Vec<PlainList>> {
     let mut commands = 0usize;
     let mut lists = Vec::new();
@@ -133,14 +154,18 @@ pub(super) fn parse(text: &str) -> Option<Vec<PlainList>> {
     let mut words: Vec<Arg> = Vec::new();
     // A `&&`, `||` or `|` wants a command after it.
     let mut wants_command = false;
-    let mut tokens = tokens(text)?.into_iter().peekable();
+    let mut tokens = Tokens { text, at: 0 }.peekable();
     loop {
-        let token = tokens.next();
-        if let Some(Token::Word(text)) = token {
+        let token = match tokens.next() {
+            Some(Some(token)) => Some(token),
+            Some(None) => return None,
+            None => None,
+        };
+        if let Some(Token::Word(text, quoted)) = token {
             if is_assignment(text) || (words.is_empty() && RESERVED.contains(&text)) {
                 return None;
             }
-            words.push(if text.contains(['\'', '"']) {
+            words.push(if quoted {
                 unquote(text)
             } else {
                 Arg::literal(text)
@@ -150,7 +175,7 @@ pub(super) fn parse(text: &str) -> Option<Vec<PlainList>> {
         }
         let op = match token {
             Some(Token::Op(op)) => Some(op),
-            Some(Token::Word(_)) | None => None,
+            Some(Token::Word(..)) | None => None,
         };
         if words.is_empty() {
             // Nothing before this operator: only a line may be empty.
@@ -188,7 +213,7 @@ pub(super) fn parse(text: &str) -> Option<Vec<PlainList>> {
         match op {
             None => break,
             // `;` or `&` may end a line.
-            Some(";" | "&") if tokens.peek() == Some(&Token::Op("\n")) => {
+            Some(";" | "&") if tokens.peek() == Some(&Some(Token::Op("\n"))) => {
                 tokens.next();
             }
             Some(_) => {}

@@ -300,14 +300,18 @@ impl<'c> Scanner<'c> {
         self.blocks_only_writing(&format!(": <<{end}\n{text}\n{end}\n"), via, true);
     }
 
-    /// Judges a whole top-level command.
-    pub(super) fn top(&mut self, text: &str) {
+    /// Judges a whole top-level command. Returns what was parsed, for the
+    /// caller to drop once the judgement is handed on: freeing the words of
+    /// a megabyte command (half a million of them) takes a good part of
+    /// the time judging them does, and the answer need not wait for it.
+    pub(super) fn top(&mut self, text: &str) -> Option<parse::Parsed> {
         self.parses += 1;
         match parse::parse(text) {
             Ok(program) => {
                 self.parsed(&program, &Flow::inherited());
                 self.flush_sinks(0);
                 self.kernel_writes();
+                Some(program)
             }
             Err(failure) => {
                 // A fork bomb is often typed in forms the parser rejects.
@@ -315,6 +319,7 @@ impl<'c> Scanner<'c> {
                     self.report_text(&rule::FORK_BOMB, text, "a self-calling function".into());
                 }
                 self.report_text(&rule::UNSCANNABLE, text, failure.to_string());
+                None
             }
         }
     }

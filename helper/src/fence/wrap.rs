@@ -22,6 +22,7 @@
 //! they are: they write the progress file, the marker and the checkpoint
 //! commit, which a fence exists to keep from the agent.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
@@ -123,10 +124,8 @@ pub fn quote(text: &str) -> String {
 pub fn is_helper_call(command: &str, plugin_root: Option<&str>, helper: &Path) -> bool {
     let command = command.trim();
     let command = command.strip_suffix("2>&1").unwrap_or(command).trim_end();
-    let Some(words) = words(command, plugin_root) else {
-        return false;
-    };
-    let Some((program, rest)) = words.split_first() else {
+    let mut words = words(command, plugin_root);
+    let (Some(Some(program)), Some(Some(sub))) = (words.next(), words.next()) else {
         return false;
     };
     let launcher = plugin_root.map(|root| {
@@ -135,64 +134,74 @@ pub fn is_helper_call(command: &str, plugin_root: Option<&str>, helper: &Path) -
             .display()
             .to_string()
     });
-    let named = Some(program) == launcher.as_ref() || Path::new(program) == helper;
-    named && rest.first().is_some_and(|w| w == "trek")
+    let named = launcher.as_deref() == Some(&*program) || Path::new(&*program) == helper;
+    // The name first: any other command (a megabyte of words, say) is
+    // told apart without reading its words.
+    named && sub == "trek" && words.all(|word| word.is_some())
 }
 
-/// The words of a plain command line: unquoted words of plain characters,
-/// single-quoted words, and double-quoted words holding plain characters,
-/// spaces and `${CLAUDE_PLUGIN_ROOT}`; `None` for anything else.
-fn words(line: &str, plugin_root: Option<&str>) -> Option<Vec<String>> {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "_./:=,@%+-".contains(c);
-    let mut words = Vec::new();
-    let mut chars = line.chars().peekable();
-    loop {
-        while chars.next_if(|c| *c == ' ').is_some() {}
-        let Some(&first) = chars.peek() else {
-            return Some(words);
-        };
-        let mut word = String::new();
-        match first {
-            '\'' => {
-                chars.next();
-                loop {
-                    match chars.next()? {
-                        '\'' => break,
-                        c => word.push(c),
-                    }
-                }
-            }
-            '"' => {
-                chars.next();
-                let mut inner = String::new();
-                loop {
-                    match chars.next()? {
-                        '"' => break,
-                        c => inner.push(c),
-                    }
-                }
-                let expanded = match plugin_root {
-                    Some(root) => inner.replace("${CLAUDE_PLUGIN_ROOT}", root),
-                    None => inner,
-                };
-                if !expanded.chars().all(|c| plain(c) || c == ' ') {
-                    return None;
-                }
-                word = expanded;
-            }
-            _ => {
-                while let Some(c) = chars.next_if(|c| *c != ' ') {
-                    if !plain(c) {
-                        return None;
-                    }
-                    word.push(c);
-                }
-            }
-        }
-        if chars.peek().is_some_and(|c| *c != ' ') {
+/// The words of a plain command line, in order: unquoted words of plain
+/// characters, single-quoted words, and double-quoted words holding plain
+/// characters, spaces and `${CLAUDE_PLUGIN_ROOT}`; a `None` for anything
+/// else, after which there are no more. Read one at a time, borrowed from
+/// the line where they can be, so that a caller that needs only the first
+/// words pays nothing for the rest.
+fn words<'l>(line: &'l str, plugin_root: Option<&'l str>) -> Words<'l> {
+    Words {
+        rest: Some(line),
+        plugin_root,
+    }
+}
+
+/// [`words`]: the line not yet read, `None` once a word was not plain.
+struct Words<'l> {
+    rest: Option<&'l str>,
+    plugin_root: Option<&'l str>,
+}
+
+impl<'l> Iterator for Words<'l> {
+    type Item = Option<Cow<'l, str>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let line = self.rest?.trim_start_matches(' ');
+        if line.is_empty() {
+            self.rest = None;
             return None;
         }
-        words.push(word);
+        let read = self.word(line);
+        self.rest = read
+            .as_ref()
+            .map(|(_, rest)| *rest)
+            .filter(|rest| rest.is_empty() || rest.starts_with(' '));
+        Some(read.and_then(|(word, _)| self.rest.is_some().then_some(word)))
+    }
+}
+
+impl<'l> Words<'l> {
+    /// The word `line` starts with, and the text after it.
+    fn word(&self, line: &'l str) -> Option<(Cow<'l, str>, &'l str)> {
+        let plain = |c: char| c.is_ascii_alphanumeric() || "_./:=,@%+-".contains(c);
+        if let Some(quoted) = line.strip_prefix('\'') {
+            let (word, rest) = quoted.split_once('\'')?;
+            return Some((Cow::Borrowed(word), rest));
+        }
+        if let Some(quoted) = line.strip_prefix('"') {
+            let (inner, rest) = quoted.split_once('"')?;
+            let word = match self.plugin_root {
+                Some(root) if inner.contains("${CLAUDE_PLUGIN_ROOT}") => {
+                    Cow::Owned(inner.replace("${CLAUDE_PLUGIN_ROOT}", root))
+                }
+                _ => Cow::Borrowed(inner),
+            };
+            return word
+                .chars()
+                .all(|c| plain(c) || c == ' ')
+                .then_some((word, rest));
+        }
+        let (word, rest) = line.split_at(line.find(' ').unwrap_or(line.len()));
+        word.chars()
+            .all(plain)
+            .then_some((Cow::Borrowed(word), rest))
     }
 }
 
@@ -243,12 +252,17 @@ pub fn executor_call(command: &str, plugin_root: Option<&str>) -> Option<Executo
         None if !body.is_empty() => return None,
         None => {}
     }
-    let words = words(line, plugin_root)?;
-    let (script, rest) = words.split_first()?;
+    let mut words = words(line, plugin_root);
+    let script = words.next()??;
     let root = plugin_root?;
     let name = script
         .strip_prefix(root)?
         .strip_prefix("/skills/executor/scripts/")?;
+    // The script's name first, then the words after it, all plain.
+    let mut dashes = false;
+    for word in words {
+        dashes |= word? == "--";
+    }
     match name {
         "verdict.sh" => Some(ExecutorCall::Reads),
         "execute.sh" | "run.sh" => {
@@ -267,16 +281,15 @@ pub fn executor_call(command: &str, plugin_root: Option<&str>) -> Option<Executo
             if after.contains(['\'', '"', '\\']) {
                 return None;
             }
-            let at = match rest.iter().position(|w| w == "--") {
-                Some(_) => {
-                    script_end
-                        + after.match_indices(" --").map(|(at, _)| at).find(|at| {
-                            after
-                                .get(at + 3..)
-                                .is_none_or(|r| r.is_empty() || r.starts_with(' '))
-                        })?
-                }
-                None => line.len(),
+            let at = if dashes {
+                script_end
+                    + after.match_indices(" --").map(|(at, _)| at).find(|at| {
+                        after
+                            .get(at + 3..)
+                            .is_none_or(|r| r.is_empty() || r.starts_with(' '))
+                    })?
+            } else {
+                line.len()
             };
             Some(ExecutorCall::Runs { at })
         }
@@ -321,6 +334,10 @@ mod tests {
             "/p/root/plugin/bin/voyage-helper trek x && touch y",
             "/p/root/plugin/bin/voyage-helper trek x\ntouch y",
             "/p/root/plugin/bin/voyage-helper 'trek' x|sh",
+            // A quote run into a word, or left open, past the first words.
+            "'/data/voyage-helper'x trek step-begin 2",
+            "/data/voyage-helper trek step-begin 'x",
+            "/data/voyage-helper trek step-begin 2 \"a\"b",
         ] {
             assert!(!is_helper_call(call, root, helper), "{call}");
         }

@@ -239,17 +239,24 @@ impl Reader<'_> {
         self.expect(b'"')?;
         let mut bytes = Vec::new();
         loop {
+            // The run of bytes up to the next quote or backslash, taken
+            // whole: a command of a megabyte is copied once, not pushed a
+            // byte at a time.
+            let rest = self.bytes.get(self.at..).unwrap_or_default();
+            let run = rest
+                .iter()
+                .position(|b| matches!(b, b'"' | b'\\'))
+                .unwrap_or(rest.len());
+            if keep {
+                bytes.extend_from_slice(rest.get(..run).unwrap_or_default());
+            }
+            self.at += run;
             match self.next()? {
                 b'"' => break,
-                b'\\' => {
+                _ => {
                     let c = self.escape()?;
                     if keep {
                         bytes.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
-                    }
-                }
-                byte => {
-                    if keep {
-                        bytes.push(byte);
                     }
                 }
             }

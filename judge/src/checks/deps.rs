@@ -12,8 +12,11 @@ use crate::rule;
 /// Options that take a value as the next word, before or after the
 /// subcommand (`npm --prefix web install x`, `pnpm --filter api add x`,
 /// `pip --log f install x`): the value is no subcommand and no package.
-fn options_with_value(base: &str) -> &'static [&'static str] {
-    match base {
+/// `None` for a program that is no package manager: its words are never
+/// read, so every other command (`echo` and a megabyte of words) costs
+/// nothing here.
+fn options_with_value(base: &str) -> Option<&'static [&'static str]> {
+    Some(match base {
         "npm" | "cnpm" => &[
             "--prefix",
             "-C",
@@ -93,14 +96,14 @@ fn options_with_value(base: &str) -> &'static [&'static str] {
         "gem" => &["--install-dir", "-i", "--source", "-s", "--version", "-v"],
         "bundle" => &["--gemfile", "--version", "--group"],
         "composer" => &["--working-dir", "-d"],
-        _ => &[],
-    }
+        _ => return None,
+    })
 }
 
 pub(crate) fn check(name: &str, args: &[Arg]) -> Option<Hit> {
-    let words: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
     let base = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    let with_value = options_with_value(base);
+    let with_value = options_with_value(base)?;
+    let words: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
     let mut operands: Vec<&str> = Vec::new();
     let mut skip = false;
     for word in &words {
