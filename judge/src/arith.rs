@@ -359,17 +359,9 @@ pub(super) fn identifiers(expr: &str) -> Vec<&str> {
 mod tests {
     use super::*;
     use crate::finding::Decision;
-    use crate::scanner::Context;
 
     fn judged(command: &str) -> (Decision, Vec<&'static str>) {
-        let judgement = crate::judge_command(
-            command,
-            &Context {
-                home: Some("/home/ann".into()),
-            },
-        );
-        let rules = judgement.findings.iter().map(|f| f.rule.id).collect();
-        (judgement.decision(), rules)
+        crate::judged(command, Some("/home/ann"))
     }
 
     #[test]

@@ -214,7 +214,6 @@ impl Scanner<'_> {
 mod tests {
     use super::*;
     use crate::finding::Decision;
-    use crate::scanner::Context;
 
     #[test]
     fn paths_that_reopen_a_descriptor() {
@@ -230,9 +229,7 @@ mod tests {
     }
 
     fn judged(command: &str) -> (Decision, Vec<&'static str>) {
-        let judgement = crate::judge_command(command, &Context::default());
-        let rules = judgement.findings.iter().map(|f| f.rule.id).collect();
-        (judgement.decision(), rules)
+        crate::judged(command, None)
     }
 
     /// Code a shell reads through another descriptor (checked against

@@ -127,12 +127,9 @@ impl Scanner<'_> {
 #[cfg(test)]
 mod tests {
     use crate::finding::Decision;
-    use crate::scanner::Context;
 
     fn decision(command: &str) -> (Decision, Vec<&'static str>) {
-        let judgement = crate::judge_command(command, &Context::default());
-        let rules = judgement.findings.iter().map(|f| f.rule.id).collect();
-        (judgement.decision(), rules)
+        crate::judged(command, None)
     }
 
     #[test]

@@ -84,3 +84,15 @@ pub use render::{render_json, render_text};
 pub use rule::{RULES, find};
 pub use scanner::Context;
 pub use write_target::{WriteDir, WriteKind, WriteTarget};
+
+/// The decision on `command`, judged for a user whose home is `home`, and
+/// the ids of the rules it broke: what the unit tests of each area ask.
+#[cfg(test)]
+pub(crate) fn judged(command: &str, home: Option<&str>) -> (Decision, Vec<&'static str>) {
+    let ctx = Context {
+        home: home.map(str::to_owned),
+    };
+    let judgement = judge_command(command, &ctx);
+    let rules = judgement.findings.iter().map(|f| f.rule.id).collect();
+    (judgement.decision(), rules)
+}

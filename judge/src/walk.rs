@@ -1088,17 +1088,9 @@ fn combine(lines: &mut Vec<Vec<Arg>>, mut variants: Vec<Vec<Arg>>) {
 #[cfg(test)]
 mod tests {
     use crate::finding::Decision;
-    use crate::scanner::Context;
 
     fn judged(command: &str) -> (Decision, Vec<&'static str>) {
-        let judgement = crate::judge_command(
-            command,
-            &Context {
-                home: Some("/home/ann".into()),
-            },
-        );
-        let rules = judgement.findings.iter().map(|f| f.rule.id).collect();
-        (judgement.decision(), rules)
+        crate::judged(command, Some("/home/ann"))
     }
 
     /// Text reaching a shell through a process substitution: one `tee`

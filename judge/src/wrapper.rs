@@ -592,19 +592,7 @@ fn git(args: &[Arg]) -> Vec<Also> {
 /// with `!` (`:!rm -rf x`, `silent !x`) runs the rest in a shell.
 fn editor(args: &[Arg]) -> Vec<Also> {
     let mut found = Vec::new();
-    let mut words = args.iter();
-    while let Some(word) = words.next() {
-        let command = if word.is("-c") || word.is("--cmd") {
-            words.next().cloned()
-        } else {
-            word.text.strip_prefix('+').map(|c| Arg {
-                text: c.to_owned(),
-                ..word.clone()
-            })
-        };
-        let Some(command) = command else {
-            continue;
-        };
+    for command in vim_commands(args) {
         let text = command.text.trim_start_matches([':', ' ']);
         let text = text.strip_prefix("silent").map_or(text, str::trim_start);
         if let Some(code) = text.strip_prefix('!') {
@@ -615,6 +603,25 @@ fn editor(args: &[Arg]) -> Vec<Also> {
         }
     }
     found
+}
+
+/// The Ex commands vim runs at start: `-c CMD`, `--cmd CMD` and `+CMD`
+/// (read here and by [`crate::checks::later`]).
+pub(crate) fn vim_commands(args: &[Arg]) -> Vec<Arg> {
+    let mut out = Vec::new();
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        let command = if word.is("-c") || word.is("--cmd") {
+            words.next().cloned()
+        } else {
+            word.text.strip_prefix('+').map(|c| Arg {
+                text: c.to_owned(),
+                ..word.clone()
+            })
+        };
+        out.extend(command);
+    }
+    out
 }
 
 /// Every value of the option spelled `short` (`-x V`, `-xV`) or `long`

@@ -78,6 +78,52 @@ const CLEAN: Spec = Spec::new(
     ],
 );
 
+/// `git config`'s options: where it writes, and the ones that take a value
+/// (read by the writer table and by the delayed-execution carriers).
+pub(crate) const CONFIG_OPTIONS: Spec = Spec::new(
+    "ft",
+    &[
+        ("file", true),
+        ("blob", true),
+        ("type", true),
+        ("default", true),
+        ("comment", true),
+        ("value", true),
+        ("global", false),
+        ("system", false),
+        ("local", false),
+        ("worktree", false),
+        ("add", false),
+        ("unset", false),
+        ("unset-all", false),
+        ("replace-all", false),
+        ("rename-section", false),
+        ("remove-section", false),
+        ("edit", false),
+        ("get", false),
+        ("get-all", false),
+        ("get-regexp", false),
+        ("get-urlmatch", false),
+        ("get-color", false),
+        ("get-colorbool", false),
+        ("list", false),
+        ("all", false),
+        ("regexp", false),
+        ("url", true),
+        ("fixed-value", false),
+        ("show-origin", false),
+        ("show-scope", false),
+        ("name-only", false),
+        ("includes", false),
+        ("no-includes", false),
+        ("null", false),
+        ("bool", false),
+        ("int", false),
+        ("path", false),
+        ("expiry-date", false),
+    ],
+);
+
 pub(super) fn check(args: &[Arg], ctx: &Context, cwd: Option<&str>) -> Option<Hit> {
     let args: Vec<Arg> = args.iter().map(home_work_tree).collect();
     let args = args.as_slice();

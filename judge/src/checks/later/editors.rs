@@ -11,19 +11,7 @@ use crate::wrapper::option_values;
 /// command (`r !cmd`, `w !cmd`, `%!cmd`). (`:!cmd` itself is in
 /// [`crate::wrapper`].)
 pub(super) fn vim(args: &[Arg], found: &mut Vec<Later>) {
-    let mut words = args.iter();
-    while let Some(word) = words.next() {
-        let command = if word.is("-c") || word.is("--cmd") {
-            words.next().cloned()
-        } else {
-            word.text.strip_prefix('+').map(|c| Arg {
-                text: c.to_owned(),
-                ..word.clone()
-            })
-        };
-        let Some(command) = command else {
-            continue;
-        };
+    for command in crate::wrapper::vim_commands(args) {
         for call in ["system(", "systemlist("] {
             for code in string_arguments(&command.text, call) {
                 match code {

@@ -7,7 +7,7 @@
 
 use super::Later;
 use crate::arg::Arg;
-use crate::getopt::{self, Spec};
+use crate::getopt;
 use crate::wrapper::option_values;
 
 /// git's options before the subcommand, as in [`crate::checks::git::GLOBAL`].
@@ -222,48 +222,7 @@ fn quoted_pairs(text: &str) -> Vec<(String, String)> {
 /// VALUE`, `--add`, `--replace-all`, `git config set KEY VALUE`); `None`
 /// when it reads, lists, removes or renames instead.
 fn config_setting(args: &[Arg]) -> Option<(Arg, Arg)> {
-    const CONFIG: Spec = Spec::new(
-        "ft",
-        &[
-            ("file", true),
-            ("blob", true),
-            ("type", true),
-            ("default", true),
-            ("comment", true),
-            ("value", true),
-            ("global", false),
-            ("system", false),
-            ("local", false),
-            ("worktree", false),
-            ("add", false),
-            ("replace-all", false),
-            ("append", false),
-            ("all", false),
-            ("fixed-value", false),
-            ("bool", false),
-            ("int", false),
-            ("path", false),
-            ("get", false),
-            ("get-all", false),
-            ("get-regexp", false),
-            ("get-urlmatch", false),
-            ("get-color", false),
-            ("get-colorbool", false),
-            ("unset", false),
-            ("unset-all", false),
-            ("list", false),
-            ("edit", false),
-            ("rename-section", false),
-            ("remove-section", false),
-            ("show-origin", false),
-            ("show-scope", false),
-            ("name-only", false),
-            ("null", false),
-            ("includes", false),
-            ("no-includes", false),
-        ],
-    );
-    let p = getopt::parse(args, &CONFIG);
+    let p = getopt::parse(args, &crate::checks::git::CONFIG_OPTIONS);
     let reads = [
         "get",
         "get-all",

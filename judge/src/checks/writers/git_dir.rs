@@ -12,7 +12,7 @@
 //! written.
 
 use crate::arg::Arg;
-use crate::getopt::{self, Spec};
+use crate::getopt;
 
 /// Where a git subcommand writes besides its work tree.
 #[derive(Debug, Default)]
@@ -23,51 +23,6 @@ pub(super) struct Outside {
     /// `--system`), as the command spells them.
     pub files: Vec<Arg>,
 }
-
-/// `git config`'s options: where it writes, and the ones that take a value.
-const CONFIG: Spec = Spec::new(
-    "ft",
-    &[
-        ("file", true),
-        ("blob", true),
-        ("type", true),
-        ("default", true),
-        ("comment", true),
-        ("value", true),
-        ("global", false),
-        ("system", false),
-        ("local", false),
-        ("worktree", false),
-        ("add", false),
-        ("unset", false),
-        ("unset-all", false),
-        ("replace-all", false),
-        ("rename-section", false),
-        ("remove-section", false),
-        ("edit", false),
-        ("get", false),
-        ("get-all", false),
-        ("get-regexp", false),
-        ("get-urlmatch", false),
-        ("get-color", false),
-        ("get-colorbool", false),
-        ("list", false),
-        ("all", false),
-        ("regexp", false),
-        ("url", true),
-        ("fixed-value", false),
-        ("show-origin", false),
-        ("show-scope", false),
-        ("name-only", false),
-        ("includes", false),
-        ("no-includes", false),
-        ("null", false),
-        ("bool", false),
-        ("int", false),
-        ("path", false),
-        ("expiry-date", false),
-    ],
-);
 
 /// What `git NAME ARGS` writes outside its work tree.
 pub(super) fn outside(name: &str, args: &[Arg]) -> Outside {
@@ -215,7 +170,7 @@ fn branch_writes(args: &[Arg]) -> bool {
 /// directory); a read (`--get`, `--list`, one name, `get`, `list`) writes
 /// nothing.
 fn config(args: &[Arg]) -> Outside {
-    let p = getopt::parse(args, &CONFIG);
+    let p = getopt::parse(args, &crate::checks::git::CONFIG_OPTIONS);
     // git 2.46's subcommands: `git config set|unset|rename-section|…`.
     let sub = p.operands.first().and_then(|a| a.exact_text());
     let writes = match sub {
