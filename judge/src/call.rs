@@ -1768,6 +1768,13 @@ pub(super) fn input_words(text: &str, delimiter: Option<char>) -> Vec<String> {
             .map(|w| w.trim_end_matches('\n').to_owned())
             .collect();
     }
+    quoted_words(text, Some('\\'), MAX_WORDS)
+}
+
+/// Words of `text` as a shell-like reader splits them: blanks separate,
+/// single and double quotes group and are taken off, `escape` (xargs's
+/// `\`) takes the next character as it is; at most `max` words.
+pub(super) fn quoted_words(text: &str, escape: Option<char>, max: usize) -> Vec<String> {
     let mut words = Vec::new();
     let mut word = String::new();
     let mut quote = None;
@@ -1781,7 +1788,7 @@ pub(super) fn input_words(text: &str, delimiter: Option<char>) -> Vec<String> {
                 quote = Some(c);
                 started = true;
             }
-            (None, '\\') => {
+            (None, c) if Some(c) == escape => {
                 word.extend(chars.next());
                 started = true;
             }
@@ -1789,7 +1796,7 @@ pub(super) fn input_words(text: &str, delimiter: Option<char>) -> Vec<String> {
                 if started {
                     words.push(std::mem::take(&mut word));
                     started = false;
-                    if words.len() >= MAX_WORDS {
+                    if words.len() >= max {
                         return words;
                     }
                 }

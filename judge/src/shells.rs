@@ -645,34 +645,7 @@ fn split_outside_quotes(text: &str, separators: &[&str]) -> Vec<String> {
 
 /// A PowerShell statement's words, quotes taken off.
 fn words(text: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut started = false;
-    let mut quote: Option<char> = None;
-    for c in text.chars() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), c) => word.push(c),
-            (None, '\'' | '"') => {
-                quote = Some(c);
-                started = true;
-            }
-            (None, c) if c.is_whitespace() => {
-                if started {
-                    words.push(std::mem::take(&mut word));
-                    started = false;
-                }
-            }
-            (None, c) => {
-                word.push(c);
-                started = true;
-            }
-        }
-    }
-    if started {
-        words.push(word);
-    }
-    words
+    crate::call::quoted_words(text, None, usize::MAX)
 }
 
 /// nu's code with the caret of an external call taken off (`^rm -rf ~`
