@@ -1,5 +1,6 @@
 //! Each carrier of code the judge reads (an interpreter's shell-running
-//! call, another shell, a program under another name) is proven to run
+//! call, another shell, a program under another name, a named pipe) is
+//! proven to run
 //! code for real: its harmless stand-in (`touch MARKER` in place of the
 //! destructive command) runs on this machine and the marker is checked on
 //! disk. The judge must block the destructive version of the same carrier.
@@ -360,4 +361,37 @@ fn encoded(text: &str) -> String {
         }
     }
     out
+}
+
+/// A named pipe whose reader comes first in the text, and a file the
+/// command wrote, read back by a shell: bash runs what is written into
+/// them (the stand-in's marker is checked on disk), so the judge must
+/// block the destructive text written the same way.
+#[test]
+fn text_written_into_a_pipe_or_file_runs_in_the_shell_reading_it() {
+    for template in [
+        "mkfifo p; sh < p & echo 'CMD' > p; wait",
+        "mknod q p; bash q & printf '%s\\n' 'CMD' > q; wait",
+        "echo 'CMD' > step.sh; bash < step.sh",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let marker = dir.path().join("marker");
+        let line = template.replace("CMD", &stand_in(&marker).line);
+        let status = Command::new("timeout")
+            .args(["20", "bash", "-c", &line])
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "{line}: {status}");
+        assert!(marker.exists(), "{line}: the stand-in did not run");
+        let destructive = template.replace("CMD", &destructive().line);
+        let judged = judge_command(&destructive, &Context::default());
+        assert_eq!(
+            judged.decision(),
+            Decision::Block,
+            "{destructive}: {:?}",
+            judged.findings
+        );
+    }
 }
