@@ -1,9 +1,8 @@
 //! Each carrier of code the judge reads (an interpreter's shell-running
 //! call, another shell, a program under another name, a named pipe) is
-//! proven to run
-//! code for real: its harmless stand-in (`touch MARKER` in place of the
-//! destructive command) runs on this machine and the marker is checked on
-//! disk. The judge must block the destructive version of the same carrier.
+//! proven to run code for real: its harmless stand-in (`touch MARKER` in
+//! place of the destructive command) runs on this machine and the marker
+//! is checked on disk. The judge must block the destructive version of the same carrier.
 //! A carrier whose program is not installed here skips with a `SKIPPED:`
 //! line (`.config/nextest.toml` shows them); its destructive version is
 //! still judged.
