@@ -216,7 +216,9 @@ fn run(command: &Command, args: &Args, reply: &mut Reply, text: &mut String) -> 
                 Some(b) => b.clone(),
                 None => super::model::current_branch(&layout.root)?,
             };
-            let orders = ops::write(&layout, wave, &branch)?;
+            // A run whose pushes were turned off keeps them off.
+            let no_push = ops::recorded_no_push(&layout)?.map(|(how, _)| how);
+            let orders = ops::write(&layout, wave, &branch, no_push.as_deref())?;
             for o in &orders {
                 let _ = writeln!(
                     text,
@@ -256,7 +258,7 @@ fn run(command: &Command, args: &Args, reply: &mut Reply, text: &mut String) -> 
         }
         Command::RecordMerged(_) => {
             let wave = need(args.wave, "--wave")?;
-            let waves = ops::record_merged(&layout, wave)?;
+            let waves = ops::record_merged(&layout, wave, None)?;
             let list: Vec<String> = waves.iter().map(u32::to_string).collect();
             let _ = writeln!(text, "merged waves: {}", list.join(", "));
             reply.merged_waves = Some(waves);

@@ -29,9 +29,9 @@ mod sha256;
 pub(crate) use cli::Command;
 pub(crate) use model::FinishedRecord;
 pub use model::ref_safe;
-pub(crate) use model::{Fail, Layout, current_branch};
+pub(crate) use model::{Fail, Layout, WAVE_FILE, current_branch};
 pub(crate) use ops::{
     Order, State, WaveStatus, archive, clear, finished, next_wave, record_finished, record_merged,
-    status, write,
+    recorded_no_push, status, write,
 };
 pub use sha256::hex as sha256_hex;

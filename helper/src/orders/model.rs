@@ -123,6 +123,11 @@ impl Layout {
         format!("trek/{}/session-{session}", ref_safe(&self.slug))
     }
 
+    /// The branch a run of this plan lives on: `trek/SLUG/run`.
+    pub(crate) fn run_branch(&self) -> String {
+        format!("trek/{}/run", ref_safe(&self.slug))
+    }
+
     /// The prefix of every session branch of this plan.
     pub(crate) fn branch_prefix(&self) -> String {
         format!("refs/heads/trek/{}/", ref_safe(&self.slug))
@@ -252,6 +257,10 @@ pub(crate) struct WaveRecord {
     pub wave: u32,
     pub sessions: Vec<u32>,
     pub prepared_at: String,
+    /// How the run's pushes were turned off (`--no-push`,
+    /// `VOYAGE_NO_PUSH=1`); absent: the collect pushes (Hard rule 19).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_push: Option<String>,
 }
 
 /// `merged-waves.json`: the waves of this plan (version) already merged.
@@ -261,6 +270,10 @@ pub(crate) struct MergedRecord {
     pub plan: String,
     pub plan_sha256: String,
     pub waves: Vec<u32>,
+    /// The run's pushes turned off, carried from wave to wave (as in
+    /// [`WaveRecord::no_push`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_push: Option<String>,
 }
 
 /// `finished.json`: the main-merge gate of this plan's multi-session run

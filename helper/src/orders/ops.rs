@@ -144,8 +144,14 @@ When every session of the wave is done, run the same /trekexecute command again 
     t
 }
 
-/// `write`: the orders of wave `wave` and `wave.json`.
-pub(crate) fn write(layout: &Layout, wave: u32, branch: &str) -> Result<Vec<Order>, Fail> {
+/// `write`: the orders of wave `wave` and `wave.json`, which keeps
+/// `no_push` (how the run's pushes were turned off) for the collect.
+pub(crate) fn write(
+    layout: &Layout,
+    wave: u32,
+    branch: &str,
+    no_push: Option<&str>,
+) -> Result<Vec<Order>, Fail> {
     let (plan, sha) = layout.load_plan()?;
     let sessions = wave_sessions(&plan, wave)?;
     let mut orders = Vec::new();
@@ -166,6 +172,7 @@ pub(crate) fn write(layout: &Layout, wave: u32, branch: &str) -> Result<Vec<Orde
         wave,
         sessions: sessions.iter().map(|s| s.number).collect(),
         prepared_at: UtcTime::now().rfc3339(),
+        no_push: no_push.map(str::to_owned),
     };
     write_record(&layout.wave_file(), &record)?;
     // A wave prepared is a run going on: an earlier run's end is no
@@ -381,8 +388,13 @@ pub(crate) fn archive(layout: &Layout, wave: u32, sessions: &[u32]) -> Result<Ve
     Ok(copies)
 }
 
-/// `record-merged`: wave `wave` joins the merged-waves record.
-pub(crate) fn record_merged(layout: &Layout, wave: u32) -> Result<Vec<u32>, Fail> {
+/// `record-merged`: wave `wave` joins the merged-waves record; `no_push`
+/// (the run's pushes turned off) is kept there for the next wave.
+pub(crate) fn record_merged(
+    layout: &Layout,
+    wave: u32,
+    no_push: Option<&str>,
+) -> Result<Vec<u32>, Fail> {
     let (_, sha) = layout.load_plan()?;
     let path = layout.merged_file();
     let mut record = match read_record::<MergedRecord>(&path)? {
@@ -395,14 +407,39 @@ pub(crate) fn record_merged(layout: &Layout, wave: u32) -> Result<Vec<u32>, Fail
             plan: layout.plan_rel.clone(),
             plan_sha256: sha,
             waves: Vec::new(),
+            no_push: None,
         },
     };
+    if let Some(how) = no_push {
+        record.no_push = Some(how.to_owned());
+    }
     if !record.waves.contains(&wave) {
         record.waves.push(wave);
         record.waves.sort_unstable();
     }
     write_record(&path, &record)?;
     Ok(record.waves)
+}
+
+/// How an earlier call of this run turned its pushes off, and the record
+/// that keeps it: `wave.json` while a wave is out, else
+/// `merged-waves.json`. A record of another plan (version) counts as none.
+pub(crate) fn recorded_no_push(layout: &Layout) -> Result<Option<(String, String)>, Fail> {
+    let (_, sha) = layout.load_plan()?;
+    let wave = layout.wave_file();
+    if let Some(r) = read_record::<WaveRecord>(&wave)?
+        && r.plan == layout.plan_rel
+        && r.plan_sha256 == sha
+    {
+        return Ok(r
+            .no_push
+            .map(|how| (how, super::model::WAVE_FILE.to_owned())));
+    }
+    let merged = layout.merged_file();
+    Ok(read_record::<MergedRecord>(&merged)?
+        .filter(|r| r.plan == layout.plan_rel && r.plan_sha256 == sha)
+        .and_then(|r| r.no_push)
+        .map(|how| (how, super::model::MERGED_FILE.to_owned())))
 }
 
 /// Whether `name` is a file the orders write: `wave.json`,

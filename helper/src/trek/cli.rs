@@ -148,9 +148,17 @@ pub(crate) struct StartArgs {
     /// steps' starting point, and a revert saves them in a patch first.
     #[arg(long)]
     pub allow_dirty: bool,
-    /// Show what would run, run nothing.
+    /// Show what would run, and what the run would do to the repository
+    /// and the remote; run nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Multi-session runs: push nothing. By default each wave's collect
+    /// pushes every session branch to `origin` before merging it (a safety
+    /// copy, Hard rule 19). Given to the start that prepares a wave, the
+    /// choice is kept in the run's wave.json, so the later starts of the
+    /// run push nothing either. VOYAGE_NO_PUSH=1 does the same.
+    #[arg(long)]
+    pub no_push: bool,
     /// Check the plan's schema only.
     #[arg(long)]
     pub validate: bool,

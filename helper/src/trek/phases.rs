@@ -42,6 +42,7 @@ pub fn start(dir: &Path, plan: &Path) -> Replied {
         fresh: false,
         allow_dirty: false,
         dry_run: false,
+        no_push: false,
         validate: false,
         step: None,
         session: None,

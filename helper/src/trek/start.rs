@@ -217,6 +217,11 @@ fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
             crate::plan::dry_run_report(&plan_path, false, &crate::criteria::Screening, out)
         });
         reply.push_text(&text);
+        reply.lines.extend(crate::wave::effects_for_dry_run(
+            &plan_path,
+            here,
+            args.no_push,
+        ));
         reply.status = if code == exit::OK { "ready" } else { "fail" }.into();
         reply.exit = code;
         return Ok(reply);
@@ -392,7 +397,7 @@ fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
     let strategy = crate::plan::decide(&plan, &how);
     reply.push(strategy.line.clone());
     if strategy.decision != crate::plan::StrategyDecision::Single {
-        return super::waves::run(here, reply, &plan_arg, project.as_deref());
+        return super::waves::run(here, reply, &plan_arg, project.as_deref(), args.no_push);
     }
 
     let decided = Decided {

@@ -22,12 +22,14 @@ fn standing(here: &Path, plan: &str) -> Result<(bool, Option<u32>), Problem> {
     crate::wave::standing(&Target::plan_from(Path::new(plan), here)).map_err(|(_, p)| p)
 }
 
-/// Runs the multi-session path from the main checkout.
+/// Runs the multi-session path from the main checkout. `no_push`: the
+/// start's `--no-push` (kept in the wave's record for later starts).
 pub(super) fn run(
     here: &Path,
     mut reply: Reply,
     plan: &str,
     project: Option<&Path>,
+    no_push: bool,
 ) -> Result<Reply, Problem> {
     if let Some(why) = super::git_setup::version_problem(
         here,
@@ -41,7 +43,7 @@ pub(super) fn run(
     }
     let (in_flight, mut next) = standing(here, plan)?;
     if in_flight {
-        let collected = crate::wave::collect(&Target::plan_from(Path::new(plan), here));
+        let collected = crate::wave::collect(&Target::plan_from(Path::new(plan), here), no_push);
         reply.push_text(&collected.text);
         match collected.outcome {
             Some("merged") => next = standing(here, plan)?.1,
@@ -81,7 +83,8 @@ pub(super) fn run(
             ));
         }
         let preflight = said::passing_on(|| {
-            let done = crate::wave::preflight(&Target::plan_from(Path::new(plan), here), project);
+            let done =
+                crate::wave::preflight(&Target::plan_from(Path::new(plan), here), project, no_push);
             done.eprint();
             done
         });
@@ -95,8 +98,12 @@ pub(super) fn run(
     match next {
         Some(_) => {
             let prepared = said::passing_on(|| {
-                let done =
-                    crate::wave::prepare(&Target::plan_from(Path::new(plan), here), None, project);
+                let done = crate::wave::prepare(
+                    &Target::plan_from(Path::new(plan), here),
+                    None,
+                    project,
+                    no_push,
+                );
                 done.eprint();
                 done
             });

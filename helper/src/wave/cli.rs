@@ -61,9 +61,12 @@ pub(crate) enum Command {
     /// Any session running: stop, touching nothing. Else the progress files
     /// are archived; any session ended badly: the wave failed, nothing is
     /// merged, cleanup runs. All completed: the main tree must be clean, then
-    /// per session `git push origin BRANCH` (a failure is fine) and `git
-    /// merge --no-ff`; a conflict is aborted, its files listed, later
-    /// sessions not merged, cleanup runs; a refused merge keeps wave.json.
+    /// per session `git push origin BRANCH` and `git merge --no-ff`; each
+    /// push is named with its result (a failure, with git's reason, does not
+    /// stop the wave). No push with --no-push, VOYAGE_NO_PUSH=1, a run
+    /// prepared with --no-push, or no remote `origin` (one line says
+    /// which). A conflict is aborted, its files listed, later sessions not
+    /// merged, cleanup runs; a refused merge keeps wave.json.
     /// After all merged: the wave is recorded, wave.json removed, each
     /// worktree and branch removed without force, the next wave printed
     /// (`none` when every wave is merged).
@@ -85,6 +88,10 @@ pub(crate) struct PreflightArgs {
     /// stopped and its handover pair written when the tree is dirty.
     #[arg(long)]
     pub project: Option<PathBuf>,
+    /// Show the run's pushes as off, as `wave prepare --no-push` makes
+    /// them (give it there too, or set VOYAGE_NO_PUSH=1).
+    #[arg(long)]
+    pub no_push: bool,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -98,6 +105,11 @@ pub(crate) struct PrepareArgs {
     /// worktree gets (default: the plan's directory).
     #[arg(long)]
     pub project: Option<PathBuf>,
+    /// Turn Hard rule 19's pushes off for the rest of this run: kept in
+    /// wave.json (then merged-waves.json), so every later collect and
+    /// prepare of the run honours it. VOYAGE_NO_PUSH=1 does the same.
+    #[arg(long)]
+    pub no_push: bool,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -107,6 +119,10 @@ pub(crate) struct CollectArgs {
     /// The wave to collect (default: the one wave.json names).
     #[arg(long)]
     pub wave: Option<u32>,
+    /// Push nothing (Hard rule 19's safety copies); VOYAGE_NO_PUSH=1 does
+    /// the same. A run prepared with --no-push pushes nothing without it.
+    #[arg(long)]
+    pub no_push: bool,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -137,18 +153,22 @@ impl Command {
             Self::Preflight(a) => ops::preflight(
                 &target(&a.common.plan, &a.common.session_dir),
                 a.project.as_deref(),
+                a.no_push,
             )
             .print(a.common.json, out),
             Self::Prepare(a) => ops::prepare(
                 &target(&a.common.plan, &a.common.session_dir),
                 a.wave,
                 a.project.as_deref(),
+                a.no_push,
             )
             .print(a.common.json, out),
-            Self::Collect(a) => {
-                ops::collect(&target(&a.common.plan, &a.common.session_dir), a.wave)
-                    .print(a.common.json, out)
-            }
+            Self::Collect(a) => ops::collect(
+                &target(&a.common.plan, &a.common.session_dir),
+                a.wave,
+                a.no_push,
+            )
+            .print(a.common.json, out),
             Self::Cleanup(a) => ops::cleanup(&target(&a.plan, &a.session_dir)).print(a.json, out),
             Self::Report(a) => {
                 ops::sessions_report(&target(&a.plan, &a.session_dir)).print(a.json, out)

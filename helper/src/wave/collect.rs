@@ -2,7 +2,8 @@
 //! archive, then (every session completed, the main tree clean) one
 //! `merge --no-ff` per session in order, the wave recorded, its worktrees
 //! and merged branches removed without force, and the next wave named.
-//! A session that ended badly or a merge that conflicted leaves the wave
+//! Each push is named with its result, or one line says why nothing is
+//! pushed (turned off, no remote). A session that ended badly or a merge that conflicted leaves the wave
 //! in flight, worktrees and all: the user re-runs the session or merges
 //! by hand, and the next collect goes on from there.
 
@@ -12,6 +13,7 @@ use serde::Serialize;
 
 use super::code;
 use super::context::{git, git_ok};
+use super::push::{self, Choice, Pushes};
 use super::tidy::{Kept, Swept};
 use crate::exit;
 use crate::orders::{self, Fail, Layout, State, WaveStatus};
@@ -25,6 +27,8 @@ pub(super) struct Merge {
     /// `merged`, `conflict`, `refused` or `not-merged` (after a conflict).
     pub result: &'static str,
     pub pushed: bool,
+    /// git's reason when the push failed (the run went on).
+    pub push_error: Option<String>,
     pub conflicting_files: Vec<String>,
     pub message: Option<String>,
 }
@@ -38,6 +42,9 @@ pub(super) struct CollectReply {
     pub outcome: Option<&'static str>,
     pub status: Option<WaveStatus>,
     pub archived: Vec<String>,
+    /// Whether the session branches are pushed before their merges, and
+    /// where; null when the collect stopped before.
+    pub pushes: Option<Pushes>,
     pub merges: Vec<Merge>,
     pub removed_worktrees: Vec<String>,
     pub removed_branches: Vec<String>,
@@ -58,9 +65,11 @@ fn absorb(reply: &mut CollectReply, swept: Swept) {
     reply.kept.extend(swept.kept);
 }
 
+/// `no_push`: the call's `--no-push`.
 pub(super) fn run(
     layout: &Layout,
     wave: Option<u32>,
+    no_push: bool,
     reply: &mut CollectReply,
 ) -> Result<(), Fail> {
     reply.plan = Some(layout.plan_rel.clone());
@@ -153,13 +162,18 @@ pub(super) fn run(
             ),
         ));
     }
-    // Push first (Hard rule 19); a failure (offline, refused) is fine, and
-    // without an `origin` there is nothing to push to.
-    let has_origin = git(root, &["config", "--get", "remote.origin.url"])?.ok();
+    // Push first (Hard rule 19); a failure (offline, refused) is named and
+    // the run goes on. Off (this call's flag or variable, or the run's
+    // record) or without an `origin`, nothing is attempted.
+    let choice = Choice::of(layout, no_push)?;
+    let pushes = choice.pushes(root)?;
+    reply.pushes = Some(pushes.clone());
     for (i, (n, title)) in sessions.iter().enumerate() {
         let branch = layout.branch(*n);
-        let pushed =
-            has_origin && git(root, &["push", "-q", "origin", &branch]).is_ok_and(|o| o.ok());
+        let pushed = match pushes.remote() {
+            Some(remote) => Some(push::push(root, remote, &branch)?),
+            None => None,
+        };
         let message = format!("merge: trekplan session {n} — {title}");
         let merged = git(
             root,
@@ -169,7 +183,8 @@ pub(super) fn run(
             session: *n,
             branch: branch.clone(),
             result: "merged",
-            pushed,
+            pushed: matches!(pushed, Some(Ok(()))),
+            push_error: pushed.and_then(Result::err),
             conflicting_files: Vec::new(),
             message: None,
         };
@@ -191,6 +206,7 @@ pub(super) fn run(
                     branch: layout.branch(*m),
                     result: "not-merged",
                     pushed: false,
+                    push_error: None,
                     conflicting_files: Vec::new(),
                     message: Some("merge-failed: an earlier session conflicted".into()),
                 });
@@ -220,7 +236,7 @@ pub(super) fn run(
             ),
         ));
     }
-    orders::record_merged(layout, w)?;
+    orders::record_merged(layout, w, choice.off.as_deref())?;
     let _ = fs::remove_file(layout.wave_file());
     let mut swept = Swept::default();
     for &n in &numbers {
@@ -272,7 +288,20 @@ pub(super) fn render(reply: &CollectReply) -> String {
             );
         }
     }
+    // Each push is named before its merge; nothing pushed is one line.
+    let remote = reply.pushes.as_ref().and_then(Pushes::remote);
+    if let Some(pushes) = reply.pushes.as_ref().filter(|_| remote.is_none()) {
+        let branches: Vec<String> = reply.merges.iter().map(|m| m.branch.clone()).collect();
+        let _ = writeln!(t, "{}", pushes.line(&branches));
+    }
     for m in &reply.merges {
+        let pushed = match &m.push_error {
+            Some(why) => Some(Err(why.clone())),
+            None => m.pushed.then_some(Ok(())),
+        };
+        if let (Some(remote), Some(result)) = (remote, pushed) {
+            let _ = writeln!(t, "{}", push::said(remote, &m.branch, &result));
+        }
         match m.result {
             "merged" => {
                 let _ = writeln!(t, "MERGED session {}", m.session);

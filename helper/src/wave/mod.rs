@@ -18,6 +18,8 @@
 //!   shared git calls.
 //! - [`mod@preflight`]: Checks 1–4. [`mod@prepare`]: Steps 1–2. [`mod@collect`]: Step
 //!   3. [`report`]: Steps 5 and 6. [`tidy`]: removal without force.
+//! - [`effects`]: what a run will do to the repository and the remote,
+//!   listed before it does it. [`push`]: Hard rule 19's pushes.
 //! - [`ops`]: the operations, as the command line and `trek` call them;
 //!   [`cli`]: the flags, each mapped to its operation.
 
@@ -25,14 +27,17 @@ mod cli;
 pub(crate) mod code;
 mod collect;
 mod context;
+mod effects;
 mod ops;
 mod preflight;
 mod prepare;
+mod push;
 mod report;
 mod tidy;
 
 pub(crate) use cli::Command;
 pub(crate) use context::Target;
+pub(crate) use effects::for_dry_run as effects_for_dry_run;
 pub(crate) use ops::collect_in_flight as collect;
 pub(crate) use ops::{
     clear_orders, finished, preflight, prepare, record_finished, sessions_report, standing,

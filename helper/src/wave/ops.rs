@@ -54,13 +54,16 @@ impl<R: Serialize> Done<R> {
     }
 }
 
-/// `wave preflight`: Checks 1–4 before a wave is prepared.
+/// `wave preflight`: Checks 1–4 before a wave is prepared, and what the
+/// run will do to the repository and the remote. `no_push`: `--no-push`.
 pub(crate) fn preflight(
     target: &Target<'_>,
     project: Option<&Path>,
+    no_push: bool,
 ) -> Done<impl Serialize + use<>> {
     let mut reply = super::preflight::PreflightReply::default();
-    let done = context::layout(target).and_then(|l| super::preflight::run(&l, project, &mut reply));
+    let done = context::layout(target)
+        .and_then(|l| super::preflight::run(&l, project, no_push, &mut reply));
     reply.ok = done.is_ok();
     let failed = done.err();
     reply.problem = failed.as_ref().map(|(_, p)| p.clone());
@@ -73,16 +76,18 @@ pub(crate) fn preflight(
 }
 
 /// `wave prepare`: the worktrees and session orders of one wave.
+/// `no_push`: `--no-push`, kept in wave.json for the run's collects.
 pub(crate) fn prepare(
     target: &Target<'_>,
     wave: Option<u32>,
     project: Option<&Path>,
+    no_push: bool,
 ) -> Done<impl Serialize + use<>> {
     let mut reply = super::prepare::PrepareReply::default();
     let mut orders_dir = PathBuf::new();
     let done = context::layout(target).and_then(|l| {
         orders_dir = l.orders_dir();
-        super::prepare::run(&l, wave, project, &mut reply)
+        super::prepare::run(&l, wave, project, no_push, &mut reply)
     });
     reply.ok = done.is_ok();
     let failed = done.err();
@@ -95,13 +100,16 @@ pub(crate) fn prepare(
     }
 }
 
-/// `wave collect`: the finished wave merged, its worktrees removed.
+/// `wave collect`: the finished wave pushed and merged, its worktrees
+/// removed. `no_push`: `--no-push`.
 pub(super) fn collect(
     target: &Target<'_>,
     wave: Option<u32>,
+    no_push: bool,
 ) -> Done<super::collect::CollectReply> {
     let mut reply = super::collect::CollectReply::default();
-    let done = context::layout(target).and_then(|l| super::collect::run(&l, wave, &mut reply));
+    let done =
+        context::layout(target).and_then(|l| super::collect::run(&l, wave, no_push, &mut reply));
     reply.ok = done.is_ok();
     let failed = done.err();
     reply.problem = failed.as_ref().map(|(_, p)| p.clone());
@@ -232,9 +240,9 @@ pub(crate) struct Collected {
 }
 
 /// `wave collect` for the plan's wave in flight, as `trek start` runs it
-/// (`crate::wave::collect` to other areas).
-pub(crate) fn collect_in_flight(target: &Target<'_>) -> Collected {
-    let done = collect(target, None);
+/// (`crate::wave::collect` to other areas). `no_push`: its `--no-push`.
+pub(crate) fn collect_in_flight(target: &Target<'_>, no_push: bool) -> Collected {
+    let done = collect(target, None, no_push);
     let mut text = done.text;
     if let Some((_, problem)) = &done.failed {
         text.push_str(&format!("error[{}]: {}\n", problem.code, problem.message));

@@ -1,6 +1,8 @@
 //! `wave preflight`: Phase 2.55's four checks before a wave is prepared —
 //! a clean tree, the plan reaching every worktree, no scope-fence overlap
-//! in a wave, and no stale worktrees or merged branches of this plan.
+//! in a wave, and no stale worktrees or merged branches of this plan —
+//! after the list of what the run will do to the repository and the
+//! remote. The plan commit Check 2 makes is named with its hash.
 
 use std::path::{Path, PathBuf};
 
@@ -32,6 +34,13 @@ pub(super) struct PreflightReply {
     pub plan_tracking: Option<Tracking>,
     /// The untracked plan was committed (Check 2).
     pub plan_committed: bool,
+    /// That commit: its hash and message.
+    pub plan_commit: Option<PlanCommit>,
+    /// What the run will do to the repository and the remote, one line
+    /// each (after a heading), said before any of it is done.
+    pub effects: Vec<String>,
+    /// What the wave collects will do about pushes.
+    pub pushes: Option<super::push::Pushes>,
     /// Check 3's findings, one line each.
     pub overlaps: Vec<String>,
     pub removed_worktrees: Vec<String>,
@@ -42,6 +51,13 @@ pub(super) struct PreflightReply {
     pub stopped_progress: Option<String>,
     pub handover: Option<String>,
     pub problem: Option<Problem>,
+}
+
+/// A commit the pre-flight made.
+#[derive(Debug, Clone, Serialize)]
+pub(super) struct PlanCommit {
+    pub sha: String,
+    pub message: String,
 }
 
 const SESSIONS_EXCLUDE: &str = ":(top,exclude).claude/trekplan-sessions/";
@@ -78,7 +94,7 @@ fn dirty_entries(layout: &Layout) -> Result<Vec<String>, Fail> {
 
 /// Check 2's probe: tracked, untracked or ignored. A failed `check-ignore`
 /// is fatal.
-fn tracking(layout: &Layout) -> Result<Tracking, Fail> {
+pub(super) fn tracking(layout: &Layout) -> Result<Tracking, Fail> {
     let root = &layout.root;
     let plan = layout.plan_rel.as_str();
     if git(root, &["ls-files", "--error-unmatch", "--", plan])?.ok() {
@@ -133,9 +149,11 @@ fn record_stop(layout: &Layout, project: Option<&Path>, reply: &mut PreflightRep
 }
 
 /// Runs the four checks; the first that fails stops the rest.
+/// `no_push`: the call's `--no-push`.
 pub(super) fn run(
     layout: &Layout,
     project: Option<&Path>,
+    no_push: bool,
     reply: &mut PreflightReply,
 ) -> Result<(), Fail> {
     reply.main_checkout = Some(layout.root.display().to_string());
@@ -172,8 +190,11 @@ pub(super) fn run(
     // Check 2's probe; the commit waits for the other checks.
     let tracked = tracking(layout)?;
     reply.plan_tracking = Some(tracked);
-    // Check 3.
     let (plan, _) = layout.load_plan()?;
+    let pushes = super::push::Choice::of(layout, no_push)?.pushes(&layout.root)?;
+    reply.effects = super::effects::multi_session(layout, &plan, tracked, &pushes);
+    reply.pushes = Some(pushes);
+    // Check 3.
     reply.overlaps = plan
         .problems
         .iter()
@@ -215,19 +236,15 @@ pub(super) fn run(
         let plan = layout.plan_rel.as_str();
         git_ok(&layout.root, &["add", "--", plan])
             .map_err(|(c, p)| (c, Problem::new(code::WAVE_PLAN_COMMIT, p.message)))?;
-        git_ok(
-            &layout.root,
-            &[
-                "commit",
-                "-q",
-                "-m",
-                "chore: track plan file for parallel execution",
-                "--",
-                plan,
-            ],
-        )
-        .map_err(|(c, p)| (c, Problem::new(code::WAVE_PLAN_COMMIT, p.message)))?;
+        let message = super::effects::PLAN_COMMIT;
+        git_ok(&layout.root, &["commit", "-q", "-m", message, "--", plan])
+            .map_err(|(c, p)| (c, Problem::new(code::WAVE_PLAN_COMMIT, p.message)))?;
         reply.plan_committed = true;
+        let sha = git_ok(&layout.root, &["rev-parse", "HEAD"])?;
+        reply.plan_commit = Some(PlanCommit {
+            sha: sha.text().trim().to_owned(),
+            message: message.to_owned(),
+        });
     }
     Ok(())
 }
@@ -236,15 +253,22 @@ pub(super) fn run(
 pub(super) fn render(reply: &PreflightReply) -> String {
     use std::fmt::Write as _;
     let mut t = String::new();
+    for line in &reply.effects {
+        let _ = writeln!(t, "{line}");
+    }
     if let Some(tracking) = reply.plan_tracking {
-        let line = match (tracking, reply.plan_committed) {
-            (Tracking::Tracked, _) => "Plan file already tracked.",
-            (Tracking::Untracked, true) => "Plan file committed for worktree visibility.",
-            (Tracking::Untracked, false) => {
-                "Plan file is untracked; it is committed once the other checks pass."
+        let line = match (tracking, &reply.plan_commit) {
+            (Tracking::Tracked, _) => "Plan file already tracked.".to_owned(),
+            (Tracking::Untracked, Some(c)) => format!(
+                "Plan file committed for worktree visibility: {} \"{}\"",
+                c.sha.get(..12).unwrap_or(&c.sha),
+                c.message
+            ),
+            (Tracking::Untracked, None) => {
+                "Plan file is untracked; it is committed once the other checks pass.".to_owned()
             }
             (Tracking::Ignored, _) => {
-                "Plan file is gitignored - not forced into history. wave prepare copies it into each worktree."
+                "Plan file is gitignored - not forced into history. wave prepare copies it into each worktree.".to_owned()
             }
         };
         let _ = writeln!(t, "{line}");

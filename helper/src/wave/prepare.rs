@@ -23,6 +23,9 @@ pub(super) struct PrepareReply {
     pub worktrees_created: Vec<String>,
     pub copied: Vec<String>,
     pub orders: Vec<Order>,
+    /// What the collect of this wave does about pushes (the choice to turn
+    /// them off is kept in wave.json for the rest of the run).
+    pub pushes: Option<super::push::Pushes>,
     /// Left by an earlier attempt (the refusal names them).
     pub leftovers: Vec<String>,
     /// After a failure: what this call created and then removed again, and
@@ -157,10 +160,12 @@ fn undo(layout: &Layout, created: &[(u32, bool)], reply: &mut PrepareReply) {
     let _ = fs::remove_dir(layout.worktrees_dir());
 }
 
+/// `no_push`: the call's `--no-push`.
 pub(super) fn run(
     layout: &Layout,
     wave: Option<u32>,
     project: Option<&Path>,
+    no_push: bool,
     reply: &mut PrepareReply,
 ) -> Result<(), Fail> {
     reply.plan = Some(layout.plan_rel.clone());
@@ -281,7 +286,16 @@ pub(super) fn run(
             return Err(e);
         }
     }
-    reply.orders = orders::write(layout, wave, &branch)?;
+    // Read before wave.json is written: an earlier wave's record, or this
+    // call's flag or variable.
+    let choice = super::push::Choice::of(layout, no_push)?;
+    reply.orders = orders::write(layout, wave, &branch, choice.off.as_deref())?;
+    reply.pushes = Some(match &choice.off {
+        Some(how) => super::push::Pushes::Off {
+            how: format!("{how}, kept for this run in {}", orders::WAVE_FILE),
+        },
+        None => choice.pushes(&layout.root)?,
+    });
     Ok(())
 }
 
@@ -309,6 +323,10 @@ pub(super) fn render(reply: &PrepareReply, orders_dir: &Path) -> String {
             reply.orders.len(),
             orders_dir.display()
         );
+        if let Some(pushes) = &reply.pushes {
+            let branches: Vec<String> = reply.orders.iter().map(|o| o.branch.clone()).collect();
+            let _ = writeln!(t, "When the wave is collected: {}", pushes.line(&branches));
+        }
     }
     t
 }

@@ -361,13 +361,25 @@ fn an_untracked_plan_is_committed_by_preflight() {
     let w = World::with("repo", super::PLAN, false);
     let ran = w.wave(&["wave", "preflight"]);
     assert_eq!(ran.status, 0, "{}", ran.stderr);
-    assert!(
-        ran.stdout
-            .starts_with("Plan file committed for worktree visibility.\n")
-    );
     assert_eq!(
         w.git(&["log", "-1", "--format=%s"]),
         "chore: track plan file for parallel execution\n"
+    );
+    // Listed first, then named with its hash once made.
+    let head = w.git(&["rev-parse", "HEAD"]);
+    assert!(
+        ran.stdout
+            .starts_with("What this run does to the repository and the remote:\n"),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout.contains(&format!(
+            "\nPlan file committed for worktree visibility: {} \"chore: track plan file for parallel execution\"\n",
+            &head[..12]
+        )),
+        "{}",
+        ran.stdout
     );
 }
 

@@ -1,0 +1,142 @@
+//! What a run will do to the repository and the remote, said before it
+//! does it (issue 40): `trek start --dry-run` and the multi-session
+//! pre-flight list it. On the multi-session path: the run branch, the plan
+//! commit, each wave's worktrees and session branches, and Hard rule 19's
+//! pushes (or why there are none); for a single session: the run branch
+//! and the checkpoint commits, and no pushes.
+
+use std::path::Path;
+
+use super::context::{self, Target};
+use super::preflight::{Tracking, tracking};
+use super::push::{Choice, Pushes};
+use crate::orders::{self, Fail, Layout};
+use crate::plan::{Plan, waves};
+
+/// The message of Check 2's commit of an untracked plan.
+pub(super) const PLAN_COMMIT: &str = "chore: track plan file for parallel execution";
+
+/// The heading above the list.
+const HEADING: &str = "What this run does to the repository and the remote:";
+
+/// The branch the run starts from, as the list names it.
+fn start_branch(layout: &Layout) -> String {
+    match orders::current_branch(&layout.root) {
+        Ok(b) if b != "HEAD" => b,
+        _ => "the detached HEAD".to_owned(),
+    }
+}
+
+fn run_branch_line(layout: &Layout, merged_there: &str) -> String {
+    let from = start_branch(layout);
+    format!(
+        "- run branch: {}, created from {from}; {merged_there}, and the main-merge gate merges it into {from}",
+        layout.run_branch()
+    )
+}
+
+/// The multi-session list: `tracked` is Check 2's probe, `pushes` what the
+/// collects will do.
+pub(super) fn multi_session(
+    layout: &Layout,
+    plan: &Plan,
+    tracked: Tracking,
+    pushes: &Pushes,
+) -> Vec<String> {
+    let mut lines = vec![
+        HEADING.to_owned(),
+        run_branch_line(layout, "every wave is merged there"),
+    ];
+    let plan_rel = &layout.plan_rel;
+    lines.push(match tracked {
+        Tracking::Untracked => format!(
+            "- plan commit: {plan_rel} is untracked, so it is committed (\"{PLAN_COMMIT}\") for every worktree to have it"
+        ),
+        Tracking::Tracked => format!("- plan commit: none ({plan_rel} is tracked)"),
+        Tracking::Ignored => format!(
+            "- plan commit: none ({plan_rel} is gitignored and never forced in: each worktree gets a copy)"
+        ),
+    });
+    // Only the waves still to run: a run resumed after wave 1 lists from 2.
+    let first = orders::next_wave(layout).ok().flatten().unwrap_or(0);
+    let mut branches = Vec::new();
+    let worktrees = layout
+        .worktrees_dir()
+        .strip_prefix(&layout.root)
+        .map_or_else(|_| layout.worktrees_dir(), Path::to_path_buf)
+        .display()
+        .to_string();
+    for wave in plan
+        .strategy
+        .as_ref()
+        .map(waves)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|w| w.wave >= first)
+    {
+        let names: Vec<String> = wave.sessions.iter().map(|n| layout.branch(*n)).collect();
+        let dirs: Vec<String> = wave
+            .sessions
+            .iter()
+            .map(|n| format!("session-{n}"))
+            .collect();
+        lines.push(format!(
+            "- wave {}: worktrees {} in {worktrees}/, on new branches {}; once collected, each branch is merged (merge --no-ff), then its worktree and branch are removed",
+            wave.wave,
+            dirs.join(", "),
+            names.join(", ")
+        ));
+        branches.extend(names);
+    }
+    lines.push(format!("- {}", pushes.line(&branches)));
+    lines
+}
+
+/// The single-session list: the run branch, one checkpoint commit per
+/// step, no pushes.
+fn single_session(layout: &Layout, plan: &Plan) -> Vec<String> {
+    vec![
+        HEADING.to_owned(),
+        run_branch_line(layout, "every step's checkpoint commit is made there"),
+        format!(
+            "- checkpoint commits: one per step that passes ({} steps), each with its step's Checkpoint message",
+            plan.steps.len()
+        ),
+        "- pushes: none (a single-session run pushes nothing)".to_owned(),
+    ]
+}
+
+/// The list `trek start --dry-run` prints for `plan`, from `here`, for
+/// the path a plain start would take (the brief's effort aside); `no_push`
+/// is its `--no-push`. What cannot be found out is said in one line.
+pub(crate) fn for_dry_run(plan_path: &Path, here: &Path, no_push: bool) -> Vec<String> {
+    let found = || -> Result<Vec<String>, Fail> {
+        let loaded = crate::plan::load(plan_path).ok();
+        let multi = loaded.as_ref().is_some_and(|plan| {
+            let how = crate::plan::Invocation {
+                fg: false,
+                mode: "execute",
+                effort: None,
+            };
+            crate::plan::decide(plan, &how).decision != crate::plan::StrategyDecision::Single
+        });
+        let layout = match context::layout(&Target::plan_from(plan_path, here)) {
+            Ok(l) => l,
+            // A single session may run in a linked worktree.
+            Err(e) if multi => return Err(e),
+            Err(e) => match crate::git::toplevel(here) {
+                Some(top) => Layout::new(&top, plan_path, None).map_err(|_| e)?,
+                None => return Err(e),
+            },
+        };
+        let (plan, _) = layout.load_plan()?;
+        if !multi {
+            return Ok(single_session(&layout, &plan));
+        }
+        let pushes = Choice::of(&layout, no_push)?.pushes(&layout.root)?;
+        Ok(multi_session(&layout, &plan, tracking(&layout)?, &pushes))
+    };
+    found().unwrap_or_else(|(_, problem)| {
+        vec![format!("{HEADING} not known here: {}", problem.message)]
+    })
+}
