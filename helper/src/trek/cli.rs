@@ -38,8 +38,11 @@ pub(crate) enum Command {
     /// (progress files, .temp/voyage/, .claude/trekplan-sessions/) named
     /// once in the common .git/info/exclude, and the strategy.
     /// A multi-session plan (an Execution Strategy, default mode) takes the
-    /// wave path: the preflight and wave W's session orders, then the run
-    /// stops with the hand-over (the next run collects the wave). Every
+    /// wave path: the preflight (which first lists what the run will do
+    /// to the repository and the remote: run branch, plan commit,
+    /// worktrees, pushes) and wave W's session orders, then the run stops
+    /// with the hand-over (the next run collects the wave, naming each
+    /// push to origin; --no-push or VOYAGE_NO_PUSH=1: none). Every
     /// other run gets its progress file (kept on --resume; an earlier
     /// run's file is named, and a completed one kept under a timestamped
     /// name beside it, an unfinished one refused without --fresh), the entry

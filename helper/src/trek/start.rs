@@ -27,7 +27,7 @@ Usage: /trekexecute <plan.md>
        /trekexecute --project <dir> [--resume | --session N]
        /trekexecute --fg | --resume | --fresh | --dry-run | --validate <plan.md>
        /trekexecute --step N | --session N <plan.md>
-Flags combine with --gates[=open|adaptive|closed] and --profile <name>.";
+Flags combine with --gates[=open|adaptive|closed], --profile <name> and --no-push.";
 
 /// The run's mode (Phase 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -217,6 +217,7 @@ fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
             crate::plan::dry_run_report(&plan_path, false, &crate::criteria::Screening, out)
         });
         reply.push_text(&text);
+        reply.push("");
         reply.lines.extend(crate::wave::effects_for_dry_run(
             &plan_path,
             here,
