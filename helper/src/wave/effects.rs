@@ -111,27 +111,29 @@ fn single_session(layout: &Layout, plan: &Plan) -> Vec<String> {
 /// is its `--no-push`. What cannot be found out is said in one line.
 pub(crate) fn for_dry_run(plan_path: &Path, here: &Path, no_push: bool) -> Vec<String> {
     let found = || -> Result<Vec<String>, Fail> {
-        let loaded = crate::plan::load(plan_path).ok();
-        let multi = loaded.as_ref().is_some_and(|plan| {
-            let how = crate::plan::Invocation {
-                fg: false,
-                mode: "execute",
-                effort: None,
-            };
-            crate::plan::decide(plan, &how).decision != crate::plan::StrategyDecision::Single
-        });
-        let layout = match context::layout(&Target::plan_from(plan_path, here)) {
-            Ok(l) => l,
-            // A single session may run in a linked worktree.
-            Err(e) if multi => return Err(e),
+        // The main checkout's layout; a single session may also run in a
+        // linked worktree, whose own top then holds the plan.
+        let (layout, linked) = match context::layout(&Target::plan_from(plan_path, here)) {
+            Ok(l) => (l, None),
             Err(e) => match crate::git::toplevel(here) {
-                Some(top) => Layout::new(&top, plan_path, None).map_err(|_| e)?,
+                Some(top) => (
+                    Layout::new(&top, plan_path, None).map_err(|_| e.clone())?,
+                    Some(e),
+                ),
                 None => return Err(e),
             },
         };
         let (plan, _) = layout.load_plan()?;
-        if !multi {
+        let how = crate::plan::Invocation {
+            fg: false,
+            mode: "execute",
+            effort: None,
+        };
+        if crate::plan::decide(&plan, &how).decision == crate::plan::StrategyDecision::Single {
             return Ok(single_session(&layout, &plan));
+        }
+        if let Some(refused) = linked {
+            return Err(refused);
         }
         let pushes = Choice::of(&layout, no_push)?.pushes(&layout.root)?;
         Ok(multi_session(&layout, &plan, tracking(&layout)?, &pushes))

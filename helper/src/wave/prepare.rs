@@ -323,7 +323,12 @@ pub(super) fn render(reply: &PrepareReply, orders_dir: &Path) -> String {
             reply.orders.len(),
             orders_dir.display()
         );
-        if let Some(pushes) = &reply.pushes {
+        // Without a remote the collect's one line is enough.
+        if let Some(pushes) = reply
+            .pushes
+            .as_ref()
+            .filter(|p| **p != super::push::Pushes::NoRemote)
+        {
             let branches: Vec<String> = reply.orders.iter().map(|o| o.branch.clone()).collect();
             let _ = writeln!(t, "When the wave is collected: {}", pushes.line(&branches));
         }

@@ -97,9 +97,7 @@ impl Pushes {
                 branches.join(", ")
             ),
             Self::Off { how } => {
-                format!(
-                    "pushes are off ({how}): nothing is pushed; the session branches stay local"
-                )
+                format!("pushes are off ({how}): nothing is pushed to any remote")
             }
             Self::NoRemote => format!("no remote: nothing is pushed (no remote named {REMOTE})"),
         }

@@ -148,7 +148,7 @@ fn pushes_stay_off(args: &[&str], env: &[(&str, &str)], how: &str) {
     assert_eq!(code, 0, "{second}");
     assert!(
         second.contains(&format!(
-            "pushes are off ({how}, kept for this run in wave.json): nothing is pushed; the session branches stay local\nMERGED session 1"
+            "pushes are off ({how}, kept for this run in wave.json): nothing is pushed to any remote\nMERGED session 1"
         )),
         "{second}"
     );
@@ -175,7 +175,9 @@ fn without_a_remote_one_line_says_nothing_is_pushed() {
         dry.contains("- no remote: nothing is pushed (no remote named origin)"),
         "{dry}"
     );
-    assert_eq!(w.wave(&["wave", "prepare", "--wave", "1"]).status, 0);
+    let (code, _, first) = start(&w, &[], &[]);
+    assert_eq!(code, 0, "{first}");
+    assert_eq!(first.matches("push").count(), 1, "one line: {first}");
     w.wave_one_done();
     let ran = w.wave(&["wave", "collect"]);
     assert_eq!(ran.status, 0, "{}", ran.stderr);
