@@ -334,3 +334,36 @@ fn a_single_session_dry_run_lists_the_run_branch_and_no_pushes() {
     );
     assert!(!dry.contains("wave 1"), "{dry}");
 }
+
+#[test]
+fn no_push_given_to_a_later_collect_holds_for_the_rest_of_the_run() {
+    let w = World::new();
+    let remote = with_origin(&w);
+    assert_eq!(w.wave(&["wave", "prepare", "--wave", "1"]).status, 0);
+    assert!(wave_record(&w).get("no_push").is_none());
+    w.wave_one_done();
+    let ran = w.wave(&["wave", "collect", "--no-push"]);
+    assert_eq!(ran.status, 0, "{}", ran.stderr);
+    assert!(
+        ran.stdout
+            .starts_with("session 1: completed (completed)\nsession 2: completed (completed)\npushes are off (--no-push): nothing is pushed to any remote\n"),
+        "{}",
+        ran.stdout
+    );
+    let merged: Value =
+        serde_json::from_str(&fs::read_to_string(w.orders().join("merged-waves.json")).unwrap())
+            .unwrap();
+    assert_eq!(merged["no_push"], "--no-push");
+    // The next wave, prepared without the flag, keeps the pushes off.
+    let ran = w.wave(&["wave", "prepare"]);
+    assert_eq!(ran.status, 0, "{}", ran.stderr);
+    assert!(
+        ran.stdout.contains(
+            "When the wave is collected: pushes are off (--no-push, kept for this run in wave.json)"
+        ),
+        "{}",
+        ran.stdout
+    );
+    assert_eq!(wave_record(&w)["no_push"], "--no-push");
+    assert_eq!(remote_branches(&remote), "");
+}
