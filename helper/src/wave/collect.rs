@@ -3,9 +3,10 @@
 //! `merge --no-ff` per session in order, the wave recorded, its worktrees
 //! and merged branches removed without force, and the next wave named.
 //! Each push is named with its result, or one line says why nothing is
-//! pushed (turned off, no remote). A session that ended badly or a merge that conflicted leaves the wave
-//! in flight, worktrees and all: the user re-runs the session or merges
-//! by hand, and the next collect goes on from there.
+//! pushed (turned off, no remote). A session that ended badly or a merge
+//! that conflicted leaves the wave in flight, worktrees and all: the user
+//! re-runs the session or merges by hand, and the next collect goes on
+//! from there.
 
 use std::fs;
 

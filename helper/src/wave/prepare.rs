@@ -238,6 +238,8 @@ pub(super) fn run(
     }
     // Before anything is created: an underivable relpath copies nothing.
     let files = deliveries(layout, project)?;
+    // The pushes: this call's flag or variable, or an earlier wave's record.
+    let choice = super::push::Choice::of(layout, no_push)?;
     let branch = orders::current_branch(&layout.root)?;
     reply.branch = Some(branch.clone());
     let mkdir = |dir: PathBuf| {
@@ -286,9 +288,6 @@ pub(super) fn run(
             return Err(e);
         }
     }
-    // Read before wave.json is written: an earlier wave's record, or this
-    // call's flag or variable.
-    let choice = super::push::Choice::of(layout, no_push)?;
     reply.orders = orders::write(layout, wave, &branch, choice.off.as_deref())?;
     reply.pushes = Some(match &choice.off {
         Some(how) => super::push::Pushes::Off {

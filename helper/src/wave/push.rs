@@ -41,13 +41,12 @@ pub(crate) fn asked_off(flag: bool) -> Option<String> {
     }
 }
 
-/// How the pushes are off for this call, and whether that is news to be
-/// kept: this call's own flag or variable, else the choice an earlier call
-/// of the run recorded.
+/// Whether the pushes are off for this call: its own flag or variable,
+/// else the choice an earlier call of the run recorded.
 pub(crate) struct Choice {
-    /// `Some(how)`: off; the `how` to record in the run's files.
+    /// `Some(how)`: off; the `how` the run's records keep.
     pub off: Option<String>,
-    /// The words the replies use: with where the choice was kept.
+    /// The words the replies use: `how`, with the record that kept it.
     pub shown: Option<String>,
 }
 
