@@ -35,5 +35,6 @@ pub(crate) use cli::Command;
 pub(crate) use context::Target;
 pub(crate) use ops::collect_in_flight as collect;
 pub(crate) use ops::{
-    clear_orders, finished, preflight, prepare, record_finished, sessions_report, standing,
+    archives, clear_orders, finished, preflight, prepare, record_finished, sessions_report,
+    standing,
 };
