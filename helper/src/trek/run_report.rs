@@ -112,6 +112,25 @@ pub(super) fn at_gate(
     made
 }
 
+/// Writes the gate's events and the run's record where its sessions
+/// wrote theirs: the data directory a variable named when they started
+/// (recorded in their progress copies), unless one is named here. An
+/// operator answering from a shell names none.
+pub(super) fn adopt_sessions_data_dir(here: &Path, plan: &str) {
+    let target = Target::plan_from(Path::new(plan), here);
+    let Ok((_, archives)) = crate::wave::archives(&target) else {
+        return;
+    };
+    let recorded = archives.iter().find_map(|a| {
+        super::context::read_decided(&a.path)
+            .ok()
+            .and_then(|d| d.data_dir)
+    });
+    if let Some(dir) = recorded {
+        crate::data_dir::adopt(dir.into());
+    }
+}
+
 /// What the answer does to the archived copies the report names.
 fn note(answer: Answer, passed: bool) -> Option<String> {
     match answer {

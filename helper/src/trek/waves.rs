@@ -231,6 +231,7 @@ pub(super) fn finish(here: &Path, plan: &Path, gate: Option<GateAnswer>) -> Resu
     .word();
     let mut reply = Reply::new("finish", Next::Stop, "completed");
     reply.plan = Some(plan.clone());
+    run_report::adopt_sessions_data_dir(here, &plan);
     match answer {
         GateAnswer::Confirm => {
             emit(
