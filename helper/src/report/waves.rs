@@ -210,6 +210,102 @@ fn audits(copies: &[(&Archive, Progress)]) -> Value {
 mod tests {
     use super::*;
 
+    /// A session's progress copy: its steps (number, attempts), counter
+    /// and audit.
+    fn copy(session: u32, steps: &[(u32, u32)], remaining: Option<u32>, audit: &str) -> Progress {
+        let steps: Map<String, Value> = steps
+            .iter()
+            .map(|(n, attempts)| {
+                let record = serde_json::json!({"status": "completed", "attempts": attempts, "commit": format!("c{n}")});
+                (n.to_string(), record)
+            })
+            .collect();
+        serde_json::from_value(serde_json::json!({
+            "schema_version": 1, "plan": "p.md", "plan_type": "plan", "plan_version": "1.7",
+            "mode": "session", "session": session, "status": "completed", "steps": steps,
+            "iterations_remaining": remaining,
+            "plan_verification": {"status": "deferred"},
+            "manifest_audit": {"status": audit, "drift_details": if audit == "drift" {
+                serde_json::json!([{"check": "expected_paths", "expected": "a", "actual": "missing"}])
+            } else { serde_json::json!([]) }},
+        }))
+        .unwrap()
+    }
+
+    fn folded(copies: &[Progress], declined: bool) -> Progress {
+        let archives: Vec<Archive> = (1..=copies.len() as u32)
+            .map(|n| Archive {
+                wave: 1,
+                session: n,
+                path: PathBuf::from(format!("w-{n}")),
+            })
+            .collect();
+        let budget = crate::progress::Budget {
+            cap: 25,
+            warning: None,
+        };
+        let request = RunRequest {
+            plan: Path::new("plans/p.md"),
+            orders_dir: Path::new("orders"),
+            archives: &archives,
+            master: serde_json::json!({"status": "passed"}),
+            declined,
+            notes: Vec::new(),
+            budget: &budget,
+        };
+        let pairs: Vec<(&Archive, Progress)> =
+            archives.iter().zip(copies.iter().cloned()).collect();
+        fold(&request, &copies[0], &pairs)
+    }
+
+    #[test]
+    fn the_sessions_fold_into_one_run_that_passes_the_completion_gate() {
+        // Session 1 retried step 2 once (24 left of its 25); session 2 spent nothing.
+        let whole = folded(
+            &[
+                copy(1, &[(1, 1), (2, 2)], Some(24), "pass"),
+                copy(2, &[(3, 1)], Some(25), "pass"),
+            ],
+            false,
+        );
+        assert_eq!(whole.steps.len(), 3);
+        assert_eq!((whole.mode.as_str(), whole.session), (MODE, None));
+        assert_eq!(whole.iterations_remaining, Some(24));
+        assert_eq!(whole.status, RunStatus::Completed);
+        let gate = crate::progress::completion_gate(&whole, 25);
+        assert!(gate.passed, "{gate:?}");
+
+        // A decline is partial whatever passed; a counter a session left
+        // off leaves the run's off too.
+        assert_eq!(
+            folded(&[copy(1, &[(1, 1)], Some(25), "pass")], true).status,
+            RunStatus::Partial
+        );
+        let off = folded(
+            &[
+                copy(1, &[(1, 1)], None, "pass"),
+                copy(2, &[(3, 1)], Some(25), "pass"),
+            ],
+            false,
+        );
+        assert_eq!(off.iterations_remaining, None);
+    }
+
+    #[test]
+    fn the_runs_audit_is_the_sessions_with_each_drift_item_marked() {
+        let whole = folded(
+            &[
+                copy(1, &[(1, 1)], Some(25), "pass"),
+                copy(2, &[(3, 1)], Some(25), "drift"),
+            ],
+            false,
+        );
+        let audit = &whole.extra["manifest_audit"];
+        assert_eq!(audit["status"], "drift");
+        assert_eq!(audit["drift_details"][0]["session"], 2);
+        assert_eq!(crate::progress::audit_word(&whole), "drift");
+    }
+
     #[test]
     fn the_worst_session_decides_and_in_progress_is_partial() {
         use RunStatus::*;
