@@ -736,6 +736,7 @@ fn a_multi_session_plan_reaches_the_main_merge_through_real_sessions() {
         "### Master Verification (Phase 2.6 Step 4, every wave merged)",
         "### Manifest Audit (Phase 7.5)",
         "- Passed: 4/4",
+        "All steps completed. Exit condition: N/A. Master verification: PASS.",
     ] {
         assert!(report.contains(line), "no {line:?} in:\n{report}");
     }

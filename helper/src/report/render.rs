@@ -286,9 +286,15 @@ pub(super) fn text_with(r: &Report, detail: Detail<'_>, out: &mut impl Write) ->
     writeln!(out)?;
     if r.result == "completed" {
         let s = &r.trekexecute_summary;
+        // A multi-session run's check of the whole is its master verification.
+        let check = if r.sessions.is_empty() {
+            "Plan verification"
+        } else {
+            "Master verification"
+        };
         writeln!(
             out,
-            "All steps completed. Exit condition: {}. Plan verification: {}.",
+            "All steps completed. Exit condition: {}. {check}: {}.",
             pass_word(s.exit_condition),
             pass_word(s.plan_verification)
         )?;

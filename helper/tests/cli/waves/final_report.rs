@@ -109,6 +109,7 @@ fn lists_every_step(report: &str, commits: &[(u32, String)], result: &str) {
         "### Manifest Audit (Phase 7.5)",
         "- **Status:** pass",
         "- Passed: 3/3",
+        "### Summary",
         "\"trekexecute_summary\":{",
         "\"mode\":\"multi-session\"",
     ] {
@@ -157,7 +158,8 @@ fn a_confirm_ends_with_the_whole_plans_report_and_one_record_for_the_run() {
     let report = done["report"].as_str().unwrap();
     lists_every_step(report, &commits, "COMPLETED");
     assert!(
-        report.contains("this confirm clears the orders directory"),
+        report.contains("this confirm clears the orders directory")
+            && report.contains("Master verification: PASS."),
         "{report}"
     );
     summary_names_the_sessions(&done, "completed");
