@@ -719,6 +719,56 @@ fn a_multi_session_plan_reaches_the_main_merge_through_real_sessions() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+    // The answer ends with the report of the whole plan: every step of
+    // every session, the master verification, the whole run's audit and
+    // the summary naming the mode and the sessions.
+    let report = String::from_utf8_lossy(&out.stdout).into_owned();
+    for line in [
+        "## Ultraexecute Local Complete",
+        "**Mode:** multi-session (3 sessions in 2 waves)",
+        "**Result:** COMPLETED",
+        "| 1 | The greeting function | PASS | 1 |",
+        "| 2 | Test the greeting | PASS | 1 |",
+        "| 3 | The farewell function | PASS | 1 |",
+        "| 4 | One command and the whole test | PASS | 1 |",
+        "- Session 1 (wave 1): steps 1, 2 — completed",
+        "- Session 3 (wave 2): step 4 — completed",
+        "### Master Verification (Phase 2.6 Step 4, every wave merged)",
+        "### Manifest Audit (Phase 7.5)",
+        "- Passed: 4/4",
+        "All steps completed. Exit condition: N/A. Master verification: PASS.",
+    ] {
+        assert!(report.contains(line), "no {line:?} in:\n{report}");
+    }
+    let block = report
+        .lines()
+        .find(|l| l.contains("\"trekexecute_summary\""))
+        .unwrap_or_else(|| panic!("no summary block in:\n{report}"));
+    let summary: Value = serde_json::from_str(block).unwrap();
+    let summary = &summary["trekexecute_summary"];
+    assert_eq!(summary["mode"], "multi-session", "{summary}");
+    assert_eq!(summary["result"], "completed", "{summary}");
+    let sessions: Vec<&Value> = summary["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| &s["session"])
+        .collect();
+    assert_eq!(sessions, [1, 2, 3], "{summary}");
+    // One record for the run, where its sessions wrote theirs (the data
+    // directory Claude Code gave them, though the operator named none).
+    let stats = fs::read_to_string(s.plugin_data().join("trekexecute-stats.jsonl")).unwrap();
+    let records: Vec<Value> = stats
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|r| r.get("event").is_none())
+        .collect();
+    let count = |mode: &str| records.iter().filter(|r| r["mode"] == mode).count();
+    assert_eq!(
+        (count("multi-session"), count("session")),
+        (1, 3),
+        "{stats}"
+    );
     let ran = Command::new("bash")
         .arg("tests/all.sh")
         .current_dir(s.dir())

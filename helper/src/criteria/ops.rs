@@ -76,6 +76,12 @@ impl Verification {
             .map(|e| e.message.as_str())
     }
 
+    /// The result as `--record` writes it in a progress file (`status`,
+    /// `summary`, `failed_criteria`).
+    pub(crate) fn record(&self) -> serde_json::Value {
+        self.report.record()
+    }
+
     /// The checklist `criteria run` prints, without its closing `RESULT:`
     /// line (for a caller that says what the result means itself).
     pub(crate) fn checklist(&self) -> String {

@@ -289,8 +289,12 @@ pub(crate) struct FinishedRecord {
     /// `user` or `operator`.
     pub answered_by: String,
     pub answered_at: String,
-    /// The sessions' report as the confirm printed it.
+    /// The run's report as the confirm printed it.
     pub report: String,
+    /// Its `trekexecute_summary` (absent from a record written before
+    /// the whole run's report was made).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<serde_json::Value>,
 }
 
 /// Reads a record; `Ok(None)` when the file does not exist.

@@ -182,12 +182,13 @@ pub(crate) fn write(
 }
 
 /// Records that the run's main-merge gate was confirmed by `answered_by`,
-/// with the sessions' `report`, before `clear` removes what it was read
-/// from.
+/// with the run's `report` and its `summary`, before `clear` removes what
+/// it was read from.
 pub(crate) fn record_finished(
     layout: &Layout,
     answered_by: &str,
     report: &str,
+    summary: Option<serde_json::Value>,
 ) -> Result<(), Fail> {
     let (_, sha) = layout.load_plan()?;
     let record = FinishedRecord {
@@ -198,6 +199,7 @@ pub(crate) fn record_finished(
         answered_by: answered_by.to_owned(),
         answered_at: UtcTime::now().rfc3339(),
         report: report.to_owned(),
+        summary,
     };
     write_record(&layout.finished_file(), &record)
 }

@@ -16,6 +16,8 @@
 //!   run's report (as `trek finish` hands it back) summarises its lists;
 //! - [`ops`]: the report built from a run ([`build`]), as the command line
 //!   and `trek` call it; [`cli`]: the flags, mapped to it.
+//! - [`mod@waves`]: a multi-session run's archived session copies folded
+//!   into one run ([`build_run`]), reported by the same pieces.
 
 mod brief;
 mod cli;
@@ -24,7 +26,9 @@ mod model;
 mod ops;
 mod render;
 mod summary;
+mod waves;
 
 pub(crate) use brief::{full_call, shown};
 pub(crate) use cli::ReportArgs;
 pub(crate) use ops::build;
+pub(crate) use waves::{Archive, RunRequest, build_run};

@@ -185,6 +185,9 @@ pub(super) struct Report {
     pub advisories: Vec<String>,
     /// What could not be read (the plan), said instead of guessed.
     pub notes: Vec<String>,
+    /// A multi-session run's sessions (empty for a single run).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sessions: Vec<super::waves::SessionRow>,
     pub trekexecute_summary: Summary,
 }
 
@@ -539,6 +542,7 @@ pub(super) fn build(
         security_blocks,
         advisories,
         notes,
+        sessions: Vec::new(),
         trekexecute_summary: summary,
     }
 }

@@ -83,6 +83,46 @@ pub(crate) fn build(
 }
 
 impl Built {
+    /// The report of a whole multi-session run, `whole` its sessions'
+    /// copies folded into one ([`super::waves`]): the single run's model,
+    /// with its mode and sessions said in the report and its summary.
+    pub(super) fn of_run(
+        shown: &str,
+        whole: &Progress,
+        plan: &crate::plan::Plan,
+        cap: u32,
+        sessions: Vec<super::waves::SessionRow>,
+        notes: Vec<String>,
+    ) -> Self {
+        let mut report = model::build(shown, whole, Some(plan), cap, notes);
+        let mut waves: Vec<u32> = sessions.iter().map(|s| s.wave).collect();
+        waves.sort_unstable();
+        waves.dedup();
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        report.mode_line = format!(
+            "{} ({} in {})",
+            super::waves::MODE,
+            plural(sessions.len(), "session", "sessions"),
+            plural(waves.len(), "wave", "waves")
+        );
+        report.trekexecute_summary.mode = Some(super::waves::MODE);
+        report.trekexecute_summary.sessions = Some(sessions.clone());
+        report.sessions = sessions;
+        Self {
+            report,
+            plan_profile: plan.profile.clone(),
+        }
+    }
+
+    /// The whole report, every list in full.
+    pub(crate) fn full_text(&self) -> String {
+        let mut out = Vec::new();
+        // Writing into memory does not fail.
+        let _ = render::text(&self.report, &mut out);
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
     /// The exit code: 0 for a completed run, else 1.
     pub(crate) fn code(&self) -> u8 {
         if self.report.result == "completed" {

@@ -117,6 +117,30 @@ fn step_table(rows: &[StepRow], detail: Detail<'_>, out: &mut impl Write) -> io:
     writeln!(out)
 }
 
+/// A multi-session run's sessions: which steps each ran, in which wave,
+/// how it ended, and the archived copy its rows were read from.
+fn sessions(r: &Report, out: &mut impl Write) -> io::Result<()> {
+    if r.sessions.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "### Sessions")?;
+    writeln!(out)?;
+    for s in &r.sessions {
+        let steps: Vec<String> = s.steps.iter().map(u32::to_string).collect();
+        writeln!(
+            out,
+            "- Session {} (wave {}): {} {} — {} — {}",
+            s.session,
+            s.wave,
+            if steps.len() == 1 { "step" } else { "steps" },
+            steps.join(", "),
+            s.result,
+            s.progress_file
+        )?;
+    }
+    writeln!(out)
+}
+
 fn bullets(items: &[String], detail: Detail<'_>, out: &mut impl Write) -> io::Result<()> {
     let (items, more) = if detail.brief() {
         brief::shown(items)
@@ -184,9 +208,15 @@ pub(super) fn text_with(r: &Report, detail: Detail<'_>, out: &mut impl Write) ->
     }
 
     step_table(&r.steps, detail, out)?;
+    sessions(r, out)?;
 
     let c = &r.criteria;
-    if c.kind == "exit_condition" {
+    if !r.sessions.is_empty() {
+        writeln!(
+            out,
+            "### Master Verification (Phase 2.6 Step 4, every wave merged)"
+        )?;
+    } else if c.kind == "exit_condition" {
         writeln!(out, "### Exit Condition (Phase 7, session specs)")?;
     } else {
         writeln!(out, "### Plan Verification (Phase 7, trekplans only)")?;
@@ -256,9 +286,15 @@ pub(super) fn text_with(r: &Report, detail: Detail<'_>, out: &mut impl Write) ->
     writeln!(out)?;
     if r.result == "completed" {
         let s = &r.trekexecute_summary;
+        // A multi-session run's check of the whole is its master verification.
+        let check = if r.sessions.is_empty() {
+            "Plan verification"
+        } else {
+            "Master verification"
+        };
         writeln!(
             out,
-            "All steps completed. Exit condition: {}. Plan verification: {}.",
+            "All steps completed. Exit condition: {}. {check}: {}.",
             pass_word(s.exit_condition),
             pass_word(s.plan_verification)
         )?;
@@ -345,11 +381,14 @@ pub(super) fn text_with(r: &Report, detail: Detail<'_>, out: &mut impl Write) ->
         writeln!(out)?;
     }
     if r.result != "completed" {
-        writeln!(
-            out,
-            "To resume (single session): /trekexecute --resume {}",
-            r.plan
-        )?;
+        // A multi-session run is continued by its parent's command only.
+        if r.sessions.is_empty() {
+            writeln!(
+                out,
+                "To resume (single session): /trekexecute --resume {}",
+                r.plan
+            )?;
+        }
         writeln!(
             out,
             "To continue (multi-session waves): re-run the same /trekexecute command (not --resume)"

@@ -36,6 +36,15 @@ pub(super) struct Summary {
     pub iterations_remaining: Option<u32>,
     pub legacy_plan: bool,
     pub progress_file: String,
+    /// `multi-session` for the report of a whole multi-session run (its
+    /// `progress_file` is then the orders directory of the archived
+    /// copies); absent for a single run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<&'static str>,
+    /// The sessions of a multi-session run, each with its wave, steps,
+    /// result and archived progress copy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sessions: Option<Vec<super::waves::SessionRow>>,
 }
 
 impl Summary {
@@ -79,6 +88,8 @@ impl Summary {
             iterations_remaining: progress.iterations_remaining,
             legacy_plan: audit.legacy_plan,
             progress_file: progress_file.to_owned(),
+            mode: None,
+            sessions: None,
         }
     }
 }
@@ -127,6 +138,12 @@ pub(super) fn stats_record(
     );
     if put_back > 0 {
         record.insert("scope_put_back".into(), put_back.into());
+    }
+    // A multi-session run's record names its sessions, whose own records
+    // (mode `session`) `stats show` counts apart from runs.
+    if let Some(sessions) = &summary.sessions {
+        let numbers: Vec<u32> = sessions.iter().map(|s| s.session).collect();
+        record.insert("sessions".into(), numbers.into());
     }
     record.insert("profile".into(), profile.name.clone().into());
     record.insert("phase_models".into(), profile.phase_models.clone());

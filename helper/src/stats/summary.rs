@@ -11,6 +11,10 @@ use serde_json::Value;
 
 use super::kind;
 
+/// The `mode` of a `--session N` run's record: one share of a
+/// multi-session run, not a run of its own.
+const SESSION_MODE: &str = "session";
+
 /// The summary of one kind's file (schema `stats-summary`, `kinds[]`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct KindSummary {
@@ -18,8 +22,13 @@ pub struct KindSummary {
     pub path: String,
     /// Lines that are JSON objects.
     pub records: u64,
-    /// Records with a `result` (one per finished run, seed Phase 9).
+    /// Records with a `result` (one per finished run, seed Phase 9), a
+    /// session's share of a multi-session run left out.
     pub runs: u64,
+    /// Records of one session's share of a multi-session run (`mode`
+    /// `session`): counted here and nowhere else, since the run's own
+    /// record (`mode` `multi-session`) counts the run and all its steps.
+    pub session_shares: u64,
     /// Runs by `result`.
     pub results: BTreeMap<String, u64>,
     pub steps_passed: u64,
@@ -72,6 +81,10 @@ pub fn summarize_reader(kind: &str, path: &Path, reader: impl BufRead) -> io::Re
         let Some(result) = rec.get("result") else {
             continue;
         };
+        if rec.get("mode").and_then(Value::as_str) == Some(SESSION_MODE) {
+            s.session_shares += 1;
+            continue;
+        }
         s.runs += 1;
         let result = match result {
             Value::String(r) => r.clone(),
@@ -194,6 +207,15 @@ pub(super) fn render_text(summary: &Summary, out: &mut impl Write) -> io::Result
             let events: Vec<String> = k.events.iter().map(|(e, n)| format!("{e} {n}")).collect();
             writeln!(out, "\nevents in {}: {}", k.kind, events.join(", "))?;
         }
+        if k.session_shares > 0 {
+            writeln!(
+                out,
+                "\n{}: {} session record{} of multi-session runs, each run counted once by its own record",
+                k.kind,
+                k.session_shares,
+                if k.session_shares == 1 { "" } else { "s" }
+            )?;
+        }
         if k.bad_lines > 0 {
             writeln!(
                 out,
@@ -219,10 +241,13 @@ mod tests {
             "{\"ts\":\"2026-11-30T09:01:00Z\",\"event\":\"main-merge-gate\",\"payload\":{}}\n",
             "not json\n",
             "\n",
+            "{\"ts\":\"2026-12-01T09:00:00Z\",\"mode\":\"session\",\"result\":\"completed\",\"steps_passed\":2}\n",
         );
         let s = summarize_reader("trekexecute", Path::new("f"), text.as_bytes()).unwrap();
-        assert_eq!(s.records, 3);
+        assert_eq!(s.records, 4);
         assert_eq!(s.runs, 2);
+        // A session's share is counted apart: not a run, no steps.
+        assert_eq!(s.session_shares, 1);
         assert_eq!(s.results.get("failed"), Some(&1));
         assert_eq!(s.steps_passed, 7);
         assert_eq!(s.steps_failed, 1);
@@ -237,6 +262,10 @@ mod tests {
         render_text(&summary, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("completed 1, failed 1"), "{text}");
+        assert!(
+            text.contains("1 session record of multi-session runs"),
+            "{text}"
+        );
         assert!(
             text.contains("events in trekexecute: main-merge-gate 1"),
             "{text}"

@@ -393,8 +393,14 @@ fn push_audit(
 /// Appends the run's Phase 9 record, with the run's id, unless the stats
 /// file already holds it (a finish cut short after writing it).
 fn append_record_once(run: &Run, line: &str, reply: &mut Reply) {
+    append_once(run.decided.run_id.as_deref(), line, reply);
+}
+
+/// Appends a Phase 9 record `line`, with `id` as its `run_id`, unless the
+/// stats file already holds that run's record; a failure is one line.
+pub(super) fn append_once(id: Option<&str>, line: &str, reply: &mut Reply) {
     let mut line = line.to_owned();
-    if let Some(id) = run.decided.run_id.as_deref() {
+    if let Some(id) = id {
         if crate::stats::already_written(crate::stats::EVENT_KIND, id, None) {
             return;
         }

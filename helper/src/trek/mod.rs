@@ -8,7 +8,8 @@
 //! ([`reply`]), so the Markdown command stays short and the agent never
 //! strings shell logic together:
 //!
-//! - [`start`]: Phases 1–4 (and [`waves`], the multi-session path);
+//! - [`start`]: Phases 1–4 (and [`waves`], the multi-session path, whose
+//!   gate answer ends with [`run_report`], the whole run's report);
 //! - [`step`]: Sub-steps A–F, `step-begin` and `step-done`;
 //! - [`finish`]: Phases 7–9;
 //! - [`context`]: the run found from the run marker, and what `start`
@@ -27,6 +28,7 @@ mod git_setup;
 pub(crate) mod phases;
 mod release;
 mod reply;
+mod run_report;
 mod said;
 mod start;
 mod step;

@@ -13,6 +13,7 @@ use super::cli::GateAnswer;
 use super::code;
 use super::finish::{answerer, ask_gate, emit, verification};
 use super::reply::{Next, Reply};
+use super::run_report::{self, Answer};
 use super::said;
 use crate::exit;
 use crate::problem::Problem;
@@ -174,7 +175,7 @@ fn merged_waves(plan: &str) -> usize {
 }
 
 /// The gate of a run whose gate was confirmed already: the same confirm
-/// says so and shows the sessions' report again (exit 0); a decline
+/// says so and shows the run's report again (exit 0); a decline
 /// cannot undo it. Nothing is recorded or emitted again. Orders a confirm
 /// cut short left behind are cleared now.
 fn answered_before(
@@ -199,9 +200,10 @@ fn answered_before(
     let mut reply = Reply::new("finish", Next::Stop, "completed");
     reply.plan = Some(plan.to_owned());
     reply.push(format!(
-        "The main-merge gate of this multi-session run was already answered ({when}): the run is finished, and nothing more is done (to run the plan again from its first wave: /trekexecute {plan}). Its sessions' report, as the confirm showed it:"
+        "The main-merge gate of this multi-session run was already answered ({when}): the run is finished, and nothing more is done (to run the plan again from its first wave: /trekexecute {plan}). Its report, as the confirm showed it:"
     ));
     reply.report = Some(ended.report.clone());
+    reply.summary.clone_from(&ended.summary);
     Ok(reply)
 }
 
@@ -236,6 +238,7 @@ pub(super) fn finish(here: &Path, plan: &Path, gate: Option<GateAnswer>) -> Resu
     .word();
     let mut reply = Reply::new("finish", Next::Stop, "completed");
     reply.plan = Some(plan.clone());
+    run_report::adopt_sessions_data_dir(here, &plan);
     match answer {
         GateAnswer::Confirm => {
             emit(
@@ -243,13 +246,13 @@ pub(super) fn finish(here: &Path, plan: &Path, gate: Option<GateAnswer>) -> Resu
                 &json!({ "plan": plan, "answered_by": by }),
                 &mut reply,
             );
-            let report = sessions_report(here, Path::new(&plan));
-            reply.report = Some(report.clone());
             let verified = verification(&plan, None, Some(&root), None);
+            let made = run_report::at_gate(here, &plan, &verified, Answer::Confirmed, &mut reply);
             if verified.passed() {
                 // Recorded before the orders go: the report is read from
                 // them, and the gate asked again is answered from it.
-                crate::wave::record_finished(&target, by, &report).map_err(|(_, p)| p)?;
+                crate::wave::record_finished(&target, by, &made.text, made.summary)
+                    .map_err(|(_, p)| p)?;
                 let cleared = crate::wave::clear_orders(&target).map_err(|(_, p)| p)?;
                 reply.push(format!(
                     "Master verification passed; the orders directory is cleared ({} files).",
@@ -271,6 +274,8 @@ pub(super) fn finish(here: &Path, plan: &Path, gate: Option<GateAnswer>) -> Resu
             reply.push("Declined: the merged waves stay on this branch for review and the merged-waves record is kept; re-run /trekexecute (not --resume) to come back to this gate.");
             reply.status = "partial".into();
             reply.exit = exit::NOT_OK;
+            let verified = verification(&plan, None, Some(&root), None);
+            run_report::at_gate(here, &plan, &verified, Answer::Declined, &mut reply);
         }
     }
     Ok(reply)

@@ -40,5 +40,6 @@ pub(crate) use context::Target;
 pub(crate) use effects::for_dry_run as effects_for_dry_run;
 pub(crate) use ops::collect_in_flight as collect;
 pub(crate) use ops::{
-    clear_orders, finished, preflight, prepare, record_finished, sessions_report, standing,
+    archives, clear_orders, finished, preflight, prepare, record_finished, sessions_report,
+    standing,
 };

@@ -219,6 +219,23 @@ pub(crate) fn sessions_report(target: &Target<'_>) -> Done<impl Serialize + use<
     }
 }
 
+/// Step 6's input: the plan's orders directory and every archived
+/// session copy in it, for the report of the whole run.
+pub(crate) fn archives(
+    target: &Target<'_>,
+) -> Result<(PathBuf, Vec<crate::report::Archive>), Fail> {
+    let layout = context::layout(target)?;
+    let found = report::archived(&layout)
+        .into_iter()
+        .map(|(wave, session, path)| crate::report::Archive {
+            wave,
+            session,
+            path,
+        })
+        .collect();
+    Ok((layout.orders_dir(), found))
+}
+
 /// Where a plan's multi-session run stands, for `trek start`: whether a
 /// wave awaits its sessions (`wave.json` exists), and else the lowest wave
 /// not yet merged (`None`: every wave is merged).
@@ -262,13 +279,14 @@ pub(crate) fn finished(
 }
 
 /// Phase 8's confirm on the multi-session path, before the orders go:
-/// the run is recorded finished, with the sessions' `report`.
+/// the run is recorded finished, with its `report` and `summary`.
 pub(crate) fn record_finished(
     target: &Target<'_>,
     answered_by: &str,
     report: &str,
+    summary: Option<serde_json::Value>,
 ) -> Result<(), crate::orders::Fail> {
-    crate::orders::record_finished(&context::layout(target)?, answered_by, report)
+    crate::orders::record_finished(&context::layout(target)?, answered_by, report, summary)
 }
 
 /// Phase 8's confirm on the multi-session path: the plan's orders

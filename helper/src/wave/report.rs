@@ -61,10 +61,10 @@ fn numbers(name: &str) -> Option<(u32, u32)> {
     Some((w.parse().ok()?, n.parse().ok()?))
 }
 
-/// Step 6: every archived copy, never the worktrees' files.
-pub(super) fn report(layout: &Layout) -> Report {
-    let dir = layout.orders_dir();
-    let mut found: Vec<(u32, u32, std::path::PathBuf)> = fs::read_dir(&dir)
+/// Every archived session copy in the orders directory, as (wave,
+/// session, path), in wave and session order: never the worktrees' files.
+pub(super) fn archived(layout: &Layout) -> Vec<(u32, u32, std::path::PathBuf)> {
+    let mut found: Vec<(u32, u32, std::path::PathBuf)> = fs::read_dir(layout.orders_dir())
         .into_iter()
         .flatten()
         .filter_map(Result::ok)
@@ -74,8 +74,13 @@ pub(super) fn report(layout: &Layout) -> Report {
         })
         .collect();
     found.sort();
+    found
+}
+
+/// Step 6: every archived copy's result.
+pub(super) fn report(layout: &Layout) -> Report {
     let mut sessions = Vec::new();
-    for (wave, session, path) in found {
+    for (wave, session, path) in archived(layout) {
         let value = crate::input_file::read(&path, 16 << 20)
             .ok()
             .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok());

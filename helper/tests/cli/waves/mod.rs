@@ -9,6 +9,7 @@
 
 mod cycle;
 mod failures;
+mod final_report;
 mod orders;
 mod pushes;
 mod source;

@@ -20,9 +20,9 @@ use serde_json::Value;
 use super::World;
 use crate::common::schema::assert_schema;
 
-const PLAN: &str = "plans/ship.md";
+pub(super) const PLAN: &str = "plans/ship.md";
 
-fn example() -> String {
+pub(super) fn example() -> String {
     fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/waves/plan.md"))
         .unwrap()
 }
@@ -75,7 +75,12 @@ fn broken(step: u32) -> Vec<(&'static str, &'static str)> {
 
 /// `voyage-helper trek ARGS --json` in `dir` with `env` set, its reply
 /// checked against the `trek-reply` schema.
-fn trek_with(w: &World, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, Value) {
+pub(super) fn trek_with(
+    w: &World,
+    dir: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (i32, Value) {
     let out = crate::common::env::helper(dir, w.case.path())
         .arg("trek")
         .args(args)
@@ -88,11 +93,11 @@ fn trek_with(w: &World, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32
     (out.status.code().unwrap_or(-1), value)
 }
 
-fn trek(w: &World, dir: &Path, args: &[&str]) -> (i32, Value) {
+pub(super) fn trek(w: &World, dir: &Path, args: &[&str]) -> (i32, Value) {
     trek_with(w, dir, args, &[])
 }
 
-fn lines(reply: &Value) -> String {
+pub(super) fn lines(reply: &Value) -> String {
     reply["lines"]
         .as_array()
         .unwrap()
@@ -103,7 +108,7 @@ fn lines(reply: &Value) -> String {
 }
 
 /// The parent run: `/trekexecute PLAN` in the main checkout.
-fn parent(w: &World) -> (i32, Value) {
+pub(super) fn parent(w: &World) -> (i32, Value) {
     trek(w, &w.root, &["start", PLAN])
 }
 
@@ -111,7 +116,7 @@ fn parent(w: &World) -> (i32, Value) {
 /// the agent's edits from `edits`, following each reply's `next`, then
 /// `trek finish`. `resume` continues a session that stopped. Returns the
 /// last reply.
-fn session(
+pub(super) fn session(
     w: &World,
     n: u32,
     resume: bool,
@@ -152,7 +157,7 @@ fn session(
     panic!("session {n} did not come to an end: {reply}");
 }
 
-fn progress_of(w: &World, n: u32) -> Value {
+pub(super) fn progress_of(w: &World, n: u32) -> Value {
     let path = w
         .worktree(n)
         .join(format!("plans/.trekexecute-progress-ship-session-{n}.json"));
@@ -160,7 +165,7 @@ fn progress_of(w: &World, n: u32) -> Value {
 }
 
 /// Runs a session that must complete, and checks what it recorded.
-fn completes(w: &World, n: u32, resume: bool) {
+pub(super) fn completes(w: &World, n: u32, resume: bool) {
     let (code, done) = session(w, n, resume, good);
     assert_eq!(code, 0, "session {n}: {done}");
     assert_eq!(done["status"], "completed", "{done}");
@@ -220,16 +225,16 @@ fn to_the_gate(w: &World) -> Value {
     gate
 }
 
-fn plan_path(w: &World) -> String {
+pub(super) fn plan_path(w: &World) -> String {
     w.root.join(PLAN).display().to_string()
 }
 
-fn answer(w: &World, word: &str) -> (i32, Value) {
+pub(super) fn answer(w: &World, word: &str) -> (i32, Value) {
     let plan = plan_path(w);
     trek(w, &w.root, &["finish", "--gate", word, "--plan", &plan])
 }
 
-fn events(w: &World) -> Vec<Value> {
+pub(super) fn events(w: &World) -> Vec<Value> {
     let dir: PathBuf = w.case.path().join(".local/share/voyage");
     let mut all = Vec::new();
     for entry in fs::read_dir(&dir).into_iter().flatten().flatten() {
@@ -409,7 +414,10 @@ fn a_finished_run_asked_its_gate_again_says_it_is_finished() {
     let (code, done) = answer(&w, "confirm");
     assert_eq!(code, 0, "{done}");
     let report = done["report"].as_str().unwrap().to_owned();
-    assert!(report.contains("wave 2 session 3: completed"), "{report}");
+    assert!(
+        report.contains("Session 3 (wave 2): step 4 — completed"),
+        "{report}"
+    );
 
     // The same answer again (a retried call, a second terminal): the run
     // is finished, its report is shown again, and nothing is done twice.
@@ -426,6 +434,7 @@ fn a_finished_run_asked_its_gate_again_says_it_is_finished() {
     );
     assert!(!text.contains("TREK_GATE"), "{text}");
     assert_eq!(again["report"].as_str(), Some(report.as_str()));
+    assert_eq!(again["summary"], done["summary"]);
     let approved = events(&w)
         .into_iter()
         .filter(|e| e["event"] == "main-merge-approved")
