@@ -232,8 +232,14 @@ pub(super) struct DryRun {
 }
 
 impl DryRun {
-    /// Builds the report; files are looked up below `root`.
-    pub(super) fn of(plan: &Plan, root: &Path, screen: &dyn super::CriteriaScreen) -> Self {
+    /// Builds the report; files are looked up below `root`, and the
+    /// starter lines name the plan by `plan_rel`, its path from `root`.
+    pub(super) fn of(
+        plan: &Plan,
+        root: &Path,
+        plan_rel: &str,
+        screen: &dyn super::CriteriaScreen,
+    ) -> Self {
         let steps: Vec<DryRunStep> = plan
             .steps
             .iter()
@@ -280,7 +286,7 @@ impl DryRun {
                 title: s.title.clone(),
                 steps: s.steps.clone(),
                 depends_on: s.depends_on.clone(),
-                starter: format!("/trekexecute --session {} {}", s.number, plan.file),
+                starter: s.starter(plan_rel),
             })
             .collect();
         let verification: Vec<DryRunCriterion> = screen
@@ -444,7 +450,7 @@ impl DryRun {
             writeln!(out)?;
             writeln!(
                 out,
-                "| Wave | Session | Steps | Depends on | Starter (the user runs it in a session they open) |"
+                "| Wave | Session | Steps | Depends on | Starter (given to a session opened in the directory its wave order names) |"
             )?;
             writeln!(out, "|------|---------|-------|------------|---------|")?;
             for s in &self.sessions {

@@ -12,7 +12,7 @@ use serde_json::json;
 use super::cli::GateAnswer;
 use super::code;
 use super::finish::{answerer, ask_gate, emit, verification};
-use super::reply::{Next, Reply};
+use super::reply::{GateCall, Next, Reply};
 use super::said;
 use crate::exit;
 use crate::problem::Problem;
@@ -129,8 +129,7 @@ pub(super) fn run(
             emit("main-merge-gate", &payload, &mut reply);
             ask_gate(
                 &mut reply,
-                format!("trek finish --gate confirm|decline --plan {plan}"),
-                &root,
+                GateCall::new(vec!["--plan".into(), plan.to_owned()], &root),
                 "/trekexecute on the plan (not --resume)",
             );
             Ok(reply)
@@ -222,11 +221,7 @@ pub(super) fn finish(here: &Path, plan: &Path, gate: Option<GateAnswer>) -> Resu
         ));
     }
     let root = main_checkout(here)?;
-    let by = answerer(
-        &root,
-        &format!("trek finish --gate confirm|decline --plan {plan}"),
-    )?
-    .word();
+    let by = answerer(&GateCall::new(vec!["--plan".into(), plan.clone()], &root))?.word();
     let mut reply = Reply::new("finish", Next::Stop, "completed");
     reply.plan = Some(plan.clone());
     match answer {
