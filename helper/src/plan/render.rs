@@ -147,13 +147,15 @@ impl<'a> Validation<'a> {
         let first = self.errors.first().map_or("", |e| e.code);
         match first {
             code::PLAN_UNRECOGNIZED_FORMAT | code::PLAN_FORBIDDEN_HEADING => {
-                "write steps as \"### Step N: <description>\" under \"## Implementation Plan\" (re-run /trekplan for the v1.7 format)"
+                "write steps as \"### Step N: <description>\" under \"## Implementation Plan\", then validate the plan again (voyage-helper plan validate PLAN)"
             }
             code::PLAN_MISSING_MANIFEST => {
-                "add a Manifest with a ```yaml fence to every step, or re-run /trekplan"
+                "add a Manifest with a ```yaml fence to every step, then validate the plan again (voyage-helper plan validate PLAN)"
             }
             "" => "resolve the warnings above, or validate without --fail-on-warnings",
-            _ => "edit the plan at the lines above, or re-run /trekplan",
+            _ => {
+                "edit the plan at the lines above, then validate it again (voyage-helper plan validate PLAN)"
+            }
         }
     }
 }

@@ -45,9 +45,11 @@ pub(super) fn run(
         reply.push_text(&collected.text);
         match collected.outcome {
             Some("merged") => next = standing(here, plan)?.1,
-            // Sessions still open: the hand-over stands.
+            // Sessions still open: the hand-over stands, and the wave is
+            // checked and not done yet (exit 1, as `wave collect` says).
             Some("running") => {
                 reply.status = "handover".into();
+                reply.exit = exit::NOT_OK;
                 return Ok(reply);
             }
             // A session ended badly or a merge conflicted: the wave stays

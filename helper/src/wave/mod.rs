@@ -18,6 +18,8 @@
 //!   shared git calls.
 //! - [`mod@preflight`]: Checks 1–4. [`mod@prepare`]: Steps 1–2. [`mod@collect`]: Step
 //!   3. [`report`]: Steps 5 and 6. [`tidy`]: removal without force.
+//! - [`place`]: where a `--session N` run belongs, and the refusal when
+//!   it started elsewhere.
 //! - [`ops`]: the operations, as the command line and `trek` call them;
 //!   [`cli`]: the flags, each mapped to its operation.
 
@@ -26,6 +28,7 @@ pub(crate) mod code;
 mod collect;
 mod context;
 mod ops;
+mod place;
 mod preflight;
 mod prepare;
 mod report;
@@ -37,3 +40,4 @@ pub(crate) use ops::collect_in_flight as collect;
 pub(crate) use ops::{
     clear_orders, finished, preflight, prepare, record_finished, sessions_report, standing,
 };
+pub(crate) use place::session_misplaced;

@@ -10,6 +10,7 @@
 mod cycle;
 mod failures;
 mod orders;
+mod printed;
 mod source;
 mod strategy;
 mod user_path;
