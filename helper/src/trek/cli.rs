@@ -39,7 +39,10 @@ pub(crate) enum Command {
     /// once in the common .git/info/exclude, and the strategy.
     /// A multi-session plan (an Execution Strategy, default mode) takes the
     /// wave path: the preflight and wave W's session orders, then the run
-    /// stops with the hand-over (the next run collects the wave). Every
+    /// stops with the hand-over (the next run collects the wave; while a
+    /// session of it has not completed, that run exits 1, WAVE_RUNNING).
+    /// --session N of a prepared wave runs only in session N's worktree,
+    /// on its copy of the plan (TREK_SESSION_PLACE otherwise). Every
     /// other run gets its progress file (kept on --resume; an earlier
     /// run's file is named, and a completed one kept under a timestamped
     /// name beside it, an unfinished one refused without --fresh), the entry

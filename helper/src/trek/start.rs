@@ -243,9 +243,9 @@ fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
         });
         reply.push_text(&text);
         reply.push(format!(
-            "The plan is not executable; fix it at the lines above, check it with /trekexecute --validate {} (or: voyage-helper plan validate {}), then run /trekexecute again.",
+            "The plan is not executable; fix it at the lines above, check it with /trekexecute --validate {} (in a terminal: {}), then run /trekexecute again.",
             crate::shell::quote(&plan_arg),
-            crate::shell::quote(&plan_arg)
+            crate::helper_call::call(&["plan", "validate", &plan_arg])
         ));
         reply.status = "fail".into();
         reply.exit = exit::NOT_OK;
@@ -257,7 +257,10 @@ fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
     if let Mode::Session(n) = mode
         && let Some(why) = crate::wave::session_misplaced(here, &plan_path, n)
     {
-        return Err(Problem::new(code::TREK_SESSION_PLACE, why));
+        // Checked and refused (exit 1), as every refusal of a start.
+        let mut reply = stop::problem("start", &Problem::new(code::TREK_SESSION_PLACE, why));
+        reply.exit = exit::NOT_OK;
+        return Ok(reply);
     }
     // Git itself, before any call that needs it: missing or too old, every
     // later call would fail with git's own words.
@@ -1046,8 +1049,11 @@ fn completed_already(
 /// with `--session N`.
 fn start_again(args: &StartArgs, plan: &str) -> String {
     let mut out = match &args.project {
-        Some(dir) => format!("--project {}", dir.display()),
-        None => plan.to_owned(),
+        Some(dir) => format!(
+            "--project {}",
+            crate::shell::quote(&dir.display().to_string())
+        ),
+        None => crate::shell::quote(plan),
     };
     if let Some(n) = args.session {
         out = format!("--session {n} {out}");

@@ -193,7 +193,8 @@ fn answered_before(
     let mut reply = Reply::new("finish", Next::Stop, "completed");
     reply.plan = Some(plan.to_owned());
     reply.push(format!(
-        "The main-merge gate of this multi-session run was already answered ({when}): the run is finished, and nothing more is done (to run the plan again from its first wave: /trekexecute {plan}). Its sessions' report, as the confirm showed it:"
+        "The main-merge gate of this multi-session run was already answered ({when}): the run is finished, and nothing more is done (to run the plan again from its first wave: /trekexecute {}). Its sessions' report, as the confirm showed it:",
+        crate::shell::quote(plan)
     ));
     reply.report = Some(ended.report.clone());
     Ok(reply)
