@@ -241,13 +241,15 @@ impl Reply {
     /// The `NEXT:` line: the form with its words filled in.
     pub(crate) fn next_line(&self) -> String {
         let n = self.step.map(|s| s.to_string()).unwrap_or_default();
+        // Only the gate's forms name calls (the operator's looks PATH up).
         let gate = self
             .gate
             .clone()
             .unwrap_or_else(|| GateCall::new(Vec::new(), "."));
         let (confirm, decline) = match self.next {
             Next::AwaitOperator => (gate.operator("confirm"), gate.operator("decline")),
-            _ => (gate.agent("confirm"), gate.agent("decline")),
+            Next::AskMainMerge => (gate.agent("confirm"), gate.agent("decline")),
+            _ => (String::new(), String::new()),
         };
         self.next
             .form()
