@@ -14,6 +14,8 @@
 //! - [`yaml`]: the YAML and front-matter reader.
 //! - [`schema`]: the embedded JSON Schemas of `schemas/`, and validation
 //!   against them.
+//! - [`shell`]: words quoted for a POSIX shell, so a printed call runs as
+//!   printed.
 //! - [`ansi`]: text as a terminal shows it; [`clock`]: UTC times and
 //!   durations in words; [`exit`]: the exit codes.
 //! - [`fault`]: the kill points and panic places of the fault-injection
@@ -37,4 +39,5 @@ pub mod own_file;
 pub mod problem;
 pub mod proc;
 pub mod schema;
+pub mod shell;
 pub mod yaml;

@@ -22,12 +22,14 @@
 //!   run's step.
 //! - [`gate`]: the autonomy gate; [`profile`]: `profile resolve`.
 //! - shared: [`validation`] (validator reports), [`write_reply`] (what
-//!   writers print), [`data_dir`].
+//!   writers print), [`data_dir`], [`helper_call`] (this helper as a
+//!   call printed for a terminal names it).
 //! - from other crates of the workspace, named at the root so that areas
 //!   reach them as `crate::…`: [`workflow`] (`voyage-workflow`: `workflow
 //!   run`, `validate`, `plan`, `refine`), and from `voyage-core`
 //!   [`problem`] (coded problems), [`yaml`], [`ansi`], [`atomic_file`],
-//!   [`input_file`] (the one reader of outside files), [`proc`] and [`git`]
+//!   [`input_file`] (the one reader of outside files), [`shell`] (words
+//!   quoted for a POSIX shell), [`proc`] and [`git`]
 //!   (every spawn and every git call), [`schema`] (the embedded JSON
 //!   Schemas), [`clock`], [`exit`] (the exit codes) and [`fault`] (the
 //!   crash and panic points of the fault-injection tests).
@@ -65,6 +67,7 @@ mod data_dir;
 mod fence;
 mod gate;
 mod git_exclude;
+mod helper_call;
 #[doc(hidden)]
 pub mod internals;
 mod orders;
@@ -92,7 +95,8 @@ mod write_reply;
 // The shared pieces live in voyage-core; named here so that every area
 // reaches them as `crate::problem`, `crate::proc`, … as before the split.
 use voyage_core::{
-    ansi, atomic_file, clock, exit, fault, git, input_file, own_file, problem, proc, schema, yaml,
+    ansi, atomic_file, clock, exit, fault, git, input_file, own_file, problem, proc, schema, shell,
+    yaml,
 };
 use voyage_workflow as workflow;
 

@@ -121,14 +121,17 @@ fn next_of(stdout: &str) -> Next {
     let Some(line) = stdout.lines().rev().find_map(|l| l.strip_prefix("NEXT: ")) else {
         return Next::Unknown("no NEXT: line".to_owned());
     };
-    // The call a line names after "then:" or "runs:", without the program.
+    // The call a line names after `after` (up to the next " — "), without
+    // the program and the operator's `cd DIR &&` before it.
     let named = |after: &str| -> Option<Vec<String>> {
-        let (_, call) = line.rsplit_once(after)?;
-        let mut words: Vec<String> = call
-            .split_whitespace()
-            .map(|w| w.replace("confirm|decline", "confirm"))
-            .collect();
-        if words.first().is_some_and(|w| w.ends_with("voyage-helper")) {
+        let (_, call) = line.split_once(after)?;
+        let call = call.split(" — ").next().unwrap_or(call);
+        let call = call.split_once(" && ").map_or(call, |(_, c)| c);
+        let mut words: Vec<String> = call.split_whitespace().map(str::to_owned).collect();
+        if words
+            .first()
+            .is_some_and(|w| w.trim_matches('\'').ends_with("voyage-helper"))
+        {
             words.remove(0);
         }
         (words.first().map(String::as_str) == Some("trek")).then(|| words.split_off(1))
@@ -149,11 +152,10 @@ fn next_of(stdout: &str) -> Next {
             _ => Next::Unknown(line.to_owned()),
         };
     }
-    if line.starts_with("ask the question above") {
-        return named("then: ").map_or_else(|| Next::Unknown(line.to_owned()), Next::Call);
-    }
-    if line.starts_with("stop — do not answer the main-merge gate") {
-        return named("runs: ").map_or_else(|| Next::Unknown(line.to_owned()), Next::Call);
+    if line.starts_with("ask the question above")
+        || line.starts_with("stop — do not answer the main-merge gate")
+    {
+        return named("— Confirm: ").map_or_else(|| Next::Unknown(line.to_owned()), Next::Call);
     }
     if line.starts_with("stop") {
         return Next::Stop;

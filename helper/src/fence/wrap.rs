@@ -110,10 +110,9 @@ fn runs_dot(command: &str) -> bool {
     })
 }
 
-/// `text` as one single-quoted shell word.
-pub fn quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', r"'\''"))
-}
+/// `text` as one single-quoted shell word (the wrapped command's text
+/// stays the same whatever a path holds).
+pub use crate::shell::single_quoted as quote;
 
 /// `command` is one of the helper's own `trek` calls, written plainly: the
 /// helper named as the command prescribes (`"${CLAUDE_PLUGIN_ROOT}/plugin/

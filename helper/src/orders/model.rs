@@ -148,9 +148,9 @@ impl Layout {
     /// The directory the session opens in: its `cwd:` below the worktree.
     pub(crate) fn open_dir(&self, session: &Session) -> PathBuf {
         let wt = self.worktree(session.number);
-        match session.cwd.as_deref().map(str::trim) {
-            Some(cwd) if !cwd.is_empty() && cwd != "." => wt.join(cwd.trim_matches('/')),
-            _ => wt,
+        match session.open_dir() {
+            "." => wt,
+            cwd => wt.join(cwd),
         }
     }
 

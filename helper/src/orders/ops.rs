@@ -59,31 +59,6 @@ pub(crate) struct Order {
     pub starter: String,
 }
 
-/// The starter's plan path: relative to the directory the session opens
-/// in, so `/trekexecute --session N PLAN` finds the plan there.
-fn plan_from(layout: &Layout, session: &Session) -> String {
-    let depth = layout
-        .open_dir(session)
-        .strip_prefix(layout.worktree(session.number))
-        .map(|p| p.components().count())
-        .unwrap_or(0);
-    let mut path = "../".repeat(depth);
-    path.push_str(&layout.plan_rel);
-    path
-}
-
-/// Quotes a path for the starter line when it needs it.
-fn shell_word(word: &str) -> String {
-    if word
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@".contains(c))
-    {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
-}
-
 pub(crate) fn order_of(layout: &Layout, wave: u32, session: &Session) -> Order {
     let n = session.number;
     Order {
@@ -94,10 +69,7 @@ pub(crate) fn order_of(layout: &Layout, wave: u32, session: &Session) -> Order {
         directory: layout.open_dir(session).display().to_string(),
         progress_file: layout.progress_file(n).display().to_string(),
         order_file: layout.order_file(wave, n).display().to_string(),
-        starter: format!(
-            "/trekexecute --session {n} {}",
-            shell_word(&plan_from(layout, session))
-        ),
+        starter: session.starter(&layout.plan_rel),
     }
 }
 
@@ -543,12 +515,5 @@ mod tests {
         ] {
             assert!(!is_orders_file(name), "{name}");
         }
-    }
-
-    #[test]
-    fn starter_words_are_quoted_when_needed() {
-        assert_eq!(shell_word(".claude/plans/a.md"), ".claude/plans/a.md");
-        assert_eq!(shell_word("my plans/a.md"), "'my plans/a.md'");
-        assert_eq!(shell_word("it's.md"), r"'it'\''s.md'");
     }
 }

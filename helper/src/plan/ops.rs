@@ -179,7 +179,8 @@ pub(crate) fn dry_run_report(
         Ok(plan) => plan,
         Err(code) => return Ok(code),
     };
-    let report = DryRun::of(&plan, &repo_root(path), screen);
+    let root = repo_root(path);
+    let report = DryRun::of(&plan, &root, &relative_to(path, &root), screen);
     if json {
         report.render_json(out)?;
     } else {
@@ -191,6 +192,20 @@ pub(crate) fn dry_run_report(
     } else {
         exit::NOT_OK
     })
+}
+
+/// `plan` relative to the repository's top `root`, `/`-separated, as a
+/// session's worktree holds it; the path as given when it is not inside.
+fn relative_to(plan: &Path, root: &Path) -> String {
+    std::fs::canonicalize(plan)
+        .ok()
+        .and_then(|real| {
+            let rel = real.strip_prefix(root).ok()?;
+            let parts: Option<Vec<&str>> = rel.iter().map(|p| p.to_str()).collect();
+            parts.map(|p| p.join("/"))
+        })
+        .filter(|rel| !rel.is_empty())
+        .unwrap_or_else(|| plan.display().to_string())
 }
 
 /// The root step paths are relative to: the git work tree holding the plan,

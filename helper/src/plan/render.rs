@@ -147,13 +147,15 @@ impl<'a> Validation<'a> {
         let first = self.errors.first().map_or("", |e| e.code);
         match first {
             code::PLAN_UNRECOGNIZED_FORMAT | code::PLAN_FORBIDDEN_HEADING => {
-                "write steps as \"### Step N: <description>\" under \"## Implementation Plan\" (re-run /trekplan for the v1.7 format)"
+                "write steps as \"### Step N: <description>\" under \"## Implementation Plan\", then validate the plan again (voyage-helper plan validate PLAN)"
             }
             code::PLAN_MISSING_MANIFEST => {
-                "add a Manifest with a ```yaml fence to every step, or re-run /trekplan"
+                "add a Manifest with a ```yaml fence to every step, then validate the plan again (voyage-helper plan validate PLAN)"
             }
             "" => "resolve the warnings above, or validate without --fail-on-warnings",
-            _ => "edit the plan at the lines above, or re-run /trekplan",
+            _ => {
+                "edit the plan at the lines above, then validate it again (voyage-helper plan validate PLAN)"
+            }
         }
     }
 }
@@ -232,8 +234,14 @@ pub(super) struct DryRun {
 }
 
 impl DryRun {
-    /// Builds the report; files are looked up below `root`.
-    pub(super) fn of(plan: &Plan, root: &Path, screen: &dyn super::CriteriaScreen) -> Self {
+    /// Builds the report; files are looked up below `root`, and the
+    /// starter lines name the plan by `plan_rel`, its path from `root`.
+    pub(super) fn of(
+        plan: &Plan,
+        root: &Path,
+        plan_rel: &str,
+        screen: &dyn super::CriteriaScreen,
+    ) -> Self {
         let steps: Vec<DryRunStep> = plan
             .steps
             .iter()
@@ -280,7 +288,7 @@ impl DryRun {
                 title: s.title.clone(),
                 steps: s.steps.clone(),
                 depends_on: s.depends_on.clone(),
-                starter: format!("/trekexecute --session {} {}", s.number, plan.file),
+                starter: s.starter(plan_rel),
             })
             .collect();
         let verification: Vec<DryRunCriterion> = screen
@@ -444,7 +452,7 @@ impl DryRun {
             writeln!(out)?;
             writeln!(
                 out,
-                "| Wave | Session | Steps | Depends on | Starter (the user runs it in a session they open) |"
+                "| Wave | Session | Steps | Depends on | Starter (given to a session opened in the directory its wave order names) |"
             )?;
             writeln!(out, "|------|---------|-------|------------|---------|")?;
             for s in &self.sessions {

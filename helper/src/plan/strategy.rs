@@ -55,6 +55,36 @@ impl Strategy {
     }
 }
 
+impl Session {
+    /// The directory the session opens in, relative to its worktree's
+    /// top: its `cwd:` without leading and trailing slashes, or `.`.
+    pub fn open_dir(&self) -> &str {
+        match self.cwd.as_deref().map(|c| c.trim().trim_matches('/')) {
+            Some(cwd) if !cwd.is_empty() && cwd != "." => cwd,
+            _ => ".",
+        }
+    }
+
+    /// The starter line the user gives the session they open: the one
+    /// line the dry-run, `wave prepare` and the session orders all print.
+    /// `plan_rel` is the plan relative to the repository's top; the line
+    /// names it relative to the session's open directory in its worktree
+    /// (a checkout of the same commit), so it runs there and only there,
+    /// and it is quoted for a shell.
+    pub fn starter(&self, plan_rel: &str) -> String {
+        let depth = std::path::Path::new(self.open_dir())
+            .components()
+            .filter(|c| matches!(c, std::path::Component::Normal(_)))
+            .count();
+        let plan = format!("{}{}", "../".repeat(depth), plan_rel);
+        format!(
+            "/trekexecute --session {} {}",
+            self.number,
+            crate::shell::quote(&plan)
+        )
+    }
+}
+
 /// Numbers in a list such as `1, 2`, `1-3`, `Session 1, Session 2`, `S1, S2`
 /// or `none`.
 pub(super) fn numbers(text: &str) -> Vec<u32> {

@@ -331,9 +331,10 @@ fn dispatch(args: &SpecRequest, reply: &mut Reply, text: &mut String) -> Result<
         .unwrap_or_else(|| PathBuf::from("."));
     let numbers: Vec<String> = missing.iter().map(u32::to_string).collect();
     *text = format!(
-        "Recovery spec: {shown} (steps {})\n\nRecovery order: session {session}, depth {new_depth}\nOpen a Claude Code session yourself in {} (the main checkout, which\nholds the session's merged work) and give it:\n    /trekexecute --session {session} {shown}\nThat session runs the missing steps and its own Phase 7.5 audit.\n",
+        "Recovery spec: {shown} (steps {})\n\nRecovery order: session {session}, depth {new_depth}\nOpen a Claude Code session yourself in {} (the main checkout, which\nholds the session's merged work) and give it:\n    /trekexecute --session {session} {}\nThat session runs the missing steps and its own Phase 7.5 audit.\n",
         numbers.join(", "),
-        root.display()
+        root.display(),
+        crate::shell::quote(&shown)
     );
     Ok(())
 }

@@ -42,7 +42,10 @@ pub(crate) enum Command {
     /// to the repository and the remote: run branch, plan commit,
     /// worktrees, pushes) and wave W's session orders, then the run stops
     /// with the hand-over (the next run collects the wave, naming each
-    /// push to origin; --no-push or VOYAGE_NO_PUSH=1: none). Every
+    /// push to origin; --no-push or VOYAGE_NO_PUSH=1: none; while a
+    /// session of it has not completed, that run exits 1, WAVE_RUNNING).
+    /// --session N of a prepared wave runs only in session N's worktree,
+    /// on its copy of the plan (TREK_SESSION_PLACE otherwise). Every
     /// other run gets its progress file (kept on --resume; an earlier
     /// run's file is named, and a completed one kept under a timestamped
     /// name beside it, an unfinished one refused without --fresh), the entry

@@ -11,6 +11,7 @@ crate::problem::codes! {
     TREK_NO_SUCH_STEP => "the step is not one of this run's steps",
     TREK_STEP_STATE => "the step is not in the state this call needs (begin it before it is done)",
     TREK_INNER => "an operation the façade runs could not give the answer it needs",
+    TREK_SESSION_PLACE => "a `--session N` run was started outside session N's worktree, or given a plan path other than the worktree's copy",
     TREK_GATE => "the main-merge gate answer is missing or not confirm/decline",
     TREK_GATE_UNATTENDED => "the main-merge gate is a person's: a Claude Code session nobody watches (claude -p, the SDKs) cannot answer it",
 }

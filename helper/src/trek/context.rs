@@ -284,9 +284,11 @@ impl Run {
             return Err(Problem::new(
                 code::TREK_STALE_RUN,
                 format!(
-                    "the run marker {} is stale: {why}; `trek start --resume {}` picks the run up again, or the user ends it with `voyage-helper trek release` (until then the hook refuses every write)",
+                    "the run marker {} is stale: {why}; `trek start --resume {}` picks the run up again, or the user ends it in a terminal in {} with `{}` (until then the hook refuses every write)",
                     location.marker.display(),
-                    marker.plan
+                    crate::shell::quote(&marker.plan),
+                    location.worktree.display(),
+                    crate::helper_call::call(&["trek", "release"])
                 ),
             ));
         }

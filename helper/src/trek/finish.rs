@@ -25,7 +25,7 @@ use serde_json::json;
 use super::cli::GateAnswer;
 use super::code;
 use super::context::{self, Run};
-use super::reply::{Next, Reply};
+use super::reply::{GateCall, Next, Reply};
 use super::stop;
 use crate::claude_session::{self, Asker};
 use crate::exit;
@@ -37,31 +37,32 @@ use crate::progress::StepStatus;
 pub(super) const QUESTION: &str = "Question: All steps are done and audited. Ready to proceed with the main-merge step and finalize the run? (Confirm — main-merge / Decline — hold for review)";
 
 /// Brings the reply to the main-merge gate: the question, and the call
-/// that answers it with every argument it needs (`gate_call`). Where no
-/// one can be asked, the agent is told to stop instead of answering.
+/// that answers it with every argument it needs (`gate`). Where no one
+/// can be asked, the agent is told to stop instead of answering.
 /// `again`: the command that brings an interactive session back here.
-pub(super) fn ask_gate(reply: &mut Reply, gate_call: String, dir: &str, again: &str) {
+pub(super) fn ask_gate(reply: &mut Reply, gate: GateCall, again: &str) {
     reply.push(QUESTION);
     if claude_session::asker() == Asker::UnattendedSession {
         reply.push(format!(
-            "Nobody can be asked in this session, so the run waits at the gate. The operator answers in a shell in {dir}: voyage-helper {}, or with {again} in an interactive session.",
-            gate_call.replace("confirm|decline", "confirm (or decline)")
+            "Nobody can be asked in this session, so the run waits at the gate. The operator answers in a terminal with the call the NEXT line names for the answer, or with {again} in an interactive session."
         ));
         reply.next = Next::AwaitOperator;
     } else {
         reply.next = Next::AskMainMerge;
     }
-    reply.call = Some(gate_call);
+    reply.call = Some(gate.either());
+    reply.gate = Some(gate);
 }
 
 /// Who gives the gate's answer from this process, or the refusal when it
 /// would be the model answering for the user.
-pub(super) fn answerer(dir: &str, gate_call: &str) -> Result<Asker, Problem> {
+pub(super) fn answerer(gate: &GateCall) -> Result<Asker, Problem> {
     match claude_session::asker() {
         Asker::UnattendedSession => Err(Problem::new(
             code::TREK_GATE_UNATTENDED,
             format!(
-                "the main-merge gate is the user's to answer, and nobody can be asked in this Claude Code session (CLAUDE_CODE_ENTRYPOINT says it runs unattended): stop here and say the run waits at the gate; the operator answers in a shell in {dir} with `voyage-helper {gate_call}`"
+                "the main-merge gate is the user's to answer, and nobody can be asked in this Claude Code session (CLAUDE_CODE_ENTRYPOINT says it runs unattended): stop here and say the run waits at the gate; the operator answers in a terminal with `{}` (or `decline` in its place)",
+                gate.operator("confirm")
             ),
         )),
         who => Ok(who),
@@ -134,7 +135,7 @@ fn finish_inner(here: &Path, gate: Option<GateAnswer>, advisory: bool) -> Result
                 },
             ));
         }
-        let who = answerer(&root, "trek finish --gate confirm|decline")?;
+        let who = answerer(&GateCall::new(Vec::new(), &root))?;
         let plan = run.plan_arg();
         let by = who.word();
         let (event, payload, status, word) = match answer {
@@ -314,8 +315,7 @@ fn finish_inner(here: &Path, gate: Option<GateAnswer>, advisory: bool) -> Result
             emit_once(&run, "main-merge-gate", payload, &mut reply);
             ask_gate(
                 &mut reply,
-                "trek finish --gate confirm|decline".into(),
-                &root,
+                GateCall::new(Vec::new(), &root),
                 "/trekexecute --resume",
             );
             Ok(reply)

@@ -63,7 +63,8 @@ pub(super) fn release(here: &std::path::Path) -> Reply {
     if let Ok(Some(marker)) = &marker {
         reply.push(format!(
             "Its progress file {} is kept as it was: `/trekexecute --resume {}` picks the run up again, with every check.",
-            marker.progress, marker.plan
+            marker.progress,
+            crate::shell::quote(&marker.plan)
         ));
     }
     reply

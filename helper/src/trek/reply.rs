@@ -30,6 +30,96 @@ pub(crate) enum Next {
     Stop,
 }
 
+impl Next {
+    /// Every form, in the order commands/trekexecute.md takes them.
+    #[cfg(test)]
+    pub(crate) const ALL: [Next; 7] = [
+        Next::BeginStep,
+        Next::Implement,
+        Next::Finish,
+        Next::AskMainMerge,
+        Next::AwaitOperator,
+        Next::JudgeEntry,
+        Next::Stop,
+    ];
+
+    /// The `NEXT:` line's form, the one place it is written: the words
+    /// `N` (the step), `CONFIRM` and `DECLINE` (the gate's two calls, each
+    /// whole and quoted for a shell) stand for what a reply puts there.
+    /// commands/trekexecute.md quotes every form word for word; a test
+    /// holds the two together.
+    pub(crate) const fn form(self) -> &'static str {
+        match self {
+            Next::BeginStep => "NEXT: trek step-begin N",
+            Next::Implement => "NEXT: implement step N (only its Files), then: trek step-done N",
+            Next::Finish => "NEXT: trek finish",
+            Next::AskMainMerge => {
+                "NEXT: ask the question above with AskUserQuestion, then run the answer's call — Confirm: CONFIRM — Decline: DECLINE"
+            }
+            Next::AwaitOperator => {
+                "NEXT: stop — do not answer the main-merge gate; the operator runs in a terminal — Confirm: CONFIRM — Decline: DECLINE"
+            }
+            Next::JudgeEntry => {
+                "NEXT: judge the entry condition above, then re-run trek start with the same arguments and --entry met|unmet"
+            }
+            Next::Stop => "NEXT: stop — show the user the lines above",
+        }
+    }
+}
+
+/// The call that answers the main-merge gate: `trek finish --gate ANSWER`
+/// with its other words (`--plan PLAN` on the multi-session path), run in
+/// `dir`, the repository the run is in.
+#[derive(Debug, Clone)]
+pub(crate) struct GateCall {
+    pub extra: Vec<String>,
+    pub dir: String,
+}
+
+impl GateCall {
+    pub(crate) fn new(extra: Vec<String>, dir: &str) -> Self {
+        Self {
+            extra,
+            dir: dir.to_owned(),
+        }
+    }
+
+    fn words(&self, answer: &str) -> Vec<String> {
+        let mut words: Vec<String> = ["trek", "finish", "--gate", answer]
+            .map(str::to_owned)
+            .into();
+        words.extend(self.extra.iter().cloned());
+        words
+    }
+
+    /// The agent's `trek` call for `answer`, quoted for a shell (the agent
+    /// runs it with the launcher the command names).
+    pub(crate) fn agent(&self, answer: &str) -> String {
+        crate::shell::join(&self.words(answer))
+    }
+
+    /// The operator's call for `answer`, whole: into the repository, then
+    /// this helper by a name a plain terminal finds.
+    pub(crate) fn operator(&self, answer: &str) -> String {
+        format!(
+            "cd {} && {}",
+            crate::shell::quote(&self.dir),
+            crate::helper_call::call(&self.words(answer))
+        )
+    }
+
+    /// Both answers in one text (`--json`'s `call`, the hook's words):
+    /// `trek finish --gate confirm|decline …`.
+    pub(crate) fn either(&self) -> String {
+        let mut text = "trek finish --gate confirm|decline".to_owned();
+        for word in &self.extra {
+            text.push(' ');
+            text.push_str(&crate::shell::quote(word));
+        }
+        text
+    }
+}
+
 /// A step handed to the agent by `trek step-begin`.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Task {
@@ -104,6 +194,9 @@ pub(crate) struct Reply {
     /// needs (ask-main-merge, await-operator).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub call: Option<String>,
+    /// The same call, as the `NEXT:` line writes it for each answer.
+    #[serde(skip)]
+    pub gate: Option<GateCall>,
     /// The exit status this reply carries: 0 the run goes on or completed,
     /// 1 it stopped short, 2 it could not be checked.
     #[serde(skip)]
@@ -125,6 +218,7 @@ impl Reply {
             summary: None,
             scope: None,
             call: None,
+            gate: None,
             exit: crate::exit::OK,
         }
     }
@@ -144,32 +238,30 @@ impl Reply {
             .extend(text.trim_end().lines().map(str::to_owned));
     }
 
-    fn gate_call(&self) -> &str {
-        self.call
-            .as_deref()
-            .unwrap_or("trek finish --gate confirm|decline")
-    }
-
-    /// The `NEXT:` line.
-    fn next_line(&self) -> String {
+    /// The `NEXT:` line: the form with its words filled in.
+    pub(crate) fn next_line(&self) -> String {
         let n = self.step.map(|s| s.to_string()).unwrap_or_default();
-        match self.next {
-            Next::BeginStep => format!("NEXT: trek step-begin {n}"),
-            Next::Implement => format!(
-                "NEXT: implement step {n} (only its Files), then: trek step-done {n}"
-            ),
-            Next::Finish => "NEXT: trek finish".to_owned(),
-            Next::AskMainMerge => format!(
-                "NEXT: ask the question above with AskUserQuestion, then: {}",
-                self.gate_call()
-            ),
-            Next::AwaitOperator => format!(
-                "NEXT: stop — do not answer the main-merge gate; the operator runs: voyage-helper {}",
-                self.gate_call()
-            ),
-            Next::JudgeEntry => "NEXT: judge the entry condition above, then re-run trek start with the same arguments and --entry met|unmet".to_owned(),
-            Next::Stop => "NEXT: stop — show the user the lines above".to_owned(),
-        }
+        // Only the gate's forms name calls (the operator's looks PATH up).
+        let gate = self
+            .gate
+            .clone()
+            .unwrap_or_else(|| GateCall::new(Vec::new(), "."));
+        let (confirm, decline) = match self.next {
+            Next::AwaitOperator => (gate.operator("confirm"), gate.operator("decline")),
+            Next::AskMainMerge => (gate.agent("confirm"), gate.agent("decline")),
+            _ => (String::new(), String::new()),
+        };
+        self.next
+            .form()
+            .split(' ')
+            .map(|word| match word {
+                "N" => n.clone(),
+                "CONFIRM" => confirm.clone(),
+                "DECLINE" => decline.clone(),
+                other => other.to_owned(),
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     pub(crate) fn render(&self, json: bool, out: &mut impl Write) -> io::Result<u8> {
@@ -241,4 +333,64 @@ fn render_task(n: u32, task: &Task, out: &mut impl Write) -> io::Result<()> {
         writeln!(out, "Verify (trek step-done runs it): `{}`", shown(v))?;
     }
     writeln!(out, "On failure: {}", shown(&task.on_failure))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each `NEXT: …` that commands/trekexecute.md quotes in backticks.
+    fn command_forms() -> Vec<String> {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../commands/trekexecute.md");
+        let text = std::fs::read_to_string(&path).unwrap();
+        text.match_indices("`NEXT: ")
+            .filter_map(|(at, _)| {
+                let rest = text.get(at + 1..)?;
+                rest.split_once('`').map(|(form, _)| form.to_owned())
+            })
+            .collect()
+    }
+
+    /// The command and the helper agree word for word on every form: one
+    /// the helper prints that the command does not name, or one the
+    /// command names that the helper never prints, fails.
+    #[test]
+    fn the_command_names_every_next_form_the_helper_prints() {
+        let command = command_forms();
+        let helper: Vec<&str> = Next::ALL.iter().map(|n| n.form()).collect();
+        for form in &helper {
+            assert!(
+                command.iter().any(|c| c == form),
+                "commands/trekexecute.md does not name the helper's form `{form}`; it names {command:#?}"
+            );
+        }
+        for form in &command {
+            assert!(
+                helper.contains(&form.as_str()),
+                "commands/trekexecute.md names `{form}`, which the helper never prints; its forms: {helper:#?}"
+            );
+        }
+    }
+
+    /// A line is its form with the words filled in, the gate's calls whole
+    /// and quoted.
+    #[test]
+    fn a_next_line_fills_its_form() {
+        let mut reply = Reply::new("finish", Next::AskMainMerge, "in_progress");
+        reply.gate = Some(GateCall::new(
+            vec!["--plan".into(), "/tmp/my repo/plan.md".into()],
+            "/tmp/my repo",
+        ));
+        assert_eq!(
+            reply.next_line(),
+            "NEXT: ask the question above with AskUserQuestion, then run the answer's call — Confirm: trek finish --gate confirm --plan '/tmp/my repo/plan.md' — Decline: trek finish --gate decline --plan '/tmp/my repo/plan.md'"
+        );
+        let mut reply = Reply::new("step-done", Next::Implement, "in_progress");
+        reply.step = Some(3);
+        assert_eq!(
+            reply.next_line(),
+            "NEXT: implement step 3 (only its Files), then: trek step-done 3"
+        );
+    }
 }

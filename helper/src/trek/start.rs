@@ -248,8 +248,23 @@ fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
             )
         });
         reply.push_text(&text);
-        reply.push("The plan is not executable; fix it (or re-run /trekplan), then run /trekexecute again.");
+        reply.push(format!(
+            "The plan is not executable; fix it at the lines above, check it with /trekexecute --validate {} (in a terminal: {}), then run /trekexecute again.",
+            crate::shell::quote(&plan_arg),
+            crate::helper_call::call(&["plan", "validate", &plan_arg])
+        ));
         reply.status = "fail".into();
+        reply.exit = exit::NOT_OK;
+        return Ok(reply);
+    }
+    // A session of a prepared wave runs in its worktree, on its copy of
+    // the plan: anywhere else its progress file would land where the
+    // wave's collect never looks. Refused before anything is written.
+    if let Mode::Session(n) = mode
+        && let Some(why) = crate::wave::session_misplaced(here, &plan_path, n)
+    {
+        // Checked and refused (exit 1), as every refusal of a start.
+        let mut reply = stop::problem("start", &Problem::new(code::TREK_SESSION_PLACE, why));
         reply.exit = exit::NOT_OK;
         return Ok(reply);
     }
@@ -396,7 +411,20 @@ fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
         effort: Some(&effort),
     };
     let strategy = crate::plan::decide(&plan, &how);
-    reply.push(strategy.line.clone());
+    // A session's run is one session of the plan's strategy, not a plan
+    // run as a single session: say which.
+    let session_of = match mode {
+        Mode::Session(n) => plan.strategy.as_ref().and_then(|st| {
+            let steps: Vec<String> = st.session(n)?.steps.iter().map(u32::to_string).collect();
+            Some(format!(
+                "Strategy: session {n} of a {}-session plan (steps {} only)",
+                st.sessions.len(),
+                steps.join(", ")
+            ))
+        }),
+        _ => None,
+    };
+    reply.push(session_of.unwrap_or_else(|| strategy.line.clone()));
     if strategy.decision != crate::plan::StrategyDecision::Single {
         return super::waves::run(here, reply, &plan_arg, project.as_deref(), args.no_push);
     }
@@ -1027,8 +1055,11 @@ fn completed_already(
 /// with `--session N`.
 fn start_again(args: &StartArgs, plan: &str) -> String {
     let mut out = match &args.project {
-        Some(dir) => format!("--project {}", dir.display()),
-        None => plan.to_owned(),
+        Some(dir) => format!(
+            "--project {}",
+            crate::shell::quote(&dir.display().to_string())
+        ),
+        None => crate::shell::quote(plan),
     };
     if let Some(n) = args.session {
         out = format!("--session {n} {out}");

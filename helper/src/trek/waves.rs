@@ -12,7 +12,7 @@ use serde_json::json;
 use super::cli::GateAnswer;
 use super::code;
 use super::finish::{answerer, ask_gate, emit, verification};
-use super::reply::{Next, Reply};
+use super::reply::{GateCall, Next, Reply};
 use super::run_report::{self, Answer};
 use super::said;
 use crate::exit;
@@ -48,9 +48,11 @@ pub(super) fn run(
         reply.push_text(&collected.text);
         match collected.outcome {
             Some("merged") => next = standing(here, plan)?.1,
-            // Sessions still open: the hand-over stands.
+            // Sessions still open: the hand-over stands, and the wave is
+            // checked and not done yet (exit 1, as `wave collect` says).
             Some("running") => {
                 reply.status = "handover".into();
+                reply.exit = exit::NOT_OK;
                 return Ok(reply);
             }
             // A session ended badly or a merge conflicted: the wave stays
@@ -137,8 +139,7 @@ pub(super) fn run(
             emit("main-merge-gate", &payload, &mut reply);
             ask_gate(
                 &mut reply,
-                format!("trek finish --gate confirm|decline --plan {plan}"),
-                &root,
+                GateCall::new(vec!["--plan".into(), plan.to_owned()], &root),
                 "/trekexecute on the plan (not --resume)",
             );
             Ok(reply)
@@ -200,7 +201,8 @@ fn answered_before(
     let mut reply = Reply::new("finish", Next::Stop, "completed");
     reply.plan = Some(plan.to_owned());
     reply.push(format!(
-        "The main-merge gate of this multi-session run was already answered ({when}): the run is finished, and nothing more is done (to run the plan again from its first wave: /trekexecute {plan}). Its report, as the confirm showed it:"
+        "The main-merge gate of this multi-session run was already answered ({when}): the run is finished, and nothing more is done (to run the plan again from its first wave: /trekexecute {}). Its report, as the confirm showed it:",
+        crate::shell::quote(plan)
     ));
     reply.report = Some(ended.report.clone());
     reply.summary.clone_from(&ended.summary);
@@ -231,11 +233,7 @@ pub(super) fn finish(here: &Path, plan: &Path, gate: Option<GateAnswer>) -> Resu
         ));
     }
     let root = main_checkout(here)?;
-    let by = answerer(
-        &root,
-        &format!("trek finish --gate confirm|decline --plan {plan}"),
-    )?
-    .word();
+    let by = answerer(&GateCall::new(vec!["--plan".into(), plan.clone()], &root))?.word();
     let mut reply = Reply::new("finish", Next::Stop, "completed");
     reply.plan = Some(plan.clone());
     run_report::adopt_sessions_data_dir(here, &plan);

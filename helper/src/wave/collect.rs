@@ -60,6 +60,26 @@ fn stop(code: &'static str, message: String) -> Fail {
     (exit::NOT_OK, Problem::new(code, message))
 }
 
+/// Where and how to run session `n` of the wave: its directory and its
+/// starter line, as its order gives them.
+fn how_to_run(layout: &Layout, n: u32) -> String {
+    let plan = layout.load_plan().ok();
+    match plan
+        .as_ref()
+        .and_then(|(plan, _)| plan.strategy.as_ref()?.session(n))
+    {
+        Some(session) => format!(
+            "open a Claude Code session in {} and give it: {} (add --resume after the number to go on with a run started there)",
+            layout.open_dir(session).display(),
+            session.starter(&layout.plan_rel)
+        ),
+        None => format!(
+            "run it in its worktree {} as its order says",
+            layout.worktree(n).display()
+        ),
+    }
+}
+
 fn absorb(reply: &mut CollectReply, swept: Swept) {
     reply.removed_worktrees.extend(swept.removed_worktrees);
     reply.removed_branches.extend(swept.removed_branches);
@@ -100,13 +120,14 @@ pub(super) fn run(
         .sessions
         .iter()
         .filter(|s| s.state == State::Running)
-        .map(|s| {
-            format!(
-                "session {} ({}; order: {})",
+        .map(|s| match &s.status {
+            Some(word) => format!("session {} ({word}; order: {})", s.session, s.order_file),
+            None => format!(
+                "session {} (no progress file in its worktree: it has not started there, or it ran elsewhere, such as with the main checkout's plan path, which does not count; {}; order: {})",
                 s.session,
-                s.status.as_deref().unwrap_or("no progress file yet"),
+                how_to_run(layout, s.session),
                 s.order_file
-            )
+            ),
         })
         .collect();
     reply.status = Some(status);
@@ -116,8 +137,8 @@ pub(super) fn run(
         return Err(stop(
             code::WAVE_RUNNING,
             format!(
-                "wave {w} is still running: {}. Nothing was touched. A session you decided not to run: delete {} and re-run",
-                still.join(", "),
+                "wave {w} is still running: {}. Nothing was touched; when every session is done, run /trekexecute on the plan here again. To give the whole wave up instead: delete {} and re-run",
+                still.join("; "),
                 layout.wave_file().display()
             ),
         ));

@@ -20,6 +20,8 @@
 //!   3. [`report`]: Steps 5 and 6. [`tidy`]: removal without force.
 //! - [`effects`]: what a run will do to the repository and the remote,
 //!   listed before it does it. [`push`]: Hard rule 19's pushes.
+//! - [`place`]: where a `--session N` run belongs, and the refusal when
+//!   it started elsewhere.
 //! - [`ops`]: the operations, as the command line and `trek` call them;
 //!   [`cli`]: the flags, each mapped to its operation.
 
@@ -29,6 +31,7 @@ mod collect;
 mod context;
 mod effects;
 mod ops;
+mod place;
 mod preflight;
 mod prepare;
 mod push;
@@ -43,3 +46,4 @@ pub(crate) use ops::{
     archives, clear_orders, finished, preflight, prepare, record_finished, sessions_report,
     standing,
 };
+pub(crate) use place::session_misplaced;

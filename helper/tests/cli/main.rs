@@ -45,6 +45,7 @@ mod toplevel;
 mod trek;
 mod trek_faults;
 mod trek_finish_faults;
+mod trek_printed;
 mod trek_scope_record;
 mod trek_verify;
 mod verdict;

@@ -20,7 +20,18 @@ const READ_BY_THE_HELPER: [&str; 6] = [
 /// every `VOYAGE_*`, `CLAUDE_*`, `EXECUTANT_*`, `TREKEXECUTE_*` and `OTEL_*`
 /// variable and `TRACEPARENT` removed.
 pub fn helper(cwd: &Path, home: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_voyage-helper"));
+    clean(Command::new(env!("CARGO_BIN_EXE_voyage-helper")), cwd, home)
+}
+
+/// `sh -c SCRIPT` in `cwd` with the same environment as [`helper`]: a
+/// call a reply printed, run as a user would paste it into a terminal.
+pub fn shell(cwd: &Path, home: &Path, script: &str) -> Command {
+    let mut cmd = clean(Command::new("sh"), cwd, home);
+    cmd.arg("-c").arg(script);
+    cmd
+}
+
+fn clean(mut cmd: Command, cwd: &Path, home: &Path) -> Command {
     for (key, _) in std::env::vars_os() {
         let key = key.to_string_lossy();
         if key == "TRACEPARENT" || READ_BY_THE_HELPER.iter().any(|p| key.starts_with(p)) {

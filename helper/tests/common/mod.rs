@@ -6,6 +6,7 @@
 //! - [`workflow`]: [`Dir`], workflow files in a temp dir and `--ci` runs
 //!   whose every event is checked against the event schema;
 //! - [`env`]: the binary with nothing of the developer's environment;
+//! - [`printed`]: calls a reply prints, run as printed through `sh -c`;
 //! - [`repo`]: real git repositories in temp dirs;
 //! - [`schema`]: output checked against `schemas/`;
 //! - [`wait`]: waiting for something observable, with a deadline;
@@ -18,6 +19,7 @@
 
 pub mod case;
 pub mod env;
+pub mod printed;
 pub mod repo;
 pub mod schema;
 pub mod skip;

@@ -12,6 +12,7 @@ mod failures;
 mod final_report;
 mod orders;
 mod pushes;
+mod printed;
 mod source;
 mod strategy;
 mod user_path;

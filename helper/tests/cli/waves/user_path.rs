@@ -32,7 +32,7 @@ fn ship() -> World {
 }
 
 /// What the agent writes for each step of the example plan.
-fn good(step: u32) -> Vec<(&'static str, &'static str)> {
+pub(super) fn good(step: u32) -> Vec<(&'static str, &'static str)> {
     match step {
         1 => vec![(
             "lib/greet.sh",
