@@ -123,6 +123,12 @@ impl Layout {
         format!("trek/{}/session-{session}", ref_safe(&self.slug))
     }
 
+    /// The run branch: the run's checkpoints and merges land here, and the
+    /// main-merge gate's confirm merges it into the branch the run started on.
+    pub(crate) fn run_branch(&self) -> String {
+        format!("trek/{}/run", ref_safe(&self.slug))
+    }
+
     /// The prefix of every session branch of this plan.
     pub(crate) fn branch_prefix(&self) -> String {
         format!("refs/heads/trek/{}/", ref_safe(&self.slug))

@@ -148,6 +148,12 @@ pub(crate) struct StartArgs {
     /// steps' starting point, and a revert saves them in a patch first.
     #[arg(long)]
     pub allow_dirty: bool,
+    /// Run on the branch checked out, without a run branch: each
+    /// checkpoint lands on it as it is made, and the main-merge gate
+    /// merges nothing. By default the run makes `trek/SLUG/run` from that
+    /// branch, works there, and the gate's confirm merges it back.
+    #[arg(long)]
+    pub in_place: bool,
     /// Show what would run, run nothing.
     #[arg(long)]
     pub dry_run: bool,
