@@ -12,5 +12,6 @@ crate::problem::codes! {
     TREK_STEP_STATE => "the step is not in the state this call needs (begin it before it is done)",
     TREK_INNER => "an operation the façade runs could not give the answer it needs",
     TREK_GATE => "the main-merge gate answer is missing or not confirm/decline",
+    TREK_RUN_BRANCH => "the run's run branch is not checked out: its steps go on only there",
     TREK_GATE_UNATTENDED => "the main-merge gate is a person's: a Claude Code session nobody watches (claude -p, the SDKs) cannot answer it",
 }

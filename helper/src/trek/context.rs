@@ -249,8 +249,18 @@ pub(super) struct Run {
 
 impl Run {
     /// The run of the work tree holding the directory `here`.
+    /// A run with a run branch goes on only with that branch checked out.
     pub(super) fn here(here: &Path) -> Result<Self, Problem> {
-        Self::find(here, false)
+        let run = Self::find(here, false)?;
+        let off = run
+            .decided
+            .branches
+            .as_ref()
+            .and_then(|b| super::run_branch::off_branch(&run.root, b));
+        match off {
+            Some(why) => Err(Problem::new(code::TREK_RUN_BRANCH, why)),
+            None => Ok(run),
+        }
     }
 
     /// [`Self::here`] for `trek finish`, which also takes a run whose

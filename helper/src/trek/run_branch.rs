@@ -224,6 +224,21 @@ pub(super) fn ensure_on(
     ])
 }
 
+/// Why a step call may not go on: the checkout is not on the run branch
+/// (the user switched away mid-run). Never switched here: a step's work
+/// may be in the tree.
+pub(super) fn off_branch(root: &Path, b: &Branches) -> Option<String> {
+    let here = current(root).ok()?;
+    (here.as_deref() != Some(b.run.as_str())).then(|| {
+        format!(
+            "the checkout is on {}, but this run's commits go on its run branch {}: nothing was done. Switch back (git switch {}), then make the same call again",
+            here.as_deref().unwrap_or("a detached HEAD"),
+            b.run,
+            b.run
+        )
+    })
+}
+
 /// The gate's question for a run with a run branch: what a confirm does.
 pub(super) fn question(root: &Path, b: &Branches) -> String {
     let n = ahead(root, &b.start, &b.run);

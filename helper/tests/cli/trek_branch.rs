@@ -248,3 +248,25 @@ fn a_detached_head_runs_in_place_and_says_so() {
     );
     assert!(!branch_exists(&repo, RUN));
 }
+
+#[test]
+fn a_step_call_on_another_branch_refuses_and_commits_nothing_there() {
+    let repo = Repo::new(&example_plan());
+    repo.trek(&["start", &repo.plan()]);
+    repo.trek(&["step-begin", "1"]);
+    repo.write(&[("greet.sh", crate::trek::GREET)]);
+    git(repo.path(), &["switch", "-q", "main"]);
+    let main_before = commit_of(&repo, "main");
+    let (code, refused) = repo.trek(&["step-done", "1"]);
+    assert_eq!(code, 2, "{refused}");
+    assert!(
+        text(&refused).contains("git switch trek/plan/run"),
+        "{refused}"
+    );
+    assert_eq!(commit_of(&repo, "main"), main_before);
+    // Back on the run branch, the same call goes on.
+    git(repo.path(), &["switch", "-q", RUN]);
+    let (code, done) = repo.trek(&["step-done", "1"]);
+    assert_eq!(code, 0, "{done}");
+    assert_eq!(subjects_of(&repo, RUN)[0], CHECKPOINTS[1]);
+}
