@@ -42,6 +42,13 @@ fn current(root: &Path) -> Result<Option<String>, Refused> {
     Ok(out.ok().then(|| out.text().trim().to_owned()))
 }
 
+/// The branch checked out before the current one (`@{-1}`), if any.
+fn previous(root: &Path) -> Result<Option<String>, Refused> {
+    let out = git(root, &["rev-parse", "-q", "--abbrev-ref", "@{-1}"])?;
+    let name = out.text().trim().to_owned();
+    Ok((out.ok() && !name.is_empty() && exists(root, &name)?).then_some(name))
+}
+
 fn exists(root: &Path, branch: &str) -> Result<bool, Refused> {
     let name = format!("refs/heads/{branch}");
     Ok(git(root, &["rev-parse", "-q", "--verify", &name])?.ok())
@@ -90,7 +97,7 @@ pub(super) fn begin(
     earlier: Option<Branches>,
     resume: &str,
 ) -> Result<Begun, Refused> {
-    let Some(start) = current(root)? else {
+    let Some(mut start) = current(root)? else {
         return Ok(in_place(
             "Run branch: none, HEAD is detached: the run goes in place and its checkpoints land on no branch (to have a run branch, stop here and create a branch first: git switch -c NAME).".to_owned(),
         ));
@@ -115,6 +122,18 @@ pub(super) fn begin(
                 branches: Some(e),
             });
         }
+        // A start cut short right after making the branch left it with no
+        // commit of its own: back to the branch checked out before it
+        // (git's @{-1}), and the branch is made again from there.
+        if let Some(before) = previous(root)?
+            && before != run
+            && contained(root, run, &before)?
+            && checkout(root, &before)?.ok()
+        {
+            start = before;
+        }
+    }
+    if start == run {
         // Its record is gone (a progress file put aside unreadable): the
         // branch it merges into is unknown, so the run stays on it.
         return Ok(in_place(format!(

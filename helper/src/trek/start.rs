@@ -737,9 +737,17 @@ fn single_session(
             .and_then(|d| d.branches)
     {
         // Steps never run on the branch the run started from: a checkout
-        // left there (after a decline, say) goes back to the run branch.
+        // left there (after a decline, say) goes back to the run branch,
+        // unless a confirm cut short merged the run into it already.
+        let confirmed = context::load_progress(&progress).is_ok_and(|p| {
+            p.extra
+                .get("main_merge_gate")
+                .and_then(|g| g.get("status"))
+                .and_then(|s| s.as_str())
+                == Some("confirmed")
+        });
         let again = format!("/trekexecute --resume {}", start_again(args, &plan_arg));
-        match super::run_branch::ensure_on(&root, &branches, false, &again) {
+        match super::run_branch::ensure_on(&root, &branches, confirmed, &again) {
             Ok(line) => reply.lines.extend(line),
             Err(lines) => {
                 reply.lines.extend(lines);
