@@ -256,7 +256,7 @@ impl Run {
             .decided
             .branches
             .as_ref()
-            .and_then(|b| super::run_branch::off_branch(&run.root, b));
+            .and_then(|b| super::run_branch::off_branch(run.git_dir(), b));
         match off {
             Some(why) => Err(Problem::new(code::TREK_RUN_BRANCH, why)),
             None => Ok(run),

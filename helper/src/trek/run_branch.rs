@@ -245,9 +245,14 @@ pub(super) fn ensure_on(
 
 /// Why a step call may not go on: the checkout is not on the run branch
 /// (the user switched away mid-run). Never switched here: a step's work
-/// may be in the tree.
-pub(super) fn off_branch(root: &Path, b: &Branches) -> Option<String> {
-    let here = current(root).ok()?;
+/// may be in the tree. Read from the work tree's own `HEAD` file in
+/// `git_dir`, not asked of git: a step call's time is counted (figure 26).
+pub(super) fn off_branch(git_dir: &Path, b: &Branches) -> Option<String> {
+    let head = std::fs::read_to_string(git_dir.join("HEAD")).ok()?;
+    let here = head
+        .trim()
+        .strip_prefix("ref: refs/heads/")
+        .map(str::to_owned);
     (here.as_deref() != Some(b.run.as_str())).then(|| {
         format!(
             "the checkout is on {}, but this run's commits go on its run branch {}: nothing was done. Switch back (git switch {}), then make the same call again",
