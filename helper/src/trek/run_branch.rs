@@ -60,7 +60,7 @@ fn contained(root: &Path, a: &str, b: &str) -> Result<bool, Refused> {
 }
 
 /// The number of commits in `to` that `from` lacks, as git counts them.
-pub(super) fn ahead(root: &Path, from: &str, to: &str) -> usize {
+fn ahead(root: &Path, from: &str, to: &str) -> usize {
     git(root, &["rev-list", "--count", &format!("{from}..{to}")])
         .ok()
         .filter(crate::git::Output::ok)
