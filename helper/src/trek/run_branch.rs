@@ -169,8 +169,8 @@ pub(super) fn begin(
             ),
         ]);
     }
-    // Short: the start reply has a budget (figure 19); the guide says the
-    // rest (the start branch does not move until the gate).
+    // Short: the start reply's budget is 600 bytes (issue 25); the guide
+    // says the rest (the start branch does not move until the gate).
     Ok(Begun {
         line: format!("Run branch: {run} from {start}"),
         branches: Some(Branches {
@@ -207,7 +207,10 @@ pub(super) fn ensure_on(
                     "Error: the run branch {} is gone, and this run's steps are on it, not on {}.",
                     b.run, b.start
                 ),
-                "Start the plan afresh (/trekexecute --fresh PLAN), or bring the branch back if you have it (git branch RUN COMMIT).".to_owned(),
+                format!(
+                    "Start the plan afresh (/trekexecute --fresh PLAN), or bring the branch back if you have its commit (git branch {} COMMIT).",
+                    b.run
+                ),
             ]);
         }
         let switched = checkout(root, &b.run)?;
