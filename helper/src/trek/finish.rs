@@ -193,11 +193,15 @@ fn finish_inner(here: &Path, gate: Option<GateAnswer>, advisory: bool) -> Result
         }
         emit_once(&run, event, payload, &mut reply);
         if answer == GateAnswer::Decline {
+            let again = match &run.decided.project {
+                Some(dir) => format!("/trekexecute --project {dir} --resume"),
+                None => format!("/trekexecute --resume {}", run.plan_arg()),
+            };
             match &run.decided.branches {
                 Some(b) => reply.lines.extend(super::run_branch::declined(
                     &run.root,
                     b,
-                    "/trekexecute --resume (it switches back to the run branch)",
+                    &format!("{again} (it switches back to the run branch)"),
                 )),
                 None => reply.push("Declined: nothing is finalized; the run is recorded as partial and the commits stay for review. /trekexecute --resume returns to this gate."),
             }
