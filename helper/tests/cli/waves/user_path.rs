@@ -612,3 +612,34 @@ fn a_decline_leaves_main_untouched_and_the_next_run_comes_back_to_the_run_branch
     assert_eq!(checked_out(&w), "elsewhere");
     assert_eq!(commit_of(&w, "main"), main_before);
 }
+
+#[test]
+fn in_place_the_waves_merge_into_main_and_the_confirm_merges_nothing() {
+    let w = ship();
+    let (code, first) = trek(&w, &w.root, &["start", "--in-place", PLAN]);
+    assert_eq!(code, 0, "{first}");
+    assert!(
+        lines(&first).contains("Run branch: none (--in-place)"),
+        "{first}"
+    );
+    assert_eq!(checked_out(&w), "main");
+    completes(&w, 1, false);
+    completes(&w, 2, false);
+    wave_one_merges(&w);
+    completes(&w, 3, false);
+    let (code, gate) = parent(&w);
+    assert_eq!(gate["next"], "ask-main-merge", "{gate}");
+    assert_eq!(code, 0);
+    assert!(lines(&gate).contains("Ready to proceed"), "{gate}");
+    // Every wave is on main before the answer.
+    assert!(w.root.join("tests/all.sh").is_file());
+    let tip = commit_of(&w, "main");
+    let (code, done) = answer(&w, "confirm");
+    assert_eq!(code, 0, "{done}");
+    assert_eq!(commit_of(&w, "main"), tip);
+    assert!(
+        w.git(&["branch", "--list", "trek/ship/*"])
+            .trim()
+            .is_empty()
+    );
+}
