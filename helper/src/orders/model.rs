@@ -123,7 +123,8 @@ impl Layout {
         format!("trek/{}/session-{session}", ref_safe(&self.slug))
     }
 
-    /// The branch a run of this plan lives on: `trek/SLUG/run`.
+    /// The run branch: the run's checkpoints and merges land here, and the
+    /// main-merge gate's confirm merges it into the branch the run started on.
     pub(crate) fn run_branch(&self) -> String {
         format!("trek/{}/run", ref_safe(&self.slug))
     }

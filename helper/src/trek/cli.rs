@@ -37,6 +37,10 @@ pub(crate) enum Command {
     /// scan of every plan command, the autonomy gates, the run's files
     /// (progress files, .temp/voyage/, .claude/trekplan-sessions/) named
     /// once in the common .git/info/exclude, and the strategy.
+    /// A new run (not a --session run, not with --in-place) makes the run
+    /// branch trek/SLUG/run from the branch checked out and checks it out:
+    /// its commits land there until the main-merge gate; --resume goes
+    /// back to it from the start branch and refuses any other.
     /// A multi-session plan (an Execution Strategy, default mode) takes the
     /// wave path: the preflight (which first lists what the run will do
     /// to the repository and the remote: run branch, plan commit,
@@ -103,6 +107,10 @@ pub(crate) enum Command {
     /// --gate confirm (or decline: recorded as partial): the final status
     /// through the completion gate, the state pair, the report with its
     /// trekexecute_summary, the stats record; the run marker is removed.
+    /// A confirm first merges the run branch into the branch the run
+    /// started from (fast-forward, else a merge commit; a conflict merges
+    /// nothing, keeps the run at the gate and prints the way to finish by
+    /// hand) and checks that branch out; a decline leaves the run branch.
     /// A run that stopped early is finalised by the first call.
     ///
     /// Examples:
@@ -154,6 +162,12 @@ pub(crate) struct StartArgs {
     /// steps' starting point, and a revert saves them in a patch first.
     #[arg(long)]
     pub allow_dirty: bool,
+    /// Run on the branch checked out, without a run branch: each
+    /// checkpoint lands on it as it is made, and the main-merge gate
+    /// merges nothing. By default the run makes `trek/SLUG/run` from that
+    /// branch, works there, and the gate's confirm merges it back.
+    #[arg(long)]
+    pub in_place: bool,
     /// Show what would run, and what the run would do to the repository
     /// and the remote; run nothing.
     #[arg(long)]

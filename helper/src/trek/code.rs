@@ -13,5 +13,6 @@ crate::problem::codes! {
     TREK_INNER => "an operation the façade runs could not give the answer it needs",
     TREK_SESSION_PLACE => "a `--session N` run was started outside session N's worktree, or given a plan path other than the worktree's copy",
     TREK_GATE => "the main-merge gate answer is missing or not confirm/decline",
+    TREK_RUN_BRANCH => "the run's run branch is not checked out: its steps go on only there",
     TREK_GATE_UNATTENDED => "the main-merge gate is a person's: a Claude Code session nobody watches (claude -p, the SDKs) cannot answer it",
 }

@@ -61,6 +61,11 @@ pub(super) struct Decided {
     /// after a crash finds what it already wrote and writes it once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_id: Option<String>,
+    /// The branch the run started on and the run branch its checkpoints
+    /// land on; `None` for a run in place (`--in-place`, a detached HEAD,
+    /// a session's run in its worktree, a run started before run branches).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branches: Option<super::run_branch::Branches>,
 }
 
 /// A new run id: the UTC time and 32 random bits (`20261202T043000Z-9f3c01ab`).
@@ -244,8 +249,18 @@ pub(super) struct Run {
 
 impl Run {
     /// The run of the work tree holding the directory `here`.
+    /// A run with a run branch goes on only with that branch checked out.
     pub(super) fn here(here: &Path) -> Result<Self, Problem> {
-        Self::find(here, false)
+        let run = Self::find(here, false)?;
+        let off = run
+            .decided
+            .branches
+            .as_ref()
+            .and_then(|b| super::run_branch::off_branch(run.git_dir(), b));
+        match off {
+            Some(why) => Err(Problem::new(code::TREK_RUN_BRANCH, why)),
+            None => Ok(run),
+        }
     }
 
     /// [`Self::here`] for `trek finish`, which also takes a run whose

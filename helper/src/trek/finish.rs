@@ -40,8 +40,9 @@ pub(super) const QUESTION: &str = "Question: All steps are done and audited. Rea
 /// that answers it with every argument it needs (`gate`). Where no one
 /// can be asked, the agent is told to stop instead of answering.
 /// `again`: the command that brings an interactive session back here.
-pub(super) fn ask_gate(reply: &mut Reply, gate: GateCall, again: &str) {
-    reply.push(QUESTION);
+/// `question`: [`QUESTION`], or what a run branch's confirm merges.
+pub(super) fn ask_gate(reply: &mut Reply, question: String, gate: GateCall, again: &str) {
+    reply.push(question);
     if claude_session::asker() == Asker::UnattendedSession {
         reply.push(format!(
             "Nobody can be asked in this session, so the run waits at the gate. The operator answers in a terminal with the call the NEXT line names for the answer, or with {again} in an interactive session."
@@ -116,6 +117,24 @@ fn finish_inner(here: &Path, gate: Option<GateAnswer>, advisory: bool) -> Result
         ));
         return finalize(&run, recorded.as_str(), reply);
     }
+    // The run's commits are on its run branch: the checks below read that
+    // checkout (or the start branch a confirm cut short merged them into).
+    if let Some(branches) = &run.decided.branches {
+        let again = crate::helper_call::call(match gate {
+            Some(GateAnswer::Confirm) => &["trek", "finish", "--gate", "confirm"][..],
+            Some(GateAnswer::Decline) => &["trek", "finish", "--gate", "decline"][..],
+            None => &["trek", "finish"][..],
+        });
+        match super::run_branch::ensure_on(&run.root, branches, true, &again) {
+            Ok(line) => reply.lines.extend(line),
+            Err(lines) => {
+                reply.lines.extend(lines);
+                reply.status = "in_progress".into();
+                reply.exit = exit::NOT_OK;
+                return Ok(reply);
+            }
+        }
+    }
     let done = all_done(&run)?;
     let early = run.decided.stop.clone();
     let root = run.root.display().to_string();
@@ -161,9 +180,32 @@ fn finish_inner(here: &Path, gate: Option<GateAnswer>, advisory: bool) -> Result
             ),
         };
         record_gate(&run, word, Some(by), &mut reply);
+        if answer == GateAnswer::Confirm && !merge_run_branch(&run, &mut reply) {
+            // Nothing was merged: the answer is taken back, and the run
+            // waits at the gate until the merge is made.
+            record_gate(&run, "awaiting", None, &mut reply);
+            return Ok(reply);
+        }
         emit_once(&run, event, payload, &mut reply);
         if answer == GateAnswer::Decline {
-            reply.push("Declined: nothing is finalized; the run is recorded as partial and the commits stay for review. /trekexecute --resume returns to this gate.");
+            let again = match &run.decided.project {
+                Some(dir) => format!(
+                    "/trekexecute --project {} --resume",
+                    crate::shell::quote(dir)
+                ),
+                None => format!(
+                    "/trekexecute --resume {}",
+                    crate::shell::quote(&run.plan_arg())
+                ),
+            };
+            match &run.decided.branches {
+                Some(b) => reply.lines.extend(super::run_branch::declined(
+                    &run.root,
+                    b,
+                    &format!("{again} (it switches back to the run branch)"),
+                )),
+                None => reply.push("Declined: nothing is finalized; the run is recorded as partial and the commits stay for review. /trekexecute --resume returns to this gate."),
+            }
         }
         return finalize(&run, status, reply);
     }
@@ -304,6 +346,9 @@ fn finish_inner(here: &Path, gate: Option<GateAnswer>, advisory: bool) -> Result
                     json!({ "plan": shown_plan, "reason": "hold-for-review", "answered_by": by }),
                 )
             };
+            if confirmed && !merge_run_branch(&run, &mut reply) {
+                return Ok(reply);
+            }
             emit_once(&run, event, payload, &mut reply);
             finalize(&run, if confirmed { "completed" } else { "partial" }, reply)
         }
@@ -313,12 +358,45 @@ fn finish_inner(here: &Path, gate: Option<GateAnswer>, advisory: bool) -> Result
             let payload = json!({ "plan": shown_plan, "wave_count": 1 });
             record_gate(&run, "awaiting", None, &mut reply);
             emit_once(&run, "main-merge-gate", payload, &mut reply);
+            let question = run.decided.branches.as_ref().map_or_else(
+                || QUESTION.to_owned(),
+                |b| super::run_branch::question(&run.root, b),
+            );
             ask_gate(
                 &mut reply,
+                question,
                 GateCall::new(Vec::new(), &root),
                 "/trekexecute --resume",
             );
             Ok(reply)
+        }
+    }
+}
+
+/// A confirm's merge of the run branch into the branch the run started
+/// from, said in `reply`; `true` when it is made (or there is no run
+/// branch). `false`: nothing was merged, and the reply says why and how to
+/// finish by hand; the run stays in progress at the gate.
+fn merge_run_branch(run: &Run, reply: &mut Reply) -> bool {
+    let Some(branches) = &run.decided.branches else {
+        return true;
+    };
+    let merged = super::run_branch::merge(
+        &run.root,
+        branches,
+        "voyage-helper trek finish --gate confirm",
+    );
+    match merged {
+        Ok(super::run_branch::Merged::Done(lines)) => {
+            reply.lines.extend(lines);
+            true
+        }
+        Ok(super::run_branch::Merged::Stopped(lines)) | Err(lines) => {
+            reply.lines.extend(lines);
+            reply.status = "in_progress".into();
+            reply.next = Next::Stop;
+            reply.exit = exit::NOT_OK;
+            false
         }
     }
 }

@@ -17,7 +17,8 @@
 //! - [`existing`]: an earlier run's progress file met by a fresh start;
 //! - [`git_setup`]: git's version, identity and signing, and why a
 //!   checkpoint made no commit, apart from the agent's work;
-//! - [`release`]: the user's way out of a run whose session died.
+//! - [`release`]: the user's way out of a run whose session died;
+//! - [`run_branch`]: the branch a run's commits land on until the gate.
 
 mod cli;
 pub(crate) mod code;
@@ -28,6 +29,7 @@ mod git_setup;
 pub(crate) mod phases;
 mod release;
 mod reply;
+mod run_branch;
 mod run_report;
 mod said;
 mod start;

@@ -41,6 +41,7 @@ pub fn start(dir: &Path, plan: &Path) -> Replied {
         resume: false,
         fresh: false,
         allow_dirty: false,
+        in_place: false,
         dry_run: false,
         no_push: false,
         validate: false,

@@ -222,6 +222,11 @@ fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
             &plan_path,
             here,
             args.no_push,
+            &if args.in_place {
+                crate::wave::RunBranch::InPlace
+            } else {
+                crate::wave::RunBranch::FromCheckout
+            },
         ));
         reply.status = if code == exit::OK { "ready" } else { "fail" }.into();
         reply.exit = code;
@@ -426,7 +431,14 @@ fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
     };
     reply.push(session_of.unwrap_or_else(|| strategy.line.clone()));
     if strategy.decision != crate::plan::StrategyDecision::Single {
-        return super::waves::run(here, reply, &plan_arg, project.as_deref(), args.no_push);
+        return super::waves::run(
+            here,
+            reply,
+            &plan_arg,
+            project.as_deref(),
+            args.no_push,
+            args.in_place,
+        );
     }
 
     let decided = Decided {
@@ -449,6 +461,7 @@ fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
         plan_sha256: context::plan_digest(&plan_path),
         stop: None,
         run_id: Some(context::new_run_id()),
+        branches: None,
     };
     // The plan read is the file's own unless a resumed run reads its
     // pinned copy: only then does the progress file's setup read the file.
@@ -625,10 +638,14 @@ fn single_session(
     // Phase 3: the progress file; an earlier run's is never replaced
     // silently.
     let plan_arg = plan_path.display().to_string();
+    // An earlier run's branches, read before its progress file is put
+    // aside: a fresh start on its run branch takes the branch over.
+    let mut earlier = None;
     if !matches!(decided.mode.as_str(), "resume" | "step") {
         let project = decided.project.as_deref().map(Path::new);
         if let Some(old) = crate::progress::progress_path(Some(plan_path), project, decided.session)
         {
+            earlier = context::read_decided(&old).ok().and_then(|d| d.branches);
             let again = start_again(args, &plan_arg);
             match super::existing::before_fresh_start(&old, args.fresh, &again) {
                 super::existing::Existing::Proceed(lines) => reply.lines.extend(lines),
@@ -674,6 +691,32 @@ fn single_session(
                     dirty.join(" ")
                 ));
                 reply.push("Nothing was started.");
+                return Ok(stopped(reply));
+            }
+        }
+    }
+    // The run branch, made before the progress file so that its first
+    // write records it: a new run only, never a session's (its worktree's
+    // branch is the session's) nor one that goes on with its own file.
+    let goes_on = match decided.mode.as_str() {
+        "resume" => true,
+        "step" => crate::progress::progress_path(
+            Some(plan_path),
+            decided.project.as_deref().map(Path::new),
+            decided.session,
+        )
+        .is_some_and(|p| p.exists()),
+        _ => false,
+    };
+    if !goes_on && decided.session.is_none() {
+        let again = format!("/trekexecute --resume {}", start_again(args, &plan_arg));
+        match new_run_branch(&root, plan_path, args.in_place, earlier, &again) {
+            Ok(begun) => {
+                reply.push(begun.line);
+                decided.branches = begun.branches;
+            }
+            Err(lines) => {
+                reply.lines.extend(lines);
                 return Ok(stopped(reply));
             }
         }
@@ -734,6 +777,30 @@ fn single_session(
             (plan_path, plan),
         ));
     }
+    if kept
+        && let Some(branches) = context::read_decided(&progress)
+            .ok()
+            .and_then(|d| d.branches)
+    {
+        // Steps never run on the branch the run started from: a checkout
+        // left there (after a decline, say) goes back to the run branch,
+        // unless a confirm cut short merged the run into it already.
+        let confirmed = context::load_progress(&progress).is_ok_and(|p| {
+            p.extra
+                .get("main_merge_gate")
+                .and_then(|g| g.get("status"))
+                .and_then(|s| s.as_str())
+                == Some("confirmed")
+        });
+        let again = format!("/trekexecute --resume {}", start_again(args, &plan_arg));
+        match super::run_branch::ensure_on(&root, &branches, confirmed, &again) {
+            Ok(line) => reply.lines.extend(line),
+            Err(lines) => {
+                reply.lines.extend(lines);
+                return Ok(stopped(reply));
+            }
+        }
+    }
     if kept {
         // The run goes on: a stopped or failed run is in progress again.
         // The report's Mode: says how this run was last started.
@@ -752,6 +819,7 @@ fn single_session(
         })?;
         let before = context::read_decided(&progress).unwrap_or_default();
         decided.start_sha = before.start_sha;
+        decided.branches = before.branches;
         decided.data_dir = decided.data_dir.take().or(before.data_dir);
         // A resumed run stays pinned to the plan it started with.
         if before.plan_sha256.is_some() {
@@ -876,6 +944,33 @@ fn single_session(
         }
     }
     Ok(reply)
+}
+
+/// The run branch of a new single-session run in `root`, or the line that
+/// says the run goes in place (`--in-place`, a plan outside the work tree,
+/// a detached HEAD). `again`: the call that resumes an earlier run.
+fn new_run_branch(
+    root: &Path,
+    plan: &Path,
+    in_place: bool,
+    earlier: Option<super::run_branch::Branches>,
+    again: &str,
+) -> Result<super::run_branch::Begun, Vec<String>> {
+    let branch = crate::git::run(root, &["symbolic-ref", "-q", "--short", "HEAD"])
+        .ok()
+        .filter(crate::git::Output::ok)
+        .map_or_else(|| "HEAD".to_owned(), |o| o.text().trim().to_owned());
+    let here = |why: &str| super::run_branch::Begun {
+        branches: None,
+        line: format!("Run branch: none ({why}): the checkpoints land on {branch}"),
+    };
+    if in_place {
+        return Ok(here("--in-place"));
+    }
+    match crate::orders::Layout::new(root, plan, None) {
+        Ok(layout) => super::run_branch::begin(root, &layout.run_branch(), earlier, again),
+        Err(_) => Ok(here("the plan is outside the work tree")),
+    }
 }
 
 /// Why `--resume` has nothing to resume from `progress`, with the ways

@@ -31,6 +31,7 @@ pub(super) fn run(
     plan: &str,
     project: Option<&Path>,
     no_push: bool,
+    in_place: bool,
 ) -> Result<Reply, Problem> {
     if let Some(why) = super::git_setup::version_problem(
         here,
@@ -43,6 +44,21 @@ pub(super) fn run(
         return Ok(reply);
     }
     let (in_flight, mut next) = standing(here, plan)?;
+    // The run branch: made with the first wave, checked out for every
+    // later one, so the waves fork from it and merge into it.
+    let again = format!("/trekexecute {}", crate::shell::quote(plan));
+    let branches = match super::run_branch::for_waves(here, plan, in_place, &again) {
+        Ok((branches, lines)) => {
+            reply.lines.extend(lines);
+            branches
+        }
+        Err(lines) => {
+            reply.lines.extend(lines);
+            reply.status = "stopped".into();
+            reply.exit = exit::NOT_OK;
+            return Ok(reply);
+        }
+    };
     if in_flight {
         let collected = crate::wave::collect(&Target::plan_from(Path::new(plan), here), no_push);
         reply.push_text(&collected.text);
@@ -86,8 +102,20 @@ pub(super) fn run(
             ));
         }
         let preflight = said::passing_on(|| {
-            let done =
-                crate::wave::preflight(&Target::plan_from(Path::new(plan), here), project, no_push);
+            let branch = branches
+                .as_ref()
+                .map_or(crate::wave::RunBranch::InPlace, |b| {
+                    crate::wave::RunBranch::Made {
+                        run: b.run.clone(),
+                        start: b.start.clone(),
+                    }
+                });
+            let done = crate::wave::preflight(
+                &Target::plan_from(Path::new(plan), here),
+                project,
+                no_push,
+                &branch,
+            );
             done.eprint();
             done
         });
@@ -137,8 +165,13 @@ pub(super) fn run(
             }
             let payload = json!({ "plan": plan, "wave_count": merged_waves(plan) });
             emit("main-merge-gate", &payload, &mut reply);
+            let question = branches.as_ref().map_or_else(
+                || super::finish::QUESTION.to_owned(),
+                |b| super::run_branch::question(Path::new(&root), b),
+            );
             ask_gate(
                 &mut reply,
+                question,
                 GateCall::new(vec!["--plan".into(), plan.to_owned()], &root),
                 "/trekexecute on the plan (not --resume)",
             );
@@ -237,6 +270,23 @@ pub(super) fn finish(here: &Path, plan: &Path, gate: Option<GateAnswer>) -> Resu
     let mut reply = Reply::new("finish", Next::Stop, "completed");
     reply.plan = Some(plan.clone());
     run_report::adopt_sessions_data_dir(here, &plan);
+    let word = match answer {
+        GateAnswer::Confirm => "confirm",
+        GateAnswer::Decline => "decline",
+    };
+    let again = crate::helper_call::call(&["trek", "finish", "--gate", word, "--plan", &plan]);
+    let branches = match super::run_branch::at_gate(here, &plan, &again) {
+        Ok(found) => found.map(|(b, lines)| {
+            reply.lines.extend(lines);
+            b
+        }),
+        Err(lines) => {
+            reply.lines.extend(lines);
+            reply.status = "in_progress".into();
+            reply.exit = exit::NOT_OK;
+            return Ok(reply);
+        }
+    };
     match answer {
         GateAnswer::Confirm => {
             emit(
@@ -247,6 +297,20 @@ pub(super) fn finish(here: &Path, plan: &Path, gate: Option<GateAnswer>) -> Resu
             let verified = verification(&plan, None, Some(&root), None);
             let made = run_report::at_gate(here, &plan, &verified, Answer::Confirmed, &mut reply);
             if verified.passed() {
+                if let Some(b) = &branches {
+                    match super::run_branch::merge(Path::new(&root), b, &again) {
+                        Ok(super::run_branch::Merged::Done(lines)) => reply.lines.extend(lines),
+                        Ok(super::run_branch::Merged::Stopped(lines)) | Err(lines) => {
+                            // Nothing merged: the orders stay, the run
+                            // stays at its gate.
+                            reply.lines.extend(lines);
+                            reply.status = "in_progress".into();
+                            reply.exit = exit::NOT_OK;
+                            return Ok(reply);
+                        }
+                    }
+                    super::run_branch::forget(here, &plan);
+                }
                 // Recorded before the orders go: the report is read from
                 // them, and the gate asked again is answered from it.
                 crate::wave::record_finished(&target, by, &made.text, made.summary)
@@ -269,7 +333,17 @@ pub(super) fn finish(here: &Path, plan: &Path, gate: Option<GateAnswer>) -> Resu
                 &json!({ "plan": plan, "reason": "hold-for-review", "answered_by": by }),
                 &mut reply,
             );
-            reply.push("Declined: the merged waves stay on this branch for review and the merged-waves record is kept; re-run /trekexecute (not --resume) to come back to this gate.");
+            match &branches {
+                Some(b) => reply.lines.extend(super::run_branch::declined(
+                    Path::new(&root),
+                    b,
+                    &format!(
+                        "/trekexecute {} (not --resume; it switches back to the run branch)",
+                        crate::shell::quote(&plan)
+                    ),
+                )),
+                None => reply.push("Declined: the merged waves stay on this branch for review and the merged-waves record is kept; re-run /trekexecute (not --resume) to come back to this gate."),
+            }
             reply.status = "partial".into();
             reply.exit = exit::NOT_OK;
             let verified = verification(&plan, None, Some(&root), None);

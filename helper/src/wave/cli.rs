@@ -154,6 +154,7 @@ impl Command {
                 &target(&a.common.plan, &a.common.session_dir),
                 a.project.as_deref(),
                 a.no_push,
+                &super::effects::RunBranch::FromCheckout,
             )
             .print(a.common.json, out),
             Self::Prepare(a) => ops::prepare(

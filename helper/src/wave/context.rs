@@ -120,9 +120,12 @@ pub(super) fn layout(target: &Target<'_>) -> Result<Layout, Fail> {
     Layout::new(&root, target.plan, target.session_dir)
 }
 
-/// The branches `refs/heads/trek/SLUG/…` of this plan, short names.
+/// The branches `refs/heads/trek/SLUG/…` of this plan, short names, the
+/// run branch aside: it holds the run itself, and only the main-merge
+/// gate's confirm (or the user) ends it.
 pub(super) fn session_branches(layout: &Layout) -> Result<Vec<String>, Fail> {
     let prefix = layout.branch_prefix();
+    let run = layout.run_branch();
     let out = git_ok(
         &layout.root,
         &["for-each-ref", "--format=%(refname)%00", &prefix],
@@ -132,6 +135,7 @@ pub(super) fn session_branches(layout: &Layout) -> Result<Vec<String>, Fail> {
         .into_iter()
         .map(|f| f.trim_start_matches('\n').to_owned())
         .filter_map(|f| f.strip_prefix("refs/heads/").map(str::to_owned))
+        .filter(|b| *b != run)
         .collect())
 }
 

@@ -19,19 +19,41 @@ pub(super) const PLAN_COMMIT: &str = "chore: track plan file for parallel execut
 /// The heading above the list.
 const HEADING: &str = "What this run does to the repository and the remote:";
 
-/// The branch the run starts from, as the list names it.
-fn start_branch(layout: &Layout) -> String {
+/// Where the run's commits go, as the caller knows it: `trek start` has
+/// made the run branch (or runs in place) before the pre-flight; a dry-run
+/// or a `wave preflight` of its own tells what a start from the checkout
+/// would do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum RunBranch {
+    /// A start from the branch checked out makes `trek/SLUG/run` from it.
+    FromCheckout,
+    /// The run branch is made: `run`, from `start`.
+    Made { run: String, start: String },
+    /// No run branch (`--in-place`, a detached HEAD, an unborn branch).
+    InPlace,
+}
+
+/// The branch checked out, as the list names it.
+fn checked_out(layout: &Layout) -> String {
     match orders::current_branch(&layout.root) {
         Ok(b) if b != "HEAD" => b,
         _ => "the detached HEAD".to_owned(),
     }
 }
 
-fn run_branch_line(layout: &Layout, merged_there: &str) -> String {
-    let from = start_branch(layout);
+fn run_branch_line(layout: &Layout, branch: &RunBranch, merged_there: &str) -> String {
+    let (run, from) = match branch {
+        RunBranch::InPlace => {
+            return format!(
+                "- run branch: none (in place): {merged_there} is {}, and the main-merge gate merges nothing",
+                checked_out(layout)
+            );
+        }
+        RunBranch::FromCheckout => (layout.run_branch(), checked_out(layout)),
+        RunBranch::Made { run, start } => (run.clone(), start.clone()),
+    };
     format!(
-        "- run branch: {}, created from {from}; {merged_there}, and the main-merge gate merges it into {from}",
-        layout.run_branch()
+        "- run branch: {run}, created from {from}; {merged_there} is the run branch, and the main-merge gate merges it into {from}"
     )
 }
 
@@ -42,10 +64,11 @@ pub(super) fn multi_session(
     plan: &Plan,
     tracked: Tracking,
     pushes: &Pushes,
+    branch: &RunBranch,
 ) -> Vec<String> {
     let mut lines = vec![
         HEADING.to_owned(),
-        run_branch_line(layout, "every wave is merged there"),
+        run_branch_line(layout, branch, "where every wave is merged"),
     ];
     let plan_rel = &layout.plan_rel;
     lines.push(match tracked {
@@ -94,10 +117,14 @@ pub(super) fn multi_session(
 
 /// The single-session list: the run branch, one checkpoint commit per
 /// step, no pushes.
-fn single_session(layout: &Layout, plan: &Plan) -> Vec<String> {
+fn single_session(layout: &Layout, plan: &Plan, branch: &RunBranch) -> Vec<String> {
     vec![
         HEADING.to_owned(),
-        run_branch_line(layout, "every step's checkpoint commit is made there"),
+        run_branch_line(
+            layout,
+            branch,
+            "where every step's checkpoint commit is made",
+        ),
         format!(
             "- checkpoint commits: one per step that passes ({} steps), each with its step's Checkpoint message",
             plan.steps.len()
@@ -108,8 +135,14 @@ fn single_session(layout: &Layout, plan: &Plan) -> Vec<String> {
 
 /// The list `trek start --dry-run` prints for `plan`, from `here`, for
 /// the path a plain start would take (the brief's effort aside); `no_push`
-/// is its `--no-push`. What cannot be found out is said in one line.
-pub(crate) fn for_dry_run(plan_path: &Path, here: &Path, no_push: bool) -> Vec<String> {
+/// is its `--no-push`, `branch` its `--in-place` or not. What cannot be
+/// found out is said in one line.
+pub(crate) fn for_dry_run(
+    plan_path: &Path,
+    here: &Path,
+    no_push: bool,
+    branch: &RunBranch,
+) -> Vec<String> {
     let found = || -> Result<Vec<String>, Fail> {
         // The main checkout's layout; a single session may also run in a
         // linked worktree, whose own top then holds the plan.
@@ -130,13 +163,19 @@ pub(crate) fn for_dry_run(plan_path: &Path, here: &Path, no_push: bool) -> Vec<S
             effort: None,
         };
         if crate::plan::decide(&plan, &how).decision == crate::plan::StrategyDecision::Single {
-            return Ok(single_session(&layout, &plan));
+            return Ok(single_session(&layout, &plan, branch));
         }
         if let Some(refused) = linked {
             return Err(refused);
         }
         let pushes = Choice::of(&layout, no_push)?.pushes(&layout.root)?;
-        Ok(multi_session(&layout, &plan, tracking(&layout)?, &pushes))
+        Ok(multi_session(
+            &layout,
+            &plan,
+            tracking(&layout)?,
+            &pushes,
+            branch,
+        ))
     };
     found().unwrap_or_else(|(_, problem)| {
         vec![format!("{HEADING} not known here: {}", problem.message)]

@@ -40,7 +40,7 @@ mod tidy;
 
 pub(crate) use cli::Command;
 pub(crate) use context::Target;
-pub(crate) use effects::for_dry_run as effects_for_dry_run;
+pub(crate) use effects::{RunBranch, for_dry_run as effects_for_dry_run};
 pub(crate) use ops::collect_in_flight as collect;
 pub(crate) use ops::{
     archives, clear_orders, finished, preflight, prepare, record_finished, sessions_report,

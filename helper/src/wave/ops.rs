@@ -60,10 +60,11 @@ pub(crate) fn preflight(
     target: &Target<'_>,
     project: Option<&Path>,
     no_push: bool,
+    branch: &super::effects::RunBranch,
 ) -> Done<impl Serialize + use<>> {
     let mut reply = super::preflight::PreflightReply::default();
     let done = context::layout(target)
-        .and_then(|l| super::preflight::run(&l, project, no_push, &mut reply));
+        .and_then(|l| super::preflight::run(&l, project, no_push, branch, &mut reply));
     reply.ok = done.is_ok();
     let failed = done.err();
     reply.problem = failed.as_ref().map(|(_, p)| p.clone());

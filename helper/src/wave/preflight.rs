@@ -154,6 +154,7 @@ pub(super) fn run(
     layout: &Layout,
     project: Option<&Path>,
     no_push: bool,
+    branch: &super::effects::RunBranch,
     reply: &mut PreflightReply,
 ) -> Result<(), Fail> {
     reply.main_checkout = Some(layout.root.display().to_string());
@@ -192,7 +193,7 @@ pub(super) fn run(
     reply.plan_tracking = Some(tracked);
     let (plan, _) = layout.load_plan()?;
     let pushes = super::push::Choice::of(layout, no_push)?.pushes(&layout.root)?;
-    reply.effects = super::effects::multi_session(layout, &plan, tracked, &pushes);
+    reply.effects = super::effects::multi_session(layout, &plan, tracked, &pushes, branch);
     reply.pushes = Some(pushes);
     // Check 3.
     reply.overlaps = plan

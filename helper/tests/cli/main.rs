@@ -43,6 +43,7 @@ mod state;
 mod stats;
 mod toplevel;
 mod trek;
+mod trek_branch;
 mod trek_faults;
 mod trek_finish_faults;
 mod trek_printed;

@@ -103,7 +103,7 @@ impl Repo {
 
     /// The example plan's two steps begun, implemented as the agent would
     /// and done, in a run already started.
-    fn both_steps_done(&self) {
+    pub(crate) fn both_steps_done(&self) {
         for (n, file, text) in [("1", "greet.sh", GREET), ("2", "tests/greet.sh", TEST)] {
             self.trek(&["step-begin", n]);
             self.write(&[(file, text)]);

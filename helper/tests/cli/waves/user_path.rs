@@ -535,3 +535,120 @@ fn in_an_unattended_session_the_gate_waits_for_the_operator() {
         "{done}"
     );
 }
+
+/// The branch checked out in the main checkout.
+fn checked_out(w: &World) -> String {
+    w.git(&["symbolic-ref", "--short", "HEAD"])
+        .trim()
+        .to_owned()
+}
+
+/// The commit `rev` names in the main checkout.
+fn commit_of(w: &World, rev: &str) -> String {
+    w.git(&["rev-parse", rev]).trim().to_owned()
+}
+
+#[test]
+fn the_waves_land_on_the_run_branch_and_the_confirm_merges_it_into_main() {
+    let w = ship();
+    let main_before = commit_of(&w, "main");
+    let (code, first) = parent(&w);
+    assert_eq!(code, 0, "{first}");
+    assert!(
+        lines(&first).contains("Run branch: trek/ship/run from main"),
+        "{first}"
+    );
+    assert_eq!(checked_out(&w), "trek/ship/run");
+    let gate = to_the_gate(&w);
+    // The question names the merge, counted by git.
+    let count = w.git(&["rev-list", "--count", "main..trek/ship/run"]);
+    let question = format!("Merge {} commits of trek/ship/run into main", count.trim());
+    assert!(lines(&gate).contains(&question), "{gate}");
+    // Every wave merged, and main has not moved.
+    assert_eq!(commit_of(&w, "main"), main_before);
+    let run_tip = commit_of(&w, "trek/ship/run");
+
+    let (code, done) = answer(&w, "confirm");
+    assert_eq!(code, 0, "{done}");
+    assert!(lines(&done).contains("(fast-forward)"), "{done}");
+    assert_eq!(checked_out(&w), "main");
+    assert_eq!(commit_of(&w, "main"), run_tip, "main holds every wave");
+    assert!(
+        w.git(&["branch", "--list", "trek/ship/run"])
+            .trim()
+            .is_empty(),
+        "the merged run branch is deleted"
+    );
+    assert!(w.root.join("tests/all.sh").is_file());
+}
+
+#[test]
+fn a_decline_leaves_main_untouched_and_the_next_run_comes_back_to_the_run_branch() {
+    let w = ship();
+    let main_before = commit_of(&w, "main");
+    to_the_gate(&w);
+    let (code, declined) = answer(&w, "decline");
+    assert_eq!(code, 1, "{declined}");
+    let text = lines(&declined);
+    assert!(
+        text.contains("git log --oneline main..trek/ship/run"),
+        "{text}"
+    );
+    assert!(text.contains("git switch main"), "{text}");
+    assert_eq!(commit_of(&w, "main"), main_before, "main did not move");
+    assert_eq!(checked_out(&w), "trek/ship/run");
+
+    // The user leaves the run branch; the same command goes back to it
+    // and to the gate.
+    w.git(&["switch", "-q", "main"]);
+    let (code, again) = parent(&w);
+    assert_eq!(
+        (code, again["next"].as_str()),
+        (0, Some("ask-main-merge")),
+        "{again}"
+    );
+    assert!(lines(&again).contains("switched back"), "{again}");
+    assert_eq!(checked_out(&w), "trek/ship/run");
+
+    // On another branch the run refuses and names the way back.
+    w.git(&["switch", "-q", "-c", "elsewhere"]);
+    let (code, refused) = parent(&w);
+    assert_eq!(code, 1, "{refused}");
+    assert!(
+        lines(&refused).contains("git switch trek/ship/run"),
+        "{refused}"
+    );
+    assert_eq!(checked_out(&w), "elsewhere");
+    assert_eq!(commit_of(&w, "main"), main_before);
+}
+
+#[test]
+fn in_place_the_waves_merge_into_main_and_the_confirm_merges_nothing() {
+    let w = ship();
+    let (code, first) = trek(&w, &w.root, &["start", "--in-place", PLAN]);
+    assert_eq!(code, 0, "{first}");
+    assert!(
+        lines(&first).contains("Run branch: none (--in-place)"),
+        "{first}"
+    );
+    assert_eq!(checked_out(&w), "main");
+    completes(&w, 1, false);
+    completes(&w, 2, false);
+    wave_one_merges(&w);
+    completes(&w, 3, false);
+    let (code, gate) = parent(&w);
+    assert_eq!(gate["next"], "ask-main-merge", "{gate}");
+    assert_eq!(code, 0);
+    assert!(lines(&gate).contains("Ready to proceed"), "{gate}");
+    // Every wave is on main before the answer.
+    assert!(w.root.join("tests/all.sh").is_file());
+    let tip = commit_of(&w, "main");
+    let (code, done) = answer(&w, "confirm");
+    assert_eq!(code, 0, "{done}");
+    assert_eq!(commit_of(&w, "main"), tip);
+    assert!(
+        w.git(&["branch", "--list", "trek/ship/*"])
+            .trim()
+            .is_empty()
+    );
+}
