@@ -41,11 +41,12 @@ fn checked_out(layout: &Layout) -> String {
     }
 }
 
-fn run_branch_line(layout: &Layout, branch: &RunBranch, merged_there: &str) -> String {
+/// `what`: what lands on the branch ("every wave is merged").
+fn run_branch_line(layout: &Layout, branch: &RunBranch, what: &str) -> String {
     let (run, from) = match branch {
         RunBranch::InPlace => {
             return format!(
-                "- run branch: none (in place): {merged_there} is {}, and the main-merge gate merges nothing",
+                "- run branch: none (in place): {what} on {}, and the main-merge gate merges nothing",
                 checked_out(layout)
             );
         }
@@ -53,7 +54,7 @@ fn run_branch_line(layout: &Layout, branch: &RunBranch, merged_there: &str) -> S
         RunBranch::Made { run, start } => (run.clone(), start.clone()),
     };
     format!(
-        "- run branch: {run}, created from {from}; {merged_there} is the run branch, and the main-merge gate merges it into {from}"
+        "- run branch: {run}, created from {from}; {what} there, and the main-merge gate merges it into {from}"
     )
 }
 
@@ -68,7 +69,7 @@ pub(super) fn multi_session(
 ) -> Vec<String> {
     let mut lines = vec![
         HEADING.to_owned(),
-        run_branch_line(layout, branch, "where every wave is merged"),
+        run_branch_line(layout, branch, "every wave is merged"),
     ];
     let plan_rel = &layout.plan_rel;
     lines.push(match tracked {
@@ -120,11 +121,7 @@ pub(super) fn multi_session(
 fn single_session(layout: &Layout, plan: &Plan, branch: &RunBranch) -> Vec<String> {
     vec![
         HEADING.to_owned(),
-        run_branch_line(
-            layout,
-            branch,
-            "where every step's checkpoint commit is made",
-        ),
+        run_branch_line(layout, branch, "every step's checkpoint commit is made"),
         format!(
             "- checkpoint commits: one per step that passes ({} steps), each with its step's Checkpoint message",
             plan.steps.len()
