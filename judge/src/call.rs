@@ -600,7 +600,7 @@ impl Scanner<'_> {
     /// text), else [`Self::file_flow`].
     fn operand_flow(&self, file: &Arg) -> Flow {
         match &file.content {
-            Some(text) => Flow::literal(text.clone()),
+            Some(text) => Flow::literal(String::clone(text)),
             None if file.taint.is_hostile() => Flow::tainted(file.taint),
             None => self.file_flow(file),
         }
@@ -1070,7 +1070,7 @@ impl Scanner<'_> {
         // prints), not from stdin.
         let stdin = &match arg_file(args.get(..p.rest).unwrap_or_default()) {
             Some(file) => match &file.content {
-                Some(text) => Flow::literal(text.clone()),
+                Some(text) => Flow::literal(String::clone(text)),
                 None if file.taint.is_hostile() => Flow::tainted(file.taint),
                 None if file.text == "-" || is_stdin_path(&file.text) => stdin.clone(),
                 None => self.file_flow(&file),
@@ -1148,7 +1148,7 @@ impl Scanner<'_> {
                 for word in command.iter_mut().skip(1) {
                     if word.text.contains(&marker) {
                         *word = Arg {
-                            text: word.text.replace(&marker, "ARGS"),
+                            text: word.text.replace(&marker, "ARGS").into(),
                             ..read.clone()
                         };
                     }
@@ -1348,7 +1348,7 @@ impl Scanner<'_> {
                             text = text.replace(m, &value.text);
                         }
                         Arg {
-                            text,
+                            text: text.into(),
                             exact: w.exact && value.exact,
                             taint: w.taint.union(value.taint),
                             ..w.clone()
@@ -1550,7 +1550,7 @@ fn find_match(starts: &[Arg], args: &[Arg]) -> Arg {
                 .unwrap_or(".")
                 .trim_end_matches('/');
             Arg {
-                text: format!("{start}/{name}"),
+                text: format!("{start}/{name}").into(),
                 exact: false,
                 known_from: start.len(),
                 ..Arg::default()
@@ -1606,7 +1606,7 @@ fn executor_run(name: &str, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Option<
         let exact = words.iter().all(|w| w.exact);
         let taint = words.iter().fold(Taint::default(), |t, w| t.union(w.taint));
         return Some(Arg {
-            text: arg::display_plain(words),
+            text: arg::display_plain(words).into(),
             exact,
             taint,
             ..Arg::default()
@@ -1628,13 +1628,13 @@ fn env_chdir(options: &[Arg]) -> Option<Arg> {
         }
         if let Some(dir) = text.strip_prefix("--chdir=") {
             return Some(Arg {
-                text: dir.to_owned(),
+                text: dir.into(),
                 ..word.clone()
             });
         }
         if let Some(dir) = text.strip_prefix("-C").filter(|d| !d.is_empty()) {
             return Some(Arg {
-                text: dir.to_owned(),
+                text: dir.into(),
                 ..word.clone()
             });
         }
@@ -1892,7 +1892,7 @@ pub(super) fn printf(args: &[Arg]) -> Flow {
     let Some((format, values)) = args.split_first() else {
         return Flow::empty();
     };
-    let format = ansi_c(&format.text).unwrap_or_else(|| format.text.clone());
+    let format = ansi_c(&format.text).unwrap_or_else(|| format.text.to_string());
     let mut values = values.iter().map(|v| v.text.as_str()).peekable();
     let mut out = String::new();
     loop {

@@ -146,7 +146,7 @@ impl Scanner<'_> {
                 self.assigned(variable, &Arg::literal(value));
             }
             let value = Arg {
-                text: value.to_owned(),
+                text: value.into(),
                 known_from: arg.known_from.saturating_sub(variable.len() + 1),
                 ..arg.clone()
             };

@@ -129,7 +129,8 @@ fn joined(words: &[Arg]) -> Arg {
             .iter()
             .map(|w| w.text.as_str())
             .collect::<Vec<_>>()
-            .join(" "),
+            .join(" ")
+            .into(),
         exact: words.iter().all(|w| w.exact),
         taint,
         ..Arg::default()
@@ -826,7 +827,7 @@ impl Scanner<'_> {
                 .find_map(|o| text.strip_prefix(o))
             {
                 code = Some(Arg {
-                    text: value.to_owned(),
+                    text: value.into(),
                     ..arg.clone()
                 });
                 break;
@@ -918,7 +919,7 @@ mod tests {
     #[test]
     fn reads_powershell_options() {
         let code = |name, line: &str| match input(name, &arg_list(line)) {
-            Input::Code(a) => a.text,
+            Input::Code(a) => a.text.into_string(),
             other => format!("{other:?}"),
         };
         assert_eq!(code("pwsh", "-NoProfile -c Get-Item x"), "Get-Item x");

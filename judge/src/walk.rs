@@ -235,7 +235,7 @@ impl Scanner<'_> {
             }
             Command::Function(definition) => {
                 let name = self.expand(&definition.fname.value);
-                let name = name.first().map(|a| a.text.clone()).unwrap_or_default();
+                let name = name.first().map(|a| a.text.to_string()).unwrap_or_default();
                 self.defined.push((name.clone(), definition.body.clone()));
                 // Where it is defined nothing runs yet: what would block
                 // stays (conservatively), warnings wait for a call, which
@@ -651,7 +651,7 @@ impl Scanner<'_> {
                 self.close_descriptor(fd.unwrap_or(0));
                 let body = self.expand_heredoc(&doc.doc.value, doc.requires_expansion);
                 let flow = if body.exact {
-                    Flow::literal(body.text)
+                    Flow::literal(body.text.into_string())
                 } else {
                     Flow::tainted(body.taint)
                 };
@@ -1036,7 +1036,7 @@ impl Scanner<'_> {
                     Flow::unknown()
                 };
                 let arg = Arg {
-                    text: format!("{}(...)", if read { '<' } else { '>' }),
+                    text: format!("{}(...)", if read { '<' } else { '>' }).into(),
                     exact: false,
                     glob: false,
                     known_from: 0,
@@ -1045,7 +1045,10 @@ impl Scanner<'_> {
                     } else {
                         Taint::default()
                     },
-                    content: flow.literal_text().filter(|_| read).map(str::to_owned),
+                    content: flow
+                        .literal_text()
+                        .filter(|_| read)
+                        .map(|t| Box::new(t.to_owned())),
                 };
                 combine(lines, vec![vec![arg]]);
             }

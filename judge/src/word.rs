@@ -72,7 +72,7 @@ impl Field {
     fn into_arg(self) -> Arg {
         Arg {
             known_from: if self.exact { 0 } else { self.known_from },
-            text: self.text,
+            text: self.text.into(),
             exact: self.exact,
             glob: self.glob,
             taint: self.taint,
@@ -149,7 +149,7 @@ impl Variant {
             // `~` for `$HOME`): a piece without one is known text.
             let known = arg.exact || !piece.contains(['$', '`', '~']);
             let part = Arg {
-                text: piece.to_owned(),
+                text: piece.into(),
                 exact: known,
                 glob: is_pattern(piece),
                 known_from: if known { 0 } else { piece.len() },
@@ -1576,7 +1576,7 @@ mod tests {
         scanner
             .expand(word)
             .into_iter()
-            .map(|a| (a.text, a.exact))
+            .map(|a| (a.text.into_string(), a.exact))
             .collect()
     }
 
@@ -1719,7 +1719,7 @@ mod tests {
             scanner
                 .expand(word)
                 .into_iter()
-                .map(|a| (a.text, a.exact))
+                .map(|a| (a.text.into_string(), a.exact))
                 .collect()
         };
         let known = |words: &[&str]| -> Vec<(String, bool)> {

@@ -184,7 +184,7 @@ pub(super) fn check(args: &[Arg], ctx: &Context, cwd: Option<&str>) -> Option<Hi
 fn home_work_tree(arg: &Arg) -> Arg {
     const PREFIX: &str = "--work-tree=";
     let value = arg.text.strip_prefix(PREFIX).map(|value| Arg {
-        text: value.to_owned(),
+        text: value.into(),
         exact: false,
         known_from: arg.known_from.saturating_sub(PREFIX.len()),
         ..arg.clone()

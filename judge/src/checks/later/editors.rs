@@ -202,7 +202,7 @@ fn form_end(text: &str) -> usize {
 /// An argument of `code` read as shell code, keeping what `from` knows.
 fn code_from(from: &Arg, code: String) -> Arg {
     Arg {
-        text: code,
+        text: code.into(),
         content: None,
         known_from: 0,
         ..from.clone()

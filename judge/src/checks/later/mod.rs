@@ -143,7 +143,13 @@ pub(crate) fn runs(name: &str, args: &[Arg], env: &dyn Fn(&str) -> Vec<Arg>) -> 
                     // `|cmd %s` and `||cmd %s` pipe; otherwise the output
                     // names a file; either way the text is run by a shell.
                     let text = value.text.trim_start_matches('|').to_owned();
-                    found.push(Later::Code(Arg { text, ..value }, format!("{var}= less")));
+                    found.push(Later::Code(
+                        Arg {
+                            text: text.into(),
+                            ..value
+                        },
+                        format!("{var}= less"),
+                    ));
                 }
             }
         }
@@ -173,7 +179,7 @@ fn values(args: &[Arg], spec: &Spec, short: Option<char>, long: &str) -> Vec<Arg
                 let start = word.text.as_ptr() as usize;
                 let offset = at.checked_sub(start)?;
                 (offset + value.len() <= word.text.len()).then(|| Arg {
-                    text: value.to_owned(),
+                    text: value.into(),
                     known_from: word.known_from.saturating_sub(offset),
                     content: None,
                     ..word.clone()
@@ -234,7 +240,7 @@ fn tar(args: &[Arg], env: &dyn Fn(&str) -> Vec<Arg>, found: &mut Vec<Later>) {
             crate::call::input_words(&options.text, None)
                 .into_iter()
                 .map(|w| Arg {
-                    text: w,
+                    text: w.into(),
                     content: None,
                     ..options.clone()
                 }),
@@ -275,7 +281,7 @@ fn tar(args: &[Arg], env: &dyn Fn(&str) -> Vec<Arg>, found: &mut Vec<Later>) {
             let at = action.text.len() - code.len();
             found.push(Later::Code(
                 Arg {
-                    text: code.to_owned(),
+                    text: code.into(),
                     known_from: action.known_from.saturating_sub(at),
                     ..action.clone()
                 },
@@ -341,7 +347,7 @@ fn ssh(name: &str, args: &[Arg], found: &mut Vec<Later>) {
         {
             found.push(Later::Code(
                 Arg {
-                    text: code.to_owned(),
+                    text: code.into(),
                     known_from: value
                         .known_from
                         .saturating_sub(value.text.len() - code.len()),
