@@ -298,7 +298,7 @@ impl Scanner<'_> {
         }
         // The files a download is saved to: `curl -o f`, `wget -O f`,
         // `wget URL`, `curl -O URL`, and `tee f` or `dd of=f` reading one.
-        if DOWNLOADERS.contains(&name) || stdin.taint.download {
+        if DOWNLOADERS.contains(&name) || stdin.taint.download() {
             for (file, _) in checks::write_targets(name, args) {
                 if let Some(path) = crate::downloads::known_path(&file) {
                     self.note_download(path);
@@ -431,15 +431,9 @@ impl Scanner<'_> {
             .map(|f| self.operand_flow(f))
             .reduce(Flow::then)
             .unwrap_or_else(Flow::file);
-        let decode = Taint {
-            decode: true,
-            ..Taint::default()
-        };
+        let decode = Taint::DECODE;
         match name {
-            _ if DOWNLOADERS.contains(&name) => Flow::tainted(Taint {
-                download: true,
-                ..Taint::default()
-            }),
+            _ if DOWNLOADERS.contains(&name) => Flow::tainted(Taint::DOWNLOAD),
             "base64" | "base32" | "basenc" | "uudecode" => Flow::tainted(decode),
             // `rev` and `tr` undo a reversed or rotated command written in
             // the line (`echo 'fr- mr' | rev | sh`); what they read may
@@ -467,7 +461,7 @@ impl Scanner<'_> {
                 Some(files) => files
                     .iter()
                     .map(|f| self.file_flow(f))
-                    .find(|f| f.taint.download)
+                    .find(|f| f.taint.download())
                     .unwrap_or_else(Flow::file),
                 None => Flow::unknown(),
             },
@@ -503,10 +497,7 @@ impl Scanner<'_> {
             );
         }
         // It could be a downloader: what it prints is not run as code.
-        Flow::tainted(Taint {
-            download: true,
-            ..Taint::default()
-        })
+        Flow::tainted(Taint::DOWNLOAD)
     }
 
     /// Judges `args` as if run by each of [`SUSPECTS`], keeping only the
@@ -542,7 +533,7 @@ impl Scanner<'_> {
             .join(" ");
         let computed = words
             .iter()
-            .all(|w| !w.exact && w.known_from >= w.text.len() && w.text.starts_with(['$', '`']));
+            .all(|w| !w.exact && w.known_at() >= w.text.len() && w.text.starts_with(['$', '`']));
         if computed {
             self.report(
                 &rule::OPAQUE,
@@ -586,10 +577,7 @@ impl Scanner<'_> {
             };
         }
         if fetched {
-            Flow::tainted(Taint {
-                download: true,
-                ..Taint::default()
-            })
+            Flow::tainted(Taint::DOWNLOAD)
         } else {
             Flow::file()
         }
@@ -676,13 +664,13 @@ impl Scanner<'_> {
 
     /// Blocks `taint` from a download or decoder reaching code.
     pub(super) fn refuse_hostile(&mut self, taint: Taint, words: &[Arg], what: &str) -> bool {
-        if taint.download {
+        if taint.download() {
             self.report(
                 &rule::DOWNLOAD_TO_SHELL,
                 words,
                 format!("downloaded text reaches a program that {what}"),
             );
-        } else if taint.decode {
+        } else if taint.decode() {
             self.report(
                 &rule::DECODE_TO_SHELL,
                 words,
@@ -771,7 +759,7 @@ impl Scanner<'_> {
                 }
                 if !self.refuse_hostile(script.taint, argv, "runs it as a script")
                     && !script.exact
-                    && script.taint.opaque
+                    && script.taint.opaque()
                     && script.text.starts_with(['<', '$'])
                 {
                     self.report(
@@ -1552,7 +1540,7 @@ fn find_match(starts: &[Arg], args: &[Arg]) -> Arg {
             Arg {
                 text: format!("{start}/{name}").into(),
                 exact: false,
-                known_from: start.len(),
+                known_from: crate::arg::offset(start.len()),
                 ..Arg::default()
             }
         }

@@ -147,7 +147,7 @@ impl Scanner<'_> {
             }
             let value = Arg {
                 text: value.into(),
-                known_from: arg.known_from.saturating_sub(variable.len() + 1),
+                known_from: crate::arg::offset(arg.known_at().saturating_sub(variable.len() + 1)),
                 ..arg.clone()
             };
             self.vars

@@ -758,7 +758,7 @@ impl Scanner<'_> {
         if self.refuse_hostile(code.taint, argv, "runs it as PowerShell code") {
             return Flow::unknown();
         }
-        if !code.exact && code.known_from >= code.text.len() && code.text.starts_with('$') {
+        if !code.exact && code.known_at() >= code.text.len() && code.text.starts_with('$') {
             self.report(
                 &rule::OPAQUE,
                 argv,

@@ -902,10 +902,7 @@ impl Scanner<'_> {
         if socket {
             // bash's /dev/tcp/HOST/PORT: a shell wired to it takes orders
             // from the network.
-            input = Flow::tainted(Taint {
-                download: true,
-                ..Taint::default()
-            });
+            input = Flow::tainted(Taint::DOWNLOAD);
         }
         let out = if bare_exec {
             Flow::empty()
@@ -933,7 +930,7 @@ impl Scanner<'_> {
             }
         }
         // `curl URL > f`, `curl URL | cat > f`: the file holds a download.
-        if out.taint.download {
+        if out.taint.download() {
             for target in writes.iter().filter_map(crate::downloads::known_path) {
                 self.note_download(target);
             }

@@ -57,7 +57,7 @@ impl Field {
     fn push_arg(&mut self, arg: &Arg) {
         if !arg.exact {
             self.exact = false;
-            self.known_from = self.text.len() + arg.known_from;
+            self.known_from = self.text.len() + arg.known_at();
         }
         self.text.push_str(&arg.text);
         self.glob |= arg.glob;
@@ -71,7 +71,11 @@ impl Field {
 
     fn into_arg(self) -> Arg {
         Arg {
-            known_from: if self.exact { 0 } else { self.known_from },
+            known_from: if self.exact {
+                0
+            } else {
+                crate::arg::offset(self.known_from)
+            },
             text: self.text.into(),
             exact: self.exact,
             glob: self.glob,
@@ -152,7 +156,11 @@ impl Variant {
                 text: piece.into(),
                 exact: known,
                 glob: is_pattern(piece),
-                known_from: if known { 0 } else { piece.len() },
+                known_from: if known {
+                    0
+                } else {
+                    crate::arg::offset(piece.len())
+                },
                 taint: arg.taint,
                 content: None,
             };

@@ -1418,15 +1418,15 @@ pub(super) fn under(dir: &Arg, name: &Arg) -> Arg {
     let known_from = if exact {
         0
     } else if name.exact {
-        dir.known_from
+        dir.known_at()
     } else {
-        (text.len() - name.text.len()) + name.known_from
+        (text.len() - name.text.len()) + name.known_at()
     };
     Arg {
         text: text.into(),
         exact,
         glob: dir.glob || name.glob,
-        known_from,
+        known_from: crate::arg::offset(known_from),
         taint: dir.taint.union(name.taint),
         content: None,
     }
@@ -1438,7 +1438,7 @@ fn base_name(path: &Arg) -> Arg {
     let text = path.text.trim_end_matches('/');
     let cut = text.rfind('/').map_or(0, |i| i + 1);
     let base = text.get(cut..).unwrap_or_default();
-    if path.exact || cut >= path.known_from {
+    if path.exact || cut >= path.known_at() {
         Arg {
             glob: path.glob && is_pattern(base),
             ..Arg::literal(base)

@@ -125,7 +125,7 @@ pub(crate) fn split_setting(word: &Arg) -> Option<(Arg, Arg)> {
     };
     let value_arg = Arg {
         text: value.into(),
-        known_from: word.known_from.saturating_sub(at),
+        known_from: crate::arg::offset(word.known_at().saturating_sub(at)),
         content: None,
         ..word.clone()
     };

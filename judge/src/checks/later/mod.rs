@@ -180,7 +180,7 @@ fn values(args: &[Arg], spec: &Spec, short: Option<char>, long: &str) -> Vec<Arg
                 let offset = at.checked_sub(start)?;
                 (offset + value.len() <= word.text.len()).then(|| Arg {
                     text: value.into(),
-                    known_from: word.known_from.saturating_sub(offset),
+                    known_from: crate::arg::offset(word.known_at().saturating_sub(offset)),
                     content: None,
                     ..word.clone()
                 })
@@ -282,7 +282,7 @@ fn tar(args: &[Arg], env: &dyn Fn(&str) -> Vec<Arg>, found: &mut Vec<Later>) {
             found.push(Later::Code(
                 Arg {
                     text: code.into(),
-                    known_from: action.known_from.saturating_sub(at),
+                    known_from: crate::arg::offset(action.known_at().saturating_sub(at)),
                     ..action.clone()
                 },
                 "tar --checkpoint-action=exec=".into(),
@@ -348,9 +348,11 @@ fn ssh(name: &str, args: &[Arg], found: &mut Vec<Later>) {
             found.push(Later::Code(
                 Arg {
                     text: code.into(),
-                    known_from: value
-                        .known_from
-                        .saturating_sub(value.text.len() - code.len()),
+                    known_from: crate::arg::offset(
+                        value
+                            .known_at()
+                            .saturating_sub(value.text.len() - code.len()),
+                    ),
                     content: None,
                     ..value.clone()
                 },
