@@ -99,7 +99,7 @@ impl Scanner<'_> {
                     let values =
                         self.blocks_from(|s| s.inside("array subscript", |s| s.expand_quoted(sub)));
                     for value in values {
-                        pending.push((value.text, value.exact, depth + 1));
+                        pending.push((value.text.into_string(), value.exact, depth + 1));
                     }
                 }
             }
@@ -192,13 +192,13 @@ impl Scanner<'_> {
                 .flat_map(|a| {
                     let (variable, value) = split_assignment(&a.text);
                     let mut out = vec![Arg {
-                        text: variable.to_owned(),
+                        text: variable.into(),
                         ..a.clone()
                     }];
                     // `declare -n r='a[…]'`: the target's subscript.
                     if let Some(value) = value.filter(|v| v.contains('[')) {
                         out.push(Arg {
-                            text: value.to_owned(),
+                            text: value.into(),
                             ..a.clone()
                         });
                     }
@@ -250,7 +250,7 @@ fn printf_names(args: &[Arg]) -> Vec<Arg> {
             out.extend(words.next().cloned());
         } else if let Some(name) = word.text.strip_prefix("-v") {
             out.push(Arg {
-                text: name.to_owned(),
+                text: name.into(),
                 ..word.clone()
             });
         }

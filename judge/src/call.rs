@@ -298,7 +298,7 @@ impl Scanner<'_> {
         }
         // The files a download is saved to: `curl -o f`, `wget -O f`,
         // `wget URL`, `curl -O URL`, and `tee f` or `dd of=f` reading one.
-        if DOWNLOADERS.contains(&name) || stdin.taint.download {
+        if DOWNLOADERS.contains(&name) || stdin.taint.download() {
             for (file, _) in checks::write_targets(name, args) {
                 if let Some(path) = crate::downloads::known_path(&file) {
                     self.note_download(path);
@@ -419,27 +419,19 @@ impl Scanner<'_> {
     /// What `name` prints, for the next command in the pipeline.
     fn output(&mut self, name: &str, args: &[Arg], stdin: &Flow) -> Flow {
         let has = |words: &[&str]| args.iter().any(|a| words.iter().any(|w| a.is(w)));
-        // File operands (not options, not `x=y`): `cat f`, `rev f`; what
-        // they print is a download when one of them holds one.
-        let operands: Vec<&Arg> = args
-            .iter()
-            .filter(|a| !a.text.starts_with('-') && !a.text.contains('='))
-            .collect();
-        let files = !operands.is_empty();
-        let read = operands
-            .iter()
-            .map(|f| self.operand_flow(f))
-            .reduce(Flow::then)
-            .unwrap_or_else(Flow::file);
-        let decode = Taint {
-            decode: true,
-            ..Taint::default()
+        // What the file operands (not options, not `x=y`) print, `None`
+        // with none: `cat f`, `rev f` print a download when one of them
+        // holds one. Read only by the programs that print their files: on
+        // `echo` and half a million words it was a third of the judging.
+        let read = || {
+            args.iter()
+                .filter(|a| !a.text.starts_with('-') && !a.text.contains('='))
+                .map(|f| self.operand_flow(f))
+                .reduce(Flow::then)
         };
+        let decode = Taint::DECODE;
         match name {
-            _ if DOWNLOADERS.contains(&name) => Flow::tainted(Taint {
-                download: true,
-                ..Taint::default()
-            }),
+            _ if DOWNLOADERS.contains(&name) => Flow::tainted(Taint::DOWNLOAD),
             "base64" | "base32" | "basenc" | "uudecode" => Flow::tainted(decode),
             // `rev` and `tr` undo a reversed or rotated command written in
             // the line (`echo 'fr- mr' | rev | sh`); what they read may
@@ -447,11 +439,8 @@ impl Scanner<'_> {
             // project's own file (`tr -d '\r' < build.sh | sh`) they hide
             // nothing that running the file would not.
             "rev" | "tr" => {
-                let input = if name == "rev" && files {
-                    read
-                } else {
-                    stdin.clone()
-                };
+                let input = if name == "rev" { read() } else { None };
+                let input = input.unwrap_or_else(|| stdin.clone());
                 match input.text {
                     Text::File | Text::Inherited if !input.taint.is_hostile() => input,
                     _ => Flow::tainted(decode.union(input.taint)),
@@ -467,7 +456,7 @@ impl Scanner<'_> {
                 Some(files) => files
                     .iter()
                     .map(|f| self.file_flow(f))
-                    .find(|f| f.taint.download)
+                    .find(|f| f.taint.download())
                     .unwrap_or_else(Flow::file),
                 None => Flow::unknown(),
             },
@@ -480,11 +469,8 @@ impl Scanner<'_> {
             "echo" => echo(args),
             "printf" => printf(args),
             "cat" | "tee" | "dd" => {
-                if name == "cat" && files {
-                    read
-                } else {
-                    stdin.clone()
-                }
+                let read = if name == "cat" { read() } else { None };
+                read.unwrap_or_else(|| stdin.clone())
             }
             _ => Flow::unknown(),
         }
@@ -503,10 +489,7 @@ impl Scanner<'_> {
             );
         }
         // It could be a downloader: what it prints is not run as code.
-        Flow::tainted(Taint {
-            download: true,
-            ..Taint::default()
-        })
+        Flow::tainted(Taint::DOWNLOAD)
     }
 
     /// Judges `args` as if run by each of [`SUSPECTS`], keeping only the
@@ -542,7 +525,7 @@ impl Scanner<'_> {
             .join(" ");
         let computed = words
             .iter()
-            .all(|w| !w.exact && w.known_from >= w.text.len() && w.text.starts_with(['$', '`']));
+            .all(|w| !w.exact && w.known_at() >= w.text.len() && w.text.starts_with(['$', '`']));
         if computed {
             self.report(
                 &rule::OPAQUE,
@@ -586,10 +569,7 @@ impl Scanner<'_> {
             };
         }
         if fetched {
-            Flow::tainted(Taint {
-                download: true,
-                ..Taint::default()
-            })
+            Flow::tainted(Taint::DOWNLOAD)
         } else {
             Flow::file()
         }
@@ -600,7 +580,7 @@ impl Scanner<'_> {
     /// text), else [`Self::file_flow`].
     fn operand_flow(&self, file: &Arg) -> Flow {
         match &file.content {
-            Some(text) => Flow::literal(text.clone()),
+            Some(text) => Flow::literal(String::clone(text)),
             None if file.taint.is_hostile() => Flow::tainted(file.taint),
             None => self.file_flow(file),
         }
@@ -676,13 +656,13 @@ impl Scanner<'_> {
 
     /// Blocks `taint` from a download or decoder reaching code.
     pub(super) fn refuse_hostile(&mut self, taint: Taint, words: &[Arg], what: &str) -> bool {
-        if taint.download {
+        if taint.download() {
             self.report(
                 &rule::DOWNLOAD_TO_SHELL,
                 words,
                 format!("downloaded text reaches a program that {what}"),
             );
-        } else if taint.decode {
+        } else if taint.decode() {
             self.report(
                 &rule::DECODE_TO_SHELL,
                 words,
@@ -771,7 +751,7 @@ impl Scanner<'_> {
                 }
                 if !self.refuse_hostile(script.taint, argv, "runs it as a script")
                     && !script.exact
-                    && script.taint.opaque
+                    && script.taint.opaque()
                     && script.text.starts_with(['<', '$'])
                 {
                     self.report(
@@ -1070,7 +1050,7 @@ impl Scanner<'_> {
         // prints), not from stdin.
         let stdin = &match arg_file(args.get(..p.rest).unwrap_or_default()) {
             Some(file) => match &file.content {
-                Some(text) => Flow::literal(text.clone()),
+                Some(text) => Flow::literal(String::clone(text)),
                 None if file.taint.is_hostile() => Flow::tainted(file.taint),
                 None if file.text == "-" || is_stdin_path(&file.text) => stdin.clone(),
                 None => self.file_flow(&file),
@@ -1148,7 +1128,7 @@ impl Scanner<'_> {
                 for word in command.iter_mut().skip(1) {
                     if word.text.contains(&marker) {
                         *word = Arg {
-                            text: word.text.replace(&marker, "ARGS"),
+                            text: word.text.replace(&marker, "ARGS").into(),
                             ..read.clone()
                         };
                     }
@@ -1348,7 +1328,7 @@ impl Scanner<'_> {
                             text = text.replace(m, &value.text);
                         }
                         Arg {
-                            text,
+                            text: text.into(),
                             exact: w.exact && value.exact,
                             taint: w.taint.union(value.taint),
                             ..w.clone()
@@ -1550,9 +1530,9 @@ fn find_match(starts: &[Arg], args: &[Arg]) -> Arg {
                 .unwrap_or(".")
                 .trim_end_matches('/');
             Arg {
-                text: format!("{start}/{name}"),
+                text: format!("{start}/{name}").into(),
                 exact: false,
-                known_from: start.len(),
+                known_from: crate::arg::offset(start.len()),
                 ..Arg::default()
             }
         }
@@ -1606,7 +1586,7 @@ fn executor_run(name: &str, argv: &[Arg], args: &[Arg], stdin: &Flow) -> Option<
         let exact = words.iter().all(|w| w.exact);
         let taint = words.iter().fold(Taint::default(), |t, w| t.union(w.taint));
         return Some(Arg {
-            text: arg::display_plain(words),
+            text: arg::display_plain(words).into(),
             exact,
             taint,
             ..Arg::default()
@@ -1628,13 +1608,13 @@ fn env_chdir(options: &[Arg]) -> Option<Arg> {
         }
         if let Some(dir) = text.strip_prefix("--chdir=") {
             return Some(Arg {
-                text: dir.to_owned(),
+                text: dir.into(),
                 ..word.clone()
             });
         }
         if let Some(dir) = text.strip_prefix("-C").filter(|d| !d.is_empty()) {
             return Some(Arg {
-                text: dir.to_owned(),
+                text: dir.into(),
                 ..word.clone()
             });
         }
@@ -1892,7 +1872,7 @@ pub(super) fn printf(args: &[Arg]) -> Flow {
     let Some((format, values)) = args.split_first() else {
         return Flow::empty();
     };
-    let format = ansi_c(&format.text).unwrap_or_else(|| format.text.clone());
+    let format = ansi_c(&format.text).unwrap_or_else(|| format.text.to_string());
     let mut values = values.iter().map(|v| v.text.as_str()).peekable();
     let mut out = String::new();
     loop {

@@ -327,7 +327,7 @@ impl Scanner<'_> {
 /// `~`) with only known text after it.
 pub(super) fn known_path(path: &Arg) -> Option<&str> {
     let home = path.text == "~" || path.text.starts_with("~/");
-    (path.exact || (home && path.known_from <= 1 && !path.taint.is_hostile()))
+    (path.exact || (home && path.known_at() <= 1 && !path.taint.is_hostile()))
         .then_some(path.text.as_str())
 }
 

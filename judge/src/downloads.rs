@@ -35,13 +35,13 @@ pub(super) fn known_path(file: &Arg) -> Option<&str> {
     if let Some(path) = file.exact_text() {
         return Some(path);
     }
-    if file.text.starts_with("~/") && file.known_from <= 1 {
+    if file.text.starts_with("~/") && file.known_at() <= 1 {
         return Some(&file.text);
     }
     let rest = ["$PWD/", "${PWD}/"]
         .iter()
         .find_map(|prefix| file.text.strip_prefix(prefix))?;
-    (file.known_from <= file.text.len() - rest.len()).then_some(rest)
+    (file.known_at() <= file.text.len() - rest.len()).then_some(rest)
 }
 
 impl Scanner<'_> {

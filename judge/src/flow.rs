@@ -180,12 +180,9 @@ mod tests {
     fn sequences_concatenate_literals_and_keep_taint() {
         let a = Flow::literal("a\n".into()).then(Flow::literal("b\n".into()));
         assert_eq!(a.literal_text(), Some("a\nb\n"));
-        let download = Flow::tainted(Taint {
-            download: true,
-            ..Taint::default()
-        });
+        let download = Flow::tainted(Taint::DOWNLOAD);
         let mixed = Flow::empty().then(download);
-        assert!(mixed.taint.download);
+        assert!(mixed.taint.download());
         assert_eq!(mixed.text, Text::Unknown);
         assert_eq!(Flow::file().then(Flow::file()).text, Text::File);
         assert_eq!(Flow::empty().then(Flow::file()).text, Text::File);

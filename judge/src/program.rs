@@ -21,7 +21,7 @@ pub(super) fn program(word: &Arg) -> Program {
     let base_known = match slash {
         _ if word.exact => true,
         // `$HOME/bin/tool`, `$(go env GOPATH)/bin/tool`: the name is known.
-        Some(i) => i >= word.known_from,
+        Some(i) => i >= word.known_at(),
         None => false,
     };
     if !base_known || base.is_empty() || (word.glob && crate::word::is_pattern(base)) {

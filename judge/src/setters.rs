@@ -146,8 +146,8 @@ impl Scanner<'_> {
                 self.assigned(variable, &Arg::literal(value));
             }
             let value = Arg {
-                text: value.to_owned(),
-                known_from: arg.known_from.saturating_sub(variable.len() + 1),
+                text: value.into(),
+                known_from: crate::arg::offset(arg.known_at().saturating_sub(variable.len() + 1)),
                 ..arg.clone()
             };
             self.vars

@@ -129,7 +129,8 @@ fn joined(words: &[Arg]) -> Arg {
             .iter()
             .map(|w| w.text.as_str())
             .collect::<Vec<_>>()
-            .join(" "),
+            .join(" ")
+            .into(),
         exact: words.iter().all(|w| w.exact),
         taint,
         ..Arg::default()
@@ -757,7 +758,7 @@ impl Scanner<'_> {
         if self.refuse_hostile(code.taint, argv, "runs it as PowerShell code") {
             return Flow::unknown();
         }
-        if !code.exact && code.known_from >= code.text.len() && code.text.starts_with('$') {
+        if !code.exact && code.known_at() >= code.text.len() && code.text.starts_with('$') {
             self.report(
                 &rule::OPAQUE,
                 argv,
@@ -826,7 +827,7 @@ impl Scanner<'_> {
                 .find_map(|o| text.strip_prefix(o))
             {
                 code = Some(Arg {
-                    text: value.to_owned(),
+                    text: value.into(),
                     ..arg.clone()
                 });
                 break;
@@ -918,7 +919,7 @@ mod tests {
     #[test]
     fn reads_powershell_options() {
         let code = |name, line: &str| match input(name, &arg_list(line)) {
-            Input::Code(a) => a.text,
+            Input::Code(a) => a.text.into_string(),
             other => format!("{other:?}"),
         };
         assert_eq!(code("pwsh", "-NoProfile -c Get-Item x"), "Get-Item x");

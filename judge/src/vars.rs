@@ -83,9 +83,9 @@ pub(super) fn concat(head: &Arg, tail: &Arg) -> Arg {
     let mut text = head.text.clone();
     text.push_str(&tail.text);
     let known_from = if tail.exact {
-        head.known_from
+        head.known_at()
     } else {
-        head.text.len() + tail.known_from
+        head.text.len() + tail.known_at()
     };
     Arg {
         text,
@@ -94,7 +94,7 @@ pub(super) fn concat(head: &Arg, tail: &Arg) -> Arg {
         known_from: if head.exact && tail.exact {
             0
         } else {
-            known_from
+            crate::arg::offset(known_from)
         },
         taint: head.taint.union(tail.taint),
         content: None,

@@ -235,7 +235,7 @@ impl Scanner<'_> {
             }
             Command::Function(definition) => {
                 let name = self.expand(&definition.fname.value);
-                let name = name.first().map(|a| a.text.clone()).unwrap_or_default();
+                let name = name.first().map(|a| a.text.to_string()).unwrap_or_default();
                 self.defined.push((name.clone(), definition.body.clone()));
                 // Where it is defined nothing runs yet: what would block
                 // stays (conservatively), warnings wait for a call, which
@@ -651,7 +651,7 @@ impl Scanner<'_> {
                 self.close_descriptor(fd.unwrap_or(0));
                 let body = self.expand_heredoc(&doc.doc.value, doc.requires_expansion);
                 let flow = if body.exact {
-                    Flow::literal(body.text)
+                    Flow::literal(body.text.into_string())
                 } else {
                     Flow::tainted(body.taint)
                 };
@@ -902,10 +902,7 @@ impl Scanner<'_> {
         if socket {
             // bash's /dev/tcp/HOST/PORT: a shell wired to it takes orders
             // from the network.
-            input = Flow::tainted(Taint {
-                download: true,
-                ..Taint::default()
-            });
+            input = Flow::tainted(Taint::DOWNLOAD);
         }
         let out = if bare_exec {
             Flow::empty()
@@ -933,7 +930,7 @@ impl Scanner<'_> {
             }
         }
         // `curl URL > f`, `curl URL | cat > f`: the file holds a download.
-        if out.taint.download {
+        if out.taint.download() {
             for target in writes.iter().filter_map(crate::downloads::known_path) {
                 self.note_download(target);
             }
@@ -1036,7 +1033,7 @@ impl Scanner<'_> {
                     Flow::unknown()
                 };
                 let arg = Arg {
-                    text: format!("{}(...)", if read { '<' } else { '>' }),
+                    text: format!("{}(...)", if read { '<' } else { '>' }).into(),
                     exact: false,
                     glob: false,
                     known_from: 0,
@@ -1045,7 +1042,10 @@ impl Scanner<'_> {
                     } else {
                         Taint::default()
                     },
-                    content: flow.literal_text().filter(|_| read).map(str::to_owned),
+                    content: flow
+                        .literal_text()
+                        .filter(|_| read)
+                        .map(|t| Box::new(t.to_owned())),
                 };
                 combine(lines, vec![vec![arg]]);
             }

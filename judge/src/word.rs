@@ -57,7 +57,7 @@ impl Field {
     fn push_arg(&mut self, arg: &Arg) {
         if !arg.exact {
             self.exact = false;
-            self.known_from = self.text.len() + arg.known_from;
+            self.known_from = self.text.len() + arg.known_at();
         }
         self.text.push_str(&arg.text);
         self.glob |= arg.glob;
@@ -71,8 +71,12 @@ impl Field {
 
     fn into_arg(self) -> Arg {
         Arg {
-            known_from: if self.exact { 0 } else { self.known_from },
-            text: self.text,
+            known_from: if self.exact {
+                0
+            } else {
+                crate::arg::offset(self.known_from)
+            },
+            text: self.text.into(),
             exact: self.exact,
             glob: self.glob,
             taint: self.taint,
@@ -149,10 +153,14 @@ impl Variant {
             // `~` for `$HOME`): a piece without one is known text.
             let known = arg.exact || !piece.contains(['$', '`', '~']);
             let part = Arg {
-                text: piece.to_owned(),
+                text: piece.into(),
                 exact: known,
                 glob: is_pattern(piece),
-                known_from: if known { 0 } else { piece.len() },
+                known_from: if known {
+                    0
+                } else {
+                    crate::arg::offset(piece.len())
+                },
                 taint: arg.taint,
                 content: None,
             };
@@ -1576,7 +1584,7 @@ mod tests {
         scanner
             .expand(word)
             .into_iter()
-            .map(|a| (a.text, a.exact))
+            .map(|a| (a.text.into_string(), a.exact))
             .collect()
     }
 
@@ -1719,7 +1727,7 @@ mod tests {
             scanner
                 .expand(word)
                 .into_iter()
-                .map(|a| (a.text, a.exact))
+                .map(|a| (a.text.into_string(), a.exact))
                 .collect()
         };
         let known = |words: &[&str]| -> Vec<(String, bool)> {

@@ -597,7 +597,7 @@ fn editor(args: &[Arg]) -> Vec<Also> {
         let text = text.strip_prefix("silent").map_or(text, str::trim_start);
         if let Some(code) = text.strip_prefix('!') {
             found.push(Also::Code(vec![Arg {
-                text: code.to_owned(),
+                text: code.into(),
                 ..command.clone()
             }]));
         }
@@ -615,7 +615,7 @@ pub(crate) fn vim_commands(args: &[Arg]) -> Vec<Arg> {
             words.next().cloned()
         } else {
             word.text.strip_prefix('+').map(|c| Arg {
-                text: c.to_owned(),
+                text: c.into(),
                 ..word.clone()
             })
         };
@@ -640,7 +640,7 @@ pub(crate) fn option_values<'a>(
             }
             let text = word.text.as_str();
             let value = |v: &str| Arg {
-                text: v.to_owned(),
+                text: v.into(),
                 ..word.clone()
             };
             if (!short.is_empty() && text == short) || text == long {

@@ -153,7 +153,7 @@ impl Scanner<'_> {
         for (target, dir) in self.landing(target) {
             self.judgement.writes.push(WriteTarget {
                 path: known_path(&target).map(str::to_owned),
-                spelled: target.text.clone(),
+                spelled: target.text.to_string(),
                 glob: target.glob,
                 dir,
                 kind: write.into(),

@@ -184,9 +184,9 @@ pub(super) fn check(args: &[Arg], ctx: &Context, cwd: Option<&str>) -> Option<Hi
 fn home_work_tree(arg: &Arg) -> Arg {
     const PREFIX: &str = "--work-tree=";
     let value = arg.text.strip_prefix(PREFIX).map(|value| Arg {
-        text: value.to_owned(),
+        text: value.into(),
         exact: false,
-        known_from: arg.known_from.saturating_sub(PREFIX.len()),
+        known_from: crate::arg::offset(arg.known_at().saturating_sub(PREFIX.len())),
         ..arg.clone()
     });
     match value.as_ref().and_then(cwd::known_path) {
@@ -297,7 +297,7 @@ mod tests {
             check(&args, &ctx, None).map(|h| h.rule.id)
         };
         let partly = |text: &str, known_from: usize| Arg {
-            known_from,
+            known_from: crate::arg::offset(known_from),
             ..Arg::unknown(text, crate::arg::Taint::default())
         };
         assert_eq!(

@@ -99,7 +99,7 @@ pub(crate) fn check(args: &[Arg], ctx: &Context, cwd: Option<&str>) -> Vec<Hit> 
         };
         if let Some(target) = parsed.operands.iter().find_map(|o| {
             if is_critical(&o.text, home) {
-                Some(o.text.clone())
+                Some(o.text.to_string())
             } else {
                 moved(o).map(|path| format!("{path} ({} after cd)", o.text))
             }

@@ -220,7 +220,7 @@ mod tests {
 
     fn files(words: &[&str]) -> Option<Vec<String>> {
         let args: Vec<Arg> = words.iter().map(|w| Arg::literal(w)).collect();
-        trimming_files(&args).map(|f| f.iter().map(|a| a.text.clone()).collect())
+        trimming_files(&args).map(|f| f.iter().map(|a| a.text.to_string()).collect())
     }
 
     #[test]

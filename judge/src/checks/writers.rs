@@ -1418,15 +1418,15 @@ pub(super) fn under(dir: &Arg, name: &Arg) -> Arg {
     let known_from = if exact {
         0
     } else if name.exact {
-        dir.known_from
+        dir.known_at()
     } else {
-        (text.len() - name.text.len()) + name.known_from
+        (text.len() - name.text.len()) + name.known_at()
     };
     Arg {
-        text,
+        text: text.into(),
         exact,
         glob: dir.glob || name.glob,
-        known_from,
+        known_from: crate::arg::offset(known_from),
         taint: dir.taint.union(name.taint),
         content: None,
     }
@@ -1438,7 +1438,7 @@ fn base_name(path: &Arg) -> Arg {
     let text = path.text.trim_end_matches('/');
     let cut = text.rfind('/').map_or(0, |i| i + 1);
     let base = text.get(cut..).unwrap_or_default();
-    if path.exact || cut >= path.known_from {
+    if path.exact || cut >= path.known_at() {
         Arg {
             glob: path.glob && is_pattern(base),
             ..Arg::literal(base)
@@ -1739,7 +1739,7 @@ fn csplit(call: &Call<'_>) -> Vec<Found> {
 /// The pattern of the numbered files a splitter writes: `PREFIX*SUFFIX`.
 fn numbered(prefix: &Arg, suffix: &str) -> Arg {
     Arg {
-        text: format!("{}*{suffix}", prefix.text),
+        text: format!("{}*{suffix}", prefix.text).into(),
         glob: true,
         content: None,
         ..prefix.clone()
@@ -1842,13 +1842,13 @@ fn backup_name(file: &Arg, suffix: &str) -> Option<Arg> {
             return Some(Arg::derived(&name));
         }
         return Some(Arg {
-            text: format!("{dir}{name}"),
+            text: format!("{dir}{name}").into(),
             content: None,
             ..file.clone()
         });
     }
     Some(Arg {
-        text: format!("{}{suffix}", file.text),
+        text: format!("{}{suffix}", file.text).into(),
         content: None,
         ..file.clone()
     })
@@ -2393,7 +2393,7 @@ fn compressed(call: &Call<'_>) -> Vec<Found> {
             decompressed_name(file, suffix)
         } else {
             Some(Arg {
-                text: format!("{}{suffix}", file.text),
+                text: format!("{}{suffix}", file.text).into(),
                 content: None,
                 ..(*file).clone()
             })
@@ -2439,7 +2439,7 @@ fn decompressed_name(file: &Arg, suffix: &str) -> Option<Arg> {
             (!stem.is_empty() && !stem.ends_with('/')).then(|| format!("{stem}{to}"))
         })?;
     Some(Arg {
-        text: stem,
+        text: stem.into(),
         content: None,
         ..file.clone()
     })

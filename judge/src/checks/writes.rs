@@ -237,7 +237,7 @@ mod tests {
         let args: Vec<Arg> = words.map(Arg::literal).collect();
         targets(name, &args)
             .into_iter()
-            .map(|(a, _)| a.text)
+            .map(|(a, _)| a.text.into_string())
             .collect()
     }
 

@@ -57,15 +57,15 @@ pub(super) fn vim(args: &[Arg], found: &mut Vec<Later>) {
 /// `ex`, or `-e`/`-E` (alone or with `-s`: `-es`), when no file or `-`
 /// names stdin as text to edit.
 pub(crate) fn reads_ex_commands(name: &str, args: &[Arg]) -> bool {
-    let ex_mode = name == "ex"
+    // The name first: every command asks, and the words of an `echo` may
+    // be half a million.
+    matches!(
+        name,
+        "vim" | "vi" | "nvim" | "ex" | "view" | "gvim" | "vimdiff" | "rvim"
+    ) && (name == "ex"
         || args.iter().any(|a| {
             a.exact && matches!(a.text.as_str(), "-e" | "-E" | "-es" | "-Es" | "-se" | "-sE")
-        });
-    ex_mode
-        && matches!(
-            name,
-            "vim" | "vi" | "nvim" | "ex" | "view" | "gvim" | "vimdiff" | "rvim"
-        )
+        }))
 }
 
 /// What Ex commands read from stdin run: each line judged as `-c LINE`
@@ -202,7 +202,7 @@ fn form_end(text: &str) -> usize {
 /// An argument of `code` read as shell code, keeping what `from` knows.
 fn code_from(from: &Arg, code: String) -> Arg {
     Arg {
-        text: code,
+        text: code.into(),
         content: None,
         known_from: 0,
         ..from.clone()

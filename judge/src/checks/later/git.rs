@@ -80,11 +80,11 @@ pub(super) fn carriers(args: &[Arg], env: &dyn Fn(&str) -> Vec<Arg>, found: &mut
                 .map(|word| match word.text.split_once('=') {
                     _ if !word.exact => word.clone(),
                     Some((option, dir)) if is_template_option(option) => Arg {
-                        text: format!("--template={dir}"),
+                        text: format!("--template={dir}").into(),
                         ..word.clone()
                     },
                     None if is_template_option(&word.text) => Arg {
-                        text: "--template".to_owned(),
+                        text: "--template".into(),
                         ..word.clone()
                     },
                     _ => word.clone(),
@@ -116,7 +116,7 @@ pub(crate) fn split_setting(word: &Arg) -> Option<(Arg, Arg)> {
     let (key, value) = word.text.split_once('=')?;
     let at = key.len() + 1;
     let key_arg = Arg {
-        text: key.to_owned(),
+        text: key.into(),
         // Unknown parts keep their source spelling (`$X`, `$(cmd)`).
         exact: word.exact || !key.contains(['$', '`']),
         known_from: 0,
@@ -124,8 +124,8 @@ pub(crate) fn split_setting(word: &Arg) -> Option<(Arg, Arg)> {
         ..word.clone()
     };
     let value_arg = Arg {
-        text: value.to_owned(),
-        known_from: word.known_from.saturating_sub(at),
+        text: value.into(),
+        known_from: crate::arg::offset(word.known_at().saturating_sub(at)),
         content: None,
         ..word.clone()
     };
@@ -154,11 +154,11 @@ fn env_settings(env: &dyn Fn(&str) -> Vec<Arg>) -> Vec<(Arg, Arg, &'static str)>
         for (key, value) in quoted_pairs(&params.text) {
             out.push((
                 Arg {
-                    text: key,
+                    text: key.into(),
                     ..params.clone()
                 },
                 Arg {
-                    text: value,
+                    text: value.into(),
                     ..params.clone()
                 },
                 "GIT_CONFIG_PARAMETERS",
@@ -302,7 +302,7 @@ fn ext(word: &Arg, via: &str, found: &mut Vec<Later>) {
         .into_iter()
         .filter(|w| !w.is_empty())
         .map(|w| Arg {
-            text: w,
+            text: w.into(),
             content: None,
             ..word.clone()
         })
@@ -340,7 +340,7 @@ fn setting(key: &Arg, value: &Arg, how: &str, found: &mut Vec<Later>) {
     {
         ext(
             &Arg {
-                text: sub.0.to_owned(),
+                text: sub.0.into(),
                 ..key.clone()
             },
             &via,
@@ -402,7 +402,7 @@ fn setting(key: &Arg, value: &Arg, how: &str, found: &mut Vec<Later>) {
         // shell; a plain name is git's own `git credential-NAME`.
         ("credential", _, "helper") => match value.text.strip_prefix('!') {
             Some(code) => Arg {
-                text: code.to_owned(),
+                text: code.into(),
                 ..value.clone()
             },
             None if value.text.starts_with('/') => value.clone(),
@@ -412,7 +412,7 @@ fn setting(key: &Arg, value: &Arg, how: &str, found: &mut Vec<Later>) {
         // in a shell (git ignores it from .gitmodules, not from a config).
         ("submodule", Some(_), "update") => match value.text.strip_prefix('!') {
             Some(code) => Arg {
-                text: code.to_owned(),
+                text: code.into(),
                 ..value.clone()
             },
             None => return,
@@ -421,7 +421,7 @@ fn setting(key: &Arg, value: &Arg, how: &str, found: &mut Vec<Later>) {
         // judged where they are used (`crate::wrapper`).
         ("alias", Some(_), _) | ("alias", None, _) => match value.text.strip_prefix('!') {
             Some(code) => Arg {
-                text: code.to_owned(),
+                text: code.into(),
                 ..value.clone()
             },
             None => return,

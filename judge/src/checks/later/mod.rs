@@ -143,7 +143,13 @@ pub(crate) fn runs(name: &str, args: &[Arg], env: &dyn Fn(&str) -> Vec<Arg>) -> 
                     // `|cmd %s` and `||cmd %s` pipe; otherwise the output
                     // names a file; either way the text is run by a shell.
                     let text = value.text.trim_start_matches('|').to_owned();
-                    found.push(Later::Code(Arg { text, ..value }, format!("{var}= less")));
+                    found.push(Later::Code(
+                        Arg {
+                            text: text.into(),
+                            ..value
+                        },
+                        format!("{var}= less"),
+                    ));
                 }
             }
         }
@@ -173,8 +179,8 @@ fn values(args: &[Arg], spec: &Spec, short: Option<char>, long: &str) -> Vec<Arg
                 let start = word.text.as_ptr() as usize;
                 let offset = at.checked_sub(start)?;
                 (offset + value.len() <= word.text.len()).then(|| Arg {
-                    text: value.to_owned(),
-                    known_from: word.known_from.saturating_sub(offset),
+                    text: value.into(),
+                    known_from: crate::arg::offset(word.known_at().saturating_sub(offset)),
                     content: None,
                     ..word.clone()
                 })
@@ -234,7 +240,7 @@ fn tar(args: &[Arg], env: &dyn Fn(&str) -> Vec<Arg>, found: &mut Vec<Later>) {
             crate::call::input_words(&options.text, None)
                 .into_iter()
                 .map(|w| Arg {
-                    text: w,
+                    text: w.into(),
                     content: None,
                     ..options.clone()
                 }),
@@ -275,8 +281,8 @@ fn tar(args: &[Arg], env: &dyn Fn(&str) -> Vec<Arg>, found: &mut Vec<Later>) {
             let at = action.text.len() - code.len();
             found.push(Later::Code(
                 Arg {
-                    text: code.to_owned(),
-                    known_from: action.known_from.saturating_sub(at),
+                    text: code.into(),
+                    known_from: crate::arg::offset(action.known_at().saturating_sub(at)),
                     ..action.clone()
                 },
                 "tar --checkpoint-action=exec=".into(),
@@ -341,10 +347,12 @@ fn ssh(name: &str, args: &[Arg], found: &mut Vec<Later>) {
         {
             found.push(Later::Code(
                 Arg {
-                    text: code.to_owned(),
-                    known_from: value
-                        .known_from
-                        .saturating_sub(value.text.len() - code.len()),
+                    text: code.into(),
+                    known_from: crate::arg::offset(
+                        value
+                            .known_at()
+                            .saturating_sub(value.text.len() - code.len()),
+                    ),
                     content: None,
                     ..value.clone()
                 },

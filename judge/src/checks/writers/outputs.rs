@@ -117,7 +117,7 @@ pub(super) fn ssh_keygen(call: &Call<'_>) -> Vec<Found> {
         .last()
         .map(|f| value_arg(call.args, f));
     let with = |base: &Arg, suffix: &str| Arg {
-        text: format!("{}{suffix}", base.text),
+        text: format!("{}{suffix}", base.text).into(),
         content: None,
         ..base.clone()
     };
@@ -159,7 +159,7 @@ pub(super) fn ssh_keygen(call: &Call<'_>) -> Vec<Found> {
                 found(
                     with(
                         &Arg {
-                            text: stem.to_owned(),
+                            text: stem.into(),
                             ..(*key).clone()
                         },
                         "-cert.pub",
@@ -223,7 +223,7 @@ pub(super) fn rsync(call: &Call<'_>) -> Vec<Found> {
         .chain(value("only-write-batch"))
     {
         let script = Arg {
-            text: format!("{}.sh", batch.text),
+            text: format!("{}.sh", batch.text).into(),
             content: None,
             ..batch.clone()
         };
@@ -259,7 +259,7 @@ pub(super) fn rsync(call: &Call<'_>) -> Vec<Found> {
                     .unwrap_or("~");
                 out.push(found(
                     Arg {
-                        text: format!("{}{suffix}", dest.text),
+                        text: format!("{}{suffix}", dest.text).into(),
                         content: None,
                         ..(*dest).clone()
                     },
@@ -480,7 +480,7 @@ pub(super) fn pytest_outputs(call: &Call<'_>) -> Vec<Found> {
             };
             out.push(found(
                 Arg {
-                    text: path.to_owned(),
+                    text: path.into(),
                     content: None,
                     ..report.clone()
                 },
@@ -689,7 +689,7 @@ pub(super) fn dependency_manifests(call: &Call<'_>) -> Vec<Found> {
         .last()
     {
         let lock = Arg {
-            text: format!("{}.lock", manifest.text.trim_end_matches(".toml")),
+            text: format!("{}.lock", manifest.text.trim_end_matches(".toml")).into(),
             content: None,
             ..manifest.clone()
         };
