@@ -6,13 +6,17 @@
 //! operator's calls whole), and the starter lines (`/trekexecute` standing
 //! for `trek start`, in the directory the order names). The dry-run and
 //! `wave prepare` print one starter per session; a `--session N` run
-//! started anywhere else is refused before anything is written.
+//! started anywhere else is refused before anything is written. The same
+//! run, with a bare `origin`, is the whole user path of the issue: the run
+//! branch, the pushes said before and when made, the gate's confirm as the
+//! merge into the starting branch, and the whole plan's report.
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::World;
+use super::pushes::{remote_branches, with_origin};
 use super::user_path::good;
 use crate::common::printed::{self, gate_calls, next_of, word};
 
@@ -86,7 +90,10 @@ fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 #[test]
 fn every_printed_call_of_a_multi_session_run_runs_as_printed() {
     let w = world();
+    let remote = with_origin(&w);
     let quoted_plan = word(PLAN);
+    let main_before = w.git(&["rev-parse", "main"]);
+    let run_branch = w.branch(1).replace("session-1", "run");
 
     // The dry-run's starter lines are the ones the wave's orders print.
     let (code, dry) = agent(&w, &w.root, &format!("trek start --dry-run {quoted_plan}"));
@@ -94,9 +101,22 @@ fn every_printed_call_of_a_multi_session_run_runs_as_printed() {
     let planned = starters(&dry);
     assert_eq!(planned.len(), 3, "{dry}");
     assert_eq!(planned[&1], "/trekexecute --session 1 'plans/ship plan.md'");
+    // What the run will do, said before: the run branch and the pushes.
+    assert!(
+        dry.contains(&format!("- run branch: {run_branch}, created from main")),
+        "{dry}"
+    );
+    assert!(
+        dry.contains(&w.branch(1)) && dry.contains("origin"),
+        "{dry}"
+    );
 
     let (code, first) = agent(&w, &w.root, &format!("trek start {quoted_plan}"));
     assert_eq!(code, 0, "{first}");
+    assert!(
+        first.contains(&format!("Run branch: {run_branch} from main")),
+        "{first}"
+    );
     let handed = starters(&first);
     assert_eq!(handed[&1], planned[&1], "{first}");
     assert_eq!(handed[&2], planned[&2], "{first}");
@@ -147,6 +167,14 @@ fn every_printed_call_of_a_multi_session_run_runs_as_printed() {
     }
     let (code, second) = agent(&w, &w.root, &format!("trek start {quoted_plan}"));
     assert_eq!(code, 0, "{second}");
+    // Each push named when made, and the remote holds the branches.
+    for n in [1, 2] {
+        assert!(
+            second.contains(&format!("pushed {} to origin", w.branch(n))),
+            "{second}"
+        );
+        assert!(remote_branches(&remote).contains(&w.branch(n)));
+    }
     let handed = starters(&second);
     assert_eq!(handed[&3], planned[&3], "{second}");
     let (code, started) = run_starter(&w, &w.worktree(3), &handed[&3]);
@@ -158,12 +186,23 @@ fn every_printed_call_of_a_multi_session_run_runs_as_printed() {
     assert_eq!(code, 0, "{gate}");
     let (confirm, decline) = gate_calls(next_of(&gate));
     assert!(decline.starts_with("trek finish --gate decline"), "{gate}");
+    // Until the confirm, main has not moved: the waves are on the run
+    // branch.
+    assert_eq!(w.git(&["rev-parse", "main"]), main_before);
+    let run_tip = w.git(&["rev-parse", &run_branch]);
     let (code, done) = agent(&w, &w.root, confirm);
     assert_eq!(code, 0, "{done}");
+    // The confirm is the merge: main holds the run, and is checked out.
+    assert_eq!(w.git(&["rev-parse", "main"]), run_tip);
+    assert_eq!(w.git(&["branch", "--show-current"]).trim(), "main");
     assert_eq!(
         w.git(&["log", "--merges", "--format=%s"]).lines().count(),
         3
     );
+    // The whole plan's report ends the answer: every session's steps.
+    for needle in ["Master Verification", "multi-session", "Session"] {
+        assert!(done.contains(needle), "no {needle:?} in:\n{done}");
+    }
 }
 
 /// Where nobody can be asked, the operator's calls are whole: into the

@@ -18,7 +18,7 @@ use super::World;
 use crate::common::repo;
 
 /// A bare repository beside the work tree, added as its `origin`.
-fn with_origin(w: &World) -> PathBuf {
+pub(super) fn with_origin(w: &World) -> PathBuf {
     let remote = w.case.path().join("origin.git");
     repo::git(
         w.case.path(),
@@ -29,7 +29,7 @@ fn with_origin(w: &World) -> PathBuf {
 }
 
 /// The branches the remote holds.
-fn remote_branches(remote: &Path) -> String {
+pub(super) fn remote_branches(remote: &Path) -> String {
     repo::git(remote, &["for-each-ref", "--format=%(refname:short)"])
 }
 
