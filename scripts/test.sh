@@ -62,7 +62,9 @@ if ! cargo nextest --version >/dev/null 2>&1; then
   echo "== cargo install cargo-nextest --locked (not installed; needed once)" >&2
   cargo install cargo-nextest --locked
 fi
-junit=${CARGO_TARGET_DIR:-target}/nextest/ci/junit.xml
+# nextest keeps its store in the workspace's own target/nextest, wherever
+# CARGO_TARGET_DIR points the build.
+junit=target/nextest/ci/junit.xml
 rm -f "$junit"
 status=0
 cargo nextest run --workspace --locked --profile ci || status=$?
