@@ -1634,7 +1634,9 @@ if [[ -z "$only" || "$only" == trek || "$only" == start ]]; then
   git -C "$sdir/repo" init -q -b main
   git -C "$sdir/repo" add -A
   git -C "$sdir/repo" commit -q -m init
-  sreset="bash -c $(q "git -C $(q "$sdir/repo") clean -fdxq && rm -f $(q "$sdir/repo/.git/voyage-run.json")")"
+  # Each start is a fresh one from main: the run branch the last one made
+  # (issue 40) is dropped with the run files.
+  sreset="bash -c $(q "git -C $(q "$sdir/repo") switch -q main && { git -C $(q "$sdir/repo") branch -q -D trek/plan/run 2>/dev/null || true; } && git -C $(q "$sdir/repo") clean -fdxq && rm -f $(q "$sdir/repo/.git/voyage-run.json")")"
   start_cmd="env -C $(q "$sdir/repo") CLAUDE_PLUGIN_DATA=$(q "$sdir/data") $(q "$helper") trek start --fresh plan.md"
   scan_cmd="env -C $(q "$sdir/repo") $(q "$helper") scan plan plan.md"
   (cd "$sdir/repo" && CLAUDE_PLUGIN_DATA="$sdir/data" "$helper" trek start --fresh plan.md) |

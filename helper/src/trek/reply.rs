@@ -54,7 +54,7 @@ impl Next {
             Next::Implement => "NEXT: implement step N (only its Files), then: trek step-done N",
             Next::Finish => "NEXT: trek finish",
             Next::AskMainMerge => {
-                "NEXT: ask the question above with AskUserQuestion, then run the answer's call — Confirm: CONFIRM — Decline: DECLINE"
+                "NEXT: ask the question above with AskUserQuestion, then run — Confirm: CONFIRM — Decline: DECLINE"
             }
             Next::AwaitOperator => {
                 "NEXT: stop — do not answer the main-merge gate; the operator runs in a terminal — Confirm: CONFIRM — Decline: DECLINE"
@@ -384,7 +384,7 @@ mod tests {
         ));
         assert_eq!(
             reply.next_line(),
-            "NEXT: ask the question above with AskUserQuestion, then run the answer's call — Confirm: trek finish --gate confirm --plan '/tmp/my repo/plan.md' — Decline: trek finish --gate decline --plan '/tmp/my repo/plan.md'"
+            "NEXT: ask the question above with AskUserQuestion, then run — Confirm: trek finish --gate confirm --plan '/tmp/my repo/plan.md' — Decline: trek finish --gate decline --plan '/tmp/my repo/plan.md'"
         );
         let mut reply = Reply::new("step-done", Next::Implement, "in_progress");
         reply.step = Some(3);

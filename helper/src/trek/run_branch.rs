@@ -271,7 +271,7 @@ pub(super) fn off_branch(git_dir: &Path, b: &Branches) -> Option<String> {
 pub(super) fn question(root: &Path, b: &Branches) -> String {
     let n = ahead(root, &b.start, &b.run);
     format!(
-        "Question: All steps are done and audited. Merge {n} commit{} of {} into {} and finalize the run? (Confirm — main-merge / Decline — hold for review)",
+        "Question: All steps are done and audited. Merge {n} commit{} of {} into {}? (Confirm — main-merge / Decline — hold for review)",
         if n == 1 { "" } else { "s" },
         b.run,
         b.start
@@ -351,7 +351,7 @@ pub(super) fn merge(root: &Path, b: &Branches, again: &str) -> Result<Merged, Re
             return stopped_merge(root, b, &merged, again);
         }
         lines.push(format!(
-            "Merged {n} commit{} of {run} into {start} ({}).",
+            "Merged {n} commit{} of {run} into {start} ({}), checked out.",
             if n == 1 { "" } else { "s" },
             if ff {
                 "fast-forward"
@@ -360,7 +360,9 @@ pub(super) fn merge(root: &Path, b: &Branches, again: &str) -> Result<Merged, Re
             }
         ));
     } else {
-        lines.push(format!("{run} is merged into {start} already."));
+        lines.push(format!(
+            "{run} is merged into {start} already, checked out."
+        ));
     }
     if run_there {
         let deleted = git(root, &["branch", "-q", "-d", run])?;
@@ -368,7 +370,6 @@ pub(super) fn merge(root: &Path, b: &Branches, again: &str) -> Result<Merged, Re
             lines.push(format!("The run branch {run} is kept: {}", deleted.why()));
         }
     }
-    lines.push(format!("Checked out: {start}."));
     Ok(Merged::Done(lines))
 }
 

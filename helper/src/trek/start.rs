@@ -956,13 +956,16 @@ fn new_run_branch(
     earlier: Option<super::run_branch::Branches>,
     again: &str,
 ) -> Result<super::run_branch::Begun, Vec<String>> {
-    let branch = crate::git::run(root, &["symbolic-ref", "-q", "--short", "HEAD"])
-        .ok()
-        .filter(crate::git::Output::ok)
-        .map_or_else(|| "HEAD".to_owned(), |o| o.text().trim().to_owned());
-    let here = |why: &str| super::run_branch::Begun {
-        branches: None,
-        line: format!("Run branch: none ({why}): the checkpoints land on {branch}"),
+    // Asked of git only for a run in place: `begin` asks it itself.
+    let here = |why: &str| {
+        let branch = crate::git::run(root, &["symbolic-ref", "-q", "--short", "HEAD"])
+            .ok()
+            .filter(crate::git::Output::ok)
+            .map_or_else(|| "HEAD".to_owned(), |o| o.text().trim().to_owned());
+        super::run_branch::Begun {
+            branches: None,
+            line: format!("Run branch: none ({why}): the checkpoints land on {branch}"),
+        }
     };
     if in_place {
         return Ok(here("--in-place"));
