@@ -13,18 +13,9 @@ use serde_json::Value;
 
 use crate::common::repo::{commit_all, git, write};
 use crate::trek::{Repo, example_plan};
+use crate::trek_faults::text;
 
 const RUN: &str = "trek/plan/run";
-
-fn text(reply: &Value) -> String {
-    reply["lines"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l.as_str().unwrap())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
 
 fn checked_out(repo: &Repo) -> String {
     git(repo.path(), &["symbolic-ref", "--short", "HEAD"])
