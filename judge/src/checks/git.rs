@@ -78,6 +78,18 @@ const CLEAN: Spec = Spec::new(
     ],
 );
 
+/// `git config`'s options that only read (or, with `-l`, list) what is
+/// set: none of them sets a value.
+pub(crate) const CONFIG_READS: [&str; 7] = [
+    "get",
+    "get-all",
+    "get-regexp",
+    "get-urlmatch",
+    "get-color",
+    "get-colorbool",
+    "list",
+];
+
 /// `git config`'s options: where it writes, and the ones that take a value
 /// (read by the writer table and by the delayed-execution carriers).
 pub(crate) const CONFIG_OPTIONS: Spec = Spec::new(

@@ -223,21 +223,14 @@ fn quoted_pairs(text: &str) -> Vec<(String, String)> {
 /// when it reads, lists, removes or renames instead.
 fn config_setting(args: &[Arg]) -> Option<(Arg, Arg)> {
     let p = getopt::parse(args, &crate::checks::git::CONFIG_OPTIONS);
-    let reads = [
-        "get",
-        "get-all",
-        "get-regexp",
-        "get-urlmatch",
-        "get-color",
-        "get-colorbool",
+    let removes_or_renames = [
         "unset",
         "unset-all",
-        "list",
         "edit",
         "rename-section",
         "remove-section",
     ];
-    if p.has("le", &reads) {
+    if p.has("l", &crate::checks::git::CONFIG_READS) || p.has("e", &removes_or_renames) {
         return None;
     }
     let mut operands = p.operands.iter().copied();

@@ -189,18 +189,7 @@ fn config(args: &[Arg]) -> Outside {
                     "edit",
                 ],
             );
-            let reads = p.has(
-                "l",
-                &[
-                    "get",
-                    "get-all",
-                    "get-regexp",
-                    "get-urlmatch",
-                    "get-color",
-                    "get-colorbool",
-                    "list",
-                ],
-            );
+            let reads = p.has("l", &crate::checks::git::CONFIG_READS);
             changes || (!reads && p.operands.len() >= 2)
         }
     };
