@@ -451,6 +451,16 @@ impl Run {
         for temp in temps {
             broken.push(("temp file", temp));
         }
+        // The confirm is the merge (issue 40): the run ends on the branch it
+        // started from, its run branch merged and gone.
+        let here = git(self.dir(), &["symbolic-ref", "--short", "HEAD"]);
+        if here.trim().starts_with("trek/") {
+            broken.push(("checkout", format!("the run ended on {}", here.trim())));
+        }
+        let left = git(self.dir(), &["branch", "--list", "trek/*/run"]);
+        if !left.trim().is_empty() {
+            broken.push(("run branch", format!("left: {}", left.trim())));
+        }
         let status = git(self.dir(), &["status", "--porcelain"]);
         if !status.trim().is_empty() {
             broken.push(("git status", status.lines().collect::<Vec<_>>().join(", ")));

@@ -263,37 +263,6 @@ fn a_step_call_on_another_branch_refuses_and_commits_nothing_there() {
 }
 
 #[test]
-fn a_confirm_cut_short_after_its_merge_is_finished_by_resume_and_finish() {
-    let repo = Repo::new(&example_plan());
-    at_the_gate(&repo);
-    let run_tip = commit_of(&repo, RUN);
-    // The state a confirm killed right after its merge leaves: the answer
-    // recorded, main fast-forwarded and checked out, the branch deleted,
-    // the run not finalised.
-    let mut progress = repo.progress_json();
-    progress["main_merge_gate"] = serde_json::json!({
-        "status": "confirmed",
-        "asked_at": "2026-12-07T00:00:00Z",
-        "answered_by": "user",
-        "answered_at": "2026-12-07T00:00:01Z"
-    });
-    std::fs::write(repo.progress(), progress.to_string()).unwrap();
-    git(repo.path(), &["switch", "-q", "main"]);
-    git(repo.path(), &["merge", "-q", "--ff-only", RUN]);
-    git(repo.path(), &["branch", "-q", "-d", RUN]);
-
-    let (code, resumed) = repo.trek(&["start", "--resume", &repo.plan()]);
-    assert_eq!(code, 0, "{resumed}");
-    assert_eq!(resumed["next"], "finish", "{resumed}");
-    let (code, done) = repo.trek(&["finish"]);
-    assert_eq!(code, 0, "{done}");
-    assert_eq!(done["summary"]["result"], "completed", "{done}");
-    assert!(text(&done).contains("already answered"), "{done}");
-    assert_eq!(checked_out(&repo), "main");
-    assert_eq!(commit_of(&repo, "main"), run_tip);
-}
-
-#[test]
 fn a_start_cut_short_after_making_the_branch_starts_afresh_from_the_branch_before() {
     let repo = Repo::new(&example_plan());
     // Killed right after `checkout -b`: the branch, and no progress file.
