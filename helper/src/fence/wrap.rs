@@ -179,11 +179,6 @@ impl<'l> Iterator for Words<'l> {
 impl<'l> Words<'l> {
     /// The word `line` starts with, and the text after it.
     fn word(&self, line: &'l str) -> Option<(Cow<'l, str>, &'l str)> {
-        let plain = |c: char| c.is_ascii_alphanumeric() || "_./:=,@%+-".contains(c);
-        if let Some(quoted) = line.strip_prefix('\'') {
-            let (word, rest) = quoted.split_once('\'')?;
-            return Some((Cow::Borrowed(word), rest));
-        }
         if let Some(quoted) = line.strip_prefix('"') {
             let (inner, rest) = quoted.split_once('"')?;
             let word = match self.plugin_root {
@@ -194,14 +189,44 @@ impl<'l> Words<'l> {
             };
             return word
                 .chars()
-                .all(|c| plain(c) || c == ' ')
+                .all(|c| is_plain(c) || c == ' ')
                 .then_some((word, rest));
         }
-        let (word, rest) = line.split_at(line.find(' ').unwrap_or(line.len()));
-        word.chars()
-            .all(plain)
-            .then_some((Cow::Borrowed(word), rest))
+        plain_word(line)
     }
+}
+
+fn is_plain(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "_./:=,@%+-".contains(c)
+}
+
+/// The word `line` starts with when it is made of plain characters,
+/// single-quoted parts and `\'` run together (`'it'\''s.md'` is `it's.md`,
+/// the way [`crate::shell::quote`] prints a path holding a quote), and the
+/// text after it. Borrowed when the word is one part.
+fn plain_word(line: &str) -> Option<(Cow<'_, str>, &str)> {
+    let mut word: Cow<'_, str> = Cow::Borrowed("");
+    let mut rest = line;
+    while let Some(c) = rest.chars().next() {
+        let (part, after) = if c == '\'' {
+            rest.get(1..)?.split_once('\'')?
+        } else if let Some(after) = rest.strip_prefix("\\'") {
+            ("'", after)
+        } else if is_plain(c) {
+            rest.split_at(rest.find(|c| !is_plain(c)).unwrap_or(rest.len()))
+        } else if c == ' ' {
+            break;
+        } else {
+            return None;
+        };
+        if word.is_empty() {
+            word = Cow::Borrowed(part);
+        } else {
+            word.to_mut().push_str(part);
+        }
+        rest = after;
+    }
+    Some((word, rest))
 }
 
 /// A call of the executor skill's scripts, written as the skill writes
@@ -318,6 +343,8 @@ mod tests {
             r#""${CLAUDE_PLUGIN_ROOT}/plugin/bin/voyage-helper" trek start --plan 'plans/my plan.md' 2>&1"#,
             "/p/root/plugin/bin/voyage-helper trek finish --gate confirm",
             "'/data/voyage-helper' trek step-begin 2",
+            // A path holding a quote, as the helper prints it.
+            r"/data/voyage-helper trek start 'plans/it'\''s plan.md'",
         ] {
             assert!(is_helper_call(call, root, helper), "{call}");
         }
@@ -345,6 +372,38 @@ mod tests {
             None,
             helper
         ));
+    }
+
+    /// Every line the word reader reads through to its end holds the words
+    /// bash itself reads from it.
+    #[test]
+    fn plain_words_are_the_words_bash_reads() {
+        let lines = [
+            "trek start plans/a.md",
+            r"trek start 'plans/it'\''s.md'",
+            r"trek start it\''s'",
+            r"trek start 'a b'\'''",
+            "trek start ''x'' ''",
+            r#"trek start "a b" c"#,
+            "trek --flag=1 x:y@z%w+v,u",
+        ];
+        for line in lines {
+            let ours: Option<Vec<String>> = words(line, None)
+                .map(|word| word.map(Cow::into_owned))
+                .collect();
+            let ours = ours.unwrap_or_else(|| panic!("not read as plain: {line}"));
+            let out = std::process::Command::new("bash")
+                .arg("-c")
+                .arg(format!("printf '%s\\0' {line}"))
+                .output()
+                .unwrap();
+            let theirs: Vec<String> = String::from_utf8(out.stdout)
+                .unwrap()
+                .split_terminator('\0')
+                .map(str::to_owned)
+                .collect();
+            assert_eq!(ours, theirs, "{line}");
+        }
     }
 
     #[test]
