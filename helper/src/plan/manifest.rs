@@ -57,7 +57,7 @@ pub(super) const KEY_TABLE: [(&str, &str, &str); 8] = [
     (
         "forbidden_paths",
         "a list of paths",
-        "paths or directories the step must not change: `audit step` reports a change to one since the step began as drift, and so does the run's audit",
+        "paths or directories the step must not change: `audit step` reports a change to one since the step began as drift, and so does the run's audit unless some step of the run claims the path (in its Files or `expected_paths`)",
     ),
     (
         "must_contain",

@@ -53,4 +53,6 @@ pub(crate) use step::{Action, SANDBOX_BLOCKED_EXIT, Step, VerifyOutcome, in_repo
 pub(crate) use strategy::{Session, waves};
 
 #[cfg(test)]
+mod reference_test;
+#[cfg(test)]
 mod schema_test;
