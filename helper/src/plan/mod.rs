@@ -49,7 +49,9 @@ pub(crate) use ops::{
 };
 pub use parse::parse;
 pub(crate) use screen::{CriteriaScreen, CriterionRefusal, ScreenedCriterion};
-pub(crate) use step::{Action, SANDBOX_BLOCKED_EXIT, Step, VerifyOutcome, in_repository};
+pub(crate) use step::{
+    Action, NEW_MARKER, SANDBOX_BLOCKED_EXIT, Step, VerifyOutcome, in_repository,
+};
 pub(crate) use strategy::{Session, waves};
 
 #[cfg(test)]
