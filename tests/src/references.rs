@@ -75,6 +75,7 @@ const EXAMPLES: &[&str] = &[
     "tests/run.sh",
     "tests/all.sh",
     "tests/greet.sh",
+    "tests/wc-words.sh",
     "scripts/smoke.sh",
 ];
 

@@ -29,6 +29,61 @@ pub(super) const KEYS: [&str; 6] = [
     "must_contain",
 ];
 
+/// Every key a manifest may hold: what the parser requires its value to
+/// be (its messages say it in these words) and what the audits do with
+/// it. The plan format reference (docs/guide/plan-format.md) is generated
+/// from this table; a test holds it to [`KEYS`] and [`OPTIONAL_KEYS`].
+pub(super) const KEY_TABLE: [(&str, &str, &str); 8] = [
+    (
+        "expected_paths",
+        "a list of paths",
+        "the paths the step leaves in place: `audit step` finds each one (a missing one is drift), and the run's audit finds every completed step's",
+    ),
+    (
+        "min_file_count",
+        "a whole number of 0 or more",
+        "how many of `expected_paths` must exist after the step; more than the list holds is refused by `plan validate`",
+    ),
+    (
+        "commit_message_pattern",
+        "a string",
+        "a regular expression the Checkpoint's commit subject must match: `plan validate` holds a message written out in the Checkpoint to it, `audit checkpoint` records a mismatch as drift (the step still passes), and the run's audit holds every commit of the run to one of the plan's patterns; empty matches anything",
+    ),
+    (
+        "bash_syntax_check",
+        "a list of paths",
+        "scripts `bash -n` must accept after the step (every changed `.sh` file is checked anyway); `[]` for a project without shell scripts",
+    ),
+    (
+        "forbidden_paths",
+        "a list of paths",
+        "paths or directories the step must not change: `audit step` reports a change to one since the step began as drift, and so does the run's audit unless some step of the run claims the path (in its Files or `expected_paths`)",
+    ),
+    (
+        "must_contain",
+        "a list of {path, pattern}",
+        "each file must hold a line the pattern matches (as `grep -E` does) after the step",
+    ),
+    (
+        "sandbox_preflight",
+        "true or false",
+        "optional: the step is the sandbox pre-flight (Step 0, `Files: none`, no Checkpoint); its Verify exiting 77 blocks the run instead of failing the step",
+    ),
+    (
+        "memory_write",
+        "true or false",
+        "optional: during the step, the run's scope (the hook and the kernel fence) also lets the agent write its memory files, `~/.claude/projects/*/memory/`, closed to every other step",
+    ),
+];
+
+/// What `key`'s value must be, in the words of [`KEY_TABLE`].
+fn expected(key: &str) -> &'static str {
+    KEY_TABLE
+        .iter()
+        .find(|(k, ..)| *k == key)
+        .map_or("a value", |(_, what, _)| what)
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Manifest {
@@ -140,7 +195,8 @@ pub(super) fn parse(
                     code::PLAN_MANIFEST_WRONG_TYPE,
                     key,
                     format!(
-                        "step {step}: `{key}` must be a list of paths, not {}",
+                        "step {step}: `{key}` must be {}, not {}",
+                        expected(key),
                         describe(other)
                     ),
                 );
@@ -161,7 +217,8 @@ pub(super) fn parse(
                 code::PLAN_MANIFEST_WRONG_TYPE,
                 "min_file_count",
                 format!(
-                    "step {step}: `min_file_count` must be a whole number of 0 or more, not {}",
+                    "step {step}: `min_file_count` must be {}, not {}",
+                    expected("min_file_count"),
                     describe(v)
                 ),
             );
@@ -194,7 +251,8 @@ pub(super) fn parse(
                 code::PLAN_MANIFEST_WRONG_TYPE,
                 "commit_message_pattern",
                 format!(
-                    "step {step}: `commit_message_pattern` must be a string, not {}",
+                    "step {step}: `commit_message_pattern` must be {}, not {}",
+                    expected("commit_message_pattern"),
                     describe(other)
                 ),
             );
@@ -251,7 +309,8 @@ pub(super) fn parse(
                 code::PLAN_MANIFEST_WRONG_TYPE,
                 "must_contain",
                 format!(
-                    "step {step}: `must_contain` must be a list of {{path, pattern}}, not {}",
+                    "step {step}: `must_contain` must be {}, not {}",
+                    expected("must_contain"),
                     describe(other)
                 ),
             );
@@ -273,7 +332,8 @@ pub(super) fn parse(
                     code::PLAN_MANIFEST_WRONG_TYPE,
                     key,
                     format!(
-                        "step {step}: `{key}` must be true or false, not {}",
+                        "step {step}: `{key}` must be {}, not {}",
+                        expected(key),
                         describe(other)
                     ),
                 );
@@ -420,6 +480,30 @@ pub(super) fn yaml_problem(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_key_table_has_every_key_once_in_order() {
+        let names: Vec<&str> = KEY_TABLE.iter().map(|(k, ..)| *k).collect();
+        let declared: Vec<&str> = KEYS.iter().chain(&OPTIONAL_KEYS).copied().collect();
+        assert_eq!(names, declared);
+        // The messages say what the table says.
+        let mut problems = Vec::new();
+        let yaml = "expected_paths: 3\nmin_file_count: -1\ncommit_message_pattern: [a]\nbash_syntax_check: []\nforbidden_paths: []\nmust_contain: x\nmemory_write: 1\n";
+        assert!(parse(yaml, 1, 1, None, &mut problems).is_none());
+        for key in [
+            "expected_paths",
+            "min_file_count",
+            "commit_message_pattern",
+            "must_contain",
+            "memory_write",
+        ] {
+            let said = format!("`{key}` must be {}, not", expected(key));
+            assert!(
+                problems.iter().any(|p| p.message.contains(&said)),
+                "{said}: {problems:?}"
+            );
+        }
+    }
 
     #[test]
     fn commit_messages() {

@@ -49,8 +49,12 @@ pub(crate) use ops::{
 };
 pub use parse::parse;
 pub(crate) use screen::{CriteriaScreen, CriterionRefusal, ScreenedCriterion};
-pub(crate) use step::{Action, SANDBOX_BLOCKED_EXIT, Step, VerifyOutcome, in_repository};
+pub(crate) use step::{
+    Action, NEW_MARKER, SANDBOX_BLOCKED_EXIT, Step, VerifyOutcome, in_repository,
+};
 pub(crate) use strategy::{Session, waves};
 
+#[cfg(test)]
+mod reference_test;
 #[cfg(test)]
 mod schema_test;

@@ -13,7 +13,7 @@ use super::fields::{self, Label, RawField};
 use super::manifest;
 use super::markdown::{self, Block, TextLine};
 use super::model::{Plan, PlanKind, SessionSpec, Verification};
-use super::step::{Action, CommandRef, Field, FileRef, OnFailure, Step};
+use super::step::{Action, CommandRef, Field, FileRef, NEW_MARKER, OnFailure, Step};
 use super::strategy::{self, Session, Strategy, Wave};
 use super::version;
 use crate::problem::Problem;
@@ -492,10 +492,10 @@ fn read_files(field: &RawField<'_>) -> Vec<FileRef> {
         let mut spans = line.spans().peekable();
         if spans.peek().is_none() {
             for part in text.split(',') {
-                let new = part.contains("(new)");
+                let new = part.contains(NEW_MARKER);
                 // `none` (a sandbox pre-flight's Files) names no file.
                 if let Some(path) = part
-                    .replace("(new)", "")
+                    .replace(NEW_MARKER, "")
                     .split_whitespace()
                     .next()
                     .filter(|p| !matches!(p.to_ascii_lowercase().as_str(), "none" | "n/a" | "-"))
@@ -515,7 +515,7 @@ fn read_files(field: &RawField<'_>) -> Vec<FileRef> {
             let between = text.get(from..to).unwrap_or_default();
             out.push(FileRef {
                 path: path.trim().to_owned(),
-                new: between.contains("(new)"),
+                new: between.contains(NEW_MARKER),
                 line: line.line(),
             });
         }
@@ -540,7 +540,7 @@ fn read_on_failure(field: &RawField<'_>, step: u32, problems: &mut Vec<Problem>)
         },
         None => {
             problems.push(
-                Problem::warning(code::PLAN_INVALID_ON_FAILURE, format!("step {step}: On failure \"{text}\" does not start with revert, retry, skip or escalate; escalate is assumed")).at_line(field.line)
+                Problem::warning(code::PLAN_INVALID_ON_FAILURE, format!("step {step}: On failure \"{text}\" does not start with {}; escalate is assumed", Action::keywords())).at_line(field.line)
                 .in_step(step),
             );
             OnFailure {

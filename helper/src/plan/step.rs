@@ -32,6 +32,17 @@ pub struct FileRef {
     pub line: u32,
 }
 
+/// Every marker the parser reads after a path in Files, with what the
+/// helper does with it: the one list the parser and the plan format
+/// reference (docs/guide/plan-format.md) read.
+pub(crate) const FILE_MARKERS: [(&str, &str); 1] = [(
+    "(new)",
+    "the step creates the file: `plan dry-run` expects it to be missing, a revert removes it (an unmarked file HEAD does not have is left for a person), and a session's Touch list need not name it",
+)];
+
+/// The marker after a path in Files that says the step creates the file.
+pub(crate) const NEW_MARKER: &str = FILE_MARKERS[0].0;
+
 /// What to do when a step's Verify fails (trekexecute Sub-step E).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
@@ -44,22 +55,53 @@ pub enum Action {
 }
 
 impl Action {
+    /// Every action with its keyword and what a run does with it: the
+    /// one list the parser reads the keyword from and the plan format
+    /// reference (docs/guide/plan-format.md) is generated from.
+    pub const ALL: [(Self, &'static str, &'static str); 4] = [
+        (
+            Self::Revert,
+            "revert",
+            "another attempt, up to 3 in all within the run's budget; after the last, the step's Files are saved as a patch, then put back as HEAD has them (a file marked `(new)` is removed), and the run stops `failed`",
+        ),
+        (
+            Self::Retry,
+            "retry",
+            "as revert, and each new attempt is shown the words after the keyword as the plan's alternative to take",
+        ),
+        (
+            Self::Skip,
+            "skip",
+            "the step is recorded `skipped` and the run goes on with the next step; the audits expect nothing of it",
+        ),
+        (
+            Self::Escalate,
+            "escalate",
+            "no other attempt: the completed steps' uncommitted work is committed (`wip: trekexecute stopped at step N`) and the run stops `stopped` for a person to decide; also what a missing or unknown keyword means, and what a blocked command forces",
+        ),
+    ];
+
+    /// The action `word` names, in any case.
     pub fn parse(word: &str) -> Option<Self> {
-        match word.to_ascii_lowercase().as_str() {
-            "revert" => Some(Self::Revert),
-            "retry" => Some(Self::Retry),
-            "skip" => Some(Self::Skip),
-            "escalate" => Some(Self::Escalate),
-            _ => None,
-        }
+        Self::ALL
+            .iter()
+            .find(|(_, keyword, _)| keyword.eq_ignore_ascii_case(word))
+            .map(|(action, ..)| *action)
     }
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Revert => "revert",
-            Self::Retry => "retry",
-            Self::Skip => "skip",
-            Self::Escalate => "escalate",
+        Self::ALL
+            .iter()
+            .find(|(action, ..)| *action == self)
+            .map_or("escalate", |(_, keyword, _)| keyword)
+    }
+
+    /// The keywords, as a sentence lists them: `revert, retry, skip or escalate`.
+    pub fn keywords() -> String {
+        let words: Vec<&str> = Self::ALL.iter().map(|(_, keyword, _)| *keyword).collect();
+        match words.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => words.concat(),
         }
     }
 }

@@ -307,7 +307,7 @@ fn render_task(n: u32, task: &Task, out: &mut impl Write) -> io::Result<()> {
         .iter()
         .map(|f| {
             if f.new {
-                format!("{} (new)", shown(&f.path))
+                format!("{} {}", shown(&f.path), crate::plan::NEW_MARKER)
             } else {
                 shown(&f.path)
             }

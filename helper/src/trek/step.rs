@@ -370,7 +370,7 @@ fn test_first_check(run: &Run, text: &str) -> String {
     let span = text.split('`').nth(1).unwrap_or("").trim();
     let write_first = "write it before the Changes; its first run is the Verify in step-done";
     if span.is_empty()
-        || text.contains("(new)")
+        || text.contains(crate::plan::NEW_MARKER)
         || !run.root.join(span).exists() && crate::criteria::allowlisted(span).is_err()
     {
         return write_first.to_owned();

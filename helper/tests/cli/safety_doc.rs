@@ -16,36 +16,13 @@ fn page() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/guide/safety.md")
 }
 
-/// `text` with what lies between the `name` markers replaced by `body`.
-fn with_block(text: &str, name: &str, body: &str) -> String {
-    let begin = format!("<!-- {name}:begin");
-    let end = format!("<!-- {name}:end -->");
-    let start = text
-        .find(&begin)
-        .unwrap_or_else(|| panic!("no {begin} in safety.md"));
-    let after_begin = start + text[start..].find('\n').unwrap() + 1;
-    let stop = text
-        .find(&end)
-        .unwrap_or_else(|| panic!("no {end} in safety.md"));
-    assert!(after_begin <= stop, "{name}: markers out of order");
-    format!("{}{body}{}", &text[..after_begin], &text[stop..])
-}
-
 /// Compares (or with `VOYAGE_BLESS=1` writes) the page with `body` as the
 /// `name` block.
 fn check_block(name: &str, body: &str) {
-    let path = page();
-    let on_disk = std::fs::read_to_string(&path).unwrap();
-    let generated = with_block(&on_disk, name, body);
-    if std::env::var_os("VOYAGE_BLESS").is_some() {
-        std::fs::write(&path, &generated).unwrap();
-        return;
-    }
-    assert!(
-        generated == on_disk,
-        "docs/guide/safety.md's {name} block is stale: run \
-         `VOYAGE_BLESS=1 cargo nextest run -p voyage-helper --test cli -- safety_doc` \
-         and commit the result"
+    crate::common::generated::check_blocks(
+        &page(),
+        &[(name, body.to_owned())],
+        "VOYAGE_BLESS=1 cargo nextest run -p voyage-helper --test cli -- safety_doc",
     );
 }
 

@@ -6,6 +6,7 @@
 //! - [`workflow`]: [`Dir`], workflow files in a temp dir and `--ci` runs
 //!   whose every event is checked against the event schema;
 //! - [`env`]: the binary with nothing of the developer's environment;
+//! - [`generated`]: the parts of a page generated from data;
 //! - [`printed`]: calls a reply prints, run as printed through `sh -c`;
 //! - [`repo`]: real git repositories in temp dirs;
 //! - [`schema`]: output checked against `schemas/`;
@@ -19,6 +20,7 @@
 
 pub mod case;
 pub mod env;
+pub mod generated;
 pub mod printed;
 pub mod repo;
 pub mod schema;
