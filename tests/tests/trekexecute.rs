@@ -28,7 +28,7 @@ use mock_api::{MockApi, Turn};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 use voyage_tests::repo::{commit_all, git, init};
-use voyage_tests::{helper_binary, launcher, repo_root, skip, write_executable};
+use voyage_tests::{helper_binary, launcher, repo_root, skip};
 
 /// `claude` on `PATH`, or `None` after saying the test is skipped (under
 /// `CI`, a missing CLI fails the test instead).
@@ -60,15 +60,7 @@ impl Session {
         init(dir);
         voyage_tests::repo::write(dir, &[("plans/plan.md", plan), ("README.md", "# demo\n")]);
         commit_all(dir, "init");
-        let fake = home.path().join("bin/claude");
-        write_executable(
-            &fake,
-            &format!(
-                "#!/bin/sh\necho \"$@\" >> {}\nexit 1\n",
-                voyage_tests::sh_quote(&home.path().join("claude-calls").display().to_string())
-            ),
-        )
-        .unwrap();
+        voyage_tests::claude::install_fake_claude(home.path()).unwrap();
         Some(Self { repo, home, claude })
     }
 
@@ -106,55 +98,22 @@ impl Session {
     /// `claude -p PROMPT` in `dir` with the plugin loaded, offline against
     /// `mock`, in the permission mode and with the environment `how` says.
     fn claude_run(&self, dir: &Path, mock: &MockApi, prompt: &str, how: &Claude) -> Output {
-        let path = format!(
-            "{}:{}",
-            self.home.path().join("bin").display(),
-            std::env::var("PATH").unwrap_or_default()
-        );
-        let mut cmd = Command::new(&self.claude);
-        for key in [
-            "ANTHROPIC_AUTH_TOKEN",
-            "CLAUDE_CODE_OAUTH_TOKEN",
-            "CLAUDE_CODE_USE_BEDROCK",
-            "CLAUDE_CODE_USE_VERTEX",
-            "CLAUDECODE",
-            "CLAUDE_CODE_ENTRYPOINT",
-            "CLAUDE_PLUGIN_ROOT",
-            // Claude Code sets the data dir for the plugin's hooks, and the
-            // plugin hands it to Bash: none may come from the test's host.
-            "CLAUDE_PLUGIN_DATA",
-            "CLAUDE_ENV_FILE",
-            "VOYAGE_DATA_DIR",
-            "XDG_DATA_HOME",
-            // The user's switch for the kernel fence: a test sets it itself.
-            "VOYAGE_FENCE",
-        ] {
-            cmd.env_remove(key);
-        }
-        cmd.args(["-p", prompt, "--output-format", "stream-json", "--verbose"])
-            .arg("--plugin-dir")
-            .arg(repo_root());
+        let mut cmd = voyage_tests::claude::print_command(
+            &self.claude,
+            dir,
+            self.home.path(),
+            &mock.url(),
+            prompt,
+        )
+        .unwrap();
         if let Some(mode) = how.permission_mode {
             cmd.args(["--permission-mode", mode]);
         }
-        cmd.envs(how.env.iter().copied())
-            .current_dir(dir)
-            .env("HOME", self.home.path())
-            .env("PATH", path)
-            .env("ANTHROPIC_BASE_URL", mock.url())
-            .env("ANTHROPIC_API_KEY", "test")
-            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-            .env("DISABLE_AUTOUPDATER", "1")
-            .env("IS_SANDBOX", "1")
-            .env("CLAUDE_CODE_MAX_RETRIES", "0")
-            .env("VOYAGE_HELPER", helper_binary().unwrap())
-            .stdin(Stdio::null());
-        let out = cmd.output().unwrap();
-        let calls = self.home.path().join("claude-calls");
+        let out = cmd.envs(how.env.iter().copied()).output().unwrap();
+        let calls = voyage_tests::claude::fake_claude_calls(self.home.path());
         assert!(
-            !calls.exists(),
-            "Hard rule 21: something started claude: {}",
-            fs::read_to_string(&calls).unwrap_or_default()
+            calls.is_none(),
+            "Hard rule 21: something started claude: {calls:?}"
         );
         out
     }
