@@ -230,6 +230,16 @@ fn a_draft_with_a_mistake_is_checked_fixed_and_shown_ready() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(mock.turns_used(), 8, "{}", mock.summary());
+    let init = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v["type"] == "system" && v["subtype"] == "init")
+        .unwrap_or_else(|| panic!("no init line: {}", String::from_utf8_lossy(&out.stdout)));
+    let commands = init["slash_commands"].to_string();
+    assert!(
+        commands.contains("voyage:trekplan"),
+        "the init line lists the command: {commands}"
+    );
 
     // The command the CLI expanded is what the model was given: the
     // request, where the plan goes, the helper's checks by the launcher,
@@ -245,6 +255,7 @@ fn a_draft_with_a_mistake_is_checked_fixed_and_shown_ready() {
         &format!("\"{launcher}\" trek start --dry-run PLAN"),
         &format!("\"{launcher}\" plan fill PLAN"),
         "/trekexecute PLAN",
+        "meant for `/trekexecute`: here, go on",
         "never commit",
     ] {
         assert!(
@@ -274,8 +285,8 @@ fn a_draft_with_a_mistake_is_checked_fixed_and_shown_ready() {
         results[2]
     );
     assert!(
-        !results[3].contains("\nREADY"),
-        "the dry-run of the first draft is not READY: {}",
+        results[3].contains("PLAN_MANIFEST_MISSING_KEY") && !results[3].contains("\nREADY\n"),
+        "the dry-run of the first draft names the problem and is not READY: {}",
         results[3]
     );
     assert!(
