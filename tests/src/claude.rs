@@ -90,3 +90,22 @@ pub fn print_command(
         .stdin(Stdio::null());
     Ok(cmd)
 }
+
+/// The slash commands the CLI loaded, from the `system`/`init` line of its
+/// `stream-json` output; `None` when there is no such line.
+pub fn slash_commands(stdout: &[u8]) -> Option<Vec<String>> {
+    let init = String::from_utf8_lossy(stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|v| {
+            v.get("type").and_then(|t| t.as_str()) == Some("system")
+                && v.get("subtype").and_then(|t| t.as_str()) == Some("init")
+        })?;
+    Some(
+        init.get("slash_commands")?
+            .as_array()?
+            .iter()
+            .filter_map(|c| c.as_str().map(str::to_owned))
+            .collect(),
+    )
+}

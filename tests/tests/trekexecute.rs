@@ -197,28 +197,6 @@ impl Claude {
     }
 }
 
-/// The tool results the CLI sent back, as text, in order.
-fn tool_results(mock: &MockApi) -> Vec<String> {
-    mock.main_requests()
-        .last()
-        .map(|r| r.tool_results())
-        .unwrap_or_default()
-        .iter()
-        .map(|v| match &v["content"] {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        })
-        .collect()
-}
-
-fn init_line(out: &Output) -> Value {
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .find(|v| v["type"] == "system" && v["subtype"] == "init")
-        .unwrap_or_else(|| panic!("no init line: {}", String::from_utf8_lossy(&out.stdout)))
-}
-
 const COMMAND: &str = "/voyage:trekexecute plans/plan.md";
 
 #[test]
@@ -270,11 +248,12 @@ fn a_two_step_plan_completes_through_the_command() {
         String::from_utf8_lossy(&out.stderr)
     );
 
-    let init = init_line(&out);
-    let commands = init["slash_commands"].to_string();
+    let commands = voyage_tests::claude::slash_commands(&out.stdout);
     assert!(
-        commands.contains("trekexecute"),
-        "the init line lists the command: {commands}"
+        commands
+            .as_ref()
+            .is_some_and(|c| c.iter().any(|c| c == "voyage:trekexecute")),
+        "the init line lists the command: {commands:?}"
     );
     let first = &mock.main_requests()[0];
     assert!(
@@ -293,7 +272,7 @@ fn a_two_step_plan_completes_through_the_command() {
         ]
     );
     // The run waits at the gate: nothing finalised, the answer refused.
-    let results = tool_results(&mock);
+    let results = mock.tool_result_texts();
     let asked = results.iter().find(|r| r.contains("Question:")).unwrap();
     assert!(
         asked.contains("NEXT: stop — do not answer the main-merge gate"),
@@ -346,7 +325,7 @@ fn an_agent_claiming_done_with_a_file_missing_is_partial() {
     assert!(out.status.success(), "{}", mock.summary());
     assert_eq!(s.progress()["status"], "partial");
     assert!(!s.dir().join("tests/greet.sh").exists());
-    let last = tool_results(&mock).join("\n");
+    let last = mock.tool_result_texts().join("\n");
     assert!(last.contains("\"result\":\"partial\""), "{last}");
 }
 
@@ -416,7 +395,7 @@ fn a_multi_session_plan_writes_wave_one_orders_and_stops() {
     assert!(out.status.success(), "{}", mock.summary());
     let orders = s.dir().join(".claude/trekplan-sessions/plan/orders");
     assert!(orders.join("wave.json").exists());
-    let result = tool_results(&mock).join("\n");
+    let result = mock.tool_result_texts().join("\n");
     assert!(result.contains("/trekexecute --session"), "{result}");
     assert!(!s.dir().join(".git/voyage-run.json").exists());
 }
@@ -763,7 +742,7 @@ fn bash_calls_write_to_the_data_dir_claude_code_gives_the_plugin() {
     let out = s.run(&mock, "Record an event.");
     assert!(out.status.success(), "{}", mock.summary());
     let data = s.plugin_data();
-    let results = tool_results(&mock);
+    let results = mock.tool_result_texts();
     assert_eq!(
         results.first().map(String::as_str),
         Some(format!("data=<{}> plugin=<>", data.display()).as_str()),

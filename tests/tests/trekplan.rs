@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use mock_api::{MockApi, Turn};
-use serde_json::{Value, json};
+use serde_json::json;
 use tempfile::TempDir;
 use voyage_tests::repo::{commit_all, git, init};
 use voyage_tests::{helper_binary, launcher, repo_root, skip};
@@ -178,21 +178,6 @@ impl Session {
     }
 }
 
-/// Every tool result of the run, in order, once each (each request
-/// carries the whole conversation, so the last main request has them all).
-fn tool_results(mock: &MockApi) -> Vec<String> {
-    mock.main_requests()
-        .last()
-        .map(|r| r.tool_results())
-        .unwrap_or_default()
-        .iter()
-        .map(|v| match &v["content"] {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        })
-        .collect()
-}
-
 #[test]
 fn a_draft_with_a_mistake_is_checked_fixed_and_shown_ready() {
     let Some(s) = Session::new() else {
@@ -230,15 +215,12 @@ fn a_draft_with_a_mistake_is_checked_fixed_and_shown_ready() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(mock.turns_used(), 8, "{}", mock.summary());
-    let init = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .find(|v| v["type"] == "system" && v["subtype"] == "init")
-        .unwrap_or_else(|| panic!("no init line: {}", String::from_utf8_lossy(&out.stdout)));
-    let commands = init["slash_commands"].to_string();
+    let commands = voyage_tests::claude::slash_commands(&out.stdout);
     assert!(
-        commands.contains("voyage:trekplan"),
-        "the init line lists the command: {commands}"
+        commands
+            .as_ref()
+            .is_some_and(|c| c.iter().any(|c| c == "voyage:trekplan")),
+        "the init line lists the command: {commands:?}"
     );
 
     // The command the CLI expanded is what the model was given: the
@@ -275,7 +257,7 @@ fn a_draft_with_a_mistake_is_checked_fixed_and_shown_ready() {
         ]
     );
     // What the CLI sent back to the model: the problem, then READY.
-    let results = tool_results(&mock);
+    let results = mock.tool_result_texts();
     assert_eq!(results.len(), 7, "{results:#?}");
     assert!(
         results[2].contains("PLAN_MANIFEST_MISSING_KEY")
