@@ -141,8 +141,9 @@ impl Session {
         self.dir().join(rel).display().to_string()
     }
 
-    /// `claude -p PROMPT` with every tool call allowed, as the test of
-    /// `/trekexecute` runs it.
+    /// `claude -p PROMPT` in the user's default permission mode: the
+    /// command's own `allowed-tools` are all it may use unasked, and in
+    /// `-p` nobody can be asked.
     fn run(&self, mock: &MockApi, prompt: &str) -> Output {
         let mut cmd = voyage_tests::claude::print_command(
             &self.claude,
@@ -153,7 +154,6 @@ impl Session {
         )
         .unwrap();
         let out = cmd
-            .args(["--permission-mode", "bypassPermissions"])
             .env(
                 "VOYAGE_HELPER",
                 self.home.path().join("helper/voyage-helper"),
@@ -300,6 +300,54 @@ fn a_draft_with_a_mistake_is_checked_fixed_and_shown_ready() {
     );
 }
 
+/// What the command must never do is refused by its permissions, not
+/// only by its text: an agent that starts the run or commits is stopped
+/// before the command runs, and the repository is left as it was.
+#[test]
+fn the_commands_permissions_refuse_a_real_start_and_a_commit() {
+    let Some(s) = Session::new() else {
+        return;
+    };
+    let mock = MockApi::start(vec![
+        Turn::tool(
+            "Write",
+            json!({ "file_path": s.path(PLAN), "content": GOOD }),
+        ),
+        s.helper(&format!("plan validate {PLAN}")),
+        s.helper(&format!("trek start {PLAN}")),
+        Turn::tool(
+            "Bash",
+            json!({ "command": "git add -A && git commit -m plan" }),
+        ),
+        Turn::tool("Bash", json!({ "command": "git log --oneline" })),
+        Turn::text("Stopped."),
+    ]);
+    let head = git(s.dir(), &["rev-parse", "HEAD"]);
+    let out = s.run(&mock, "/voyage:trekplan add a greeting script");
+    assert!(out.status.success(), "{}", mock.summary());
+    let results = mock.tool_result_texts();
+    assert_eq!(results.len(), 5, "{results:#?}");
+    assert!(
+        results[1].contains("Schema Validation: READY"),
+        "{}",
+        results[1]
+    );
+    for refused in &results[2..4] {
+        assert!(
+            refused.contains("require") && refused.contains("approval"),
+            "refused unasked: {refused}"
+        );
+    }
+    assert!(
+        results[4].contains("init"),
+        "git log is allowed: {}",
+        results[4]
+    );
+    assert_eq!(s.helper_calls(), [format!("plan validate {PLAN}")]);
+    assert_eq!(git(s.dir(), &["rev-parse", "HEAD"]), head);
+    assert!(!s.dir().join(".git/voyage-run.json").exists());
+}
+
 /// The helper calls the command text makes: each `voyage-helper" …` up to
 /// the end of its line, as subcommand words.
 fn helper_calls(text: &str) -> Vec<Vec<String>> {
@@ -327,7 +375,11 @@ fn the_command_makes_only_the_helper_checks_and_stays_short() {
         text.len(),
         trekexecute.len()
     );
-    let calls = helper_calls(&text);
+    let (front, body) = text
+        .strip_prefix("---\n")
+        .and_then(|t| t.split_once("\n---\n"))
+        .unwrap();
+    let calls = helper_calls(body);
     let shown: Vec<String> = calls.iter().map(|c| c.join(" ")).collect();
     assert_eq!(
         shown,
@@ -353,14 +405,26 @@ fn the_command_makes_only_the_helper_checks_and_stays_short() {
             assert!(help.contains(flag), "{words:?} has no {flag}: {help}");
         }
     }
-    // The front matter allows no tool that would run a step elsewhere.
-    let front = text.split("---").nth(1).unwrap_or_default();
+    // The front matter allows the file tools, the three calls and git's
+    // two readers, and nothing else; no sub-agent.
     let allowed = front
         .lines()
-        .find_map(|l| l.strip_prefix("allowed-tools:"))
+        .find_map(|l| l.strip_prefix("allowed-tools: "))
         .unwrap_or_default();
-    let allowed: Vec<&str> = allowed.split(',').map(str::trim).collect();
-    assert_eq!(allowed, ["Read", "Glob", "Grep", "Write", "Edit", "Bash"]);
+    let launcher = "\"${CLAUDE_PLUGIN_ROOT}/plugin/bin/voyage-helper\"";
+    let expected = [
+        "Read".to_owned(),
+        "Glob".to_owned(),
+        "Grep".to_owned(),
+        "Write".to_owned(),
+        "Edit".to_owned(),
+        format!("Bash({launcher} plan fill *)"),
+        format!("Bash({launcher} plan validate *)"),
+        format!("Bash({launcher} trek start --dry-run *)"),
+        "Bash(git status *)".to_owned(),
+        "Bash(git log *)".to_owned(),
+    ];
+    assert_eq!(allowed.split(", ").collect::<Vec<_>>(), expected);
     assert!(
         front.contains("disallowed-tools: Agent, TeamCreate"),
         "{front}"
