@@ -25,6 +25,9 @@ pub use skip::{find_on_path, is_executable_file};
 #[path = "../../helper/tests/common/repo.rs"]
 pub mod repo;
 
+/// `claude -p` with the plugin loaded, offline against the mock API.
+pub mod claude;
+
 /// The check that every file a text of the repository names exists.
 pub mod references;
 

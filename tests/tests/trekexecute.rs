@@ -28,7 +28,7 @@ use mock_api::{MockApi, Turn};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 use voyage_tests::repo::{commit_all, git, init};
-use voyage_tests::{helper_binary, launcher, repo_root, skip, write_executable};
+use voyage_tests::{helper_binary, launcher, repo_root, skip};
 
 /// `claude` on `PATH`, or `None` after saying the test is skipped (under
 /// `CI`, a missing CLI fails the test instead).
@@ -60,15 +60,7 @@ impl Session {
         init(dir);
         voyage_tests::repo::write(dir, &[("plans/plan.md", plan), ("README.md", "# demo\n")]);
         commit_all(dir, "init");
-        let fake = home.path().join("bin/claude");
-        write_executable(
-            &fake,
-            &format!(
-                "#!/bin/sh\necho \"$@\" >> {}\nexit 1\n",
-                voyage_tests::sh_quote(&home.path().join("claude-calls").display().to_string())
-            ),
-        )
-        .unwrap();
+        voyage_tests::claude::install_fake_claude(home.path()).unwrap();
         Some(Self { repo, home, claude })
     }
 
@@ -106,55 +98,22 @@ impl Session {
     /// `claude -p PROMPT` in `dir` with the plugin loaded, offline against
     /// `mock`, in the permission mode and with the environment `how` says.
     fn claude_run(&self, dir: &Path, mock: &MockApi, prompt: &str, how: &Claude) -> Output {
-        let path = format!(
-            "{}:{}",
-            self.home.path().join("bin").display(),
-            std::env::var("PATH").unwrap_or_default()
-        );
-        let mut cmd = Command::new(&self.claude);
-        for key in [
-            "ANTHROPIC_AUTH_TOKEN",
-            "CLAUDE_CODE_OAUTH_TOKEN",
-            "CLAUDE_CODE_USE_BEDROCK",
-            "CLAUDE_CODE_USE_VERTEX",
-            "CLAUDECODE",
-            "CLAUDE_CODE_ENTRYPOINT",
-            "CLAUDE_PLUGIN_ROOT",
-            // Claude Code sets the data dir for the plugin's hooks, and the
-            // plugin hands it to Bash: none may come from the test's host.
-            "CLAUDE_PLUGIN_DATA",
-            "CLAUDE_ENV_FILE",
-            "VOYAGE_DATA_DIR",
-            "XDG_DATA_HOME",
-            // The user's switch for the kernel fence: a test sets it itself.
-            "VOYAGE_FENCE",
-        ] {
-            cmd.env_remove(key);
-        }
-        cmd.args(["-p", prompt, "--output-format", "stream-json", "--verbose"])
-            .arg("--plugin-dir")
-            .arg(repo_root());
+        let mut cmd = voyage_tests::claude::print_command(
+            &self.claude,
+            dir,
+            self.home.path(),
+            &mock.url(),
+            prompt,
+        )
+        .unwrap();
         if let Some(mode) = how.permission_mode {
             cmd.args(["--permission-mode", mode]);
         }
-        cmd.envs(how.env.iter().copied())
-            .current_dir(dir)
-            .env("HOME", self.home.path())
-            .env("PATH", path)
-            .env("ANTHROPIC_BASE_URL", mock.url())
-            .env("ANTHROPIC_API_KEY", "test")
-            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-            .env("DISABLE_AUTOUPDATER", "1")
-            .env("IS_SANDBOX", "1")
-            .env("CLAUDE_CODE_MAX_RETRIES", "0")
-            .env("VOYAGE_HELPER", helper_binary().unwrap())
-            .stdin(Stdio::null());
-        let out = cmd.output().unwrap();
-        let calls = self.home.path().join("claude-calls");
+        let out = cmd.envs(how.env.iter().copied()).output().unwrap();
+        let calls = voyage_tests::claude::fake_claude_calls(self.home.path());
         assert!(
-            !calls.exists(),
-            "Hard rule 21: something started claude: {}",
-            fs::read_to_string(&calls).unwrap_or_default()
+            calls.is_none(),
+            "Hard rule 21: something started claude: {calls:?}"
         );
         out
     }
@@ -238,28 +197,6 @@ impl Claude {
     }
 }
 
-/// The tool results the CLI sent back, as text, in order.
-fn tool_results(mock: &MockApi) -> Vec<String> {
-    mock.main_requests()
-        .last()
-        .map(|r| r.tool_results())
-        .unwrap_or_default()
-        .iter()
-        .map(|v| match &v["content"] {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        })
-        .collect()
-}
-
-fn init_line(out: &Output) -> Value {
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .find(|v| v["type"] == "system" && v["subtype"] == "init")
-        .unwrap_or_else(|| panic!("no init line: {}", String::from_utf8_lossy(&out.stdout)))
-}
-
 const COMMAND: &str = "/voyage:trekexecute plans/plan.md";
 
 #[test]
@@ -311,11 +248,12 @@ fn a_two_step_plan_completes_through_the_command() {
         String::from_utf8_lossy(&out.stderr)
     );
 
-    let init = init_line(&out);
-    let commands = init["slash_commands"].to_string();
+    let commands = voyage_tests::claude::slash_commands(&out.stdout);
     assert!(
-        commands.contains("trekexecute"),
-        "the init line lists the command: {commands}"
+        commands
+            .as_ref()
+            .is_some_and(|c| c.iter().any(|c| c == "voyage:trekexecute")),
+        "the init line lists the command: {commands:?}"
     );
     let first = &mock.main_requests()[0];
     assert!(
@@ -334,7 +272,7 @@ fn a_two_step_plan_completes_through_the_command() {
         ]
     );
     // The run waits at the gate: nothing finalised, the answer refused.
-    let results = tool_results(&mock);
+    let results = mock.tool_result_texts();
     let asked = results.iter().find(|r| r.contains("Question:")).unwrap();
     assert!(
         asked.contains("NEXT: stop — do not answer the main-merge gate"),
@@ -387,7 +325,7 @@ fn an_agent_claiming_done_with_a_file_missing_is_partial() {
     assert!(out.status.success(), "{}", mock.summary());
     assert_eq!(s.progress()["status"], "partial");
     assert!(!s.dir().join("tests/greet.sh").exists());
-    let last = tool_results(&mock).join("\n");
+    let last = mock.tool_result_texts().join("\n");
     assert!(last.contains("\"result\":\"partial\""), "{last}");
 }
 
@@ -457,7 +395,7 @@ fn a_multi_session_plan_writes_wave_one_orders_and_stops() {
     assert!(out.status.success(), "{}", mock.summary());
     let orders = s.dir().join(".claude/trekplan-sessions/plan/orders");
     assert!(orders.join("wave.json").exists());
-    let result = tool_results(&mock).join("\n");
+    let result = mock.tool_result_texts().join("\n");
     assert!(result.contains("/trekexecute --session"), "{result}");
     assert!(!s.dir().join(".git/voyage-run.json").exists());
 }
@@ -804,7 +742,7 @@ fn bash_calls_write_to_the_data_dir_claude_code_gives_the_plugin() {
     let out = s.run(&mock, "Record an event.");
     assert!(out.status.success(), "{}", mock.summary());
     let data = s.plugin_data();
-    let results = tool_results(&mock);
+    let results = mock.tool_result_texts();
     assert_eq!(
         results.first().map(String::as_str),
         Some(format!("data=<{}> plugin=<>", data.display()).as_str()),

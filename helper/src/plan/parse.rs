@@ -457,7 +457,7 @@ fn read_step(
                 problems.push(
                     Problem::new(code::PLAN_MISSING_MANIFEST, format!(
                             "step {number} has no Manifest block with a YAML fence; plan_version 1.7 and later require one \
-                             per step (re-run planning, or add the six keys: {})",
+                             per step (draft the plan again with /trekplan, or add the six keys: {})",
                             manifest::KEYS.join(", ")
                         )).at_line(line)
                     .in_step(number),

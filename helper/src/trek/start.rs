@@ -117,7 +117,7 @@ fn not_a_plan_file(path: &Path, kind: crate::input_file::Kind, project: Option<&
     let shown = path.display();
     let instead = if let Some(dir) = project {
         format!(
-            "; a project's plan.md must be a file: move this one away, then write the plan (/trekplan --project {})",
+            "; a project's plan.md must be a file: move this one away, then draft the plan with /trekplan --project {} <what to build>",
             dir.display()
         )
     } else if kind == crate::input_file::Kind::Directory {
@@ -172,7 +172,8 @@ fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
                         dir.display()
                     ))
                     .line(format!(
-                        "Run /trekplan --project {} to produce it.",
+                        "Draft it with /trekplan --project {} <what to build>, then run /trekexecute --project {} again.",
+                        dir.display(),
                         dir.display()
                     ));
                 reply.exit = exit::CANNOT_CHECK;
@@ -329,7 +330,13 @@ fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
             }
         };
         if missing_signals {
-            reply.push("Brief is brief_version 2.1 but does not carry phase_signals — re-run /trekbrief to commit them (Phase 3.5).");
+            // Phase 3.5 belongs to /trekbrief, which this plugin does not
+            // ship: the user adds the signals by hand.
+            let shown = brief.display().to_string();
+            reply.push(format!(
+                "Brief {shown} is brief_version 2.1 or later but carries no phase_signals. Add them to its front matter (`phase_signals:` with an effort of low, standard or high per phase, e.g. `execute: {{effort: standard}}`), or `phase_signals_partial: true` to let the profile decide; check it with {}, then run /trekexecute again.",
+                crate::helper_call::call(&["brief", "validate", &shown])
+            ));
             return Ok(stopped(reply));
         }
     }

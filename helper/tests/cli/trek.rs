@@ -976,6 +976,65 @@ fn an_unmet_entry_condition_stops_with_the_state_pair() {
     assert!(!repo.marker().exists());
 }
 
+/// A project folder's messages name the commands this plugin ships:
+/// `/trekplan --project DIR` for a missing plan.md, and for a brief
+/// without phase signals the keys to add by hand (there is no /trekbrief).
+#[test]
+fn a_project_without_its_plan_or_signals_is_told_what_to_do_with_this_plugin() {
+    let repo = Repo::new(&example_plan());
+    let project = repo.path().join("proj");
+    fs::create_dir_all(&project).unwrap();
+    let dir = project.display().to_string();
+    let (code, reply) = repo.trek(&["start", "--project", &dir]);
+    assert_eq!(code, 2, "{reply}");
+    let lines = reply["lines"].to_string();
+    assert!(
+        lines.contains(&format!("/trekplan --project {dir} <what to build>")),
+        "{lines}"
+    );
+
+    let brief = project.join("brief.md");
+    write(
+        &project,
+        &[
+            ("plan.md", &example_plan()),
+            ("brief.md", "---\nbrief_version: 2.1\n---\n# brief\n"),
+        ],
+    );
+    let (code, reply) = repo.trek(&["start", "--project", &dir]);
+    assert_eq!(next(&reply), ("stop", None), "{reply}");
+    assert_ne!(code, 0, "{reply}");
+    let lines = reply["lines"].to_string();
+    assert!(!lines.contains("/trekbrief"), "{lines}");
+    assert!(
+        lines.contains("phase_signals_partial: true") && lines.contains("brief validate"),
+        "{lines}"
+    );
+    // The advice, followed, lets the start past the brief.
+    write(
+        &project,
+        &[(
+            "brief.md",
+            "---\nbrief_version: 2.1\nphase_signals:\n  execute: {effort: standard}\n---\n# brief\n",
+        )],
+    );
+    let out = crate::common::env::helper(repo.path(), repo.home.path())
+        .args(["brief", "validate"])
+        .arg(&brief)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let (_, reply) = repo.trek(&["start", "--project", &dir]);
+    assert!(
+        !reply["lines"].to_string().contains("phase_signals"),
+        "{reply}"
+    );
+}
+
 #[test]
 fn a_multi_session_plan_writes_wave_one_orders_and_hands_over() {
     let plan = fs::read_to_string(

@@ -404,6 +404,21 @@ impl MockApi {
             .collect()
     }
 
+    /// The tool results the CLI sent back, as text, in order: the last
+    /// main request carries the whole conversation, so it holds them all.
+    pub fn tool_result_texts(&self) -> Vec<String> {
+        self.main_requests()
+            .last()
+            .map(Request::tool_results)
+            .unwrap_or_default()
+            .iter()
+            .map(|v| match &v["content"] {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            })
+            .collect()
+    }
+
     /// How many turns have been fully used.
     pub fn turns_used(&self) -> usize {
         lock(&self.state).next

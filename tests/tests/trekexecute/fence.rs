@@ -17,7 +17,7 @@ use std::process::Output;
 use serde_json::Value;
 
 use super::mock_api::{MockApi, Turn};
-use super::{COMMAND, Claude, Session, tool_results};
+use super::{COMMAND, Claude, Session};
 use voyage_tests::repo::{commit_all, git};
 use voyage_tests::{helper_binary, launcher, skip};
 
@@ -115,7 +115,7 @@ fn bash_calls_of_a_step_run_inside_the_kernel_fence() {
     ]);
     let out = s.run(&mock, COMMAND);
     assert!(out.status.success(), "{}", mock.summary());
-    let results = tool_results(&mock);
+    let results = mock.tool_result_texts();
     assert_eq!(results.len(), 11, "{results:#?}");
 
     for held in &results[3..5] {
@@ -218,7 +218,7 @@ fn in_the_default_mode_a_call_that_needs_approval_still_needs_it() {
         };
         let out = s.claude_run(s.dir(), &mock, "Change the script.", &how);
         assert!(out.status.success(), "{}", mock.summary());
-        let results = tool_results(&mock);
+        let results = mock.tool_result_texts();
         assert_eq!(results.len(), writes.len(), "{results:#?}");
         assert!(
             results.iter().all(|r| !r.contains("voyage: blocked")),
