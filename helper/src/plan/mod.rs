@@ -19,6 +19,9 @@
 //! reports as the command line and `trek` ask for them; [`screen`] is how
 //! their caller hands in the criteria's screening ([`CriteriaScreen`]);
 //! [`cli`] has the flags, each subcommand run by an `execute` there.
+//!
+//! [`fill`] writes the manifest keys a plan's steps lack (`plan fill`),
+//! read and written by [`ops`].
 
 mod check;
 mod cli;
@@ -27,6 +30,7 @@ mod commit_line;
 mod criterion;
 mod decision;
 mod fields;
+mod fill;
 mod manifest;
 mod markdown;
 mod model;
