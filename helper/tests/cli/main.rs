@@ -21,6 +21,7 @@ mod module_graph;
 mod output_errors;
 mod plan;
 mod plan_completable;
+mod plan_fill;
 mod plan_fixtures;
 mod profile;
 mod progress;
