@@ -596,6 +596,36 @@ fn read_back(
     failed
 }
 
+/// `plan fill` on a plan's text, without the I/O: for the fuzz target and
+/// the property tests, which check what [`fill`] promises. `None` when the
+/// text is not a plan.
+pub fn fill_text(source: &str) -> Option<FillText> {
+    let plan = parse::parse(source, "plan.md").ok()?;
+    let filled = fill(source, &plan);
+    let done = |s: &&StepFill| s.outcome == Outcome::Filled;
+    Some(FillText {
+        inserts: filled
+            .steps
+            .iter()
+            .filter(done)
+            .filter_map(|s| Some((s.after_line?, s.lines.clone())))
+            .collect(),
+        filled: filled.steps.iter().filter(done).map(|s| s.step).collect(),
+        text: filled.text,
+    })
+}
+
+/// What [`fill_text`] made of a plan.
+#[derive(Debug)]
+pub struct FillText {
+    /// The plan with the lines added.
+    pub text: String,
+    /// Each group of added lines, with the line of the source it follows.
+    pub inserts: Vec<(u32, Vec<String>)>,
+    /// The steps keys were added to.
+    pub filled: Vec<u32>,
+}
+
 /// The reply of `plan fill` (`--json`: schema `plan-fill`).
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]

@@ -45,6 +45,7 @@ pub(crate) mod version;
 pub(crate) use cli::Command;
 pub(crate) use criterion::{Criterion, CriterionForm};
 pub(crate) use decision::{Decision as StrategyDecision, Invocation, decide};
+pub use fill::{FillText, fill_text};
 pub(crate) use manifest::Manifest;
 pub(crate) use model::{CommandKind, Plan, PlanCommand, PlanKind};
 pub(crate) use ops::{
