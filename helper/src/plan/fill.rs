@@ -112,15 +112,19 @@ pub(super) fn fill(source: &str, plan: &Plan) -> Filled {
 
 /// Marks a step whose lines did not read back as left alone.
 fn give_up(step: &mut StepFill) {
-    let lines: Vec<String> = step.lines.iter().map(|l| format!("    {l}")).collect();
+    let lines: Vec<String> = step
+        .lines
+        .iter()
+        .map(|l| format!("`{}`", l.trim()))
+        .collect();
     step.problem = Some(
         Problem::new(
             code::PLAN_MANIFEST_MISSING_KEY,
             format!(
-                "step {}: the filler cannot add {} so that the Manifest reads back with them (a manifest written as one flow mapping `{{…}}`, or keys indented unevenly?); add them by hand:\n{}",
+                "step {}: the filler cannot add {} so that the Manifest reads back with them (a manifest written as one flow mapping `{{…}}`, or keys indented unevenly?); add them by hand: {}",
                 step.step,
                 step.keys.join(", "),
-                lines.join("\n")
+                lines.join(", ")
             ),
         )
         .at(step.after_line)
@@ -261,13 +265,17 @@ fn plan_step(
             };
             (end, Item::of(lines.get(field.line)))
         }
-        None => (heading.line, Item::default()),
+        // As the docs write a step's fields.
+        None => (heading.line, Item::of("- **Files:**")),
     };
     let mut new_lines = Vec::new();
     if manifest_field.is_none() {
         new_lines.push(format!(
             "{}{}{}Manifest:{}",
-            item.indent, item.marker, item.bold, item.bold
+            item.label_indent(),
+            item.marker,
+            item.bold,
+            item.bold
         ));
     }
     let inner = item.content_indent();
@@ -362,7 +370,7 @@ fn leading_space(line: &str) -> &str {
 
 /// How the line of a field is written: its indentation, list marker and
 /// bold label, for a new label written the same way.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Item<'a> {
     indent: &'a str,
     /// `- ` or `* `, as written; empty outside a bullet list.
@@ -408,6 +416,12 @@ impl<'a> Item<'a> {
             continued,
             bold,
         }
+    }
+
+    /// Where the new label goes before its marker: an ordered item's
+    /// label goes on in that item, at its content column.
+    fn label_indent(&self) -> String {
+        format!("{}{}", self.indent, " ".repeat(self.continued))
     }
 
     /// Where a fence under the new label goes.
@@ -678,7 +692,17 @@ impl Reply {
             legacy_plan: plan.legacy_plan,
             filled: filled_count,
             left_alone,
-            steps: filled.steps,
+            steps: filled
+                .steps
+                .into_iter()
+                .map(|mut s| {
+                    s.problem = s.problem.map(|p| Problem {
+                        file: Some(plan.file.clone()),
+                        ..p
+                    });
+                    s
+                })
+                .collect(),
             note,
             errors: Vec::new(),
         }
@@ -746,10 +770,8 @@ impl Reply {
                 Outcome::LeftAlone => {
                     write!(out, "Step {} (line {}): left alone: ", step.step, step.line)?;
                     if let Some(problem) = &step.problem {
-                        let place = problem
-                            .line
-                            .map_or_else(String::new, |l| format!(" line {l}"));
-                        writeln!(out, "{}{place}: {}", problem.code, problem.message)?;
+                        let place = problem.place().unwrap_or_else(|| file.clone());
+                        writeln!(out, "{} {place}: {}", problem.code, problem.message)?;
                     } else {
                         writeln!(out)?;
                     }
@@ -878,7 +900,10 @@ mod tests {
         assert_eq!(item.content_indent(), "    ");
         let item = Item::of("3. Checkpoint: `x`");
         assert_eq!((item.marker, item.continued, item.bold), ("", 3, ""));
-        assert_eq!(item.content_indent(), "   ");
+        assert_eq!(
+            (item.label_indent(), item.content_indent()),
+            ("   ".into(), "   ".into())
+        );
     }
 
     #[test]

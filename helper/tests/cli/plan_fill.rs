@@ -308,7 +308,7 @@ fn a_manifest_whose_yaml_is_broken_is_left_alone_and_reported() {
     assert_eq!(ran.status, 1, "{}", ran.stdout);
     assert!(
         ran.stdout
-            .contains("Step 1 (line 8): left alone: PLAN_MALFORMED_YAML line "),
+            .contains("Step 1 (line 8): left alone: PLAN_MALFORMED_YAML plan.md:"),
         "{}",
         ran.stdout
     );
