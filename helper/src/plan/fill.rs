@@ -155,52 +155,91 @@ fn plan_step(
         lines: Vec::new(),
         problem: None,
     };
-    let left_alone = |mut out: StepFill, problem: Problem| {
-        out.outcome = Outcome::LeftAlone;
-        out.problem = Some(problem.in_step(number));
-        (out, None)
-    };
-    if step.number != heading.number || step.line != heading.line {
-        // The parser and this reader disagree on the steps: never guess.
-        return left_alone(
-            out,
-            Problem::new(
-                code::PLAN_MISSING_MANIFEST,
-                format!("step {number}: the filler cannot place its manifest; add it by hand"),
-            )
-            .at_line(heading.line),
-        );
-    }
-    let made = manifest::synthesize(&step.files, step.checkpoint.as_ref());
-    let fields = fields::read(content);
-    let manifest_field = fields.iter().find(|f| f.label == Label::Manifest);
-
-    if let Some((_, yaml_text, fence_line)) = manifest_field.and_then(|f| f.fence) {
-        let Some(fence) = lines.fence_at(fence_line) else {
-            return left_alone(out, unclosed(number, fence_line));
-        };
-        let Some(closing) = lines.closing_line(fence_line, &fence, yaml_text) else {
-            return left_alone(out, unclosed(number, fence_line));
-        };
-        let tree = match manifest::tree(yaml_text, fence_line, number, Some(written)) {
-            Ok(tree) => tree,
-            Err(problem) => {
-                let problem = Problem {
-                    message: format!(
-                        "{}; the filler leaves it alone: fix the YAML, then run `voyage-helper plan fill` again",
-                        problem.message
-                    ),
-                    ..problem
-                };
-                return left_alone(out, problem);
+    let planned = if step.number == heading.number && step.line == heading.line {
+        let made = manifest::synthesize(&step.files, step.checkpoint.as_ref());
+        let fields = fields::read(content);
+        match fields
+            .iter()
+            .find(|f| f.label == Label::Manifest)
+            .and_then(|f| f.fence)
+        {
+            Some((_, yaml, fence_line)) => {
+                into_fence(number, yaml, fence_line, &made, lines, written)
             }
-        };
-        let have: Vec<&str> = match &tree.value {
-            Value::Null => Vec::new(),
-            Value::Map(entries) => entries.iter().map(|(k, _)| k.text.as_str()).collect(),
-            other => {
-                return left_alone(
-                    out,
+            None => new_manifest(number, heading, &fields, &made, lines),
+        }
+    } else {
+        // The parser and this reader disagree on the steps: never guess.
+        Err(Problem::new(
+            code::PLAN_MISSING_MANIFEST,
+            format!("step {number}: the filler cannot place its manifest; add it by hand"),
+        )
+        .at_line(heading.line))
+    };
+    match planned {
+        Err(problem) => {
+            out.outcome = Outcome::LeftAlone;
+            out.problem = Some(problem.in_step(number));
+            (out, None)
+        }
+        Ok(None) => (out, None),
+        Ok(Some(add)) => {
+            out.outcome = Outcome::Filled;
+            out.manifest_added = add.whole;
+            out.keys = add.keys.iter().map(|k| (*k).to_owned()).collect();
+            out.after_line = Some(add.after);
+            out.lines = add.lines;
+            (out, Some(add.expected))
+        }
+    }
+}
+
+/// Lines to add to a step, after line `after` of the plan.
+struct Addition {
+    after: u32,
+    lines: Vec<String>,
+    keys: Vec<&'static str>,
+    /// A whole Manifest (a fence, and the label when there was none).
+    whole: bool,
+    /// What the step's manifest must then read back as.
+    expected: Map<String, Json>,
+}
+
+/// The keys a step's manifest fence (`yaml`, opened on `fence_line`)
+/// lacks, at the end of it; `Ok(None)` when it has all six; `Err` for a
+/// manifest the filler leaves alone.
+fn into_fence(
+    number: u32,
+    yaml_text: &str,
+    fence_line: u32,
+    made: &Manifest,
+    lines: &Lines<'_>,
+    written: &WrittenLines<'_>,
+) -> Result<Option<Addition>, Problem> {
+    let Some(fence) = lines.fence_at(fence_line) else {
+        return Err(unclosed(number, fence_line));
+    };
+    let Some(closing) = lines.closing_line(fence_line, &fence, yaml_text) else {
+        return Err(unclosed(number, fence_line));
+    };
+    let tree = match manifest::tree(yaml_text, fence_line, number, Some(written)) {
+        Ok(tree) => tree,
+        Err(problem) => {
+            let problem = Problem {
+                message: format!(
+                    "{}; the filler leaves it alone: fix the YAML, then run `voyage-helper plan fill` again",
+                    problem.message
+                ),
+                ..problem
+            };
+            return Err(problem);
+        }
+    };
+    let have: Vec<&str> = match &tree.value {
+        Value::Null => Vec::new(),
+        Value::Map(entries) => entries.iter().map(|(k, _)| k.text.as_str()).collect(),
+        other => {
+            return Err(
                     Problem::new(
                         code::PLAN_MANIFEST_WRONG_TYPE,
                         format!(
@@ -210,50 +249,59 @@ fn plan_step(
                     )
                     .at_line(fence_line),
                 );
-            }
-        };
-        let missing: Vec<&'static str> = KEYS.into_iter().filter(|k| !have.contains(k)).collect();
-        if missing.is_empty() {
-            return (out, None);
         }
-        // What the author wrote, read as data, for the read-back.
-        let before = match yaml::from_str::<Json>(yaml_text) {
-            Ok(Json::Object(map)) => map,
-            Ok(Json::Null) => Map::new(),
-            _ => {
-                return left_alone(
-                    out,
+    };
+    let missing: Vec<&'static str> = KEYS.into_iter().filter(|k| !have.contains(k)).collect();
+    if missing.is_empty() {
+        return Ok(None);
+    }
+    // What the author wrote, read as data, for the read-back.
+    let before = match yaml::from_str::<Json>(yaml_text) {
+        Ok(Json::Object(map)) => map,
+        Ok(Json::Null) => Map::new(),
+        _ => {
+            return Err(
                     Problem::new(
                         code::PLAN_MANIFEST_WRONG_TYPE,
                         format!("step {number}: the filler cannot read the Manifest as a mapping; it leaves it alone"),
                     )
                     .at_line(fence_line),
                 );
-            }
-        };
-        // Keys go at the indentation of the first one written (the fence's
-        // own when there is none), so that YAML reads them as its siblings.
-        let indent = (fence_line + 1..closing)
-            .map(|n| lines.get(n))
-            .find(|l| {
-                let t = l.trim();
-                !t.is_empty() && !t.starts_with('#')
-            })
-            .map_or(fence.indent, leading_space);
-        let new_lines = missing
-            .iter()
-            .map(|key| format!("{indent}{key}: {}", yaml_value(key, &made)))
-            .collect();
-        let expected = with_keys(before, &missing, &made);
-        out.outcome = Outcome::Filled;
-        out.keys = missing.iter().map(|k| (*k).to_owned()).collect();
-        out.after_line = Some(closing - 1);
-        out.lines = new_lines;
-        return (out, Some(expected));
-    }
+        }
+    };
+    // Keys go at the indentation of the first one written (the fence's
+    // own when there is none), so that YAML reads them as its siblings.
+    let indent = (fence_line + 1..closing)
+        .map(|n| lines.get(n))
+        .find(|l| {
+            let t = l.trim();
+            !t.is_empty() && !t.starts_with('#')
+        })
+        .map_or(fence.indent, leading_space);
+    let new_lines = missing
+        .iter()
+        .map(|key| format!("{indent}{key}: {}", yaml_value(key, made)))
+        .collect();
+    Ok(Some(Addition {
+        after: closing - 1,
+        lines: new_lines,
+        expected: with_keys(before, &missing, made),
+        keys: missing,
+        whole: false,
+    }))
+}
 
-    // No fence: after the Manifest label if there is one, else after the
-    // Checkpoint, else after the step's last field, else its heading.
+/// A whole Manifest for a step whose Manifest has no fence: after its
+/// label if it has one, else after its Checkpoint, else after its last
+/// field, else after its heading. `Err` when that place cannot be found.
+fn new_manifest(
+    number: u32,
+    heading: &StepHeading,
+    fields: &[RawField<'_>],
+    made: &Manifest,
+    lines: &Lines<'_>,
+) -> Result<Option<Addition>, Problem> {
+    let manifest_field = fields.iter().find(|f| f.label == Label::Manifest);
     let anchor = manifest_field
         .or_else(|| fields.iter().find(|f| f.label == Label::Checkpoint))
         .or_else(|| fields.last());
@@ -261,7 +309,7 @@ fn plan_step(
         Some(field) => {
             let Some(end) = field_end(field, lines) else {
                 let at = field.fence.map_or(field.line, |f| f.2);
-                return left_alone(out, unclosed(number, at));
+                return Err(unclosed(number, at));
             };
             (end, Item::of(lines.get(field.line)))
         }
@@ -281,15 +329,16 @@ fn plan_step(
     let inner = item.content_indent();
     new_lines.push(format!("{inner}```yaml"));
     for key in KEYS {
-        new_lines.push(format!("{inner}{key}: {}", yaml_value(key, &made)));
+        new_lines.push(format!("{inner}{key}: {}", yaml_value(key, made)));
     }
     new_lines.push(format!("{inner}```"));
-    out.outcome = Outcome::Filled;
-    out.manifest_added = true;
-    out.keys = KEYS.iter().map(|k| (*k).to_owned()).collect();
-    out.after_line = Some(after);
-    out.lines = new_lines;
-    (out, Some(with_keys(Map::new(), &KEYS, &made)))
+    Ok(Some(Addition {
+        after,
+        lines: new_lines,
+        keys: KEYS.to_vec(),
+        whole: true,
+        expected: with_keys(Map::new(), &KEYS, made),
+    }))
 }
 
 fn unclosed(step: u32, line: u32) -> Problem {
