@@ -692,6 +692,7 @@ pub struct FillText {
 /// The reply of `plan fill` (`--json`: schema `plan-fill`).
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
+#[cfg_attr(test, schemars(title = "voyage-helper plan fill --json"))]
 pub(super) struct Reply {
     /// The plan, as given.
     pub file: String,
