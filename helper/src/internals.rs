@@ -18,9 +18,9 @@ pub mod verdict {
     };
 }
 
-/// The plan reader.
+/// The plan reader and `plan fill`'s filler.
 pub mod plan {
-    pub use crate::plan::parse;
+    pub use crate::plan::{FillText, fill_text, parse};
 }
 
 /// The criteria runner's allowlist and the entry-condition reader.

@@ -5,7 +5,9 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use super::ops::{PlanLoadError, dry_run_report, load, load_or_report, validate_report};
+use super::ops::{
+    PlanLoadError, dry_run_report, fill_report, load, load_or_report, validate_report,
+};
 use super::{CriteriaScreen, Invocation, decide};
 use crate::exit;
 use crate::problem::{Coded, Format};
@@ -88,6 +90,35 @@ pub(crate) enum Command {
     /// Exit status: 0 decided, 1 not a plan, 2 unreadable.
     #[command(verbatim_doc_comment)]
     Strategy(StrategyArgs),
+    /// Write the Manifest keys a plan's steps lack, made from each step.
+    ///
+    /// Each key comes from the step as legacy mode synthesises it:
+    /// expected_paths from Files, min_file_count their count,
+    /// commit_message_pattern the Checkpoint message's first three words
+    /// (escaped, anchored with ^), bash_syntax_check the `.sh` files in
+    /// Files, forbidden_paths and must_contain empty. A step without a
+    /// Manifest gets a `- **Manifest:**` item with a ```yaml fence after its
+    /// Checkpoint; a Manifest that lacks keys gets them at the end of its
+    /// fence. Lines are only added: every key and byte already written stays
+    /// as it was. A Manifest whose YAML does not parse, or is not a mapping,
+    /// is left alone and reported: fix it, then fill again. The lines added
+    /// are printed, each after `+ `; the file is replaced atomically (a
+    /// symbolic link is written through). Use it after writing a plan's
+    /// steps, before `plan validate`; then tighten what it wrote (end the
+    /// pattern with `$`, add must_contain). A legacy plan (no plan_version,
+    /// or below 1.7) stays legacy until it says `plan_version: 1.7`; the
+    /// reply says so.
+    ///
+    /// --check writes nothing (for CI). --json prints `{file, check,
+    /// written, complete, plan_version, legacy_plan, filled, left_alone,
+    /// steps[{step, line, outcome, manifest_added, keys, after_line, lines,
+    /// problem}], note, errors}` (schema `plan-fill`).
+    ///
+    /// Exit status: 0 every step's Manifest has the six keys afterwards
+    /// (with --check: already has them), 1 some step lacks keys (with
+    /// --check: would be filled, or was left alone) or the file is not a
+    /// plan, 2 the plan cannot be read or written.
+    Fill(FillArgs),
 }
 
 impl Command {
@@ -104,6 +135,7 @@ impl Command {
             Self::Show(args) => execute_show(&args, out),
             Self::DryRun(args) => execute_dry_run(&args, screen, out),
             Self::Strategy(args) => execute_strategy(&args, out),
+            Self::Fill(args) => fill_report(&args.plan, args.check, args.json, out),
         }
     }
 }
@@ -164,6 +196,18 @@ pub(crate) struct StrategyArgs {
     /// Print the decision as JSON.
     #[arg(long)]
     pub json: bool,
+    pub plan: PathBuf,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct FillArgs {
+    /// Write nothing: exit 1 when a step lacks keys, 0 when none does.
+    #[arg(long)]
+    pub check: bool,
+    /// Print the reply as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// The plan file.
     pub plan: PathBuf,
 }
 

@@ -126,20 +126,10 @@ pub(super) fn parse(
     written: Option<&WrittenLines<'_>>,
     problems: &mut Vec<Problem>,
 ) -> Option<Manifest> {
-    let value = match yaml::parse_at(yaml, fence_line + 1) {
+    let value = match tree(yaml, fence_line, step, written) {
         Ok(v) => v,
-        Err(e) => {
-            let last = u32::try_from(yaml.lines().count())
-                .unwrap_or(u32::MAX)
-                .saturating_add(fence_line);
-            let e = match written {
-                Some(lines) => e.blame_tab(lines.range(fence_line + 1, last)),
-                None => e,
-            };
-            let message = format!("step {step}: the Manifest's YAML does not parse");
-            problems.push(
-                yaml_problem(code::PLAN_MALFORMED_YAML, &e, fence_line, &message).in_step(step),
-            );
+        Err(problem) => {
+            problems.push(problem);
             return None;
         }
     };
@@ -371,19 +361,47 @@ pub(super) fn parse(
     })
 }
 
+/// A manifest's YAML as a tree with file lines, or the PLAN_MALFORMED_YAML
+/// problem saying why it does not parse: for [`parse`] and for the filler
+/// (`plan fill`), which leaves such a manifest alone.
+pub(super) fn tree(
+    yaml: &str,
+    fence_line: u32,
+    step: u32,
+    written: Option<&WrittenLines<'_>>,
+) -> Result<Node, Problem> {
+    yaml::parse_at(yaml, fence_line + 1).map_err(|e| {
+        let last = u32::try_from(yaml.lines().count())
+            .unwrap_or(u32::MAX)
+            .saturating_add(fence_line);
+        let e = match written {
+            Some(lines) => e.blame_tab(lines.range(fence_line + 1, last)),
+            None => e,
+        };
+        let message = format!("step {step}: the Manifest's YAML does not parse");
+        yaml_problem(code::PLAN_MALFORMED_YAML, &e, fence_line, &message).in_step(step)
+    })
+}
+
 /// The legacy manifest (trekexecute Phase 2, "Legacy mode"): the step's
 /// files, their count, the first three words of the checkpoint's commit
-/// message (regex-escaped, anchored at the start), its `.sh` files.
+/// message (regex-escaped, anchored at the start), its `.sh` files. `plan
+/// fill` writes the same keys into a plan.
+///
+/// The words are taken as written, spaces between them included, from the
+/// subject (the message's first line): the pattern must match the subject
+/// git will record, which `plan validate` checks (PLAN_CHECKPOINT_MESSAGE_MISMATCH).
 pub(super) fn synthesize(files: &[FileRef], checkpoint: Option<&CommandRef>) -> Manifest {
     let expected_paths: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
-    let words: Vec<&str> = checkpoint
+    let words = checkpoint
         .and_then(|c| commit_message(&c.command))
-        .map(|m| m.split_whitespace().take(3).collect())
-        .unwrap_or_default();
-    let commit_message_pattern = if words.is_empty() {
+        .map_or("", |m| {
+            leading_words(m.lines().next().unwrap_or_default(), 3)
+        });
+    let commit_message_pattern = if words.trim().is_empty() {
         String::new()
     } else {
-        format!("^{}", regex::escape(&words.join(" ")))
+        format!("^{}", regex::escape(words))
     };
     Manifest {
         min_file_count: u64::try_from(expected_paths.len()).unwrap_or(u64::MAX),
@@ -401,6 +419,28 @@ pub(super) fn synthesize(files: &[FileRef], checkpoint: Option<&CommandRef>) -> 
         synthesized: true,
         line: None,
     }
+}
+
+/// `text` from its start through the end of its `n`th word.
+fn leading_words(text: &str, n: usize) -> &str {
+    let mut end = 0;
+    let mut words = 0;
+    let mut in_word = false;
+    for (at, c) in text.char_indices() {
+        if c.is_whitespace() {
+            if in_word {
+                words += 1;
+                if words == n {
+                    break;
+                }
+            }
+            in_word = false;
+        } else {
+            in_word = true;
+            end = at + c.len_utf8();
+        }
+    }
+    text.get(..end).unwrap_or(text)
 }
 
 /// The message of `git commit -m "…"` (or `-m '…'`, `--message=…`).
@@ -539,6 +579,22 @@ mod tests {
         assert_eq!(m.commit_message_pattern, "^refactor: use settings");
         assert_eq!(m.bash_syntax_check, ["scripts/check.sh"]);
         assert!(m.synthesized);
+    }
+
+    #[test]
+    fn the_pattern_keeps_the_subject_as_written() {
+        let pattern = |message: &str| {
+            let checkpoint = CommandRef {
+                command: format!("git commit -m '{message}'"),
+                line: 1,
+            };
+            synthesize(&[], Some(&checkpoint)).commit_message_pattern
+        };
+        // Two spaces stay two, and a body never joins the subject.
+        assert_eq!(pattern("fix:  a b c"), "^fix:  a b");
+        assert_eq!(pattern("wip\nmore words"), "^wip");
+        assert_eq!(pattern("a (b) [c] d"), r"^a \(b\) \[c\]");
+        assert_eq!(pattern("   "), "");
     }
 
     #[test]

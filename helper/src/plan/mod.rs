@@ -19,6 +19,9 @@
 //! reports as the command line and `trek` ask for them; [`screen`] is how
 //! their caller hands in the criteria's screening ([`CriteriaScreen`]);
 //! [`cli`] has the flags, each subcommand run by an `execute` there.
+//!
+//! [`fill`] writes the manifest keys a plan's steps lack (`plan fill`),
+//! read and written by [`ops`].
 
 mod check;
 mod cli;
@@ -27,6 +30,7 @@ mod commit_line;
 mod criterion;
 mod decision;
 mod fields;
+mod fill;
 mod manifest;
 mod markdown;
 mod model;
@@ -41,6 +45,7 @@ pub(crate) mod version;
 pub(crate) use cli::Command;
 pub(crate) use criterion::{Criterion, CriterionForm};
 pub(crate) use decision::{Decision as StrategyDecision, Invocation, decide};
+pub use fill::{FillText, fill_text};
 pub(crate) use manifest::Manifest;
 pub(crate) use model::{CommandKind, Plan, PlanCommand, PlanKind};
 pub(crate) use ops::{

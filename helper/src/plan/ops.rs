@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use super::render::{DryRun, Validation};
-use super::{CriteriaScreen, Plan, code, markdown, parse};
+use super::{CriteriaScreen, Plan, code, fill, markdown, parse};
 use crate::exit;
 use crate::problem::{Coded, Format, Problem};
 
@@ -44,9 +44,7 @@ pub(crate) const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 /// step's text ends, for a writer that copies steps whole (`recovery
 /// spec`).
 pub(crate) fn heading_lines(source: &str) -> Vec<(u8, u32)> {
-    let front = crate::yaml::front_matter::split(source).ok().flatten();
-    let (body, body_line) = front.map_or((source, 1), |f| (f.body, f.body_line));
-    markdown::blocks(body, body_line)
+    parse::body_blocks(source)
         .into_iter()
         .filter_map(|b| match b {
             markdown::Block::Heading { level, line, .. } => Some((level, line)),
@@ -73,20 +71,27 @@ pub(crate) fn given_or_load<'a>(
 /// error: the problems will point at what it breaks.
 pub(crate) fn load(path: &Path) -> Result<Plan, PlanLoadError> {
     let shown = path.display().to_string();
+    read_then(path, |source, _| parse::parse(source, &shown))?.map_err(|problems| {
+        PlanLoadError::Unrecognized {
+            path: shown.clone(),
+            problems,
+        }
+    })
+}
+
+/// Reads the plan at `path` and hands `then` its text (invalid UTF-8
+/// replaced) and whether the bytes were valid UTF-8.
+fn read_then<T>(path: &Path, then: impl FnOnce(&str, bool) -> T) -> Result<T, PlanLoadError> {
     let bytes =
         crate::input_file::read(path, MAX_FILE_BYTES).map_err(|source| PlanLoadError::Read {
-            path: shown.clone(),
+            path: path.display().to_string(),
             source,
         })?;
     // Checking valid UTF-8 is several times faster than the lossy decoder
     // walking it in chunks, and a plan nearly always is valid.
-    let source = match std::str::from_utf8(&bytes) {
-        Ok(text) => std::borrow::Cow::Borrowed(text),
-        Err(_) => String::from_utf8_lossy(&bytes),
-    };
-    parse::parse(&source, &shown).map_err(|problems| PlanLoadError::Unrecognized {
-        path: shown,
-        problems,
+    Ok(match std::str::from_utf8(&bytes) {
+        Ok(text) => then(text, true),
+        Err(_) => then(&String::from_utf8_lossy(&bytes), false),
     })
 }
 
@@ -223,4 +228,81 @@ fn repo_root(plan: &Path) -> PathBuf {
                 .map(Path::to_path_buf)
         })
         .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// `plan fill` on the plan at `path`: the manifest keys its steps lack
+/// written into it (atomically; a symbolic link is written through, as
+/// `write --atomic` does for a path its caller names), or with `check`
+/// only reported. Returns the exit code: 0 when every step has the six
+/// keys afterwards, 1 when not (or not a plan), 2 when the plan cannot be
+/// read or written.
+pub(super) fn fill_report(
+    path: &Path,
+    check: bool,
+    json: bool,
+    out: &mut impl Write,
+) -> io::Result<u8> {
+    let shown = path.display().to_string();
+    let read = read_then(path, |source, utf8| {
+        if !utf8 {
+            let problem = Problem::new(
+                code::PLAN_UNREADABLE,
+                format!(
+                    "{shown} is not valid UTF-8; the filler writes only a file it can read whole: fix its encoding, then run `voyage-helper plan fill {shown}` again"
+                ),
+            );
+            return Err((exit::CANNOT_CHECK, vec![problem]));
+        }
+        match parse::parse(source, &shown) {
+            Ok(plan) => Ok((fill::fill(source, &plan), plan)),
+            Err(problems) => Err((exit::NOT_OK, problems)),
+        }
+    });
+    let result = match read {
+        Ok(result) => result,
+        Err(e) => Err((exit::CANNOT_CHECK, vec![e.problem()])),
+    };
+    let (reply, code) = match result {
+        Err((code, errors)) => (fill::Reply::failed(&shown, check, errors), code),
+        Ok((filled, plan)) => {
+            let write = !check && filled.changed();
+            let written = write.then(|| {
+                crate::atomic_file::write_atomic_through_link(path, filled.text.as_bytes())
+            });
+            match written {
+                Some(Err(e)) => {
+                    let problem = Problem::new(e.code(), format!("the plan is unchanged: {e}"));
+                    (
+                        fill::Reply::failed(&shown, check, vec![problem]),
+                        exit::CANNOT_CHECK,
+                    )
+                }
+                _ => {
+                    let reply = fill::Reply::of(&plan, filled, check, write);
+                    let code = if reply.complete {
+                        exit::OK
+                    } else {
+                        exit::NOT_OK
+                    };
+                    (reply, code)
+                }
+            }
+        }
+    };
+    if json {
+        serde_json::to_writer_pretty(&mut *out, &reply)?;
+        writeln!(out)?;
+    } else {
+        let errors: Vec<Problem> = reply
+            .errors
+            .iter()
+            .map(|p| p.clone().in_file_if_none(path))
+            .collect();
+        crate::problem::eprint_all(&errors);
+        if errors.is_empty() {
+            reply.render_text(out)?;
+        }
+    }
+    out.flush()?;
+    Ok(code)
 }

@@ -137,27 +137,36 @@ fn parse_unnamed(source: &str, file: &str) -> Result<Plan, Vec<Problem>> {
     Ok(plan)
 }
 
-/// Positions of headings, for finding sections.
-struct Doc<'a> {
+/// The Markdown blocks of `source` after its front matter, with the file's
+/// lines: what [`parse`] reads, for a writer that works on the same blocks.
+pub(super) fn body_blocks(source: &str) -> Vec<Block> {
+    let front = front_matter::split(source).ok().flatten();
+    let (body, body_line) = front.map_or((source, 1), |f| (f.body, f.body_line));
+    markdown::blocks(body, body_line)
+}
+
+/// Positions of headings, for finding sections (the filler finds its steps
+/// with it too, so that both see the same steps).
+pub(super) struct Doc<'a> {
     blocks: &'a [Block],
 }
 
 /// A `### Step N: title` heading.
-struct StepHeading {
-    index: usize,
-    number: u32,
-    title: String,
-    line: u32,
+pub(super) struct StepHeading {
+    pub index: usize,
+    pub number: u32,
+    pub title: String,
+    pub line: u32,
 }
 
 impl<'a> Doc<'a> {
-    fn new(blocks: &'a [Block]) -> Self {
+    pub(super) fn new(blocks: &'a [Block]) -> Self {
         Self { blocks }
     }
 
     /// The blocks after heading `index` up to the next heading of `level` or
     /// higher.
-    fn under(&self, index: usize, level: u8) -> &'a [Block] {
+    pub(super) fn under(&self, index: usize, level: u8) -> &'a [Block] {
         let rest = self.blocks.get(index + 1..).unwrap_or_default();
         let end = rest
             .iter()
@@ -182,7 +191,7 @@ impl<'a> Doc<'a> {
         self.section_heading(name).map(|(_, i)| self.under(i, 2))
     }
 
-    fn step_headings(&self) -> Vec<StepHeading> {
+    pub(super) fn step_headings(&self) -> Vec<StepHeading> {
         self.blocks
             .iter()
             .enumerate()
@@ -457,7 +466,7 @@ fn read_step(
                 problems.push(
                     Problem::new(code::PLAN_MISSING_MANIFEST, format!(
                             "step {number} has no Manifest block with a YAML fence; plan_version 1.7 and later require one \
-                             per step (draft the plan again with /trekplan, or add the six keys: {})",
+                             per step (`voyage-helper plan fill` writes one from the step's Files and Checkpoint; the six keys: {})",
                             manifest::KEYS.join(", ")
                         )).at_line(line)
                     .in_step(number),

@@ -149,8 +149,8 @@ impl<'a> Validation<'a> {
             code::PLAN_UNRECOGNIZED_FORMAT | code::PLAN_FORBIDDEN_HEADING => {
                 "write steps as \"### Step N: <description>\" under \"## Implementation Plan\", then validate the plan again (voyage-helper plan validate PLAN)"
             }
-            code::PLAN_MISSING_MANIFEST => {
-                "add a Manifest with a ```yaml fence to every step, then validate the plan again (voyage-helper plan validate PLAN)"
+            code::PLAN_MISSING_MANIFEST | code::PLAN_MANIFEST_MISSING_KEY => {
+                "write the missing Manifest keys of every step from its Files and Checkpoint (voyage-helper plan fill PLAN), then validate the plan again (voyage-helper plan validate PLAN)"
             }
             "" => "resolve the warnings above, or validate without --fail-on-warnings",
             _ => {

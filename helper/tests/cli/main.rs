@@ -22,6 +22,7 @@ mod output_errors;
 mod plan;
 mod plan_completable;
 mod plan_examples;
+mod plan_fill;
 mod plan_fixtures;
 mod profile;
 mod progress;

@@ -47,7 +47,9 @@ fn validate_fail_report_names_code_line_and_fix() {
         "- PLAN_MISSING_MANIFEST {}:23: step 2 has no Manifest",
         plan.display()
     )));
-    assert!(ran.stdout.contains("\nFix: add a Manifest"));
+    assert!(ran.stdout.contains(
+        "\nFix: write the missing Manifest keys of every step from its Files and Checkpoint (voyage-helper plan fill PLAN)"
+    ));
 }
 
 /// The v1.7 fixture with `from` replaced by `to` (which must be there).

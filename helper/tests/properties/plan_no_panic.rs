@@ -1,6 +1,7 @@
 //! The plan parser never panics and always finishes, on any text: arbitrary
 //! Markdown-ish input built from the pieces plans are made of, and real
-//! plans cut short or mutated at random.
+//! plans cut short or mutated at random. `plan fill` keeps its promises on
+//! the same inputs (`../common/fill_check.rs`, shared with the fuzz target).
 
 // A failed index in a test is a failed assertion with its location.
 #![allow(clippy::indexing_slicing)]
@@ -10,6 +11,9 @@ use std::path::Path;
 use proptest::prelude::*;
 use voyage_helper::internals::brief::Brief;
 use voyage_helper::internals::plan::parse;
+
+#[path = "../common/fill_check.rs"]
+mod fill_check;
 
 const PIECES: &[&str] = &[
     "---\n",
@@ -96,6 +100,7 @@ proptest! {
     fn arbitrary_markdown(text in markdownish()) {
         let _ = parse(&text, "fuzz.md");
         let _ = Brief::parse(&text, false);
+        fill_check::check(&text);
     }
 
     #[test]
@@ -109,6 +114,7 @@ proptest! {
         while !text.is_char_boundary(pos) { pos -= 1; }
         text.insert_str(pos, insert);
         let _ = parse(&text, "mutated.md");
+        fill_check::check(&text);
     }
 }
 
@@ -122,5 +128,14 @@ fn pathological_inputs_finish() {
     let fences = "```\n".repeat(10_000);
     for text in [deep_list, many_headings, long_line, fences] {
         let _ = parse(&format!("## Implementation Plan\n{text}"), "p.md");
+    }
+}
+
+#[test]
+fn fill_keeps_its_promises_on_every_fixture_plan() {
+    for plan in real_plans() {
+        fill_check::check(&plan);
+        fill_check::check(&plan.replace('\n', "\r\n"));
+        fill_check::check(plan.trim_end());
     }
 }
