@@ -386,11 +386,10 @@ fn the_command_makes_only_the_helper_checks_and_stays_short() {
         ["", "plan fill", "plan validate", "trek start --dry-run"],
         "the launcher line, then the three calls"
     );
-    // Each call answers --help with the flags it is given. `plan fill` is
-    // being added to the helper in its own change (issue 41's manifest
-    // filler); it joins this list when it lands.
+    // Each call answers --help with the flags it is given.
     let helper = helper_binary().unwrap();
     for (words, flag) in [
+        (["plan", "fill"], None),
         (["plan", "validate"], None),
         (["trek", "start"], Some("--dry-run")),
     ] {
