@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use super::ops::{PlanLoadError, dry_run_report, load, load_or_report, validate_report};
-use super::{CriteriaScreen, Invocation, decide};
+use super::{CriteriaScreen, Invocation, PreflightPreview, decide};
 use crate::exit;
 use crate::problem::{Coded, Format};
 
@@ -91,18 +91,19 @@ pub(crate) enum Command {
 }
 
 impl Command {
-    /// Runs the subcommand; a write error of `out` is returned.
-    /// Runs the subcommand, its criteria screened by `screen`; a write
-    /// error of `out` is returned.
+    /// Runs the subcommand, its criteria screened by `screen` and a real
+    /// start's pre-flight previewed by `preflight`; a write error of `out`
+    /// is returned.
     pub(crate) fn execute(
         self,
         screen: &dyn CriteriaScreen,
+        preflight: &dyn PreflightPreview,
         out: &mut impl Write,
     ) -> io::Result<u8> {
         match self {
             Self::Validate(args) => execute_validate(&args, screen, out),
             Self::Show(args) => execute_show(&args, out),
-            Self::DryRun(args) => execute_dry_run(&args, screen, out),
+            Self::DryRun(args) => execute_dry_run(&args, screen, preflight, out),
             Self::Strategy(args) => execute_strategy(&args, out),
         }
     }
@@ -244,9 +245,10 @@ fn execute_show(args: &ShowArgs, out: &mut impl Write) -> io::Result<u8> {
 fn execute_dry_run(
     args: &DryRunArgs,
     screen: &dyn CriteriaScreen,
+    preflight: &dyn PreflightPreview,
     out: &mut impl Write,
 ) -> io::Result<u8> {
-    dry_run_report(&args.plan, args.json, screen, out)
+    dry_run_report(&args.plan, args.json, screen, preflight, out)
 }
 
 /// `plan strategy`: the Phase 2.5 decision. A plan that cannot be loaded is

@@ -33,12 +33,12 @@ pub(super) fn run(
     no_push: bool,
     in_place: bool,
 ) -> Result<Reply, Problem> {
-    if let Some(why) = super::git_setup::version_problem(
+    let git = super::preflight::git_version(
         here,
         super::git_setup::MIN_WAVES_VERSION,
         "multi-session waves",
-    ) {
-        reply.push(format!("Error: {why}"));
+    );
+    if super::preflight::said_by_start(git, &mut reply) {
         reply.status = "stopped".into();
         reply.exit = crate::exit::NOT_OK;
         return Ok(reply);
