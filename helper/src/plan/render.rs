@@ -603,7 +603,7 @@ fn file_reference(plan: &Plan, at: usize, path: &str, new: bool, root: &Path) ->
             file.created_by = Some(n);
             file.created_how = Some(how);
             if by > at {
-                file.issue = Some(format!("{path} created only by step {n}, a later step"));
+                file.issue = Some(format!("{path} first created by later step {n}"));
             }
         }
         None => file.issue = Some(format!("{path} not found and no step creates it")),

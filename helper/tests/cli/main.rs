@@ -21,6 +21,7 @@ mod module_graph;
 mod output_errors;
 mod plan;
 mod plan_completable;
+mod plan_dry_run;
 mod plan_fixtures;
 mod profile;
 mod progress;
