@@ -64,8 +64,25 @@ pub(crate) enum Command {
     /// Preview a run without running anything: the step table, each file a
     /// step names checked below the repository root, entry and exit
     /// conditions, the Verification criteria (each screened as `criteria
-    /// run` will screen it: runs, or will not run and why), the sessions and waves with the command that starts each
-    /// session, and the verdict (READY or NEEDS ATTENTION).
+    /// run` will screen it: runs, or will not run and why), the sessions
+    /// and waves with the command that starts each session, the pre-flight
+    /// checks a plain `trek start` from here will make, and the verdict
+    /// (READY or NEEDS ATTENTION).
+    ///
+    /// A file that is not there and not marked `(new)` is traced to the
+    /// first step that creates it (marked `(new)` in its Files, or in its
+    /// manifest's expected_paths): named with that step ("mark it
+    /// `(new)`"), not an issue. A file no step creates, or one created only
+    /// by a later step than the one that needs it, is an issue of its step.
+    /// The pre-flight rows are the start's own checks with their outcome
+    /// and the start's words: git, the repository and a commit, git's
+    /// identity, a detached HEAD, a file in another repository, git's lock
+    /// files, a clean tree (the step Files; on a multi-session plan the
+    /// whole tree), and on a multi-session plan the plan's commit and the
+    /// pushes. Every issue counted is shown: in a step's Issues cell (its
+    /// errors and file issues; `none` when nothing is counted there) or as
+    /// a FAIL row (a refused criterion, an error of no step, a failed
+    /// check). `--json` prints the same (schema `plan-dry-run`).
     ///
     /// Exit status: 0 READY, 1 NEEDS ATTENTION, 2 unreadable.
     DryRun(DryRunArgs),

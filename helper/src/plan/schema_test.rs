@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-/// Compares `generated` with `schemas/NAME.schema.json` (written first
+/// Compares `generated` with the schema file `name` names in schemas/ (written first
 /// under VOYAGE_BLESS).
 fn check(name: &str, generated: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../schemas/{name}.schema.json"));
