@@ -162,6 +162,8 @@ pub(crate) fn dispatch(command: Subcommand, out: &mut impl io::Write) -> io::Res
             let here = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
             let preflight = trek::PreflightPreview {
                 here: &here,
+                project: None,
+                fresh: false,
                 no_push: false,
                 allow_dirty: false,
             };

@@ -75,9 +75,10 @@ pub(crate) enum Command {
     /// `(new)`"), not an issue. A file no step creates, or one created only
     /// by a later step than the one that needs it, is an issue of its step.
     /// The pre-flight rows are the start's own checks with their outcome
-    /// and the start's words: git, the repository and a commit, git's
-    /// identity, a detached HEAD, a file in another repository, git's lock
-    /// files, a clean tree (the step Files; on a multi-session plan the
+    /// and the start's words: git, the security scan, the repository and
+    /// a commit, git's identity, a detached HEAD, a file in another
+    /// repository, git's lock files, an earlier run's progress file, a
+    /// clean tree (the step Files; on a multi-session plan the
     /// whole tree), and on a multi-session plan the plan's commit and the
     /// pushes. Every issue counted is shown: in a step's Issues cell (its
     /// errors and file issues; `none` when nothing is counted there) or as

@@ -18,9 +18,12 @@ use crate::problem::Problem;
 const NOTHING_STARTED: &str = "Nothing was started.";
 
 /// A plain `trek start` of a plan as a dry-run previews it: from `here`,
-/// with the start's `--no-push` and `--allow-dirty`.
+/// with the start's `--project`, `--fresh`, `--no-push` and
+/// `--allow-dirty`.
 pub(crate) struct Preview<'a> {
     pub here: &'a Path,
+    pub project: Option<&'a Path>,
+    pub fresh: bool,
     pub no_push: bool,
     pub allow_dirty: bool,
 }
@@ -45,6 +48,7 @@ impl crate::plan::PreflightPreview for Preview<'_> {
         } else {
             git_version(self.here, git_setup::MIN_VERSION, "a run")
         }];
+        rows.push(security_scan(path, plan));
         let tree = crate::git::WorkTree::of(self.here);
         let (root, head) = match repository(self.here, tree) {
             Ok((root, head)) => {
@@ -70,6 +74,18 @@ impl crate::plan::PreflightPreview for Preview<'_> {
         rows.push(detached(places.as_ref(), &head));
         rows.push(other_repository(plan, &root));
         rows.push(git_locks(places.as_ref()));
+        if let Some(progress) = crate::progress::progress_path(Some(path), self.project, None) {
+            let again = self.project.map_or_else(
+                || crate::shell::quote(&path.display().to_string()),
+                |dir| {
+                    format!(
+                        "--project {}",
+                        crate::shell::quote(&dir.display().to_string())
+                    )
+                },
+            );
+            rows.push(super::existing::preview(&progress, self.fresh, &again));
+        }
         rows.push(
             step_files_clean(plan, &root, self.allow_dirty)
                 .unwrap_or_else(|p| PreflightRow::new(CLEAN, Fail, p.message)),
@@ -94,6 +110,29 @@ pub(super) fn said_by_start(row: PreflightRow, reply: &mut Reply) -> bool {
         }
     }
 }
+
+/// Phase 2.4: every command the plan runs, judged by the denylist. A
+/// blocked one stops the start; advisories are said whole, above the PASS
+/// line; a clean scan is its PASS line.
+pub(super) fn security_scan(plan_path: &Path, plan: &Plan) -> PreflightRow {
+    let scan = crate::scan::PlanScan::of_plan(
+        &plan_path.display().to_string(),
+        plan,
+        &crate::scan::Context::from_env(),
+    );
+    let (text, _) = super::said::text_of(|out| scan.render_text(out).map(|()| crate::exit::OK));
+    if scan.blocked() > 0 {
+        PreflightRow::new(SCAN, Fail, text.trim_end())
+    } else if scan.advised() > 0 {
+        PreflightRow::new(SCAN, Warn, text.trim_end())
+    } else {
+        let last = text.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("");
+        PreflightRow::new(SCAN, Pass, last)
+    }
+}
+
+/// The security scan's row.
+const SCAN: &str = "security scan";
 
 /// Git itself, before any call that needs it: missing or too old, every
 /// later call would fail with git's own words.

@@ -216,6 +216,8 @@ fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
     if mode == Mode::DryRun {
         let checks = preflight::Preview {
             here,
+            project: project.as_deref(),
+            fresh: args.fresh,
             no_push: args.no_push,
             allow_dirty: args.allow_dirty,
         };
@@ -376,22 +378,11 @@ fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
         resolution.profile.name, resolution.model
     ));
 
-    // Phase 2.4: the security scan.
-    let scan = crate::scan::PlanScan::of_plan(
-        &content.display().to_string(),
-        &plan,
-        &crate::scan::Context::from_env(),
-    );
-    let (scan_text, _) = said::text_of(|out| scan.render_text(out).map(|()| exit::OK));
-    if scan.blocked() > 0 {
-        reply.push_text(&scan_text);
+    // Phase 2.4: the security scan, said whatever its outcome.
+    let scan = preflight::security_scan(content, &plan);
+    reply.push_text(&scan.detail);
+    if scan.outcome == crate::plan::PreflightOutcome::Fail {
         return Ok(stopped(reply));
-    }
-    if scan.advised() > 0 {
-        // Advisories are printed above the PASS line; keep them whole.
-        reply.push_text(&scan_text);
-    } else if let Some(last) = scan_text.lines().rfind(|l| !l.trim().is_empty()) {
-        reply.push(last.to_owned());
     }
 
     // The autonomy gates: the operator's flag against the brief's effort.

@@ -435,8 +435,9 @@ fn dry_run_shows_the_verification_section_and_each_criterions_fate() {
         ]
     );
     // Each refused criterion is a failed pre-flight row, as the start
-    // refuses it before anything.
-    assert_eq!(v["issues"], 2);
+    // refuses it before anything; the denylisted one is blocked by the
+    // security scan too, a row of its own.
+    assert_eq!(v["issues"], 3);
     let refused: Vec<&str> = v["preflight"]
         .as_array()
         .unwrap()
@@ -444,7 +445,14 @@ fn dry_run_shows_the_verification_section_and_each_criterions_fate() {
         .filter(|r| r["outcome"] == "fail")
         .map(|r| r["check"].as_str().unwrap())
         .collect();
-    assert_eq!(refused, ["criterion at line 16", "criterion at line 17"]);
+    assert_eq!(
+        refused,
+        [
+            "criterion at line 16",
+            "criterion at line 17",
+            "security scan"
+        ]
+    );
     let text = case.run_with(&["plan", "dry-run", "plan.md"]);
     assert!(
         text.stdout.contains("### Verification (run at the end)"),

@@ -392,7 +392,8 @@ fn the_verdict_and_the_tables_agree_over_many_plans() {
         },
     ]);
     // A legacy plan: a missing Checkpoint (an error of its step), a
-    // missing Verify (a warning), a file no step creates.
+    // missing Verify (a warning), a file no step creates, and a criterion
+    // both the criteria screen and the security scan refuse.
     let legacy = "# Plan\n\n## Implementation Plan\n\n### Step 1: Edit\n- **Files:** `src/lib.rs`, `src/gone.rs`\n- **Changes:** edit\n- **On failure:** revert\n\n### Step 2: More\n- **Files:** `src/lib.rs`\n- **Changes:** more\n- **Verify:** `true`\n- **Checkpoint:** `git commit -m \"feat: more\"`\n\n## Verification\n\n- `rm -rf /` — refused\n- `test -f README.md`\n";
     let cases: Vec<(&str, String, bool)> = vec![
         ("ready", sentence_plan(), false),
@@ -429,8 +430,46 @@ fn the_verdict_and_the_tables_agree_over_many_plans() {
         [
             ("ready", 0),
             ("later and missing", 2),
-            ("legacy", 3),
+            ("legacy", 4),
             ("dirty", 1)
         ]
+    );
+}
+
+#[test]
+fn an_unfinished_earlier_run_is_previewed_as_the_start_refuses_it() {
+    let repo = Repo::new(&crate::trek::example_plan());
+    let (code, said) = trek_dry_run(&repo, &[]);
+    assert_eq!(code, 0, "{said}");
+    assert!(
+        said.contains("| earlier run | PASS | no progress file at"),
+        "{said}"
+    );
+    // A run started and its first step begun, then left.
+    let (code, reply) = repo.trek(&["start", &repo.plan()]);
+    assert_eq!(code, 0, "{reply}");
+    repo.trek(&["step-begin", "1"]);
+    let (code, json) = dry_run(repo.path(), repo.home.path(), &["--json"], &repo.plan());
+    assert_eq!(code, 1, "{json}");
+    let report = assert_schema("plan-dry-run", &json);
+    let earlier = row(&report, "earlier run");
+    assert_eq!(earlier["outcome"], "fail", "{earlier}");
+    let words = earlier["detail"].as_str().unwrap();
+    assert!(
+        words.contains("It is not replaced. To continue it: /trekexecute --resume"),
+        "{words}"
+    );
+    let (code, reply) = repo.trek(&["start", &repo.plan()]);
+    assert_eq!(code, 1, "{reply}");
+    let started = text(&reply);
+    for line in words.lines() {
+        assert!(started.contains(line), "{line:?} not in\n{started}");
+    }
+    // --fresh keeps the record aside first: previewed as a warning.
+    let (code, said) = trek_dry_run(&repo, &["--fresh"]);
+    assert_eq!(code, 0, "{said}");
+    assert!(
+        said.contains("| earlier run | WARN |") && said.contains("it is kept beside it as"),
+        "{said}"
     );
 }
