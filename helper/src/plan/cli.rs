@@ -77,7 +77,8 @@ pub(crate) enum Command {
     /// The pre-flight rows are the start's own checks with their outcome
     /// and the start's words: git, the security scan, the repository and
     /// a commit, git's identity, a detached HEAD, a file in another
-    /// repository, git's lock files, an earlier run's progress file, a
+    /// repository, git's lock files, a run in progress, an earlier run's
+    /// progress file, a
     /// clean tree (the step Files; on a multi-session plan the
     /// whole tree), and on a multi-session plan the plan's commit and the
     /// pushes. Every issue counted is shown: in a step's Issues cell (its

@@ -74,16 +74,25 @@ impl crate::plan::PreflightPreview for Preview<'_> {
         rows.push(detached(places.as_ref(), &head));
         rows.push(other_repository(plan, &root));
         rows.push(git_locks(places.as_ref()));
+        let previous = crate::run_marker::locate(&root)
+            .and_then(|l| crate::run_marker::read(&l.marker).ok().flatten());
+        let again = self.project.map_or_else(
+            || crate::shell::quote(&path.display().to_string()),
+            |dir| {
+                format!(
+                    "--project {}",
+                    crate::shell::quote(&dir.display().to_string())
+                )
+            },
+        );
+        rows.push(live_run(
+            previous.as_ref(),
+            &self.here.join(path),
+            false,
+            self.fresh,
+            &again,
+        ));
         if let Some(progress) = crate::progress::progress_path(Some(path), self.project, None) {
-            let again = self.project.map_or_else(
-                || crate::shell::quote(&path.display().to_string()),
-                |dir| {
-                    format!(
-                        "--project {}",
-                        crate::shell::quote(&dir.display().to_string())
-                    )
-                },
-            );
             rows.push(super::existing::preview(&progress, self.fresh, &again));
         }
         rows.push(
@@ -251,6 +260,60 @@ pub(super) fn git_locks(places: Option<&Places>) -> PreflightRow {
     match places.and_then(git_setup::stale_locks_line) {
         Some(line) => PreflightRow::new("git locks", Warn, line),
         None => PreflightRow::new("git locks", Pass, "no lock file of git's left behind"),
+    }
+}
+
+/// The run marker of the work tree, `old`, when one is there: a stale one
+/// is replaced (said); a live run of another plan stops the start, and so
+/// does a live run of this plan that reached no step, unless the start
+/// goes on with it (`goes_on`: --resume or --step) or `fresh`. A live run
+/// of this plan that reached a step is left to the earlier-run check,
+/// which names what its record holds. `again` names the run again.
+pub(super) fn live_run(
+    old: Option<&crate::run_marker::RunMarker>,
+    plan_path: &Path,
+    goes_on: bool,
+    fresh: bool,
+    again: &str,
+) -> PreflightRow {
+    const CHECK: &str = "run in progress";
+    let Some(old) = old else {
+        return PreflightRow::new(CHECK, Pass, "no run in progress in this work tree");
+    };
+    let this_plan = Path::new(&old.plan) == plan_path;
+    match old.stale_reason() {
+        Some(why) => PreflightRow::new(
+            CHECK,
+            Warn,
+            format!("A stale run marker ({}: {why}) is replaced.", old.plan),
+        ),
+        None if this_plan
+            && !goes_on
+            && !fresh
+            && !super::existing::began(Path::new(&old.progress)) =>
+        {
+            PreflightRow::new(
+                CHECK,
+                Fail,
+                format!(
+                    "Error: a run of this plan is already in progress in this work tree (started {}, progress {}).\nTo continue it: /trekexecute --resume {again}\nTo start over on purpose (its record is kept beside it first): /trekexecute --fresh {again}",
+                    old.started_at, old.progress
+                ),
+            )
+        }
+        None if !this_plan => PreflightRow::new(
+            CHECK,
+            Fail,
+            format!(
+                "Error: another run is in progress in this work tree: {} (progress {}).\nFinish it (`trek finish`), or resume it with /trekexecute --resume on that plan.",
+                old.plan, old.progress
+            ),
+        ),
+        None => PreflightRow::new(
+            CHECK,
+            Pass,
+            "the run of this plan in progress here goes on (its record is looked at next)",
+        ),
     }
 }
 

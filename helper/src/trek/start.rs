@@ -563,40 +563,22 @@ fn single_session(
     // A call killed mid-write left its temporary files: gone now.
     crate::atomic_file::sweep_dead_writers(&location.marker);
     let previous = run_marker::read(&location.marker).ok().flatten();
-    if let Some(old) = &previous {
-        match old.stale_reason() {
-            Some(why) => reply.push(format!(
-                "A stale run marker ({}: {why}) is replaced.",
-                old.plan
-            )),
-            // A live run of this plan whose record reached a step is
-            // refused below, with what it holds; one that reached none
-            // would be kept aside and replaced: refused here.
-            None if Path::new(&old.plan) == plan_path
-                && !matches!(decided.mode.as_str(), "resume" | "step")
-                && !args.fresh
-                && !super::existing::began(Path::new(&old.progress)) =>
-            {
-                let again = start_again(args, &plan_path.display().to_string());
-                let mut stopped = Reply::new("start", Next::Stop, "stopped").line(format!(
-                    "Error: a run of this plan is already in progress in this work tree (started {}, progress {}).",
-                    old.started_at, old.progress
-                ));
-                stopped.push(format!("To continue it: /trekexecute --resume {again}"));
-                stopped.push(format!("To start over on purpose (its record is kept beside it first): /trekexecute --fresh {again}"));
-                stopped.exit = exit::NOT_OK;
-                return Ok(stopped);
-            }
-            None if Path::new(&old.plan) != plan_path => {
-                let mut stopped = Reply::new("start", Next::Stop, "stopped").line(format!(
-                    "Error: another run is in progress in this work tree: {} (progress {}).",
-                    old.plan, old.progress
-                ));
-                stopped.push("Finish it (`trek finish`), or resume it with /trekexecute --resume on that plan.");
-                stopped.exit = exit::NOT_OK;
-                return Ok(stopped);
-            }
-            None => {}
+    let in_progress = preflight::live_run(
+        previous.as_ref(),
+        plan_path,
+        matches!(decided.mode.as_str(), "resume" | "step"),
+        args.fresh,
+        &start_again(args, &plan_path.display().to_string()),
+    );
+    match in_progress.outcome {
+        crate::plan::PreflightOutcome::Pass => {}
+        crate::plan::PreflightOutcome::Warn => reply.push_text(&in_progress.detail),
+        // The refusal stands alone: the run it names is the news.
+        crate::plan::PreflightOutcome::Fail => {
+            let mut stopped = Reply::new("start", Next::Stop, "stopped");
+            stopped.push_text(&in_progress.detail);
+            stopped.exit = exit::NOT_OK;
+            return Ok(stopped);
         }
     }
 

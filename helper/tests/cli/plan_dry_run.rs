@@ -473,3 +473,24 @@ fn an_unfinished_earlier_run_is_previewed_as_the_start_refuses_it() {
         "{said}"
     );
 }
+
+#[test]
+fn a_live_run_that_reached_no_step_is_previewed_as_the_start_refuses_it() {
+    let repo = Repo::new(&crate::trek::example_plan());
+    let (code, reply) = repo.trek(&["start", &repo.plan()]);
+    assert_eq!(code, 0, "{reply}");
+    let (code, said) = trek_dry_run(&repo, &[]);
+    assert_eq!(code, 1, "{said}");
+    let (_, json) = dry_run(repo.path(), repo.home.path(), &["--json"], &repo.plan());
+    let report = assert_schema("plan-dry-run", &json);
+    let live = row(&report, "run in progress");
+    assert_eq!(live["outcome"], "fail", "{live}");
+    let words = live["detail"].as_str().unwrap();
+    assert!(words.contains("already in progress"), "{words}");
+    let (code, reply) = repo.trek(&["start", &repo.plan()]);
+    assert_eq!(code, 1, "{reply}");
+    let started = text(&reply);
+    for line in words.lines() {
+        assert!(started.contains(line), "{line:?} not in\n{started}");
+    }
+}
