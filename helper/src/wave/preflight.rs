@@ -108,20 +108,6 @@ fn dirty_problem(layout: &Layout, dirty: &[String]) -> Option<Problem> {
     })
 }
 
-/// What Check 2 will do about the plan, said before it does it.
-fn tracking_line(tracked: Tracking, plan_rel: &str) -> String {
-    match tracked {
-        Tracking::Tracked => format!("{plan_rel} is committed: every worktree has it"),
-        Tracking::Untracked => format!(
-            "{plan_rel} is untracked: the start commits it (\"{}\") for every worktree to have it",
-            super::effects::PLAN_COMMIT
-        ),
-        Tracking::Ignored => {
-            format!("{plan_rel} is gitignored and never forced in: each worktree gets a copy")
-        }
-    }
-}
-
 /// Checks 1 and 2 and the pushes as `run` will find them, changing
 /// nothing: the rows a dry-run shows. Check 3 is the plan's own error
 /// (PLAN_STRATEGY_SCOPE_OVERLAP); Check 4 removes what it finds, so it is
@@ -159,7 +145,7 @@ pub(super) fn preview(
         Ok(t) => PreflightRow::new(
             "plan committed",
             if t == Tracking::Untracked { Warn } else { Pass },
-            tracking_line(t, &layout.plan_rel),
+            super::effects::plan_commit(t, &layout.plan_rel),
         ),
         Err(e) => failed("plan committed", e),
     });

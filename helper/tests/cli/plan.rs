@@ -241,7 +241,7 @@ fn dry_run_checks_files_below_the_repository_root() {
         "**Sessions:** 3 across 2 waves",
         "| 2 | Session 3: Integration | 4 | S1, S2 | `/trekexecute --session 3 .claude/plans/plan.md` |",
         "| clean working tree | PASS |",
-        "| plan committed | PASS | .claude/plans/plan.md is committed",
+        "| plan committed | PASS | plan commit: none (.claude/plans/plan.md is tracked) |",
         "### Verdict\n\nREADY\n",
     ] {
         assert!(

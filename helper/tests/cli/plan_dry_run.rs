@@ -279,7 +279,7 @@ fn a_multi_session_plan_not_committed_is_previewed() {
         committed["detail"]
             .as_str()
             .unwrap()
-            .contains("plans/plan.md is untracked: the start commits it"),
+            .contains("plan commit: plans/plan.md is untracked, so it is committed"),
         "{committed}"
     );
     assert_eq!(row(&report, "clean working tree")["outcome"], "pass");
