@@ -44,6 +44,17 @@ pub(super) fn run(
         return Ok(reply);
     }
     let (in_flight, mut next) = standing(here, plan)?;
+    // A wave to prepare needs a clean tree: refused (with Check 1's own
+    // words) before the run branch is made or checked out.
+    if !in_flight && next.is_some() {
+        let target = Target::plan_from(Path::new(plan), here);
+        let clean = said::passing_on(|| crate::wave::clean_tree_first(&target, project));
+        if super::preflight::said_by_start(clean, &mut reply) {
+            reply.status = "stopped".into();
+            reply.exit = exit::NOT_OK;
+            return Ok(reply);
+        }
+    }
     // The run branch: made with the first wave, checked out for every
     // later one, so the waves fork from it and merge into it.
     let again = format!("/trekexecute {}", crate::shell::quote(plan));

@@ -108,6 +108,32 @@ fn dirty_problem(layout: &Layout, dirty: &[String]) -> Option<Problem> {
     })
 }
 
+/// Check 1 as a row: the words `run` stops with, when the tree is dirty.
+fn clean_row(layout: &Layout) -> PreflightRow {
+    use crate::plan::PreflightOutcome::{Fail as No, Pass};
+    const CHECK: &str = "clean working tree";
+    match dirty_entries(layout).map(|dirty| dirty_problem(layout, &dirty)) {
+        Ok(Some(p)) => PreflightRow::new(CHECK, No, format!("Error: {}", p.message)),
+        Ok(None) => PreflightRow::new(
+            CHECK,
+            Pass,
+            "nothing uncommitted outside Voyage's session state",
+        ),
+        Err((_, p)) => PreflightRow::new(CHECK, No, p.message),
+    }
+}
+
+/// Check 1 before anything of a run is made (its run branch first of
+/// all): its row; on a dirty tree the run's progress file and handover
+/// say `stopped`, as `run`'s own Check 1 leaves them.
+pub(super) fn clean_first(layout: &Layout, project: Option<&Path>) -> PreflightRow {
+    let row = clean_row(layout);
+    if row.outcome == crate::plan::PreflightOutcome::Fail {
+        record_stop(layout, project, &mut PreflightReply::default());
+    }
+    row
+}
+
 /// Checks 1 and 2 and the pushes as `run` will find them, changing
 /// nothing: the rows a dry-run shows. Check 3 is the plan's own error
 /// (PLAN_STRATEGY_SCOPE_OVERLAP); Check 4 removes what it finds, so it is
@@ -130,17 +156,7 @@ pub(super) fn preview(
             ),
         )];
     }
-    let mut rows = vec![match dirty_entries(layout) {
-        Ok(dirty) => match dirty_problem(layout, &dirty) {
-            Some(p) => PreflightRow::new("clean working tree", No, p.message),
-            None => PreflightRow::new(
-                "clean working tree",
-                Pass,
-                "nothing uncommitted outside Voyage's session state",
-            ),
-        },
-        Err(e) => failed("clean working tree", e),
-    }];
+    let mut rows = vec![clean_row(layout)];
     rows.push(match tracking(layout) {
         Ok(t) => PreflightRow::new(
             "plan committed",

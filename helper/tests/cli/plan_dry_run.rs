@@ -320,6 +320,18 @@ fn a_multi_session_plan_not_committed_is_previewed() {
     );
     assert_eq!(row(&report, "plan committed")["outcome"], "pass");
     assert_eq!(report["issues"], 1);
+    // The real start refuses with the same words, before it makes the
+    // run branch.
+    let out = crate::common::env::helper(dir.path(), dir.path())
+        .args(["trek", "start", &plan])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let started = String::from_utf8_lossy(&out.stdout);
+    let words = clean["detail"].as_str().unwrap();
+    assert!(started.contains(words), "{words:?} not in\n{started}");
+    assert!(started.contains("Nothing was started."), "{started}");
+    assert_eq!(git(dir.path(), &["branch", "--list", "trek/*"]), "");
 }
 
 /// The issues a text report shows: each entry of a step's Issues cell
