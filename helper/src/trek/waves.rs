@@ -132,6 +132,10 @@ pub(super) fn run(
         });
         reply.push_text(&preflight.text);
         if preflight.code() != exit::OK {
+            // Why, in the reply itself (stderr has it too).
+            if let Some((_, p)) = &preflight.failed {
+                reply.push(format!("Error: {}", p.message));
+            }
             reply.status = "stopped".into();
             reply.exit = exit::NOT_OK;
             return Ok(reply);
