@@ -166,6 +166,7 @@ pub(crate) fn dispatch(command: Subcommand, out: &mut impl io::Write) -> io::Res
                 fresh: false,
                 no_push: false,
                 allow_dirty: false,
+                in_place: false,
             };
             command.execute(&criteria::Screening, &preflight, out)
         }

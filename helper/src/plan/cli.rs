@@ -78,10 +78,9 @@ pub(crate) enum Command {
     /// and the start's words: git, the security scan, the repository and
     /// a commit, git's identity, a detached HEAD, a file in another
     /// repository, git's lock files, a run in progress, an earlier run's
-    /// progress file, a
-    /// clean tree (the step Files; on a multi-session plan the
-    /// whole tree), and on a multi-session plan the plan's commit and the
-    /// pushes. Every issue counted is shown: in a step's Issues cell (its
+    /// progress file, a clean tree (the step Files; on a multi-session
+    /// plan the whole tree), the run branch, and on a multi-session plan
+    /// the plan's commit and the pushes. Every issue counted is shown: in a step's Issues cell (its
     /// errors and file issues; `none` when nothing is counted there) or as
     /// a FAIL row (a refused criterion, an error of no step, a failed
     /// check). `--json` prints the same (schema `plan-dry-run`).

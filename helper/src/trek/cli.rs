@@ -169,7 +169,8 @@ pub(crate) struct StartArgs {
     #[arg(long)]
     pub in_place: bool,
     /// Show what would run, the pre-flight checks the start would make
-    /// (with this call's --no-push and --allow-dirty) and their outcome,
+    /// (with this call's --project, --fresh, --no-push, --allow-dirty and
+    /// --in-place) and their outcome,
     /// and what the run would do to the repository and the remote; run
     /// nothing (the report of `plan dry-run`).
     #[arg(long)]

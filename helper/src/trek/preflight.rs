@@ -26,6 +26,7 @@ pub(crate) struct Preview<'a> {
     pub fresh: bool,
     pub no_push: bool,
     pub allow_dirty: bool,
+    pub in_place: bool,
 }
 
 impl crate::plan::PreflightPreview for Preview<'_> {
@@ -99,6 +100,7 @@ impl crate::plan::PreflightPreview for Preview<'_> {
             step_files_clean(plan, &root, self.allow_dirty)
                 .unwrap_or_else(|p| PreflightRow::new(CLEAN, Fail, p.message)),
         );
+        rows.push(run_branch(&root, path, self.in_place, &again));
         rows
     }
 }
@@ -314,6 +316,32 @@ pub(super) fn live_run(
             Pass,
             "the run of this plan in progress here goes on (its record is looked at next)",
         ),
+    }
+}
+
+/// The run branch a new single-session run makes (none with
+/// `--in-place`, or for a plan outside the work tree); `again` names the
+/// run for the resume the refusal offers.
+fn run_branch(root: &Path, plan: &Path, in_place: bool, again: &str) -> PreflightRow {
+    const CHECK: &str = "run branch";
+    if in_place {
+        return PreflightRow::new(
+            CHECK,
+            Pass,
+            "none (--in-place): the checkpoints land on the branch checked out",
+        );
+    }
+    let Ok(layout) = crate::orders::Layout::new(root, plan, None) else {
+        return PreflightRow::new(
+            CHECK,
+            Pass,
+            "none (the plan is outside the work tree): the run goes in place",
+        );
+    };
+    let resume = format!("/trekexecute --resume {again}");
+    match super::run_branch::preview(root, &layout.run_branch(), &resume) {
+        Ok(Ok(line)) => PreflightRow::new(CHECK, Pass, line),
+        Ok(Err(lines)) | Err(lines) => PreflightRow::new(CHECK, Fail, lines.join("\n")),
     }
 }
 

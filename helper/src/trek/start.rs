@@ -220,6 +220,7 @@ fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
             fresh: args.fresh,
             no_push: args.no_push,
             allow_dirty: args.allow_dirty,
+            in_place: args.in_place,
         };
         let (text, code) = said::text_of(|out| {
             crate::plan::dry_run_report(

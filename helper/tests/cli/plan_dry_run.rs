@@ -506,3 +506,38 @@ fn a_live_run_that_reached_no_step_is_previewed_as_the_start_refuses_it() {
         assert!(started.contains(line), "{line:?} not in\n{started}");
     }
 }
+
+#[test]
+fn a_run_branch_left_with_work_is_previewed_as_the_start_refuses_it() {
+    let repo = Repo::new(&crate::trek::example_plan());
+    let (_, said) = trek_dry_run(&repo, &[]);
+    assert!(
+        said.contains("| run branch | PASS | trek/plan/run is made from main and checked out |"),
+        "{said}"
+    );
+    // A branch of the run's name holding a commit main does not have.
+    git(repo.path(), &["checkout", "-q", "-b", "trek/plan/run"]);
+    repo.write(&[("notes.txt", "kept\n")]);
+    commit_all(repo.path(), "work of an earlier run");
+    git(repo.path(), &["checkout", "-q", "main"]);
+    let (code, json) = dry_run(repo.path(), repo.home.path(), &["--json"], &repo.plan());
+    assert_eq!(code, 1, "{json}");
+    let report = assert_schema("plan-dry-run", &json);
+    let branch = row(&report, "run branch");
+    assert_eq!(branch["outcome"], "fail", "{branch}");
+    let words = branch["detail"].as_str().unwrap();
+    assert!(words.contains("is left from an earlier run"), "{words}");
+    let (code, reply) = repo.trek(&["start", &repo.plan()]);
+    assert_eq!(code, 1, "{reply}");
+    let started = text(&reply);
+    for line in words.lines() {
+        assert!(started.contains(line), "{line:?} not in\n{started}");
+    }
+    // --in-place makes no branch: nothing in the way.
+    let (code, said) = trek_dry_run(&repo, &["--in-place"]);
+    assert_eq!(code, 0, "{said}");
+    assert!(
+        said.contains("| run branch | PASS | none (--in-place)"),
+        "{said}"
+    );
+}
