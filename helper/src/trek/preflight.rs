@@ -18,8 +18,8 @@ use crate::problem::Problem;
 const NOTHING_STARTED: &str = "Nothing was started.";
 
 /// A plain `trek start` of a plan as a dry-run previews it: from `here`,
-/// with the start's `--project`, `--fresh`, `--no-push` and
-/// `--allow-dirty`.
+/// with the start's `--project`, `--fresh`, `--no-push`, `--allow-dirty`
+/// and `--in-place`.
 pub(crate) struct Preview<'a> {
     pub here: &'a Path,
     pub project: Option<&'a Path>,
@@ -71,11 +71,28 @@ impl crate::plan::PreflightPreview for Preview<'_> {
             rows.extend(crate::wave::preflight_preview(&target, plan, self.no_push));
             return rows;
         }
-        let places = Places::of(&root);
-        rows.push(detached(places.as_ref(), &head));
-        rows.push(other_repository(plan, &root));
-        rows.push(git_locks(places.as_ref()));
-        let previous = crate::run_marker::locate(&root)
+        rows.extend(self.single_session(plan, path, &root, &head));
+        rows
+    }
+}
+
+impl Preview<'_> {
+    /// The single-session start's checks, in its order, once the work
+    /// tree `root` (at `head`) is known.
+    fn single_session(
+        &self,
+        plan: &Plan,
+        path: &Path,
+        root: &Path,
+        head: &str,
+    ) -> Vec<PreflightRow> {
+        let places = Places::of(root);
+        let mut rows = vec![
+            detached(places.as_ref(), head),
+            other_repository(plan, root),
+            git_locks(places.as_ref()),
+        ];
+        let previous = crate::run_marker::locate(root)
             .and_then(|l| crate::run_marker::read(&l.marker).ok().flatten());
         let again = self.project.map_or_else(
             || crate::shell::quote(&path.display().to_string()),
@@ -97,10 +114,10 @@ impl crate::plan::PreflightPreview for Preview<'_> {
             rows.push(super::existing::preview(&progress, self.fresh, &again));
         }
         rows.push(
-            step_files_clean(plan, &root, self.allow_dirty)
+            step_files_clean(plan, root, self.allow_dirty)
                 .unwrap_or_else(|p| PreflightRow::new(CLEAN, Fail, p.message)),
         );
-        rows.push(run_branch(&root, path, self.in_place, &again));
+        rows.push(run_branch(root, path, self.in_place, &again));
         rows
     }
 }
