@@ -62,6 +62,10 @@ pub const SCHEMAS: &[(&str, &str)] = &[
     ),
     ("plan", include_str!("../../schemas/plan.schema.json")),
     (
+        "plan-dry-run",
+        include_str!("../../schemas/plan-dry-run.schema.json"),
+    ),
+    (
         "plan-fill",
         include_str!("../../schemas/plan-fill.schema.json"),
     ),

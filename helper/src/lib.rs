@@ -157,7 +157,19 @@ pub(crate) fn dispatch(command: Subcommand, out: &mut impl io::Write) -> io::Res
     match command {
         Subcommand::Run(args) => args.execute(out),
         Subcommand::Verdict(args) => args.execute(out),
-        Subcommand::Plan(Group { command }) => command.execute(&criteria::Screening, out),
+        Subcommand::Plan(Group { command }) => {
+            // A plain start from here, previewed by `plan dry-run`.
+            let here = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
+            let preflight = trek::PreflightPreview {
+                here: &here,
+                project: None,
+                fresh: false,
+                no_push: false,
+                allow_dirty: false,
+                in_place: false,
+            };
+            command.execute(&criteria::Screening, &preflight, out)
+        }
         Subcommand::Brief(Group { command }) => command.execute(out),
         Subcommand::Scan(Group { command }) => command.execute(out),
         Subcommand::Hook(Group { command }) => command.execute(out),

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use super::ops::{
     PlanLoadError, dry_run_report, fill_report, load, load_or_report, validate_report,
 };
-use super::{CriteriaScreen, Invocation, decide};
+use super::{CriteriaScreen, Invocation, PreflightPreview, decide};
 use crate::exit;
 use crate::problem::{Coded, Format};
 
@@ -66,8 +66,26 @@ pub(crate) enum Command {
     /// Preview a run without running anything: the step table, each file a
     /// step names checked below the repository root, entry and exit
     /// conditions, the Verification criteria (each screened as `criteria
-    /// run` will screen it: runs, or will not run and why), the sessions and waves with the command that starts each
-    /// session, and the verdict (READY or NEEDS ATTENTION).
+    /// run` will screen it: runs, or will not run and why), the sessions
+    /// and waves with the command that starts each session, the pre-flight
+    /// checks a plain `trek start` from here will make, and the verdict
+    /// (READY or NEEDS ATTENTION).
+    ///
+    /// A file that is not there and not marked `(new)` is traced to the
+    /// first step that creates it (marked `(new)` in its Files, or in its
+    /// manifest's expected_paths): named with that step ("mark it
+    /// `(new)`"), not an issue. A file no step creates, or one created only
+    /// by a later step than the one that needs it, is an issue of its step.
+    /// The pre-flight rows are the start's own checks with their outcome
+    /// and the start's words: git, the security scan, the repository and
+    /// a commit, git's identity, a detached HEAD, a file in another
+    /// repository, git's lock files, a run in progress, an earlier run's
+    /// progress file, a clean tree (the step Files; on a multi-session
+    /// plan the whole tree), the run branch, and on a multi-session plan
+    /// the plan's commit and the pushes. Every issue counted is shown: in a step's Issues cell (its
+    /// errors and file issues; `none` when nothing is counted there) or as
+    /// a FAIL row (a refused criterion, an error of no step, a failed
+    /// check). `--json` prints the same (schema `plan-dry-run`).
     ///
     /// Exit status: 0 READY, 1 NEEDS ATTENTION, 2 unreadable.
     DryRun(DryRunArgs),
@@ -122,18 +140,19 @@ pub(crate) enum Command {
 }
 
 impl Command {
-    /// Runs the subcommand; a write error of `out` is returned.
-    /// Runs the subcommand, its criteria screened by `screen`; a write
-    /// error of `out` is returned.
+    /// Runs the subcommand, its criteria screened by `screen` and a real
+    /// start's pre-flight previewed by `preflight`; a write error of `out`
+    /// is returned.
     pub(crate) fn execute(
         self,
         screen: &dyn CriteriaScreen,
+        preflight: &dyn PreflightPreview,
         out: &mut impl Write,
     ) -> io::Result<u8> {
         match self {
             Self::Validate(args) => execute_validate(&args, screen, out),
             Self::Show(args) => execute_show(&args, out),
-            Self::DryRun(args) => execute_dry_run(&args, screen, out),
+            Self::DryRun(args) => execute_dry_run(&args, screen, preflight, out),
             Self::Strategy(args) => execute_strategy(&args, out),
             Self::Fill(args) => fill_report(&args.plan, args.check, args.json, out),
         }
@@ -288,9 +307,10 @@ fn execute_show(args: &ShowArgs, out: &mut impl Write) -> io::Result<u8> {
 fn execute_dry_run(
     args: &DryRunArgs,
     screen: &dyn CriteriaScreen,
+    preflight: &dyn PreflightPreview,
     out: &mut impl Write,
 ) -> io::Result<u8> {
-    dry_run_report(&args.plan, args.json, screen, out)
+    dry_run_report(&args.plan, args.json, screen, preflight, out)
 }
 
 /// `plan strategy`: the Phase 2.5 decision. A plan that cannot be loaded is

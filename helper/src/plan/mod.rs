@@ -53,7 +53,10 @@ pub(crate) use ops::{
     validate_report,
 };
 pub use parse::parse;
-pub(crate) use screen::{CriteriaScreen, CriterionRefusal, ScreenedCriterion};
+pub(crate) use screen::{
+    CriteriaScreen, CriterionRefusal, PreflightOutcome, PreflightPreview, PreflightRow,
+    ScreenedCriterion,
+};
 pub(crate) use step::{
     Action, NEW_MARKER, SANDBOX_BLOCKED_EXIT, Step, VerifyOutcome, in_repository,
 };

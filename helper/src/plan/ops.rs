@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use super::render::{DryRun, Validation};
-use super::{CriteriaScreen, Plan, code, fill, markdown, parse};
+use super::{CriteriaScreen, Plan, PreflightPreview, code, fill, markdown, parse};
 use crate::exit;
 use crate::problem::{Coded, Format, Problem};
 
@@ -173,11 +173,13 @@ pub(super) fn load_or_report(
 }
 
 /// The report of `plan dry-run` on the plan at `path` (also `trek start
-/// --dry-run`'s); returns the exit code.
+/// --dry-run`'s), with the real start's pre-flight as `preflight` previews
+/// it; returns the exit code.
 pub(crate) fn dry_run_report(
     path: &Path,
     json: bool,
     screen: &dyn CriteriaScreen,
+    preflight: &dyn PreflightPreview,
     out: &mut impl Write,
 ) -> io::Result<u8> {
     let plan = match load_or_report(path, json, out)? {
@@ -185,7 +187,8 @@ pub(crate) fn dry_run_report(
         Err(code) => return Ok(code),
     };
     let root = repo_root(path);
-    let report = DryRun::of(&plan, &root, &relative_to(path, &root), screen);
+    let checks = preflight.rows(&plan, path);
+    let report = DryRun::of(&plan, &root, &relative_to(path, &root), screen, checks);
     if json {
         report.render_json(out)?;
     } else {

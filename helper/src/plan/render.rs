@@ -169,7 +169,22 @@ pub(super) struct DryRunStep {
     pub verify: Option<String>,
     pub on_failure: &'static str,
     pub checkpoint: Option<String>,
+    /// What the verdict counts for this step, one entry each: its errors'
+    /// codes and the files it needs that no step before it creates.
     pub issues: Vec<String>,
+    /// Its warnings' codes: listed, never counted.
+    pub warnings: Vec<String>,
+}
+
+/// How a step creates a file the plan names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+pub(super) enum Creation {
+    /// Marked `(new)` in its Files.
+    MarkedNew,
+    /// In its written manifest's expected_paths.
+    Manifest,
 }
 
 /// A file a step names, looked up below the repository root.
@@ -183,6 +198,13 @@ pub(super) struct DryRunFile {
     /// Outside the repository (`..`, `/`, `~/`): not looked up, and an
     /// error of the plan (PLAN_PATH_OUTSIDE_REPOSITORY).
     pub outside: bool,
+    /// For a file not there and not marked `(new)` here: the first step
+    /// that creates it (marked `(new)` in its Files, or in its written
+    /// manifest's expected_paths), if any does.
+    pub created_by: Option<u32>,
+    pub created_how: Option<Creation>,
+    /// Why the file counts as an issue of its step; `None` when it does not.
+    pub issue: Option<String>,
 }
 
 /// One row of the execution preview.
@@ -228,6 +250,12 @@ pub(super) struct DryRun {
     pub verification: Vec<DryRunCriterion>,
     pub sessions: Vec<DryRunSession>,
     pub waves: usize,
+    /// The checks the real start makes before it creates anything, each
+    /// with its outcome; a `fail` is an issue. The plan's errors that
+    /// belong to no step and the criteria that will not run are rows here
+    /// too, so that every issue counted is shown in a step's row or here.
+    pub preflight: Vec<super::PreflightRow>,
+    /// Every step's issues plus every failed pre-flight row.
     pub issues: usize,
     /// `READY` or `NEEDS ATTENTION`.
     pub verdict: &'static str,
@@ -236,13 +264,28 @@ pub(super) struct DryRun {
 impl DryRun {
     /// Builds the report; files are looked up below `root`, and the
     /// starter lines name the plan by `plan_rel`, its path from `root`.
+    /// `checks` are the real start's pre-flight rows, as its caller found
+    /// them.
     pub(super) fn of(
         plan: &Plan,
         root: &Path,
         plan_rel: &str,
         screen: &dyn super::CriteriaScreen,
+        checks: Vec<super::PreflightRow>,
     ) -> Self {
-        let steps: Vec<DryRunStep> = plan
+        let files: Vec<DryRunFile> = plan
+            .steps
+            .iter()
+            .enumerate()
+            .flat_map(|(at, s)| {
+                s.files
+                    .iter()
+                    .map(move |f| file_reference(plan, at, &f.path, f.new, root))
+            })
+            .collect();
+        // An error goes to the first row of its step; one of no step (or
+        // of a step number no row has) is a row of the pre-flight table.
+        let mut steps: Vec<DryRunStep> = plan
             .steps
             .iter()
             .map(|s| DryRunStep {
@@ -254,30 +297,59 @@ impl DryRun {
                     super::manifest::commit_message(&c.command)
                         .map_or_else(|| c.command.clone(), str::to_owned)
                 }),
-                issues: plan
-                    .problems
-                    .iter()
-                    .filter(|p| p.step == Some(s.number))
-                    .map(|p| p.code.to_owned())
-                    .collect(),
+                issues: Vec::new(),
+                warnings: Vec::new(),
             })
             .collect();
-        let files: Vec<DryRunFile> = plan
-            .steps
-            .iter()
-            .flat_map(|s| {
-                s.files.iter().map(move |f| {
-                    let outside = !super::in_repository(&f.path);
-                    DryRunFile {
-                        path: f.path.clone(),
-                        step: s.number,
-                        exists: !outside && root.join(&f.path).exists(),
-                        new: f.new,
-                        outside,
-                    }
-                })
+        let mut preflight = Vec::new();
+        for p in &plan.problems {
+            let row = p
+                .step
+                .and_then(|n| steps.iter_mut().find(|s| s.number == n));
+            match (row, p.is_error()) {
+                (Some(row), true) => row.issues.push(p.code.to_owned()),
+                (Some(row), false) => row.warnings.push(p.code.to_owned()),
+                (None, true) => preflight.push(super::PreflightRow::new(
+                    "plan",
+                    super::PreflightOutcome::Fail,
+                    format!("{} {}: {}", p.code, report_place(p), p.message),
+                )),
+                (None, false) => {}
+            }
+        }
+        for f in &files {
+            if let (Some(issue), Some(row)) =
+                (&f.issue, steps.iter_mut().find(|s| s.number == f.step))
+            {
+                row.issues.push(issue.clone());
+            }
+        }
+        let verification: Vec<DryRunCriterion> = screen
+            .screened(plan, root)
+            .into_iter()
+            .map(|s| DryRunCriterion {
+                line: s.line,
+                command: s.command,
+                runs: s.refusal.is_none(),
+                refused_by: s.refusal.as_ref().map(|r| r.by),
+                reason: s.refusal.as_ref().map(|r| r.reason.clone()),
+                fix: s.refusal.map(|r| r.fix),
             })
             .collect();
+        // The start refuses a criterion that will not run before anything.
+        for c in verification.iter().filter(|c| !c.runs) {
+            preflight.push(super::PreflightRow::new(
+                &format!("criterion at line {}", c.line),
+                super::PreflightOutcome::Fail,
+                format!(
+                    "`{}` will not run ({}): {}",
+                    c.command,
+                    c.refused_by.unwrap_or("screen"),
+                    c.reason.as_deref().unwrap_or("")
+                ),
+            ));
+        }
+        preflight.extend(checks);
         let sessions: Vec<DryRunSession> = plan
             .strategy
             .iter()
@@ -291,28 +363,16 @@ impl DryRun {
                 starter: s.starter(plan_rel),
             })
             .collect();
-        let verification: Vec<DryRunCriterion> = screen
-            .screened(plan, root)
-            .into_iter()
-            .map(|s| DryRunCriterion {
-                line: s.line,
-                command: s.command,
-                runs: s.refusal.is_none(),
-                refused_by: s.refusal.as_ref().map(|r| r.by),
-                reason: s.refusal.as_ref().map(|r| r.reason.clone()),
-                fix: s.refusal.map(|r| r.fix),
-            })
-            .collect();
-        // Issues are what needs fixing: errors, missing files and criteria
-        // that will not run. Warnings are listed in the report but are no
-        // issue (Phase 5's verdict).
-        // A path outside the repository is counted once, as its error.
-        let missing = files
-            .iter()
-            .filter(|f| !f.exists && !f.new && !f.outside)
-            .count();
-        let refused = verification.iter().filter(|c| !c.runs).count();
-        let issues = plan.errors().count() + missing + refused;
+        // Issues are what needs fixing, each shown where it is counted: a
+        // step's errors and missing files in its row, the rest as failed
+        // pre-flight rows. Warnings are listed but are no issue (Phase 5's
+        // verdict); a path outside the repository is counted once, as its
+        // error.
+        let issues = steps.iter().map(|s| s.issues.len()).sum::<usize>()
+            + preflight
+                .iter()
+                .filter(|r| r.outcome == super::PreflightOutcome::Fail)
+                .count();
         Self {
             file: plan.file.clone(),
             kind: plan.kind.label(),
@@ -331,6 +391,7 @@ impl DryRun {
             verification,
             waves: plan.strategy.as_ref().map_or(0, |s| s.wave_count()),
             sessions,
+            preflight,
             issues,
             verdict: if issues == 0 {
                 "READY"
@@ -377,10 +438,10 @@ impl DryRun {
                 s.checkpoint
                     .as_deref()
                     .map_or_else(|| "(missing)".to_owned(), cell),
-                if s.issues.is_empty() {
-                    "none".to_owned()
-                } else {
-                    s.issues.join(", ")
+                match (s.issues.is_empty(), s.warnings.is_empty()) {
+                    (false, _) => cell(&s.issues.join(", ")),
+                    (true, true) => "none".to_owned(),
+                    (true, false) => format!("none (warnings: {})", s.warnings.join(", ")),
                 }
             )?;
         }
@@ -391,13 +452,7 @@ impl DryRun {
             writeln!(out, "(no step names a file)")?;
         }
         for f in &self.files {
-            let state = match (f.exists, f.new) {
-                _ if f.outside => "OUTSIDE THE REPOSITORY (not looked up)",
-                (true, _) => "EXISTS",
-                (false, true) => "NOT FOUND (marked as new file)",
-                (false, false) => "NOT FOUND (unexpected — may be missing)",
-            };
-            writeln!(out, "- {}: {state}", f.path)?;
+            writeln!(out, "- {}: {}", f.path, file_state(f))?;
         }
         if plan.kind == PlanKind::SessionSpec {
             writeln!(out)?;
@@ -495,6 +550,22 @@ impl DryRun {
                 )?;
             }
         }
+        if !self.preflight.is_empty() {
+            writeln!(out)?;
+            writeln!(out, "### Pre-flight (what the real start checks first)")?;
+            writeln!(out)?;
+            writeln!(out, "| Check | Outcome | What the start will say |")?;
+            writeln!(out, "|-------|---------|-------------------------|")?;
+            for r in &self.preflight {
+                writeln!(
+                    out,
+                    "| {} | {} | {} |",
+                    cell(&r.check),
+                    r.outcome.word(),
+                    cell(&r.detail)
+                )?;
+            }
+        }
         writeln!(out)?;
         writeln!(out, "### Verdict")?;
         writeln!(out)?;
@@ -504,6 +575,90 @@ impl DryRun {
             let noun = if self.issues == 1 { "issue" } else { "issues" };
             writeln!(out, "NEEDS ATTENTION — {} {noun} found", self.issues)
         }
+    }
+}
+
+/// The file `path` that the step at index `at` of `plan` names, looked up
+/// below `root`; one not there and not marked `(new)` is traced to the
+/// step that creates it.
+fn file_reference(plan: &Plan, at: usize, path: &str, new: bool, root: &Path) -> DryRunFile {
+    let step = plan.steps.get(at).map_or(0, |s| s.number);
+    let outside = !super::in_repository(path);
+    let exists = !outside && root.join(path).exists();
+    let mut file = DryRunFile {
+        path: path.to_owned(),
+        step,
+        exists,
+        new,
+        outside,
+        created_by: None,
+        created_how: None,
+        issue: None,
+    };
+    if exists || new || outside {
+        return file;
+    }
+    match creator(plan, path) {
+        Some((by, n, how)) => {
+            file.created_by = Some(n);
+            file.created_how = Some(how);
+            if by > at {
+                file.issue = Some(format!("{path} first created by later step {n}"));
+            }
+        }
+        None => file.issue = Some(format!("{path} not found and no step creates it")),
+    }
+    file
+}
+
+/// The first step (its index and number) that creates `path`: marks it
+/// `(new)` in its Files, or lists it in its written manifest's
+/// expected_paths (a synthesised manifest only repeats the Files).
+fn creator(plan: &Plan, path: &str) -> Option<(usize, u32, Creation)> {
+    let key = same_path(path);
+    plan.steps.iter().enumerate().find_map(|(at, s)| {
+        if s.files.iter().any(|f| f.new && same_path(&f.path) == key) {
+            return Some((at, s.number, Creation::MarkedNew));
+        }
+        s.manifest
+            .as_ref()
+            .filter(|m| !m.synthesized)
+            .is_some_and(|m| m.expected_paths.iter().any(|p| same_path(p) == key))
+            .then_some((at, s.number, Creation::Manifest))
+    })
+}
+
+/// A path as the plan's places compare it: `./a` is `a`.
+fn same_path(path: &str) -> &str {
+    let path = path.trim();
+    path.strip_prefix("./").unwrap_or(path)
+}
+
+/// The File References line of `f`, after its path.
+fn file_state(f: &DryRunFile) -> String {
+    let mark = |n: u32| format!("mark it `(new)` in step {n}'s Files");
+    match (f.exists, f.new, f.created_by, f.created_how) {
+        _ if f.outside => "OUTSIDE THE REPOSITORY (not looked up)".to_owned(),
+        (true, _, _, _) => "EXISTS".to_owned(),
+        (false, true, _, _) => "NOT FOUND (marked as new file)".to_owned(),
+        (false, false, Some(n), how) if f.issue.is_some() => format!(
+            "NOT FOUND — needed by step {}, but created only by step {n}, a later step ({}): create it in step {} or earlier, or move step {}'s work after step {n}",
+            f.step,
+            match how {
+                Some(Creation::Manifest) => "in its manifest",
+                _ => "marked `(new)` there",
+            },
+            f.step,
+            f.step
+        ),
+        (false, false, Some(n), Some(Creation::Manifest)) => {
+            format!("created by step {n} (in its manifest; {})", mark(n))
+        }
+        (false, false, Some(n), _) => format!("created by step {n} (marked `(new)` there)"),
+        (false, false, None, _) => format!(
+            "NOT FOUND — no step creates it: fix the path, or {}",
+            mark(f.step)
+        ),
     }
 }
 

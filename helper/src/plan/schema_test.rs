@@ -1,7 +1,7 @@
-//! `schemas/plan.schema.json` and `schemas/plan-fill.schema.json` are
-//! generated from the plan model and `plan fill`'s reply (the types derive
-//! `JsonSchema` in test builds only, so the shipped binary does not carry
-//! schemars).
+//! `schemas/plan.schema.json`, `schemas/plan-dry-run.schema.json` and
+//! `schemas/plan-fill.schema.json` are generated from the plan model, the
+//! dry-run's report and `plan fill`'s reply (the types derive `JsonSchema`
+//! in test builds only, so the shipped binary does not carry schemars).
 
 #![allow(clippy::unwrap_used)]
 
@@ -30,4 +30,9 @@ fn the_plan_schema_file_is_generated_from_the_model() {
 #[test]
 fn the_fill_schema_file_is_generated_from_the_reply() {
     generated("plan-fill", &schemars::schema_for!(super::fill::Reply));
+}
+
+#[test]
+fn the_dry_run_schema_file_is_generated_from_the_report() {
+    generated("plan-dry-run", &schemars::schema_for!(super::render::DryRun));
 }

@@ -168,8 +168,11 @@ pub(crate) struct StartArgs {
     /// branch, works there, and the gate's confirm merges it back.
     #[arg(long)]
     pub in_place: bool,
-    /// Show what would run, and what the run would do to the repository
-    /// and the remote; run nothing.
+    /// Show what would run, the pre-flight checks the start would make
+    /// (with this call's --project, --fresh, --no-push, --allow-dirty and
+    /// --in-place) and their outcome,
+    /// and what the run would do to the repository and the remote; run
+    /// nothing (the report of `plan dry-run`).
     #[arg(long)]
     pub dry_run: bool,
     /// Multi-session runs: push nothing. By default each wave's collect

@@ -18,6 +18,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::clock::UtcTime;
+use crate::plan::PreflightOutcome::{Fail, Pass, Warn};
+use crate::plan::PreflightRow;
 use crate::progress::{RunStatus, StepStatus};
 
 /// What `trek start` does about an existing progress file.
@@ -28,12 +30,35 @@ pub(super) enum Existing {
     Refuse(Vec<String>),
 }
 
+/// What a fresh start will do about a progress file, decided before
+/// anything is moved: the start acts on it ([`before_fresh_start`]) and
+/// the dry-run previews it ([`preview`]).
+enum Decision {
+    /// No file: nothing to say.
+    Nothing,
+    /// An unfinished or unreadable run, and no `--fresh`.
+    Refuse(Vec<String>),
+    /// Kept beside itself (its name marked with `label`), then a fresh run
+    /// starts.
+    Keep { label: String, why: Kept },
+}
+
+/// Why a progress file is kept and replaced.
+enum Kept {
+    /// It cannot be read (and `--fresh` was given).
+    Unreadable,
+    /// `what` it holds reached no step.
+    NotBegun { what: String },
+    /// `what` it holds ended, or `--fresh` starts over on purpose.
+    Ended { what: String },
+}
+
 /// Looks at `progress` before a fresh `progress init` replaces it.
 /// `again` is the command to resume with, `fresh` whether `--fresh` was
 /// given.
-pub(super) fn before_fresh_start(progress: &Path, fresh: bool, again: &str) -> Existing {
+fn decide(progress: &Path, fresh: bool, again: &str) -> Decision {
     if !progress.exists() {
-        return Existing::Proceed(Vec::new());
+        return Decision::Nothing;
     }
     let file = progress.display();
     let old = match crate::progress::load(progress) {
@@ -45,24 +70,19 @@ pub(super) fn before_fresh_start(progress: &Path, fresh: bool, again: &str) -> E
                 .problems
                 .first()
                 .map_or_else(|| "it cannot be read".to_owned(), |p| p.message.clone());
-            return Existing::Refuse(vec![
+            return Decision::Refuse(vec![
                 format!("The progress file {file} cannot be read: {why}."),
                 "It is not replaced. Restore it (from a backup, or fix the JSON) and continue with /trekexecute --resume ".to_owned() + again,
                 "To start over on purpose (the file is kept beside it first): /trekexecute --fresh ".to_owned() + again,
             ]);
         }
+        // Unreadable, and --fresh given: nothing can be resumed from it,
+        // but it is kept.
         Err(_) => {
-            // Unreadable, and --fresh given: nothing can be resumed from
-            // it, but it is kept.
-            return Existing::Proceed(vec![match archive(progress, "unreadable") {
-                Ok(kept) => format!(
-                    "The progress file {file} could not be read; it is kept as {} and a fresh run starts.",
-                    kept.display()
-                ),
-                Err(e) => format!(
-                    "The progress file {file} could not be read nor kept ({e}); a fresh run replaces it."
-                ),
-            }]);
+            return Decision::Keep {
+                label: "unreadable".to_owned(),
+                why: Kept::Unreadable,
+            };
         }
     };
     let t = old.tally();
@@ -75,22 +95,16 @@ pub(super) fn before_fresh_start(progress: &Path, fresh: bool, again: &str) -> E
         "{file} holds an earlier run (status {}): {}/{} steps completed, {when}.",
         old.status, t.completed, t.total
     );
-    let reached = began(progress);
-    if !reached && old.status != RunStatus::Completed {
+    if !began(progress) && old.status != RunStatus::Completed {
         // Nothing of it reached a step, but it is kept all the same: a
         // record is never replaced without a copy.
-        return Existing::Proceed(vec![match archive(progress, "not-begun") {
-            Ok(kept) => format!(
-                "{what} No step was begun; it is kept as {} and a fresh run starts.",
-                kept.display()
-            ),
-            Err(e) => format!(
-                "{what} No step was begun; it could not be kept ({e}) and a fresh run replaces it."
-            ),
-        }]);
+        return Decision::Keep {
+            label: "not-begun".to_owned(),
+            why: Kept::NotBegun { what },
+        };
     }
     if old.status.is_unfinished() && !fresh {
-        return Existing::Refuse(vec![
+        return Decision::Refuse(vec![
             what,
             "It is not replaced. To continue it: /trekexecute --resume ".to_owned() + again,
             "To start over on purpose (the record is kept beside it first): /trekexecute --fresh "
@@ -98,19 +112,86 @@ pub(super) fn before_fresh_start(progress: &Path, fresh: bool, again: &str) -> E
                 + again,
         ]);
     }
-    let status = old.status.as_str();
-    Existing::Proceed(vec![
-        what,
-        match archive(progress, status) {
+    Decision::Keep {
+        label: old.status.as_str().to_owned(),
+        why: Kept::Ended { what },
+    }
+}
+
+/// Looks at `progress` before a fresh `progress init` replaces it, and
+/// keeps it aside when the start goes on. `again` is the command to
+/// resume with, `fresh` whether `--fresh` was given.
+pub(super) fn before_fresh_start(progress: &Path, fresh: bool, again: &str) -> Existing {
+    let file = progress.display();
+    let (label, why) = match decide(progress, fresh, again) {
+        Decision::Nothing => return Existing::Proceed(Vec::new()),
+        Decision::Refuse(lines) => return Existing::Refuse(lines),
+        Decision::Keep { label, why } => (label, why),
+    };
+    let kept = archive(progress, &label);
+    Existing::Proceed(match why {
+        Kept::Unreadable => vec![match kept {
             Ok(kept) => format!(
-                "That record is kept as {}; a fresh run starts.",
+                "The progress file {file} could not be read; it is kept as {} and a fresh run starts.",
                 kept.display()
             ),
-            Err(e) => {
-                format!("warning: that record could not be kept ({e}); a fresh run replaces it.")
-            }
-        },
-    ])
+            Err(e) => format!(
+                "The progress file {file} could not be read nor kept ({e}); a fresh run replaces it."
+            ),
+        }],
+        Kept::NotBegun { what } => vec![match kept {
+            Ok(kept) => format!(
+                "{what} No step was begun; it is kept as {} and a fresh run starts.",
+                kept.display()
+            ),
+            Err(e) => format!(
+                "{what} No step was begun; it could not be kept ({e}) and a fresh run replaces it."
+            ),
+        }],
+        Kept::Ended { what } => vec![
+            what,
+            match kept {
+                Ok(kept) => format!(
+                    "That record is kept as {}; a fresh run starts.",
+                    kept.display()
+                ),
+                Err(e) => format!(
+                    "warning: that record could not be kept ({e}); a fresh run replaces it."
+                ),
+            },
+        ],
+    })
+}
+
+/// What a fresh start will do about `progress`, as the dry-run shows it:
+/// nothing there, a refusal with the start's words, or the record kept
+/// beside it (named with its mark) before a fresh run.
+pub(super) fn preview(progress: &Path, fresh: bool, again: &str) -> PreflightRow {
+    const CHECK: &str = "earlier run";
+    let kept_as = |label: &str| {
+        let stem = progress
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "progress".into());
+        format!("it is kept beside it as {stem}.{label}-TIME.json and a fresh run starts")
+    };
+    match decide(progress, fresh, again) {
+        Decision::Nothing => PreflightRow::new(
+            CHECK,
+            Pass,
+            format!("no progress file at {}: a fresh run", progress.display()),
+        ),
+        Decision::Refuse(lines) => PreflightRow::new(CHECK, Fail, lines.join("\n")),
+        Decision::Keep { label, why } => {
+            let what = match why {
+                Kept::Unreadable => {
+                    format!("The progress file {} cannot be read;", progress.display())
+                }
+                Kept::NotBegun { what } | Kept::Ended { what } => what,
+            };
+            PreflightRow::new(CHECK, Warn, format!("{what} {}", kept_as(&label)))
+        }
+    }
 }
 
 /// Whether the run recorded in `progress` reached a step (an attempt, or

@@ -15,6 +15,8 @@
 //! - [`context`]: the run found from the run marker, and what `start`
 //!   decided (kept in the progress file); [`stop`]: early stops;
 //! - [`existing`]: an earlier run's progress file met by a fresh start;
+//! - [`preflight`]: the checks a start makes before it creates anything,
+//!   each an outcome the start acts on and the dry-run previews;
 //! - [`git_setup`]: git's version, identity and signing, and why a
 //!   checkpoint made no commit, apart from the agent's work;
 //! - [`release`]: the user's way out of a run whose session died;
@@ -27,6 +29,7 @@ mod existing;
 mod finish;
 mod git_setup;
 pub(crate) mod phases;
+mod preflight;
 mod release;
 mod reply;
 mod run_branch;
@@ -38,3 +41,4 @@ mod stop;
 mod waves;
 
 pub(crate) use cli::Command;
+pub(crate) use preflight::Preview as PreflightPreview;

@@ -87,6 +87,57 @@ fn in_place(line: String) -> Begun {
     }
 }
 
+/// The refusal a new run branch `run` meets in `root`: a branch of that
+/// name left from an earlier run of the plan, holding commits `start` (the
+/// branch checked out) does not have. `None` when there is none, or when
+/// every commit of it is on `start` (it is made again).
+fn leftover(
+    root: &Path,
+    run: &str,
+    start: &str,
+    resume: &str,
+) -> Result<Option<Vec<String>>, Refused> {
+    if !exists(root, run)? || contained(root, run, "HEAD")? {
+        return Ok(None);
+    }
+    let n = ahead(root, "HEAD", run);
+    Ok(Some(vec![
+        format!(
+            "Error: the branch {run} is left from an earlier run of this plan and holds {n} commit(s) that {start} does not have (git log --oneline {})).",
+            crate::shell::quote(&format!("{start}..{run}"))
+        ),
+        format!(
+            "To go on with that run: {resume}. To drop it: git branch -D {run}. To keep it apart: git branch -m {run} NEW-NAME. Then start again."
+        ),
+    ]))
+}
+
+/// What a new single-session run's branch will be, as the dry-run shows
+/// it: made from the branch checked out, or refused (as [`begin`] refuses
+/// it) by a branch of its name left from an earlier run. The cases where
+/// the run goes in place or on the run branch checked out are said, not
+/// refused.
+pub(super) fn preview(
+    root: &Path,
+    run: &str,
+    resume: &str,
+) -> Result<Result<String, Vec<String>>, Refused> {
+    let Some(start) = current(root)? else {
+        return Ok(Ok(
+            "none: HEAD is detached, the run goes in place".to_owned()
+        ));
+    };
+    if start == run {
+        return Ok(Ok(format!(
+            "{run} is checked out (an earlier run's): the start goes on with it or in place"
+        )));
+    }
+    Ok(match leftover(root, run, &start, resume)? {
+        Some(lines) => Err(lines),
+        None => Ok(format!("{run} is made from {start} and checked out")),
+    })
+}
+
 /// Creates the run branch `run` at HEAD in `root` and checks it out.
 /// A detached HEAD or a branch with no commit falls back to a run in
 /// place, said in the line. `resume`: the call that goes on with an
@@ -140,19 +191,10 @@ pub(super) fn begin(
             "Run branch: none: {run} is checked out, an earlier run's whose record is gone, and the run goes on there in place (merge it by hand when done)"
         )));
     }
+    if let Some(lines) = leftover(root, run, &start, resume)? {
+        return Err(lines);
+    }
     let made = if exists(root, run)? {
-        if !contained(root, run, "HEAD")? {
-            let n = ahead(root, "HEAD", run);
-            return Err(vec![
-                format!(
-                    "Error: the branch {run} is left from an earlier run of this plan and holds {n} commit(s) that {start} does not have (git log --oneline {})).",
-                    crate::shell::quote(&format!("{start}..{run}"))
-                ),
-                format!(
-                    "To go on with that run: {resume}. To drop it: git branch -D {run}. To keep it apart: git branch -m {run} NEW-NAME. Then start again."
-                ),
-            ]);
-        }
         // Every commit of it is on the start branch already: nothing is
         // lost by making it again here.
         git(root, &["checkout", "-q", "-B", run])?

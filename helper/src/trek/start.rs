@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use super::cli::{EntryJudgement, StartArgs};
 use super::code;
 use super::context::{self, Decided};
+use super::preflight;
 use super::reply::{Next, Reply};
 use super::said;
 use super::stop;
@@ -214,8 +215,22 @@ fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
         return Ok(validate_only(reply, &plan_path, project.as_deref()));
     }
     if mode == Mode::DryRun {
+        let checks = preflight::Preview {
+            here,
+            project: project.as_deref(),
+            fresh: args.fresh,
+            no_push: args.no_push,
+            allow_dirty: args.allow_dirty,
+            in_place: args.in_place,
+        };
         let (text, code) = said::text_of(|out| {
-            crate::plan::dry_run_report(&plan_path, false, &crate::criteria::Screening, out)
+            crate::plan::dry_run_report(
+                &plan_path,
+                false,
+                &crate::criteria::Screening,
+                &checks,
+                out,
+            )
         });
         reply.push_text(&text);
         reply.push("");
@@ -274,13 +289,9 @@ fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
         reply.exit = exit::NOT_OK;
         return Ok(reply);
     }
-    // Git itself, before any call that needs it: missing or too old, every
-    // later call would fail with git's own words.
-    if let Some(why) =
-        super::git_setup::version_problem(here, super::git_setup::MIN_VERSION, "a run")
-    {
-        reply.push(format!("Error: {why}"));
-        reply.push("Nothing was started.");
+    // Git itself, before any call that needs it.
+    let git = preflight::git_version(here, super::git_setup::MIN_VERSION, "a run");
+    if preflight::said_by_start(git, &mut reply) {
         return Ok(stopped(reply));
     }
     // The criteria the run ends with, screened now as `criteria run` will
@@ -375,22 +386,11 @@ fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
         resolution.profile.name, resolution.model
     ));
 
-    // Phase 2.4: the security scan.
-    let scan = crate::scan::PlanScan::of_plan(
-        &content.display().to_string(),
-        &plan,
-        &crate::scan::Context::from_env(),
-    );
-    let (scan_text, _) = said::text_of(|out| scan.render_text(out).map(|()| exit::OK));
-    if scan.blocked() > 0 {
-        reply.push_text(&scan_text);
+    // Phase 2.4: the security scan, said whatever its outcome.
+    let scan = preflight::security_scan(content, &plan);
+    reply.push_text(&scan.detail);
+    if scan.outcome == crate::plan::PreflightOutcome::Fail {
         return Ok(stopped(reply));
-    }
-    if scan.advised() > 0 {
-        // Advisories are printed above the PASS line; keep them whole.
-        reply.push_text(&scan_text);
-    } else if let Some(last) = scan_text.lines().rfind(|l| !l.trim().is_empty()) {
-        reply.push(last.to_owned());
     }
 
     // The autonomy gates: the operator's flag against the brief's effort.
@@ -438,6 +438,12 @@ fn start_inner(here: &Path, args: &StartArgs) -> Result<Reply, Problem> {
     };
     reply.push(session_of.unwrap_or_else(|| strategy.line.clone()));
     if strategy.decision != crate::plan::StrategyDecision::Single {
+        // The plan commit and every wave's merges are commits too.
+        if let Some(t) = tree.as_ref().filter(|t| t.head.is_some())
+            && preflight::said_by_start(preflight::identity(&t.top), &mut reply)
+        {
+            return Ok(stopped(reply));
+        }
         return super::waves::run(
             here,
             reply,
@@ -527,59 +533,19 @@ fn single_session(
     // The plan file's sha256 as this call read it (a resumed run's pinned
     // one replaces it in `decided` below).
     let plan_now = decided.plan_sha256.clone();
-    let tree = tree.ok_or_else(|| {
-        Problem::new(
-            code::TREK_NOT_A_REPO,
-            format!(
-                "{} is not in a git work tree: a run checkpoints each step with a commit",
-                here.display()
-            ),
-        )
-    })?;
-    let root = tree.top;
-    let head = tree.head.ok_or_else(|| {
-        Problem::new(
-            code::TREK_NOT_A_REPO,
-            format!(
-                "{} has no commit yet: make one, so that the run has a start to audit from",
-                root.display()
-            ),
-        )
-    })?;
-    // A detached HEAD: every checkpoint would be a commit on no branch,
-    // easy to lose at the next checkout.
+    let (root, head) = preflight::repository(here, tree)?;
+    // The pre-flight checks, each as the dry-run previews it (the clean
+    // step Files come below, once an earlier run's record is settled).
     let places = super::git_setup::Places::of(&root);
-    if places.as_ref().is_some_and(|p| p.detached) {
-        reply.push(format!(
-            "warning: HEAD is detached (at {}): the checkpoint commits will be on no branch, and a later checkout leaves them behind. To keep them on a branch, stop here and create one first: git switch -c NAME",
-            head.get(..12).unwrap_or(&head)
-        ));
-    }
-    // A step's file inside a submodule or a nested repository belongs to
-    // another repository: this run's checkpoint can never commit it.
-    if let Some((n, file, repo)) = file_in_other_repository(plan, &root) {
-        reply.push(format!(
-            "Error: step {n}'s file {file} is inside {repo}, another git repository (a submodule or a nested clone): a run commits in {} only. Run that step's work as a plan of its own inside {repo}, or move the file.",
-            root.display()
-        ));
-        reply.push("Nothing was started.");
-        return Ok(stopped(reply));
-    }
-    // A git command killed earlier (a checkpoint cut short) may have left
-    // its locks: named now, with the command to remove them.
-    reply
-        .lines
-        .extend(places.as_ref().and_then(super::git_setup::stale_locks_line));
-    // Every step ends in a checkpoint commit: when git cannot make one
-    // (no identity, signing without a key), say so now, not after the
-    // first step's work.
-    if let Some(why) = super::git_setup::commit_problem(&root) {
-        reply.push(format!(
-            "Error: no commit can be made in {}, and every step ends in a checkpoint commit: {why}",
-            root.display()
-        ));
-        reply.push("Nothing was started. Fix git's setup as it says, then run /trekexecute again.");
-        return Ok(stopped(reply));
+    for row in [
+        preflight::detached(places.as_ref(), &head),
+        preflight::other_repository(plan, &root),
+        preflight::git_locks(places.as_ref()),
+        preflight::identity(&root),
+    ] {
+        if preflight::said_by_start(row, &mut reply) {
+            return Ok(stopped(reply));
+        }
     }
     reply
         .lines
@@ -605,40 +571,22 @@ fn single_session(
     // A call killed mid-write left its temporary files: gone now.
     crate::atomic_file::sweep_dead_writers(&location.marker);
     let previous = run_marker::read(&location.marker).ok().flatten();
-    if let Some(old) = &previous {
-        match old.stale_reason() {
-            Some(why) => reply.push(format!(
-                "A stale run marker ({}: {why}) is replaced.",
-                old.plan
-            )),
-            // A live run of this plan whose record reached a step is
-            // refused below, with what it holds; one that reached none
-            // would be kept aside and replaced: refused here.
-            None if Path::new(&old.plan) == plan_path
-                && !matches!(decided.mode.as_str(), "resume" | "step")
-                && !args.fresh
-                && !super::existing::began(Path::new(&old.progress)) =>
-            {
-                let again = start_again(args, &plan_path.display().to_string());
-                let mut stopped = Reply::new("start", Next::Stop, "stopped").line(format!(
-                    "Error: a run of this plan is already in progress in this work tree (started {}, progress {}).",
-                    old.started_at, old.progress
-                ));
-                stopped.push(format!("To continue it: /trekexecute --resume {again}"));
-                stopped.push(format!("To start over on purpose (its record is kept beside it first): /trekexecute --fresh {again}"));
-                stopped.exit = exit::NOT_OK;
-                return Ok(stopped);
-            }
-            None if Path::new(&old.plan) != plan_path => {
-                let mut stopped = Reply::new("start", Next::Stop, "stopped").line(format!(
-                    "Error: another run is in progress in this work tree: {} (progress {}).",
-                    old.plan, old.progress
-                ));
-                stopped.push("Finish it (`trek finish`), or resume it with /trekexecute --resume on that plan.");
-                stopped.exit = exit::NOT_OK;
-                return Ok(stopped);
-            }
-            None => {}
+    let in_progress = preflight::live_run(
+        previous.as_ref(),
+        plan_path,
+        matches!(decided.mode.as_str(), "resume" | "step"),
+        args.fresh,
+        &start_again(args, &plan_path.display().to_string()),
+    );
+    match in_progress.outcome {
+        crate::plan::PreflightOutcome::Pass => {}
+        crate::plan::PreflightOutcome::Warn => reply.push_text(&in_progress.detail),
+        // The refusal stands alone: the run it names is the news.
+        crate::plan::PreflightOutcome::Fail => {
+            let mut stopped = Reply::new("start", Next::Stop, "stopped");
+            stopped.push_text(&in_progress.detail);
+            stopped.exit = exit::NOT_OK;
+            return Ok(stopped);
         }
     }
 
@@ -681,25 +629,9 @@ fn single_session(
     // revert restores those Files from HEAD, so they are named before
     // anything is written, and the choice is the user's.
     if decided.mode != "resume" {
-        let dirty = dirty_step_files(plan, &root)?;
-        if !dirty.is_empty() {
-            if args.allow_dirty {
-                reply.push(format!(
-                    "warning: these step Files hold uncommitted changes, taken as the steps' starting point (--allow-dirty): {}. A revert saves what a step's Files hold in a patch before restoring them.",
-                    dirty.join(", ")
-                ));
-            } else {
-                reply.push(format!(
-                    "Error: these step Files hold uncommitted changes that are not this run's: {}.",
-                    dirty.join(", ")
-                ));
-                reply.push(format!(
-                    "A failed step's revert would restore them from HEAD. Commit them (git add -- PATHS && git commit), or put them aside (git stash push --include-untracked -- {}), then start again; or start with --allow-dirty to build on them.",
-                    dirty.join(" ")
-                ));
-                reply.push("Nothing was started.");
-                return Ok(stopped(reply));
-            }
+        let clean = preflight::step_files_clean(plan, &root, args.allow_dirty)?;
+        if preflight::said_by_start(clean, &mut reply) {
+            return Ok(stopped(reply));
         }
     }
     // The run branch, made before the progress file so that its first
@@ -1051,46 +983,6 @@ fn stopped(mut reply: Reply) -> Reply {
     reply.status = "stopped".into();
     reply.exit = exit::NOT_OK;
     reply
-}
-
-/// The first step file (step, path, repository) that lies inside another
-/// repository below `root`: a directory on its way down that holds a
-/// `.git` of its own.
-fn file_in_other_repository(
-    plan: &crate::plan::Plan,
-    root: &Path,
-) -> Option<(u32, String, String)> {
-    for step in &plan.steps {
-        for file in &step.files {
-            let Some(full) = crate::audit::inside(root, &file.path) else {
-                continue;
-            };
-            let mut dir = full.parent();
-            while let Some(d) = dir.filter(|d| *d != root && d.starts_with(root)) {
-                if std::fs::symlink_metadata(d.join(".git")).is_ok() {
-                    let shown = d.strip_prefix(root).unwrap_or(d).display().to_string();
-                    return Some((step.number, file.path.clone(), shown));
-                }
-                dir = d.parent();
-            }
-        }
-    }
-    None
-}
-
-/// The Files of `plan`'s steps (inside the repository) that differ from
-/// HEAD: staged, unstaged or untracked.
-fn dirty_step_files(plan: &crate::plan::Plan, root: &Path) -> Result<Vec<String>, Problem> {
-    let files: Vec<String> = plan
-        .steps
-        .iter()
-        .flat_map(|s| s.files.iter())
-        .filter(|f| crate::audit::inside(root, &f.path).is_some())
-        .map(|f| f.path.clone())
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    crate::audit::scope::uncommitted(&crate::audit::Git::at(root), &files)
 }
 
 /// A resumed run whose session stopped in the middle of a step keeps that

@@ -33,17 +33,28 @@ pub(super) fn run(
     no_push: bool,
     in_place: bool,
 ) -> Result<Reply, Problem> {
-    if let Some(why) = super::git_setup::version_problem(
+    let git = super::preflight::git_version(
         here,
         super::git_setup::MIN_WAVES_VERSION,
         "multi-session waves",
-    ) {
-        reply.push(format!("Error: {why}"));
+    );
+    if super::preflight::said_by_start(git, &mut reply) {
         reply.status = "stopped".into();
         reply.exit = crate::exit::NOT_OK;
         return Ok(reply);
     }
     let (in_flight, mut next) = standing(here, plan)?;
+    // A wave to prepare needs a clean tree: refused (with Check 1's own
+    // words) before the run branch is made or checked out.
+    if !in_flight && next.is_some() {
+        let target = Target::plan_from(Path::new(plan), here);
+        let clean = said::passing_on(|| crate::wave::clean_tree_first(&target, project));
+        if super::preflight::said_by_start(clean, &mut reply) {
+            reply.status = "stopped".into();
+            reply.exit = exit::NOT_OK;
+            return Ok(reply);
+        }
+    }
     // The run branch: made with the first wave, checked out for every
     // later one, so the waves fork from it and merge into it.
     let again = format!("/trekexecute {}", crate::shell::quote(plan));
@@ -121,6 +132,10 @@ pub(super) fn run(
         });
         reply.push_text(&preflight.text);
         if preflight.code() != exit::OK {
+            // Why, in the reply itself (stderr has it too).
+            if let Some((_, p)) = &preflight.failed {
+                reply.push(format!("Error: {}", p.message));
+            }
             reply.status = "stopped".into();
             reply.exit = exit::NOT_OK;
             return Ok(reply);

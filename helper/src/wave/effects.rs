@@ -58,6 +58,20 @@ fn run_branch_line(layout: &Layout, branch: &RunBranch, what: &str) -> String {
     )
 }
 
+/// What Check 2 does about the plan at `plan_rel`, as the list and the
+/// dry-run's pre-flight row say it.
+pub(super) fn plan_commit(tracked: Tracking, plan_rel: &str) -> String {
+    match tracked {
+        Tracking::Untracked => format!(
+            "plan commit: {plan_rel} is untracked, so it is committed (\"{PLAN_COMMIT}\") for every worktree to have it"
+        ),
+        Tracking::Tracked => format!("plan commit: none ({plan_rel} is tracked)"),
+        Tracking::Ignored => format!(
+            "plan commit: none ({plan_rel} is gitignored and never forced in: each worktree gets a copy)"
+        ),
+    }
+}
+
 /// The multi-session list: `tracked` is Check 2's probe, `pushes` what the
 /// collects will do.
 pub(super) fn multi_session(
@@ -71,16 +85,7 @@ pub(super) fn multi_session(
         HEADING.to_owned(),
         run_branch_line(layout, branch, "every wave is merged"),
     ];
-    let plan_rel = &layout.plan_rel;
-    lines.push(match tracked {
-        Tracking::Untracked => format!(
-            "- plan commit: {plan_rel} is untracked, so it is committed (\"{PLAN_COMMIT}\") for every worktree to have it"
-        ),
-        Tracking::Tracked => format!("- plan commit: none ({plan_rel} is tracked)"),
-        Tracking::Ignored => format!(
-            "- plan commit: none ({plan_rel} is gitignored and never forced in: each worktree gets a copy)"
-        ),
-    });
+    lines.push(format!("- {}", plan_commit(tracked, &layout.plan_rel)));
     // Only the waves still to run: a run resumed after wave 1 lists from 2.
     let first = orders::next_wave(layout).ok().flatten().unwrap_or(0);
     let mut branches = Vec::new();

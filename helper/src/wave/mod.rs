@@ -43,7 +43,7 @@ pub(crate) use context::Target;
 pub(crate) use effects::{RunBranch, for_dry_run as effects_for_dry_run};
 pub(crate) use ops::collect_in_flight as collect;
 pub(crate) use ops::{
-    archives, clear_orders, finished, preflight, prepare, record_finished, sessions_report,
-    standing,
+    archives, clean_tree_first, clear_orders, finished, preflight, preflight_preview, prepare,
+    record_finished, sessions_report, standing,
 };
 pub(crate) use place::session_misplaced;

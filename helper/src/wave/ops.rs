@@ -54,6 +54,41 @@ impl<R: Serialize> Done<R> {
     }
 }
 
+/// The pre-flight's checks as `wave preflight` will find them for `plan`,
+/// changing nothing (a dry-run's rows); a main checkout that cannot be
+/// found is one failed row.
+pub(crate) fn preflight_preview(
+    target: &Target<'_>,
+    plan: &crate::plan::Plan,
+    no_push: bool,
+) -> Vec<crate::plan::PreflightRow> {
+    match context::layout(target) {
+        Ok(layout) => super::preflight::preview(&layout, plan, no_push),
+        Err((_, p)) => vec![crate::plan::PreflightRow::new(
+            "main checkout",
+            crate::plan::PreflightOutcome::Fail,
+            p.message,
+        )],
+    }
+}
+
+/// Check 1 of the pre-flight, made by a multi-session start before it
+/// makes anything (the run branch): the row, with the refusal's words on a
+/// dirty tree (the progress file and handover then say `stopped`).
+pub(crate) fn clean_tree_first(
+    target: &Target<'_>,
+    project: Option<&Path>,
+) -> crate::plan::PreflightRow {
+    match context::layout(target) {
+        Ok(layout) => super::preflight::clean_first(&layout, project),
+        Err((_, p)) => crate::plan::PreflightRow::new(
+            "main checkout",
+            crate::plan::PreflightOutcome::Fail,
+            p.message,
+        ),
+    }
+}
+
 /// `wave preflight`: Checks 1–4 before a wave is prepared, and what the
 /// run will do to the repository and the remote. `no_push`: `--no-push`.
 pub(crate) fn preflight(

@@ -13,6 +13,7 @@ use super::context::{git, git_ok};
 use super::tidy::{Kept, sweep};
 use crate::exit;
 use crate::orders::{Fail, Layout};
+use crate::plan::PreflightRow;
 use crate::problem::Problem;
 
 /// Where the plan stands with git (Check 2).
@@ -90,6 +91,98 @@ fn dirty_entries(layout: &Layout) -> Result<Vec<String>, Fail> {
         }
     }
     Ok(entries)
+}
+
+/// Check 1's refusal of `dirty`, the status entries [`dirty_entries`]
+/// found; `None` when there are none.
+fn dirty_problem(layout: &Layout, dirty: &[String]) -> Option<Problem> {
+    (!dirty.is_empty()).then(|| {
+        Problem::new(
+            code::WAVE_DIRTY_TREE,
+            format!(
+                "working tree is not clean. Parallel execution requires a clean git state; uncommitted changes are invisible to worktrees and will be lost during merge. Untracked/modified files: {}. Commit or stash your changes, then re-run. To run sequentially instead: /trekexecute --fg {}",
+                dirty.join(", "),
+                layout.plan_rel
+            ),
+        )
+    })
+}
+
+/// Check 1 as a row: the words `run` stops with, when the tree is dirty.
+fn clean_row(layout: &Layout) -> PreflightRow {
+    use crate::plan::PreflightOutcome::{Fail as No, Pass};
+    const CHECK: &str = "clean working tree";
+    match dirty_entries(layout).map(|dirty| dirty_problem(layout, &dirty)) {
+        Ok(Some(p)) => PreflightRow::new(CHECK, No, format!("Error: {}", p.message)),
+        Ok(None) => PreflightRow::new(
+            CHECK,
+            Pass,
+            "nothing uncommitted outside Voyage's session state",
+        ),
+        Err((_, p)) => PreflightRow::new(CHECK, No, p.message),
+    }
+}
+
+/// Check 1 before anything of a run is made (its run branch first of
+/// all): its row; on a dirty tree the run's progress file and handover
+/// say `stopped`, as `run`'s own Check 1 leaves them.
+pub(super) fn clean_first(layout: &Layout, project: Option<&Path>) -> PreflightRow {
+    let row = clean_row(layout);
+    if row.outcome == crate::plan::PreflightOutcome::Fail {
+        record_stop(layout, project, &mut PreflightReply::default());
+    }
+    row
+}
+
+/// Checks 1 and 2 and the pushes as `run` will find them, changing
+/// nothing: the rows a dry-run shows. Check 3 is the plan's own error
+/// (PLAN_STRATEGY_SCOPE_OVERLAP); Check 4 removes what it finds, so it is
+/// named, not made. A wave awaiting its sessions is collected instead.
+pub(super) fn preview(
+    layout: &Layout,
+    plan: &crate::plan::Plan,
+    no_push: bool,
+) -> Vec<PreflightRow> {
+    use crate::plan::PreflightOutcome::{Fail as No, Pass, Warn};
+    let failed = |check: &str, (_, p): Fail| PreflightRow::new(check, No, p.message);
+    let wave_file = layout.wave_file();
+    if wave_file.exists() {
+        return vec![PreflightRow::new(
+            "wave in flight",
+            Pass,
+            format!(
+                "{} exists: the start collects that wave (no pre-flight until it is merged)",
+                wave_file.display()
+            ),
+        )];
+    }
+    let mut rows = vec![clean_row(layout)];
+    rows.push(match tracking(layout) {
+        Ok(t) => PreflightRow::new(
+            "plan committed",
+            if t == Tracking::Untracked { Warn } else { Pass },
+            super::effects::plan_commit(t, &layout.plan_rel),
+        ),
+        Err(e) => failed("plan committed", e),
+    });
+    let branches: Vec<String> = plan
+        .strategy
+        .iter()
+        .flat_map(|s| &s.sessions)
+        .map(|s| layout.branch(s.number))
+        .collect();
+    rows.push(
+        match super::push::Choice::of(layout, no_push).and_then(|c| c.pushes(&layout.root)) {
+            Ok(pushes) => PreflightRow::new("push to a remote", Pass, pushes.line(&branches)),
+            Err(e) => failed("push to a remote", e),
+        },
+    );
+    rows.push(PreflightRow::new(
+        "stale worktrees",
+        Pass,
+        "an earlier run's merged session worktrees and branches are removed; any holding work is kept and stops the start",
+    ));
+    rows
 }
 
 /// Check 2's probe: tracked, untracked or ignored. A failed `check-ignore`
@@ -174,19 +267,9 @@ pub(super) fn run(
     }
     // Check 1.
     reply.dirty = dirty_entries(layout)?;
-    if !reply.dirty.is_empty() {
+    if let Some(refused) = dirty_problem(layout, &reply.dirty) {
         record_stop(layout, project, reply);
-        return Err((
-            exit::NOT_OK,
-            Problem::new(
-                code::WAVE_DIRTY_TREE,
-                format!(
-                    "working tree is not clean. Parallel execution requires a clean git state; uncommitted changes are invisible to worktrees and will be lost during merge. Untracked/modified files: {}. Commit or stash your changes, then re-run. To run sequentially instead: /trekexecute --fg {}",
-                    reply.dirty.join(", "),
-                    layout.plan_rel
-                ),
-            ),
-        ));
+        return Err((exit::NOT_OK, refused));
     }
     // Check 2's probe; the commit waits for the other checks.
     let tracked = tracking(layout)?;

@@ -408,6 +408,8 @@ fn plan_validate_reports_a_refused_criterion_as_an_error_with_its_line_and_fix()
 #[test]
 fn dry_run_shows_the_verification_section_and_each_criterions_fate() {
     let case = repo_case(&trekplan(Some(MIXED)), &[]);
+    // Committed, so that the start's own pre-flight passes.
+    repo::commit_all(case.path(), "init");
     let ran = case.run_with(&["plan", "dry-run", "plan.md", "--json"]);
     assert_eq!(ran.status, 1, "{}", ran.stdout);
     let v: Value = serde_json::from_str(&ran.stdout).unwrap();
@@ -432,7 +434,25 @@ fn dry_run_shows_the_verification_section_and_each_criterions_fate() {
             (17, false, "denylist")
         ]
     );
-    assert_eq!(v["issues"], 2);
+    // Each refused criterion is a failed pre-flight row, as the start
+    // refuses it before anything; the denylisted one is blocked by the
+    // security scan too, a row of its own.
+    assert_eq!(v["issues"], 3);
+    let refused: Vec<&str> = v["preflight"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["outcome"] == "fail")
+        .map(|r| r["check"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        refused,
+        [
+            "criterion at line 16",
+            "criterion at line 17",
+            "security scan"
+        ]
+    );
     let text = case.run_with(&["plan", "dry-run", "plan.md"]);
     assert!(
         text.stdout.contains("### Verification (run at the end)"),

@@ -23,6 +23,7 @@ mod plan;
 mod plan_completable;
 mod plan_examples;
 mod plan_fill;
+mod plan_dry_run;
 mod plan_fixtures;
 mod profile;
 mod progress;

@@ -192,7 +192,9 @@ fn the_dry_run_never_looks_up_a_path_outside_the_repository() {
         "`tests/greet.sh` (new), `/etc/hostname`",
     );
     let case = Case::new(&["plan", "dry-run", "--json", "plan.md"]);
+    crate::common::repo::init(case.path());
     fs::write(case.path().join("plan.md"), &plan).unwrap();
+    crate::common::repo::commit_all(case.path(), "init");
     let ran = case.run();
     assert_eq!(ran.status, 1);
     let report: Value = serde_json::from_str(&ran.stdout).unwrap();

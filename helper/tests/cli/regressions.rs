@@ -145,6 +145,9 @@ fn a_failed_step_never_pauses_and_every_run_reaches_the_main_merge_gate() {
 #[test]
 fn dry_run_counts_issues_not_warnings() {
     let case = Case::new(&["plan", "dry-run", "plan.md"]);
+    crate::common::repo::init(case.path());
+    crate::common::repo::write(case.path(), &[("README.md", "# demo\n")]);
+    crate::common::repo::commit_all(case.path(), "init");
     fs::write(
         case.path().join("plan.md"),
         "# Plan\n\n## Implementation Plan\n\n### Step 1: Add a\n- **Files:** `a.txt` (new)\n- **Changes:** add\n- **Verify:** `test -f a.txt`\n- **On failure:** revert\n- **Checkpoint:** `git commit -m \"feat: a\"`\n\n## Verification\n\n- `test -f a.txt`\n",
