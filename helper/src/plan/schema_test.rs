@@ -34,5 +34,8 @@ fn the_fill_schema_file_is_generated_from_the_reply() {
 
 #[test]
 fn the_dry_run_schema_file_is_generated_from_the_report() {
-    generated("plan-dry-run", &schemars::schema_for!(super::render::DryRun));
+    generated(
+        "plan-dry-run",
+        &schemars::schema_for!(super::render::DryRun),
+    );
 }
