@@ -80,6 +80,21 @@ pub(crate) fn find(root: &Path, marker: &RunMarker) -> Vec<String> {
     dirs
 }
 
+/// The toolchain output directories the project at `root` uses (its
+/// project file is at the root) that git does not ignore, each with that
+/// file: a step's fence opens only ignored ones, and `trek step-done`
+/// counts an untracked one as a change outside the step's Files, so a
+/// build there fails the step. `trek start` warns of them.
+pub(crate) fn unignored(root: &Path) -> Vec<(&'static str, &'static str)> {
+    TOOLCHAIN_DIRS
+        .iter()
+        .filter_map(|(dir, project_files)| {
+            let file = project_files.iter().find(|f| root.join(f).is_file())?;
+            (!ignored(root, dir)).then_some((*dir, *file))
+        })
+        .collect()
+}
+
 /// git ignores `dir` (a directory at the root).
 fn ignored(root: &Path, dir: &str) -> bool {
     crate::git::run(

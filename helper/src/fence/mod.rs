@@ -13,7 +13,7 @@
 //! Implements trekexecute Hard rules 2, 8 and 15 and Sub-step A (the scope
 //! fence), by construction where the kernel has Landlock ABI 3 or later.
 
-mod build_dirs;
+pub(crate) mod build_dirs;
 mod cli;
 mod exec;
 mod grants;

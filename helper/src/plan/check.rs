@@ -18,6 +18,15 @@ pub(super) fn steps(plan: &mut Plan, recovery: bool) {
     let mut seen = BTreeMap::new();
     let mut problems = Vec::new();
     let mut previous: Option<u32> = None;
+    let mut previous_line = 0;
+    // A step written under another heading (`## Step 2:`) is already named
+    // as PLAN_FORBIDDEN_HEADING; the gap it leaves is not a second mistake.
+    let misheaded: Vec<u32> = plan
+        .problems
+        .iter()
+        .filter(|p| p.code == code::PLAN_FORBIDDEN_HEADING)
+        .filter_map(|p| p.line)
+        .collect();
     for step in &plan.steps {
         if let Some(first) = seen.insert(step.number, step.line) {
             problems.push(
@@ -40,7 +49,10 @@ pub(super) fn steps(plan: &mut Plan, recovery: bool) {
             let first_of_slice =
                 (previous.is_none() && (spec || step.number == 0)) || (spec && previous == Some(0));
             let rising = recovery && previous.is_some_and(|p| step.number > p);
-            if step.number != expected && !first_of_slice && !rising {
+            let after_misheaded = misheaded
+                .iter()
+                .any(|line| (previous_line..step.line).contains(line));
+            if step.number != expected && !first_of_slice && !rising && !after_misheaded {
                 let message = match previous {
                     Some(p) => format!(
                         "step {} follows step {p}; number it {expected}, or renumber the steps in order",
@@ -59,6 +71,7 @@ pub(super) fn steps(plan: &mut Plan, recovery: bool) {
             }
         }
         previous = Some(step.number);
+        previous_line = step.line;
     }
     plan.problems.extend(problems);
 }
@@ -226,13 +239,41 @@ fn message_mismatch(step: &super::step::Step, manifest: &super::Manifest) -> Opt
         Problem::new(
             code::PLAN_CHECKPOINT_MESSAGE_MISMATCH,
             format!(
-                "step {}: the Checkpoint's message \"{subject}\" does not match its Manifest's `commit_message_pattern` \"{pattern}\", so every run would record checkpoint drift for the step, and the run's audit, which holds each commit to the declared patterns, can end the run PARTIAL; change the message or the pattern so that they agree",
-                step.number
+                "step {}: the Checkpoint's message \"{subject}\" does not match its Manifest's `commit_message_pattern` \"{pattern}\", so every run would record checkpoint drift for the step, and the run's audit, which holds each commit to the declared patterns, can end the run PARTIAL; {}",
+                step.number,
+                unescaped_hint(pattern, subject)
             ),
         )
         .at_line(checkpoint.line)
         .in_step(step.number)
     })
+}
+
+/// The fix for a pattern that does not match its message. The usual cause
+/// is the message written out as the pattern with its regex characters
+/// left bare (`add to_dict()`): the two then read the same, and only the
+/// characters' names tell them apart.
+fn unescaped_hint(pattern: &str, subject: &str) -> String {
+    let core = pattern.strip_prefix('^').unwrap_or(pattern);
+    let core = core.strip_suffix('$').unwrap_or(core);
+    let special: String =
+        core.chars()
+            .filter(|c| "().[]{}*+?|".contains(*c))
+            .fold(String::new(), |mut seen, c| {
+                if !seen.contains(c) {
+                    seen.push(c);
+                }
+                seen
+            });
+    if !special.is_empty() && subject.contains(core) {
+        let listed: Vec<String> = special.chars().map(|c| format!("`{c}`")).collect();
+        format!(
+            "the pattern is the message written out, but {} are regex characters in it: put a backslash before each (`\\\\(` inside YAML double quotes, `\\(` inside single quotes), or let `voyage-helper plan fill` write the pattern (remove the key first)",
+            listed.join(" ")
+        )
+    } else {
+        "change the message or the pattern so that they agree".to_owned()
+    }
 }
 
 /// Every check of the Execution Strategy, if the plan has one.

@@ -40,6 +40,7 @@ crate::problem::codes! {
     PLAN_STRATEGY_SCOPE_OVERLAP => "two sessions of one wave touch overlapping paths",
     NO_VERIFICATION_SECTION => "a trekplan has no `## Verification` (warning; the criteria runner will fail)",
     NO_CRITERIA => "`## Verification` declares no criterion the runner reads (warning)",
+    PLAN_VERIFICATION_ITEM_UNREAD => "an item of `## Verification` does not start with a command in backticks, so the runner skips it (warning)",
 }
 
 /// The codes of a plan file that cannot be read.

@@ -33,6 +33,29 @@ pub enum CriterionForm {
 /// Fence tags whose content is run as shell.
 pub(super) const SHELL_TAGS: [&str; 4] = ["bash", "sh", "shell", "console"];
 
+/// The lines of the section's outermost list items that do not start with
+/// a command in backticks: prose in a list of checks, which the runner
+/// skips, and which its author most likely meant as a check.
+pub(super) fn unread_items(blocks: &[Block]) -> Vec<u32> {
+    let items = blocks.iter().filter_map(|block| match block {
+        Block::Text(t) => t.item.map(|depth| (depth, t)),
+        _ => None,
+    });
+    let Some(outer) = items.clone().map(|(depth, _)| depth).min() else {
+        return Vec::new();
+    };
+    items
+        .filter(|(depth, t)| {
+            *depth == outer
+                && t.first_span().is_none_or(|(at, command)| {
+                    !t.text.get(..at).unwrap_or_default().trim().is_empty()
+                        || command.trim().is_empty()
+                })
+        })
+        .map(|(_, t)| t.line)
+        .collect()
+}
+
 /// Reads the criteria in `blocks` (one section's content).
 pub(super) fn read(blocks: &[Block]) -> Vec<Criterion> {
     let mut out = Vec::new();

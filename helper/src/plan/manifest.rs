@@ -379,7 +379,14 @@ pub(super) fn tree(
             None => e,
         };
         let message = format!("step {step}: the Manifest's YAML does not parse");
-        yaml_problem(code::PLAN_MALFORMED_YAML, &e, fence_line, &message).in_step(step)
+        let mut problem = yaml_problem(code::PLAN_MALFORMED_YAML, &e, fence_line, &message);
+        if e.message.contains("unknown escape character") {
+            // Nearly always a regex escape (`\(`) inside double quotes.
+            problem.message.push_str(
+                "; inside YAML double quotes a backslash is written twice (\"^feat\\\\(x\\\\): \"), inside single quotes once ('^feat\\(x\\): ')",
+            );
+        }
+        problem.in_step(step)
     })
 }
 

@@ -100,8 +100,30 @@ fn parse_unnamed(source: &str, file: &str) -> Result<Plan, Vec<Problem>> {
     let written = markdown::WrittenLines::new(source);
     let steps = read_steps(&doc, &step_headings, strict, &written, &mut problems);
     if !strict && !steps.is_empty() {
-        problems.push(Problem::warning(code::PLAN_LEGACY, "legacy plan (no plan_version, or older than 1.7): manifests are synthesised from each step's \
-             Files and Checkpoint, so the audit is less precise; add `plan_version: 1.7` and a Manifest per step").at(header.version_line.or(Some(1))));
+        // A Manifest written in a legacy plan is not read: say so, or its
+        // author takes the synthesised one for theirs.
+        let written_manifests = step_headings
+            .iter()
+            .filter(|h| {
+                fields::read(doc.under(h.index, 3))
+                    .iter()
+                    .any(|f| f.label == Label::Manifest)
+            })
+            .count();
+        let message = if written_manifests == 0 {
+            "legacy plan (no plan_version, or older than 1.7): manifests are synthesised from each step's \
+             Files and Checkpoint, so the audit is less precise; add `plan_version: 1.7` and a Manifest per step"
+                .to_owned()
+        } else {
+            format!(
+                "legacy plan (no plan_version, or older than 1.7): the Manifest written in {written_manifests} of {} steps is not read, \
+                 and every step's manifest is synthesised from its Files and Checkpoint instead; add `plan_version: 1.7` to the \
+                 front matter to have them read",
+                steps.len()
+            )
+        };
+        problems
+            .push(Problem::warning(code::PLAN_LEGACY, message).at(header.version_line.or(Some(1))));
     }
 
     let session = (kind == PlanKind::SessionSpec)
@@ -822,6 +844,11 @@ fn read_verification(
     if criteria.is_empty() {
         problems.push(Problem::warning(code::NO_CRITERIA, "`## Verification` declares no criterion the runner reads; write each check as a bullet that starts \
              with the command in backticks (- `cargo test` — all green) or put commands in a ```bash fence").at_line(line));
+    } else {
+        for unread in criterion::unread_items(doc.under(index, 2)) {
+            problems.push(Problem::warning(code::PLAN_VERIFICATION_ITEM_UNREAD, "this item of `## Verification` does not start with a command in backticks, \
+                 so the criteria runner skips it; write the command first (- `cargo fmt --check` — formatted), or move the prose out of the list").at_line(unread));
+        }
     }
     Some(Verification { line, criteria })
 }

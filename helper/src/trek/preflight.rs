@@ -91,6 +91,7 @@ impl Preview<'_> {
             detached(places.as_ref(), head),
             other_repository(plan, root),
             git_locks(places.as_ref()),
+            build_output(root),
         ];
         let previous = crate::run_marker::locate(root)
             .and_then(|l| crate::run_marker::read(&l.marker).ok().flatten());
@@ -221,6 +222,40 @@ pub(super) fn identity(root: &Path) -> PreflightRow {
             "a commit can be made (user.name and user.email are set, and signing works if it is on)",
         ),
     }
+}
+
+/// The build output the project's toolchain writes at the root (Cargo's
+/// `target/`, npm's `node_modules/`, pytest's `.pytest_cache/`) must be
+/// ignored by git: a step's fence opens only ignored build directories,
+/// and `trek step-done` takes an untracked one for a change outside the
+/// step's Files. A warning: the project may never build in a step.
+pub(super) fn build_output(root: &Path) -> PreflightRow {
+    const CHECK: &str = "build output";
+    let unignored = crate::fence::build_dirs::unignored(root);
+    if unignored.is_empty() {
+        return PreflightRow::new(
+            CHECK,
+            Pass,
+            "the toolchain's build output (if any) is ignored by git",
+        );
+    }
+    let named: Vec<String> = unignored
+        .iter()
+        .map(|(dir, file)| format!("{dir}/ ({file})"))
+        .collect();
+    let lines: Vec<String> = unignored
+        .iter()
+        .map(|(dir, _)| format!("/{dir}/"))
+        .collect();
+    PreflightRow::new(
+        CHECK,
+        Warn,
+        format!(
+            "warning: git does not ignore {}: a build or test run during a step leaves it untracked, outside the step's Files, and `trek step-done` fails the step for that (under the kernel fence the build cannot make it at all). Add {} to .gitignore and commit that before the run.",
+            named.join(", "),
+            lines.join(" and ")
+        ),
+    )
 }
 
 /// A detached HEAD: every checkpoint would be a commit on no branch, easy

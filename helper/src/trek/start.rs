@@ -541,6 +541,7 @@ fn single_session(
         preflight::detached(places.as_ref(), &head),
         preflight::other_repository(plan, &root),
         preflight::git_locks(places.as_ref()),
+        preflight::build_output(&root),
         preflight::identity(&root),
     ] {
         if preflight::said_by_start(row, &mut reply) {

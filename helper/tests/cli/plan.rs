@@ -326,3 +326,67 @@ fn brief_with_a_bad_effort() {
         ran.stdout
     );
 }
+
+/// The mistakes a first plan makes most (issue 41's blind plans), each named
+/// with the fix that clears it: a pattern written as its message with its
+/// regex characters bare, a regex escape YAML refuses, a step under a `##`
+/// heading (named once, not again as a gap in the numbering), a check in
+/// `## Verification` without backticks, and a Manifest a legacy plan does
+/// not read.
+#[test]
+fn first_plan_mistakes_are_named_with_their_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let step = |n: u32, heading: &str, message: &str, pattern: &str| {
+        format!(
+            "{heading} Step {n}: S{n}\n- **Files:** `s{n}.py` (new)\n- **Verify:** `python3 -m pytest -q`\n- **On failure:** retry\n- **Checkpoint:** `git commit -m \"{message}\"`\n- **Manifest:**\n  ```yaml\n  expected_paths: [s{n}.py]\n  min_file_count: 1\n  commit_message_pattern: \"{pattern}\"\n  bash_syntax_check: []\n  forbidden_paths: []\n  must_contain: []\n  ```\n\n"
+        )
+    };
+    let plan = format!(
+        "---\nplan_version: 1.7\n---\n# Plan\n\n## Implementation Plan\n\n{}{}{}## Verification\n\n- `python3 -m pytest -q` — tests pass\n- ruff check .\n",
+        step(1, "###", "feat: add to_dict()", "^feat: add to_dict()$"),
+        step(2, "##", "feat: two", "^feat: two$"),
+        step(3, "###", "feat(c): add c", r"^feat\(c\): add c$"),
+    );
+    let path = dir.path().join("plan.md");
+    fs::write(&path, &plan).unwrap();
+    let ran = run(&["plan", "validate", path.to_str().unwrap()]);
+    assert_eq!(ran.status, 1, "{}", ran.stdout);
+    let out = &ran.stdout;
+    assert!(
+        out.contains("`(` `)` are regex characters in it: put a backslash before each"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "unknown escape character; inside YAML double quotes a backslash is written twice"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("PLAN_FORBIDDEN_HEADING"), "{out}");
+    assert!(!out.contains("PLAN_STEP_SEQUENCE"), "{out}");
+    let unread = plan.lines().position(|l| l == "- ruff check .").unwrap() + 1;
+    assert!(
+        out.contains(&format!(
+            "- PLAN_VERIFICATION_ITEM_UNREAD {}:{unread}:",
+            path.display()
+        )),
+        "{out}"
+    );
+
+    // The same steps, well written, without plan_version: their Manifests
+    // are not read, and the warning says so.
+    let legacy = format!(
+        "# Plan\n\n## Implementation Plan\n\n{}{}## Verification\n\n- `python3 -m pytest -q` — tests pass\n",
+        step(1, "###", "feat: one", "^feat: one$"),
+        step(2, "###", "feat: two", "^feat: two$"),
+    );
+    fs::write(&path, legacy).unwrap();
+    let ran = run(&["plan", "validate", path.to_str().unwrap()]);
+    assert_eq!(ran.status, 0, "{}", ran.stdout);
+    assert!(
+        ran.stdout
+            .contains("the Manifest written in 2 of 2 steps is not read"),
+        "{}",
+        ran.stdout
+    );
+}

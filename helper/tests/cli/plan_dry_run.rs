@@ -541,3 +541,50 @@ fn a_run_branch_left_with_work_is_previewed_as_the_start_refuses_it() {
         "{said}"
     );
 }
+
+/// A Cargo project whose `target/` git does not ignore: a step that builds
+/// would leave it untracked outside the step's Files. The dry-run warns
+/// (READY still), the real start says the same words, and once `/target/`
+/// is ignored the row passes.
+#[test]
+fn build_output_git_does_not_ignore_is_a_warning_previewed_and_said() {
+    let repo = repo_with(&sentence_plan());
+    repo.write(&[(
+        "Cargo.toml",
+        "[package]\nname = \"demo\"\nversion = \"0.1.0\"\n",
+    )]);
+    commit_all(repo.path(), "cargo");
+    let (code, json) = dry_run(repo.path(), repo.home.path(), &["--json"], &repo.plan());
+    assert_eq!(code, 0, "{json}");
+    let report = assert_schema("plan-dry-run", &json);
+    let build = row(&report, "build output");
+    assert_eq!(build["outcome"], "warn", "{build}");
+    let words = build["detail"].as_str().unwrap().to_owned();
+    assert!(
+        words.contains("git does not ignore target/ (Cargo.toml)"),
+        "{words}"
+    );
+    assert!(words.contains("Add /target/ to .gitignore"), "{words}");
+    assert_eq!(report["issues"], 0, "a warning is no issue: {report:#}");
+
+    let plan = repo.plan();
+    let (_, reply) = repo.trek(&["start", &plan]);
+    assert!(text(&reply).contains(&words), "{}", text(&reply));
+
+    let repo = repo_with(&sentence_plan());
+    repo.write(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"demo\"\nversion = \"0.1.0\"\n",
+        ),
+        (".gitignore", "/target/\n"),
+    ]);
+    commit_all(repo.path(), "cargo");
+    let (_, json) = dry_run(repo.path(), repo.home.path(), &["--json"], &repo.plan());
+    let report = assert_schema("plan-dry-run", &json);
+    assert_eq!(
+        row(&report, "build output")["outcome"],
+        "pass",
+        "{report:#}"
+    );
+}
