@@ -212,17 +212,8 @@ fn no_git_identity_is_previewed() {
     git(repo.path(), &["config", "--unset", "user.email"]);
     git(repo.path(), &["config", "user.useConfigOnly", "true"]);
     let mut cmd = crate::common::env::helper(repo.path(), repo.home.path());
-    cmd.args(["plan", "dry-run", "--json", &repo.plan()])
-        .env("GIT_CONFIG_NOSYSTEM", "1");
-    for var in [
-        "GIT_AUTHOR_NAME",
-        "GIT_AUTHOR_EMAIL",
-        "GIT_COMMITTER_NAME",
-        "GIT_COMMITTER_EMAIL",
-        "EMAIL",
-    ] {
-        cmd.env_remove(var);
-    }
+    cmd.args(["plan", "dry-run", "--json", &repo.plan()]);
+    crate::common::env::without_git_identity(&mut cmd);
     let out = cmd.output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let report = assert_schema("plan-dry-run", &String::from_utf8_lossy(&out.stdout));

@@ -255,16 +255,7 @@ impl Trek {
     /// `trek ARGS --json` with no identity from outside the repository.
     fn trek_bare(&self, args: &[&str]) -> (i32, Value) {
         let mut cmd = self.command(args);
-        cmd.env("GIT_CONFIG_NOSYSTEM", "1");
-        for var in [
-            "GIT_AUTHOR_NAME",
-            "GIT_AUTHOR_EMAIL",
-            "GIT_COMMITTER_NAME",
-            "GIT_COMMITTER_EMAIL",
-            "EMAIL",
-        ] {
-            cmd.env_remove(var);
-        }
+        crate::common::env::without_git_identity(&mut cmd);
         let out = cmd.output().unwrap();
         let reply = assert_schema("trek-reply", String::from_utf8_lossy(&out.stdout).trim());
         (out.status.code().unwrap_or(-1), reply)

@@ -31,6 +31,22 @@ pub fn shell(cwd: &Path, home: &Path, script: &str) -> Command {
     cmd
 }
 
+/// `cmd` with no git identity but the repository's own config: no system
+/// config, and none of the variables git takes a name or email from.
+pub fn without_git_identity(cmd: &mut Command) -> &mut Command {
+    cmd.env("GIT_CONFIG_NOSYSTEM", "1");
+    for var in [
+        "GIT_AUTHOR_NAME",
+        "GIT_AUTHOR_EMAIL",
+        "GIT_COMMITTER_NAME",
+        "GIT_COMMITTER_EMAIL",
+        "EMAIL",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd
+}
+
 fn clean(mut cmd: Command, cwd: &Path, home: &Path) -> Command {
     for (key, _) in std::env::vars_os() {
         let key = key.to_string_lossy();
