@@ -54,6 +54,8 @@
 //! provider's: its own process group, stopped whole on a timeout or a
 //! stopping signal.
 
+mod guard;
+
 use std::ffi::{OsStr, OsString};
 use std::fmt::Write as _;
 use std::io;
@@ -141,6 +143,22 @@ pub(super) fn call(call: &Call<'_>, ctx: &Context, emit: &dyn Emit) -> Result<()
     let mut env: Vec<(&str, &OsStr)> = child_env(ctx, &traceparent);
     if let Some(rules) = &rules {
         env.push((PERMISSION_VAR, OsStr::new(rules)));
+    }
+    let guard = if guard::guard_on() {
+        Some(guard::Guard::prepare().map_err(|e| guard_not_ready(call.name, &e))?)
+    } else {
+        emit.emit(Event::log(
+            Level::Warn,
+            format!(
+                "{}=off: Voyage's guard does not judge this OpenCode step's tool calls",
+                guard::GUARD_VAR
+            ),
+        ));
+        None
+    };
+    if let Some(guard) = &guard {
+        env.push((guard::CONFIG_VAR, OsStr::new(&guard.config)));
+        env.push((guard::HELPER_VAR, guard.helper.as_os_str()));
     }
     let message = message(call);
     let mut stream = Stream::new(call.json_schema.is_some());
@@ -247,6 +265,17 @@ fn claude_name(tool: &str) -> String {
         .map_or_else(|| tool.to_owned(), |(_, theirs)| (*theirs).to_owned())
 }
 
+fn guard_not_ready(step: &str, e: &io::Error) -> StepError {
+    StepError::Failed(Failure::failed(
+        NOT_STARTED,
+        format!(
+            "Step \"{step}\": cannot write Voyage's OpenCode guard plugin to the temporary \
+             directory: {e}; free or fix TMPDIR, or run with {}=off to go unguarded",
+            guard::GUARD_VAR
+        ),
+    ))
+}
+
 fn not_started(step: &str, e: &io::Error) -> StepError {
     let (code, message) = match e.kind() {
         io::ErrorKind::NotFound => (
@@ -304,10 +333,12 @@ impl Stream {
             Some("text") => self.text(message, part, emit),
             Some("tool_use") => {
                 let Some(part) = part else { return };
-                let tool = part.get("tool").and_then(Value::as_str).unwrap_or_default();
+                let tool =
+                    claude_name(part.get("tool").and_then(Value::as_str).unwrap_or_default());
+                let refused = guard::refusal(part);
                 emit.emit(Event::OutputTool {
                     index: -1,
-                    tool: claude_name(tool),
+                    tool: tool.clone(),
                     input: part
                         .get("state")
                         .and_then(|s| s.get("input"))
@@ -315,6 +346,9 @@ impl Stream {
                         .cloned()
                         .unwrap_or_else(|| Value::Object(Map::new())),
                 });
+                if let Some(reason) = refused {
+                    emit.emit(guard::denied(&tool, &reason));
+                }
             }
             Some("step_finish") => {
                 if let Some(part) = part {
