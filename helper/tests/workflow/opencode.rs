@@ -9,7 +9,7 @@
 //! it would fetch is sent nowhere: the models.dev catalogue is off
 //! (`OPENCODE_DISABLE_MODELS_FETCH`, its built-in snapshot names the
 //! Anthropic models), the npm registry it installs plugin dependencies
-//! from is a closed port (it carries on without them), and any other HTTP
+//! from is a closed port, asked once (it carries on without them), and any other HTTP
 //! goes to a proxy on a closed port. Checked by hand with the whole run in
 //! an empty network namespace (`unshare -n`): the same runs pass.
 //!
@@ -100,6 +100,9 @@ fn offline(cmd: &mut Command, mock: &MockApi, home: &Path) {
         .env("OPENCODE_DISABLE_LSP_DOWNLOAD", "1")
         .env("OPENCODE_DISABLE_DEFAULT_PLUGINS", "1")
         .env("npm_config_registry", "http://127.0.0.1:9/")
+        // With a plugin configured (Voyage's guard) OpenCode waits for that
+        // install; npm's retries on the closed port would take a minute.
+        .env("npm_config_fetch_retries", "0")
         .env("HTTP_PROXY", "http://127.0.0.1:9")
         .env("HTTPS_PROXY", "http://127.0.0.1:9")
         .env("NO_PROXY", "127.0.0.1,localhost")
