@@ -19,6 +19,11 @@
 //! - `--title` names the session after the call, which also spares the
 //!   extra model request OpenCode makes to invent a title.
 //!
+//! Every call runs under Voyage's guard ([`guard`]): the OpenCode plugin
+//! Voyage ships, loaded through `OPENCODE_CONFIG_CONTENT`, has
+//! `voyage-helper hook pre-tool-use` judge each command and file write,
+//! unless `VOYAGE_WORKFLOW_GUARD=off`.
+//!
 //! Unlike Executant, the prompt goes on stdin rather than as an argument:
 //! `opencode run` joins its arguments back into one message and wraps any
 //! argument holding a space in double quotes, so the model would read the
