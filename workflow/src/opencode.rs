@@ -669,6 +669,29 @@ mod tests {
     }
 
     #[test]
+    fn a_call_the_guard_refused_is_recorded_after_the_tool() {
+        let (_, events) = feed(
+            false,
+            &[
+                json!({"type": "tool_use", "part": {"tool": "bash", "state": {"status": "error",
+                       "input": {"command": "rm -rf ~"},
+                       "error": "Error: Voyage refused this call: voyage: blocked rm-recursive-force"}}}),
+                json!({"type": "tool_use", "part": {"tool": "bash", "state": {"status": "error",
+                       "input": {"command": "false"}, "error": "exit 1"}}}),
+            ],
+        );
+        assert_eq!(
+            events,
+            [
+                json!({"type": "output:tool", "index": -1, "tool": "Bash", "input": {"command": "rm -rf ~"}}),
+                json!({"type": "log", "level": "warn",
+                       "text": "Voyage's guard refused the agent's Bash call: voyage: blocked rm-recursive-force"}),
+                json!({"type": "output:tool", "index": -1, "tool": "Bash", "input": {"command": "false"}}),
+            ]
+        );
+    }
+
+    #[test]
     fn errors_and_loose_lines_make_the_failure_message() {
         let events = Events::default();
         let mut stream = Stream::new(false);

@@ -725,21 +725,27 @@ fn the_shipped_guard_plugin_translates_calls_for_the_hook() {
 }
 
 /// A guarded OpenCode step, whatever OpenCode's own configuration says:
-/// the model's `rm -rf "$HOME"` (`HOME` a temp dir with a canary) is
-/// refused before it runs, the model reads the rule's reason as the tool's
-/// error, the refusal is recorded, and the command it tries next, an
-/// allowed one, runs.
+/// the model's `rm -rf "$HOME"` (`HOME` a temp dir with a canary) and its
+/// write to `~/.ssh/authorized_keys` are refused before they run, the model
+/// reads the rule's reason as the tool's error, each refusal is recorded,
+/// and the command it tries next, an allowed one, runs.
 #[test]
 fn an_opencode_step_is_refused_what_the_denylist_refuses() {
     if opencode_or_skip().is_none() {
         return;
     }
-    let setup = Setup::new(
+    let home = tempfile::tempdir().unwrap();
+    let keys = home.path().join(".ssh/authorized_keys");
+    let mut setup = Setup::new(
         "goal: tidy\nsteps:\n  - name: tidy\n    prompt: Tidy up.\n",
         vec![
             Turn::tool(
                 "bash",
                 json!({"command": "rm -rf \"$HOME\"", "description": "clean"}),
+            ),
+            Turn::tool(
+                "write",
+                json!({"filePath": keys.display().to_string(), "content": "ssh-ed25519 AAAA intruder"}),
             ),
             Turn::tool(
                 "bash",
@@ -748,6 +754,7 @@ fn an_opencode_step_is_refused_what_the_denylist_refuses() {
             Turn::text("Tidied."),
         ],
     );
+    setup.home = home;
     let canary = setup.home.path().join("canary");
     std::fs::write(&canary, "alive").unwrap();
     let ran = setup.run();
@@ -762,8 +769,20 @@ fn an_opencode_step_is_refused_what_the_denylist_refuses() {
         "tidy\n",
         "the allowed command ran"
     );
+    assert!(!keys.exists(), "the key was not written");
     let requests = setup.mock.main_requests();
-    assert_eq!(requests.len(), 3, "{}", setup.seen());
+    assert_eq!(requests.len(), 4, "{}", setup.seen());
+    let refused_write: Vec<String> = requests[2]
+        .tool_results()
+        .iter()
+        .map(|r| r["content"].to_string())
+        .collect();
+    assert!(
+        refused_write
+            .iter()
+            .any(|r| r.contains("Voyage refused this call") && r.contains("credentials-write")),
+        "{refused_write:?}"
+    );
     let answered: Vec<String> = requests[1]
         .tool_results()
         .iter()
@@ -784,6 +803,12 @@ fn an_opencode_step_is_refused_what_the_denylist_refuses() {
     assert!(
         warnings.iter().any(|w| w.starts_with(
             "Voyage's guard refused the agent's Bash call: voyage: blocked rm-recursive-force"
+        )),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings.iter().any(|w| w.starts_with(
+            "Voyage's guard refused the agent's Write call: voyage: blocked credentials-write"
         )),
         "{warnings:?}"
     );
