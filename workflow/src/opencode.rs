@@ -162,6 +162,16 @@ pub(super) fn call(call: &Call<'_>, ctx: &Context, emit: &dyn Emit) -> Result<()
         None
     };
     if let Some(guard) = &guard {
+        if guard.dropped_users {
+            emit.emit(Event::log(
+                Level::Warn,
+                format!(
+                    "{} is not a plain JSON object, so this step runs without it (only Voyage's \
+                     guard plugin); write it as JSON without comments to keep it",
+                    guard::CONFIG_VAR
+                ),
+            ));
+        }
         env.push((guard::CONFIG_VAR, OsStr::new(&guard.config)));
         env.push((guard::HELPER_VAR, guard.helper.as_os_str()));
     }

@@ -48,6 +48,9 @@ pub(super) struct Guard {
     pub(super) config: String,
     /// The helper the plugin calls.
     pub(super) helper: OsString,
+    /// Whether the user's own `OPENCODE_CONFIG_CONTENT` was left out (not
+    /// a JSON object, so the plugin could not be added to it).
+    pub(super) dropped_users: bool,
 }
 
 impl Guard {
@@ -60,31 +63,35 @@ impl Guard {
         let file = dir.path().join(PLUGIN_FILE);
         std::fs::write(&file, PLUGIN)?;
         let user = std::env::var(CONFIG_VAR).ok();
+        let (config, kept) = config_content(user.as_deref(), &file_url(&file));
         Ok(Self {
-            config: config_content(user.as_deref(), &file_url(&file)),
+            config,
+            dropped_users: user.is_some() && !kept,
             helper: helper.into_os_string(),
             _dir: dir,
         })
     }
 }
 
-/// `OPENCODE_CONFIG_CONTENT` with `plugin` added to the user's own (kept
-/// when it is a JSON object; anything else OpenCode would refuse anyway).
-pub(super) fn config_content(user: Option<&str>, plugin: &str) -> String {
-    let mut config = user
+/// `OPENCODE_CONFIG_CONTENT` with `plugin` added to the user's own, and
+/// whether theirs was kept: it is when it is a JSON object (JSONC, with
+/// comments, is not read and is left out).
+pub(super) fn config_content(user: Option<&str>, plugin: &str) -> (String, bool) {
+    let users = user
         .and_then(|text| serde_json::from_str::<Value>(text).ok())
         .and_then(|value| match value {
             Value::Object(map) => Some(map),
             _ => None,
-        })
-        .unwrap_or_default();
+        });
+    let kept = users.is_some();
+    let mut config = users.unwrap_or_default();
     let mut plugins = match config.remove("plugin") {
         Some(Value::Array(list)) => list,
         _ => Vec::new(),
     };
     plugins.push(Value::String(plugin.to_owned()));
     config.insert("plugin".to_owned(), Value::Array(plugins));
-    Value::Object(config).to_string()
+    (Value::Object(config).to_string(), kept)
 }
 
 /// A `file://` URL for `path`, every byte but the plain ones escaped.
@@ -134,19 +141,15 @@ mod tests {
     #[test]
     fn the_plugin_is_added_to_the_users_config_content() {
         let url = "file:///tmp/x/voyage-guard.js";
-        assert_eq!(
-            config_content(None, url),
-            r#"{"plugin":["file:///tmp/x/voyage-guard.js"]}"#
-        );
-        let merged: Value = serde_json::from_str(&config_content(
-            Some(r#"{"model":"a/b","plugin":["theirs"]}"#),
-            url,
-        ))
-        .unwrap();
+        let (alone, _) = config_content(None, url);
+        assert_eq!(alone, r#"{"plugin":["file:///tmp/x/voyage-guard.js"]}"#);
+        let (merged, kept) = config_content(Some(r#"{"model":"a/b","plugin":["theirs"]}"#), url);
+        assert!(kept);
+        let merged: Value = serde_json::from_str(&merged).unwrap();
         assert_eq!(merged, json!({"model": "a/b", "plugin": ["theirs", url]}));
         assert_eq!(
-            config_content(Some("not json"), url),
-            config_content(None, url)
+            config_content(Some("{ // a comment\n}"), url),
+            (alone, false)
         );
     }
 
