@@ -757,7 +757,14 @@ fn an_opencode_step_is_refused_what_the_denylist_refuses() {
     setup.home = home;
     let canary = setup.home.path().join("canary");
     std::fs::write(&canary, "alive").unwrap();
-    let ran = setup.run();
+    // The user's own extra configuration, naming no plugin, is kept and
+    // the guard added to it.
+    let ran = setup.run_with(|cmd| {
+        cmd.env(
+            "OPENCODE_CONFIG_CONTENT",
+            r#"{"plugin": [], "permission": {"bash": "allow", "edit": "allow"}}"#,
+        );
+    });
     ran.status_is(0);
     assert_eq!(
         std::fs::read_to_string(&canary).unwrap(),
