@@ -19,6 +19,11 @@
 //! - `--title` names the session after the call, which also spares the
 //!   extra model request OpenCode makes to invent a title.
 //!
+//! Every call runs under Voyage's guard ([`guard`]): the OpenCode plugin
+//! Voyage ships, loaded through `OPENCODE_CONFIG_CONTENT`, has
+//! `voyage-helper hook pre-tool-use` judge each command and file write,
+//! unless `VOYAGE_WORKFLOW_GUARD=off`.
+//!
 //! Unlike Executant, the prompt goes on stdin rather than as an argument:
 //! `opencode run` joins its arguments back into one message and wraps any
 //! argument holding a space in double quotes, so the model would read the
@@ -53,6 +58,8 @@
 //! text as `output:structured`. The process handling is the claude
 //! provider's: its own process group, stopped whole on a timeout or a
 //! stopping signal.
+
+mod guard;
 
 use std::ffi::{OsStr, OsString};
 use std::fmt::Write as _;
@@ -141,6 +148,32 @@ pub(super) fn call(call: &Call<'_>, ctx: &Context, emit: &dyn Emit) -> Result<()
     let mut env: Vec<(&str, &OsStr)> = child_env(ctx, &traceparent);
     if let Some(rules) = &rules {
         env.push((PERMISSION_VAR, OsStr::new(rules)));
+    }
+    let guard = if guard::guard_on() {
+        Some(guard::Guard::prepare().map_err(|e| guard_not_ready(call.name, &e))?)
+    } else {
+        emit.emit(Event::log(
+            Level::Warn,
+            format!(
+                "{}=off: Voyage's guard does not judge this OpenCode step's tool calls",
+                guard::GUARD_VAR
+            ),
+        ));
+        None
+    };
+    if let Some(guard) = &guard {
+        if guard.dropped_users {
+            emit.emit(Event::log(
+                Level::Warn,
+                format!(
+                    "{} is not a plain JSON object, so this step runs without it (only Voyage's \
+                     guard plugin); write it as JSON without comments to keep it",
+                    guard::CONFIG_VAR
+                ),
+            ));
+        }
+        env.push((guard::CONFIG_VAR, OsStr::new(&guard.config)));
+        env.push((guard::HELPER_VAR, guard.helper.as_os_str()));
     }
     let message = message(call);
     let mut stream = Stream::new(call.json_schema.is_some());
@@ -247,6 +280,17 @@ fn claude_name(tool: &str) -> String {
         .map_or_else(|| tool.to_owned(), |(_, theirs)| (*theirs).to_owned())
 }
 
+fn guard_not_ready(step: &str, e: &io::Error) -> StepError {
+    StepError::Failed(Failure::failed(
+        NOT_STARTED,
+        format!(
+            "Step \"{step}\": cannot write Voyage's OpenCode guard plugin to the temporary \
+             directory: {e}; free or fix TMPDIR, or run with {}=off to go unguarded",
+            guard::GUARD_VAR
+        ),
+    ))
+}
+
 fn not_started(step: &str, e: &io::Error) -> StepError {
     let (code, message) = match e.kind() {
         io::ErrorKind::NotFound => (
@@ -304,10 +348,12 @@ impl Stream {
             Some("text") => self.text(message, part, emit),
             Some("tool_use") => {
                 let Some(part) = part else { return };
-                let tool = part.get("tool").and_then(Value::as_str).unwrap_or_default();
+                let tool =
+                    claude_name(part.get("tool").and_then(Value::as_str).unwrap_or_default());
+                let refused = guard::refusal(part);
                 emit.emit(Event::OutputTool {
                     index: -1,
-                    tool: claude_name(tool),
+                    tool: tool.clone(),
                     input: part
                         .get("state")
                         .and_then(|s| s.get("input"))
@@ -315,6 +361,9 @@ impl Stream {
                         .cloned()
                         .unwrap_or_else(|| Value::Object(Map::new())),
                 });
+                if let Some(reason) = refused {
+                    emit.emit(guard::denied(&tool, &reason));
+                }
             }
             Some("step_finish") => {
                 if let Some(part) = part {
@@ -625,6 +674,29 @@ mod tests {
                 json!({"type": "output:cost", "index": -1, "usd": 0.75}),
                 json!({"type": "output:usage", "index": -1, "usage": {
                     "inputTokens": 300, "outputTokens": 20, "cacheCreationTokens": 10, "cacheReadTokens": 2000}}),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_call_the_guard_refused_is_recorded_after_the_tool() {
+        let (_, events) = feed(
+            false,
+            &[
+                json!({"type": "tool_use", "part": {"tool": "bash", "state": {"status": "error",
+                       "input": {"command": "rm -rf ~"},
+                       "error": "Error: Voyage refused this call: voyage: blocked rm-recursive-force"}}}),
+                json!({"type": "tool_use", "part": {"tool": "bash", "state": {"status": "error",
+                       "input": {"command": "false"}, "error": "exit 1"}}}),
+            ],
+        );
+        assert_eq!(
+            events,
+            [
+                json!({"type": "output:tool", "index": -1, "tool": "Bash", "input": {"command": "rm -rf ~"}}),
+                json!({"type": "log", "level": "warn",
+                       "text": "Voyage's guard refused the agent's Bash call: voyage: blocked rm-recursive-force"}),
+                json!({"type": "output:tool", "index": -1, "tool": "Bash", "input": {"command": "false"}}),
             ]
         );
     }

@@ -9,7 +9,7 @@
 //! it would fetch is sent nowhere: the models.dev catalogue is off
 //! (`OPENCODE_DISABLE_MODELS_FETCH`, its built-in snapshot names the
 //! Anthropic models), the npm registry it installs plugin dependencies
-//! from is a closed port (it carries on without them), and any other HTTP
+//! from is a closed port, asked once (it carries on without them), and any other HTTP
 //! goes to a proxy on a closed port. Checked by hand with the whole run in
 //! an empty network namespace (`unshare -n`): the same runs pass.
 //!
@@ -100,6 +100,9 @@ fn offline(cmd: &mut Command, mock: &MockApi, home: &Path) {
         .env("OPENCODE_DISABLE_LSP_DOWNLOAD", "1")
         .env("OPENCODE_DISABLE_DEFAULT_PLUGINS", "1")
         .env("npm_config_registry", "http://127.0.0.1:9/")
+        // With a plugin configured (Voyage's guard) OpenCode waits for that
+        // install; npm's retries on the closed port would take a minute.
+        .env("npm_config_fetch_retries", "0")
         .env("HTTP_PROXY", "http://127.0.0.1:9")
         .env("HTTPS_PROXY", "http://127.0.0.1:9")
         .env("NO_PROXY", "127.0.0.1,localhost")
@@ -649,5 +652,203 @@ fn plan_runs_on_opencode() {
     assert!(
         asked.contains("Answer with exactly one JSON object"),
         "{asked}"
+    );
+}
+
+// ------------------------------------------------------------------ guard
+
+/// Voyage's OpenCode plugin, as shipped, run by node with its hook calling
+/// the real helper: a destructive command and writes to a credential store
+/// (by a file tool or inside a patch) are refused with the rule's reason;
+/// a plain command, an ordinary edit and a read go through untouched; and
+/// without a helper to ask, every judged call is refused.
+#[test]
+fn the_shipped_guard_plugin_translates_calls_for_the_hook() {
+    if crate::common::tool_or_skip("node", "install Node.js").is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // Node 20 reads a `.js` file as CommonJS; the plugin is an ES module.
+    let plugin = dir.path().join("voyage-guard.mjs");
+    std::fs::write(
+        &plugin,
+        include_str!("../../../workflow/src/opencode/voyage-guard.js"),
+    )
+    .unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/workflow/opencode_guard.mjs");
+    let run = |helper: Option<&str>| -> Vec<Value> {
+        let mut cmd = Command::new("node");
+        cmd.arg(&script)
+            .arg(&plugin)
+            .env_remove("VOYAGE_GUARD_HELPER");
+        if let Some(helper) = helper {
+            cmd.env("VOYAGE_GUARD_HELPER", helper);
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let calls = run(Some(env!("CARGO_BIN_EXE_voyage-helper")));
+    let refused = |i: usize| calls[i]["refused"].as_str().unwrap_or_default().to_owned();
+    assert_eq!(calls.len(), 6, "{calls:?}");
+    assert!(
+        refused(0).starts_with("Voyage refused this call: voyage: blocked rm-recursive-force"),
+        "{calls:?}"
+    );
+    assert_eq!(
+        calls[1]["allowed"],
+        json!({"command": "echo hi", "description": "greet"})
+    );
+    assert!(refused(2).contains("credentials-write"), "{calls:?}");
+    assert_eq!(calls[3]["allowed"]["filePath"], "src/main.rs");
+    assert!(refused(4).contains("credentials-write"), "{calls:?}");
+    assert_eq!(calls[5]["allowed"]["filePath"], "/home/u/.ssh/id_rsa");
+
+    let unjudged = run(None);
+    for i in [0, 1, 2, 3, 4] {
+        assert!(
+            unjudged[i]["refused"]
+                .as_str()
+                .is_some_and(|r| r.contains("VOYAGE_GUARD_HELPER is not set")),
+            "{unjudged:?}"
+        );
+    }
+    assert!(unjudged[5]["allowed"].is_object(), "a read is not judged");
+}
+
+/// A guarded OpenCode step, whatever OpenCode's own configuration says:
+/// the model's `rm -rf "$HOME"` (`HOME` a temp dir with a canary) and its
+/// write to `~/.ssh/authorized_keys` are refused before they run, the model
+/// reads the rule's reason as the tool's error, each refusal is recorded,
+/// and the command it tries next, an allowed one, runs.
+#[test]
+fn an_opencode_step_is_refused_what_the_denylist_refuses() {
+    if opencode_or_skip().is_none() {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let keys = home.path().join(".ssh/authorized_keys");
+    let mut setup = Setup::new(
+        "goal: tidy\nsteps:\n  - name: tidy\n    prompt: Tidy up.\n",
+        vec![
+            Turn::tool(
+                "bash",
+                json!({"command": "rm -rf \"$HOME\"", "description": "clean"}),
+            ),
+            Turn::tool(
+                "write",
+                json!({"filePath": keys.display().to_string(), "content": "ssh-ed25519 AAAA intruder"}),
+            ),
+            Turn::tool(
+                "bash",
+                json!({"command": "echo tidy > tidy.txt", "description": "note"}),
+            ),
+            Turn::text("Tidied."),
+        ],
+    );
+    setup.home = home;
+    let canary = setup.home.path().join("canary");
+    std::fs::write(&canary, "alive").unwrap();
+    // The user's own extra configuration, naming no plugin, is kept and
+    // the guard added to it.
+    let ran = setup.run_with(|cmd| {
+        cmd.env(
+            "OPENCODE_CONFIG_CONTENT",
+            r#"{"plugin": [], "permission": {"bash": "allow", "edit": "allow"}}"#,
+        );
+    });
+    ran.status_is(0);
+    assert_eq!(
+        std::fs::read_to_string(&canary).unwrap(),
+        "alive",
+        "the home survived"
+    );
+    assert_eq!(
+        std::fs::read_to_string(setup.dir.path().join("tidy.txt")).unwrap(),
+        "tidy\n",
+        "the allowed command ran"
+    );
+    assert!(!keys.exists(), "the key was not written");
+    let requests = setup.mock.main_requests();
+    assert_eq!(requests.len(), 4, "{}", setup.seen());
+    let refused_write: Vec<String> = requests[2]
+        .tool_results()
+        .iter()
+        .map(|r| r["content"].to_string())
+        .collect();
+    assert!(
+        refused_write
+            .iter()
+            .any(|r| r.contains("Voyage refused this call") && r.contains("credentials-write")),
+        "{refused_write:?}"
+    );
+    let answered: Vec<String> = requests[1]
+        .tool_results()
+        .iter()
+        .map(|r| r["content"].to_string())
+        .collect();
+    assert!(
+        answered
+            .iter()
+            .any(|r| r.contains("Voyage refused this call") && r.contains("rm-recursive-force")),
+        "the model read the reason: {answered:?}"
+    );
+    let warnings: Vec<&str> = ran
+        .of("log")
+        .iter()
+        .filter(|e| e["level"] == "warn")
+        .filter_map(|e| e["text"].as_str())
+        .collect();
+    assert!(
+        warnings.iter().any(|w| w.starts_with(
+            "Voyage's guard refused the agent's Bash call: voyage: blocked rm-recursive-force"
+        )),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings.iter().any(|w| w.starts_with(
+            "Voyage's guard refused the agent's Write call: voyage: blocked credentials-write"
+        )),
+        "{warnings:?}"
+    );
+}
+
+/// `VOYAGE_WORKFLOW_GUARD=off` runs OpenCode without the plugin, and says
+/// so in the run's events.
+#[test]
+fn the_guard_can_be_turned_off_and_says_so() {
+    if opencode_or_skip().is_none() {
+        return;
+    }
+    let setup = Setup::new(
+        "goal: plain\nsteps:\n  - name: plain\n    prompt: Note it.\n",
+        vec![
+            Turn::tool(
+                "bash",
+                json!({"command": "echo noted > noted.txt", "description": "note"}),
+            ),
+            Turn::text("Noted."),
+        ],
+    );
+    let ran = setup.run_with(|cmd| {
+        cmd.env("VOYAGE_WORKFLOW_GUARD", "off");
+    });
+    ran.status_is(0);
+    assert!(setup.dir.path().join("noted.txt").exists());
+    assert!(
+        ran.of("log").iter().any(|e| e["level"] == "warn"
+            && e["text"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("VOYAGE_WORKFLOW_GUARD=off"))),
+        "{:?}",
+        ran.of("log")
     );
 }
