@@ -10,6 +10,7 @@ use std::path::Path;
 
 use super::call::Call;
 use super::code;
+use super::expect;
 use super::judge;
 use super::model::PromptTask;
 use super::provider::{Provider, requested};
@@ -39,6 +40,7 @@ pub(super) fn run(task: &PromptTask, ctx: &Context, emit: &dyn Emit) -> Result<(
     let prompt = with_context(task)?;
     // What the user sent since the last prompt step goes in front.
     let prompt = ctx.interject.deliver(&task.name, prompt, emit);
+    let before = task.expect.as_deref().map(expect::before);
     if task.llm_as_judge {
         judge::run(provider, task, &prompt, ctx, emit)?;
     } else {
@@ -48,7 +50,14 @@ pub(super) fn run(task: &PromptTask, ctx: &Context, emit: &dyn Emit) -> Result<(
         };
         provider.call(&call, ctx, emit)?;
     }
-    check_output(task)
+    check_output(task)?;
+    if let (Some(wanted), Some(before)) = (&task.expect, &before) {
+        let found = expect::findings(task, wanted, before, ctx, emit)?;
+        if !found.is_empty() {
+            return Err(expect::failure(task, &found));
+        }
+    }
+    Ok(())
 }
 
 /// The prompt with the step's `context:` files before it, each as
