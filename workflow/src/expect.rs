@@ -88,6 +88,15 @@ fn file_findings(expect: &Expect, before: &Before) -> Vec<String> {
     found
 }
 
+/// The findings as the next attempt is told them, one per line.
+pub(super) fn feedback(findings: &[String]) -> String {
+    findings
+        .iter()
+        .map(|f| format!("- {f}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The step's failure for `findings`.
 pub(super) fn failure(task: &PromptTask, findings: &[String]) -> StepError {
     StepError::Failed(Failure::failed(

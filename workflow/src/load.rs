@@ -838,7 +838,7 @@ impl Loader<'_> {
                 "expect",
                 node,
                 format!(
-                    "must be a mapping with any of files, changed, command, diff (e.g. `expect: {{files: [out.md], diff: true}}`), found {}",
+                    "must be a mapping with any of files, changed, command, diff, attempts (e.g. `expect: {{files: [out.md], diff: true}}`), found {}",
                     node.value.kind()
                 ),
             ));
@@ -862,6 +862,23 @@ impl Loader<'_> {
                     let text = self.text(step, &field, value)?;
                     expect.command = Some(self.substitute(step, &field, value, &text, vars)?);
                 }
+                "attempts" => {
+                    let n = self.positive_int(step, &field, value)?;
+                    expect.attempts = match u32::try_from(n) {
+                        Ok(n) if n <= super::judge::MAX_ATTEMPTS => n,
+                        _ => {
+                            return Err(self.field_problem(
+                                step,
+                                &field,
+                                value,
+                                format!(
+                                    "must be at most {}, found {n}",
+                                    super::judge::MAX_ATTEMPTS
+                                ),
+                            ));
+                        }
+                    };
+                }
                 "diff" => match &value.value {
                     Value::Bool(b) => expect.diff = *b,
                     other => {
@@ -879,7 +896,7 @@ impl Loader<'_> {
                         "expect",
                         value,
                         format!(
-                            "has the key `{other}`, which it does not read; it reads files, changed, command and diff"
+                            "has the key `{other}`, which it does not read; it reads files, changed, command, diff and attempts"
                         ),
                     ));
                 }

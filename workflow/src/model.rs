@@ -157,7 +157,7 @@ pub struct PromptTask {
 
 /// A prompt step's `expect:`: checked after the agent ends, so an agent
 /// that reports success without doing the work fails its step.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Expect {
     /// Paths that must exist.
@@ -172,6 +172,21 @@ pub struct Expect {
     /// Whether the work tree (`git status` and `git diff`) must differ.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub diff: bool,
+    /// How many times the agent may try (1: the first miss fails the
+    /// step); each retry is told what was not true.
+    pub attempts: u32,
+}
+
+impl Default for Expect {
+    fn default() -> Self {
+        Self {
+            files: Vec::new(),
+            changed: Vec::new(),
+            command: None,
+            diff: false,
+            attempts: 1,
+        }
+    }
 }
 
 #[cfg(test)]

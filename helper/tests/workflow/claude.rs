@@ -1791,3 +1791,38 @@ fn a_step_that_did_the_work_meets_its_expect() {
     ran.status_is(0);
     assert_eq!(std::fs::read_to_string(&notes).unwrap(), "notes\n");
 }
+
+/// With `attempts: 2`, the first miss sends the step back with what was
+/// not true (the mock sees it in the second prompt), and the second attempt,
+/// which writes the file, passes.
+#[test]
+fn an_unmet_expect_is_retried_with_its_findings() {
+    if claude_or_skip().is_none() {
+        return;
+    }
+    let dir = Dir::new();
+    let notes = dir.path().join("notes.md");
+    let setup = Setup::in_dir(
+        dir,
+        "goal: retried\nsteps:\n  - name: write\n    prompt: Write notes.md about the project.\n    expect:\n      files: [notes.md]\n      attempts: 2\n",
+        vec![
+            Turn::text("Done, trust me."),
+            Turn::tool(
+                "Write",
+                json!({"file_path": notes.display().to_string(), "content": "notes\n"}),
+            ),
+            Turn::text("Written now."),
+        ],
+    );
+    let ran = setup.run();
+    ran.status_is(0);
+    let main = setup.mock.main_requests();
+    assert_eq!(main.len(), 3, "{}", setup.seen());
+    let second = main[1].user_texts().join("\n");
+    assert!(
+        second.contains("found it not done:\n- the file notes.md does not exist"),
+        "{second}"
+    );
+    assert!(second.contains("Done, trust me."), "{second}");
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "notes\n");
+}

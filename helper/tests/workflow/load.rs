@@ -888,7 +888,7 @@ fn expect_is_checked_at_load() {
     let start = &ok.events[0];
     assert_eq!(
         start["workflow"]["tasks"][1]["expect"],
-        serde_json::json!({"files": ["notes.md"], "changed": ["a.md"], "command": "test -s notes.md", "diff": true}),
+        serde_json::json!({"files": ["notes.md"], "changed": ["a.md"], "command": "test -s notes.md", "diff": true, "attempts": 1}),
         "{start}"
     );
     refused(
@@ -906,7 +906,7 @@ fn expect_is_checked_at_load() {
         "WORKFLOW_INVALID_FIELD",
         6,
         &[
-            "has the key `exists`, which it does not read; it reads files, changed, command and diff",
+            "has the key `exists`, which it does not read; it reads files, changed, command, diff and attempts",
         ],
     );
     refused(
@@ -915,6 +915,13 @@ fn expect_is_checked_at_load() {
         "WORKFLOW_INVALID_FIELD",
         6,
         &["field `expect.diff`: must be true or false"],
+    );
+    refused(
+        "goal: g\nsteps:\n  - name: write\n    prompt: write\n    expect:\n      attempts: 9\n",
+        &[],
+        "WORKFLOW_INVALID_FIELD",
+        6,
+        &["field `expect.attempts`: must be at most 5, found 9"],
     );
     refused(
         "goal: g\nsteps:\n  - name: cmd\n    command: echo\n    expect:\n      diff: true\n",
