@@ -1826,3 +1826,43 @@ fn an_unmet_expect_is_retried_with_its_findings() {
     assert!(second.contains("Done, trust me."), "{second}");
     assert_eq!(std::fs::read_to_string(&notes).unwrap(), "notes\n");
 }
+
+/// `examples/workflows/checked.yaml` as shipped: the agent first claims it
+/// is done, is sent back with the findings, writes the notes, and the last
+/// command prints them.
+#[test]
+fn the_checked_example_runs_end_to_end() {
+    if claude_or_skip().is_none() {
+        return;
+    }
+    let yaml = std::fs::read_to_string(crate::common::examples().join("checked.yaml")).unwrap();
+    let dir = Dir::new();
+    let notes = dir.path().join("RELEASE-NOTES.md");
+    let setup = Setup::in_dir(
+        dir,
+        &yaml,
+        vec![
+            Turn::text("Done."),
+            Turn::tool(
+                "Write",
+                json!({"file_path": notes.display().to_string(), "content": "one\ntwo\nthree\n"}),
+            ),
+            Turn::text("Written."),
+        ],
+    );
+    let ran = setup.run();
+    ran.status_is(0);
+    assert_eq!(
+        ran.texts()[ran.texts().len() - 3..],
+        s(&["one", "two", "three"])[..],
+        "{:?}",
+        ran.texts()
+    );
+    let main = setup.mock.main_requests();
+    assert_eq!(main.len(), 3, "{}", setup.seen());
+    let second = main[1].user_texts().join("\n");
+    assert!(
+        second.contains("- the file RELEASE-NOTES.md does not exist"),
+        "{second}"
+    );
+}
