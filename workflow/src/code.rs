@@ -35,6 +35,7 @@ crate::problem::codes! {
     WORKFLOW_STEP_TIMEOUT => "a step ran past its timeout_seconds",
     WORKFLOW_OUTPUT_FAILED => "a step's output: file cannot be written",
     WORKFLOW_OUTPUT_MISSING => "a prompt step did not write its output: file",
+    WORKFLOW_EXPECT_UNMET => "a prompt step finished but what its expect: asks for is not true",
     WORKFLOW_ITEMS_FAILED => "a loop's shell item source failed",
     WORKFLOW_ITERATION_FAILED => "an iteration of a loop failed",
     WORKFLOW_NO_THREADS => "no thread could be started for a concurrent loop",

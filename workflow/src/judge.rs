@@ -55,23 +55,13 @@ pub(super) fn run(
     let grader = grader(task, ctx)?;
     let mut asked = prompt.to_owned();
     for attempt in 1..=MAX_ATTEMPTS {
-        let words = Words {
-            parent: emit,
-            texts: Mutex::new(Vec::new()),
-        };
+        let words = Words::new(emit);
         let call = Call {
             model: provider.step_model(task, &ctx.settings),
             ..Call::for_step(task, &asked)
         };
         provider.call(&call, ctx, &words)?;
-        let answer = end_of(
-            &words
-                .texts
-                .into_inner()
-                .unwrap_or_else(PoisonError::into_inner)
-                .join("\n"),
-            SHOWN_CHARS,
-        );
+        let answer = words.answer();
         let Some(verdict) = judge(grader, task, prompt, attempt, &answer, ctx, emit)? else {
             return Ok(());
         };
@@ -257,7 +247,7 @@ fn judge_prompt(step: &str, asked: &str, answer: &str) -> String {
 
 /// The step's prompt for its next attempt: the task, the judge's feedback
 /// and the answer it rejected.
-fn retry_prompt(asked: &str, feedback: &str, rejected: &str) -> String {
+pub(super) fn retry_prompt(asked: &str, feedback: &str, rejected: &str) -> String {
     format!(
         "{asked}\n\n---\nA reviewer checked your previous attempt at this task and found it not \
          done:\n{feedback}\n\nYour previous answer was:\n\"\"\"\n{rejected}\n\"\"\"\n\n\
@@ -266,9 +256,30 @@ fn retry_prompt(asked: &str, feedback: &str, rejected: &str) -> String {
 }
 
 /// Passes an attempt's events on, keeping its words for the judge.
-struct Words<'a> {
+pub(super) struct Words<'a> {
     parent: &'a dyn Emit,
     texts: Mutex<Vec<String>>,
+}
+
+impl<'a> Words<'a> {
+    pub(super) fn new(parent: &'a dyn Emit) -> Self {
+        Self {
+            parent,
+            texts: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The end of what the agent said, as much as a retry is shown.
+    pub(super) fn answer(self) -> String {
+        end_of(
+            &self
+                .texts
+                .into_inner()
+                .unwrap_or_else(PoisonError::into_inner)
+                .join("\n"),
+            SHOWN_CHARS,
+        )
+    }
 }
 
 impl Emit for Words<'_> {

@@ -72,6 +72,7 @@ pub mod code;
 mod command;
 mod consumers;
 mod event;
+mod expect;
 mod filter;
 mod generate;
 mod healing;

@@ -17,7 +17,8 @@ use std::path::Path;
 
 use super::code;
 use super::model::{
-    CommandTask, Items, LogTask, LoopTask, Origin, PromptTask, Task, Vars, Workflow, WorkflowTask,
+    CommandTask, Expect, Items, LogTask, LoopTask, Origin, PromptTask, Task, Vars, Workflow,
+    WorkflowTask,
 };
 use super::placeholder;
 use super::yaml::{self, Key, Node, Value};
@@ -57,6 +58,7 @@ const STEP_KEYS: &[&str] = &[
     "workflow",
     "vars",
     "append_system_prompt",
+    "expect",
 ];
 
 /// The model Executant's loader stores on a prompt step without `model:`.
@@ -643,7 +645,7 @@ impl Loader<'_> {
                 let (command_node, _) = command;
                 let command =
                     self.substitute(name, "command", command_node, command.1.as_str(), vars)?;
-                self.reject_on_kind(step, &kind, &["vars", "context"])?;
+                self.reject_on_kind(step, &kind, &["vars", "context", "expect"])?;
                 Ok(Task::Command(CommandTask {
                     name: name.to_owned(),
                     command,
@@ -662,7 +664,7 @@ impl Loader<'_> {
                 }))
             }
             "log" => {
-                self.reject_on_kind(step, &kind, &["output", "vars", "context"])?;
+                self.reject_on_kind(step, &kind, &["output", "vars", "context", "expect"])?;
                 let (node, text) = match (step.fields.get("message"), step.fields.get("prompt")) {
                     (Some(n), _) => (Some(n), self.text(name, "message", n)?),
                     (None, Some(n)) => (Some(n), self.text(name, "prompt", n)?),
@@ -692,7 +694,7 @@ impl Loader<'_> {
                         ),
                     ));
                 }
-                self.reject_on_kind(step, &kind, &["output", "context"])?;
+                self.reject_on_kind(step, &kind, &["output", "context", "expect"])?;
                 let (node, reference) = self.required_text(step, "workflow", &kind)?;
                 let reference_line = node.line;
                 let reference = self.substitute(name, "workflow", node, &reference, vars)?;
@@ -816,10 +818,91 @@ impl Loader<'_> {
                         None => None,
                     },
                     append_system_prompt: append,
+                    expect: match step.fields.get("expect") {
+                        Some(node) => Some(Box::new(self.expect(name, node, vars)?)),
+                        None => None,
+                    },
                     line: step.line,
                 }))
             }
         }
+    }
+
+    /// A prompt step's `expect:` mapping: `files`, `changed` (lists of
+    /// paths), `command` (a string), `diff` (a boolean); `{{var}}`
+    /// substituted in each.
+    fn expect(&self, step: &str, node: &Node, vars: &Vars) -> Result<Expect, Problem> {
+        let Value::Map(entries) = &node.value else {
+            return Err(self.field_problem(
+                step,
+                "expect",
+                node,
+                format!(
+                    "must be a mapping with any of files, changed, command, diff, attempts (e.g. `expect: {{files: [out.md], diff: true}}`), found {}",
+                    node.value.kind()
+                ),
+            ));
+        };
+        let mut expect = Expect::default();
+        for (key, value) in entries {
+            let field = format!("expect.{}", key.text);
+            match key.text.as_str() {
+                "files" | "changed" => {
+                    let mut paths = Vec::new();
+                    for path in self.string_list(step, &field, value)? {
+                        paths.push(self.substitute(step, &field, value, &path, vars)?);
+                    }
+                    if key.text == "files" {
+                        expect.files = paths;
+                    } else {
+                        expect.changed = paths;
+                    }
+                }
+                "command" => {
+                    let text = self.text(step, &field, value)?;
+                    expect.command = Some(self.substitute(step, &field, value, &text, vars)?);
+                }
+                "attempts" => {
+                    let n = self.positive_int(step, &field, value)?;
+                    expect.attempts = match u32::try_from(n) {
+                        Ok(n) if n <= super::judge::MAX_ATTEMPTS => n,
+                        _ => {
+                            return Err(self.field_problem(
+                                step,
+                                &field,
+                                value,
+                                format!(
+                                    "must be at most {}, found {n}",
+                                    super::judge::MAX_ATTEMPTS
+                                ),
+                            ));
+                        }
+                    };
+                }
+                "diff" => match &value.value {
+                    Value::Bool(b) => expect.diff = *b,
+                    other => {
+                        return Err(self.field_problem(
+                            step,
+                            &field,
+                            value,
+                            format!("must be true or false, found {}", other.kind()),
+                        ));
+                    }
+                },
+                other => {
+                    return Err(self.field_problem(
+                        step,
+                        "expect",
+                        value,
+                        format!(
+                            "has the key `{other}`, which it does not read; it reads files, changed, command, diff and attempts"
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(expect)
     }
 
     /// Refuses `keys` that make no sense on a step of `kind`.

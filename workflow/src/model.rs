@@ -148,8 +148,45 @@ pub struct PromptTask {
     pub agent: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub append_system_prompt: Option<String>,
+    /// `expect:`: what must be true once the agent has ended.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expect: Option<Box<Expect>>,
     #[serde(skip)]
     pub line: u32,
+}
+
+/// A prompt step's `expect:`: checked after the agent ends, so an agent
+/// that reports success without doing the work fails its step.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Expect {
+    /// Paths that must exist.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
+    /// Paths whose content (or existence) must differ from before the step.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub changed: Vec<String>,
+    /// A shell command that must exit 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// Whether the work tree (`git status` and `git diff`) must differ.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub diff: bool,
+    /// How many times the agent may try (1: the first miss fails the
+    /// step); each retry is told what was not true.
+    pub attempts: u32,
+}
+
+impl Default for Expect {
+    fn default() -> Self {
+        Self {
+            files: Vec::new(),
+            changed: Vec::new(),
+            command: None,
+            diff: false,
+            attempts: 1,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -170,6 +207,7 @@ impl PromptTask {
             model_given: false,
             agent: None,
             append_system_prompt: None,
+            expect: None,
             line: 1,
         }
     }

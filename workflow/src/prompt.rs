@@ -10,6 +10,8 @@ use std::path::Path;
 
 use super::call::Call;
 use super::code;
+use super::event::{Event, Level};
+use super::expect;
 use super::judge;
 use super::model::PromptTask;
 use super::provider::{Provider, requested};
@@ -40,13 +42,53 @@ pub(super) fn run(task: &PromptTask, ctx: &Context, emit: &dyn Emit) -> Result<(
     // What the user sent since the last prompt step goes in front.
     let prompt = ctx.interject.deliver(&task.name, prompt, emit);
     if task.llm_as_judge {
+        let before = task.expect.as_deref().map(expect::before);
         judge::run(provider, task, &prompt, ctx, emit)?;
-    } else {
+        check_output(task)?;
+        return match (task.expect.as_deref(), &before) {
+            (Some(wanted), Some(before)) => {
+                let found = expect::findings(task, wanted, before, ctx, emit)?;
+                if found.is_empty() {
+                    Ok(())
+                } else {
+                    Err(expect::failure(task, &found))
+                }
+            }
+            _ => Ok(()),
+        };
+    }
+    let attempts = task.expect.as_deref().map_or(1, |e| e.attempts);
+    let mut asked = prompt.clone();
+    for attempt in 1..=attempts {
+        let before = task.expect.as_deref().map(expect::before);
         let call = Call {
             model: provider.step_model(task, &ctx.settings),
-            ..Call::for_step(task, &prompt)
+            ..Call::for_step(task, &asked)
         };
-        provider.call(&call, ctx, emit)?;
+        let words = judge::Words::new(emit);
+        provider.call(&call, ctx, &words)?;
+        let answer = words.answer();
+        let (Some(wanted), Some(before)) = (task.expect.as_deref(), &before) else {
+            return check_output(task);
+        };
+        let found = expect::findings(task, wanted, before, ctx, emit)?;
+        if found.is_empty() {
+            return check_output(task);
+        }
+        if attempt == attempts {
+            return Err(expect::failure(task, &found));
+        }
+        // The findings go back to the agent the way the judge's feedback does.
+        let feedback = expect::feedback(&found);
+        emit.emit(Event::log(
+            Level::Warn,
+            format!(
+                "step \"{}\": expect: not met on attempt {attempt}/{attempts} ({}); running it again with the findings",
+                task.name,
+                found.join("; ")
+            ),
+        ));
+        asked = judge::retry_prompt(&prompt, &feedback, &answer);
     }
     check_output(task)
 }

@@ -1742,3 +1742,127 @@ fn a_prompt_too_long_for_the_command_line_goes_on_stdin() {
         "the end was lost"
     );
 }
+
+// ----------------------------------------------------------------- expect
+
+/// A step whose model says it wrote the file but did nothing fails on its
+/// `expect:`, naming each thing that is not true, and the command the
+/// expectation runs sees the step's directory.
+#[test]
+fn a_step_that_claims_success_but_did_nothing_fails_its_expect() {
+    if claude_or_skip().is_none() {
+        return;
+    }
+    let setup = Setup::new(
+        "goal: claimed\nsteps:\n  - name: write\n    prompt: Write notes.md about the project.\n    expect:\n      files: [notes.md]\n      command: test -s notes.md\n",
+        vec![Turn::text("Done, notes.md is written.")],
+    );
+    let ran = setup.run();
+    ran.status_is(1);
+    let error = &ran.last()["error"];
+    assert_eq!(error["code"], "WORKFLOW_EXPECT_UNMET", "{}", setup.seen());
+    assert_eq!(
+        error["message"],
+        "Step \"write\" finished but its expect: is not met: the file notes.md does not exist; the command `test -s notes.md` exited 1"
+    );
+    assert_eq!(setup.mock.main_requests().len(), 1, "{}", setup.seen());
+}
+
+/// The same step whose model does write the file passes its `expect:`.
+#[test]
+fn a_step_that_did_the_work_meets_its_expect() {
+    if claude_or_skip().is_none() {
+        return;
+    }
+    let dir = Dir::new();
+    let notes = dir.path().join("notes.md");
+    let setup = Setup::in_dir(
+        dir,
+        "goal: done\nsteps:\n  - name: write\n    prompt: Write notes.md about the project.\n    expect:\n      files: [notes.md]\n      changed: [notes.md]\n      command: test -s notes.md\n",
+        vec![
+            Turn::tool(
+                "Write",
+                json!({"file_path": notes.display().to_string(), "content": "notes\n"}),
+            ),
+            Turn::text("Done."),
+        ],
+    );
+    let ran = setup.run();
+    ran.status_is(0);
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "notes\n");
+}
+
+/// With `attempts: 2`, the first miss sends the step back with what was
+/// not true (the mock sees it in the second prompt), and the second attempt,
+/// which writes the file, passes.
+#[test]
+fn an_unmet_expect_is_retried_with_its_findings() {
+    if claude_or_skip().is_none() {
+        return;
+    }
+    let dir = Dir::new();
+    let notes = dir.path().join("notes.md");
+    let setup = Setup::in_dir(
+        dir,
+        "goal: retried\nsteps:\n  - name: write\n    prompt: Write notes.md about the project.\n    expect:\n      files: [notes.md]\n      attempts: 2\n",
+        vec![
+            Turn::text("Done, trust me."),
+            Turn::tool(
+                "Write",
+                json!({"file_path": notes.display().to_string(), "content": "notes\n"}),
+            ),
+            Turn::text("Written now."),
+        ],
+    );
+    let ran = setup.run();
+    ran.status_is(0);
+    let main = setup.mock.main_requests();
+    assert_eq!(main.len(), 3, "{}", setup.seen());
+    let second = main[1].user_texts().join("\n");
+    assert!(
+        second.contains("found it not done:\n- the file notes.md does not exist"),
+        "{second}"
+    );
+    assert!(second.contains("Done, trust me."), "{second}");
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "notes\n");
+}
+
+/// `examples/workflows/checked.yaml` as shipped: the agent first claims it
+/// is done, is sent back with the findings, writes the notes, and the last
+/// command prints them.
+#[test]
+fn the_checked_example_runs_end_to_end() {
+    if claude_or_skip().is_none() {
+        return;
+    }
+    let yaml = std::fs::read_to_string(crate::common::examples().join("checked.yaml")).unwrap();
+    let dir = Dir::new();
+    let notes = dir.path().join("RELEASE-NOTES.md");
+    let setup = Setup::in_dir(
+        dir,
+        &yaml,
+        vec![
+            Turn::text("Done."),
+            Turn::tool(
+                "Write",
+                json!({"file_path": notes.display().to_string(), "content": "one\ntwo\nthree\n"}),
+            ),
+            Turn::text("Written."),
+        ],
+    );
+    let ran = setup.run();
+    ran.status_is(0);
+    assert_eq!(
+        ran.texts()[ran.texts().len() - 3..],
+        s(&["one", "two", "three"])[..],
+        "{:?}",
+        ran.texts()
+    );
+    let main = setup.mock.main_requests();
+    assert_eq!(main.len(), 3, "{}", setup.seen());
+    let second = main[1].user_texts().join("\n");
+    assert!(
+        second.contains("- the file RELEASE-NOTES.md does not exist"),
+        "{second}"
+    );
+}

@@ -872,3 +872,62 @@ fn every_example_workflow_validates() {
     }
     assert!(seen >= 6, "the examples are there ({seen})");
 }
+
+/// `expect:` is a mapping of files, changed, command and diff on a prompt
+/// step; anything else is refused where it is written, and a command step
+/// cannot have it.
+#[test]
+fn expect_is_checked_at_load() {
+    let ok = run(
+        "goal: g\nvars:\n  out: notes.md\nsteps:\n  - name: stop\n    command: exit 3\n  - name: write\n    prompt: write\n    expect:\n      files: ['{{out}}']\n      changed: [a.md]\n      command: test -s {{out}}\n      diff: true\n",
+        &[],
+    );
+    // The first step fails, so no agent starts; the start event shows the
+    // second step as loaded.
+    ok.status_is(1);
+    let start = &ok.events[0];
+    assert_eq!(
+        start["workflow"]["tasks"][1]["expect"],
+        serde_json::json!({"files": ["notes.md"], "changed": ["a.md"], "command": "test -s notes.md", "diff": true, "attempts": 1}),
+        "{start}"
+    );
+    refused(
+        "goal: g\nsteps:\n  - name: write\n    prompt: write\n    expect: notes.md\n",
+        &[],
+        "WORKFLOW_INVALID_FIELD",
+        5,
+        &[
+            "step \"write\", field `expect`: must be a mapping with any of files, changed, command, diff",
+        ],
+    );
+    refused(
+        "goal: g\nsteps:\n  - name: write\n    prompt: write\n    expect:\n      exists: [a.md]\n",
+        &[],
+        "WORKFLOW_INVALID_FIELD",
+        6,
+        &[
+            "has the key `exists`, which it does not read; it reads files, changed, command, diff and attempts",
+        ],
+    );
+    refused(
+        "goal: g\nsteps:\n  - name: write\n    prompt: write\n    expect:\n      diff: yes please\n",
+        &[],
+        "WORKFLOW_INVALID_FIELD",
+        6,
+        &["field `expect.diff`: must be true or false"],
+    );
+    refused(
+        "goal: g\nsteps:\n  - name: write\n    prompt: write\n    expect:\n      attempts: 9\n",
+        &[],
+        "WORKFLOW_INVALID_FIELD",
+        6,
+        &["field `expect.attempts`: must be at most 5, found 9"],
+    );
+    refused(
+        "goal: g\nsteps:\n  - name: cmd\n    command: echo\n    expect:\n      diff: true\n",
+        &[],
+        "WORKFLOW_INVALID_FIELD",
+        6,
+        &["`expect:` does not apply to a script step"],
+    );
+}
