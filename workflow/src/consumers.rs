@@ -261,7 +261,7 @@ impl Consumer for LogFile {
                 let level = level_word(*level);
                 self.line(&format!("[{level}] {text}"));
             }
-            Event::StepHealing { .. } | Event::StepJudge { .. } => {
+            Event::StepHealing { .. } | Event::StepJudge { .. } | Event::StepDenied { .. } => {
                 if let Some((kind, said)) = event.quality_words() {
                     self.line(&format!("[{kind}] {said}"));
                 }

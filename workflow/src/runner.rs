@@ -354,9 +354,9 @@ impl Emit for StepRecorder<'_> {
                 } => {
                     record.failed_iteration.get_or_insert(*iteration);
                 }
-                Event::StepJudge { .. } => {
-                    if let Some((_, said)) = event.quality_words() {
-                        record.quality.push(format!("judge {said}"));
+                Event::StepJudge { .. } | Event::StepDenied { .. } => {
+                    if let Some((kind, said)) = event.quality_words() {
+                        record.quality.push(format!("{kind} {said}"));
                     }
                 }
                 Event::StepHealing {
