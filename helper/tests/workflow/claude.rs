@@ -1742,3 +1742,81 @@ fn a_prompt_too_long_for_the_command_line_goes_on_stdin() {
         "the end was lost"
     );
 }
+
+// ------------------------------------------------------------ the guard
+
+/// A step whose model runs `rm -rf "$HOME"` under bypassPermissions, with
+/// no Voyage plugin in the user's settings (a fresh HOME): the hook the
+/// runner attaches refuses it, the model is told why, the canary in HOME
+/// is still there, and a `step:denied` event records the refusal.
+#[test]
+fn the_guard_denies_a_destructive_call_of_a_prompt_step() {
+    if claude_or_skip().is_none() {
+        return;
+    }
+    let setup = Setup::new(
+        "goal: guard\nsteps:\n  - name: wipe\n    prompt: clean up\n",
+        vec![
+            Turn::tool("Bash", json!({"command": "rm -rf \"$HOME\""})),
+            Turn::text("I could not."),
+        ],
+    );
+    std::fs::write(setup.home.path().join("canary"), "still here").unwrap();
+    let ran = setup.run();
+    ran.status_is(0);
+    assert!(setup.home.path().join("canary").exists());
+    let denied = ran.of("step:denied");
+    assert_eq!(denied.len(), 1, "{}", setup.seen());
+    assert_eq!(denied[0]["index"], 0);
+    assert_eq!(denied[0]["tool"], "Bash");
+    assert_eq!(denied[0]["target"], "rm -rf \"$HOME\"");
+    let reason = denied[0]["reason"].as_str().unwrap();
+    assert!(reason.starts_with("voyage: blocked "), "{reason}");
+    let results = setup.mock.main_requests()[1].tool_results();
+    assert_eq!(results[0]["is_error"], true, "{results:?}");
+    assert!(
+        results[0].to_string().contains("voyage: blocked "),
+        "{results:?}"
+    );
+    let narrative = &ran.of("workflow:report")[0]["report"]["stepNarrative"][0];
+    assert!(
+        narrative["qualityEvents"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("denied Bash"),
+        "{narrative}"
+    );
+}
+
+/// A write to `~/.ssh/authorized_keys` through the Write tool is refused
+/// the same way, and the file is never made.
+#[test]
+fn the_guard_denies_a_write_to_authorized_keys() {
+    if claude_or_skip().is_none() {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let keys = home.path().join(".ssh/authorized_keys");
+    let setup = Setup {
+        dir: Dir::new(),
+        home,
+        mock: MockApi::start(vec![
+            Turn::tool(
+                "Write",
+                json!({"file_path": keys.display().to_string(), "content": "ssh-ed25519 AAAA x"}),
+            ),
+            Turn::text("done"),
+        ]),
+    };
+    setup.dir.write(
+        "wf.yaml",
+        "goal: guard\nsteps:\n  - name: keys\n    prompt: add my key\n",
+    );
+    let ran = setup.run();
+    ran.status_is(0);
+    assert!(!keys.exists());
+    let denied = ran.of("step:denied");
+    assert_eq!(denied.len(), 1, "{}", setup.seen());
+    assert_eq!(denied[0]["tool"], "Write");
+    assert_eq!(denied[0]["target"], keys.display().to_string());
+}
