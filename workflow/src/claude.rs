@@ -649,4 +649,40 @@ mod tests {
         assert_eq!(stream.loose.len(), QUOTED_LINES);
         assert_eq!(stream.loose[0], "noise 10");
     }
+
+    #[test]
+    fn the_guard_is_attached_by_settings_and_its_refusals_are_step_denied() {
+        let t = task();
+        let args = arguments(
+            &Call::for_step(&t, "hi"),
+            Some("'/x y/voyage-helper' hook pre-tool-use"),
+        );
+        let at = args.iter().position(|a| a == "--settings").unwrap();
+        let settings: Value = serde_json::from_str(&args[at + 1].to_string_lossy()).unwrap();
+        let hook = &settings["hooks"]["PreToolUse"][0];
+        assert_eq!(hook["matcher"], GUARDED_TOOLS);
+        assert_eq!(
+            hook["hooks"][0]["command"],
+            "'/x y/voyage-helper' hook pre-tool-use"
+        );
+
+        let (_, events) = feed(&[
+            json!({"type": "assistant", "message": {"id": "m1", "content": [
+                {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "rm -rf ~"}},
+                {"type": "tool_use", "id": "t2", "name": "Bash", "input": {"command": "false"}}]}}),
+            json!({"type": "user", "message": {"content": [
+                {"type": "tool_result", "tool_use_id": "t1", "is_error": true,
+                 "content": "Hook PreToolUse:Bash denied this tool: voyage: blocked rm-home (x): no\n"},
+                {"type": "tool_result", "tool_use_id": "t2", "is_error": true, "content": "exit 1"}]}}),
+        ]);
+        let denied: Vec<&Value> = events
+            .iter()
+            .filter(|e| e["type"] == "step:denied")
+            .collect();
+        assert_eq!(
+            denied,
+            [&json!({"type": "step:denied", "index": -1, "tool": "Bash",
+                     "target": "rm -rf ~", "reason": "voyage: blocked rm-home (x): no"})]
+        );
+    }
 }

@@ -297,6 +297,10 @@ pub struct RunReport {
     pub step_narrative: Vec<StepSummary>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub suggestion: Option<String>,
+    /// `off` when the run's agents ran without Voyage's hook
+    /// (`VOYAGE_WORKFLOW_GUARD=off`); absent when they were guarded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guard: Option<String>,
 }
 
 /// One step's line in the run narrative.

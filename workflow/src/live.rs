@@ -370,6 +370,7 @@ mod tests {
             overflow_calls: 0,
             step_narrative: Vec::new(),
             suggestion: None,
+            guard: None,
         };
         live.observe(&Event::StepHealing {
             index: 0,

@@ -1820,3 +1820,38 @@ fn the_guard_denies_a_write_to_authorized_keys() {
     assert_eq!(denied[0]["tool"], "Write");
     assert_eq!(denied[0]["target"], keys.display().to_string());
 }
+/// With VOYAGE_WORKFLOW_GUARD=off no hook is attached: a harmless call
+/// runs as it would anyway, nothing is denied, and the run's report says
+/// the guard was off.
+#[test]
+fn the_guard_can_be_turned_off_and_the_report_says_so() {
+    let Some(real) = claude_or_skip() else {
+        return;
+    };
+    let setup = Setup::new(
+        "goal: guard\nsteps:\n  - name: touch\n    prompt: make a file\n",
+        vec![
+            Turn::tool("Bash", json!({"command": "touch made"})),
+            Turn::text("done"),
+        ],
+    );
+    let bin = tempfile::tempdir().unwrap();
+    let log = tempfile::tempdir().unwrap();
+    recording_shim(bin.path(), log.path(), &real);
+    let ran = setup.run_with(|cmd| {
+        cmd.env("VOYAGE_WORKFLOW_GUARD", "off")
+            .env("PATH", path_with(bin.path()));
+    });
+    ran.status_is(0);
+    let argv = recorded_argv(log.path(), 0);
+    assert!(!argv.iter().any(|a| a == "--settings"), "{argv:?}");
+    assert!(setup.dir.path().join("made").exists());
+    assert!(ran.of("step:denied").is_empty());
+    assert_eq!(ran.of("workflow:report")[0]["report"]["guard"], "off");
+    assert!(ran.of("log").iter().any(|l| {
+        l["text"]
+            .as_str()
+            .unwrap()
+            .contains("VOYAGE_WORKFLOW_GUARD=off")
+    }));
+}

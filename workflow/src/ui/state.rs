@@ -800,6 +800,7 @@ pub(super) mod tests {
             overflow_calls: 0,
             step_narrative: Vec::new(),
             suggestion: None,
+            guard: None,
         };
         state.apply(
             &Event::WorkflowReport {
