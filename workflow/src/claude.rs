@@ -51,7 +51,7 @@ pub const QUOTED_LINES: usize = 20;
 /// Runs the CLI once, its stream turned into events through `emit`.
 pub(super) fn call(call: &Call<'_>, ctx: &Context, emit: &dyn Emit) -> Result<(), StepError> {
     ctx.check_stopped()?;
-    let args = arguments(call);
+    let args = arguments(call, ctx.settings.guard_hook.as_deref());
     let mut argv: Vec<&OsStr> = vec![OsStr::new(PROGRAM)];
     argv.extend(args.iter().map(OsString::as_os_str));
     emit.emit(Event::log(
@@ -109,8 +109,24 @@ pub(super) fn call(call: &Call<'_>, ctx: &Context, emit: &dyn Emit) -> Result<()
     }
 }
 
-/// The CLI's arguments after the program name, in Executant's order.
-pub(super) fn arguments(call: &Call<'_>) -> Vec<OsString> {
+/// The tools Voyage's hook judges: the matcher of the plugin's own
+/// `hooks/hooks.json`, so that a read (`Read`, `Grep`) starts no process.
+const GUARDED_TOOLS: &str = "Bash|Write|Edit|MultiEdit|NotebookEdit|mcp__.*";
+
+/// `--settings` text that attaches Voyage's PreToolUse hook, `hook` the
+/// command: given on the command line, it holds whatever the user's own
+/// settings say (hooks of every source run, and a denial wins).
+pub(super) fn guard_settings(hook: &str) -> String {
+    serde_json::json!({"hooks": {"PreToolUse": [{
+        "matcher": GUARDED_TOOLS,
+        "hooks": [{"type": "command", "command": hook, "timeout": 10}]
+    }]}})
+    .to_string()
+}
+
+/// The CLI's arguments after the program name, in Executant's order, then
+/// the guard's `--settings` when `hook` (the guard's command) is given.
+pub(super) fn arguments(call: &Call<'_>, hook: Option<&str>) -> Vec<OsString> {
     let mut args: Vec<OsString> = vec!["--print".into()];
     // A prompt too long for one argument goes on stdin, where the CLI
     // reads it when none is given.
@@ -150,6 +166,10 @@ pub(super) fn arguments(call: &Call<'_>) -> Vec<OsString> {
     if let Some(schema) = call.json_schema {
         args.push("--json-schema".into());
         args.push(schema.into());
+    }
+    if let Some(hook) = hook {
+        args.push("--settings".into());
+        args.push(guard_settings(hook).into());
     }
     args
 }
@@ -230,7 +250,13 @@ pub struct Stream {
     error: Option<String>,
     /// The last lines that were not JSON.
     loose: Vec<String>,
+    /// The tool calls asked for, by id (tool, input), until their result
+    /// comes back: what a `step:denied` names.
+    calls: std::collections::HashMap<String, (String, Value)>,
 }
+
+/// How every refusal of Voyage's hook begins (helper/src/scan/hook.rs).
+const DENIAL: &str = "voyage: blocked ";
 
 impl Stream {
     /// One line of the CLI's output, without its `\n`.
@@ -244,6 +270,7 @@ impl Stream {
         match message.get("type").and_then(Value::as_str) {
             Some("assistant") => self.assistant(message, emit),
             Some("result") => self.result(message, emit),
+            Some("user") => self.tool_results(message, emit),
             _ => {}
         }
     }
@@ -272,23 +299,69 @@ impl Stream {
                         emit.emit(Event::text(text));
                     }
                 }
-                Some("tool_use") => emit.emit(Event::OutputTool {
-                    index: -1,
-                    tool: block
-                        .get("name")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_owned(),
-                    // The schema promises an object; a CLI that sent none
-                    // (or something else) gives an empty one.
-                    input: block
-                        .get("input")
-                        .filter(|v| v.is_object())
-                        .cloned()
-                        .unwrap_or_else(|| Value::Object(Map::new())),
-                }),
+                Some("tool_use") => {
+                    if let Some(id) = block.get("id").and_then(Value::as_str) {
+                        self.calls.insert(
+                            id.to_owned(),
+                            (
+                                block
+                                    .get("name")
+                                    .and_then(Value::as_str)
+                                    .unwrap_or_default()
+                                    .to_owned(),
+                                block.get("input").cloned().unwrap_or(Value::Null),
+                            ),
+                        );
+                    }
+                    emit.emit(Event::OutputTool {
+                        index: -1,
+                        tool: block
+                            .get("name")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_owned(),
+                        // The schema promises an object; a CLI that sent none
+                        // (or something else) gives an empty one.
+                        input: block
+                            .get("input")
+                            .filter(|v| v.is_object())
+                            .cloned()
+                            .unwrap_or_else(|| Value::Object(Map::new())),
+                    });
+                }
                 _ => {}
             }
+        }
+    }
+
+    /// The results of tool calls (a `user` line): one that is an error
+    /// saying Voyage's refusal is a `step:denied`. Read from the stream
+    /// rather than from a record the hook would write: the stream is what
+    /// the agent itself was told, it needs no file handed to the hook
+    /// through Claude Code (whose own plugin hook, if the user enabled it,
+    /// would not write one), and the agent's commands cannot add to it.
+    fn tool_results(&mut self, line: &Map<String, Value>, emit: &dyn Emit) {
+        let blocks = line
+            .get("message")
+            .and_then(|m| m.get("content"))
+            .and_then(Value::as_array);
+        for block in blocks.into_iter().flatten() {
+            if block.get("type").and_then(Value::as_str) != Some("tool_result") {
+                continue;
+            }
+            let id = block.get("tool_use_id").and_then(Value::as_str);
+            let call = id.and_then(|id| self.calls.remove(id));
+            if block.get("is_error").and_then(Value::as_bool) != Some(true) {
+                continue;
+            }
+            let text = result_text(block.get("content"));
+            let Some(at) = text.find(DENIAL) else {
+                continue;
+            };
+            let (tool, input) = call.unwrap_or_default();
+            let target = super::event::tool_argument(&tool, &input);
+            let reason = text.get(at..).unwrap_or_default().trim_end();
+            emit.emit(Event::denied(tool, target, reason));
         }
     }
 
@@ -350,6 +423,19 @@ fn token_usage(usage: &Map<String, Value>) -> TokenUsage {
     }
 }
 
+/// A tool result's text: a string, or its text blocks joined.
+fn result_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
 /// `errors: ["…", …]` of a result, joined.
 fn errors_text(errors: Option<&Value>) -> String {
     errors
@@ -396,7 +482,7 @@ mod tests {
     #[test]
     fn arguments_follow_executants_order() {
         let mut t = task();
-        let plain: Vec<String> = arguments(&Call::for_step(&t, "hi"))
+        let plain: Vec<String> = arguments(&Call::for_step(&t, "hi"), None)
             .iter()
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
@@ -421,7 +507,7 @@ mod tests {
             "mcp__db__query".into(),
         ]);
         t.append_system_prompt = Some("be brief".into());
-        let full: Vec<String> = arguments(&Call::for_step(&t, "hi"))
+        let full: Vec<String> = arguments(&Call::for_step(&t, "hi"), None)
             .iter()
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
@@ -438,13 +524,13 @@ mod tests {
             full[full.len() - 2..],
             ["--append-system-prompt", "be brief"]
         );
-        let nul = arguments(&Call::for_step(&t, "a\0b"));
+        let nul = arguments(&Call::for_step(&t, "a\0b"), None);
         assert_eq!(nul[1], "a\u{fffd}b");
         let long = "x".repeat(LONGEST_ARGUMENT + 1);
-        let on_stdin = arguments(&Call::for_step(&t, &long));
+        let on_stdin = arguments(&Call::for_step(&t, &long), None);
         assert_eq!(on_stdin[..2], ["--print", "--output-format"]);
         t.allowed_tools = Some(Vec::new());
-        let none = arguments(&Call::for_step(&t, "hi"));
+        let none = arguments(&Call::for_step(&t, "hi"), None);
         assert_eq!(none[5..7], ["--tools", ""]);
         assert_eq!(none[7], "--permission-mode");
     }
@@ -456,7 +542,7 @@ mod tests {
             permissions: Permissions::Default,
             ..Call::for_step(&t, "hi")
         };
-        let args = arguments(&reading);
+        let args = arguments(&reading, None);
         let at = args
             .iter()
             .position(|a| a == "--permission-mode")
@@ -466,7 +552,7 @@ mod tests {
             model: None,
             ..Call::for_step(&t, "hi")
         };
-        let args = arguments(&default_model);
+        let args = arguments(&default_model, None);
         assert!(!args.iter().any(|a| a == "--model"), "{args:?}");
     }
 
@@ -562,5 +648,41 @@ mod tests {
         }
         assert_eq!(stream.loose.len(), QUOTED_LINES);
         assert_eq!(stream.loose[0], "noise 10");
+    }
+
+    #[test]
+    fn the_guard_is_attached_by_settings_and_its_refusals_are_step_denied() {
+        let t = task();
+        let args = arguments(
+            &Call::for_step(&t, "hi"),
+            Some("'/x y/voyage-helper' hook pre-tool-use"),
+        );
+        let at = args.iter().position(|a| a == "--settings").unwrap();
+        let settings: Value = serde_json::from_str(&args[at + 1].to_string_lossy()).unwrap();
+        let hook = &settings["hooks"]["PreToolUse"][0];
+        assert_eq!(hook["matcher"], GUARDED_TOOLS);
+        assert_eq!(
+            hook["hooks"][0]["command"],
+            "'/x y/voyage-helper' hook pre-tool-use"
+        );
+
+        let (_, events) = feed(&[
+            json!({"type": "assistant", "message": {"id": "m1", "content": [
+                {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "rm -rf ~"}},
+                {"type": "tool_use", "id": "t2", "name": "Bash", "input": {"command": "false"}}]}}),
+            json!({"type": "user", "message": {"content": [
+                {"type": "tool_result", "tool_use_id": "t1", "is_error": true,
+                 "content": "Hook PreToolUse:Bash denied this tool: voyage: blocked rm-home (x): no\n"},
+                {"type": "tool_result", "tool_use_id": "t2", "is_error": true, "content": "exit 1"}]}}),
+        ]);
+        let denied: Vec<&Value> = events
+            .iter()
+            .filter(|e| e["type"] == "step:denied")
+            .collect();
+        assert_eq!(
+            denied,
+            [&json!({"type": "step:denied", "index": -1, "tool": "Bash",
+                     "target": "rm -rf ~", "reason": "voyage: blocked rm-home (x): no"})]
+        );
     }
 }

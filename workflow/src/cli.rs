@@ -161,6 +161,14 @@ pub struct RefineArgs {
 /// events; the run's report sums the cost. Running as root, the CLI wants
 /// IS_SANDBOX=1 for bypassPermissions.
 ///
+/// GUARD. Every claude agent of a run (prompt steps, self-healing, the
+/// judge, the retrospective) also gets `--settings` attaching this
+/// helper's `hook pre-tool-use` as a PreToolUse hook, whatever the user's
+/// settings say: a call the denylist refuses does not run, the agent is
+/// told the rule's reason, and a step:denied event records it.
+/// VOYAGE_WORKFLOW_GUARD=off turns the guard off; the run warns and its
+/// report says guard: off.
+///
 /// OPENCODE. `provider: opencode` on a step, or VOYAGE_PROVIDER=opencode
 /// (EXECUTANT_PROVIDER=opencode) for steps that name none, runs
 /// `opencode run --format json --title=STEP [--model=M] [--agent=A]

@@ -192,7 +192,7 @@ impl LogFile {
             }
             None => "  Efficiency suggestion: not requested".to_owned(),
         };
-        let block = [
+        let mut block = vec![
             format!("\n{RULE}\nRun Report"),
             format!("  Duration: {}", duration_words(report.duration_ms)),
             format!("  Cost: ${:.4}", report.total_cost_usd),
@@ -206,10 +206,12 @@ impl LogFile {
             ),
             overflow,
             suggestion,
-            RULE.to_owned(),
-        ]
-        .join("\n");
-        self.line(&block);
+        ];
+        if report.guard.as_deref() == Some("off") {
+            block.push("  Guard: off (VOYAGE_WORKFLOW_GUARD=off)".to_owned());
+        }
+        block.push(RULE.to_owned());
+        self.line(&block.join("\n"));
     }
 }
 
@@ -261,7 +263,7 @@ impl Consumer for LogFile {
                 let level = level_word(*level);
                 self.line(&format!("[{level}] {text}"));
             }
-            Event::StepHealing { .. } | Event::StepJudge { .. } => {
+            Event::StepHealing { .. } | Event::StepJudge { .. } | Event::StepDenied { .. } => {
                 if let Some((kind, said)) = event.quality_words() {
                     self.line(&format!("[{kind}] {said}"));
                 }

@@ -92,6 +92,18 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none")]
         feedback: Option<String>,
     },
+    /// An agent's tool call that Voyage's hook refused (the guard): made
+    /// with [`Event::denied`] by every provider that learns of one.
+    #[serde(rename = "step:denied")]
+    StepDenied {
+        index: i64,
+        /// The tool as Claude Code names it (`Bash`, `Write`, …).
+        tool: String,
+        /// What the call would have acted on: the command, or the path.
+        target: String,
+        /// The rule's reason, as the agent was told it.
+        reason: String,
+    },
     #[serde(rename = "step:retrospective")]
     StepRetrospective {
         index: i64,
@@ -133,13 +145,14 @@ impl Event {
             | Event::OutputUsage { index, .. }
             | Event::OutputContext { index, .. }
             | Event::StepHealing { index, .. }
-            | Event::StepJudge { index, .. } => *index = top,
+            | Event::StepJudge { index, .. }
+            | Event::StepDenied { index, .. } => *index = top,
             _ => {}
         }
     }
 
-    /// A `step:healing` or `step:judge` event in words, and which of the
-    /// two it is (`healing`, `judge`): what the log file, the live view and
+    /// A `step:healing`, `step:judge` or `step:denied` event in words, and
+    /// which it is (`healing`, `judge`, `denied`): what the log file, the live view and
     /// the report's narrative say of it.
     pub fn quality_words(&self) -> Option<(&'static str, String)> {
         match self {
@@ -177,6 +190,12 @@ impl Event {
                 };
                 Some(("judge", said))
             }
+            Event::StepDenied {
+                tool,
+                target,
+                reason,
+                ..
+            } => Some(("denied", format!("{tool} {target}: {reason}"))),
             _ => None,
         }
     }
@@ -185,6 +204,24 @@ impl Event {
         Event::Log {
             level,
             text: text.into(),
+        }
+    }
+
+    /// A `step:denied` event for the running step: `tool` was refused on
+    /// `target` (the command or the path) for `reason`. The one way every
+    /// provider (claude's stream, OpenCode's plugin) and the scope check
+    /// records a refusal, so that the log, the views and the report read
+    /// them alike.
+    pub fn denied(
+        tool: impl Into<String>,
+        target: impl Into<String>,
+        reason: impl Into<String>,
+    ) -> Self {
+        Event::StepDenied {
+            index: -1,
+            tool: tool.into(),
+            target: target.into(),
+            reason: reason.into(),
         }
     }
 
@@ -260,6 +297,10 @@ pub struct RunReport {
     pub step_narrative: Vec<StepSummary>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub suggestion: Option<String>,
+    /// `off` when the run's agents ran without Voyage's hook
+    /// (`VOYAGE_WORKFLOW_GUARD=off`); absent when they were guarded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guard: Option<String>,
 }
 
 /// One step's line in the run narrative.
@@ -272,6 +313,15 @@ pub struct StepSummary {
     pub quality_events: Vec<String>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub failed: bool,
+}
+
+/// How the live views mark a [`Event::quality_words`] line of `kind`.
+pub(super) fn quality_mark(kind: &str) -> &'static str {
+    match kind {
+        "judge" => "⚖ judge",
+        "denied" => "⛔ denied",
+        _ => "⟳ self-healing",
+    }
 }
 
 /// The argument of an `output:tool` call that says what it did (a path, a
@@ -288,5 +338,30 @@ pub(super) fn tool_argument(tool: &str, input: &serde_json::Value) -> String {
         Some(serde_json::Value::String(s)) => s.clone(),
         Some(other) => other.to_string(),
         None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_denial_is_a_step_denied_event_on_its_steps_row() {
+        let mut event = Event::denied("Bash", "rm -rf ~", "voyage: blocked rm-home");
+        event.patch_index(2);
+        assert_eq!(
+            serde_json::to_value(&event).unwrap(),
+            json!({"type": "step:denied", "index": 2, "tool": "Bash",
+                   "target": "rm -rf ~", "reason": "voyage: blocked rm-home"})
+        );
+        assert_eq!(
+            event.quality_words(),
+            Some((
+                "denied",
+                "Bash rm -rf ~: voyage: blocked rm-home".to_owned()
+            ))
+        );
     }
 }

@@ -210,13 +210,9 @@ impl<W: Write> Consumer for Live<W> {
                 self.output(format!("[{tool}] {}", tool_argument(tool, input)));
             }
             Event::WorkflowReport { report } => self.cost_usd = report.total_cost_usd,
-            Event::StepHealing { .. } | Event::StepJudge { .. } => {
+            Event::StepHealing { .. } | Event::StepJudge { .. } | Event::StepDenied { .. } => {
                 if let Some((kind, said)) = event.quality_words() {
-                    let mark = if kind == "judge" {
-                        "⚖ judge"
-                    } else {
-                        "⟳ self-healing"
-                    };
+                    let mark = super::event::quality_mark(kind);
                     self.say(format_args!("  {mark}: {said}"));
                 }
             }
@@ -374,6 +370,7 @@ mod tests {
             overflow_calls: 0,
             step_narrative: Vec::new(),
             suggestion: None,
+            guard: None,
         };
         live.observe(&Event::StepHealing {
             index: 0,

@@ -51,6 +51,9 @@ pub(super) fn run(
     emit.emit(Event::WorkflowStart {
         workflow: Arc::clone(workflow),
     });
+    if ctx.settings.guard_hook.is_none() {
+        emit.emit(Event::log(super::event::Level::Warn, GUARD_OFF));
+    }
     let mut last_output = None;
     let mut cost = 0.0;
     let mut usages: Vec<TokenUsage> = Vec::new();
@@ -142,6 +145,9 @@ pub(super) fn run(
     }
     if options.report {
         let mut report = build_report(millis(start), cost, &usages, narrative);
+        if ctx.settings.guard_hook.is_none() {
+            report.guard = Some("off".to_owned());
+        }
         if ctx.settings.report_suggestion {
             report.suggestion = suggestion::suggest(workflow, &report, ctx, emit);
         }
@@ -212,8 +218,12 @@ fn build_report(
         overflow_calls,
         step_narrative: narrative,
         suggestion: None,
+        guard: None,
     }
 }
+
+/// What a run with the guard off says first.
+const GUARD_OFF: &str = "the guard is off (VOYAGE_WORKFLOW_GUARD=off): agents' tool calls are not judged by Voyage's hook";
 
 fn millis(since: Instant) -> u64 {
     u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
@@ -354,9 +364,9 @@ impl Emit for StepRecorder<'_> {
                 } => {
                     record.failed_iteration.get_or_insert(*iteration);
                 }
-                Event::StepJudge { .. } => {
-                    if let Some((_, said)) = event.quality_words() {
-                        record.quality.push(format!("judge {said}"));
+                Event::StepJudge { .. } | Event::StepDenied { .. } => {
+                    if let Some((kind, said)) = event.quality_words() {
+                        record.quality.push(format!("{kind} {said}"));
                     }
                 }
                 Event::StepHealing {

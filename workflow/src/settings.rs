@@ -44,6 +44,23 @@ pub(super) struct Settings {
     /// Whether a successful run's report gets an efficiency suggestion:
     /// `VOYAGE_REPORT_SUGGESTION=1` or `EXECUTANT_REPORT_SUGGESTION=1`.
     pub report_suggestion: bool,
+    /// The guard: the hook command every claude agent of the run is
+    /// started with (`<this binary> hook pre-tool-use`), or `None` when
+    /// `VOYAGE_WORKFLOW_GUARD=off` (or `0`) turns it off.
+    pub guard_hook: Option<String>,
+}
+
+/// The variable that turns the guard off (`off` or `0`).
+pub(super) const GUARD_VAR: &str = "VOYAGE_WORKFLOW_GUARD";
+
+/// The hook command of the running binary, quoted for `sh -c` (which is
+/// how Claude Code runs a command hook). Only `voyage-helper` runs a
+/// workflow, so the running binary is the helper whose hook judges.
+fn guard_hook() -> String {
+    let exe = std::env::current_exe()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| "voyage-helper".to_owned());
+    format!("{} hook pre-tool-use", voyage_core::shell::quote(&exe))
 }
 
 impl Default for Settings {
@@ -92,6 +109,9 @@ impl Settings {
                 ),
             report_suggestion: is_one("VOYAGE_REPORT_SUGGESTION")
                 || is_one("EXECUTANT_REPORT_SUGGESTION"),
+            guard_hook: (!text(GUARD_VAR)
+                .is_some_and(|v| v.eq_ignore_ascii_case("off") || v == "0"))
+            .then(guard_hook),
         }
     }
 }
@@ -146,6 +166,11 @@ mod tests {
         assert!(settings(&[("EXECUTANT_REPORT_SUGGESTION", "1")]).report_suggestion);
         assert!(settings(&[("VOYAGE_REPORT_SUGGESTION", "1")]).report_suggestion);
         assert!(!settings(&[("VOYAGE_REPORT_SUGGESTION", "yes")]).report_suggestion);
+        let hook = d.guard_hook.unwrap();
+        assert!(hook.ends_with(" hook pre-tool-use"), "{hook}");
+        assert_eq!(settings(&[(GUARD_VAR, "off")]).guard_hook, None);
+        assert_eq!(settings(&[(GUARD_VAR, "0")]).guard_hook, None);
+        assert!(settings(&[(GUARD_VAR, "on")]).guard_hook.is_some());
         let t = settings(&[("VOYAGE_FETCH_TIMEOUT", "0.5")]).fetch_timeout;
         assert_eq!(t.as_millis(), 500);
         for bad in ["0", "-1", "soon", "NaN"] {

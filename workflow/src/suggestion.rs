@@ -151,6 +151,7 @@ mod tests {
             overflow_calls: 0,
             step_narrative: vec![step("plan", &[]), step("build", &["judge FAIL: no tests"])],
             suggestion: None,
+            guard: None,
         };
         let text = narrative(&report);
         assert!(text.contains("1. plan — "), "{text}");

@@ -373,6 +373,16 @@ fn recorded_argv(log: &Path, n: usize) -> Vec<String> {
         .collect()
 }
 
+/// Recorded arguments without the guard's `--settings JSON`, which every
+/// guarded call ends with (checked here): the rest is Executant's argv.
+fn without_guard(mut argv: Vec<String>) -> Vec<String> {
+    let n = argv.len();
+    assert!(n >= 2 && argv[n - 2] == "--settings", "{argv:?}");
+    assert!(argv[n - 1].contains("hook pre-tool-use"), "{argv:?}");
+    argv.truncate(n - 2);
+    argv
+}
+
 /// `PATH` with `first` in front.
 fn path_with(first: &Path) -> String {
     let rest = std::env::var_os("PATH").unwrap_or_default();
@@ -622,7 +632,7 @@ steps:
     assert_eq!(indexes, [&json!(0), &json!(1)]);
 
     assert_eq!(
-        recorded_argv(log.path(), 0),
+        without_guard(recorded_argv(log.path(), 0)),
         s(&[
             "--print",
             "first question",
@@ -636,7 +646,7 @@ steps:
         ])
     );
     assert_eq!(
-        recorded_argv(log.path(), 1),
+        without_guard(recorded_argv(log.path(), 1)),
         s(&[
             "--print",
             "second question",
@@ -1865,4 +1875,117 @@ fn the_checked_example_runs_end_to_end() {
         second.contains("- the file RELEASE-NOTES.md does not exist"),
         "{second}"
     );
+}
+
+// ------------------------------------------------------------ the guard
+
+/// A step whose model runs `rm -rf "$HOME"` under bypassPermissions, with
+/// no Voyage plugin in the user's settings (a fresh HOME): the hook the
+/// runner attaches refuses it, the model is told why, the canary in HOME
+/// is still there, and a `step:denied` event records the refusal.
+#[test]
+fn the_guard_denies_a_destructive_call_of_a_prompt_step() {
+    if claude_or_skip().is_none() {
+        return;
+    }
+    let setup = Setup::new(
+        "goal: guard\nsteps:\n  - name: wipe\n    prompt: clean up\n",
+        vec![
+            Turn::tool("Bash", json!({"command": "rm -rf \"$HOME\""})),
+            Turn::text("I could not."),
+        ],
+    );
+    std::fs::write(setup.home.path().join("canary"), "still here").unwrap();
+    let ran = setup.run();
+    ran.status_is(0);
+    assert!(setup.home.path().join("canary").exists());
+    let denied = ran.of("step:denied");
+    assert_eq!(denied.len(), 1, "{}", setup.seen());
+    assert_eq!(denied[0]["index"], 0);
+    assert_eq!(denied[0]["tool"], "Bash");
+    assert_eq!(denied[0]["target"], "rm -rf \"$HOME\"");
+    let reason = denied[0]["reason"].as_str().unwrap();
+    assert!(reason.starts_with("voyage: blocked "), "{reason}");
+    let results = setup.mock.main_requests()[1].tool_results();
+    assert_eq!(results[0]["is_error"], true, "{results:?}");
+    assert!(
+        results[0].to_string().contains("voyage: blocked "),
+        "{results:?}"
+    );
+    let narrative = &ran.of("workflow:report")[0]["report"]["stepNarrative"][0];
+    assert!(
+        narrative["qualityEvents"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("denied Bash"),
+        "{narrative}"
+    );
+}
+
+/// A write to `~/.ssh/authorized_keys` through the Write tool is refused
+/// the same way, and the file is never made.
+#[test]
+fn the_guard_denies_a_write_to_authorized_keys() {
+    if claude_or_skip().is_none() {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let keys = home.path().join(".ssh/authorized_keys");
+    let setup = Setup {
+        dir: Dir::new(),
+        home,
+        mock: MockApi::start(vec![
+            Turn::tool(
+                "Write",
+                json!({"file_path": keys.display().to_string(), "content": "ssh-ed25519 AAAA x"}),
+            ),
+            Turn::text("done"),
+        ]),
+    };
+    setup.dir.write(
+        "wf.yaml",
+        "goal: guard\nsteps:\n  - name: keys\n    prompt: add my key\n",
+    );
+    let ran = setup.run();
+    ran.status_is(0);
+    assert!(!keys.exists());
+    let denied = ran.of("step:denied");
+    assert_eq!(denied.len(), 1, "{}", setup.seen());
+    assert_eq!(denied[0]["tool"], "Write");
+    assert_eq!(denied[0]["target"], keys.display().to_string());
+}
+/// With VOYAGE_WORKFLOW_GUARD=off no hook is attached: a harmless call
+/// runs as it would anyway, nothing is denied, and the run's report says
+/// the guard was off.
+#[test]
+fn the_guard_can_be_turned_off_and_the_report_says_so() {
+    let Some(real) = claude_or_skip() else {
+        return;
+    };
+    let setup = Setup::new(
+        "goal: guard\nsteps:\n  - name: touch\n    prompt: make a file\n",
+        vec![
+            Turn::tool("Bash", json!({"command": "touch made"})),
+            Turn::text("done"),
+        ],
+    );
+    let bin = tempfile::tempdir().unwrap();
+    let log = tempfile::tempdir().unwrap();
+    recording_shim(bin.path(), log.path(), &real);
+    let ran = setup.run_with(|cmd| {
+        cmd.env("VOYAGE_WORKFLOW_GUARD", "off")
+            .env("PATH", path_with(bin.path()));
+    });
+    ran.status_is(0);
+    let argv = recorded_argv(log.path(), 0);
+    assert!(!argv.iter().any(|a| a == "--settings"), "{argv:?}");
+    assert!(setup.dir.path().join("made").exists());
+    assert!(ran.of("step:denied").is_empty());
+    assert_eq!(ran.of("workflow:report")[0]["report"]["guard"], "off");
+    assert!(ran.of("log").iter().any(|l| {
+        l["text"]
+            .as_str()
+            .unwrap()
+            .contains("VOYAGE_WORKFLOW_GUARD=off")
+    }));
 }

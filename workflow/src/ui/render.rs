@@ -824,6 +824,7 @@ mod tests {
                     overflow_tokens: 0,
                     overflow_calls: 0,
                     step_narrative: Vec::new(),
+                    guard: None,
                     suggestion: None,
                 },
             },

@@ -18,7 +18,7 @@
 
 use std::sync::Arc;
 
-use super::super::event::{Event, IterationStatus, Level, RunReport, tool_argument};
+use super::super::event::{Event, IterationStatus, Level, RunReport, quality_mark, tool_argument};
 use super::super::model::{Task, Workflow};
 use super::ring::Ring;
 
@@ -319,13 +319,9 @@ impl State {
                     };
                 }
             }
-            Event::StepHealing { .. } | Event::StepJudge { .. } => {
+            Event::StepHealing { .. } | Event::StepJudge { .. } | Event::StepDenied { .. } => {
                 if let Some((kind, said)) = event.quality_words() {
-                    let mark = if kind == "judge" {
-                        "⚖ judge"
-                    } else {
-                        "⟳ self-healing"
-                    };
+                    let mark = quality_mark(kind);
                     self.output.push(&format!("{mark}: {said}"));
                 }
             }
@@ -804,6 +800,7 @@ pub(super) mod tests {
             overflow_calls: 0,
             step_narrative: Vec::new(),
             suggestion: None,
+            guard: None,
         };
         state.apply(
             &Event::WorkflowReport {
