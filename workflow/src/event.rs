@@ -329,7 +329,8 @@ pub(super) fn quality_mark(kind: &str) -> &'static str {
 pub(super) fn tool_argument(tool: &str, input: &serde_json::Value) -> String {
     let key = match tool {
         "Read" => input.get("file_path").or_else(|| input.get("path")),
-        "Edit" | "Write" => input.get("file_path"),
+        // OpenCode names the path `filePath`.
+        "Edit" | "Write" => input.get("file_path").or_else(|| input.get("filePath")),
         "Bash" => input.get("command"),
         "Glob" | "Grep" => input.get("pattern"),
         _ => return input.to_string(),

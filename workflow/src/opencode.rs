@@ -149,14 +149,14 @@ pub(super) fn call(call: &Call<'_>, ctx: &Context, emit: &dyn Emit) -> Result<()
     if let Some(rules) = &rules {
         env.push((PERMISSION_VAR, OsStr::new(rules)));
     }
-    let guard = if guard::guard_on() {
+    let guard = if ctx.settings.guard_hook.is_some() {
         Some(guard::Guard::prepare().map_err(|e| guard_not_ready(call.name, &e))?)
     } else {
         emit.emit(Event::log(
             Level::Warn,
             format!(
                 "{}=off: Voyage's guard does not judge this OpenCode step's tool calls",
-                guard::GUARD_VAR
+                crate::settings::GUARD_VAR
             ),
         ));
         None
@@ -286,7 +286,7 @@ fn guard_not_ready(step: &str, e: &io::Error) -> StepError {
         format!(
             "Step \"{step}\": cannot write Voyage's OpenCode guard plugin to the temporary \
              directory: {e}; free or fix TMPDIR, or run with {}=off to go unguarded",
-            guard::GUARD_VAR
+            crate::settings::GUARD_VAR
         ),
     ))
 }
@@ -351,18 +351,22 @@ impl Stream {
                 let tool =
                     claude_name(part.get("tool").and_then(Value::as_str).unwrap_or_default());
                 let refused = guard::refusal(part);
+                let input = part
+                    .get("state")
+                    .and_then(|s| s.get("input"))
+                    .filter(|v| v.is_object())
+                    .cloned()
+                    .unwrap_or_else(|| Value::Object(Map::new()));
+                let target = refused
+                    .is_some()
+                    .then(|| super::event::tool_argument(&tool, &input));
                 emit.emit(Event::OutputTool {
                     index: -1,
                     tool: tool.clone(),
-                    input: part
-                        .get("state")
-                        .and_then(|s| s.get("input"))
-                        .filter(|v| v.is_object())
-                        .cloned()
-                        .unwrap_or_else(|| Value::Object(Map::new())),
+                    input,
                 });
-                if let Some(reason) = refused {
-                    emit.emit(guard::denied(&tool, &reason));
+                if let (Some(reason), Some(target)) = (refused, target) {
+                    emit.emit(Event::denied(tool, target, reason));
                 }
             }
             Some("step_finish") => {
@@ -694,8 +698,8 @@ mod tests {
             events,
             [
                 json!({"type": "output:tool", "index": -1, "tool": "Bash", "input": {"command": "rm -rf ~"}}),
-                json!({"type": "log", "level": "warn",
-                       "text": "Voyage's guard refused the agent's Bash call: voyage: blocked rm-recursive-force"}),
+                json!({"type": "step:denied", "index": -1, "tool": "Bash", "target": "rm -rf ~",
+                       "reason": "voyage: blocked rm-recursive-force"}),
                 json!({"type": "output:tool", "index": -1, "tool": "Bash", "input": {"command": "false"}}),
             ]
         );

@@ -51,7 +51,7 @@ pub(super) struct Settings {
 }
 
 /// The variable that turns the guard off (`off` or `0`).
-pub(super) const GUARD_VAR: &str = "VOYAGE_WORKFLOW_GUARD";
+pub(crate) const GUARD_VAR: &str = "VOYAGE_WORKFLOW_GUARD";
 
 /// The hook command of the running binary, quoted for `sh -c` (which is
 /// how Claude Code runs a command hook). Only `voyage-helper` runs a

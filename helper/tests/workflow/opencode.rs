@@ -801,23 +801,23 @@ fn an_opencode_step_is_refused_what_the_denylist_refuses() {
             .any(|r| r.contains("Voyage refused this call") && r.contains("rm-recursive-force")),
         "the model read the reason: {answered:?}"
     );
-    let warnings: Vec<&str> = ran
-        .of("log")
+    // Each refusal is a step:denied event, as a claude step's is.
+    let denied: Vec<(String, String)> = ran
+        .of("step:denied")
         .iter()
-        .filter(|e| e["level"] == "warn")
-        .filter_map(|e| e["text"].as_str())
+        .map(|e| (e["tool"].to_string(), e["reason"].to_string()))
         .collect();
     assert!(
-        warnings.iter().any(|w| w.starts_with(
-            "Voyage's guard refused the agent's Bash call: voyage: blocked rm-recursive-force"
-        )),
-        "{warnings:?}"
+        denied
+            .iter()
+            .any(|(tool, reason)| tool == "\"Bash\"" && reason.contains("rm-recursive-force")),
+        "{denied:?}"
     );
     assert!(
-        warnings.iter().any(|w| w.starts_with(
-            "Voyage's guard refused the agent's Write call: voyage: blocked credentials-write"
-        )),
-        "{warnings:?}"
+        denied
+            .iter()
+            .any(|(tool, reason)| tool == "\"Write\"" && reason.contains("credentials-write")),
+        "{denied:?}"
     );
 }
 

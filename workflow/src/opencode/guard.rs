@@ -7,7 +7,8 @@
 //! reason, which the model reads, and which the stream of the call turns
 //! into a recorded denial ([`refusal`]).
 //!
-//! `VOYAGE_WORKFLOW_GUARD=off` runs OpenCode without it ([`guard_on`]).
+//! `VOYAGE_WORKFLOW_GUARD=off` runs OpenCode without it (the run's
+//! `Settings::guard_hook` is then `None`).
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -17,27 +18,17 @@ use std::path::Path;
 use serde_json::{Map, Value};
 use tempfile::TempDir;
 
-use crate::event::{Event, Level};
-
 /// The plugin, as shipped.
 pub(super) const PLUGIN: &str = include_str!("voyage-guard.js");
 /// The plugin's file name where it is written out.
 const PLUGIN_FILE: &str = "voyage-guard.js";
 /// The words every refusal of the plugin starts with (its `REFUSED`).
 pub(super) const REFUSED: &str = "Voyage refused this call:";
-/// The variable that turns the guard off (`off`).
-pub(crate) const GUARD_VAR: &str = "VOYAGE_WORKFLOW_GUARD";
 /// The variable OpenCode reads extra configuration from (JSON), on top of
 /// the user's files.
 pub(super) const CONFIG_VAR: &str = "OPENCODE_CONFIG_CONTENT";
 /// The variable naming the helper the plugin calls.
 pub(super) const HELPER_VAR: &str = "VOYAGE_GUARD_HELPER";
-
-/// Whether workflow agents run under Voyage's guard: yes unless
-/// `VOYAGE_WORKFLOW_GUARD` is `off`.
-pub(crate) fn guard_on() -> bool {
-    std::env::var_os(GUARD_VAR).is_none_or(|v| !v.eq_ignore_ascii_case("off"))
-}
 
 /// The guard of one OpenCode call: the plugin written out (removed when
 /// this is dropped) and the variables that load it.
@@ -120,16 +111,6 @@ pub(super) fn refusal(part: &Map<String, Value>) -> Option<String> {
     let error = state.get("error").and_then(Value::as_str)?;
     let (_, reason) = error.split_once(REFUSED)?;
     Some(reason.trim().to_owned())
-}
-
-/// The event recording a refused call. The `step:denied` event is being
-/// added with the claude steps' guard; until it lands a denial is a
-/// warning naming the tool and the rule's reason.
-pub(super) fn denied(tool: &str, reason: &str) -> Event {
-    Event::log(
-        Level::Warn,
-        format!("Voyage's guard refused the agent's {tool} call: {reason}"),
-    )
 }
 
 #[cfg(test)]
