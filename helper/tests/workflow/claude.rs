@@ -373,6 +373,16 @@ fn recorded_argv(log: &Path, n: usize) -> Vec<String> {
         .collect()
 }
 
+/// Recorded arguments without the guard's `--settings JSON`, which every
+/// guarded call ends with (checked here): the rest is Executant's argv.
+fn without_guard(mut argv: Vec<String>) -> Vec<String> {
+    let n = argv.len();
+    assert!(n >= 2 && argv[n - 2] == "--settings", "{argv:?}");
+    assert!(argv[n - 1].contains("hook pre-tool-use"), "{argv:?}");
+    argv.truncate(n - 2);
+    argv
+}
+
 /// `PATH` with `first` in front.
 fn path_with(first: &Path) -> String {
     let rest = std::env::var_os("PATH").unwrap_or_default();
@@ -622,7 +632,7 @@ steps:
     assert_eq!(indexes, [&json!(0), &json!(1)]);
 
     assert_eq!(
-        recorded_argv(log.path(), 0),
+        without_guard(recorded_argv(log.path(), 0)),
         s(&[
             "--print",
             "first question",
@@ -636,7 +646,7 @@ steps:
         ])
     );
     assert_eq!(
-        recorded_argv(log.path(), 1),
+        without_guard(recorded_argv(log.path(), 1)),
         s(&[
             "--print",
             "second question",
